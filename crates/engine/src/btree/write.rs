@@ -1,0 +1,411 @@
+//! B+tree writes: insert / update / delete at the leaf, and the structure
+//! modifications (split, merge, root growth and shrink) they trigger.
+
+use super::{node, overflow, BTree, Seek};
+use crate::buffer::{ExclusiveGuard, Restart};
+use crate::mtr::Mtr;
+use crate::page::{self, PageType, FIL_HEADER_SIZE};
+use crate::{space, Error, Result};
+
+/// What a write does when the key exists or not.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PutMode {
+    /// Only if absent.
+    Insert,
+    /// Only if present.
+    Update,
+    /// Either.
+    Upsert,
+}
+
+/// What a write found.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PutOutcome {
+    Inserted,
+    Updated,
+    /// Insert of an existing key: nothing changed.
+    Exists,
+    /// Update of a missing key: nothing changed.
+    Missing,
+}
+
+/// A value ready for a leaf: inline bytes or an overflow stub.
+struct Prepared {
+    bytes: Vec<u8>,
+    external: bool,
+}
+
+impl BTree {
+    /// Inserts `key` -> `val` if the key is absent; `Ok(false)` if present.
+    pub fn insert(&self, key: &[u8], val: &[u8]) -> Result<bool> {
+        Ok(self.put(key, val, PutMode::Insert)? == PutOutcome::Inserted)
+    }
+
+    /// Replaces the value of an existing key; `Ok(false)` if absent.
+    pub fn update(&self, key: &[u8], val: &[u8]) -> Result<bool> {
+        Ok(self.put(key, val, PutMode::Update)? == PutOutcome::Updated)
+    }
+
+    /// Inserts or replaces.
+    pub fn upsert(&self, key: &[u8], val: &[u8]) -> Result<PutOutcome> {
+        self.put(key, val, PutMode::Upsert)
+    }
+
+    fn check_key(&self, key: &[u8]) -> Result<()> {
+        let max = self.max_key_len();
+        if key.len() > max {
+            return Err(Error::KeyTooLong { len: key.len(), max });
+        }
+        Ok(())
+    }
+
+    fn prepare_value(&self, key: &[u8], val: &[u8]) -> Result<Prepared> {
+        if node::entry_size(key.len(), val.len()) <= node::max_entry(self.pool.page_size()) {
+            Ok(Prepared { bytes: val.to_vec(), external: false })
+        } else {
+            let stub = overflow::write_chain(&self.pool, self.space(), val)?;
+            Ok(Prepared { bytes: stub.to_vec(), external: true })
+        }
+    }
+
+    pub fn put(&self, key: &[u8], val: &[u8], mode: PutMode) -> Result<PutOutcome> {
+        self.check_key(key)?;
+        let value = self.prepare_value(key, val)?;
+        let res = self.put_prepared(key, &value, mode);
+        let unused = !matches!(res, Ok(PutOutcome::Inserted | PutOutcome::Updated));
+        if value.external && unused {
+            overflow::free_chain(&self.pool, self.space(), &value.bytes)?;
+        }
+        res
+    }
+
+    fn put_prepared(&self, key: &[u8], value: &Prepared, mode: PutMode) -> Result<PutOutcome> {
+        let need = node::entry_size(key.len(), value.bytes.len());
+        loop {
+            let path = match self.descend(key, 0, Seek::At, None)? {
+                Ok(p) => p,
+                Err(Restart) => continue,
+            };
+            let Ok(mut leaf) = path.node.upgrade_exclusive() else { continue };
+            let (pos, found) = node::lower_bound(leaf.data(), key).map_err(|e| Error::corruption(leaf.id(), e.0))?;
+            match (mode, found) {
+                (PutMode::Insert, true) => return Ok(PutOutcome::Exists),
+                (PutMode::Update, false) => return Ok(PutOutcome::Missing),
+                _ => {}
+            }
+            if found {
+                let mut old = Vec::new();
+                let old_ext = node::append_value(leaf.data(), pos, &mut old)
+                    .map_err(|e| Error::corruption(leaf.id(), e.0))?;
+                if node::replace_fits(leaf.data(), pos, value.bytes.len()) {
+                    let mut mtr = Mtr::new(&self.pool);
+                    let done = node::replace_value(leaf.data_mut(), pos, &value.bytes, value.external);
+                    debug_assert!(done);
+                    mtr.keep(leaf);
+                    mtr.commit();
+                    if old_ext {
+                        overflow::free_chain(&self.pool, self.space(), &old)?;
+                    }
+                    return Ok(PutOutcome::Updated);
+                }
+                // No room to relocate the record: split and retry.
+                drop(leaf);
+                self.split_for(key, 0, need)?;
+                continue;
+            }
+            if node::has_room(leaf.data(), need) {
+                let mut mtr = Mtr::new(&self.pool);
+                node::insert_at(leaf.data_mut(), pos, key, &value.bytes, value.external);
+                mtr.keep(leaf);
+                mtr.commit();
+                return Ok(PutOutcome::Inserted);
+            }
+            drop(leaf);
+            self.split_for(key, 0, need)?;
+        }
+    }
+
+    /// Deletes `key`; `Ok(false)` if absent.
+    pub fn remove(&self, key: &[u8]) -> Result<bool> {
+        loop {
+            let path = match self.descend(key, 0, Seek::At, None)? {
+                Ok(p) => p,
+                Err(Restart) => continue,
+            };
+            let has_parent = path.parent.is_some();
+            let Ok(mut leaf) = path.node.upgrade_exclusive() else { continue };
+            let (pos, found) = node::lower_bound(leaf.data(), key).map_err(|e| Error::corruption(leaf.id(), e.0))?;
+            if !found {
+                return Ok(false);
+            }
+            let mut old = Vec::new();
+            let ext =
+                node::append_value(leaf.data(), pos, &mut old).map_err(|e| Error::corruption(leaf.id(), e.0))?;
+            let mut mtr = Mtr::new(&self.pool);
+            node::remove_at(leaf.data_mut(), pos);
+            let underfull = self.is_underfull(leaf.data());
+            mtr.keep(leaf);
+            mtr.commit();
+            if ext {
+                overflow::free_chain(&self.pool, self.space(), &old)?;
+            }
+            if underfull && has_parent {
+                self.try_merge(key, 0)?;
+            }
+            return Ok(true);
+        }
+    }
+
+    fn is_underfull(&self, p: &[u8]) -> bool {
+        node::used_bytes(p) < node::usable(p.len()) / 4
+    }
+
+    // ---- split ---------------------------------------------------------
+
+    /// Makes room for an entry of `need` bytes in the node at `level` on
+    /// the path of `key`, splitting it (and its ancestors as needed).
+    pub(crate) fn split_for(&self, key: &[u8], level: u16, need: usize) -> Result<()> {
+        loop {
+            let root_level = {
+                let g = self.pool.fix_shared(self.root)?;
+                node::level(g.data())
+            };
+            if root_level == level {
+                let root = self.pool.fix_exclusive(self.root)?;
+                if node::level(root.data()) != level {
+                    continue;
+                }
+                if node::has_room(root.data(), need) {
+                    return Ok(());
+                }
+                return self.split_root(root, key);
+            }
+            if root_level < level {
+                // The tree shrank under us: nothing to split.
+                return Ok(());
+            }
+            let path = match self.descend(key, level + 1, Seek::At, None)? {
+                Ok(p) => p,
+                Err(Restart) => continue,
+            };
+            if node::level(path.node.view()) != level + 1 {
+                continue;
+            }
+            let Ok(mut parent) = path.node.upgrade_exclusive() else { continue };
+            let (child_no, idx) =
+                node::child_for(parent.data(), key).map_err(|e| Error::corruption(parent.id(), e.0))?;
+            let mut child = self.pool.fix_exclusive(self.pid(child_no))?;
+            if node::level(child.data()) != level {
+                return Err(Error::corruption(child.id(), "child level does not match its parent"));
+            }
+            if node::has_room(child.data(), need) {
+                return Ok(());
+            }
+            let pos = node::lower_bound(child.data(), key).map_err(|e| Error::corruption(child.id(), e.0))?.0;
+            let at = node::split_point(child.data(), pos);
+            let mut sep = Vec::new();
+            node::copy_key(child.data(), at, &mut sep).map_err(|e| Error::corruption(child.id(), e.0))?;
+            let sep_need = node::entry_size(sep.len(), 4);
+            if !node::has_room(parent.data(), sep_need) {
+                drop(child);
+                drop(parent);
+                self.split_for(key, level + 1, sep_need)?;
+                continue;
+            }
+            let mut mtr = Mtr::new(&self.pool);
+            let right_no = space::alloc_page(&self.pool, self.space(), &mut mtr)?;
+            let mut right = self.pool.create_page(self.pid(right_no))?;
+            self.split_child(&mut parent, idx, &mut child, &mut right, at, &sep);
+            mtr.keep(parent);
+            mtr.keep(child);
+            mtr.keep(right);
+            mtr.commit();
+            return Ok(());
+        }
+    }
+
+    /// Moves entries `[at, n)` of `child` into the fresh page `right` and
+    /// links `right` into `parent` after entry `idx`.
+    fn split_child(
+        &self,
+        parent: &mut ExclusiveGuard<'_>,
+        idx: isize,
+        child: &mut ExclusiveGuard<'_>,
+        right: &mut ExclusiveGuard<'_>,
+        at: usize,
+        sep: &[u8],
+    ) {
+        let level = node::level(child.data());
+        let right_id = right.id();
+        node::init(right.data_mut(), right_id, level, self.index_id);
+        if level == 0 {
+            node::move_upper(child.data_mut(), right.data_mut(), at);
+        } else {
+            // The separator moves up; its child becomes right's leftmost.
+            let c = node::child_at(child.data(), at as isize).expect("latched node is consistent");
+            node::set_leftmost(right.data_mut(), c);
+            node::move_upper(child.data_mut(), right.data_mut(), at + 1);
+            node::truncate(child.data_mut(), at);
+        }
+        node::insert_at(parent.data_mut(), (idx + 1) as usize, sep, &right_id.page_no.to_le_bytes(), false);
+    }
+
+    /// Grows the tree by one level: the root's contents move to a new child,
+    /// which is then split with the root as its parent.
+    fn split_root<'a>(&'a self, mut root: ExclusiveGuard<'a>, key: &[u8]) -> Result<()> {
+        let mut mtr = Mtr::new(&self.pool);
+        let left_no = space::alloc_page(&self.pool, self.space(), &mut mtr)?;
+        let right_no = space::alloc_page(&self.pool, self.space(), &mut mtr)?;
+        let mut left = self.pool.create_page(self.pid(left_no))?;
+        let mut right = self.pool.create_page(self.pid(right_no))?;
+        let level = node::level(root.data());
+        // left := root's contents.
+        {
+            let l = left.data_mut();
+            l[FIL_HEADER_SIZE..].copy_from_slice(&root.data()[FIL_HEADER_SIZE..]);
+            page::init_header(l, self.pid(left_no), PageType::BTreeNode);
+        }
+        let root_id = root.id();
+        node::init(root.data_mut(), root_id, level + 1, self.index_id);
+        node::set_leftmost(root.data_mut(), left_no);
+        let pos = node::lower_bound(left.data(), key).map_err(|e| Error::corruption(left.id(), e.0))?.0;
+        let at = node::split_point(left.data(), pos);
+        let mut sep = Vec::new();
+        node::copy_key(left.data(), at, &mut sep).map_err(|e| Error::corruption(left.id(), e.0))?;
+        self.split_child(&mut root, -1, &mut left, &mut right, at, &sep);
+        mtr.keep(root);
+        mtr.keep(left);
+        mtr.keep(right);
+        mtr.commit();
+        Ok(())
+    }
+
+    // ---- merge ---------------------------------------------------------
+
+    /// Merges the underfull node at `level` on `key`'s path with a sibling
+    /// if the two fit in one page; then looks at the parent.
+    pub(crate) fn try_merge(&self, key: &[u8], level: u16) -> Result<()> {
+        loop {
+            let root_level = {
+                let g = self.pool.fix_shared(self.root)?;
+                node::level(g.data())
+            };
+            if root_level <= level {
+                return Ok(());
+            }
+            let path = match self.descend(key, level + 1, Seek::At, None)? {
+                Ok(p) => p,
+                Err(Restart) => continue,
+            };
+            if node::level(path.node.view()) != level + 1 {
+                continue;
+            }
+            let Ok(mut parent) = path.node.upgrade_exclusive() else { continue };
+            let pid = parent.id();
+            let corrupt = |e: node::Inconsistent| Error::corruption(pid, e.0);
+            let n = node::count(parent.data()) as isize;
+            let (_, idx) = node::child_for(parent.data(), key).map_err(corrupt)?;
+            let (li, ri) = if idx + 1 < n {
+                (idx, idx + 1)
+            } else if idx >= 0 {
+                (idx - 1, idx)
+            } else {
+                return Ok(()); // an only child: the root shrink handles it
+            };
+            let left_no = node::child_at(parent.data(), li).map_err(corrupt)?;
+            let right_no = node::child_at(parent.data(), ri).map_err(corrupt)?;
+            let mut left = self.pool.fix_exclusive(self.pid(left_no))?;
+            let mut right = self.pool.fix_exclusive(self.pid(right_no))?;
+            if node::level(left.data()) != level || node::level(right.data()) != level {
+                return Err(Error::corruption(pid, "children at the wrong level"));
+            }
+            if !self.is_underfull(left.data()) && !self.is_underfull(right.data()) {
+                return Ok(());
+            }
+            let mut sep = Vec::new();
+            node::copy_key(parent.data(), ri as usize, &mut sep).map_err(corrupt)?;
+            let extra = if level == 0 { 0 } else { node::entry_size(sep.len(), 4) };
+            let ps = self.pool.page_size();
+            let combined = node::used_bytes(left.data()) + node::used_bytes(right.data()) + extra;
+            if combined > node::usable(ps) - node::max_entry(ps) {
+                // Too full to merge. An empty leaf still goes away: its
+                // range is absorbed by its neighbour.
+                let (lc, rc) = (node::count(left.data()), node::count(right.data()));
+                if level > 0 || (lc > 0 && rc > 0) {
+                    return Ok(());
+                }
+                let mut mtr = Mtr::new(&self.pool);
+                let victim = if rc == 0 { &mut right } else { &mut left };
+                space::free_page(&self.pool, victim.id(), &mut mtr)?;
+                let vid = victim.id();
+                page::init_header(victim.data_mut(), vid, PageType::Free);
+                if rc == 0 {
+                    node::remove_at(parent.data_mut(), ri as usize);
+                } else if li < 0 {
+                    node::set_leftmost(parent.data_mut(), right_no);
+                    node::remove_at(parent.data_mut(), ri as usize);
+                } else {
+                    node::remove_at(parent.data_mut(), li as usize);
+                }
+                let parent_is_root = parent.id() == self.root;
+                let parent_empty = node::count(parent.data()) == 0;
+                let parent_underfull = self.is_underfull(parent.data());
+                mtr.keep(parent);
+                mtr.keep(left);
+                mtr.keep(right);
+                mtr.commit();
+                return self.after_merge(key, level, parent_is_root, parent_empty, parent_underfull);
+            }
+            let mut mtr = Mtr::new(&self.pool);
+            space::free_page(&self.pool, right.id(), &mut mtr)?;
+            if level > 0 {
+                let c = node::leftmost(right.data());
+                let at = node::count(left.data());
+                node::insert_at(left.data_mut(), at, &sep, &c.to_le_bytes(), false);
+            }
+            node::append_all(left.data_mut(), right.data());
+            node::remove_at(parent.data_mut(), ri as usize);
+            let right_id = right.id();
+            page::init_header(right.data_mut(), right_id, PageType::Free);
+            let parent_is_root = parent.id() == self.root;
+            let parent_empty = node::count(parent.data()) == 0;
+            let parent_underfull = self.is_underfull(parent.data());
+            mtr.keep(parent);
+            mtr.keep(left);
+            mtr.keep(right);
+            mtr.commit();
+            return self.after_merge(key, level, parent_is_root, parent_empty, parent_underfull);
+        }
+    }
+
+    /// After a node left the tree: shrink the root or merge the parent.
+    fn after_merge(&self, key: &[u8], level: u16, parent_is_root: bool, empty: bool, underfull: bool) -> Result<()> {
+        if parent_is_root {
+            if empty {
+                self.shrink_root()?;
+            }
+        } else if underfull {
+            self.try_merge(key, level + 1)?;
+        }
+        Ok(())
+    }
+
+    /// A root with no separator and one child absorbs that child.
+    fn shrink_root(&self) -> Result<()> {
+        let mut root = self.pool.fix_exclusive(self.root)?;
+        if node::level(root.data()) == 0 || node::count(root.data()) != 0 {
+            return Ok(());
+        }
+        let child_no = node::leftmost(root.data());
+        let mut child = self.pool.fix_exclusive(self.pid(child_no))?;
+        let mut mtr = Mtr::new(&self.pool);
+        space::free_page(&self.pool, child.id(), &mut mtr)?;
+        root.data_mut()[FIL_HEADER_SIZE..].copy_from_slice(&child.data()[FIL_HEADER_SIZE..]);
+        let child_id = child.id();
+        page::init_header(child.data_mut(), child_id, PageType::Free);
+        mtr.keep(root);
+        mtr.keep(child);
+        mtr.commit();
+        Ok(())
+    }
+}

@@ -1,0 +1,550 @@
+//! The buffer pool: page-sized frames caching tablespace pages, split into
+//! instances to spread contention (`innodb_buffer_pool_instances`).
+//!
+//! Each instance owns, for the pages hashed to it:
+//! - a page table readable without locks ([`page_table`]),
+//! - a free list and an LRU list with midpoint insertion ([`lru`]), under the
+//!   instance mutex,
+//! - a flush list of dirty frames ordered by oldest modification LSN, under
+//!   its own mutex: the hook for checkpoints and page cleaners.
+//!
+//! Access: [`BufferPool::fix_optimistic`], [`BufferPool::fix_shared`] and
+//! [`BufferPool::fix_exclusive`] return latch guards ([`guard`]); a page not
+//! in the pool is read first. Concurrent misses on one page cause one read:
+//! the first thread inserts the frame in the page table, exclusively latched,
+//! before it reads, and the others block on that latch.
+//!
+//! Latching contract:
+//! 1. The instance mutex is never held while blocking on a frame latch (only
+//!    `try_lock` is used under it), nor during I/O.
+//! 2. A frame's `page_id` changes only under both the instance mutex and the
+//!    frame's exclusive latch.
+//! 3. A frame is evicted only when its exclusive latch can be taken at once,
+//!    so no holder of a guard ever loses its page.
+//! 4. A dirty page is removed from the page table only after it was written,
+//!    so a reader can never read a stale copy from disk.
+//!
+//! Eviction of a dirty victim writes it synchronously from the evicting
+//! thread. That is scaffolding: background LRU flushers replace it.
+
+pub mod flush;
+pub mod frame;
+pub mod guard;
+pub mod lru;
+pub mod page_table;
+
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+use crate::space::files::SpaceFiles;
+use crate::sync::Counter;
+use crate::{Error, Lsn, PageId, Result};
+use frame::{Frame, FrameMemory, NO_PAGE};
+pub use guard::{ExclusiveGuard, OptGuard, Restart, SharedGuard};
+use lru::Lru;
+use page_table::PageTable;
+
+/// Buffer pool settings (InnoDB names).
+#[derive(Clone, Debug)]
+pub struct PoolConfig {
+    pub page_size: usize,
+    /// `innodb_buffer_pool_size` in bytes.
+    pub size_bytes: usize,
+    /// `innodb_buffer_pool_instances`.
+    pub instances: usize,
+    /// `innodb_old_blocks_pct`.
+    pub old_blocks_pct: u32,
+    /// `innodb_old_blocks_time` in milliseconds.
+    pub old_blocks_time_ms: u32,
+}
+
+/// Mutable per-instance lists, under the instance mutex.
+struct Lists {
+    free: Vec<u32>,
+    lru: Lru,
+}
+
+struct Instance {
+    id: usize,
+    frames: Box<[Frame]>,
+    _memory: FrameMemory,
+    table: PageTable,
+    lists: Mutex<Lists>,
+    /// Dirty frames by (oldest modification, frame number).
+    flush_list: Mutex<BTreeSet<(Lsn, u32)>>,
+}
+
+/// Counters reported as `Innodb_buffer_pool_*`.
+#[derive(Default, Debug)]
+pub struct PoolStats {
+    /// Logical page requests (`read_requests`).
+    pub requests: Counter,
+    /// Pages read from disk (`reads`).
+    pub reads: Counter,
+    /// Pages written (`pages_flushed`).
+    pub writes: Counter,
+    /// Frames taken from the LRU tail.
+    pub evictions: Counter,
+    /// Pages moved from the old to the young part.
+    pub made_young: Counter,
+    /// Accesses to old pages not made young (too soon after first access).
+    pub not_made_young: Counter,
+}
+
+pub struct BufferPool {
+    cfg: PoolConfig,
+    instances: Box<[Instance]>,
+    files: Arc<SpaceFiles>,
+    lsn_clock: Arc<AtomicU64>,
+    start: Instant,
+    old_blocks_time_ms: AtomicU32,
+    pub stats: PoolStats,
+}
+
+/// The least frames an instance may have: a B+tree operation latches a
+/// handful of pages at once, and every thread must be able to get a frame.
+pub const MIN_FRAMES_PER_INSTANCE: usize = 16;
+
+impl BufferPool {
+    pub fn new(cfg: PoolConfig, files: Arc<SpaceFiles>, lsn_clock: Arc<AtomicU64>) -> Result<Self> {
+        crate::page::validate_page_size(cfg.page_size)?;
+        if cfg.instances == 0 || cfg.instances > 64 {
+            return Err(Error::Config("innodb_buffer_pool_instances must be between 1 and 64".into()));
+        }
+        let total = cfg.size_bytes / cfg.page_size;
+        let per = total / cfg.instances;
+        if per < MIN_FRAMES_PER_INSTANCE {
+            return Err(Error::Config(format!(
+                "innodb_buffer_pool_size {} gives {per} pages per instance; at least {MIN_FRAMES_PER_INSTANCE} are needed",
+                cfg.size_bytes
+            )));
+        }
+        let instances = (0..cfg.instances)
+            .map(|id| {
+                let memory = FrameMemory::new(per, cfg.page_size);
+                let frames: Box<[Frame]> = (0..per).map(|i| Frame::new(memory.frame_ptr(i, cfg.page_size))).collect();
+                Instance {
+                    id,
+                    table: PageTable::new(per),
+                    lists: Mutex::new(Lists { free: (0..per as u32).rev().collect(), lru: Lru::new(per, cfg.old_blocks_pct) }),
+                    flush_list: Mutex::new(BTreeSet::new()),
+                    frames,
+                    _memory: memory,
+                }
+            })
+            .collect();
+        Ok(Self {
+            old_blocks_time_ms: AtomicU32::new(cfg.old_blocks_time_ms),
+            cfg,
+            instances,
+            files,
+            lsn_clock,
+            start: Instant::now(),
+            stats: PoolStats::default(),
+        })
+    }
+
+    #[inline]
+    pub fn page_size(&self) -> usize {
+        self.cfg.page_size
+    }
+
+    pub fn config(&self) -> &PoolConfig {
+        &self.cfg
+    }
+
+    pub fn files(&self) -> &Arc<SpaceFiles> {
+        &self.files
+    }
+
+    pub fn lsn_clock(&self) -> &Arc<AtomicU64> {
+        &self.lsn_clock
+    }
+
+    pub fn frames_total(&self) -> usize {
+        self.instances.iter().map(|i| i.frames.len()).sum()
+    }
+
+    pub fn set_old_blocks_time_ms(&self, ms: u32) {
+        self.old_blocks_time_ms.store(ms, Ordering::Relaxed);
+    }
+
+    pub fn set_old_blocks_pct(&self, pct: u32) {
+        for inst in self.instances.iter() {
+            inst.lists.lock().lru.set_old_pct(pct, &inst.frames);
+        }
+    }
+
+    fn now_ms(&self) -> u32 {
+        // Never 0: 0 means "not accessed yet".
+        (self.start.elapsed().as_millis() as u32).max(1)
+    }
+
+    #[inline]
+    fn instance_of(&self, h: u64) -> &Instance {
+        // The table uses the low bits of the hash; take instances from the middle.
+        &self.instances[((h >> 20) as usize) % self.instances.len()]
+    }
+
+    // ---- access -------------------------------------------------------
+
+    /// Reads `id` optimistically, loading it first if needed.
+    #[inline]
+    pub fn fix_optimistic(&self, id: PageId) -> Result<OptGuard<'_>> {
+        let h = page_table::hash(id);
+        let inst = self.instance_of(h);
+        self.stats.requests.inc();
+        loop {
+            if let Some(f) = inst.table.lookup(id, h, &inst.frames) {
+                let frame = &inst.frames[f as usize];
+                let version = frame.latch.optimistic();
+                if frame.holds(id) {
+                    self.touch(inst, f, frame);
+                    return Ok(OptGuard { pool: self, frame, id, version });
+                }
+                continue;
+            }
+            if let Some(g) = self.load(inst, id, h)? {
+                let frame = g.frame;
+                drop(g);
+                let version = frame.latch.optimistic();
+                if frame.holds(id) {
+                    return Ok(OptGuard { pool: self, frame, id, version });
+                }
+            }
+        }
+    }
+
+    /// Latches `id` shared, loading it first if needed.
+    pub fn fix_shared(&self, id: PageId) -> Result<SharedGuard<'_>> {
+        let h = page_table::hash(id);
+        let inst = self.instance_of(h);
+        self.stats.requests.inc();
+        loop {
+            if let Some(f) = inst.table.lookup(id, h, &inst.frames) {
+                let frame = &inst.frames[f as usize];
+                frame.latch.lock_shared();
+                if frame.holds(id) {
+                    self.touch(inst, f, frame);
+                    return Ok(SharedGuard { pool: self, frame, id });
+                }
+                // SAFETY: locked just above.
+                unsafe { frame.latch.unlock_shared() };
+                continue;
+            }
+            if let Some(g) = self.load(inst, id, h)? {
+                return Ok(g.downgrade());
+            }
+        }
+    }
+
+    /// Latches `id` exclusively, loading it first if needed.
+    pub fn fix_exclusive(&self, id: PageId) -> Result<ExclusiveGuard<'_>> {
+        let h = page_table::hash(id);
+        let inst = self.instance_of(h);
+        self.stats.requests.inc();
+        loop {
+            if let Some(f) = inst.table.lookup(id, h, &inst.frames) {
+                let frame = &inst.frames[f as usize];
+                frame.latch.lock_exclusive();
+                if frame.holds(id) {
+                    self.touch(inst, f, frame);
+                    return Ok(ExclusiveGuard { pool: self, frame, id, modified: false });
+                }
+                // SAFETY: locked just above.
+                unsafe { frame.latch.unlock_exclusive() };
+                continue;
+            }
+            if let Some(g) = self.load(inst, id, h)? {
+                return Ok(g);
+            }
+        }
+    }
+
+    /// A frame for a page that is being created: its bytes are zeroed and
+    /// nothing is read from disk. If the page is still cached (a freed page
+    /// being reused) that frame is taken over.
+    pub fn create_page(&self, id: PageId) -> Result<ExclusiveGuard<'_>> {
+        let h = page_table::hash(id);
+        let inst = self.instance_of(h);
+        loop {
+            if let Some(f) = inst.table.lookup(id, h, &inst.frames) {
+                let frame = &inst.frames[f as usize];
+                frame.latch.lock_exclusive();
+                if frame.holds(id) {
+                    let mut g = ExclusiveGuard { pool: self, frame, id, modified: false };
+                    g.data_mut().fill(0);
+                    return Ok(g);
+                }
+                // SAFETY: locked just above.
+                unsafe { frame.latch.unlock_exclusive() };
+                continue;
+            }
+            let mut lists = inst.lists.lock();
+            if inst.table.lookup(id, h, &inst.frames).is_some() {
+                continue;
+            }
+            let (f, l) = self.take_free_frame(inst, lists)?;
+            lists = l;
+            let frame = &inst.frames[f as usize];
+            if inst.table.lookup(id, h, &inst.frames).is_some() {
+                lists.free.push(f);
+                drop(lists);
+                // SAFETY: latched by take_free_frame.
+                unsafe { frame.latch.unlock_exclusive() };
+                continue;
+            }
+            self.install(inst, &mut lists, f, id, h);
+            drop(lists);
+            let mut g = ExclusiveGuard { pool: self, frame, id, modified: false };
+            g.data_mut().fill(0);
+            return Ok(g);
+        }
+    }
+
+    fn frame_no(&self, inst: &Instance, frame: &Frame) -> u32 {
+        let base = inst.frames.as_ptr() as usize;
+        ((frame as *const Frame as usize - base) / std::mem::size_of::<Frame>()) as u32
+    }
+
+    /// LRU bookkeeping on a hit: only pages in the old part may move, and
+    /// only if their first access is old enough.
+    #[inline]
+    fn touch(&self, inst: &Instance, f: u32, frame: &Frame) {
+        if !frame.in_old.load(Ordering::Relaxed) {
+            return;
+        }
+        self.touch_old(inst, f, frame);
+    }
+
+    #[cold]
+    fn touch_old(&self, inst: &Instance, f: u32, frame: &Frame) {
+        let now = self.now_ms();
+        let first = frame.first_access_ms.load(Ordering::Relaxed);
+        if first == 0 {
+            frame.first_access_ms.store(now, Ordering::Relaxed);
+            return;
+        }
+        if now.wrapping_sub(first) < self.old_blocks_time_ms.load(Ordering::Relaxed) {
+            self.stats.not_made_young.inc();
+            return;
+        }
+        let mut lists = inst.lists.lock();
+        // Re-check under the mutex: the frame may have been evicted or moved.
+        if frame.in_old.load(Ordering::Relaxed) && frame.page_id.load(Ordering::Relaxed) != NO_PAGE {
+            lists.lru.make_young(f, &inst.frames);
+            self.stats.made_young.inc();
+        }
+    }
+
+    /// Brings `id` into the pool. Returns the frame exclusively latched, or
+    /// `None` if another thread loaded it meanwhile (the caller retries).
+    fn load<'a>(&'a self, inst: &'a Instance, id: PageId, h: u64) -> Result<Option<ExclusiveGuard<'a>>> {
+        let lists = inst.lists.lock();
+        if inst.table.lookup(id, h, &inst.frames).is_some() {
+            return Ok(None);
+        }
+        let (f, mut lists) = self.take_free_frame(inst, lists)?;
+        let frame = &inst.frames[f as usize];
+        if inst.table.lookup(id, h, &inst.frames).is_some() {
+            // Loaded by another thread while we wrote a victim.
+            lists.free.push(f);
+            drop(lists);
+            // SAFETY: latched by take_free_frame.
+            unsafe { frame.latch.unlock_exclusive() };
+            return Ok(None);
+        }
+        self.install(inst, &mut lists, f, id, h);
+        drop(lists);
+        // Read outside the mutex; the exclusive latch makes others wait.
+        let file = self.files.get(id.space);
+        // SAFETY: exclusive latch held since take_free_frame.
+        let bytes = unsafe { frame.bytes_mut(self.page_size()) };
+        let res = file.and_then(|file| file.read_page(id.page_no, bytes)).and_then(|()| crate::page::verify(bytes, id));
+        self.stats.reads.inc();
+        match res {
+            Ok(()) => Ok(Some(ExclusiveGuard { pool: self, frame, id, modified: false })),
+            Err(e) => {
+                // Undo the installation; waiters see the frame no longer
+                // holds the page and retry (and meet the error themselves).
+                let mut lists = inst.lists.lock();
+                lists.lru.remove(f, &inst.frames);
+                inst.table.remove(id, h, f, &inst.frames);
+                frame.page_id.store(NO_PAGE, Ordering::Release);
+                bytes.fill(0);
+                lists.free.push(f);
+                drop(lists);
+                // SAFETY: held since take_free_frame.
+                unsafe { frame.latch.unlock_exclusive() };
+                Err(e)
+            }
+        }
+    }
+
+    /// REQUIRES: instance mutex held, frame `f` exclusively latched and
+    /// holding no page.
+    fn install(&self, inst: &Instance, lists: &mut Lists, f: u32, id: PageId, h: u64) {
+        let frame = &inst.frames[f as usize];
+        frame.page_id.store(id.to_u64(), Ordering::Release);
+        frame.oldest_modification.store(0, Ordering::Relaxed);
+        frame.newest_modification.store(0, Ordering::Relaxed);
+        frame.first_access_ms.store(0, Ordering::Relaxed);
+        inst.table.insert(id, h, f);
+        lists.lru.insert_midpoint(f, &inst.frames);
+    }
+
+    /// Takes a frame from the free list, or evicts the least recently used
+    /// unlatched one. The frame is returned exclusively latched, holding no
+    /// page. May drop and retake the instance mutex (to write a dirty victim).
+    fn take_free_frame<'a>(
+        &'a self,
+        inst: &'a Instance,
+        mut lists: parking_lot::MutexGuard<'a, Lists>,
+    ) -> Result<(u32, parking_lot::MutexGuard<'a, Lists>)> {
+        let mut attempts = 0u32;
+        loop {
+            while let Some(f) = lists.free.pop() {
+                if inst.frames[f as usize].latch.try_lock_exclusive() {
+                    return Ok((f, lists));
+                }
+                // A stale reader holds it for a moment; put it back at the bottom.
+                lists.free.insert(0, f);
+                break;
+            }
+            // Scan the LRU from the tail for a frame nobody holds.
+            let mut cand = lists.lru.tail();
+            let mut scanned = 0;
+            let mut victim = None;
+            while let Some(f) = cand {
+                if scanned >= 4096 {
+                    break;
+                }
+                scanned += 1;
+                let frame = &inst.frames[f as usize];
+                if !frame.flushing.load(Ordering::Acquire) && frame.latch.try_lock_exclusive() {
+                    victim = Some(f);
+                    break;
+                }
+                cand = lists.lru.prev_of(f);
+            }
+            if let Some(f) = victim {
+                let frame = &inst.frames[f as usize];
+                let id = frame.page().expect("LRU frame without a page");
+                lists.lru.remove(f, &inst.frames);
+                if frame.is_dirty() {
+                    // Scaffolding: write the victim ourselves, outside the mutex.
+                    drop(lists);
+                    // SAFETY: exclusively latched above.
+                    let bytes = unsafe { frame.bytes(self.page_size()) };
+                    let res = self.write_page_copy(id, bytes);
+                    lists = inst.lists.lock();
+                    if let Err(e) = res {
+                        lists.lru.insert_midpoint(f, &inst.frames);
+                        drop(lists);
+                        // SAFETY: latched above.
+                        unsafe { frame.latch.unlock_exclusive() };
+                        return Err(e);
+                    }
+                    self.remove_from_flush_list(inst, f, frame);
+                }
+                inst.table.remove(id, page_table::hash(id), f, &inst.frames);
+                frame.page_id.store(NO_PAGE, Ordering::Release);
+                self.stats.evictions.inc();
+                return Ok((f, lists));
+            }
+            attempts += 1;
+            if attempts > 2000 {
+                return Err(Error::PoolExhausted { instance: inst.id });
+            }
+            // Every frame is latched: wait for someone to let go.
+            drop(lists);
+            std::thread::sleep(Duration::from_micros(200));
+            lists = inst.lists.lock();
+        }
+    }
+
+    // ---- dirty pages --------------------------------------------------
+
+    /// Records a change at `lsn` to a page. REQUIRES: exclusive latch held.
+    pub(crate) fn mark_dirty(&self, frame: &Frame, id: PageId, lsn: Lsn) {
+        frame.newest_modification.store(lsn, Ordering::Release);
+        if frame.oldest_modification.load(Ordering::Acquire) == 0 {
+            frame.oldest_modification.store(lsn, Ordering::Release);
+            let inst = self.instance_of(page_table::hash(id));
+            let f = self.frame_no(inst, frame);
+            inst.flush_list.lock().insert((lsn, f));
+        }
+    }
+
+    /// REQUIRES: the frame's latch held (shared or exclusive) and the page
+    /// written as of its current newest modification.
+    fn remove_from_flush_list(&self, inst: &Instance, f: u32, frame: &Frame) {
+        let oldest = frame.oldest_modification.swap(0, Ordering::AcqRel);
+        if oldest != 0 {
+            inst.flush_list.lock().remove(&(oldest, f));
+        }
+    }
+
+    /// Seals a copy of the page and writes it to its file.
+    fn write_page_copy(&self, id: PageId, bytes: &[u8]) -> Result<()> {
+        let mut copy = flush::io_buffer(self.page_size());
+        copy.copy_from_slice(bytes);
+        crate::page::seal(&mut copy);
+        self.files.get(id.space)?.write_page(id.page_no, &copy)?;
+        self.stats.writes.inc();
+        Ok(())
+    }
+
+    /// Number of dirty pages.
+    pub fn dirty_pages(&self) -> usize {
+        self.instances.iter().map(|i| i.flush_list.lock().len()).sum()
+    }
+
+    /// The smallest oldest-modification LSN of any dirty page.
+    pub fn oldest_modification(&self) -> Option<Lsn> {
+        self.instances.iter().filter_map(|i| i.flush_list.lock().first().map(|e| e.0)).min()
+    }
+
+    /// Pages currently cached.
+    pub fn resident_pages(&self) -> usize {
+        self.instances.iter().map(|i| i.lists.lock().lru.len() as usize).sum()
+    }
+
+    /// Forgets every cached page of a space without writing it (the space is
+    /// being dropped). REQUIRES: nobody uses the space any more.
+    pub fn discard_space(&self, space: crate::SpaceId) {
+        for inst in self.instances.iter() {
+            for (f, frame) in inst.frames.iter().enumerate() {
+                let Some(id) = frame.page() else { continue };
+                if id.space != space {
+                    continue;
+                }
+                frame.latch.lock_exclusive();
+                let mut lists = inst.lists.lock();
+                if frame.holds(id) {
+                    self.remove_from_flush_list(inst, f as u32, frame);
+                    lists.lru.remove(f as u32, &inst.frames);
+                    inst.table.remove(id, page_table::hash(id), f as u32, &inst.frames);
+                    frame.page_id.store(NO_PAGE, Ordering::Release);
+                    lists.free.push(f as u32);
+                }
+                drop(lists);
+                // SAFETY: locked above.
+                unsafe { frame.latch.unlock_exclusive() };
+            }
+        }
+    }
+
+    /// Checks the LRU invariants of every instance (tests).
+    pub fn check_lists(&self) {
+        for inst in self.instances.iter() {
+            let lists = inst.lists.lock();
+            lists.lru.check(&inst.frames);
+            assert_eq!(lists.lru.len() as usize + lists.free.len(), inst.frames.len());
+        }
+    }
+}

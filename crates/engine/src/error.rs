@@ -1,0 +1,69 @@
+//! The engine's error type. Corruption is an error naming the page, never a
+//! panic; I/O errors keep their OS error so that ENOSPC stays recognisable.
+
+use std::io;
+
+use crate::PageId;
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("I/O error on {what}: {source}")]
+    Io {
+        what: String,
+        #[source]
+        source: io::Error,
+    },
+    /// A page failed its checksum, carries the wrong id or holds impossible
+    /// contents. It is never served.
+    #[error("corrupt page {page}: {reason}")]
+    Corruption { page: PageId, reason: String },
+    /// A file that is not what it should be (wrong magic, page size ...).
+    #[error("corrupt file {path}: {reason}")]
+    CorruptFile { path: String, reason: String },
+    #[error("duplicate entry for key '{key}' in index '{index}'")]
+    DuplicateKey { index: String, key: String },
+    #[error("table '{0}' already exists")]
+    TableExists(String),
+    #[error("table '{0}' doesn't exist")]
+    NoSuchTable(String),
+    #[error("unknown column '{0}'")]
+    NoSuchColumn(String),
+    #[error("index '{0}' doesn't exist")]
+    NoSuchIndex(String),
+    #[error("column '{column}' cannot be null")]
+    NullNotAllowed { column: String },
+    #[error("data too long for column '{column}'")]
+    DataTooLong { column: String },
+    #[error("out of range value for column '{column}'")]
+    OutOfRange { column: String },
+    #[error("incorrect value for column '{column}': {reason}")]
+    BadValue { column: String, reason: String },
+    #[error("key too long: {len} bytes, at most {max} allowed")]
+    KeyTooLong { len: usize, max: usize },
+    #[error("invalid schema: {0}")]
+    InvalidSchema(String),
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// Every frame of a buffer pool instance is latched: the pool is too
+    /// small for the concurrency.
+    #[error("buffer pool exhausted: no frame could be freed in instance {instance}")]
+    PoolExhausted { instance: usize },
+    #[error("the engine is shut down")]
+    Shutdown,
+}
+
+impl Error {
+    pub fn io(what: impl Into<String>, source: io::Error) -> Self {
+        Error::Io { what: what.into(), source }
+    }
+
+    pub fn corruption(page: PageId, reason: impl Into<String>) -> Self {
+        Error::Corruption { page, reason: reason.into() }
+    }
+
+    pub fn is_corruption(&self) -> bool {
+        matches!(self, Error::Corruption { .. } | Error::CorruptFile { .. })
+    }
+}

@@ -1,0 +1,133 @@
+//! Open tablespace files, by space id: the only place page-sized I/O on data
+//! files happens (InnoDB's `fil0fil`). The buffer pool reads and writes
+//! through here; it holds no latch of this module while doing I/O.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+use quire_io::{FileRef, OpenOptions, Vfs};
+
+use crate::{Error, PageNo, Result, SpaceId};
+
+/// One open tablespace file.
+pub struct SpaceFile {
+    pub id: SpaceId,
+    pub path: PathBuf,
+    file: FileRef,
+    page_size: usize,
+}
+
+impl SpaceFile {
+    pub fn read_page(&self, page_no: PageNo, buf: &mut [u8]) -> Result<()> {
+        debug_assert_eq!(buf.len(), self.page_size);
+        let off = page_no as u64 * self.page_size as u64;
+        self.file.read_exact_at(buf, off).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                Error::corruption(
+                    crate::PageId::new(self.id, page_no),
+                    format!("page lies beyond the end of {}", self.path.display()),
+                )
+            } else {
+                Error::io(format!("read of page {page_no} of {}", self.path.display()), e)
+            }
+        })
+    }
+
+    pub fn write_page(&self, page_no: PageNo, buf: &[u8]) -> Result<()> {
+        debug_assert_eq!(buf.len(), self.page_size);
+        let off = page_no as u64 * self.page_size as u64;
+        self.file
+            .write_all_at(buf, off)
+            .map_err(|e| Error::io(format!("write of page {page_no} of {}", self.path.display()), e))
+    }
+
+    pub fn sync(&self) -> Result<()> {
+        self.file.sync_data().map_err(|e| Error::io(format!("sync of {}", self.path.display()), e))
+    }
+
+    /// The file's size in whole pages.
+    pub fn size_pages(&self) -> Result<u32> {
+        let len = self.file.len().map_err(|e| Error::io(format!("stat of {}", self.path.display()), e))?;
+        Ok((len / self.page_size as u64) as u32)
+    }
+
+    /// Grows the file to `pages` pages (new pages read as zeros).
+    pub fn extend_to(&self, pages: u32) -> Result<()> {
+        if self.size_pages()? >= pages {
+            return Ok(());
+        }
+        self.file
+            .set_len(pages as u64 * self.page_size as u64)
+            .map_err(|e| Error::io(format!("extension of {}", self.path.display()), e))
+    }
+
+    pub fn is_direct(&self) -> bool {
+        self.file.is_direct()
+    }
+}
+
+/// The registry of open spaces.
+pub struct SpaceFiles {
+    vfs: Arc<dyn Vfs>,
+    page_size: usize,
+    direct: bool,
+    map: RwLock<HashMap<SpaceId, Arc<SpaceFile>>>,
+}
+
+impl SpaceFiles {
+    pub fn new(vfs: Arc<dyn Vfs>, page_size: usize, direct: bool) -> Self {
+        Self { vfs, page_size, direct, map: RwLock::new(HashMap::new()) }
+    }
+
+    pub fn vfs(&self) -> &Arc<dyn Vfs> {
+        &self.vfs
+    }
+
+    pub fn page_size(&self) -> usize {
+        self.page_size
+    }
+
+    /// Opens (or with `create`, creates) the file of a space and registers it.
+    pub fn open(&self, id: SpaceId, path: &Path, create: bool) -> Result<Arc<SpaceFile>> {
+        let opts = if create { OpenOptions::create_new() } else { OpenOptions::existing() }.direct(self.direct);
+        let file = self.vfs.open(path, &opts).map_err(|e| Error::io(format!("open of {}", path.display()), e))?;
+        if create {
+            if let Some(dir) = path.parent() {
+                self.vfs.sync_dir(dir).map_err(|e| Error::io(format!("sync of {}", dir.display()), e))?;
+            }
+        }
+        let sf = Arc::new(SpaceFile { id, path: path.to_path_buf(), file, page_size: self.page_size });
+        self.map.write().insert(id, sf.clone());
+        Ok(sf)
+    }
+
+    pub fn get(&self, id: SpaceId) -> Result<Arc<SpaceFile>> {
+        self.map.read().get(&id).cloned().ok_or_else(|| Error::Config(format!("space {id} is not open")))
+    }
+
+    /// Unregisters a space and deletes its file.
+    pub fn remove(&self, id: SpaceId) -> Result<()> {
+        let sf = self.map.write().remove(&id);
+        if let Some(sf) = sf {
+            self.vfs.remove_file(&sf.path).map_err(|e| Error::io(format!("removal of {}", sf.path.display()), e))?;
+            if let Some(dir) = sf.path.parent() {
+                let _ = self.vfs.sync_dir(dir);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn ids(&self) -> Vec<SpaceId> {
+        self.map.read().keys().copied().collect()
+    }
+
+    pub fn sync_all(&self) -> Result<()> {
+        let files: Vec<_> = self.map.read().values().cloned().collect();
+        for f in files {
+            f.sync()?;
+        }
+        Ok(())
+    }
+}
