@@ -13,12 +13,17 @@
 
 pub mod btree;
 pub mod buffer;
+pub mod config;
 mod error;
 mod ids;
 pub mod mtr;
 pub mod page;
+pub mod row;
 pub mod space;
 pub mod sync;
+pub mod table;
 
+pub use config::EngineConfig;
 pub use error::{Error, Result};
 pub use ids::{Lsn, PageId, PageNo, SpaceId, SYSTEM_SPACE};
+pub use table::{Engine, Table};

@@ -24,8 +24,14 @@ pub enum Direction {
     Backward,
 }
 
-pub struct Cursor<'t> {
-    tree: &'t BTree,
+pub struct Cursor {
+    tree: BTree,
+    st: State,
+}
+
+/// Everything but the tree, so that a descent (borrowing the tree) and a
+/// leaf copy (mutating the state) can overlap.
+struct State {
     dir: Direction,
     /// Where the next refill starts (moves in `dir`).
     from: Bound<Vec<u8>>,
@@ -47,27 +53,28 @@ fn owned(b: Bound<&[u8]>) -> Bound<Vec<u8>> {
     }
 }
 
-impl<'t> Cursor<'t> {
-    pub(crate) fn new(tree: &'t BTree, lower: Bound<&[u8]>, upper: Bound<&[u8]>, dir: Direction) -> Self {
+impl Cursor {
+    pub(crate) fn new(tree: BTree, lower: Bound<&[u8]>, upper: Bound<&[u8]>, dir: Direction) -> Self {
         let (from, to) = match dir {
             Direction::Forward => (owned(lower), owned(upper)),
             Direction::Backward => (owned(upper), owned(lower)),
         };
-        Self { tree, dir, from, to, entries: Vec::new(), buf: Vec::new(), next: 0, done: false }
+        Self { tree, st: State { dir, from, to, entries: Vec::new(), buf: Vec::new(), next: 0, done: false } }
     }
 
     /// The next entry, or `None` at the end of the range.
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<(&[u8], &[u8])>> {
-        while self.next >= self.entries.len() {
-            if self.done {
+        while self.st.next >= self.st.entries.len() {
+            if self.st.done {
                 return Ok(None);
             }
-            self.refill()?;
+            self.st.refill(&self.tree)?;
         }
-        let (ko, kl, vo, vl) = self.entries[self.next];
-        self.next += 1;
-        Ok(Some((&self.buf[ko..ko + kl], &self.buf[vo..vo + vl])))
+        let st = &mut self.st;
+        let (ko, kl, vo, vl) = st.entries[st.next];
+        st.next += 1;
+        Ok(Some((&st.buf[ko..ko + kl], &st.buf[vo..vo + vl])))
     }
 
     /// Collects the remaining entries (tests, small scans).
@@ -79,6 +86,9 @@ impl<'t> Cursor<'t> {
         Ok(out)
     }
 
+}
+
+impl State {
     /// Whether `key` is beyond the stopping bound.
     fn past_end(&self, key: &[u8]) -> bool {
         match (&self.to, self.dir) {
@@ -90,12 +100,12 @@ impl<'t> Cursor<'t> {
         }
     }
 
-    fn refill(&mut self) -> Result<()> {
+    fn refill(&mut self, tree: &BTree) -> Result<()> {
         self.entries.clear();
         self.buf.clear();
         self.next = 0;
         loop {
-            match self.refill_once(false)? {
+            match self.refill_once(tree, false)? {
                 Ok(()) => return Ok(()),
                 Err(Restart) => {
                     self.entries.clear();
@@ -107,7 +117,7 @@ impl<'t> Cursor<'t> {
 
     /// One attempt at copying the next leaf. With `shared`, the leaf is read
     /// under its shared latch (needed to follow overflow chains).
-    fn refill_once(&mut self, shared: bool) -> Result<std::result::Result<(), Restart>> {
+    fn refill_once(&mut self, tree: &BTree, shared: bool) -> Result<std::result::Result<(), Restart>> {
         let (seek_key, seek): (Vec<u8>, Seek) = match (&self.from, self.dir) {
             (Bound::Included(k) | Bound::Excluded(k), Direction::Forward) => (k.clone(), Seek::At),
             (Bound::Unbounded, Direction::Forward) => (Vec::new(), Seek::At),
@@ -116,7 +126,7 @@ impl<'t> Cursor<'t> {
             (Bound::Unbounded, Direction::Backward) => (Vec::new(), Seek::Last),
         };
         let mut fences = Fences::default();
-        let path = match self.tree.descend(&seek_key, 0, seek, Some(&mut fences))? {
+        let path = match tree.descend(&seek_key, 0, seek, Some(&mut fences))? {
             Ok(p) => p,
             Err(r) => return Ok(Err(r)),
         };
@@ -134,7 +144,7 @@ impl<'t> Cursor<'t> {
                 let nv = resolved.len();
                 let tagged = &self.buf[vo..vo + vl];
                 if tagged[0] == 1 {
-                    overflow::read_chain(&self.tree.pool, self.tree.space(), &tagged[1..], &mut resolved)?;
+                    overflow::read_chain(&tree.pool, tree.space(), &tagged[1..], &mut resolved)?;
                 } else {
                     resolved.extend_from_slice(&tagged[1..]);
                 }
@@ -155,7 +165,7 @@ impl<'t> Cursor<'t> {
                 self.entries.clear();
                 self.buf.clear();
                 self.done = false;
-                return self.refill_once(true);
+                return self.refill_once(tree, true);
             }
         }
         // Where the next leaf starts, unless this one reached the end bound.

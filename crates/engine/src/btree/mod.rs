@@ -36,7 +36,8 @@ use crate::{space, Error, PageId, Result};
 pub use cursor::{Cursor, Direction};
 use node::Inconsistent;
 
-/// A B+tree whose root is at a fixed page.
+/// A B+tree whose root is at a fixed page. Cheap to clone (an `Arc`).
+#[derive(Clone)]
 pub struct BTree {
     pool: Arc<BufferPool>,
     root: PageId,
@@ -278,13 +279,8 @@ impl BTree {
     }
 
     /// A cursor over `[lower, upper]` bounds in the given direction.
-    pub fn range(
-        &self,
-        lower: std::ops::Bound<&[u8]>,
-        upper: std::ops::Bound<&[u8]>,
-        dir: Direction,
-    ) -> Cursor<'_> {
-        Cursor::new(self, lower, upper, dir)
+    pub fn range(&self, lower: std::ops::Bound<&[u8]>, upper: std::ops::Bound<&[u8]>, dir: Direction) -> Cursor {
+        Cursor::new(self.clone(), lower, upper, dir)
     }
 
     /// Walks the whole tree under shared latches, checking every node's

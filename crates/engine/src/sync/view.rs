@@ -188,7 +188,7 @@ mod tests {
                 let mut b = vec![0u8; len];
                 assert_eq!(s.copy_out(off, &mut a), o.copy_out(off, &mut b));
                 assert_eq!(a, b);
-                let other: Vec<u8> = (off as u8..).take(len).collect();
+                let other: Vec<u8> = (0..len).map(|i| off.wrapping_add(i) as u8).collect();
                 assert_eq!(s.cmp_bytes(off, len, &other), o.cmp_bytes(off, len, &other));
                 assert_eq!(s.cmp_bytes(off, len, &[5, 6]), o.cmp_bytes(off, len, &[5, 6]));
             }

@@ -1,0 +1,107 @@
+//! Engine settings, named after InnoDB's where the concept is the same.
+
+use std::path::PathBuf;
+
+use crate::{Error, Result};
+
+/// `innodb_flush_method`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlushMethod {
+    /// Data files bypass the page cache; writes are followed by fdatasync.
+    ODirect,
+    /// Buffered I/O with fsync/fdatasync.
+    Fsync,
+}
+
+impl FlushMethod {
+    pub fn parse(s: &str) -> Result<Self> {
+        match s.to_ascii_uppercase().as_str() {
+            "O_DIRECT" | "O_DIRECT_NO_FSYNC" => Ok(FlushMethod::ODirect),
+            "FSYNC" | "O_DSYNC" | "LITTLESYNC" | "NOSYNC" => Ok(FlushMethod::Fsync),
+            _ => Err(Error::Config(format!("unknown innodb_flush_method '{s}'"))),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Where the data files live (`datadir`).
+    pub datadir: PathBuf,
+    /// `innodb_page_size`: 4096 ..= 65536, a power of two.
+    pub page_size: usize,
+    /// `innodb_buffer_pool_size` in bytes.
+    pub buffer_pool_size: usize,
+    /// `innodb_buffer_pool_instances`.
+    pub buffer_pool_instances: usize,
+    /// `innodb_old_blocks_pct`.
+    pub old_blocks_pct: u32,
+    /// `innodb_old_blocks_time` (ms).
+    pub old_blocks_time_ms: u32,
+    /// `innodb_flush_method`.
+    pub flush_method: FlushMethod,
+}
+
+impl EngineConfig {
+    pub fn new(datadir: impl Into<PathBuf>) -> Self {
+        Self {
+            datadir: datadir.into(),
+            page_size: crate::page::DEFAULT_PAGE_SIZE,
+            buffer_pool_size: 128 << 20,
+            buffer_pool_instances: 1,
+            old_blocks_pct: 37,
+            old_blocks_time_ms: 1000,
+            flush_method: FlushMethod::ODirect,
+        }
+    }
+
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.page_size = n;
+        self
+    }
+
+    pub fn buffer_pool_size(mut self, n: usize) -> Self {
+        self.buffer_pool_size = n;
+        self
+    }
+
+    pub fn buffer_pool_instances(mut self, n: usize) -> Self {
+        self.buffer_pool_instances = n;
+        self
+    }
+
+    pub fn flush_method(mut self, m: FlushMethod) -> Self {
+        self.flush_method = m;
+        self
+    }
+}
+
+/// Parses sizes as my.cnf writes them: `134217728`, `128M`, `1G`, `16k`.
+pub fn parse_size(s: &str) -> Result<u64> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last() {
+        Some('k' | 'K') => (&s[..s.len() - 1], 1u64 << 10),
+        Some('m' | 'M') => (&s[..s.len() - 1], 1 << 20),
+        Some('g' | 'G') => (&s[..s.len() - 1], 1 << 30),
+        Some('t' | 'T') => (&s[..s.len() - 1], 1 << 40),
+        _ => (s, 1),
+    };
+    num.trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| Error::Config(format!("'{s}' is not a size")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_like_my_cnf() {
+        assert_eq!(parse_size("16k").unwrap(), 16384);
+        assert_eq!(parse_size("128M").unwrap(), 128 << 20);
+        assert_eq!(parse_size("1G").unwrap(), 1 << 30);
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert!(parse_size("lots").is_err());
+    }
+}

@@ -1,0 +1,166 @@
+//! The row format stored as the value of a clustered-index entry
+//! (docs/FORMAT.md, "Rows").
+//!
+//! ```text
+//! u8    format version (1)
+//! [u8]  null bitmap, ceil(columns / 8) bytes, bit i set = column i is NULL
+//! then each non-NULL column in order:
+//!   integer     little-endian, the type's width (1, 2, 3, 4, 8)
+//!   DECIMAL     coefficient at the column's scale: i64 (p <= 18) or i128, little-endian
+//!   DATE        u32 little-endian packed date
+//!   DATETIME    i64 little-endian packed datetime
+//!   strings     varint byte length, then UTF-8 bytes
+//! ```
+
+use super::{ColumnType, DateTime, Decimal, TableSchema, Value};
+use crate::row::Date;
+
+pub const ROW_FORMAT_VERSION: u8 = 1;
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get_varint(b: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *b.get(*pos)?;
+        *pos += 1;
+        v |= ((byte & 0x7f) as u64) << shift;
+        if byte & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Encodes a row whose values are already coerced to the schema's types.
+pub fn encode_row(schema: &TableSchema, row: &[Value], out: &mut Vec<u8>) {
+    debug_assert_eq!(row.len(), schema.columns.len());
+    out.push(ROW_FORMAT_VERSION);
+    let nb = schema.columns.len().div_ceil(8);
+    let bitmap_at = out.len();
+    out.resize(bitmap_at + nb, 0);
+    for (i, (col, v)) in schema.columns.iter().zip(row).enumerate() {
+        match (col.ty, v) {
+            (_, Value::Null) => out[bitmap_at + i / 8] |= 1 << (i % 8),
+            (t, Value::Int(x)) if t.is_integer() => out.extend_from_slice(&x.to_le_bytes()[..t.int_width()]),
+            (t, Value::UInt(x)) if t.is_integer() => out.extend_from_slice(&x.to_le_bytes()[..t.int_width()]),
+            (ColumnType::Decimal { precision, scale }, Value::Decimal(d)) => {
+                let coef = d.rescale(scale).map(|d| d.coef).unwrap_or(0);
+                if precision <= 18 {
+                    out.extend_from_slice(&(coef as i64).to_le_bytes());
+                } else {
+                    out.extend_from_slice(&coef.to_le_bytes());
+                }
+            }
+            (ColumnType::Date, Value::Date(d)) => out.extend_from_slice(&d.packed().to_le_bytes()),
+            (_, Value::DateTime(d)) => out.extend_from_slice(&d.packed().to_le_bytes()),
+            (_, Value::Str(s)) => {
+                put_varint(out, s.len() as u64);
+                out.extend_from_slice(s.as_bytes());
+            }
+            (ty, v) => debug_assert!(false, "value {v:?} was not coerced to {ty:?}"),
+        }
+    }
+}
+
+/// Decodes a row; `None` if the bytes are not a valid row of this schema.
+pub fn decode_row(schema: &TableSchema, b: &[u8]) -> Option<Vec<Value>> {
+    if *b.first()? != ROW_FORMAT_VERSION {
+        return None;
+    }
+    let nb = schema.columns.len().div_ceil(8);
+    let bitmap = b.get(1..1 + nb)?;
+    let mut pos = 1 + nb;
+    let mut row = Vec::with_capacity(schema.columns.len());
+    let take = |pos: &mut usize, n: usize| -> Option<&[u8]> {
+        let s = b.get(*pos..*pos + n)?;
+        *pos += n;
+        Some(s)
+    };
+    for (i, col) in schema.columns.iter().enumerate() {
+        if bitmap[i / 8] & (1 << (i % 8)) != 0 {
+            row.push(Value::Null);
+            continue;
+        }
+        let v = match col.ty {
+            t if t.is_integer() => {
+                let w = t.int_width();
+                let raw = take(&mut pos, w)?;
+                let mut buf = [0u8; 8];
+                buf[..w].copy_from_slice(raw);
+                let u = u64::from_le_bytes(buf);
+                if t.is_unsigned() {
+                    Value::UInt(u)
+                } else {
+                    // Sign-extend from the type's width.
+                    let shift = 64 - 8 * w as u32;
+                    Value::Int(((u << shift) as i64) >> shift)
+                }
+            }
+            ColumnType::Decimal { precision, scale } => {
+                let coef = if precision <= 18 {
+                    i64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?) as i128
+                } else {
+                    i128::from_le_bytes(take(&mut pos, 16)?.try_into().ok()?)
+                };
+                Value::Decimal(Decimal::new(coef, scale))
+            }
+            ColumnType::Date => Value::Date(Date::from_packed(u32::from_le_bytes(take(&mut pos, 4)?.try_into().ok()?))),
+            ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => {
+                Value::DateTime(DateTime::from_packed(i64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?)))
+            }
+            _ => {
+                let n = get_varint(b, &mut pos)? as usize;
+                Value::Str(String::from_utf8(take(&mut pos, n)?.to_vec()).ok()?)
+            }
+        };
+        row.push(v);
+    }
+    (pos == b.len()).then_some(row)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::row::{Column, IndexDef};
+
+    #[test]
+    fn rows_round_trip_through_the_codec() {
+        let schema = TableSchema {
+            columns: vec![
+                Column::new("a", ColumnType::TinyInt { unsigned: false }).not_null(),
+                Column::new("b", ColumnType::MediumInt { unsigned: false }),
+                Column::new("c", ColumnType::BigInt { unsigned: true }),
+                Column::new("d", ColumnType::Decimal { precision: 30, scale: 4 }),
+                Column::new("e", ColumnType::Varchar { len: 10 }),
+                Column::new("f", ColumnType::Text),
+                Column::new("g", ColumnType::Date),
+                Column::new("h", ColumnType::DateTime { fsp: 6 }),
+                Column::new("i", ColumnType::Decimal { precision: 5, scale: 2 }),
+            ],
+            primary_key: vec![0],
+            indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
+        };
+        let row = vec![
+            Value::Int(-128),
+            Value::Int(-8_000_000),
+            Value::UInt(u64::MAX),
+            Value::Decimal(Decimal::parse("-123456789012345678901.2345").unwrap()),
+            Value::Str("héllo".into()),
+            Value::Null,
+            Value::Date(Date::new(1999, 12, 31).unwrap()),
+            Value::DateTime(DateTime::parse("2001-02-03 04:05:06.789").unwrap()),
+            Value::Decimal(Decimal::parse("-1.5").unwrap().rescale(2).unwrap()),
+        ];
+        let mut b = Vec::new();
+        encode_row(&schema, &row, &mut b);
+        assert_eq!(decode_row(&schema, &b).unwrap(), row);
+        assert!(decode_row(&schema, &b[..b.len() - 1]).is_none());
+    }
+}

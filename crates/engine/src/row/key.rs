@@ -1,0 +1,261 @@
+//! Memcomparable key encoding: the bytes of two encoded keys compare as the
+//! SQL values do (under the column's collation). Every column's encoding is
+//! self-delimiting, so a composite key is the concatenation of its parts and
+//! a prefix of columns is a byte prefix (docs/FORMAT.md, "Index keys").
+//!
+//! ```text
+//! nullable column   0x00 = NULL (sorts first) | 0x01 then the value
+//! signed int        big-endian, width of the type, sign bit flipped
+//! unsigned int      big-endian, width of the type
+//! DECIMAL(p,s)      coefficient at scale s: 8 bytes (p <= 18) or 16, sign-flipped big-endian
+//! DATE              3 bytes big-endian of (y*13+m)*32+d
+//! DATETIME          8 bytes sign-flipped big-endian of the packed value
+//! CHAR/VARCHAR      collation weights in 8-byte chunks (last one padded with
+//!                   the weight of a space), each chunk followed by a marker:
+//!                   1 = the rest sorts below spaces, 2 = end, 3 = the rest
+//!                   sorts above spaces. Trailing spaces are dropped first.
+//!                   This gives PAD SPACE comparison exactly.
+//! ```
+//!
+//! utf8mb4_general_ci weights are 2 bytes per character: the simple
+//! uppercase of the character, with Latin-1 accented letters folded to
+//! their base letter; characters outside the BMP weigh U+FFFD (as MySQL's
+//! general_ci does). utf8mb4_bin weights are the UTF-8 bytes.
+
+use super::{Collation, Column, ColumnType, Value};
+
+const CHUNK: usize = 8;
+const MARK_BELOW: u8 = 1;
+const MARK_END: u8 = 2;
+const MARK_ABOVE: u8 = 3;
+
+/// Upper bound of the encoded length of a column's values.
+pub fn max_encoded_len(c: &Column) -> usize {
+    let null = c.nullable as usize;
+    null + match c.ty {
+        t if t.is_integer() => t.int_width(),
+        ColumnType::Decimal { precision, .. } => {
+            if precision <= 18 {
+                8
+            } else {
+                16
+            }
+        }
+        ColumnType::Date => 3,
+        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => 8,
+        ColumnType::Char { len } | ColumnType::Varchar { len } => {
+            let per_char = match c.collation {
+                Collation::Utf8mb4Bin => 4,
+                Collation::Utf8mb4GeneralCi => 2,
+            };
+            let w = (len as usize * per_char).max(1);
+            w.div_ceil(CHUNK) * (CHUNK + 1)
+        }
+        _ => 0,
+    }
+}
+
+/// Appends the encoding of `v` (already coerced to `c`'s type) to `out`.
+pub fn encode(c: &Column, v: &Value, out: &mut Vec<u8>) {
+    if c.nullable {
+        if v.is_null() {
+            out.push(0);
+            return;
+        }
+        out.push(1);
+    }
+    match (c.ty, v) {
+        (t, Value::Int(i)) if t.is_integer() => {
+            let w = t.int_width();
+            let flipped = (*i as u64) ^ (1u64 << (w * 8 - 1));
+            out.extend_from_slice(&flipped.to_be_bytes()[8 - w..]);
+        }
+        (t, Value::UInt(u)) if t.is_integer() => {
+            let w = t.int_width();
+            out.extend_from_slice(&u.to_be_bytes()[8 - w..]);
+        }
+        (ColumnType::Decimal { precision, scale }, Value::Decimal(d)) => {
+            let coef = d.rescale(scale).map(|d| d.coef).unwrap_or(0);
+            if precision <= 18 {
+                out.extend_from_slice(&((coef as i64 as u64) ^ (1 << 63)).to_be_bytes());
+            } else {
+                out.extend_from_slice(&((coef as u128) ^ (1 << 127)).to_be_bytes());
+            }
+        }
+        (ColumnType::Date, Value::Date(d)) => out.extend_from_slice(&d.packed().to_be_bytes()[1..]),
+        (ColumnType::DateTime { .. } | ColumnType::Timestamp { .. }, Value::DateTime(d)) => {
+            out.extend_from_slice(&((d.packed() as u64) ^ (1 << 63)).to_be_bytes())
+        }
+        (_, Value::Str(s)) => encode_string(c.collation, s, out),
+        (ty, v) => debug_assert!(false, "value {v:?} was not coerced to {ty:?}"),
+    }
+}
+
+/// The weight string of `s` under `coll`, without trailing spaces.
+pub fn weights(coll: Collation, s: &str, out: &mut Vec<u8>) {
+    let s = s.trim_end_matches(' ');
+    match coll {
+        Collation::Utf8mb4Bin => out.extend_from_slice(s.as_bytes()),
+        Collation::Utf8mb4GeneralCi => {
+            for ch in s.chars() {
+                out.extend_from_slice(&general_ci_weight(ch).to_be_bytes());
+            }
+        }
+    }
+}
+
+fn pad_weight(coll: Collation) -> &'static [u8] {
+    match coll {
+        Collation::Utf8mb4Bin => b" ",
+        Collation::Utf8mb4GeneralCi => &[0x00, 0x20],
+    }
+}
+
+fn general_ci_weight(ch: char) -> u16 {
+    let c = ch as u32;
+    if c > 0xFFFF {
+        return 0xFFFD;
+    }
+    let folded = match ch {
+        'À'..='Å' | 'à'..='å' => 'A',
+        'Ç' | 'ç' => 'C',
+        'È'..='Ë' | 'è'..='ë' => 'E',
+        'Ì'..='Ï' | 'ì'..='ï' => 'I',
+        'Ñ' | 'ñ' => 'N',
+        'Ò'..='Ö' | 'ò'..='ö' => 'O',
+        'Ù'..='Ü' | 'ù'..='ü' => 'U',
+        'Ý' | 'ý' | 'ÿ' => 'Y',
+        'ß' => 'S',
+        _ => {
+            let mut up = ch.to_uppercase();
+            match (up.next(), up.next()) {
+                (Some(u), None) if (u as u32) <= 0xFFFF => u,
+                _ => ch,
+            }
+        }
+    };
+    folded as u32 as u16
+}
+
+fn encode_string(coll: Collation, s: &str, out: &mut Vec<u8>) {
+    let mut w = Vec::with_capacity(s.len() * 2);
+    weights(coll, s, &mut w);
+    let pad = pad_weight(coll);
+    let mut i = 0;
+    loop {
+        let end = (i + CHUNK).min(w.len());
+        out.extend_from_slice(&w[i..end]);
+        let mut filled = end - i;
+        while filled < CHUNK {
+            let take = pad.len().min(CHUNK - filled);
+            out.extend_from_slice(&pad[..take]);
+            filled += take;
+        }
+        i = end;
+        if i >= w.len() {
+            out.push(MARK_END);
+            return;
+        }
+        out.push(if rest_below_spaces(&w[i..], pad) { MARK_BELOW } else { MARK_ABOVE });
+    }
+}
+
+/// Whether the weight string `rest` (non-empty, not all spaces after
+/// trimming) sorts below an endless run of spaces.
+fn rest_below_spaces(rest: &[u8], pad: &[u8]) -> bool {
+    for (i, &b) in rest.iter().enumerate() {
+        let p = pad[i % pad.len()];
+        if b != p {
+            return b < p;
+        }
+    }
+    false
+}
+
+/// Encodes a whole key from the values of `cols`.
+pub fn encode_key<'v>(cols: impl Iterator<Item = (&'v Column, &'v Value)>, out: &mut Vec<u8>) {
+    for (c, v) in cols {
+        encode(c, v, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::row::{Date, Decimal};
+    use std::cmp::Ordering;
+
+    fn enc(c: &Column, v: Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        encode(c, &c.coerce(v).unwrap(), &mut out);
+        out
+    }
+
+    #[test]
+    fn integers_order_like_numbers_with_null_first() {
+        let c = Column::new("x", ColumnType::Int { unsigned: false });
+        let vals = [Value::Null, Value::Int(i32::MIN as i64), Value::Int(-1), Value::Int(0), Value::Int(7), Value::Int(i32::MAX as i64)];
+        let e: Vec<_> = vals.iter().map(|v| enc(&c, v.clone())).collect();
+        assert!(e.windows(2).all(|w| w[0] < w[1]));
+        let u = Column::new("u", ColumnType::BigInt { unsigned: true }).not_null();
+        assert!(enc(&u, Value::UInt(5)) < enc(&u, Value::UInt(u64::MAX)));
+    }
+
+    #[test]
+    fn decimals_and_dates_order_like_values() {
+        let c = Column::new("d", ColumnType::Decimal { precision: 10, scale: 2 }).not_null();
+        let a = enc(&c, Value::Decimal(Decimal::parse("-3.5").unwrap()));
+        let b = enc(&c, Value::Decimal(Decimal::parse("-3.25").unwrap()));
+        let z = enc(&c, Value::Decimal(Decimal::parse("0").unwrap()));
+        assert!(a < b && b < z);
+        let d = Column::new("d", ColumnType::Date).not_null();
+        assert!(enc(&d, Value::Date(Date::new(2020, 12, 31).unwrap())) < enc(&d, Value::Date(Date::new(2021, 1, 1).unwrap())));
+    }
+
+    fn sql_cmp_pad_space(coll: Collation, a: &str, b: &str) -> Ordering {
+        let (mut wa, mut wb) = (Vec::new(), Vec::new());
+        weights(coll, a, &mut wa);
+        weights(coll, b, &mut wb);
+        let pad = pad_weight(coll);
+        let n = wa.len().max(wb.len());
+        let pad_to = |w: &mut Vec<u8>| {
+            let mut i = 0;
+            while w.len() < n {
+                w.push(pad[i % pad.len()]);
+                i += 1;
+            }
+        };
+        pad_to(&mut wa);
+        pad_to(&mut wb);
+        wa.cmp(&wb)
+    }
+
+    #[test]
+    fn strings_compare_with_pad_space_exactly() {
+        let words = ["", " ", "a", "a ", "a\t", "A", "ab", "abcd", "abcd\t", "abcde", "abcdefgh", "abcdefgh\t", "abcdefghi", "b", "é", "E", "z  z"];
+        for coll in [Collation::Utf8mb4Bin, Collation::Utf8mb4GeneralCi] {
+            let c = Column::new("s", ColumnType::Varchar { len: 20 }).not_null().collation(coll);
+            for a in words {
+                for b in words {
+                    let (ea, eb) = (enc(&c, Value::Str(a.into())), enc(&c, Value::Str(b.into())));
+                    assert_eq!(ea.cmp(&eb), sql_cmp_pad_space(coll, a, b), "{coll:?} {a:?} vs {b:?}");
+                }
+            }
+        }
+        let ci = Column::new("s", ColumnType::Varchar { len: 20 }).not_null();
+        assert_eq!(enc(&ci, Value::Str("Hello".into())), enc(&ci, Value::Str("hELLO  ".into())));
+    }
+
+    #[test]
+    fn composite_keys_keep_column_order() {
+        let a = Column::new("a", ColumnType::Varchar { len: 10 }).not_null();
+        let b = Column::new("b", ColumnType::Int { unsigned: false }).not_null();
+        let k = |s: &str, i: i64| {
+            let mut out = Vec::new();
+            encode_key([(&a, &Value::Str(s.into())), (&b, &Value::Int(i))].into_iter(), &mut out);
+            out
+        };
+        assert!(k("a", 100) < k("ab", -5));
+        assert!(k("ab", -5) < k("ab", 3));
+    }
+}

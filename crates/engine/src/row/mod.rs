@@ -1,0 +1,396 @@
+//! Rows: column types, values, table schemas, and their encodings.
+//! - [`key`]: memcomparable index keys (compare as bytes = compare as SQL).
+//! - [`codec`]: the row format stored in the clustered index.
+
+pub mod codec;
+pub mod datetime;
+pub mod decimal;
+pub mod key;
+
+use std::fmt;
+
+pub use datetime::{Date, DateTime};
+pub use decimal::Decimal;
+
+use crate::{Error, Result};
+
+/// How strings compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collation {
+    /// `utf8mb4_bin`: by code point, trailing spaces ignored (PAD SPACE).
+    Utf8mb4Bin,
+    /// `utf8mb4_general_ci`: case-insensitive (simple uppercase, Latin-1
+    /// accents folded), trailing spaces ignored. The default.
+    Utf8mb4GeneralCi,
+}
+
+impl Collation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Collation::Utf8mb4Bin => "utf8mb4_bin",
+            Collation::Utf8mb4GeneralCi => "utf8mb4_general_ci",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "utf8mb4_bin" | "utf8_bin" | "binary" => Some(Collation::Utf8mb4Bin),
+            "utf8mb4_general_ci" | "utf8_general_ci" | "utf8mb4_unicode_ci" | "utf8mb4_0900_ai_ci"
+            | "latin1_swedish_ci" => Some(Collation::Utf8mb4GeneralCi),
+            _ => None,
+        }
+    }
+}
+
+/// Column types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnType {
+    TinyInt { unsigned: bool },
+    SmallInt { unsigned: bool },
+    MediumInt { unsigned: bool },
+    Int { unsigned: bool },
+    BigInt { unsigned: bool },
+    Decimal { precision: u8, scale: u8 },
+    /// CHAR(n): n characters, trailing spaces removed on storage.
+    Char { len: u32 },
+    /// VARCHAR(n): up to n characters.
+    Varchar { len: u32 },
+    /// TEXT: up to 65535 bytes.
+    Text,
+    Date,
+    DateTime { fsp: u8 },
+    Timestamp { fsp: u8 },
+}
+
+pub const TEXT_MAX_BYTES: usize = 65_535;
+
+impl ColumnType {
+    pub fn is_integer(&self) -> bool {
+        matches!(
+            self,
+            ColumnType::TinyInt { .. }
+                | ColumnType::SmallInt { .. }
+                | ColumnType::MediumInt { .. }
+                | ColumnType::Int { .. }
+                | ColumnType::BigInt { .. }
+        )
+    }
+
+    pub fn is_string(&self) -> bool {
+        matches!(self, ColumnType::Char { .. } | ColumnType::Varchar { .. } | ColumnType::Text)
+    }
+
+    pub fn is_unsigned(&self) -> bool {
+        matches!(
+            self,
+            ColumnType::TinyInt { unsigned: true }
+                | ColumnType::SmallInt { unsigned: true }
+                | ColumnType::MediumInt { unsigned: true }
+                | ColumnType::Int { unsigned: true }
+                | ColumnType::BigInt { unsigned: true }
+        )
+    }
+
+    /// Width in bytes of an integer type.
+    pub fn int_width(&self) -> usize {
+        match self {
+            ColumnType::TinyInt { .. } => 1,
+            ColumnType::SmallInt { .. } => 2,
+            ColumnType::MediumInt { .. } => 3,
+            ColumnType::Int { .. } => 4,
+            _ => 8,
+        }
+    }
+
+    /// Range of an integer type as (min, max) in i128.
+    pub fn int_range(&self) -> (i128, i128) {
+        let bits = self.int_width() as u32 * 8;
+        if self.is_unsigned() {
+            (0, (1i128 << bits) - 1)
+        } else {
+            (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+        }
+    }
+
+    /// The SQL spelling, as SHOW CREATE TABLE prints it.
+    pub fn sql(&self) -> String {
+        let u = |un: bool| if un { " unsigned" } else { "" };
+        match *self {
+            ColumnType::TinyInt { unsigned } => format!("tinyint{}", u(unsigned)),
+            ColumnType::SmallInt { unsigned } => format!("smallint{}", u(unsigned)),
+            ColumnType::MediumInt { unsigned } => format!("mediumint{}", u(unsigned)),
+            ColumnType::Int { unsigned } => format!("int{}", u(unsigned)),
+            ColumnType::BigInt { unsigned } => format!("bigint{}", u(unsigned)),
+            ColumnType::Decimal { precision, scale } => format!("decimal({precision},{scale})"),
+            ColumnType::Char { len } => format!("char({len})"),
+            ColumnType::Varchar { len } => format!("varchar({len})"),
+            ColumnType::Text => "text".into(),
+            ColumnType::Date => "date".into(),
+            ColumnType::DateTime { fsp: 0 } => "datetime".into(),
+            ColumnType::DateTime { fsp } => format!("datetime({fsp})"),
+            ColumnType::Timestamp { fsp: 0 } => "timestamp".into(),
+            ColumnType::Timestamp { fsp } => format!("timestamp({fsp})"),
+        }
+    }
+}
+
+/// A value of some column.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Int(i64),
+    UInt(u64),
+    Decimal(Decimal),
+    Str(String),
+    Date(Date),
+    DateTime(DateTime),
+}
+
+impl Value {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("NULL"),
+            Value::Int(v) => write!(f, "{v}"),
+            Value::UInt(v) => write!(f, "{v}"),
+            Value::Decimal(d) => write!(f, "{d}"),
+            Value::Str(s) => f.write_str(s),
+            Value::Date(d) => write!(f, "{d}"),
+            Value::DateTime(d) => f.write_str(&d.format(if d.micros == 0 { 0 } else { 6 })),
+        }
+    }
+}
+
+/// One column of a table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    pub name: String,
+    pub ty: ColumnType,
+    pub nullable: bool,
+    pub collation: Collation,
+    /// Default value (already coerced to the type), if any.
+    pub default: Option<Value>,
+    pub auto_increment: bool,
+}
+
+impl Column {
+    pub fn new(name: &str, ty: ColumnType) -> Self {
+        Self {
+            name: name.to_string(),
+            ty,
+            nullable: true,
+            collation: Collation::Utf8mb4GeneralCi,
+            default: None,
+            auto_increment: false,
+        }
+    }
+
+    pub fn not_null(mut self) -> Self {
+        self.nullable = false;
+        self
+    }
+
+    pub fn auto_increment(mut self) -> Self {
+        self.auto_increment = true;
+        self.nullable = false;
+        self
+    }
+
+    pub fn default(mut self, v: Value) -> Self {
+        self.default = Some(v);
+        self
+    }
+
+    pub fn collation(mut self, c: Collation) -> Self {
+        self.collation = c;
+        self
+    }
+
+    /// Converts `v` to this column's type, applying MySQL's strict-mode
+    /// checks: NULL into NOT NULL, out-of-range numbers, strings too long,
+    /// invalid dates are errors.
+    pub fn coerce(&self, v: Value) -> Result<Value> {
+        let col = || self.name.clone();
+        if v.is_null() {
+            return if self.nullable { Ok(Value::Null) } else { Err(Error::NullNotAllowed { column: col() }) };
+        }
+        let bad = |reason: &str| Error::BadValue { column: col(), reason: reason.to_string() };
+        match self.ty {
+            t if t.is_integer() => {
+                let n: i128 = match v {
+                    Value::Int(i) => i as i128,
+                    Value::UInt(u) => u as i128,
+                    Value::Decimal(d) => d.rescale(0).ok_or_else(|| Error::OutOfRange { column: col() })?.coef,
+                    Value::Str(s) => parse_int_str(&s).ok_or_else(|| bad("not an integer"))?,
+                    _ => return Err(bad("not an integer")),
+                };
+                let (lo, hi) = t.int_range();
+                if n < lo || n > hi {
+                    return Err(Error::OutOfRange { column: col() });
+                }
+                Ok(if t.is_unsigned() { Value::UInt(n as u64) } else { Value::Int(n as i64) })
+            }
+            ColumnType::Decimal { precision, scale } => {
+                let d = match v {
+                    Value::Int(i) => Decimal::from_i64(i),
+                    Value::UInt(u) => Decimal::new(u as i128, 0),
+                    Value::Decimal(d) => d,
+                    Value::Str(s) => Decimal::parse(&s).ok_or_else(|| bad("not a number"))?,
+                    _ => return Err(bad("not a number")),
+                };
+                let d = d.rescale(scale).ok_or_else(|| Error::OutOfRange { column: col() })?;
+                if !d.fits(precision, scale) {
+                    return Err(Error::OutOfRange { column: col() });
+                }
+                Ok(Value::Decimal(d))
+            }
+            ColumnType::Char { len } | ColumnType::Varchar { len } => {
+                let mut s = value_to_string(v);
+                if matches!(self.ty, ColumnType::Char { .. }) {
+                    s.truncate(s.trim_end_matches(' ').len());
+                }
+                if s.chars().count() > len as usize {
+                    // Trailing spaces beyond the length are silently cut.
+                    let trimmed = s.trim_end_matches(' ');
+                    if trimmed.chars().count() > len as usize {
+                        return Err(Error::DataTooLong { column: col() });
+                    }
+                    s = s.chars().take(len as usize).collect();
+                }
+                Ok(Value::Str(s))
+            }
+            ColumnType::Text => {
+                let s = value_to_string(v);
+                if s.len() > TEXT_MAX_BYTES {
+                    return Err(Error::DataTooLong { column: col() });
+                }
+                Ok(Value::Str(s))
+            }
+            ColumnType::Date => match v {
+                Value::Date(d) => Ok(Value::Date(d)),
+                Value::DateTime(dt) => Ok(Value::Date(dt.date)),
+                Value::Str(s) => Date::parse(&s)
+                    .or_else(|| DateTime::parse(&s).map(|d| d.date))
+                    .map(Value::Date)
+                    .ok_or_else(|| bad("incorrect date value")),
+                _ => Err(bad("incorrect date value")),
+            },
+            ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => match v {
+                Value::DateTime(d) => Ok(Value::DateTime(d.with_fsp(fsp))),
+                Value::Date(d) => Ok(Value::DateTime(DateTime { date: d, hour: 0, minute: 0, second: 0, micros: 0 })),
+                Value::Str(s) => DateTime::parse(&s)
+                    .map(|d| Value::DateTime(d.with_fsp(fsp)))
+                    .ok_or_else(|| bad("incorrect datetime value")),
+                _ => Err(bad("incorrect datetime value")),
+            },
+            _ => unreachable!("all column types are handled"),
+        }
+    }
+}
+
+fn parse_int_str(s: &str) -> Option<i128> {
+    let t = s.trim();
+    if let Ok(v) = t.parse::<i128>() {
+        return Some(v);
+    }
+    Decimal::parse(t).and_then(|d| d.rescale(0)).map(|d| d.coef)
+}
+
+fn value_to_string(v: Value) -> String {
+    match v {
+        Value::Str(s) => s,
+        other => other.to_string(),
+    }
+}
+
+/// An index of a table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IndexDef {
+    pub name: String,
+    /// Positions of the key columns in the table.
+    pub columns: Vec<usize>,
+    pub unique: bool,
+}
+
+/// A table's schema.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableSchema {
+    pub columns: Vec<Column>,
+    /// Positions of the primary key columns.
+    pub primary_key: Vec<usize>,
+    /// Secondary indexes.
+    pub indexes: Vec<IndexDef>,
+}
+
+impl TableSchema {
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Checks the schema is one quire can store.
+    pub fn validate(&self, page_size: usize) -> Result<()> {
+        if self.columns.is_empty() {
+            return Err(Error::InvalidSchema("a table must have at least one column".into()));
+        }
+        if self.primary_key.is_empty() {
+            return Err(Error::InvalidSchema("a primary key is required".into()));
+        }
+        let mut names = std::collections::HashSet::new();
+        for c in &self.columns {
+            if !names.insert(c.name.to_ascii_lowercase()) {
+                return Err(Error::InvalidSchema(format!("duplicate column name '{}'", c.name)));
+            }
+            if let ColumnType::Decimal { precision, scale } = c.ty {
+                if precision == 0 || precision > decimal::MAX_PRECISION || scale > precision || scale > decimal::MAX_SCALE {
+                    return Err(Error::InvalidSchema(format!(
+                        "DECIMAL({precision},{scale}) for '{}': precision must be 1..=38 and scale <= precision",
+                        c.name
+                    )));
+                }
+            }
+        }
+        let all_keys = std::iter::once(&self.primary_key).chain(self.indexes.iter().map(|i| &i.columns));
+        for cols in all_keys {
+            for &c in cols {
+                let col = self.columns.get(c).ok_or_else(|| Error::InvalidSchema(format!("no column #{c}")))?;
+                if col.ty == ColumnType::Text {
+                    return Err(Error::InvalidSchema(format!(
+                        "BLOB/TEXT column '{}' used in key specification without a key length",
+                        col.name
+                    )));
+                }
+            }
+        }
+        for &c in &self.primary_key {
+            if self.columns[c].nullable {
+                return Err(Error::InvalidSchema(format!(
+                    "all parts of a PRIMARY KEY must be NOT NULL ('{}')",
+                    self.columns[c].name
+                )));
+            }
+        }
+        let mut inames = std::collections::HashSet::new();
+        for ix in &self.indexes {
+            if !inames.insert(ix.name.to_ascii_lowercase()) || ix.name.eq_ignore_ascii_case("PRIMARY") {
+                return Err(Error::InvalidSchema(format!("duplicate key name '{}'", ix.name)));
+            }
+        }
+        let max = crate::btree::node::max_key_len(page_size);
+        let pk_len: usize = self.primary_key.iter().map(|&c| key::max_encoded_len(&self.columns[c])).sum();
+        if pk_len > max {
+            return Err(Error::KeyTooLong { len: pk_len, max });
+        }
+        for ix in &self.indexes {
+            let len: usize = ix.columns.iter().map(|&c| key::max_encoded_len(&self.columns[c])).sum::<usize>() + pk_len;
+            if len > max {
+                return Err(Error::KeyTooLong { len, max });
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,274 @@
+//! The data dictionary: table definitions stored in a B+tree in the system
+//! space (docs/FORMAT.md, "Catalog").
+//!
+//! Key: `b"T"` + table name. Value (little-endian):
+//! ```text
+//! u8  version (1)
+//! u32 space id
+//! u32 clustered index root page, u32 clustered index id
+//! u16 column count; per column:
+//!     str name, u8 type tag, u32 param a, u32 param b, u8 nullable,
+//!     u8 collation, u8 auto_increment, u8 has default, [value]
+//! u16 primary key column count; u16 column positions
+//! u16 secondary index count; per index:
+//!     str name, u8 unique, u16 column count, u16 positions, u32 root page, u32 index id
+//! ```
+//! `str` = u16 length + UTF-8. `value` = u8 tag + payload (see `put_value`).
+
+use crate::row::{Collation, Column, ColumnType, Date, DateTime, Decimal, IndexDef, TableSchema, Value};
+
+pub const CATALOG_FORMAT_VERSION: u8 = 1;
+
+/// A table as the catalog stores it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableDef {
+    pub name: String,
+    pub space_id: u32,
+    pub schema: TableSchema,
+    /// (root page, index id) of the clustered index.
+    pub clustered: (u32, u32),
+    /// (root page, index id) of each secondary index, in `schema.indexes` order.
+    pub secondary: Vec<(u32, u32)>,
+}
+
+pub fn table_key(name: &str) -> Vec<u8> {
+    let mut k = b"T".to_vec();
+    k.extend_from_slice(name.as_bytes());
+    k
+}
+
+struct W(Vec<u8>);
+impl W {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v)
+    }
+    fn u16(&mut self, v: u16) {
+        self.0.extend_from_slice(&v.to_le_bytes())
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes())
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        self.u16(b.len() as u16);
+        self.0.extend_from_slice(b)
+    }
+}
+
+struct R<'a>(&'a [u8], usize);
+impl R<'_> {
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        let s = self.0.get(self.1..self.1 + n)?;
+        self.1 += n;
+        Some(s)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Option<u16> {
+        Some(u16::from_le_bytes(self.take(2)?.try_into().ok()?))
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn str(&mut self) -> Option<String> {
+        let n = self.u16()? as usize;
+        String::from_utf8(self.take(n)?.to_vec()).ok()
+    }
+}
+
+fn type_tag(t: ColumnType) -> (u8, u32, u32) {
+    match t {
+        ColumnType::TinyInt { unsigned } => (1, unsigned as u32, 0),
+        ColumnType::SmallInt { unsigned } => (2, unsigned as u32, 0),
+        ColumnType::MediumInt { unsigned } => (3, unsigned as u32, 0),
+        ColumnType::Int { unsigned } => (4, unsigned as u32, 0),
+        ColumnType::BigInt { unsigned } => (5, unsigned as u32, 0),
+        ColumnType::Decimal { precision, scale } => (6, precision as u32, scale as u32),
+        ColumnType::Char { len } => (7, len, 0),
+        ColumnType::Varchar { len } => (8, len, 0),
+        ColumnType::Text => (9, 0, 0),
+        ColumnType::Date => (10, 0, 0),
+        ColumnType::DateTime { fsp } => (11, fsp as u32, 0),
+        ColumnType::Timestamp { fsp } => (12, fsp as u32, 0),
+    }
+}
+
+fn type_from_tag(tag: u8, a: u32, b: u32) -> Option<ColumnType> {
+    Some(match tag {
+        1 => ColumnType::TinyInt { unsigned: a != 0 },
+        2 => ColumnType::SmallInt { unsigned: a != 0 },
+        3 => ColumnType::MediumInt { unsigned: a != 0 },
+        4 => ColumnType::Int { unsigned: a != 0 },
+        5 => ColumnType::BigInt { unsigned: a != 0 },
+        6 => ColumnType::Decimal { precision: a as u8, scale: b as u8 },
+        7 => ColumnType::Char { len: a },
+        8 => ColumnType::Varchar { len: a },
+        9 => ColumnType::Text,
+        10 => ColumnType::Date,
+        11 => ColumnType::DateTime { fsp: a as u8 },
+        12 => ColumnType::Timestamp { fsp: a as u8 },
+        _ => return None,
+    })
+}
+
+fn put_value(w: &mut W, v: &Value) {
+    match v {
+        Value::Null => w.u8(0),
+        Value::Int(i) => {
+            w.u8(1);
+            w.0.extend_from_slice(&i.to_le_bytes())
+        }
+        Value::UInt(u) => {
+            w.u8(2);
+            w.0.extend_from_slice(&u.to_le_bytes())
+        }
+        Value::Decimal(d) => {
+            w.u8(3);
+            w.0.extend_from_slice(&d.coef.to_le_bytes());
+            w.u8(d.scale)
+        }
+        Value::Str(s) => {
+            w.u8(4);
+            w.bytes(s.as_bytes())
+        }
+        Value::Date(d) => {
+            w.u8(5);
+            w.u32(d.packed())
+        }
+        Value::DateTime(d) => {
+            w.u8(6);
+            w.0.extend_from_slice(&d.packed().to_le_bytes())
+        }
+    }
+}
+
+fn get_value(r: &mut R) -> Option<Value> {
+    Some(match r.u8()? {
+        0 => Value::Null,
+        1 => Value::Int(i64::from_le_bytes(r.take(8)?.try_into().ok()?)),
+        2 => Value::UInt(u64::from_le_bytes(r.take(8)?.try_into().ok()?)),
+        3 => {
+            let coef = i128::from_le_bytes(r.take(16)?.try_into().ok()?);
+            Value::Decimal(Decimal::new(coef, r.u8()?))
+        }
+        4 => Value::Str(r.str()?),
+        5 => Value::Date(Date::from_packed(r.u32()?)),
+        6 => Value::DateTime(DateTime::from_packed(i64::from_le_bytes(r.take(8)?.try_into().ok()?))),
+        _ => return None,
+    })
+}
+
+pub fn encode(def: &TableDef) -> Vec<u8> {
+    let mut w = W(Vec::new());
+    w.u8(CATALOG_FORMAT_VERSION);
+    w.u32(def.space_id);
+    w.u32(def.clustered.0);
+    w.u32(def.clustered.1);
+    let s = &def.schema;
+    w.u16(s.columns.len() as u16);
+    for c in &s.columns {
+        w.bytes(c.name.as_bytes());
+        let (tag, a, b) = type_tag(c.ty);
+        w.u8(tag);
+        w.u32(a);
+        w.u32(b);
+        w.u8(c.nullable as u8);
+        w.u8(match c.collation {
+            Collation::Utf8mb4Bin => 0,
+            Collation::Utf8mb4GeneralCi => 1,
+        });
+        w.u8(c.auto_increment as u8);
+        match &c.default {
+            Some(v) => {
+                w.u8(1);
+                put_value(&mut w, v)
+            }
+            None => w.u8(0),
+        }
+    }
+    w.u16(s.primary_key.len() as u16);
+    for &p in &s.primary_key {
+        w.u16(p as u16);
+    }
+    w.u16(s.indexes.len() as u16);
+    for (ix, &(root, id)) in s.indexes.iter().zip(&def.secondary) {
+        w.bytes(ix.name.as_bytes());
+        w.u8(ix.unique as u8);
+        w.u16(ix.columns.len() as u16);
+        for &c in &ix.columns {
+            w.u16(c as u16);
+        }
+        w.u32(root);
+        w.u32(id);
+    }
+    w.0
+}
+
+pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
+    let mut r = R(b, 0);
+    if r.u8()? != CATALOG_FORMAT_VERSION {
+        return None;
+    }
+    let space_id = r.u32()?;
+    let clustered = (r.u32()?, r.u32()?);
+    let ncols = r.u16()? as usize;
+    let mut columns = Vec::with_capacity(ncols);
+    for _ in 0..ncols {
+        let name = r.str()?;
+        let ty = type_from_tag(r.u8()?, r.u32()?, r.u32()?)?;
+        let nullable = r.u8()? != 0;
+        let collation = if r.u8()? == 0 { Collation::Utf8mb4Bin } else { Collation::Utf8mb4GeneralCi };
+        let auto_increment = r.u8()? != 0;
+        let default = if r.u8()? != 0 { Some(get_value(&mut r)?) } else { None };
+        columns.push(Column { name, ty, nullable, collation, default, auto_increment });
+    }
+    let npk = r.u16()? as usize;
+    let primary_key = (0..npk).map(|_| r.u16().map(|v| v as usize)).collect::<Option<Vec<_>>>()?;
+    let nix = r.u16()? as usize;
+    let mut indexes = Vec::with_capacity(nix);
+    let mut secondary = Vec::with_capacity(nix);
+    for _ in 0..nix {
+        let name = r.str()?;
+        let unique = r.u8()? != 0;
+        let n = r.u16()? as usize;
+        let cols = (0..n).map(|_| r.u16().map(|v| v as usize)).collect::<Option<Vec<_>>>()?;
+        secondary.push((r.u32()?, r.u32()?));
+        indexes.push(IndexDef { name, columns: cols, unique });
+    }
+    if r.1 != b.len() {
+        return None;
+    }
+    Some(TableDef {
+        name: name.to_string(),
+        space_id,
+        schema: TableSchema { columns, primary_key, indexes },
+        clustered,
+        secondary,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_definitions_round_trip() {
+        let def = TableDef {
+            name: "db/t".into(),
+            space_id: 9,
+            schema: TableSchema {
+                columns: vec![
+                    Column::new("id", ColumnType::Int { unsigned: true }).auto_increment(),
+                    Column::new("name", ColumnType::Varchar { len: 40 }).default(Value::Str("x".into())),
+                    Column::new("amount", ColumnType::Decimal { precision: 10, scale: 2 })
+                        .default(Value::Decimal(Decimal::parse("1.50").unwrap())),
+                ],
+                primary_key: vec![0],
+                indexes: vec![IndexDef { name: "by_name".into(), columns: vec![1, 2], unique: true }],
+            },
+            clustered: (2, 10),
+            secondary: vec![(5, 11)],
+        };
+        assert_eq!(decode("db/t", &encode(&def)).unwrap(), def);
+    }
+}

@@ -1,0 +1,439 @@
+//! The engine: data directory, buffer pool, catalog, tables.
+//!
+//! Data directory layout:
+//! ```text
+//! <datadir>/quire_system.qbd      space 0: space header, catalog B+tree
+//! <datadir>/<db>/<table>.qbd      one space per table ("db/table" names)
+//! ```
+//! The system space header's owner area (page 0, bytes 64..128) holds:
+//! ```text
+//! 64 u32 catalog root page    68 u32 next space id
+//! 72 u64 LSN at last shutdown 80 u32 next index id
+//! ```
+//!
+//! DDL is serialised by one mutex and made durable by flushing the spaces
+//! it touched before it returns (until the redo log makes it atomic).
+
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+use quire_io::Vfs;
+
+use super::catalog::{self, TableDef};
+use super::{Secondary, Table};
+use crate::btree::{BTree, Direction};
+use crate::buffer::{BufferPool, PoolConfig};
+use crate::config::{EngineConfig, FlushMethod};
+use crate::page::{self, put_u32, put_u64};
+use crate::row::{codec, IndexDef, TableSchema, Value};
+use crate::space::{self, files::SpaceFiles};
+use crate::{Error, PageId, Result, SYSTEM_SPACE};
+
+pub const SYSTEM_FILE: &str = "quire_system.qbd";
+const SYS_CATALOG_ROOT: usize = 64;
+const SYS_NEXT_SPACE_ID: usize = 68;
+const SYS_LSN: usize = 72;
+const SYS_NEXT_INDEX_ID: usize = 80;
+/// Index id of the catalog B+tree.
+const CATALOG_INDEX_ID: u32 = 1;
+
+pub struct Engine {
+    cfg: EngineConfig,
+    vfs: Arc<dyn Vfs>,
+    pool: Arc<BufferPool>,
+    catalog: BTree,
+    tables: RwLock<HashMap<String, Arc<Table>>>,
+    /// Tables that could not be opened: name -> (page, reason). Using one
+    /// reports the corruption; the rest of the server works.
+    broken: RwLock<HashMap<String, (PageId, String)>>,
+    ddl: Mutex<()>,
+    shut_down: AtomicBool,
+}
+
+/// `db/table` -> `<datadir>/db/table.qbd`, with characters unsafe in file
+/// names written as `@xxxx` (MySQL's file name encoding, simplified).
+pub fn table_path(datadir: &Path, name: &str) -> PathBuf {
+    let mut p = datadir.to_path_buf();
+    let parts: Vec<&str> = name.split('/').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let mut enc = String::new();
+        for ch in part.chars() {
+            if ch.is_ascii_alphanumeric() || ch == '_' || ch == '$' {
+                enc.push(ch);
+            } else {
+                enc.push_str(&format!("@{:04x}", ch as u32));
+            }
+        }
+        if i + 1 == parts.len() {
+            enc.push_str(".qbd");
+        }
+        p.push(enc);
+    }
+    p
+}
+
+impl Engine {
+    /// Opens the data directory, creating it on first use.
+    pub fn open(cfg: EngineConfig, vfs: Arc<dyn Vfs>) -> Result<Arc<Engine>> {
+        page::validate_page_size(cfg.page_size)?;
+        vfs.create_dir_all(&cfg.datadir).map_err(|e| Error::io(format!("creation of {}", cfg.datadir.display()), e))?;
+        let sys_path = cfg.datadir.join(SYSTEM_FILE);
+        let fresh = !vfs.exists(&sys_path);
+        if !fresh {
+            Self::check_page_size(&*vfs, &sys_path, cfg.page_size)?;
+        }
+        let files = Arc::new(SpaceFiles::new(vfs.clone(), cfg.page_size, cfg.flush_method == FlushMethod::ODirect));
+        let lsn = Arc::new(AtomicU64::new(0));
+        let pool = Arc::new(BufferPool::new(
+            PoolConfig {
+                page_size: cfg.page_size,
+                size_bytes: cfg.buffer_pool_size,
+                instances: cfg.buffer_pool_instances,
+                old_blocks_pct: cfg.old_blocks_pct,
+                old_blocks_time_ms: cfg.old_blocks_time_ms,
+            },
+            files.clone(),
+            lsn.clone(),
+        )?);
+        let catalog = if fresh {
+            files.open(SYSTEM_SPACE, &sys_path, true)?;
+            space::init_space(&pool, SYSTEM_SPACE)?;
+            let catalog = BTree::create(&pool, SYSTEM_SPACE, CATALOG_INDEX_ID)?;
+            space::set_owner_fields(&pool, SYSTEM_SPACE, |h| {
+                put_u32(h, SYS_CATALOG_ROOT, catalog.root().page_no);
+                put_u32(h, SYS_NEXT_SPACE_ID, 1);
+                put_u64(h, SYS_LSN, 0);
+                put_u32(h, SYS_NEXT_INDEX_ID, CATALOG_INDEX_ID + 1);
+            })?;
+            pool.flush_all()?;
+            tracing::info!("initialised a new data directory at {}", cfg.datadir.display());
+            catalog
+        } else {
+            files.open(SYSTEM_SPACE, &sys_path, false)?;
+            space::check_header(&pool, SYSTEM_SPACE)?;
+            lsn.store(space::owner_u64(&pool, SYSTEM_SPACE, SYS_LSN)?, Ordering::Release);
+            let root = space::owner_u32(&pool, SYSTEM_SPACE, SYS_CATALOG_ROOT)?;
+            BTree::open(&pool, PageId::new(SYSTEM_SPACE, root), CATALOG_INDEX_ID)?
+        };
+        let engine = Engine {
+            cfg,
+            vfs,
+            pool,
+            catalog,
+            tables: RwLock::new(HashMap::new()),
+            broken: RwLock::new(HashMap::new()),
+            ddl: Mutex::new(()),
+            shut_down: AtomicBool::new(false),
+        };
+        engine.load_tables()?;
+        Ok(Arc::new(engine))
+    }
+
+    /// Refuses a data directory made with another page size, with a clear
+    /// message rather than a wall of checksum errors.
+    fn check_page_size(vfs: &dyn Vfs, path: &Path, page_size: usize) -> Result<()> {
+        let f = vfs.open(path, &quire_io::OpenOptions::existing()).map_err(|e| Error::io(format!("open of {}", path.display()), e))?;
+        let mut hdr = [0u8; 64];
+        f.read_exact_at(&mut hdr, 0).map_err(|_| Error::CorruptFile {
+            path: path.display().to_string(),
+            reason: "too short to hold a space header".into(),
+        })?;
+        if &hdr[32..40] != space::SPACE_MAGIC {
+            return Err(Error::CorruptFile { path: path.display().to_string(), reason: "not a quire system space".into() });
+        }
+        let found = page::get_u32(&hdr, 48) as usize;
+        if found != page_size {
+            return Err(Error::Config(format!(
+                "the data directory was created with innodb_page_size={found}, not {page_size}"
+            )));
+        }
+        Ok(())
+    }
+
+    fn load_tables(&self) -> Result<()> {
+        let mut cursor = self.catalog.range(Bound::Included(b"T"), Bound::Excluded(b"U"), Direction::Forward);
+        let mut defs = Vec::new();
+        while let Some((k, v)) = cursor.next()? {
+            let name = String::from_utf8_lossy(&k[1..]).into_owned();
+            let def = catalog::decode(&name, v).ok_or_else(|| Error::corruption(self.catalog.root(), format!("unreadable catalog entry for '{name}'")))?;
+            defs.push(def);
+        }
+        for def in defs {
+            let name = def.name.clone();
+            let space_id = def.space_id;
+            let opened = (|| {
+                let path = table_path(&self.cfg.datadir, &def.name);
+                self.pool.files().open(def.space_id, &path, false)?;
+                space::check_header(&self.pool, def.space_id)?;
+                self.open_table(def)
+            })();
+            match opened {
+                Ok(table) => {
+                    self.tables.write().insert(name, Arc::new(table));
+                }
+                Err(e) => {
+                    tracing::error!("table '{name}' cannot be opened: {e}");
+                    let (page, reason) = match e {
+                        Error::Corruption { page, reason } => (page, reason),
+                        other => (PageId::new(space_id, 0), other.to_string()),
+                    };
+                    self.broken.write().insert(name, (page, reason));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn open_table(&self, def: TableDef) -> Result<Table> {
+        let clustered = BTree::open(&self.pool, PageId::new(def.space_id, def.clustered.0), def.clustered.1)?;
+        let secondary = def
+            .secondary
+            .iter()
+            .map(|&(root, id)| Ok(Secondary { tree: BTree::open(&self.pool, PageId::new(def.space_id, root), id)? }))
+            .collect::<Result<Vec<_>>>()?;
+        let auto_inc = Self::recover_auto_inc(&def, &clustered)?;
+        Ok(Table::new(def, clustered, secondary, auto_inc))
+    }
+
+    /// The next AUTO_INCREMENT value: one past the largest value stored.
+    fn recover_auto_inc(def: &TableDef, clustered: &BTree) -> Result<u64> {
+        let schema = &def.schema;
+        let Some(ai) = schema.columns.iter().position(|c| c.auto_increment) else { return Ok(1) };
+        let as_u64 = |v: &Value| match v {
+            Value::Int(i) if *i > 0 => *i as u64,
+            Value::UInt(u) => *u,
+            _ => 0,
+        };
+        let mut max = 0u64;
+        // When it leads the primary key the largest value is in the last row.
+        let dir = if schema.primary_key.first() == Some(&ai) { Direction::Backward } else { Direction::Forward };
+        let mut c = clustered.range(Bound::Unbounded, Bound::Unbounded, dir);
+        while let Some((_, v)) = c.next()? {
+            let row = codec::decode_row(schema, v)
+                .ok_or_else(|| Error::corruption(clustered.root(), "undecodable row while recovering AUTO_INCREMENT"))?;
+            max = max.max(as_u64(&row[ai]));
+            if dir == Direction::Backward {
+                break;
+            }
+        }
+        Ok(max + 1)
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.cfg
+    }
+
+    pub fn pool(&self) -> &Arc<BufferPool> {
+        &self.pool
+    }
+
+    pub fn vfs(&self) -> &Arc<dyn Vfs> {
+        &self.vfs
+    }
+
+    fn check_open(&self) -> Result<()> {
+        if self.shut_down.load(Ordering::Acquire) {
+            Err(Error::Shutdown)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn next_counter(&self, off: usize, n: u32) -> Result<u32> {
+        let cur = space::owner_u32(&self.pool, SYSTEM_SPACE, off)?;
+        space::set_owner_fields(&self.pool, SYSTEM_SPACE, |h| put_u32(h, off, cur + n))?;
+        Ok(cur)
+    }
+
+    /// Creates a table. `name` is `db/table` (or just `table`).
+    pub fn create_table(&self, name: &str, schema: TableSchema) -> Result<Arc<Table>> {
+        self.check_open()?;
+        let _ddl = self.ddl.lock();
+        if name.is_empty() || name.split('/').any(|p| p.is_empty()) {
+            return Err(Error::InvalidSchema(format!("invalid table name '{name}'")));
+        }
+        schema.validate(self.cfg.page_size)?;
+        if self.tables.read().contains_key(name) {
+            return Err(Error::TableExists(name.to_string()));
+        }
+        let space_id = self.next_counter(SYS_NEXT_SPACE_ID, 1)?;
+        let first_index = self.next_counter(SYS_NEXT_INDEX_ID, 1 + schema.indexes.len() as u32)?;
+        let path = table_path(&self.cfg.datadir, name);
+        if let Some(dir) = path.parent() {
+            self.vfs.create_dir_all(dir).map_err(|e| Error::io(format!("creation of {}", dir.display()), e))?;
+        }
+        if self.vfs.exists(&path) {
+            tracing::warn!("removing orphan tablespace {} (not in the catalog)", path.display());
+            self.vfs.remove_file(&path).map_err(|e| Error::io(format!("removal of {}", path.display()), e))?;
+        }
+        self.pool.files().open(space_id, &path, true)?;
+        let build = || -> Result<Table> {
+            space::init_space(&self.pool, space_id)?;
+            let clustered = BTree::create(&self.pool, space_id, first_index)?;
+            let mut secondary = Vec::new();
+            let mut roots = Vec::new();
+            for i in 0..schema.indexes.len() as u32 {
+                let t = BTree::create(&self.pool, space_id, first_index + 1 + i)?;
+                roots.push((t.root().page_no, t.index_id()));
+                secondary.push(Secondary { tree: t });
+            }
+            let def = TableDef {
+                name: name.to_string(),
+                space_id,
+                schema: schema.clone(),
+                clustered: (clustered.root().page_no, first_index),
+                secondary: roots,
+            };
+            self.catalog.insert(&catalog::table_key(name), &catalog::encode(&def))?;
+            self.pool.flush_space(space_id)?;
+            self.pool.flush_space(SYSTEM_SPACE)?;
+            Ok(Table::new(def, clustered, secondary, 1))
+        };
+        match build() {
+            Ok(t) => {
+                let t = Arc::new(t);
+                self.tables.write().insert(name.to_string(), t.clone());
+                Ok(t)
+            }
+            Err(e) => {
+                let _ = self.catalog.remove(&catalog::table_key(name));
+                self.pool.discard_space(space_id);
+                let _ = self.pool.files().remove(space_id);
+                Err(e)
+            }
+        }
+    }
+
+    /// Drops a table and deletes its file. REQUIRES: nobody is using it.
+    pub fn drop_table(&self, name: &str) -> Result<()> {
+        self.check_open()?;
+        let _ddl = self.ddl.lock();
+        let space_id = match self.tables.write().remove(name) {
+            Some(t) => t.space_id(),
+            None => {
+                self.broken.write().remove(name).ok_or_else(|| Error::NoSuchTable(name.to_string()))?;
+                let b = self.catalog.range(Bound::Included(&catalog::table_key(name)), Bound::Unbounded, Direction::Forward).collect_all()?;
+                match b.first().and_then(|(k, v)| (k == &catalog::table_key(name)).then(|| catalog::decode(name, v)).flatten()) {
+                    Some(def) => def.space_id,
+                    None => return Err(Error::NoSuchTable(name.to_string())),
+                }
+            }
+        };
+        self.catalog.remove(&catalog::table_key(name))?;
+        self.pool.flush_space(SYSTEM_SPACE)?;
+        self.pool.discard_space(space_id);
+        self.pool.files().remove(space_id)?;
+        Ok(())
+    }
+
+    pub fn table(&self, name: &str) -> Result<Arc<Table>> {
+        if let Some(t) = self.tables.read().get(name) {
+            return Ok(t.clone());
+        }
+        match self.broken.read().get(name) {
+            Some((page, reason)) => Err(Error::corruption(*page, reason.clone())),
+            None => Err(Error::NoSuchTable(name.to_string())),
+        }
+    }
+
+    pub fn table_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.tables.read().keys().cloned().collect();
+        v.extend(self.broken.read().keys().cloned());
+        v.sort();
+        v
+    }
+
+    /// Adds a secondary index to a table that may already hold rows.
+    pub fn create_index(&self, table: &str, index: IndexDef) -> Result<()> {
+        self.check_open()?;
+        let _ddl = self.ddl.lock();
+        let t = self.table(table)?;
+        let mut st = t.state().write();
+        let mut schema = st.def.schema.clone();
+        schema.indexes.push(index.clone());
+        schema.validate(self.cfg.page_size)?;
+        let ix = schema.indexes.len() - 1;
+        let id = self.next_counter(SYS_NEXT_INDEX_ID, 1)?;
+        let tree = BTree::create(&self.pool, st.def.space_id, id)?;
+        // Populate from the clustered index; writers are held off by the
+        // exclusive state latch.
+        let fill = || -> Result<()> {
+            let mut c = t.clustered().range(Bound::Unbounded, Bound::Unbounded, Direction::Forward);
+            while let Some((pk, v)) = c.next()? {
+                let row = codec::decode_row(&schema, v)
+                    .ok_or_else(|| Error::corruption(t.clustered().root(), "undecodable row"))?;
+                let (k, prefix) = Table::sec_key(&schema, ix, &row, pk);
+                if index.unique && !index.columns.iter().any(|&c| row[c].is_null()) {
+                    let sec = &k[..prefix as usize];
+                    let mut probe = tree.range(Bound::Included(sec), Bound::Unbounded, Direction::Forward);
+                    if let Some((found, _)) = probe.next()? {
+                        if found.starts_with(sec) {
+                            return Err(Error::DuplicateKey {
+                                index: index.name.clone(),
+                                key: Table::describe_key(&index.columns, &row),
+                            });
+                        }
+                    }
+                }
+                tree.insert(&k, &prefix.to_le_bytes())?;
+            }
+            Ok(())
+        };
+        if let Err(e) = fill() {
+            let _ = tree.destroy();
+            return Err(e);
+        }
+        let mut def = st.def.clone();
+        def.schema = schema;
+        def.secondary.push((tree.root().page_no, id));
+        self.catalog.update(&catalog::table_key(table), &catalog::encode(&def))?;
+        self.pool.flush_space(def.space_id)?;
+        self.pool.flush_space(SYSTEM_SPACE)?;
+        st.def = def;
+        st.secondary.push(Secondary { tree });
+        Ok(())
+    }
+
+    /// Removes a secondary index and frees its pages.
+    pub fn drop_index(&self, table: &str, index: &str) -> Result<()> {
+        self.check_open()?;
+        let _ddl = self.ddl.lock();
+        let t = self.table(table)?;
+        let mut st = t.state().write();
+        let ix = st
+            .def
+            .schema
+            .indexes
+            .iter()
+            .position(|i| i.name.eq_ignore_ascii_case(index))
+            .ok_or_else(|| Error::NoSuchIndex(index.to_string()))?;
+        let mut def = st.def.clone();
+        def.schema.indexes.remove(ix);
+        def.secondary.remove(ix);
+        self.catalog.update(&catalog::table_key(table), &catalog::encode(&def))?;
+        let sec = st.secondary.remove(ix);
+        st.def = def;
+        sec.tree.destroy()?;
+        self.pool.flush_space(st.def.space_id)?;
+        self.pool.flush_space(SYSTEM_SPACE)?;
+        Ok(())
+    }
+
+    /// Writes every dirty page, records the LSN and syncs: the next open
+    /// finds everything on disk. Idempotent.
+    pub fn shutdown(&self) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        if self.shut_down.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let lsn = self.pool.lsn_clock().load(Ordering::Acquire);
+        space::set_owner_fields(&self.pool, SYSTEM_SPACE, |h| put_u64(h, SYS_LSN, lsn))?;
+        self.pool.flush_all()?;
+        tracing::info!("shut down cleanly at LSN {lsn}");
+        Ok(())
+    }
+}
