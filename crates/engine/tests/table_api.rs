@@ -277,3 +277,54 @@ fn a_data_directory_refuses_another_page_size() {
     let err = Engine::open(EngineConfig::new(dir.path()).page_size(16384).buffer_pool_size(1 << 20), vfs).err().unwrap();
     assert!(err.to_string().contains("innodb_page_size=4096"), "{err}");
 }
+
+#[test]
+fn concurrent_read_modify_writes_of_one_row_lose_no_update() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = open(dir.path());
+    let t = e.create_table("counters", people()).unwrap();
+    t.insert(person("c", Some("K"), 0)).unwrap();
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let t = t.clone();
+            std::thread::spawn(move || {
+                for _ in 0..500 {
+                    t.update_with(&[Value::UInt(1)], |old| {
+                        let mut r = old.to_vec();
+                        let Value::Int(big) = r[8] else { panic!() };
+                        r[8] = Value::Int(big + 1);
+                        Ok(r)
+                    })
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    for th in threads {
+        th.join().unwrap();
+    }
+    assert_eq!(t.get(&[Value::UInt(1)]).unwrap().unwrap()[8], Value::Int(-(1 << 40) + 2000));
+}
+
+#[test]
+fn racing_inserts_of_one_key_admit_exactly_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = open(dir.path());
+    let t = e.create_table("people", people()).unwrap();
+    for round in 0..50u64 {
+        let wins: usize = (0..4)
+            .map(|i| {
+                let t = t.clone();
+                std::thread::spawn(move || {
+                    let mut r = person(&format!("p{i}"), Some(&format!("u{round}")), 1);
+                    r[0] = Value::UInt(1000 + round);
+                    t.insert(r).is_ok() as usize
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .map(|h| h.join().unwrap())
+            .sum();
+        assert_eq!(wins, 1, "round {round}");
+    }
+}
