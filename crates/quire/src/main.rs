@@ -1,1 +1,41 @@
-fn main() {}
+//! `quire`: the server binary. Subcommands:
+//! - `engine-bench`: the storage engine alone against an in-memory
+//!   `BTreeMap` reference (docs/BENCHMARKS.md).
+
+mod engine_bench;
+
+use clap::{Parser, Subcommand};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+#[derive(Parser)]
+#[command(name = "quire", version, about = "quire: a MySQL-compatible transactional database server")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Benchmark the storage engine: random point lookups and updates with
+    /// data 1x and 8x the buffer pool, beside a BTreeMap reference.
+    EngineBench(engine_bench::Args),
+}
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let res = match cli.command {
+        Command::EngineBench(a) => engine_bench::run(a),
+    };
+    if let Err(e) = res {
+        eprintln!("quire: {e}");
+        std::process::exit(1);
+    }
+}

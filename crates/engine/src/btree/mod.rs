@@ -27,7 +27,7 @@ mod write;
 
 use std::sync::Arc;
 
-use crate::buffer::{BufferPool, OptGuard, Restart};
+use crate::buffer::{BufferPool, FrameHint, OptGuard, Restart};
 use crate::mtr::Mtr;
 use crate::page::{self, PageType};
 use crate::sync::PageView;
@@ -42,6 +42,8 @@ pub struct BTree {
     pool: Arc<BufferPool>,
     root: PageId,
     index_id: u32,
+    /// Where the root's frame was last seen.
+    root_hint: FrameHint,
 }
 
 /// How to choose a child at each inner node.
@@ -81,7 +83,7 @@ impl BTree {
         node::init(g.data_mut(), id, 0, index_id);
         mtr.keep(g);
         mtr.commit();
-        Ok(Self { pool: pool.clone(), root: id, index_id })
+        Ok(Self { pool: pool.clone(), root: id, index_id, root_hint: FrameHint::default() })
     }
 
     /// Opens the tree rooted at `root`.
@@ -94,7 +96,7 @@ impl BTree {
             return Err(Error::corruption(root, format!("root belongs to index {}", node::index_id(g.data()))));
         }
         drop(g);
-        Ok(Self { pool: pool.clone(), root, index_id })
+        Ok(Self { pool: pool.clone(), root, index_id, root_hint: FrameHint::default() })
     }
 
     pub fn root(&self) -> PageId {
@@ -139,7 +141,7 @@ impl BTree {
         seek: Seek,
         mut fences: Option<&mut Fences>,
     ) -> Result<Step<Path<'_>>> {
-        let mut node = self.pool.fix_optimistic(self.root)?;
+        let mut node = self.pool.fix_optimistic_hinted(self.root, &self.root_hint)?;
         let mut parent: Option<(OptGuard<'_>, isize)> = None;
         let mut expect: Option<u16> = None;
         loop {

@@ -9,10 +9,13 @@
 //! 38   u16   garbage           heap bytes of dead records (reclaimed by compaction)
 //! 40   u32   leftmost child    inner nodes: child for keys below the first separator
 //! 44   u32   index id          the index this node belongs to
-//! 48   u64   reserved
+//! 48   u16   prefix length     every key of the node starts with the same this-many bytes
+//! 50   u16   reserved
+//! 52   u32   reserved
 //! 56         slots: count x 8 bytes, in key order
-//!              u16 record offset | u16 key length | u32 key head (first 4 key bytes read
-//!              big-endian and 0-padded, so heads order like keys; stored little-endian)
+//!              u16 record offset | u16 key length | u32 key head: the 4 key bytes after
+//!              the common prefix, read big-endian and 0-padded, so heads order like
+//!              keys (stored little-endian)
 //!            ... free space ...
 //!            heap: records, each  u16 value length | key bytes | value bytes
 //!              value length bit 15 set = value stored in overflow pages; the
@@ -27,6 +30,9 @@
 //! 2. Every record lies inside the heap; slots and heap do not overlap.
 //! 3. An entry (record + slot) is at most a quarter of the usable space, so
 //!    a split always leaves room for the entry that caused it.
+//! 4. Every key is at least `prefix length` bytes long and all keys agree on
+//!    those bytes; each slot's head is taken after them. Binary search then
+//!    compares heads in the slot array and touches a record only on a tie.
 //!
 //! Reading functions are generic over [`PageView`] so the same code serves
 //! optimistic readers (who get `Err(Inconsistent)` instead of a panic when
@@ -47,6 +53,7 @@ pub const HEAP_USED: usize = 36;
 pub const GARBAGE: usize = 38;
 pub const LEFTMOST: usize = 40;
 pub const INDEX_ID: usize = 44;
+pub const PREFIX_LEN: usize = 48;
 pub const SLOTS: usize = 56;
 pub const SLOT_SIZE: usize = 8;
 /// Record header: the value length.
@@ -116,6 +123,16 @@ fn heap_used<V: PageView>(v: V) -> usize {
 fn garbage<V: PageView>(v: V) -> usize {
     v.u16_at(GARBAGE) as usize
 }
+#[inline]
+pub fn prefix_len<V: PageView>(v: V) -> usize {
+    v.u16_at(PREFIX_LEN) as usize
+}
+
+/// The head of `key` in a node whose keys share `p` bytes.
+#[inline]
+fn head_after(key: &[u8], p: usize) -> u32 {
+    key_head(key.get(p..).unwrap_or(&[]))
+}
 
 /// Bytes in use by live entries (slots + live records).
 pub fn used_bytes<V: PageView>(v: V) -> usize {
@@ -136,8 +153,8 @@ pub fn has_room<V: PageView>(v: V, size: usize) -> bool {
 /// A slot: (record offset, key length, key head).
 #[inline]
 pub fn slot<V: PageView>(v: V, i: usize) -> (usize, usize, u32) {
-    let s = SLOTS + i * SLOT_SIZE;
-    (v.u16_at(s) as usize, v.u16_at(s + 2) as usize, v.u32_at(s + 4))
+    let w = v.u64_at(SLOTS + i * SLOT_SIZE);
+    (w as u16 as usize, (w >> 16) as u16 as usize, (w >> 32) as u32)
 }
 
 /// Where a record's key and value lie: (key offset, key len, value offset,
@@ -155,20 +172,22 @@ pub fn record<V: PageView>(v: V, i: usize) -> NResult<(usize, usize, usize, usiz
     Ok((kofs, klen, kofs + klen, vlen, ext))
 }
 
+/// Compares slot `i`'s key with `key`, both known to start with the node's
+/// `p`-byte prefix; `head` is `key`'s head after it.
 #[inline]
-fn cmp_slot<V: PageView>(v: V, i: usize, key: &[u8], head: u32) -> NResult<Ordering> {
+fn cmp_slot<V: PageView>(v: V, i: usize, key: &[u8], head: u32, p: usize) -> NResult<Ordering> {
     let (off, klen, h) = slot(v, i);
     if h != head {
         return Ok(h.cmp(&head));
     }
-    if klen <= 4 && key.len() <= 4 {
+    if klen <= p + 4 && key.len() <= p + 4 {
         return Ok(klen.cmp(&key.len()));
     }
     let kofs = off + REC_HDR;
-    if !v.in_bounds(kofs, klen) {
+    if klen < p || !v.in_bounds(kofs, klen) {
         return Err(Inconsistent("key outside the page"));
     }
-    Ok(v.cmp_bytes(kofs, klen, key))
+    Ok(v.cmp_bytes(kofs + p, klen - p, &key[p..]))
 }
 
 /// Binary search: the first slot whose key is >= `key`, and whether it is
@@ -178,11 +197,29 @@ pub fn lower_bound<V: PageView>(v: V, key: &[u8]) -> NResult<(usize, bool)> {
     if SLOTS + n * SLOT_SIZE > v.len() {
         return Err(Inconsistent("slot array overflows the page"));
     }
-    let head = key_head(key);
+    if n == 0 {
+        return Ok((0, false));
+    }
+    let p = prefix_len(v);
+    if p > 0 {
+        // Keys not sharing the node's prefix sort before or after all of it.
+        let (off, klen, _) = slot(v, 0);
+        if klen < p {
+            return Err(Inconsistent("key shorter than the node prefix"));
+        }
+        let m = key.len().min(p);
+        match v.cmp_bytes(off + REC_HDR, m, &key[..m]) {
+            Ordering::Greater => return Ok((0, false)),
+            Ordering::Less => return Ok((n, false)),
+            Ordering::Equal if key.len() < p => return Ok((0, false)),
+            Ordering::Equal => {}
+        }
+    }
+    let head = head_after(key, p);
     let (mut lo, mut hi) = (0usize, n);
     while lo < hi {
         let mid = (lo + hi) / 2;
-        match cmp_slot(v, mid, key, head)? {
+        match cmp_slot(v, mid, key, head, p)? {
             Ordering::Less => lo = mid + 1,
             Ordering::Equal => return Ok((mid, true)),
             Ordering::Greater => hi = mid,
@@ -241,9 +278,7 @@ pub fn copy_key<V: PageView>(v: V, i: usize, out: &mut Vec<u8>) -> NResult<()> {
 /// is an external stub.
 pub fn append_value<V: PageView>(v: V, i: usize, out: &mut Vec<u8>) -> NResult<bool> {
     let (_, _, vofs, vlen, ext) = record(v, i)?;
-    let start = out.len();
-    out.resize(start + vlen, 0);
-    if !v.copy_out(vofs, &mut out[start..]) {
+    if !v.append_to(vofs, vlen, out) {
         return Err(Inconsistent("value outside the page"));
     }
     Ok(ext)
@@ -267,7 +302,11 @@ pub fn check(p: &[u8]) -> NResult<()> {
             return Err(Inconsistent("record below the heap"));
         }
         let key = &p[kofs..kofs + klen];
-        if slot(p, i).2 != key_head(key) {
+        let pl = prefix_len(p);
+        if key.len() < pl || (i > 0 && key[..pl] != p[record(p, 0)?.0..record(p, 0)?.0 + pl]) {
+            return Err(Inconsistent("a key does not share the node prefix"));
+        }
+        if slot(p, i).2 != head_after(key, pl) {
             return Err(Inconsistent("stale key head"));
         }
         if let Some(pk) = prev {
@@ -339,14 +378,52 @@ pub fn insert_at(p: &mut [u8], pos: usize, key: &[u8], val: &[u8], external: boo
     put_u16(p, off, raw);
     p[off + REC_HDR..off + REC_HDR + key.len()].copy_from_slice(key);
     p[off + REC_HDR + key.len()..off + rec_len].copy_from_slice(val);
+    // A key at either end may share less of the prefix (invariant 4).
+    let mut pl = prefix_len(&*p);
+    let mut shrink = false;
+    if pl > 0 && n > 0 && (pos == 0 || pos == n) {
+        let (k0, _, _, _, _) = record(&*p, 0).expect("latched node is consistent");
+        let common = key.iter().zip(&p[k0..k0 + pl]).take_while(|(a, b)| a == b).count();
+        if common < pl {
+            pl = common;
+            shrink = true;
+        }
+    }
     let s = SLOTS + pos * SLOT_SIZE;
     p.copy_within(s..SLOTS + n * SLOT_SIZE, s + SLOT_SIZE);
     put_u16(p, s, off as u16);
     put_u16(p, s + 2, key.len() as u16);
-    put_u32(p, s + 4, key_head(key));
+    put_u32(p, s + 4, head_after(key, pl));
     put_u16(p, COUNT, (n + 1) as u16);
     let hu = heap_used(&*p) + rec_len;
     put_u16(p, HEAP_USED, hu as u16);
+    if shrink {
+        set_prefix(p, pl);
+    }
+}
+
+/// Sets the common prefix length and recomputes every head.
+fn set_prefix(p: &mut [u8], pl: usize) {
+    put_u16(p, PREFIX_LEN, pl as u16);
+    for i in 0..count(&*p) {
+        let (kofs, klen, _, _, _) = record(&*p, i).expect("latched node is consistent");
+        let h = head_after(&p[kofs..kofs + klen], pl);
+        put_u32(p, SLOTS + i * SLOT_SIZE + 4, h);
+    }
+}
+
+/// Recomputes the prefix as the longest one the first and last keys share
+/// (all keys between them share it too). Called after bulk changes.
+pub fn recompute_prefix(p: &mut [u8]) {
+    let n = count(&*p);
+    let pl = if n < 2 {
+        0
+    } else {
+        let (a, al, _, _, _) = record(&*p, 0).expect("latched node is consistent");
+        let (b, bl, _, _, _) = record(&*p, n - 1).expect("latched node is consistent");
+        p[a..a + al].iter().zip(&p[b..b + bl]).take_while(|(x, y)| x == y).count()
+    };
+    set_prefix(p, pl.min(u16::MAX as usize));
 }
 
 /// Removes the entry at slot `pos`.
@@ -406,6 +483,7 @@ pub fn move_upper(left: &mut [u8], right: &mut [u8], from: usize) {
         insert_at(right, j, k, v, ext);
     }
     truncate(left, from);
+    recompute_prefix(right);
 }
 
 /// Drops entries `[from, count)` and compacts.
@@ -421,6 +499,7 @@ pub fn truncate(p: &mut [u8], from: usize) {
     let hu = heap_used(&*p);
     put_u16(p, GARBAGE, (hu - live) as u16);
     compact(p);
+    recompute_prefix(p);
 }
 
 /// Appends every entry of `right` to `left` (whose keys are all smaller).
@@ -432,6 +511,7 @@ pub fn append_all(left: &mut [u8], right: &[u8]) {
         let at = count(&*left);
         insert_at(left, at, &right[kofs..kofs + klen], &right[vofs..vofs + vlen], ext);
     }
+    recompute_prefix(left);
 }
 
 /// The slot at which to split a full node. Appending workloads (inserts at

@@ -34,7 +34,7 @@ pub mod lru;
 pub mod page_table;
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -76,6 +76,8 @@ struct Instance {
     lists: Mutex<Lists>,
     /// Dirty frames by (oldest modification, frame number).
     flush_list: Mutex<BTreeSet<(Lsn, u32)>>,
+    /// Set at the first eviction; until then hits never reorder the LRU.
+    has_evicted: AtomicBool,
 }
 
 /// Counters reported as `Innodb_buffer_pool_*`.
@@ -105,6 +107,17 @@ pub struct BufferPool {
     pub stats: PoolStats,
 }
 
+/// Where a page was last found: a guess that saves a page-table probe for
+/// pages visited constantly (a B+tree root).
+#[derive(Default, Debug)]
+pub struct FrameHint(AtomicU64);
+
+impl Clone for FrameHint {
+    fn clone(&self) -> Self {
+        FrameHint(AtomicU64::new(self.0.load(Ordering::Relaxed)))
+    }
+}
+
 /// The least frames an instance may have: a B+tree operation latches a
 /// handful of pages at once, and every thread must be able to get a frame.
 pub const MIN_FRAMES_PER_INSTANCE: usize = 16;
@@ -132,6 +145,7 @@ impl BufferPool {
                     table: PageTable::new(per),
                     lists: Mutex::new(Lists { free: (0..per as u32).rev().collect(), lru: Lru::new(per, cfg.old_blocks_pct) }),
                     flush_list: Mutex::new(BTreeSet::new()),
+                    has_evicted: AtomicBool::new(false),
                     frames,
                     _memory: memory,
                 }
@@ -186,8 +200,11 @@ impl BufferPool {
 
     #[inline]
     fn instance_of(&self, h: u64) -> &Instance {
-        // The table uses the low bits of the hash; take instances from the middle.
-        &self.instances[((h >> 20) as usize) % self.instances.len()]
+        // The table uses the low bits of the hash and the tag its high half;
+        // the instance comes from the middle bits, by multiply-shift rather
+        // than a division.
+        let mid = (h >> 16) & 0xffff_ffff;
+        &self.instances[((mid * self.instances.len() as u64) >> 32) as usize]
     }
 
     // ---- access -------------------------------------------------------
@@ -217,6 +234,30 @@ impl BufferPool {
                 }
             }
         }
+    }
+
+    /// Like [`BufferPool::fix_optimistic`], trying the frame `hint` names
+    /// first (and updating it). A hint is only a guess: the frame's own page
+    /// id, read under its latch version, decides.
+    #[inline]
+    pub fn fix_optimistic_hinted(&self, id: PageId, hint: &FrameHint) -> Result<OptGuard<'_>> {
+        let h = hint.0.load(Ordering::Relaxed);
+        if h != 0 {
+            let (i, f) = ((h >> 32) as usize - 1, h as u32);
+            if let Some(frame) = self.instances.get(i).and_then(|inst| inst.frames.get(f as usize)) {
+                let version = frame.latch.optimistic();
+                if frame.holds(id) {
+                    self.stats.requests.inc();
+                    self.touch(&self.instances[i], f, frame);
+                    return Ok(OptGuard { pool: self, frame, id, version });
+                }
+            }
+        }
+        let g = self.fix_optimistic(id)?;
+        let inst = self.instance_of(page_table::hash(id));
+        let f = self.frame_no(inst, g.frame);
+        hint.0.store(((inst.id as u64 + 1) << 32) | f as u64, Ordering::Relaxed);
+        Ok(g)
     }
 
     /// Latches `id` shared, loading it first if needed.
@@ -313,9 +354,13 @@ impl BufferPool {
 
     /// LRU bookkeeping on a hit: only pages in the old part may move, and
     /// only if their first access is old enough.
+    ///
+    /// As InnoDB does (`freed_page_clock == 0`), nothing moves in an
+    /// instance that has never evicted a page: while everything fits, LRU
+    /// order does not matter and the list mutex is never taken on a hit.
     #[inline]
     fn touch(&self, inst: &Instance, f: u32, frame: &Frame) {
-        if !frame.in_old.load(Ordering::Relaxed) {
+        if !frame.in_old.load(Ordering::Relaxed) || !inst.has_evicted.load(Ordering::Relaxed) {
             return;
         }
         self.touch_old(inst, f, frame);
@@ -454,6 +499,9 @@ impl BufferPool {
                 inst.table.remove(id, page_table::hash(id), f, &inst.frames);
                 frame.page_id.store(NO_PAGE, Ordering::Release);
                 self.stats.evictions.inc();
+                if !inst.has_evicted.load(Ordering::Relaxed) {
+                    inst.has_evicted.store(true, Ordering::Relaxed);
+                }
                 return Ok((f, lists));
             }
             attempts += 1;

@@ -21,6 +21,9 @@ pub trait PageView: Copy {
     /// Copies `dst.len()` bytes from `off`; false (and nothing copied) if the
     /// range is outside the page.
     fn copy_out(&self, off: usize, dst: &mut [u8]) -> bool;
+    /// Appends `len` bytes from `off` to `out`; false (nothing appended) if
+    /// the range is outside the page.
+    fn append_to(&self, off: usize, len: usize, out: &mut Vec<u8>) -> bool;
     /// Compares the page bytes `[off, off+len)` with `other`; an
     /// out-of-range slice compares as empty.
     fn cmp_bytes(&self, off: usize, len: usize, other: &[u8]) -> Ordering;
@@ -66,6 +69,16 @@ impl PageView for &[u8] {
         match self.get(off..off.wrapping_add(dst.len())) {
             Some(b) => {
                 dst.copy_from_slice(b);
+                true
+            }
+            None => false,
+        }
+    }
+    #[inline]
+    fn append_to(&self, off: usize, len: usize, out: &mut Vec<u8>) -> bool {
+        match self.get(off..off.wrapping_add(len)) {
+            Some(b) => {
+                out.extend_from_slice(b);
                 true
             }
             None => false,
@@ -142,6 +155,32 @@ impl PageView for OptPage<'_> {
         while i < dst.len() {
             dst[i] = self.load::<1>(off + i)[0];
             i += 1;
+        }
+        true
+    }
+    fn append_to(&self, off: usize, len: usize, out: &mut Vec<u8>) -> bool {
+        if !self.in_bounds(off, len) {
+            return false;
+        }
+        out.reserve(len);
+        let base = out.len();
+        // SAFETY: the source range is in bounds of the frame (checked above);
+        // the destination is the vector's reserved spare capacity, fully
+        // written before set_len. Volatile loads as in `load`.
+        unsafe {
+            let src = self.ptr.add(off);
+            let dst = out.as_mut_ptr().add(base);
+            let mut i = 0;
+            while i + 16 <= len {
+                let chunk = std::ptr::read_volatile(src.add(i) as *const [u8; 16]);
+                std::ptr::write_unaligned(dst.add(i) as *mut [u8; 16], chunk);
+                i += 16;
+            }
+            while i < len {
+                *dst.add(i) = std::ptr::read_volatile(src.add(i));
+                i += 1;
+            }
+            out.set_len(base + len);
         }
         true
     }
