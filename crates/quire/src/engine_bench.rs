@@ -44,6 +44,12 @@ pub struct Args {
     /// Bytes per row value.
     #[arg(long, default_value_t = 180)]
     value_bytes: usize,
+    /// Workloads to run: lookup, update.
+    #[arg(long, default_value = "lookup,update", value_delimiter = ',')]
+    workloads: Vec<String>,
+    /// Skip the BTreeMap reference.
+    #[arg(long)]
+    no_reference: bool,
     /// Where to put the data (a temporary directory under it). Direct I/O
     /// needs a file system that supports it, e.g. ext4, not tmpfs.
     #[arg(long)]
@@ -190,13 +196,16 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     for &ratio in &args.ratios {
         eprintln!("data {ratio}x the pool:");
         let l = load(&args, ratio)?;
-        if ratio <= 1 {
+        if ratio <= 1 && !args.no_reference {
             eprintln!("  BTreeMap<RwLock> reference with the same {} rows", l.rows);
             for &t in &args.threads {
                 reference_ops.insert(t, reference(l.rows, args.value_bytes, t, args.seconds));
             }
         }
         for (name, update) in [("lookup", false), ("update", true)] {
+            if !args.workloads.iter().any(|w| w == name) {
+                continue;
+            }
             for &t in &args.threads {
                 let p = measure(&l, t, args.seconds, update, args.value_bytes);
                 lines.push((name, ratio, t, p, l.pages));

@@ -10,9 +10,9 @@
 //! 40   u32   leftmost child    inner nodes: child for keys below the first separator
 //! 44   u32   index id          the index this node belongs to
 //! 48   u16   prefix length     every key of the node starts with the same this-many bytes
-//! 50   u16   reserved
-//! 52   u32   reserved
-//! 56         slots: count x 8 bytes, in key order
+//! 50   [12]  the first min(prefix length, 12) bytes of that prefix
+//! 62   u16   reserved
+//! 64         slots: count x 8 bytes, in key order
 //!              u16 record offset | u16 key length | u32 key head: the 4 key bytes after
 //!              the common prefix, read big-endian and 0-padded, so heads order like
 //!              keys (stored little-endian)
@@ -54,7 +54,11 @@ pub const GARBAGE: usize = 38;
 pub const LEFTMOST: usize = 40;
 pub const INDEX_ID: usize = 44;
 pub const PREFIX_LEN: usize = 48;
-pub const SLOTS: usize = 56;
+pub const PREFIX_BYTES: usize = 50;
+/// Prefix bytes kept in the header: checking a search key against them
+/// touches no other cache line.
+pub const INLINE_PREFIX: usize = 12;
+pub const SLOTS: usize = 64;
 pub const SLOT_SIZE: usize = 8;
 /// Record header: the value length.
 pub const REC_HDR: usize = 2;
@@ -203,12 +207,17 @@ pub fn lower_bound<V: PageView>(v: V, key: &[u8]) -> NResult<(usize, bool)> {
     let p = prefix_len(v);
     if p > 0 {
         // Keys not sharing the node's prefix sort before or after all of it.
-        let (off, klen, _) = slot(v, 0);
-        if klen < p {
-            return Err(Inconsistent("key shorter than the node prefix"));
-        }
         let m = key.len().min(p);
-        match v.cmp_bytes(off + REC_HDR, m, &key[..m]) {
+        let inline = m.min(INLINE_PREFIX);
+        let mut ord = v.cmp_bytes(PREFIX_BYTES, inline, &key[..inline]);
+        if ord == Ordering::Equal && m > INLINE_PREFIX {
+            let (off, klen, _) = slot(v, 0);
+            if klen < p {
+                return Err(Inconsistent("key shorter than the node prefix"));
+            }
+            ord = v.cmp_bytes(off + REC_HDR + INLINE_PREFIX, m - INLINE_PREFIX, &key[INLINE_PREFIX..m]);
+        }
+        match ord {
             Ordering::Greater => return Ok((0, false)),
             Ordering::Less => return Ok((n, false)),
             Ordering::Equal if key.len() < p => return Ok((0, false)),
@@ -306,6 +315,9 @@ pub fn check(p: &[u8]) -> NResult<()> {
         if key.len() < pl || (i > 0 && key[..pl] != p[record(p, 0)?.0..record(p, 0)?.0 + pl]) {
             return Err(Inconsistent("a key does not share the node prefix"));
         }
+        if i == 0 && key[..pl.min(INLINE_PREFIX)] != p[PREFIX_BYTES..PREFIX_BYTES + pl.min(INLINE_PREFIX)] {
+            return Err(Inconsistent("stale inline prefix"));
+        }
         if slot(p, i).2 != head_after(key, pl) {
             return Err(Inconsistent("stale key head"));
         }
@@ -381,7 +393,10 @@ pub fn insert_at(p: &mut [u8], pos: usize, key: &[u8], val: &[u8], external: boo
     // A key at either end may share less of the prefix (invariant 4).
     let mut pl = prefix_len(&*p);
     let mut shrink = false;
-    if pl > 0 && n > 0 && (pos == 0 || pos == n) {
+    if pl > 0 && n == 0 {
+        pl = 0;
+        shrink = true;
+    } else if pl > 0 && (pos == 0 || pos == n) {
         let (k0, _, _, _, _) = record(&*p, 0).expect("latched node is consistent");
         let common = key.iter().zip(&p[k0..k0 + pl]).take_while(|(a, b)| a == b).count();
         if common < pl {
@@ -405,6 +420,12 @@ pub fn insert_at(p: &mut [u8], pos: usize, key: &[u8], val: &[u8], external: boo
 /// Sets the common prefix length and recomputes every head.
 fn set_prefix(p: &mut [u8], pl: usize) {
     put_u16(p, PREFIX_LEN, pl as u16);
+    p[PREFIX_BYTES..PREFIX_BYTES + INLINE_PREFIX].fill(0);
+    if pl > 0 {
+        let (k0, _, _, _, _) = record(&*p, 0).expect("latched node is consistent");
+        let inline = pl.min(INLINE_PREFIX);
+        p.copy_within(k0..k0 + inline, PREFIX_BYTES);
+    }
     for i in 0..count(&*p) {
         let (kofs, klen, _, _, _) = record(&*p, i).expect("latched node is consistent");
         let h = head_after(&p[kofs..kofs + klen], pl);
@@ -624,6 +645,48 @@ mod tests {
         append_all(&mut l, &r);
         check(&l).unwrap();
         assert_eq!(count(l.as_slice()), 20);
+    }
+
+    #[test]
+    fn the_common_prefix_follows_inserts_at_the_ends_and_emptying() {
+        let mut p = leaf(4096);
+        for (i, k) in [&b"user:0005"[..], b"user:0007", b"user:0009"].iter().enumerate() {
+            insert_at(&mut p, i, k, b"v", false);
+        }
+        recompute_prefix(&mut p);
+        assert_eq!(prefix_len(p.as_slice()), 8);
+        check(&p).unwrap();
+        // A key sharing less of the prefix at either end shrinks it.
+        insert_at(&mut p, 3, b"user:1", b"v", false);
+        assert_eq!(prefix_len(p.as_slice()), 5);
+        check(&p).unwrap();
+        insert_at(&mut p, 0, b"admin", b"v", false);
+        assert_eq!(prefix_len(p.as_slice()), 0);
+        check(&p).unwrap();
+        recompute_prefix(&mut p);
+        while count(p.as_slice()) > 0 {
+            remove_at(&mut p, 0);
+        }
+        insert_at(&mut p, 0, b"zebra", b"v", false);
+        check(&p).unwrap();
+        assert!(lower_bound(p.as_slice(), b"zebra").unwrap().1);
+        assert_eq!(lower_bound(p.as_slice(), b"user:0007").unwrap(), (0, false));
+    }
+
+    #[test]
+    fn search_keys_outside_the_prefix_land_before_or_after_all() {
+        let mut p = leaf(4096);
+        for (i, k) in [&b"prefix-long-enough-to-spill-a"[..], b"prefix-long-enough-to-spill-b"].iter().enumerate() {
+            insert_at(&mut p, i, k, b"v", false);
+        }
+        recompute_prefix(&mut p);
+        assert_eq!(prefix_len(p.as_slice()), 28);
+        assert_eq!(lower_bound(p.as_slice(), b"a").unwrap(), (0, false));
+        assert_eq!(lower_bound(p.as_slice(), b"prefix-long-enough-to-spill").unwrap(), (0, false));
+        assert_eq!(lower_bound(p.as_slice(), b"prefix-long-enough-to-spill-").unwrap(), (0, false));
+        assert_eq!(lower_bound(p.as_slice(), b"prefix-long-enough-to-spilz").unwrap(), (2, false));
+        assert_eq!(lower_bound(p.as_slice(), b"prefix-long-enough-to-spill-b").unwrap(), (1, true));
+        assert_eq!(lower_bound(p.as_slice(), b"z").unwrap(), (2, false));
     }
 
     #[test]

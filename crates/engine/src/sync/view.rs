@@ -115,10 +115,28 @@ impl<'a> OptPage<'a> {
         if !self.in_bounds(off, N) {
             return [0; N];
         }
-        // SAFETY: in bounds of the frame, which outlives 'a; a volatile read
-        // of a byte array has alignment 1. A racing write yields garbage that
-        // the caller's version validation discards.
-        unsafe { std::ptr::read_volatile(self.ptr.add(off) as *const [u8; N]) }
+        // SAFETY: in bounds of the frame, which outlives 'a. A racing write
+        // yields garbage that the caller's version validation discards.
+        unsafe {
+            let p = self.ptr.add(off);
+            // Volatile loads of byte arrays are split into single bytes;
+            // word-sized loads stay whole when aligned.
+            match N {
+                8 if (p as usize) % 8 == 0 => {
+                    let w = std::ptr::read_volatile(p as *const u64);
+                    std::mem::transmute_copy::<[u8; 8], [u8; N]>(&w.to_ne_bytes())
+                }
+                4 if (p as usize) % 4 == 0 => {
+                    let w = std::ptr::read_volatile(p as *const u32);
+                    std::mem::transmute_copy::<[u8; 4], [u8; N]>(&w.to_ne_bytes())
+                }
+                2 if (p as usize) % 2 == 0 => {
+                    let w = std::ptr::read_volatile(p as *const u16);
+                    std::mem::transmute_copy::<[u8; 2], [u8; N]>(&w.to_ne_bytes())
+                }
+                _ => std::ptr::read_volatile(p as *const [u8; N]),
+            }
+        }
     }
 }
 
@@ -171,10 +189,15 @@ impl PageView for OptPage<'_> {
             let src = self.ptr.add(off);
             let dst = out.as_mut_ptr().add(base);
             let mut i = 0;
-            while i + 16 <= len {
-                let chunk = std::ptr::read_volatile(src.add(i) as *const [u8; 16]);
-                std::ptr::write_unaligned(dst.add(i) as *mut [u8; 16], chunk);
-                i += 16;
+            // Bytes up to an 8-byte boundary, then aligned words, then the tail.
+            while i < len && (src.add(i) as usize) % 8 != 0 {
+                *dst.add(i) = std::ptr::read_volatile(src.add(i));
+                i += 1;
+            }
+            while i + 8 <= len {
+                let w = std::ptr::read_volatile(src.add(i) as *const u64);
+                std::ptr::write_unaligned(dst.add(i) as *mut u64, w);
+                i += 8;
             }
             while i < len {
                 *dst.add(i) = std::ptr::read_volatile(src.add(i));
