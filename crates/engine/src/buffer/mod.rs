@@ -118,6 +118,9 @@ impl Clone for FrameHint {
     }
 }
 
+/// How far from the LRU tail eviction looks for a victim.
+const LRU_SCAN_DEPTH: usize = 1024;
+
 /// The least frames an instance may have: a B+tree operation latches a
 /// handful of pages at once, and every thread must be able to get a frame.
 pub const MIN_FRAMES_PER_INSTANCE: usize = 16;
@@ -460,21 +463,36 @@ impl BufferPool {
                 lists.free.insert(0, f);
                 break;
             }
-            // Scan the LRU from the tail for a frame nobody holds.
-            let mut cand = lists.lru.tail();
-            let mut scanned = 0;
+            // Scan the LRU from the tail for a frame nobody holds, clean
+            // ones first (freeing them costs no write), then dirty ones.
             let mut victim = None;
-            while let Some(f) = cand {
-                if scanned >= 4096 {
+            for want_clean in [true, false] {
+                let mut cand = lists.lru.tail();
+                let mut scanned = 0;
+                while let Some(f) = cand {
+                    if scanned >= LRU_SCAN_DEPTH {
+                        break;
+                    }
+                    scanned += 1;
+                    let frame = &inst.frames[f as usize];
+                    if (!want_clean || !frame.is_dirty())
+                        && !frame.flushing.load(Ordering::Acquire)
+                        && frame.latch.try_lock_exclusive()
+                    {
+                        if want_clean && frame.is_dirty() {
+                            // Dirtied between the check and the latch.
+                            // SAFETY: latched just above.
+                            unsafe { frame.latch.unlock_exclusive() };
+                        } else {
+                            victim = Some(f);
+                            break;
+                        }
+                    }
+                    cand = lists.lru.prev_of(f);
+                }
+                if victim.is_some() {
                     break;
                 }
-                scanned += 1;
-                let frame = &inst.frames[f as usize];
-                if !frame.flushing.load(Ordering::Acquire) && frame.latch.try_lock_exclusive() {
-                    victim = Some(f);
-                    break;
-                }
-                cand = lists.lru.prev_of(f);
             }
             if let Some(f) = victim {
                 let frame = &inst.frames[f as usize];
