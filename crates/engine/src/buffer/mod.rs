@@ -463,14 +463,19 @@ impl BufferPool {
                 lists.free.insert(0, f);
                 break;
             }
-            // Scan the LRU from the tail for a frame nobody holds, clean
-            // ones first (freeing them costs no write), then dirty ones.
+            // Scan the LRU from the tail for a frame nobody holds: a clean
+            // one among the last few (freeing it costs no write), else the
+            // first latchable one. The clean search must stay near the tail:
+            // reaching further would evict pages just read (inserted at the
+            // old part's head) while dirty pages pile up at the tail, and a
+            // descent would then evict its own parent over and over.
             let mut victim = None;
-            for want_clean in [true, false] {
+            let clean_depth = (inst.frames.len() / 16).max(8);
+            for (want_clean, depth) in [(true, clean_depth), (false, LRU_SCAN_DEPTH)] {
                 let mut cand = lists.lru.tail();
                 let mut scanned = 0;
                 while let Some(f) = cand {
-                    if scanned >= LRU_SCAN_DEPTH {
+                    if scanned >= depth {
                         break;
                     }
                     scanned += 1;
