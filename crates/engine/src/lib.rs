@@ -11,6 +11,8 @@
 //! - [`row`]: column types, values, memcomparable keys, row encoding.
 //! - [`table`]: the catalog and the embedded table API ([`Engine`]).
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
 pub mod btree;
 pub mod buffer;
 pub mod config;

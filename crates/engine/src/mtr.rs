@@ -84,11 +84,8 @@ impl<'a> Mtr<'a> {
 
     fn commit_inner(&mut self) -> Lsn {
         let clock = self.pool.lsn_clock();
-        let lsn = if self.is_dirty() {
-            clock.fetch_add(1, Ordering::AcqRel) + 1
-        } else {
-            clock.load(Ordering::Acquire)
-        };
+        let lsn =
+            if self.is_dirty() { clock.fetch_add(1, Ordering::AcqRel) + 1 } else { clock.load(Ordering::Acquire) };
         for g in self.kept.iter_mut() {
             g.stamp(lsn);
         }

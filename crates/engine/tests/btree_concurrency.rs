@@ -50,7 +50,8 @@ fn concurrent_writers_and_readers_leave_a_consistent_tree() {
                 } else {
                     let a: u32 = rng.gen_range(0..KEYS);
                     let dir = if rng.gen() { Direction::Forward } else { Direction::Backward };
-                    let mut c = tree.range(Bound::Included(&a.to_be_bytes()), Bound::Excluded(&(a + 300).to_be_bytes()), dir);
+                    let mut c =
+                        tree.range(Bound::Included(&a.to_be_bytes()), Bound::Excluded(&(a + 300).to_be_bytes()), dir);
                     let mut prev: Option<Vec<u8>> = None;
                     while let Some((k, v)) = c.next().unwrap() {
                         check_value(k, v);

@@ -42,7 +42,7 @@ enum Op {
 fn key(k: u32) -> Vec<u8> {
     // Variable-length keys that still sort like the number.
     let mut v = format!("k{k:08}").into_bytes();
-    v.extend(std::iter::repeat(b'x').take((k % 7) as usize));
+    v.extend(std::iter::repeat_n(b'x', (k % 7) as usize));
     v
 }
 

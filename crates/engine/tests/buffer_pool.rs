@@ -81,7 +81,13 @@ fn pool_over(vfs: Arc<dyn Vfs>, frames: usize, old_blocks_time_ms: u32) -> Arc<B
     files.open(1, Path::new("/d/s.qbd"), true).unwrap();
     let pool = Arc::new(
         BufferPool::new(
-            PoolConfig { page_size: 4096, size_bytes: frames * 4096, instances: 1, old_blocks_pct: 37, old_blocks_time_ms },
+            PoolConfig {
+                page_size: 4096,
+                size_bytes: frames * 4096,
+                instances: 1,
+                old_blocks_pct: 37,
+                old_blocks_time_ms,
+            },
             files,
             Arc::new(AtomicU64::new(0)),
         )
@@ -121,7 +127,13 @@ fn concurrent_misses_on_one_page_cause_one_read() {
         files.open(1, Path::new("/d/s.qbd"), false).unwrap();
         Arc::new(
             BufferPool::new(
-                PoolConfig { page_size: 4096, size_bytes: 64 * 4096, instances: 1, old_blocks_pct: 37, old_blocks_time_ms: 1000 },
+                PoolConfig {
+                    page_size: 4096,
+                    size_bytes: 64 * 4096,
+                    instances: 1,
+                    old_blocks_pct: 37,
+                    old_blocks_time_ms: 1000,
+                },
                 files,
                 Arc::new(AtomicU64::new(0)),
             )

@@ -70,12 +70,22 @@ fn a_full_disk_fails_the_insert_cleanly_and_keeps_every_earlier_row() {
     for i in inserted..inserted + 500 {
         t.insert(row(i)).unwrap();
     }
-    let n = t.scan(IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward).unwrap().collect_all().unwrap().len();
+    let n = t
+        .scan(IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+        .unwrap()
+        .collect_all()
+        .unwrap()
+        .len();
     assert_eq!(n as i64, inserted + 500);
     e.shutdown().unwrap();
     let e = open(&fault);
     let t = e.table("t").unwrap();
-    let n = t.scan(IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward).unwrap().collect_all().unwrap().len();
+    let n = t
+        .scan(IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+        .unwrap()
+        .collect_all()
+        .unwrap()
+        .len();
     assert_eq!(n as i64, inserted + 500, "everything is there after a clean restart");
 }
 

@@ -18,7 +18,8 @@ fn people() -> TableSchema {
             Column::new("name", ColumnType::Varchar { len: 32 }).not_null(),
             Column::new("code", ColumnType::Char { len: 4 }),
             Column::new("age", ColumnType::TinyInt { unsigned: false }),
-            Column::new("balance", ColumnType::Decimal { precision: 12, scale: 2 }).default(Value::Decimal(Decimal::ZERO)),
+            Column::new("balance", ColumnType::Decimal { precision: 12, scale: 2 })
+                .default(Value::Decimal(Decimal::ZERO)),
             Column::new("born", ColumnType::Date),
             Column::new("seen", ColumnType::DateTime { fsp: 3 }),
             Column::new("bio", ColumnType::Text),
@@ -144,25 +145,48 @@ fn scans_on_primary_and_secondary_indexes_in_both_directions() {
     for (i, n) in ["eve", "Bob", "amy", "Dan", "cat", "bob"].iter().enumerate() {
         t.insert(person(n, Some(&format!("C{i}")), 20 + i as i64)).unwrap();
     }
-    let all = t.scan(IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward).unwrap().collect_all().unwrap();
+    let all = t
+        .scan(IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+        .unwrap()
+        .collect_all()
+        .unwrap();
     assert_eq!(names(&all), ["eve", "Bob", "amy", "Dan", "cat", "bob"]);
     let mid = t
-        .scan(IndexRef::Primary, Bound::Excluded(&[Value::UInt(2)]), Bound::Included(&[Value::UInt(5)]), Direction::Backward)
+        .scan(
+            IndexRef::Primary,
+            Bound::Excluded(&[Value::UInt(2)]),
+            Bound::Included(&[Value::UInt(5)]),
+            Direction::Backward,
+        )
         .unwrap()
         .collect_all()
         .unwrap();
     assert_eq!(names(&mid), ["cat", "Dan", "amy"]);
     // Secondary index on name, case-insensitive: amy, Bob/bob, cat, Dan, eve.
-    let by_name = t.scan(IndexRef::Secondary(0), Bound::Unbounded, Bound::Unbounded, Direction::Forward).unwrap().collect_all().unwrap();
+    let by_name = t
+        .scan(IndexRef::Secondary(0), Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+        .unwrap()
+        .collect_all()
+        .unwrap();
     assert_eq!(names(&by_name), ["amy", "Bob", "bob", "cat", "Dan", "eve"]);
     let bobs = t
-        .scan(IndexRef::Secondary(0), Bound::Included(&[Value::Str("BOB".into())]), Bound::Included(&[Value::Str("bob".into())]), Direction::Backward)
+        .scan(
+            IndexRef::Secondary(0),
+            Bound::Included(&[Value::Str("BOB".into())]),
+            Bound::Included(&[Value::Str("bob".into())]),
+            Direction::Backward,
+        )
         .unwrap()
         .collect_all()
         .unwrap();
     assert_eq!(names(&bobs), ["bob", "Bob"]);
     let after_bob = t
-        .scan(IndexRef::Secondary(0), Bound::Excluded(&[Value::Str("bob".into())]), Bound::Unbounded, Direction::Forward)
+        .scan(
+            IndexRef::Secondary(0),
+            Bound::Excluded(&[Value::Str("bob".into())]),
+            Bound::Unbounded,
+            Direction::Forward,
+        )
         .unwrap()
         .collect_all()
         .unwrap();
@@ -178,32 +202,49 @@ fn updates_and_deletes_keep_secondary_indexes_in_step() {
         t.insert(person(&format!("n{i:03}"), Some(&format!("c{i}")), i % 100)).unwrap();
     }
     for i in (1..=200u64).step_by(2) {
-        assert!(t.update_with(&[Value::UInt(i)], |old| {
-            let mut r = old.to_vec();
-            r[1] = Value::Str(format!("z{i:03}"));
-            Ok(r)
-        })
-        .unwrap());
+        assert!(t
+            .update_with(&[Value::UInt(i)], |old| {
+                let mut r = old.to_vec();
+                r[1] = Value::Str(format!("z{i:03}"));
+                Ok(r)
+            })
+            .unwrap());
     }
     for i in (1..=200u64).step_by(3) {
         assert!(t.delete(&[Value::UInt(i)]).unwrap());
     }
     assert!(!t.delete(&[Value::UInt(1)]).unwrap());
     // Move a row to a new primary key.
-    assert!(t.update_with(&[Value::UInt(2)], |old| {
-        let mut r = old.to_vec();
-        r[0] = Value::UInt(1000);
-        Ok(r)
-    })
-    .unwrap());
+    assert!(t
+        .update_with(&[Value::UInt(2)], |old| {
+            let mut r = old.to_vec();
+            r[0] = Value::UInt(1000);
+            Ok(r)
+        })
+        .unwrap());
     assert!(t.get(&[Value::UInt(2)]).unwrap().is_none());
-    let via_pk = t.scan(IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward).unwrap().collect_all().unwrap();
-    let mut via_name = t.scan(IndexRef::Secondary(0), Bound::Unbounded, Bound::Unbounded, Direction::Forward).unwrap().collect_all().unwrap();
-    let via_code = t.scan(IndexRef::Secondary(1), Bound::Unbounded, Bound::Unbounded, Direction::Forward).unwrap().collect_all().unwrap();
+    let via_pk = t
+        .scan(IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    let mut via_name = t
+        .scan(IndexRef::Secondary(0), Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    let via_code = t
+        .scan(IndexRef::Secondary(1), Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+        .unwrap()
+        .collect_all()
+        .unwrap();
     assert_eq!(via_pk.len(), 200 - 67);
     assert_eq!(via_name.len(), via_pk.len());
     assert_eq!(via_code.len(), via_pk.len());
-    via_name.sort_by_key(|r| match r[0] { Value::UInt(u) => u, _ => 0 });
+    via_name.sort_by_key(|r| match r[0] {
+        Value::UInt(u) => u,
+        _ => 0,
+    });
     assert_eq!(via_name, via_pk);
     for r in &via_pk {
         let Value::UInt(id) = r[0] else { panic!("id type") };
@@ -231,7 +272,12 @@ fn indexes_can_be_added_to_and_dropped_from_populated_tables() {
     let s = t.schema();
     assert_eq!(s.indexes.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(), ["by_name", "by_age"]);
     let teens = t
-        .scan(IndexRef::Secondary(1), Bound::Included(&[Value::Int(13)]), Bound::Excluded(&[Value::Int(20)]), Direction::Forward)
+        .scan(
+            IndexRef::Secondary(1),
+            Bound::Included(&[Value::Int(13)]),
+            Bound::Excluded(&[Value::Int(20)]),
+            Direction::Forward,
+        )
         .unwrap()
         .collect_all()
         .unwrap();
@@ -274,7 +320,8 @@ fn a_data_directory_refuses_another_page_size() {
     let dir = tempfile::tempdir().unwrap();
     open(dir.path()).shutdown().unwrap();
     let vfs: Arc<dyn Vfs> = OsVfs::new();
-    let err = Engine::open(EngineConfig::new(dir.path()).page_size(16384).buffer_pool_size(1 << 20), vfs).err().unwrap();
+    let err =
+        Engine::open(EngineConfig::new(dir.path()).page_size(16384).buffer_pool_size(1 << 20), vfs).err().unwrap();
     assert!(err.to_string().contains("innodb_page_size=4096"), "{err}");
 }
 

@@ -43,9 +43,9 @@ impl AlignedBuf {
 
     /// Whether a slice may be handed to direct I/O as is.
     pub fn is_aligned(bytes: &[u8], offset: u64) -> bool {
-        (bytes.as_ptr() as usize) % DIRECT_IO_ALIGN == 0
-            && bytes.len() % DIRECT_IO_ALIGN == 0
-            && offset % DIRECT_IO_ALIGN as u64 == 0
+        (bytes.as_ptr() as usize).is_multiple_of(DIRECT_IO_ALIGN)
+            && bytes.len().is_multiple_of(DIRECT_IO_ALIGN)
+            && offset.is_multiple_of(DIRECT_IO_ALIGN as u64)
     }
 }
 

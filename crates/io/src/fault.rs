@@ -219,7 +219,7 @@ impl FaultVfs {
 
     fn check(&self, op: OpKind, generation: u64) -> io::Result<()> {
         if generation != self.generation.load(Ordering::SeqCst) {
-            return Err(io::Error::new(io::ErrorKind::Other, "handle invalidated by a simulated crash"));
+            return Err(io::Error::other("handle invalidated by a simulated crash"));
         }
         let mut rule = self.rule.lock();
         if let Some(r) = rule.as_mut() {

@@ -15,6 +15,8 @@
 //!    through an aligned copy when given an unaligned buffer, so alignment is a
 //!    matter of speed, never of correctness.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
 mod aligned;
 mod fault;
 mod mem;
@@ -25,7 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use aligned::AlignedBuf;
-pub use fault::{CrashPolicy, FaultVfs, FaultKind, OpKind, TearBoundary};
+pub use fault::{CrashPolicy, FaultKind, FaultVfs, OpKind, TearBoundary};
 pub use mem::MemVfs;
 pub use os::OsVfs;
 

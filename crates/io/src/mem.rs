@@ -53,9 +53,8 @@ impl Vfs for MemVfs {
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         let mut files = self.files.lock();
-        let f = files
-            .remove(from)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, from.display().to_string()))?;
+        let f =
+            files.remove(from).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, from.display().to_string()))?;
         files.insert(to.to_path_buf(), f);
         Ok(())
     }

@@ -143,7 +143,7 @@ fn load(args: &Args, ratio: u32) -> Result<Loaded, Box<dyn std::error::Error>> {
     let (_, pages) = space::usage(engine.pool(), space_id)?;
     eprintln!(
         "  loaded {rows} rows ({} MiB of pages, {:.1}x the pool) in {:.1}s",
-        pages as u64 * page_size as u64 >> 20,
+        (pages as u64 * page_size as u64) >> 20,
         pages as f64 / frames as f64,
         started.elapsed().as_secs_f64()
     );
@@ -190,7 +190,10 @@ fn reference(rows: u64, value_bytes: usize, threads: usize, seconds: f64) -> f64
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    println!("quire engine-bench: pool {} ({} instances), page {}, {}-byte values, {}s per point", args.pool, args.instances, args.page_size, args.value_bytes, args.seconds);
+    println!(
+        "quire engine-bench: pool {} ({} instances), page {}, {}-byte values, {}s per point",
+        args.pool, args.instances, args.page_size, args.value_bytes, args.seconds
+    );
     let mut lines = Vec::new();
     let mut reference_ops: BTreeMap<usize, f64> = BTreeMap::new();
     for &ratio in &args.ratios {

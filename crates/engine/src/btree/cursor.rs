@@ -85,7 +85,6 @@ impl Cursor {
         }
         Ok(out)
     }
-
 }
 
 impl State {

@@ -67,7 +67,8 @@ pub fn read_chain(pool: &BufferPool, space_id: SpaceId, stub: &[u8], out: &mut V
         let g = pool.fix_shared(id)?;
         let p = g.data();
         let len = get_u32(p, LEN) as usize;
-        if page::page_type(p) != Some(PageType::Overflow) || len > capacity(p.len()) || out.len() - start + len > total {
+        if page::page_type(p) != Some(PageType::Overflow) || len > capacity(p.len()) || out.len() - start + len > total
+        {
             return Err(Error::corruption(id, "bad overflow page"));
         }
         out.extend_from_slice(&p[DATA..DATA + len]);

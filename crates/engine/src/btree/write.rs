@@ -95,8 +95,8 @@ impl BTree {
             }
             if found {
                 let mut old = Vec::new();
-                let old_ext = node::append_value(leaf.data(), pos, &mut old)
-                    .map_err(|e| Error::corruption(leaf.id(), e.0))?;
+                let old_ext =
+                    node::append_value(leaf.data(), pos, &mut old).map_err(|e| Error::corruption(leaf.id(), e.0))?;
                 if node::replace_fits(leaf.data(), pos, value.bytes.len()) {
                     let mut mtr = Mtr::new(&self.pool);
                     let done = node::replace_value(leaf.data_mut(), pos, &value.bytes, value.external);
@@ -139,8 +139,7 @@ impl BTree {
                 return Ok(false);
             }
             let mut old = Vec::new();
-            let ext =
-                node::append_value(leaf.data(), pos, &mut old).map_err(|e| Error::corruption(leaf.id(), e.0))?;
+            let ext = node::append_value(leaf.data(), pos, &mut old).map_err(|e| Error::corruption(leaf.id(), e.0))?;
             let mut mtr = Mtr::new(&self.pool);
             node::remove_at(leaf.data_mut(), pos);
             let underfull = self.is_underfull(leaf.data());

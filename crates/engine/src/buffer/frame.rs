@@ -81,7 +81,7 @@ impl Frame {
     /// # Safety
     /// The caller holds the latch shared or exclusive for `'a`.
     #[inline]
-    pub unsafe fn bytes<'a>(&'a self, page_size: usize) -> &'a [u8] {
+    pub unsafe fn bytes(&self, page_size: usize) -> &[u8] {
         // SAFETY: the frame memory is page_size bytes, alive for the pool's
         // life; the latch excludes writers.
         unsafe { std::slice::from_raw_parts(self.ptr(), page_size) }
@@ -92,7 +92,7 @@ impl Frame {
     /// reference to these bytes meanwhile.
     #[inline]
     #[allow(clippy::mut_from_ref)]
-    pub unsafe fn bytes_mut<'a>(&'a self, page_size: usize) -> &'a mut [u8] {
+    pub unsafe fn bytes_mut(&self, page_size: usize) -> &mut [u8] {
         // SAFETY: as above, and exclusivity comes from the exclusive latch.
         unsafe { std::slice::from_raw_parts_mut(self.ptr(), page_size) }
     }

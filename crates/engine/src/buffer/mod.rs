@@ -146,7 +146,10 @@ impl BufferPool {
                 Instance {
                     id,
                     table: PageTable::new(per),
-                    lists: Mutex::new(Lists { free: (0..per as u32).rev().collect(), lru: Lru::new(per, cfg.old_blocks_pct) }),
+                    lists: Mutex::new(Lists {
+                        free: (0..per as u32).rev().collect(),
+                        lru: Lru::new(per, cfg.old_blocks_pct),
+                    }),
                     flush_list: Mutex::new(BTreeSet::new()),
                     has_evicted: AtomicBool::new(false),
                     frames,
@@ -455,13 +458,12 @@ impl BufferPool {
     ) -> Result<(u32, parking_lot::MutexGuard<'a, Lists>)> {
         let mut attempts = 0u32;
         loop {
-            while let Some(f) = lists.free.pop() {
+            if let Some(f) = lists.free.pop() {
                 if inst.frames[f as usize].latch.try_lock_exclusive() {
                     return Ok((f, lists));
                 }
                 // A stale reader holds it for a moment; put it back at the bottom.
                 lists.free.insert(0, f);
-                break;
             }
             // Scan the LRU from the tail for a frame nobody holds: a clean
             // one among the last few (freeing it costs no write), else the

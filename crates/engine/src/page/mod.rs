@@ -142,8 +142,13 @@ pub fn seal(page: &mut [u8]) {
 pub enum PageFault {
     /// All zeros: the page was never written.
     AllZero,
-    ChecksumMismatch { stored: u32, computed: u32 },
-    WrongId { found: PageId },
+    ChecksumMismatch {
+        stored: u32,
+        computed: u32,
+    },
+    WrongId {
+        found: PageId,
+    },
     UnknownType(u16),
     UnknownFormat(u16),
 }

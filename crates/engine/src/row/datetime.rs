@@ -21,7 +21,7 @@ pub struct DateTime {
 }
 
 fn is_leap(y: u16) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+    (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400)
 }
 
 pub fn days_in_month(y: u16, m: u8) -> u8 {
@@ -36,8 +36,11 @@ pub fn days_in_month(y: u16, m: u8) -> u8 {
 
 impl Date {
     pub fn new(year: u16, month: u8, day: u8) -> Option<Self> {
-        (year <= 9999 && (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month))
-            .then_some(Date { year, month, day })
+        (year <= 9999 && (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month)).then_some(Date {
+            year,
+            month,
+            day,
+        })
     }
 
     /// Parses `YYYY-MM-DD` (also with `/` or no separators, `YYYYMMDD`).
@@ -115,13 +118,7 @@ impl DateTime {
         let secs = v / 1_000_000;
         let date = Date::from_packed((secs / 86_400) as u32);
         let rem = secs % 86_400;
-        DateTime {
-            date,
-            hour: (rem / 3600) as u8,
-            minute: ((rem % 3600) / 60) as u8,
-            second: (rem % 60) as u8,
-            micros,
-        }
+        DateTime { date, hour: (rem / 3600) as u8, minute: ((rem % 3600) / 60) as u8, second: (rem % 60) as u8, micros }
     }
 
     /// Drops fractional digits beyond `fsp` (rounding as MySQL does would

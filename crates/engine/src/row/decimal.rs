@@ -155,7 +155,13 @@ impl Decimal {
         };
         let q = num / o.coef;
         // One extra digit computed for rounding.
-        let rounded = if q % 10 >= 5 { q / 10 + 1 } else if q % 10 <= -5 { q / 10 - 1 } else { q / 10 };
+        let rounded = if q % 10 >= 5 {
+            q / 10 + 1
+        } else if q % 10 <= -5 {
+            q / 10 - 1
+        } else {
+            q / 10
+        };
         Some(Decimal { coef: rounded, scale })
     }
 

@@ -194,7 +194,14 @@ mod tests {
     #[test]
     fn integers_order_like_numbers_with_null_first() {
         let c = Column::new("x", ColumnType::Int { unsigned: false });
-        let vals = [Value::Null, Value::Int(i32::MIN as i64), Value::Int(-1), Value::Int(0), Value::Int(7), Value::Int(i32::MAX as i64)];
+        let vals = [
+            Value::Null,
+            Value::Int(i32::MIN as i64),
+            Value::Int(-1),
+            Value::Int(0),
+            Value::Int(7),
+            Value::Int(i32::MAX as i64),
+        ];
         let e: Vec<_> = vals.iter().map(|v| enc(&c, v.clone())).collect();
         assert!(e.windows(2).all(|w| w[0] < w[1]));
         let u = Column::new("u", ColumnType::BigInt { unsigned: true }).not_null();
@@ -209,7 +216,10 @@ mod tests {
         let z = enc(&c, Value::Decimal(Decimal::parse("0").unwrap()));
         assert!(a < b && b < z);
         let d = Column::new("d", ColumnType::Date).not_null();
-        assert!(enc(&d, Value::Date(Date::new(2020, 12, 31).unwrap())) < enc(&d, Value::Date(Date::new(2021, 1, 1).unwrap())));
+        assert!(
+            enc(&d, Value::Date(Date::new(2020, 12, 31).unwrap()))
+                < enc(&d, Value::Date(Date::new(2021, 1, 1).unwrap()))
+        );
     }
 
     fn sql_cmp_pad_space(coll: Collation, a: &str, b: &str) -> Ordering {
@@ -232,7 +242,25 @@ mod tests {
 
     #[test]
     fn strings_compare_with_pad_space_exactly() {
-        let words = ["", " ", "a", "a ", "a\t", "A", "ab", "abcd", "abcd\t", "abcde", "abcdefgh", "abcdefgh\t", "abcdefghi", "b", "é", "E", "z  z"];
+        let words = [
+            "",
+            " ",
+            "a",
+            "a ",
+            "a\t",
+            "A",
+            "ab",
+            "abcd",
+            "abcd\t",
+            "abcde",
+            "abcdefgh",
+            "abcdefgh\t",
+            "abcdefghi",
+            "b",
+            "é",
+            "E",
+            "z  z",
+        ];
         for coll in [Collation::Utf8mb4Bin, Collation::Utf8mb4GeneralCi] {
             let c = Column::new("s", ColumnType::Varchar { len: 20 }).not_null().collation(coll);
             for a in words {

@@ -45,21 +45,42 @@ impl Collation {
 /// Column types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColumnType {
-    TinyInt { unsigned: bool },
-    SmallInt { unsigned: bool },
-    MediumInt { unsigned: bool },
-    Int { unsigned: bool },
-    BigInt { unsigned: bool },
-    Decimal { precision: u8, scale: u8 },
+    TinyInt {
+        unsigned: bool,
+    },
+    SmallInt {
+        unsigned: bool,
+    },
+    MediumInt {
+        unsigned: bool,
+    },
+    Int {
+        unsigned: bool,
+    },
+    BigInt {
+        unsigned: bool,
+    },
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
     /// CHAR(n): n characters, trailing spaces removed on storage.
-    Char { len: u32 },
+    Char {
+        len: u32,
+    },
     /// VARCHAR(n): up to n characters.
-    Varchar { len: u32 },
+    Varchar {
+        len: u32,
+    },
     /// TEXT: up to 65535 bytes.
     Text,
     Date,
-    DateTime { fsp: u8 },
-    Timestamp { fsp: u8 },
+    DateTime {
+        fsp: u8,
+    },
+    Timestamp {
+        fsp: u8,
+    },
 }
 
 pub const TEXT_MAX_BYTES: usize = 65_535;
@@ -346,7 +367,11 @@ impl TableSchema {
                 return Err(Error::InvalidSchema(format!("duplicate column name '{}'", c.name)));
             }
             if let ColumnType::Decimal { precision, scale } = c.ty {
-                if precision == 0 || precision > decimal::MAX_PRECISION || scale > precision || scale > decimal::MAX_SCALE {
+                if precision == 0
+                    || precision > decimal::MAX_PRECISION
+                    || scale > precision
+                    || scale > decimal::MAX_SCALE
+                {
                     return Err(Error::InvalidSchema(format!(
                         "DECIMAL({precision},{scale}) for '{}': precision must be 1..=38 and scale <= precision",
                         c.name

@@ -155,7 +155,7 @@ fn get_bit(bm: &[u8], bit: u32) -> bool {
 fn find_clear(bm: &[u8], from: u32, to: u32) -> Option<u32> {
     let mut bit = from;
     while bit < to {
-        if bit % 64 == 0 && bit + 64 <= to {
+        if bit.is_multiple_of(64) && bit + 64 <= to {
             let off = BM_BITS + (bit / 8) as usize;
             let word = u64::from_le_bytes(bm[off..off + 8].try_into().expect("8"));
             if word == u64::MAX {

@@ -12,6 +12,7 @@
 use std::cmp::Ordering;
 use std::marker::PhantomData;
 
+#[allow(clippy::len_without_is_empty)]
 pub trait PageView: Copy {
     fn len(&self) -> usize;
     fn u8_at(&self, off: usize) -> u8;
@@ -122,15 +123,15 @@ impl<'a> OptPage<'a> {
             // Volatile loads of byte arrays are split into single bytes;
             // word-sized loads stay whole when aligned.
             match N {
-                8 if (p as usize) % 8 == 0 => {
+                8 if (p as usize).is_multiple_of(8) => {
                     let w = std::ptr::read_volatile(p as *const u64);
                     std::mem::transmute_copy::<[u8; 8], [u8; N]>(&w.to_ne_bytes())
                 }
-                4 if (p as usize) % 4 == 0 => {
+                4 if (p as usize).is_multiple_of(4) => {
                     let w = std::ptr::read_volatile(p as *const u32);
                     std::mem::transmute_copy::<[u8; 4], [u8; N]>(&w.to_ne_bytes())
                 }
-                2 if (p as usize) % 2 == 0 => {
+                2 if (p as usize).is_multiple_of(2) => {
                     let w = std::ptr::read_volatile(p as *const u16);
                     std::mem::transmute_copy::<[u8; 2], [u8; N]>(&w.to_ne_bytes())
                 }
@@ -190,7 +191,7 @@ impl PageView for OptPage<'_> {
             let dst = out.as_mut_ptr().add(base);
             let mut i = 0;
             // Bytes up to an 8-byte boundary, then aligned words, then the tail.
-            while i < len && (src.add(i) as usize) % 8 != 0 {
+            while i < len && !(src.add(i) as usize).is_multiple_of(8) {
                 *dst.add(i) = std::ptr::read_volatile(src.add(i));
                 i += 1;
             }

@@ -136,14 +136,19 @@ impl Engine {
     /// Refuses a data directory made with another page size, with a clear
     /// message rather than a wall of checksum errors.
     fn check_page_size(vfs: &dyn Vfs, path: &Path, page_size: usize) -> Result<()> {
-        let f = vfs.open(path, &quire_io::OpenOptions::existing()).map_err(|e| Error::io(format!("open of {}", path.display()), e))?;
+        let f = vfs
+            .open(path, &quire_io::OpenOptions::existing())
+            .map_err(|e| Error::io(format!("open of {}", path.display()), e))?;
         let mut hdr = [0u8; 64];
         f.read_exact_at(&mut hdr, 0).map_err(|_| Error::CorruptFile {
             path: path.display().to_string(),
             reason: "too short to hold a space header".into(),
         })?;
         if &hdr[32..40] != space::SPACE_MAGIC {
-            return Err(Error::CorruptFile { path: path.display().to_string(), reason: "not a quire system space".into() });
+            return Err(Error::CorruptFile {
+                path: path.display().to_string(),
+                reason: "not a quire system space".into(),
+            });
         }
         let found = page::get_u32(&hdr, 48) as usize;
         if found != page_size {
@@ -159,7 +164,9 @@ impl Engine {
         let mut defs = Vec::new();
         while let Some((k, v)) = cursor.next()? {
             let name = String::from_utf8_lossy(&k[1..]).into_owned();
-            let def = catalog::decode(&name, v).ok_or_else(|| Error::corruption(self.catalog.root(), format!("unreadable catalog entry for '{name}'")))?;
+            let def = catalog::decode(&name, v).ok_or_else(|| {
+                Error::corruption(self.catalog.root(), format!("unreadable catalog entry for '{name}'"))
+            })?;
             defs.push(def);
         }
         for def in defs {
@@ -213,8 +220,9 @@ impl Engine {
         let dir = if schema.primary_key.first() == Some(&ai) { Direction::Backward } else { Direction::Forward };
         let mut c = clustered.range(Bound::Unbounded, Bound::Unbounded, dir);
         while let Some((_, v)) = c.next()? {
-            let row = codec::decode_row(schema, v)
-                .ok_or_else(|| Error::corruption(clustered.root(), "undecodable row while recovering AUTO_INCREMENT"))?;
+            let row = codec::decode_row(schema, v).ok_or_else(|| {
+                Error::corruption(clustered.root(), "undecodable row while recovering AUTO_INCREMENT")
+            })?;
             max = max.max(as_u64(&row[ai]));
             if dir == Direction::Backward {
                 break;
@@ -316,8 +324,14 @@ impl Engine {
             Some(t) => t.space_id(),
             None => {
                 self.broken.write().remove(name).ok_or_else(|| Error::NoSuchTable(name.to_string()))?;
-                let b = self.catalog.range(Bound::Included(&catalog::table_key(name)), Bound::Unbounded, Direction::Forward).collect_all()?;
-                match b.first().and_then(|(k, v)| (k == &catalog::table_key(name)).then(|| catalog::decode(name, v)).flatten()) {
+                let b = self
+                    .catalog
+                    .range(Bound::Included(&catalog::table_key(name)), Bound::Unbounded, Direction::Forward)
+                    .collect_all()?;
+                match b
+                    .first()
+                    .and_then(|(k, v)| (k == &catalog::table_key(name)).then(|| catalog::decode(name, v)).flatten())
+                {
                     Some(def) => def.space_id,
                     None => return Err(Error::NoSuchTable(name.to_string())),
                 }

@@ -376,7 +376,13 @@ impl Table {
     /// in `dir` order. Bounds give values for a prefix of the index's
     /// columns (all of them, or the first few); an empty prefix is
     /// unbounded. Rows come back whole.
-    pub fn scan(&self, index: IndexRef, lower: Bound<&[Value]>, upper: Bound<&[Value]>, dir: Direction) -> Result<RowCursor> {
+    pub fn scan(
+        &self,
+        index: IndexRef,
+        lower: Bound<&[Value]>,
+        upper: Bound<&[Value]>,
+        dir: Direction,
+    ) -> Result<RowCursor> {
         let st = self.state.read();
         let schema = &st.def.schema;
         let cols: Vec<usize> = match index {
@@ -454,7 +460,14 @@ pub struct RowCursor {
 
 impl RowCursor {
     fn empty(t: &Table, schema: TableSchema) -> Self {
-        Self { clustered: t.clustered.clone(), name: t.name.clone(), schema, index: IndexRef::Primary, cursor: None, buf: Vec::new() }
+        Self {
+            clustered: t.clustered.clone(),
+            name: t.name.clone(),
+            schema,
+            index: IndexRef::Primary,
+            cursor: None,
+            buf: Vec::new(),
+        }
     }
 
     /// The next row, or `None`.
