@@ -3,31 +3,19 @@
 //! directions, with a buffer pool much smaller than the data so that pages
 //! are evicted and read back constantly.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::ops::Bound;
-use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use proptest::prelude::*;
 use quire_engine::btree::{BTree, Direction};
-use quire_engine::buffer::{BufferPool, PoolConfig};
-use quire_engine::space::{self, files::SpaceFiles};
-use quire_io::{MemVfs, Vfs};
+use quire_engine::buffer::BufferPool;
+use quire_engine::space;
 
 fn pool(page_size: usize, pool_bytes: usize, instances: usize) -> Arc<BufferPool> {
-    let vfs: Arc<dyn Vfs> = MemVfs::new();
-    let files = Arc::new(SpaceFiles::new(vfs, page_size, false));
-    files.open(1, std::path::Path::new("/t/s1.qbd"), true).unwrap();
-    let pool = Arc::new(
-        BufferPool::new(
-            PoolConfig { page_size, size_bytes: pool_bytes, instances, old_blocks_pct: 37, old_blocks_time_ms: 1000 },
-            files,
-            Arc::new(AtomicU64::new(0)),
-        )
-        .unwrap(),
-    );
-    space::init_space(&pool, 1).unwrap();
-    pool
+    common::mem_pool(page_size, pool_bytes, instances)
 }
 
 #[derive(Debug, Clone)]

@@ -71,7 +71,7 @@ pub(crate) struct Path<'a> {
     pub parent: Option<(OptGuard<'a>, isize)>,
 }
 
-type Step<T> = std::result::Result<T, Restart>;
+pub(crate) type Step<T> = std::result::Result<T, Restart>;
 
 impl BTree {
     /// Creates an empty tree in `space_id`, allocating its root.

@@ -1,7 +1,7 @@
 //! B+tree writes: insert / update / delete at the leaf, and the structure
 //! modifications (split, merge, root growth and shrink) they trigger.
 
-use super::{node, overflow, BTree, Seek};
+use super::{node, overflow, BTree, Seek, Step};
 use crate::buffer::{ExclusiveGuard, Restart};
 use crate::mtr::Mtr;
 use crate::page::{self, PageType, FIL_HEADER_SIZE};
@@ -159,16 +159,30 @@ impl BTree {
         node::used_bytes(p) < node::usable(p.len()) / 4
     }
 
+    fn root_level(&self) -> Result<u16> {
+        let g = self.pool.fix_shared(self.root)?;
+        Ok(node::level(g.data()))
+    }
+
+    /// The node at `level` on `key`'s path, exclusively latched.
+    fn latch_at_level(&self, key: &[u8], level: u16) -> Result<Step<ExclusiveGuard<'_>>> {
+        let path = match self.descend(key, level, Seek::At, None)? {
+            Ok(p) => p,
+            Err(Restart) => return Ok(Err(Restart)),
+        };
+        if node::level(path.node.view()) != level {
+            return Ok(Err(Restart));
+        }
+        Ok(path.node.upgrade_exclusive())
+    }
+
     // ---- split ---------------------------------------------------------
 
     /// Makes room for an entry of `need` bytes in the node at `level` on
     /// the path of `key`, splitting it (and its ancestors as needed).
     pub(crate) fn split_for(&self, key: &[u8], level: u16, need: usize) -> Result<()> {
         loop {
-            let root_level = {
-                let g = self.pool.fix_shared(self.root)?;
-                node::level(g.data())
-            };
+            let root_level = self.root_level()?;
             if root_level == level {
                 let root = self.pool.fix_exclusive(self.root)?;
                 if node::level(root.data()) != level {
@@ -183,14 +197,7 @@ impl BTree {
                 // The tree shrank under us: nothing to split.
                 return Ok(());
             }
-            let path = match self.descend(key, level + 1, Seek::At, None)? {
-                Ok(p) => p,
-                Err(Restart) => continue,
-            };
-            if node::level(path.node.view()) != level + 1 {
-                continue;
-            }
-            let Ok(mut parent) = path.node.upgrade_exclusive() else { continue };
+            let Ok(mut parent) = self.latch_at_level(key, level + 1)? else { continue };
             let (child_no, idx) =
                 node::child_for(parent.data(), key).map_err(|e| Error::corruption(parent.id(), e.0))?;
             let mut child = self.pool.fix_exclusive(self.pid(child_no))?;
@@ -285,21 +292,10 @@ impl BTree {
     /// if the two fit in one page; then looks at the parent.
     pub(crate) fn try_merge(&self, key: &[u8], level: u16) -> Result<()> {
         loop {
-            let root_level = {
-                let g = self.pool.fix_shared(self.root)?;
-                node::level(g.data())
-            };
-            if root_level <= level {
+            if self.root_level()? <= level {
                 return Ok(());
             }
-            let path = match self.descend(key, level + 1, Seek::At, None)? {
-                Ok(p) => p,
-                Err(Restart) => continue,
-            };
-            if node::level(path.node.view()) != level + 1 {
-                continue;
-            }
-            let Ok(mut parent) = path.node.upgrade_exclusive() else { continue };
+            let Ok(mut parent) = self.latch_at_level(key, level + 1)? else { continue };
             let pid = parent.id();
             let corrupt = |e: node::Inconsistent| Error::corruption(pid, e.0);
             let n = node::count(parent.data()) as isize;

@@ -268,46 +268,53 @@ impl BufferPool {
 
     /// Latches `id` shared, loading it first if needed.
     pub fn fix_shared(&self, id: PageId) -> Result<SharedGuard<'_>> {
-        let h = page_table::hash(id);
-        let inst = self.instance_of(h);
-        self.stats.requests.inc();
-        loop {
-            if let Some(f) = inst.table.lookup(id, h, &inst.frames) {
-                let frame = &inst.frames[f as usize];
-                frame.latch.lock_shared();
-                if frame.holds(id) {
-                    self.touch(inst, f, frame);
-                    return Ok(SharedGuard { pool: self, frame, id });
-                }
-                // SAFETY: locked just above.
-                unsafe { frame.latch.unlock_shared() };
-                continue;
-            }
-            if let Some(g) = self.load(inst, id, h)? {
-                return Ok(g.downgrade());
-            }
-        }
+        let frame = self.fix_latched(id, false)?;
+        Ok(SharedGuard { pool: self, frame, id })
     }
 
     /// Latches `id` exclusively, loading it first if needed.
     pub fn fix_exclusive(&self, id: PageId) -> Result<ExclusiveGuard<'_>> {
+        let frame = self.fix_latched(id, true)?;
+        Ok(ExclusiveGuard { pool: self, frame, id, modified: false })
+    }
+
+    /// The frame holding `id` (read first if needed), latched exclusively
+    /// or shared; the caller wraps it in the matching guard.
+    fn fix_latched(&self, id: PageId, exclusive: bool) -> Result<&Frame> {
         let h = page_table::hash(id);
         let inst = self.instance_of(h);
         self.stats.requests.inc();
         loop {
             if let Some(f) = inst.table.lookup(id, h, &inst.frames) {
                 let frame = &inst.frames[f as usize];
-                frame.latch.lock_exclusive();
+                if exclusive {
+                    frame.latch.lock_exclusive();
+                } else {
+                    frame.latch.lock_shared();
+                }
                 if frame.holds(id) {
                     self.touch(inst, f, frame);
-                    return Ok(ExclusiveGuard { pool: self, frame, id, modified: false });
+                    return Ok(frame);
                 }
-                // SAFETY: locked just above.
-                unsafe { frame.latch.unlock_exclusive() };
+                // SAFETY: locked just above, in this mode.
+                unsafe {
+                    if exclusive {
+                        frame.latch.unlock_exclusive()
+                    } else {
+                        frame.latch.unlock_shared()
+                    }
+                };
                 continue;
             }
             if let Some(g) = self.load(inst, id, h)? {
-                return Ok(g);
+                let frame = g.frame;
+                // The latch stays held: ownership passes to the caller's guard.
+                if exclusive {
+                    std::mem::forget(g);
+                } else {
+                    std::mem::forget(g.downgrade());
+                }
+                return Ok(frame);
             }
         }
     }
