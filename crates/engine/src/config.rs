@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::log::{FlushAtCommit, LogConfig};
 use crate::{Error, Result};
 
 /// `innodb_flush_method`.
@@ -39,6 +40,9 @@ pub struct EngineConfig {
     pub old_blocks_time_ms: u32,
     /// `innodb_flush_method`.
     pub flush_method: FlushMethod,
+    /// `innodb_log_file_size`, `innodb_log_buffer_size`,
+    /// `innodb_flush_log_at_trx_commit`.
+    pub log: LogConfig,
 }
 
 impl EngineConfig {
@@ -51,7 +55,18 @@ impl EngineConfig {
             old_blocks_pct: 37,
             old_blocks_time_ms: 1000,
             flush_method: FlushMethod::ODirect,
+            log: LogConfig::default(),
         }
+    }
+
+    pub fn log_file_size(mut self, n: u64) -> Self {
+        self.log.file_size = n;
+        self
+    }
+
+    pub fn flush_log_at_trx_commit(mut self, v: FlushAtCommit) -> Self {
+        self.log.flush_at_commit = v;
+        self
     }
 
     pub fn page_size(mut self, n: usize) -> Self {

@@ -18,6 +18,7 @@ pub mod buffer;
 pub mod config;
 mod error;
 mod ids;
+pub mod log;
 pub mod mtr;
 pub mod page;
 pub mod row;

@@ -1,36 +1,60 @@
-//! Mini-transactions: the unit in which pages change atomically.
+//! Mini-transactions: the unit in which pages change atomically and are
+//! logged.
 //!
-//! A B+tree insert, a page split, a page allocation: each is one `Mtr`. The
-//! pages it changes stay exclusively latched until [`Mtr::commit`], which
-//! assigns the change one LSN, stamps that LSN into every changed page and
-//! puts newly dirtied pages on their flush list, and only then releases the
-//! latches. A page therefore never reaches disk, nor another thread, with
-//! half of a mini-transaction applied.
+//! A B+tree insert, a page split, a page allocation: each is one `Mtr`.
+//! Every change goes through an `Mtr` method that both applies it to the
+//! page and appends its redo record (`log::record`) to the mtr's group.
+//! The pages changed stay exclusively latched until [`Mtr::commit`], which:
+//! 1. appends the group to the redo log, getting its LSN range [start, end);
+//! 2. stamps `end` into every changed page and puts newly dirtied pages on
+//!    their flush list with oldest modification `start`;
+//! 3. marks the range complete in the log (the writer may write it; a
+//!    checkpoint may pass it);
+//! 4. releases the latches.
+//!
+//! So no page reaches disk, nor another thread, with part of a
+//! mini-transaction applied, and no page reaches disk before its log: the
+//! page cleaner's WAL check waits for the log up to the page LSN.
 //!
 //! Rule for callers: do everything that can fail (fixing pages, allocating)
-//! before changing the first page.
+//! before the first change.
 //!
-//! Redo logging attaches here: the records describing the changes are
-//! appended to the mtr and written to the log at commit, before the latches
-//! are released.
+//! Without a redo log (unit tests of the lower layers) an mtr still
+//! latches and stamps pages, taking LSNs from the pool's counter.
 
 use std::sync::atomic::Ordering;
 
+use crate::btree::node;
 use crate::buffer::{BufferPool, ExclusiveGuard};
+use crate::log::{group, record};
+use crate::page::{self, PageType, FIL_HEADER_SIZE};
 use crate::{Lsn, PageId, Result};
+
+thread_local! {
+    /// End LSN of the last mtr this thread committed: what a transaction
+    /// commit must wait for.
+    static LAST_COMMIT: std::cell::Cell<Lsn> = const { std::cell::Cell::new(0) };
+}
+
+/// The end LSN of the last change this thread made (0 if none).
+pub fn last_commit_lsn() -> Lsn {
+    LAST_COMMIT.with(|c| c.get())
+}
 
 pub struct Mtr<'a> {
     pool: &'a BufferPool,
     kept: Vec<ExclusiveGuard<'a>>,
+    /// The redo group being built (None without a log).
+    recs: Option<Vec<u8>>,
 }
 
 impl<'a> Mtr<'a> {
     pub fn new(pool: &'a BufferPool) -> Self {
-        Self { pool, kept: Vec::new() }
+        Self { pool, kept: Vec::new(), recs: pool.log().map(|_| group::new_buffer()) }
     }
 
-    /// Keeps a page latched until commit. Every page changed through
-    /// `ExclusiveGuard::data_mut` must be kept.
+    /// Keeps a page latched until commit. Every page changed through this
+    /// mtr must be kept.
     pub fn keep(&mut self, guard: ExclusiveGuard<'a>) {
         debug_assert!(std::ptr::eq(guard.pool(), self.pool));
         debug_assert!(!self.holds(guard.id()), "page {} latched twice in one mtr", guard.id());
@@ -49,16 +73,30 @@ impl<'a> Mtr<'a> {
         Ok(self.kept.len() - 1)
     }
 
-    /// Like [`Mtr::x_latch`] for a page being created (no read from disk).
+    /// A page being created, all zeros, latched and kept by this mtr.
     pub fn x_create(&mut self, id: PageId) -> Result<usize> {
-        if let Some(i) = self.kept.iter().position(|g| g.id() == id) {
-            let g = &mut self.kept[i];
-            g.data_mut().fill(0);
-            return Ok(i);
-        }
-        let g = self.pool.create_page(id)?;
+        let g = match self.kept.iter().position(|g| g.id() == id) {
+            Some(i) => {
+                self.kept[i].data_mut().fill(0);
+                if let Some(r) = self.recs.as_mut() {
+                    record::page_zero(r, id);
+                }
+                return Ok(i);
+            }
+            None => self.create_page(id)?,
+        };
         self.kept.push(g);
         Ok(self.kept.len() - 1)
+    }
+
+    /// A page being created: a zeroed frame, nothing read from disk.
+    pub fn create_page(&mut self, id: PageId) -> Result<ExclusiveGuard<'a>> {
+        let mut g = self.pool.create_page(id)?;
+        g.data_mut();
+        if let Some(r) = self.recs.as_mut() {
+            record::page_zero(r, id);
+        }
+        Ok(g)
     }
 
     /// A page latched by this mtr.
@@ -71,29 +109,203 @@ impl<'a> Mtr<'a> {
         self.kept.iter().any(|g| g.id() == id)
     }
 
+    // ---- logged changes ------------------------------------------------
+
+    /// Writes bytes at an offset of a page.
+    pub fn write(&mut self, g: &mut ExclusiveGuard<'_>, off: usize, bytes: &[u8]) {
+        g.data_mut()[off..off + bytes.len()].copy_from_slice(bytes);
+        if let Some(r) = self.recs.as_mut() {
+            record::write(r, g.id(), off, bytes);
+        }
+    }
+
+    /// [`Mtr::write`] on a page this mtr holds.
+    pub fn write_held(&mut self, handle: usize, off: usize, bytes: &[u8]) {
+        let g = &mut self.kept[handle];
+        g.data_mut()[off..off + bytes.len()].copy_from_slice(bytes);
+        if let Some(r) = self.recs.as_mut() {
+            record::write(r, g.id(), off, bytes);
+        }
+    }
+
+    /// Formats a page: a fresh common header of type `ty`, then `body`
+    /// fills the rest (logged as one image of the body).
+    pub fn format(&mut self, g: &mut ExclusiveGuard<'_>, ty: PageType, body: impl FnOnce(&mut [u8])) {
+        let id = g.id();
+        let p = g.data_mut();
+        page::init_header(p, id, ty);
+        body(p);
+        if let Some(r) = self.recs.as_mut() {
+            record::page_header(r, id, ty);
+            record::page_body(r, id, &p[FIL_HEADER_SIZE..]);
+        }
+    }
+
+    /// [`Mtr::format`] on a page this mtr holds.
+    pub fn format_held(&mut self, handle: usize, ty: PageType, body: impl FnOnce(&mut [u8])) {
+        let g = &mut self.kept[handle];
+        let id = g.id();
+        let p = g.data_mut();
+        page::init_header(p, id, ty);
+        body(p);
+        if let Some(r) = self.recs.as_mut() {
+            record::page_header(r, id, ty);
+            record::page_body(r, id, &p[FIL_HEADER_SIZE..]);
+        }
+    }
+
+    /// Writes a fresh common header of type `ty` (the body is untouched).
+    pub fn init_header(&mut self, g: &mut ExclusiveGuard<'_>, ty: PageType) {
+        let id = g.id();
+        page::init_header(g.data_mut(), id, ty);
+        if let Some(r) = self.recs.as_mut() {
+            record::page_header(r, id, ty);
+        }
+    }
+
+    /// Marks a page free (its common header says so).
+    pub fn page_free(&mut self, g: &mut ExclusiveGuard<'_>) {
+        self.init_header(g, PageType::Free);
+    }
+
+    /// Copies another page's body (everything after the common header).
+    pub fn copy_body(&mut self, g: &mut ExclusiveGuard<'_>, from: &[u8]) {
+        g.data_mut()[FIL_HEADER_SIZE..].copy_from_slice(&from[FIL_HEADER_SIZE..]);
+        if let Some(r) = self.recs.as_mut() {
+            record::page_body(r, g.id(), &from[FIL_HEADER_SIZE..]);
+        }
+    }
+
+    pub fn node_init(&mut self, g: &mut ExclusiveGuard<'_>, level: u16, index_id: u32) {
+        let id = g.id();
+        node::init(g.data_mut(), id, level, index_id);
+        if let Some(r) = self.recs.as_mut() {
+            record::node_init(r, id, level, index_id);
+        }
+    }
+
+    pub fn node_insert(&mut self, g: &mut ExclusiveGuard<'_>, pos: usize, key: &[u8], val: &[u8], ext: bool) {
+        node::insert_at(g.data_mut(), pos, key, val, ext);
+        if let Some(r) = self.recs.as_mut() {
+            record::node_insert(r, g.id(), pos, key, val, ext);
+        }
+    }
+
+    pub fn node_remove(&mut self, g: &mut ExclusiveGuard<'_>, pos: usize) {
+        node::remove_at(g.data_mut(), pos);
+        if let Some(r) = self.recs.as_mut() {
+            record::node_remove(r, g.id(), pos);
+        }
+    }
+
+    /// REQUIRES: `node::replace_fits`.
+    pub fn node_replace(&mut self, g: &mut ExclusiveGuard<'_>, pos: usize, val: &[u8], ext: bool) {
+        let done = node::replace_value(g.data_mut(), pos, val, ext);
+        debug_assert!(done);
+        if let Some(r) = self.recs.as_mut() {
+            record::node_replace(r, g.id(), pos, val, ext);
+        }
+    }
+
+    pub fn node_leftmost(&mut self, g: &mut ExclusiveGuard<'_>, child: u32) {
+        node::set_leftmost(g.data_mut(), child);
+        if let Some(r) = self.recs.as_mut() {
+            record::node_leftmost(r, g.id(), child);
+        }
+    }
+
+    pub fn node_truncate(&mut self, g: &mut ExclusiveGuard<'_>, from: usize) {
+        node::truncate(g.data_mut(), from);
+        if let Some(r) = self.recs.as_mut() {
+            record::node_truncate(r, g.id(), from);
+        }
+    }
+
+    /// Moves entries `[from, n)` of `left` into the empty node `right`.
+    pub fn node_move_upper(&mut self, left: &mut ExclusiveGuard<'_>, right: &mut ExclusiveGuard<'_>, from: usize) {
+        self.node_append_from(right, left.data(), from);
+        self.node_truncate(left, from);
+    }
+
+    /// Appends entries `[from, n)` of the node `src` to `dst` (all larger
+    /// than `dst`'s keys), then recomputes `dst`'s prefix.
+    pub fn node_append_from(&mut self, dst: &mut ExclusiveGuard<'_>, src: &[u8], from: usize) {
+        for i in from..node::count(src) {
+            let (kofs, klen, vofs, vlen, ext) = node::record(src, i).expect("latched node is consistent");
+            let at = node::count(dst.data());
+            self.node_insert(dst, at, &src[kofs..kofs + klen], &src[vofs..vofs + vlen], ext);
+        }
+        node::recompute_prefix(dst.data_mut());
+        if let Some(r) = self.recs.as_mut() {
+            record::node_prefix(r, dst.id());
+        }
+    }
+
+    // ---- commit --------------------------------------------------------
+
     /// Whether any page was changed.
     pub fn is_dirty(&self) -> bool {
         self.kept.iter().any(|g| g.is_modified())
     }
 
-    /// Makes the changes visible and releases every latch. Returns the LSN
-    /// of the change (or the current LSN if nothing changed).
+    /// Logs the changes, makes them visible and releases every latch.
+    /// Returns the end LSN of the change (or the current LSN if nothing
+    /// changed).
     pub fn commit(mut self) -> Lsn {
         self.commit_inner()
     }
 
     fn commit_inner(&mut self) -> Lsn {
-        let clock = self.pool.lsn_clock();
-        let lsn =
-            if self.is_dirty() { clock.fetch_add(1, Ordering::AcqRel) + 1 } else { clock.load(Ordering::Acquire) };
+        let dirty = self.is_dirty();
+        let (start, end) = match (self.pool.log(), self.recs.take()) {
+            (Some(log), Some(mut recs)) if dirty => {
+                debug_assert!(recs.len() > group::HEADER, "a page changed without a redo record");
+                let len = group::padded_len(&recs);
+                match log.append(
+                    |lsn| {
+                        group::seal(&mut recs, lsn);
+                        std::mem::take(&mut recs)
+                    },
+                    len,
+                ) {
+                    Ok(range) => range,
+                    // The log failed (its error is sticky): the change stays
+                    // in memory, and pages stamped beyond the durable log
+                    // can never be written (the WAL check fails too).
+                    Err(_) => {
+                        let l = log.current_lsn();
+                        (l, l)
+                    }
+                }
+            }
+            (Some(log), _) => (log.current_lsn(), log.current_lsn()),
+            (None, _) if dirty => {
+                let l = self.pool.lsn_clock().fetch_add(1, Ordering::AcqRel) + 1;
+                (l, l)
+            }
+            (None, _) => {
+                let l = self.pool.lsn_clock().load(Ordering::Acquire);
+                (l, l)
+            }
+        };
         for g in self.kept.iter_mut() {
-            g.stamp(lsn);
+            g.stamp(start, end);
+        }
+        if dirty {
+            if let Some(log) = self.pool.log() {
+                if end > start {
+                    log.complete(start, end);
+                }
+            }
         }
         // Release in reverse order of acquisition.
         while let Some(g) = self.kept.pop() {
             drop(g);
         }
-        lsn
+        if dirty {
+            LAST_COMMIT.with(|c| c.set(end));
+        }
+        end
     }
 }
 

@@ -74,6 +74,9 @@ impl Vfs for SlowVfs {
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
         self.inner.sync_dir(path)
     }
+    fn walk(&self, dir: &Path) -> io::Result<Vec<std::path::PathBuf>> {
+        self.inner.walk(dir)
+    }
 }
 
 fn pool_over(vfs: Arc<dyn Vfs>, frames: usize, old_blocks_time_ms: u32) -> Arc<BufferPool> {

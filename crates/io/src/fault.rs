@@ -350,6 +350,10 @@ impl Vfs for Arc<FaultVfs> {
     fn sync_dir(&self, _path: &Path) -> io::Result<()> {
         Ok(())
     }
+
+    fn walk(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
+        Ok(self.inner.lock().files.keys().filter(|p| p.starts_with(dir)).cloned().collect())
+    }
 }
 
 struct FaultFile {

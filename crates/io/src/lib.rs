@@ -77,6 +77,8 @@ pub trait Vfs: Send + Sync + 'static {
     fn list_dir(&self, path: &Path) -> io::Result<Vec<String>>;
     /// Make the directory's entries (creations, removals, renames) durable.
     fn sync_dir(&self, path: &Path) -> io::Result<()>;
+    /// Every file below `dir`, recursively, as full paths.
+    fn walk(&self, dir: &Path) -> io::Result<Vec<PathBuf>>;
 }
 
 /// An open file.

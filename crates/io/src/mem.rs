@@ -76,6 +76,10 @@ impl Vfs for MemVfs {
     fn sync_dir(&self, _path: &Path) -> io::Result<()> {
         Ok(())
     }
+
+    fn walk(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
+        Ok(self.files.lock().keys().filter(|p| p.starts_with(dir)).cloned().collect())
+    }
 }
 
 struct MemFile {

@@ -93,6 +93,23 @@ impl Vfs for OsVfs {
     fn sync_dir(&self, path: &Path) -> io::Result<()> {
         fs::File::open(path)?.sync_all()
     }
+
+    fn walk(&self, dir: &Path) -> io::Result<Vec<PathBuf>> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for entry in fs::read_dir(&d)? {
+                let entry = entry?;
+                if entry.file_type()?.is_dir() {
+                    stack.push(entry.path());
+                } else {
+                    out.push(entry.path());
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
 }
 
 struct OsFile {

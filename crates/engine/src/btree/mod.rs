@@ -79,8 +79,8 @@ impl BTree {
         let mut mtr = Mtr::new(pool);
         let page_no = space::alloc_page(pool, space_id, &mut mtr)?;
         let id = PageId::new(space_id, page_no);
-        let mut g = pool.create_page(id)?;
-        node::init(g.data_mut(), id, 0, index_id);
+        let mut g = mtr.create_page(id)?;
+        mtr.node_init(&mut g, 0, index_id);
         mtr.keep(g);
         mtr.commit();
         Ok(Self { pool: pool.clone(), root: id, index_id, root_hint: FrameHint::default() })
@@ -376,7 +376,7 @@ impl BTree {
         let mut mtr = Mtr::new(&self.pool);
         let mut g = self.pool.fix_exclusive(id)?;
         space::free_page(&self.pool, id, &mut mtr)?;
-        page::init_header(g.data_mut(), id, PageType::Free);
+        mtr.page_free(&mut g);
         mtr.keep(g);
         mtr.commit();
         Ok(())

@@ -12,7 +12,7 @@
 
 use crate::buffer::BufferPool;
 use crate::mtr::Mtr;
-use crate::page::{self, get_u32, put_u32, PageType, FIL_HEADER_SIZE};
+use crate::page::{self, get_u32, PageType, FIL_HEADER_SIZE};
 use crate::space;
 use crate::{Error, PageId, Result, SpaceId};
 
@@ -35,12 +35,13 @@ pub fn write_chain(pool: &BufferPool, space_id: SpaceId, data: &[u8]) -> Result<
     }
     for (i, chunk) in chunks.iter().enumerate() {
         let id = PageId::new(space_id, pages[i]);
-        let mut g = pool.create_page(id)?;
-        let p = g.data_mut();
-        page::init_header(p, id, PageType::Overflow);
-        put_u32(p, NEXT, pages.get(i + 1).copied().unwrap_or(0));
-        put_u32(p, LEN, chunk.len() as u32);
-        p[DATA..DATA + chunk.len()].copy_from_slice(chunk);
+        let mut g = mtr.create_page(id)?;
+        mtr.init_header(&mut g, PageType::Overflow);
+        let mut hdr = [0u8; 8];
+        hdr[..4].copy_from_slice(&pages.get(i + 1).copied().unwrap_or(0).to_le_bytes());
+        hdr[4..].copy_from_slice(&(chunk.len() as u32).to_le_bytes());
+        mtr.write(&mut g, NEXT, &hdr);
+        mtr.write(&mut g, DATA, chunk);
         mtr.keep(g);
     }
     mtr.commit();
@@ -90,7 +91,7 @@ pub fn free_chain(pool: &BufferPool, space_id: SpaceId, stub: &[u8]) -> Result<(
         }
         let after = get_u32(g.data(), NEXT);
         space::free_page(pool, id, &mut mtr)?;
-        page::init_header(g.data_mut(), id, PageType::Free);
+        mtr.page_free(&mut g);
         mtr.keep(g);
         mtr.commit();
         next = after;

@@ -4,7 +4,7 @@
 use super::{node, overflow, BTree, Seek, Step};
 use crate::buffer::{ExclusiveGuard, Restart};
 use crate::mtr::Mtr;
-use crate::page::{self, PageType, FIL_HEADER_SIZE};
+use crate::page::PageType;
 use crate::{space, Error, Result};
 
 /// What a write does when the key exists or not.
@@ -68,8 +68,19 @@ impl BTree {
         }
     }
 
+    /// Before a write takes any latch: wait while the redo log is too full
+    /// (the checkpointer frees it by writing pages, which it could not do
+    /// if we held their latches).
+    fn log_free_check(&self) -> Result<()> {
+        match self.pool.log() {
+            Some(log) => log.wait_for_log_space(log.capacity() / 4 * 3),
+            None => Ok(()),
+        }
+    }
+
     pub fn put(&self, key: &[u8], val: &[u8], mode: PutMode) -> Result<PutOutcome> {
         self.check_key(key)?;
+        self.log_free_check()?;
         let value = self.prepare_value(key, val)?;
         let res = self.put_prepared(key, &value, mode);
         let unused = !matches!(res, Ok(PutOutcome::Inserted | PutOutcome::Updated));
@@ -99,8 +110,7 @@ impl BTree {
                     node::append_value(leaf.data(), pos, &mut old).map_err(|e| Error::corruption(leaf.id(), e.0))?;
                 if node::replace_fits(leaf.data(), pos, value.bytes.len()) {
                     let mut mtr = Mtr::new(&self.pool);
-                    let done = node::replace_value(leaf.data_mut(), pos, &value.bytes, value.external);
-                    debug_assert!(done);
+                    mtr.node_replace(&mut leaf, pos, &value.bytes, value.external);
                     mtr.keep(leaf);
                     mtr.commit();
                     if old_ext {
@@ -115,7 +125,7 @@ impl BTree {
             }
             if node::has_room(leaf.data(), need) {
                 let mut mtr = Mtr::new(&self.pool);
-                node::insert_at(leaf.data_mut(), pos, key, &value.bytes, value.external);
+                mtr.node_insert(&mut leaf, pos, key, &value.bytes, value.external);
                 mtr.keep(leaf);
                 mtr.commit();
                 return Ok(PutOutcome::Inserted);
@@ -127,6 +137,7 @@ impl BTree {
 
     /// Deletes `key`; `Ok(false)` if absent.
     pub fn remove(&self, key: &[u8]) -> Result<bool> {
+        self.log_free_check()?;
         loop {
             let path = match self.descend(key, 0, Seek::At, None)? {
                 Ok(p) => p,
@@ -141,7 +152,7 @@ impl BTree {
             let mut old = Vec::new();
             let ext = node::append_value(leaf.data(), pos, &mut old).map_err(|e| Error::corruption(leaf.id(), e.0))?;
             let mut mtr = Mtr::new(&self.pool);
-            node::remove_at(leaf.data_mut(), pos);
+            mtr.node_remove(&mut leaf, pos);
             let underfull = self.is_underfull(leaf.data());
             mtr.keep(leaf);
             mtr.commit();
@@ -220,8 +231,8 @@ impl BTree {
             }
             let mut mtr = Mtr::new(&self.pool);
             let right_no = space::alloc_page(&self.pool, self.space(), &mut mtr)?;
-            let mut right = self.pool.create_page(self.pid(right_no))?;
-            self.split_child(&mut parent, idx, &mut child, &mut right, at, &sep);
+            let mut right = mtr.create_page(self.pid(right_no))?;
+            self.split_child(&mut mtr, &mut parent, idx, &mut child, &mut right, at, &sep);
             mtr.keep(parent);
             mtr.keep(child);
             mtr.keep(right);
@@ -232,8 +243,10 @@ impl BTree {
 
     /// Moves entries `[at, n)` of `child` into the fresh page `right` and
     /// links `right` into `parent` after entry `idx`.
+    #[allow(clippy::too_many_arguments)]
     fn split_child(
         &self,
+        mtr: &mut Mtr<'_>,
         parent: &mut ExclusiveGuard<'_>,
         idx: isize,
         child: &mut ExclusiveGuard<'_>,
@@ -243,17 +256,17 @@ impl BTree {
     ) {
         let level = node::level(child.data());
         let right_id = right.id();
-        node::init(right.data_mut(), right_id, level, self.index_id);
+        mtr.node_init(right, level, self.index_id);
         if level == 0 {
-            node::move_upper(child.data_mut(), right.data_mut(), at);
+            mtr.node_move_upper(child, right, at);
         } else {
             // The separator moves up; its child becomes right's leftmost.
             let c = node::child_at(child.data(), at as isize).expect("latched node is consistent");
-            node::set_leftmost(right.data_mut(), c);
-            node::move_upper(child.data_mut(), right.data_mut(), at + 1);
-            node::truncate(child.data_mut(), at);
+            mtr.node_leftmost(right, c);
+            mtr.node_move_upper(child, right, at + 1);
+            mtr.node_truncate(child, at);
         }
-        node::insert_at(parent.data_mut(), (idx + 1) as usize, sep, &right_id.page_no.to_le_bytes(), false);
+        mtr.node_insert(parent, (idx + 1) as usize, sep, &right_id.page_no.to_le_bytes(), false);
     }
 
     /// Grows the tree by one level: the root's contents move to a new child,
@@ -262,23 +275,19 @@ impl BTree {
         let mut mtr = Mtr::new(&self.pool);
         let left_no = space::alloc_page(&self.pool, self.space(), &mut mtr)?;
         let right_no = space::alloc_page(&self.pool, self.space(), &mut mtr)?;
-        let mut left = self.pool.create_page(self.pid(left_no))?;
-        let mut right = self.pool.create_page(self.pid(right_no))?;
+        let mut left = mtr.create_page(self.pid(left_no))?;
+        let mut right = mtr.create_page(self.pid(right_no))?;
         let level = node::level(root.data());
         // left := root's contents.
-        {
-            let l = left.data_mut();
-            l[FIL_HEADER_SIZE..].copy_from_slice(&root.data()[FIL_HEADER_SIZE..]);
-            page::init_header(l, self.pid(left_no), PageType::BTreeNode);
-        }
-        let root_id = root.id();
-        node::init(root.data_mut(), root_id, level + 1, self.index_id);
-        node::set_leftmost(root.data_mut(), left_no);
+        mtr.init_header(&mut left, PageType::BTreeNode);
+        mtr.copy_body(&mut left, root.data());
+        mtr.node_init(&mut root, level + 1, self.index_id);
+        mtr.node_leftmost(&mut root, left_no);
         let pos = node::lower_bound(left.data(), key).map_err(|e| Error::corruption(left.id(), e.0))?.0;
         let at = node::split_point(left.data(), pos);
         let mut sep = Vec::new();
         node::copy_key(left.data(), at, &mut sep).map_err(|e| Error::corruption(left.id(), e.0))?;
-        self.split_child(&mut root, -1, &mut left, &mut right, at, &sep);
+        self.split_child(&mut mtr, &mut root, -1, &mut left, &mut right, at, &sep);
         mtr.keep(root);
         mtr.keep(left);
         mtr.keep(right);
@@ -332,15 +341,14 @@ impl BTree {
                 let mut mtr = Mtr::new(&self.pool);
                 let victim = if rc == 0 { &mut right } else { &mut left };
                 space::free_page(&self.pool, victim.id(), &mut mtr)?;
-                let vid = victim.id();
-                page::init_header(victim.data_mut(), vid, PageType::Free);
+                mtr.page_free(victim);
                 if rc == 0 {
-                    node::remove_at(parent.data_mut(), ri as usize);
+                    mtr.node_remove(&mut parent, ri as usize);
                 } else if li < 0 {
-                    node::set_leftmost(parent.data_mut(), right_no);
-                    node::remove_at(parent.data_mut(), ri as usize);
+                    mtr.node_leftmost(&mut parent, right_no);
+                    mtr.node_remove(&mut parent, ri as usize);
                 } else {
-                    node::remove_at(parent.data_mut(), li as usize);
+                    mtr.node_remove(&mut parent, li as usize);
                 }
                 let parent_is_root = parent.id() == self.root;
                 let parent_empty = node::count(parent.data()) == 0;
@@ -356,12 +364,11 @@ impl BTree {
             if level > 0 {
                 let c = node::leftmost(right.data());
                 let at = node::count(left.data());
-                node::insert_at(left.data_mut(), at, &sep, &c.to_le_bytes(), false);
+                mtr.node_insert(&mut left, at, &sep, &c.to_le_bytes(), false);
             }
-            node::append_all(left.data_mut(), right.data());
-            node::remove_at(parent.data_mut(), ri as usize);
-            let right_id = right.id();
-            page::init_header(right.data_mut(), right_id, PageType::Free);
+            mtr.node_append_from(&mut left, right.data(), 0);
+            mtr.node_remove(&mut parent, ri as usize);
+            mtr.page_free(&mut right);
             let parent_is_root = parent.id() == self.root;
             let parent_empty = node::count(parent.data()) == 0;
             let parent_underfull = self.is_underfull(parent.data());
@@ -395,9 +402,8 @@ impl BTree {
         let mut child = self.pool.fix_exclusive(self.pid(child_no))?;
         let mut mtr = Mtr::new(&self.pool);
         space::free_page(&self.pool, child.id(), &mut mtr)?;
-        root.data_mut()[FIL_HEADER_SIZE..].copy_from_slice(&child.data()[FIL_HEADER_SIZE..]);
-        let child_id = child.id();
-        page::init_header(child.data_mut(), child_id, PageType::Free);
+        mtr.copy_body(&mut root, child.data());
+        mtr.page_free(&mut child);
         mtr.keep(root);
         mtr.keep(child);
         mtr.commit();

@@ -57,6 +57,7 @@ impl BufferPool {
         };
         // SAFETY: locked above.
         unsafe { frame.latch.unlock_shared() };
+        self.wal_check(crate::page::page_lsn(&copy))?;
         crate::page::seal(&mut copy);
         self.files.get(id.space)?.write_page(id.page_no, &copy)?;
         self.stats.writes.inc();
@@ -102,6 +103,26 @@ impl BufferPool {
             }
         }
         self.files.sync_all()?;
+        Ok(n)
+    }
+
+    /// Writes every page whose oldest unwritten change is below `lsn` (the
+    /// checkpoint's flush). Returns pages written; files are not synced.
+    pub fn flush_older_than(&self, lsn: crate::Lsn) -> Result<usize> {
+        let mut n = 0;
+        for _ in 0..4 {
+            let mut victims = Vec::new();
+            for (i, inst) in self.instances.iter().enumerate() {
+                let fl = inst.flush_list.lock();
+                victims.extend(fl.iter().take_while(|&&(o, _)| o < lsn).map(|&(_, f)| (i, f)));
+            }
+            if victims.is_empty() {
+                break;
+            }
+            for (i, f) in victims {
+                n += self.flush_frame(i, f)? as usize;
+            }
+        }
         Ok(n)
     }
 

@@ -122,13 +122,14 @@ impl<'a> ExclusiveGuard<'a> {
         self.pool
     }
 
-    /// Called by the mini-transaction at commit, while still latched.
-    pub(crate) fn stamp(&mut self, lsn: crate::Lsn) {
+    /// Called by the mini-transaction at commit, while still latched: the
+    /// page now carries the change logged in `[start, end)`.
+    pub fn stamp(&mut self, start: crate::Lsn, end: crate::Lsn) {
         if self.modified {
             // SAFETY: exclusive latch held.
             let bytes = unsafe { self.frame.bytes_mut(self.pool.page_size()) };
-            crate::page::set_page_lsn(bytes, lsn);
-            self.pool.mark_dirty(self.frame, self.id, lsn);
+            crate::page::set_page_lsn(bytes, end);
+            self.pool.mark_dirty(self.frame, self.id, start, end);
             self.modified = false;
         }
     }
@@ -152,7 +153,7 @@ impl Drop for ExclusiveGuard<'_> {
             // bug; rather than lose the change, stamp it with a fresh LSN.
             debug_assert!(std::thread::panicking(), "modified page {} dropped outside an mtr", self.id);
             let lsn = self.pool.lsn_clock().fetch_add(1, Ordering::AcqRel) + 1;
-            self.stamp(lsn);
+            self.stamp(lsn, lsn);
         }
         // SAFETY: an ExclusiveGuard exists only while the exclusive latch is held.
         unsafe { self.frame.latch.unlock_exclusive() }

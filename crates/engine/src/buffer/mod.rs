@@ -40,6 +40,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
+use crate::log::RedoLog;
 use crate::space::files::SpaceFiles;
 use crate::sync::Counter;
 use crate::{Error, Lsn, PageId, Result};
@@ -104,6 +105,7 @@ pub struct BufferPool {
     lsn_clock: Arc<AtomicU64>,
     start: Instant,
     old_blocks_time_ms: AtomicU32,
+    log: std::sync::OnceLock<Arc<RedoLog>>,
     pub stats: PoolStats,
 }
 
@@ -164,6 +166,7 @@ impl BufferPool {
             files,
             lsn_clock,
             start: Instant::now(),
+            log: std::sync::OnceLock::new(),
             stats: PoolStats::default(),
         })
     }
@@ -549,15 +552,29 @@ impl BufferPool {
 
     // ---- dirty pages --------------------------------------------------
 
-    /// Records a change at `lsn` to a page. REQUIRES: exclusive latch held.
-    pub(crate) fn mark_dirty(&self, frame: &Frame, id: PageId, lsn: Lsn) {
-        frame.newest_modification.store(lsn, Ordering::Release);
+    /// Records a change logged in `[start, end)` to a page. REQUIRES:
+    /// exclusive latch held.
+    pub(crate) fn mark_dirty(&self, frame: &Frame, id: PageId, start: Lsn, end: Lsn) {
+        frame.newest_modification.store(end, Ordering::Release);
         if frame.oldest_modification.load(Ordering::Acquire) == 0 {
-            frame.oldest_modification.store(lsn, Ordering::Release);
+            // 0 means clean; an LSN of 0 never occurs (logs start above it).
+            let oldest = start.max(1);
+            frame.oldest_modification.store(oldest, Ordering::Release);
             let inst = self.instance_of(page_table::hash(id));
             let f = self.frame_no(inst, frame);
-            inst.flush_list.lock().insert((lsn, f));
+            inst.flush_list.lock().insert((oldest, f));
         }
+    }
+
+    /// Attaches the redo log: mini-transactions log through it and page
+    /// writes wait for it (the WAL rule).
+    pub fn set_log(&self, log: Arc<RedoLog>) {
+        let _ = self.log.set(log);
+    }
+
+    #[inline]
+    pub fn log(&self) -> Option<&Arc<RedoLog>> {
+        self.log.get()
     }
 
     /// REQUIRES: the frame's latch held (shared or exclusive) and the page
@@ -571,12 +588,22 @@ impl BufferPool {
 
     /// Seals a copy of the page and writes it to its file.
     fn write_page_copy(&self, id: PageId, bytes: &[u8]) -> Result<()> {
+        self.wal_check(crate::page::page_lsn(bytes))?;
         let mut copy = flush::io_buffer(self.page_size());
         copy.copy_from_slice(bytes);
         crate::page::seal(&mut copy);
         self.files.get(id.space)?.write_page(id.page_no, &copy)?;
         self.stats.writes.inc();
         Ok(())
+    }
+
+    /// The WAL rule: a page with LSN `lsn` may be written only once the
+    /// log is durable up to it.
+    pub(crate) fn wal_check(&self, lsn: Lsn) -> Result<()> {
+        match self.log() {
+            Some(log) => log.flush_up_to(lsn),
+            None => Ok(()),
+        }
     }
 
     /// Number of dirty pages.

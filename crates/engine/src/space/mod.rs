@@ -87,11 +87,9 @@ pub fn init_space(pool: &BufferPool, space: SpaceId) -> Result<()> {
     let file = pool.files().get(space)?;
     file.extend_to(INITIAL_PAGES)?;
     let mut mtr = Mtr::new(pool);
-    let mut hdr = pool.create_page(PageId::new(space, 0))?;
-    let mut bm = pool.create_page(PageId::new(space, 1))?;
-    {
-        let h = hdr.data_mut();
-        page::init_header(h, PageId::new(space, 0), PageType::SpaceHeader);
+    let mut hdr = mtr.create_page(PageId::new(space, 0))?;
+    let mut bm = mtr.create_page(PageId::new(space, 1))?;
+    mtr.format(&mut hdr, PageType::SpaceHeader, |h| {
         h[HDR_MAGIC..HDR_MAGIC + 8].copy_from_slice(SPACE_MAGIC);
         put_u32(h, HDR_VERSION, SPACE_FORMAT_VERSION);
         put_u32(h, HDR_SPACE_ID, space);
@@ -99,14 +97,12 @@ pub fn init_space(pool: &BufferPool, space: SpaceId) -> Result<()> {
         put_u32(h, HDR_SIZE_PAGES, INITIAL_PAGES);
         put_u32(h, HDR_FREE_HINT, 2);
         put_u32(h, HDR_USED_PAGES, 2);
-    }
-    {
-        let b = bm.data_mut();
-        page::init_header(b, PageId::new(space, 1), PageType::AllocBitmap);
+    });
+    mtr.format(&mut bm, PageType::AllocBitmap, |b| {
         set_bit(b, 0, true);
         set_bit(b, 1, true);
         put_u32(b, BM_USED, 2);
-    }
+    });
     mtr.keep(hdr);
     mtr.keep(bm);
     mtr.commit();
@@ -145,6 +141,19 @@ fn set_bit(bm: &mut [u8], bit: u32, used: bool) {
     } else {
         bm[byte] &= !mask;
     }
+}
+
+/// Sets or clears a bit of a bitmap page held by `mtr`, logged.
+fn set_bit_logged(mtr: &mut Mtr<'_>, handle: usize, bit: u32, used: bool) {
+    let byte = BM_BITS + (bit / 8) as usize;
+    let mut v = [mtr.page(handle).data()[byte]];
+    let mask = 1u8 << (bit % 8);
+    if used {
+        v[0] |= mask;
+    } else {
+        v[0] &= !mask;
+    }
+    mtr.write_held(handle, byte, &v);
 }
 
 fn get_bit(bm: &[u8], bit: u32) -> bool {
@@ -194,14 +203,12 @@ pub fn alloc_page<'a>(pool: &'a BufferPool, space: SpaceId, mtr: &mut Mtr<'a>) -
             }
             if let Some(bit) = find_clear(mtr.page(bm).data(), lo - range * per, hi - range * per) {
                 let page_no = range * per + bit;
-                let b = mtr.page(bm).data_mut();
-                set_bit(b, bit, true);
-                let used = get_u32(b, BM_USED) + 1;
-                put_u32(b, BM_USED, used);
-                let h = mtr.page(hdr).data_mut();
-                put_u32(h, HDR_FREE_HINT, page_no + 1);
-                let used = get_u32(h, HDR_USED_PAGES) + 1;
-                put_u32(h, HDR_USED_PAGES, used);
+                set_bit_logged(mtr, bm, bit, true);
+                let used = get_u32(mtr.page(bm).data(), BM_USED) + 1;
+                mtr.write_held(bm, BM_USED, &used.to_le_bytes());
+                mtr.write_held(hdr, HDR_FREE_HINT, &(page_no + 1).to_le_bytes());
+                let used = get_u32(mtr.page(hdr).data(), HDR_USED_PAGES) + 1;
+                mtr.write_held(hdr, HDR_USED_PAGES, &used.to_le_bytes());
                 return Ok(page_no);
             }
             range += 1;
@@ -216,21 +223,19 @@ pub fn alloc_page<'a>(pool: &'a BufferPool, space: SpaceId, mtr: &mut Mtr<'a>) -
             if bm_no >= size {
                 let bm_id = PageId::new(space, bm_no);
                 let bm = mtr.x_create(bm_id)?;
-                let b = mtr.page(bm).data_mut();
-                page::init_header(b, bm_id, PageType::AllocBitmap);
-                set_bit(b, 1, true);
-                put_u32(b, BM_USED, 1);
-                let h = mtr.page(hdr).data_mut();
-                let used = get_u32(h, HDR_USED_PAGES) + 1;
-                put_u32(h, HDR_USED_PAGES, used);
+                mtr.format_held(bm, PageType::AllocBitmap, |b| {
+                    set_bit(b, 1, true);
+                    put_u32(b, BM_USED, 1);
+                });
+                let used = get_u32(mtr.page(hdr).data(), HDR_USED_PAGES) + 1;
+                mtr.write_held(hdr, HDR_USED_PAGES, &used.to_le_bytes());
             }
             r += 1;
         }
         hint = size;
         size = new_size;
-        let h = mtr.page(hdr).data_mut();
-        put_u32(h, HDR_SIZE_PAGES, size);
-        put_u32(h, HDR_FREE_HINT, hint);
+        mtr.write_held(hdr, HDR_SIZE_PAGES, &size.to_le_bytes());
+        mtr.write_held(hdr, HDR_FREE_HINT, &hint.to_le_bytes());
     }
 }
 
@@ -248,16 +253,14 @@ pub fn free_page<'a>(pool: &'a BufferPool, id: PageId, mtr: &mut Mtr<'a>) -> Res
     if !get_bit(mtr.page(bm).data(), bit) {
         return Err(Error::corruption(id, "page freed twice"));
     }
-    let b = mtr.page(bm).data_mut();
-    set_bit(b, bit, false);
-    let used = get_u32(b, BM_USED) - 1;
-    put_u32(b, BM_USED, used);
-    let h = mtr.page(hdr).data_mut();
-    if id.page_no < get_u32(h, HDR_FREE_HINT) {
-        put_u32(h, HDR_FREE_HINT, id.page_no);
+    set_bit_logged(mtr, bm, bit, false);
+    let used = get_u32(mtr.page(bm).data(), BM_USED) - 1;
+    mtr.write_held(bm, BM_USED, &used.to_le_bytes());
+    if id.page_no < get_u32(mtr.page(hdr).data(), HDR_FREE_HINT) {
+        mtr.write_held(hdr, HDR_FREE_HINT, &id.page_no.to_le_bytes());
     }
-    let used = get_u32(h, HDR_USED_PAGES) - 1;
-    put_u32(h, HDR_USED_PAGES, used);
+    let used = get_u32(mtr.page(hdr).data(), HDR_USED_PAGES) - 1;
+    mtr.write_held(hdr, HDR_USED_PAGES, &used.to_le_bytes());
     Ok(())
 }
 
@@ -281,11 +284,14 @@ pub fn owner_u64(pool: &BufferPool, space: SpaceId, off: usize) -> Result<u64> {
     Ok(page::get_u64(g.data(), off))
 }
 
-/// Writes owner-area fields of page 0 in one mtr.
-pub fn set_owner_fields(pool: &BufferPool, space: SpaceId, f: impl FnOnce(&mut [u8])) -> Result<()> {
+/// Writes owner-area fields of page 0 in one mtr: (offset, bytes) pairs.
+pub fn set_owner_fields(pool: &BufferPool, space: SpaceId, fields: &[(usize, &[u8])]) -> Result<()> {
     let mut mtr = Mtr::new(pool);
     let mut g = pool.fix_exclusive(PageId::new(space, 0))?;
-    f(g.data_mut());
+    for &(off, bytes) in fields {
+        debug_assert!(off >= HDR_OWNER_AREA && off + bytes.len() <= HDR_OWNER_AREA_END);
+        mtr.write(&mut g, off, bytes);
+    }
     mtr.keep(g);
     mtr.commit();
     Ok(())

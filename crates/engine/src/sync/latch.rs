@@ -253,6 +253,10 @@ mod tests {
                     s.a.store(i, Ordering::Relaxed);
                     s.b.store(i, Ordering::Relaxed);
                     unsafe { s.latch.unlock_exclusive() };
+                    if i % 1000 == 0 {
+                        // Let the reader run even on a loaded machine.
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
                 }
             })
         };

@@ -11,8 +11,17 @@
 //! 72 u64 LSN at last shutdown 80 u32 next index id
 //! ```
 //!
-//! DDL is serialised by one mutex and made durable by flushing the spaces
-//! it touched before it returns (until the redo log makes it atomic).
+//! <datadir>/quire_redo.log        the redo log
+//!
+//! Opening runs crash recovery: every space file found under the data
+//! directory is identified by its page 0 (which CREATE TABLE writes and
+//! syncs before the table is entered in the catalog), then the redo log is
+//! replayed from its last checkpoint. A checkpointer thread keeps the log
+//! from filling: it writes dirty pages in oldest-modification order and
+//! moves the checkpoint; appenders wait (before latching anything) when the
+//! log is three quarters full.
+//!
+//! DDL is serialised by one mutex.
 
 use std::collections::HashMap;
 use std::ops::Bound;
@@ -20,7 +29,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use parking_lot::{Mutex, RwLock};
+use parking_lot::{Condvar, Mutex, RwLock};
 use quire_io::Vfs;
 
 use super::catalog::{self, TableDef};
@@ -28,12 +37,17 @@ use super::{Secondary, Table};
 use crate::btree::{BTree, Direction};
 use crate::buffer::{BufferPool, PoolConfig};
 use crate::config::{EngineConfig, FlushMethod};
-use crate::page::{self, put_u32, put_u64};
+use crate::log::recovery::{self, RecoveryReport};
+use crate::log::RedoLog;
+use crate::page;
 use crate::row::{codec, IndexDef, TableSchema, Value};
 use crate::space::{self, files::SpaceFiles};
 use crate::{Error, PageId, Result, SYSTEM_SPACE};
 
 pub const SYSTEM_FILE: &str = "quire_system.qbd";
+pub const REDO_FILE: &str = "quire_redo.log";
+/// Where a new log's LSNs start.
+const FIRST_LSN: u64 = 8192;
 const SYS_CATALOG_ROOT: usize = 64;
 const SYS_NEXT_SPACE_ID: usize = 68;
 const SYS_LSN: usize = 72;
@@ -43,6 +57,12 @@ const CATALOG_INDEX_ID: u32 = 1;
 
 pub struct Engine {
     cfg: EngineConfig,
+    log: Arc<RedoLog>,
+    checkpointer: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// Wakes the checkpointer early (log filling up, shutdown).
+    checkpoint_wake: (Mutex<bool>, Condvar),
+    /// What the last open's recovery did.
+    recovery: RecoveryReport,
     vfs: Arc<dyn Vfs>,
     pool: Arc<BufferPool>,
     catalog: BTree,
@@ -99,28 +119,61 @@ impl Engine {
             files.clone(),
             lsn.clone(),
         )?);
-        let catalog = if fresh {
+        let redo_path = cfg.datadir.join(REDO_FILE);
+        let io = |what: &str, e| Error::io(format!("{what} {}", redo_path.display()), e);
+        let mut report = RecoveryReport::default();
+        let (log, catalog) = if fresh {
+            let f = vfs.open(&redo_path, &quire_io::OpenOptions::create()).map_err(|e| io("creation of", e))?;
+            let log = RedoLog::create(f, &cfg.log, FIRST_LSN)?;
+            pool.set_log(log.clone());
+            log.start();
             files.open(SYSTEM_SPACE, &sys_path, true)?;
             space::init_space(&pool, SYSTEM_SPACE)?;
             let catalog = BTree::create(&pool, SYSTEM_SPACE, CATALOG_INDEX_ID)?;
-            space::set_owner_fields(&pool, SYSTEM_SPACE, |h| {
-                put_u32(h, SYS_CATALOG_ROOT, catalog.root().page_no);
-                put_u32(h, SYS_NEXT_SPACE_ID, 1);
-                put_u64(h, SYS_LSN, 0);
-                put_u32(h, SYS_NEXT_INDEX_ID, CATALOG_INDEX_ID + 1);
-            })?;
+            space::set_owner_fields(
+                &pool,
+                SYSTEM_SPACE,
+                &[
+                    (SYS_CATALOG_ROOT, &catalog.root().page_no.to_le_bytes()),
+                    (SYS_NEXT_SPACE_ID, &1u32.to_le_bytes()),
+                    (SYS_NEXT_INDEX_ID, &(CATALOG_INDEX_ID + 1).to_le_bytes()),
+                ],
+            )?;
             pool.flush_all()?;
+            log.checkpoint(log.ready_lsn())?;
             tracing::info!("initialised a new data directory at {}", cfg.datadir.display());
-            catalog
+            (log, catalog)
         } else {
-            files.open(SYSTEM_SPACE, &sys_path, false)?;
+            let f = vfs.open(&redo_path, &quire_io::OpenOptions::existing()).map_err(|e| io("open of", e))?;
+            let (log, checkpoint) = RedoLog::open(f, &cfg.log)?;
+            Self::open_space_files(&*vfs, &files, &cfg.datadir, cfg.page_size)?;
+            report = recovery::recover(&log, &pool, checkpoint)?;
+            log.resume(report.end_lsn);
+            pool.set_log(log.clone());
+            log.start();
+            if report.groups > 0 {
+                tracing::info!(
+                    "crash recovery: applied {} redo records in {} mini-transactions to {} pages, LSN {} to {}, in {:.3}s",
+                    report.records,
+                    report.groups,
+                    report.pages,
+                    report.start_lsn,
+                    report.end_lsn,
+                    report.elapsed.as_secs_f64()
+                );
+                pool.flush_all()?;
+                log.checkpoint(log.ready_lsn())?;
+            }
             space::check_header(&pool, SYSTEM_SPACE)?;
-            lsn.store(space::owner_u64(&pool, SYSTEM_SPACE, SYS_LSN)?, Ordering::Release);
             let root = space::owner_u32(&pool, SYSTEM_SPACE, SYS_CATALOG_ROOT)?;
-            BTree::open(&pool, PageId::new(SYSTEM_SPACE, root), CATALOG_INDEX_ID)?
+            (log, BTree::open(&pool, PageId::new(SYSTEM_SPACE, root), CATALOG_INDEX_ID)?)
         };
-        let engine = Engine {
+        let engine = Arc::new(Engine {
             cfg,
+            log,
+            checkpointer: Mutex::new(None),
+            checkpoint_wake: (Mutex::new(false), Condvar::new()),
+            recovery: report,
             vfs,
             pool,
             catalog,
@@ -128,9 +181,79 @@ impl Engine {
             broken: RwLock::new(HashMap::new()),
             ddl: Mutex::new(()),
             shut_down: AtomicBool::new(false),
-        };
+        });
         engine.load_tables()?;
-        Ok(Arc::new(engine))
+        let weak = Arc::downgrade(&engine);
+        let handle = std::thread::Builder::new()
+            .name("checkpointer".into())
+            .spawn(move || checkpointer_loop(weak))
+            .map_err(|e| Error::io("starting the checkpointer", e))?;
+        *engine.checkpointer.lock() = Some(handle);
+        Ok(engine)
+    }
+
+    /// Registers every space file under the data directory, identified by
+    /// the space id in its page 0, for recovery.
+    fn open_space_files(vfs: &dyn Vfs, files: &SpaceFiles, datadir: &Path, page_size: usize) -> Result<()> {
+        let all = vfs.walk(datadir).map_err(|e| Error::io(format!("listing {}", datadir.display()), e))?;
+        for path in all.into_iter().filter(|p| p.extension().is_some_and(|e| e == "qbd")) {
+            let f = vfs
+                .open(&path, &quire_io::OpenOptions::existing())
+                .map_err(|e| Error::io(format!("open of {}", path.display()), e))?;
+            let mut p0 = vec![0u8; page_size];
+            let id = match f.read_exact_at(&mut p0, 0) {
+                Ok(()) if page::check(&p0, page::page_id(&p0)).is_ok() => page::page_id(&p0).space,
+                _ => {
+                    tracing::warn!(
+                        "ignoring {}: no valid space header (a table creation that did not finish)",
+                        path.display()
+                    );
+                    continue;
+                }
+            };
+            drop(f);
+            files.open(id, &path, false)?;
+        }
+        Ok(())
+    }
+
+    /// The redo log.
+    pub fn log(&self) -> &Arc<RedoLog> {
+        &self.log
+    }
+
+    /// What crash recovery did when this engine opened.
+    pub fn recovery_report(&self) -> &RecoveryReport {
+        &self.recovery
+    }
+
+    /// Waits, before any latch is taken, while the redo log is too full
+    /// (and wakes the checkpointer). Every write operation starts here.
+    pub fn log_free_check(&self) -> Result<()> {
+        let limit = self.log.capacity() / 4 * 3;
+        if self.log.checkpoint_age() > self.log.capacity() / 2 {
+            self.wake_checkpointer();
+        }
+        self.log.wait_for_log_space(limit)
+    }
+
+    fn wake_checkpointer(&self) {
+        let (m, c) = &self.checkpoint_wake;
+        *m.lock() = true;
+        c.notify_one();
+    }
+
+    /// Writes dirty pages older than `flush_below` and moves the checkpoint
+    /// to the oldest change not yet on disk.
+    pub fn checkpoint(&self, flush_below: u64) -> Result<()> {
+        let ready = self.log.ready_lsn();
+        self.pool.flush_older_than(flush_below.min(ready))?;
+        // The target first, then the sync: a page written after the target
+        // was taken is still on a flush list at or above it, and every page
+        // written before is covered by the sync.
+        let target = self.pool.oldest_modification().map_or(ready, |o| o.min(ready));
+        self.pool.files().sync_all()?;
+        self.log.checkpoint(target)
     }
 
     /// Refuses a data directory made with another page size, with a clear
@@ -253,7 +376,7 @@ impl Engine {
 
     fn next_counter(&self, off: usize, n: u32) -> Result<u32> {
         let cur = space::owner_u32(&self.pool, SYSTEM_SPACE, off)?;
-        space::set_owner_fields(&self.pool, SYSTEM_SPACE, |h| put_u32(h, off, cur + n))?;
+        space::set_owner_fields(&self.pool, SYSTEM_SPACE, &[(off, &(cur + n).to_le_bytes())])?;
         Ok(cur)
     }
 
@@ -296,9 +419,11 @@ impl Engine {
                 clustered: (clustered.root().page_no, first_index),
                 secondary: roots,
             };
-            self.catalog.insert(&catalog::table_key(name), &catalog::encode(&def))?;
+            // The space's first pages reach disk before the catalog names
+            // it, so that recovery can always identify the file.
             self.pool.flush_space(space_id)?;
-            self.pool.flush_space(SYSTEM_SPACE)?;
+            self.catalog.insert(&catalog::table_key(name), &catalog::encode(&def))?;
+            self.log.commit(crate::mtr::last_commit_lsn())?;
             Ok(Table::new(def, clustered, secondary, 1))
         };
         match build() {
@@ -338,7 +463,9 @@ impl Engine {
             }
         };
         self.catalog.remove(&catalog::table_key(name))?;
-        self.pool.flush_space(SYSTEM_SPACE)?;
+        // Durable before the file goes: recovery must not meet a catalog
+        // entry whose file is gone.
+        self.log.flush_up_to(crate::mtr::last_commit_lsn())?;
         self.pool.discard_space(space_id);
         self.pool.files().remove(space_id)?;
         Ok(())
@@ -405,8 +532,7 @@ impl Engine {
         def.schema = schema;
         def.secondary.push((tree.root().page_no, id));
         self.catalog.update(&catalog::table_key(table), &catalog::encode(&def))?;
-        self.pool.flush_space(def.space_id)?;
-        self.pool.flush_space(SYSTEM_SPACE)?;
+        self.log.commit(crate::mtr::last_commit_lsn())?;
         st.def = def;
         st.secondary.push(Secondary { tree });
         Ok(())
@@ -432,8 +558,7 @@ impl Engine {
         let sec = st.secondary.remove(ix);
         st.def = def;
         sec.tree.destroy()?;
-        self.pool.flush_space(st.def.space_id)?;
-        self.pool.flush_space(SYSTEM_SPACE)?;
+        self.log.commit(crate::mtr::last_commit_lsn())?;
         Ok(())
     }
 
@@ -444,10 +569,53 @@ impl Engine {
         if self.shut_down.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
-        let lsn = self.pool.lsn_clock().load(Ordering::Acquire);
-        space::set_owner_fields(&self.pool, SYSTEM_SPACE, |h| put_u64(h, SYS_LSN, lsn))?;
+        self.wake_checkpointer();
+        if let Some(h) = self.checkpointer.lock().take() {
+            let _ = h.join();
+        }
+        let lsn = self.log.current_lsn();
+        space::set_owner_fields(&self.pool, SYSTEM_SPACE, &[(SYS_LSN, &lsn.to_le_bytes())])?;
         self.pool.flush_all()?;
-        tracing::info!("shut down cleanly at LSN {lsn}");
+        self.log.checkpoint(self.log.ready_lsn())?;
+        self.log.shutdown()?;
+        tracing::info!("shut down cleanly at LSN {}", self.log.current_lsn());
         Ok(())
+    }
+}
+
+/// The checkpointer: every 100 ms, or when woken, if the log is past half
+/// full it writes the oldest dirty pages so that a quarter of the log stays
+/// between the checkpoint and the head; every second it moves the
+/// checkpoint to the oldest change not yet on disk (a fuzzy checkpoint).
+fn checkpointer_loop(engine: std::sync::Weak<Engine>) {
+    let mut last = std::time::Instant::now();
+    loop {
+        let Some(e) = engine.upgrade() else { return };
+        {
+            let (m, c) = &e.checkpoint_wake;
+            let mut woken = m.lock();
+            if !*woken {
+                c.wait_for(&mut woken, std::time::Duration::from_millis(100));
+            }
+            *woken = false;
+        }
+        if e.shut_down.load(Ordering::Acquire) {
+            return;
+        }
+        let cap = e.log.capacity();
+        let age = e.log.checkpoint_age();
+        let res = if age > cap / 2 {
+            let head = e.log.current_lsn();
+            e.checkpoint(head.saturating_sub(cap / 4))
+        } else if last.elapsed() >= std::time::Duration::from_secs(1) {
+            last = std::time::Instant::now();
+            e.checkpoint(0)
+        } else {
+            Ok(())
+        };
+        if let Err(err) = res {
+            tracing::error!("checkpoint failed: {err}");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
     }
 }

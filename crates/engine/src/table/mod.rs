@@ -209,6 +209,15 @@ impl Table {
         cols.iter().map(|&c| row[c].to_string()).collect::<Vec<_>>().join("-")
     }
 
+    /// After a write: make it durable as `innodb_flush_log_at_trx_commit`
+    /// asks (each DML call is its own transaction until transactions exist).
+    fn commit(&self) -> Result<()> {
+        match self.clustered.pool().log() {
+            Some(log) => log.commit(crate::mtr::last_commit_lsn()),
+            None => Ok(()),
+        }
+    }
+
     fn row_lock(&self, pk: &[u8]) -> parking_lot::MutexGuard<'_, ()> {
         self.row_locks[fnv(pk) % ROW_LOCK_STRIPES].lock()
     }
@@ -243,6 +252,12 @@ impl Table {
     /// Inserts a full row (one value per column, in order). NULL or 0 in an
     /// AUTO_INCREMENT column generates the next value, which is returned.
     pub fn insert(&self, row: Vec<Value>) -> Result<Option<u64>> {
+        let generated = self.insert_inner(row)?;
+        self.commit()?;
+        Ok(generated)
+    }
+
+    fn insert_inner(&self, row: Vec<Value>) -> Result<Option<u64>> {
         let st = self.state.read();
         let schema = &st.def.schema;
         let (row, generated) = self.prepare_row(schema, row)?;
@@ -304,6 +319,14 @@ impl Table {
     /// twice when the primary key changes (the locks are then retaken in
     /// order).
     pub fn update_with(&self, pk: &[Value], f: impl Fn(&[Value]) -> Result<Vec<Value>>) -> Result<bool> {
+        let changed = self.update_inner(pk, f)?;
+        if changed {
+            self.commit()?;
+        }
+        Ok(changed)
+    }
+
+    fn update_inner(&self, pk: &[Value], f: impl Fn(&[Value]) -> Result<Vec<Value>>) -> Result<bool> {
         let st = self.state.read();
         let schema = &st.def.schema;
         let old_pk = Self::pk_from_values(schema, pk)?;
@@ -359,6 +382,14 @@ impl Table {
 
     /// Deletes the row with primary key `pk`; `Ok(false)` if absent.
     pub fn delete(&self, pk: &[Value]) -> Result<bool> {
+        let deleted = self.delete_inner(pk)?;
+        if deleted {
+            self.commit()?;
+        }
+        Ok(deleted)
+    }
+
+    fn delete_inner(&self, pk: &[Value]) -> Result<bool> {
         let st = self.state.read();
         let schema = &st.def.schema;
         let k = Self::pk_from_values(schema, pk)?;

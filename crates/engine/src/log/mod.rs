@@ -1,0 +1,598 @@
+//! The redo log: every page change is described by a record appended here
+//! before the change may reach disk (the WAL rule), so that after a crash
+//! the changes since the last checkpoint can be replayed.
+//!
+//! How an append works (MySQL 8.0's lock-free design, `log0buf.cc`):
+//! 1. A mini-transaction reserves LSN space with one atomic fetch-add.
+//! 2. It waits (rarely) until the ring buffer has room, then copies its
+//!    group into the buffer; many threads copy at once, into disjoint
+//!    ranges.
+//! 3. It marks its range complete in the *link buffer*: slot
+//!    `(start / 8) mod N` gets the group's end LSN.
+//! 4. The writer thread follows the links from `ready_lsn` to find the
+//!    longest complete prefix and writes it to the file; the flusher thread
+//!    syncs what was written. Committers wait for `flushed_lsn` (or
+//!    `written_lsn`), spinning briefly and then sleeping; one sync
+//!    acknowledges every commit that arrived while the previous one ran
+//!    (group commit).
+//!
+//! LSNs: the byte position in the log stream. Groups start at multiples of
+//! 8, so the link buffer needs one slot per 8 bytes of its window.
+//!
+//! Invariants:
+//! 1. `flushed_lsn <= written_lsn <= ready_lsn <= next_lsn`.
+//! 2. Every group ending at or below `ready_lsn` is in the buffer, and the
+//!    pages it changed carry its LSN and are on their flush lists (the mtr
+//!    marks completion only after that): a checkpoint may use `ready_lsn`.
+//! 3. The buffer never holds more than `buffer size` bytes past
+//!    `written_lsn`; the file never holds more than its capacity past the
+//!    checkpoint LSN (appenders wait for a checkpoint otherwise).
+
+pub mod file;
+pub mod group;
+pub mod record;
+pub mod recovery;
+
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::sync::Counter;
+use crate::{Error, Lsn, Result};
+use file::LogFile;
+
+/// `innodb_flush_log_at_trx_commit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum FlushAtCommit {
+    /// 0: nothing at commit; written and synced about once a second.
+    Lazy = 0,
+    /// 1: durable at commit.
+    Sync = 1,
+    /// 2: written to the OS at commit, synced about once a second.
+    Write = 2,
+}
+
+impl FlushAtCommit {
+    pub fn from_u8(v: u8) -> Option<Self> {
+        match v {
+            0 => Some(FlushAtCommit::Lazy),
+            1 => Some(FlushAtCommit::Sync),
+            2 => Some(FlushAtCommit::Write),
+            _ => None,
+        }
+    }
+}
+
+/// Counters reported as `Innodb_log_*` / `Innodb_os_log_*`.
+#[derive(Default, Debug)]
+pub struct LogStats {
+    /// Groups appended (mini-transactions that changed pages).
+    pub groups: Counter,
+    /// Bytes appended.
+    pub bytes: Counter,
+    /// Writes to the log file (`Innodb_log_writes`).
+    pub writes: AtomicU64,
+    /// Syncs of the log file (`Innodb_os_log_fsyncs`).
+    pub syncs: AtomicU64,
+    /// Commits that waited for durability.
+    pub commit_waits: Counter,
+    /// Appenders that waited for room in the buffer (`Innodb_log_waits`).
+    pub buffer_waits: Counter,
+    /// Appenders that waited for a checkpoint to free log space.
+    pub checkpoint_waits: Counter,
+}
+
+/// The ring buffer. Disjoint ranges are written by different threads;
+/// the writer reads only ranges marked complete.
+struct Ring {
+    bytes: Box<[UnsafeCell<u8>]>,
+}
+
+// SAFETY: access is coordinated by LSN reservation (disjoint writers) and
+// the link buffer (the reader only reads completed ranges); see `copy_in`.
+unsafe impl Sync for Ring {}
+// SAFETY: as above.
+unsafe impl Send for Ring {}
+
+impl Ring {
+    fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    /// # Safety
+    /// `[lsn, lsn + data.len())` is reserved by the caller, and no other
+    /// thread reads it until the caller marks it complete.
+    unsafe fn copy_in(&self, lsn: Lsn, data: &[u8]) {
+        let n = self.len();
+        let mut pos = (lsn % n) as usize;
+        let mut rest = data;
+        while !rest.is_empty() {
+            let k = rest.len().min(self.bytes.len() - pos);
+            // SAFETY: in bounds; exclusive by the caller's reservation.
+            unsafe { std::ptr::copy_nonoverlapping(rest.as_ptr(), self.bytes[pos].get(), k) };
+            rest = &rest[k..];
+            pos = 0;
+        }
+    }
+
+    /// # Safety
+    /// `[lsn, lsn + out.len())` is complete and not yet overwritten.
+    unsafe fn copy_out(&self, lsn: Lsn, out: &mut Vec<u8>, len: usize) {
+        let n = self.len();
+        let mut pos = (lsn % n) as usize;
+        let mut left = len;
+        while left > 0 {
+            let k = left.min(self.bytes.len() - pos);
+            // SAFETY: in bounds; the range is complete (no writer).
+            out.extend_from_slice(unsafe { std::slice::from_raw_parts(self.bytes[pos].get(), k) });
+            left -= k;
+            pos = 0;
+        }
+    }
+}
+
+/// Settings of the log.
+#[derive(Clone, Debug)]
+pub struct LogConfig {
+    /// `innodb_log_file_size`.
+    pub file_size: u64,
+    /// `innodb_log_buffer_size`.
+    pub buffer_size: usize,
+    pub flush_at_commit: FlushAtCommit,
+}
+
+impl Default for LogConfig {
+    fn default() -> Self {
+        Self { file_size: 96 << 20, buffer_size: 16 << 20, flush_at_commit: FlushAtCommit::Sync }
+    }
+}
+
+/// A condition with its mutex.
+#[derive(Default)]
+struct Event {
+    lock: Mutex<()>,
+    cond: Condvar,
+}
+
+impl Event {
+    fn notify_all(&self) {
+        let _g = self.lock.lock();
+        self.cond.notify_all();
+    }
+}
+
+pub struct RedoLog {
+    file: LogFile,
+    ring: Ring,
+    /// Next LSN to hand out.
+    next_lsn: AtomicU64,
+    /// Everything below is complete in the buffer (invariant 2).
+    ready_lsn: AtomicU64,
+    written_lsn: AtomicU64,
+    flushed_lsn: AtomicU64,
+    checkpoint_lsn: AtomicU64,
+    checkpoint_no: AtomicU64,
+    /// The link buffer: end LSN of the group starting at slot*8 (mod window).
+    links: Box<[AtomicU64]>,
+    flush_at_commit: AtomicU8,
+    /// Threads waiting in `flush_up_to`: the flusher then syncs at once
+    /// whatever `innodb_flush_log_at_trx_commit` says.
+    flush_waiters: AtomicU64,
+    /// Set when a write or sync failed with EIO: the log cannot go on.
+    failed: Mutex<Option<String>>,
+    has_failed: AtomicBool,
+    /// Set while writes fail with ENOSPC; the writer keeps retrying and
+    /// clears it when a write succeeds. Commits report it meanwhile.
+    disk_full: AtomicBool,
+    shutdown: AtomicBool,
+    /// The writer sleeps here; appenders that need it poke it.
+    writer_event: Event,
+    writer_sleeping: AtomicBool,
+    /// The flusher sleeps here; the writer pokes it after a write.
+    flusher_event: Event,
+    /// Progress of written/flushed LSNs and of checkpoints.
+    progress: Event,
+    threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    pub stats: LogStats,
+}
+
+/// Longest spin before sleeping, when waiting for the log.
+const SPIN: Duration = Duration::from_micros(50);
+/// How long a commit waits for a full disk to clear before failing.
+const DISK_FULL_PATIENCE: Duration = Duration::from_millis(500);
+/// How long the writer and flusher sleep when idle.
+const IDLE_WAIT: Duration = Duration::from_millis(1);
+
+impl RedoLog {
+    /// Creates a log whose stream starts (and is checkpointed) at `lsn`.
+    pub fn create(file: quire_io::FileRef, cfg: &LogConfig, lsn: Lsn) -> Result<Arc<Self>> {
+        let lsn = lsn.next_multiple_of(8);
+        let lf = LogFile::create(file, cfg.file_size, lsn)?;
+        Ok(Self::new(lf, cfg, 1, lsn, lsn))
+    }
+
+    /// Opens a log for recovery: returns it positioned at its checkpoint,
+    /// not yet appendable (call [`RedoLog::resume`] with the recovered end).
+    pub fn open(file: quire_io::FileRef, cfg: &LogConfig) -> Result<(Arc<Self>, Lsn)> {
+        let (lf, no, lsn) = LogFile::open(file)?;
+        if lf.capacity + file::DATA_START != cfg.file_size {
+            tracing::info!(
+                "the redo log keeps its size of {} bytes (innodb_log_file_size={} applies to new logs)",
+                lf.capacity + file::DATA_START,
+                cfg.file_size
+            );
+        }
+        Ok((Self::new(lf, cfg, no, lsn, lsn), lsn))
+    }
+
+    fn new(file: LogFile, cfg: &LogConfig, checkpoint_no: u64, checkpoint_lsn: Lsn, end: Lsn) -> Arc<Self> {
+        let buffer_size = cfg.buffer_size.max(1 << 20).next_power_of_two();
+        // The link window: half the buffer, one slot per 8 bytes.
+        let window_slots = buffer_size / 16;
+        Arc::new(Self {
+            file,
+            ring: Ring { bytes: (0..buffer_size).map(|_| UnsafeCell::new(0)).collect() },
+            next_lsn: AtomicU64::new(end),
+            ready_lsn: AtomicU64::new(end),
+            written_lsn: AtomicU64::new(end),
+            flushed_lsn: AtomicU64::new(end),
+            checkpoint_lsn: AtomicU64::new(checkpoint_lsn),
+            checkpoint_no: AtomicU64::new(checkpoint_no),
+            links: (0..window_slots).map(|_| AtomicU64::new(0)).collect(),
+            flush_at_commit: AtomicU8::new(cfg.flush_at_commit as u8),
+            flush_waiters: AtomicU64::new(0),
+            failed: Mutex::new(None),
+            has_failed: AtomicBool::new(false),
+            disk_full: AtomicBool::new(false),
+            shutdown: AtomicBool::new(false),
+            writer_event: Event::default(),
+            writer_sleeping: AtomicBool::new(false),
+            flusher_event: Event::default(),
+            progress: Event::default(),
+            threads: Mutex::new(Vec::new()),
+            stats: LogStats::default(),
+        })
+    }
+
+    /// The log file (recovery reads it).
+    pub fn file(&self) -> &LogFile {
+        &self.file
+    }
+
+    /// Sets where appending continues after recovery found the log's end.
+    /// REQUIRES: the writer threads are not running yet.
+    pub fn resume(&self, end: Lsn) {
+        let end = end.next_multiple_of(8);
+        for a in [&self.next_lsn, &self.ready_lsn, &self.written_lsn, &self.flushed_lsn] {
+            a.store(end, Ordering::Release);
+        }
+    }
+
+    /// Starts the writer and flusher threads.
+    pub fn start(self: &Arc<Self>) {
+        let mut threads = self.threads.lock();
+        let w = self.clone();
+        threads
+            .push(std::thread::Builder::new().name("log_writer".into()).spawn(move || w.writer_loop()).expect("spawn"));
+        let f = self.clone();
+        threads.push(
+            std::thread::Builder::new().name("log_flusher".into()).spawn(move || f.flusher_loop()).expect("spawn"),
+        );
+    }
+
+    pub fn flush_at_commit(&self) -> FlushAtCommit {
+        FlushAtCommit::from_u8(self.flush_at_commit.load(Ordering::Relaxed)).unwrap_or(FlushAtCommit::Sync)
+    }
+
+    pub fn set_flush_at_commit(&self, v: FlushAtCommit) {
+        self.flush_at_commit.store(v as u8, Ordering::Relaxed);
+    }
+
+    pub fn capacity(&self) -> u64 {
+        self.file.capacity
+    }
+
+    /// The LSN the next group would get.
+    pub fn current_lsn(&self) -> Lsn {
+        self.next_lsn.load(Ordering::Acquire)
+    }
+
+    pub fn ready_lsn(&self) -> Lsn {
+        self.ready_lsn.load(Ordering::Acquire)
+    }
+
+    pub fn written_lsn(&self) -> Lsn {
+        self.written_lsn.load(Ordering::Acquire)
+    }
+
+    pub fn flushed_lsn(&self) -> Lsn {
+        self.flushed_lsn.load(Ordering::Acquire)
+    }
+
+    pub fn checkpoint_lsn(&self) -> Lsn {
+        self.checkpoint_lsn.load(Ordering::Acquire)
+    }
+
+    /// Bytes of log the next crash recovery would have to read.
+    pub fn checkpoint_age(&self) -> u64 {
+        self.current_lsn().saturating_sub(self.checkpoint_lsn())
+    }
+
+    fn check_failed(&self) -> Result<()> {
+        if self.has_failed.load(Ordering::Acquire) {
+            let why = self.failed.lock().clone().unwrap_or_default();
+            return Err(Error::io("the redo log", std::io::Error::other(format!("redo log unusable: {why}"))));
+        }
+        Ok(())
+    }
+
+    /// Handles a failed write or sync: ENOSPC is waited out (retried after
+    /// a pause, reported to committers meanwhile); anything else is fatal.
+    /// Returns whether to retry.
+    fn on_io_error(&self, e: &Error) -> bool {
+        if matches!(e, Error::Io { source, .. } if source.raw_os_error() == Some(libc::ENOSPC)) {
+            if !self.disk_full.swap(true, Ordering::AcqRel) {
+                tracing::error!("redo log: {e}; commits fail until space is freed, retrying");
+            }
+            self.progress.notify_all();
+            std::thread::sleep(Duration::from_millis(50));
+            return true;
+        }
+        self.fail(e);
+        false
+    }
+
+    fn disk_full_error(&self) -> Error {
+        Error::io("the redo log", std::io::Error::from_raw_os_error(libc::ENOSPC))
+    }
+
+    fn fail(&self, e: &Error) {
+        tracing::error!("redo log failure: {e}");
+        *self.failed.lock() = Some(e.to_string());
+        self.has_failed.store(true, Ordering::Release);
+        self.progress.notify_all();
+    }
+
+    /// Largest group the log accepts (it must fit the link window).
+    pub fn max_group(&self) -> usize {
+        (self.links.len() * 8 / 2).min(self.file.capacity as usize / 4)
+    }
+
+    /// Appends a group (`group::seal` fills its header): reserves its LSN
+    /// range, copies it in, and returns (start, end). The caller must call
+    /// [`RedoLog::complete`] once the pages it changed are stamped.
+    pub fn append(&self, build: impl FnOnce(Lsn) -> Vec<u8>, len: usize) -> Result<(Lsn, Lsn)> {
+        self.check_failed()?;
+        debug_assert!(len.is_multiple_of(8) && len <= self.max_group());
+        let start = self.next_lsn.fetch_add(len as u64, Ordering::AcqRel);
+        let end = start + len as u64;
+        let bytes = build(start);
+        debug_assert_eq!(bytes.len(), len);
+        // Room in the ring (invariant 3) and in the link window.
+        let ring = self.ring.len();
+        let window = self.links.len() as u64 * 8;
+        if end > self.written_lsn() + ring || start >= self.ready_lsn() + window {
+            self.stats.buffer_waits.inc();
+            self.wait_until(|| end <= self.written_lsn() + ring && start < self.ready_lsn() + window, false)?;
+        }
+        // SAFETY: [start, end) was reserved above by our fetch_add and is
+        // not read before `complete` marks it.
+        unsafe { self.ring.copy_in(start, &bytes) };
+        self.stats.groups.inc();
+        self.stats.bytes.add(len as u64);
+        Ok((start, end))
+    }
+
+    /// Marks `[start, end)` complete: the writer may write it.
+    pub fn complete(&self, start: Lsn, end: Lsn) {
+        let slot = ((start / 8) as usize) % self.links.len();
+        self.links[slot].store(end, Ordering::Release);
+    }
+
+    /// Waits for free log space when the file is nearly full of log not
+    /// yet covered by a checkpoint (invariant 3). `limit` is the age at
+    /// which appenders must stop.
+    pub fn wait_for_log_space(&self, limit: u64) -> Result<()> {
+        if self.checkpoint_age() <= limit {
+            return Ok(());
+        }
+        self.stats.checkpoint_waits.inc();
+        self.wait_until(|| self.checkpoint_age() <= limit, true)
+    }
+
+    /// Waits until `done()` holds, spinning briefly, then sleeping on the
+    /// progress event (woken by writes, syncs and checkpoints).
+    ///
+    /// With `durability`, a full disk ends the wait with ENOSPC (a commit
+    /// reports it; its change stays and becomes durable once space frees).
+    /// Without, the wait goes on: an append must not fail halfway through
+    /// a mini-transaction.
+    fn wait_until(&self, done: impl Fn() -> bool, durability: bool) -> Result<()> {
+        let start = Instant::now();
+        while start.elapsed() < SPIN {
+            if done() {
+                return Ok(());
+            }
+            self.check_failed()?;
+            std::hint::spin_loop();
+        }
+        self.poke_writer();
+        let mut g = self.progress.lock.lock();
+        loop {
+            if done() {
+                return Ok(());
+            }
+            self.check_failed()?;
+            // A full disk fails the wait once it has lasted a while (the
+            // writer retries every 50 ms meanwhile).
+            if durability && self.disk_full.load(Ordering::Acquire) && start.elapsed() > DISK_FULL_PATIENCE {
+                return Err(self.disk_full_error());
+            }
+            self.progress.cond.wait_for(&mut g, IDLE_WAIT);
+        }
+    }
+
+    fn poke_writer(&self) {
+        if self.writer_sleeping.load(Ordering::Acquire) {
+            self.writer_event.notify_all();
+        }
+    }
+
+    /// Waits until the log is durable up to `lsn` (the WAL rule).
+    pub fn flush_up_to(&self, lsn: Lsn) -> Result<()> {
+        if self.flushed_lsn() >= lsn {
+            return Ok(());
+        }
+        self.flush_waiters.fetch_add(1, Ordering::AcqRel);
+        self.poke_writer();
+        self.flusher_event.notify_all();
+        let res = self.wait_until(|| self.flushed_lsn() >= lsn, true);
+        self.flush_waiters.fetch_sub(1, Ordering::AcqRel);
+        res
+    }
+
+    /// What a committing transaction waits for, by
+    /// `innodb_flush_log_at_trx_commit`.
+    pub fn commit(&self, lsn: Lsn) -> Result<()> {
+        match self.flush_at_commit() {
+            FlushAtCommit::Sync => {
+                self.stats.commit_waits.inc();
+                self.flush_up_to(lsn)
+            }
+            FlushAtCommit::Write => {
+                if self.written_lsn() >= lsn {
+                    return Ok(());
+                }
+                self.poke_writer();
+                self.wait_until(|| self.written_lsn() >= lsn, true)
+            }
+            FlushAtCommit::Lazy => self.check_failed(),
+        }
+    }
+
+    /// Follows the link buffer from `ready_lsn`.
+    fn advance_ready(&self) -> Lsn {
+        let mut r = self.ready_lsn.load(Ordering::Acquire);
+        let n = self.links.len();
+        loop {
+            let e = self.links[((r / 8) as usize) % n].load(Ordering::Acquire);
+            if e <= r {
+                break;
+            }
+            r = e;
+        }
+        self.ready_lsn.store(r, Ordering::Release);
+        r
+    }
+
+    fn writer_loop(&self) {
+        let mut buf = Vec::new();
+        loop {
+            let mut ready = self.advance_ready();
+            let written = self.written_lsn();
+            // Never overwrite log the last checkpoint still needs.
+            ready = ready.min(self.checkpoint_lsn() + self.file.capacity);
+            if ready > written {
+                buf.clear();
+                // SAFETY: [written, ready) is complete and, by invariant 3,
+                // not yet overwritten (appenders wait for written_lsn).
+                unsafe { self.ring.copy_out(written, &mut buf, (ready - written) as usize) };
+                if let Err(e) = self.file.write_at(written, &buf) {
+                    if self.on_io_error(&e) {
+                        continue;
+                    }
+                    return;
+                }
+                if self.disk_full.swap(false, Ordering::AcqRel) {
+                    tracing::info!("redo log: writes succeed again");
+                }
+                self.stats.writes.fetch_add(1, Ordering::Relaxed);
+                self.written_lsn.store(ready, Ordering::Release);
+                self.flusher_event.notify_all();
+                self.progress.notify_all();
+                continue;
+            }
+            if self.shutdown.load(Ordering::Acquire) && ready == self.current_lsn() {
+                self.flusher_event.notify_all();
+                return;
+            }
+            let mut g = self.writer_event.lock.lock();
+            self.writer_sleeping.store(true, Ordering::Release);
+            if self.advance_ready() == written {
+                self.writer_event.cond.wait_for(&mut g, IDLE_WAIT);
+            }
+            self.writer_sleeping.store(false, Ordering::Release);
+        }
+    }
+
+    fn flusher_loop(&self) {
+        let mut last_sync = Instant::now();
+        loop {
+            let written = self.written_lsn();
+            let flushed = self.flushed_lsn();
+            let eager = self.flush_at_commit() == FlushAtCommit::Sync || self.someone_waits_for_flush();
+            if written > flushed && (eager || last_sync.elapsed() >= Duration::from_secs(1)) {
+                if let Err(e) = self.file.sync() {
+                    if self.on_io_error(&e) {
+                        continue;
+                    }
+                    return;
+                }
+                last_sync = Instant::now();
+                self.stats.syncs.fetch_add(1, Ordering::Relaxed);
+                self.flushed_lsn.store(written, Ordering::Release);
+                self.progress.notify_all();
+                continue;
+            }
+            if self.shutdown.load(Ordering::Acquire) && written == self.current_lsn() && flushed == written {
+                return;
+            }
+            let mut g = self.flusher_event.lock.lock();
+            if self.written_lsn() == written {
+                self.flusher_event.cond.wait_for(&mut g, IDLE_WAIT);
+            }
+        }
+    }
+
+    /// Whether some thread needs a sync now (the WAL rule, a checkpoint)
+    /// even though commits do not.
+    fn someone_waits_for_flush(&self) -> bool {
+        self.flush_waiters.load(Ordering::Acquire) > 0
+    }
+
+    /// Writes a checkpoint at `lsn`. REQUIRES: every page change below
+    /// `lsn` is on disk and synced; `lsn` is a group boundary not above
+    /// `ready_lsn`, and the log is flushed up to it.
+    pub fn checkpoint(&self, lsn: Lsn) -> Result<()> {
+        if lsn <= self.checkpoint_lsn() {
+            return Ok(());
+        }
+        self.flush_up_to(lsn)?;
+        let no = self.checkpoint_no.load(Ordering::Acquire) + 1;
+        if let Err(e) = self.file.write_checkpoint(no, lsn) {
+            self.fail(&e);
+            return Err(e);
+        }
+        self.checkpoint_no.store(no, Ordering::Release);
+        self.checkpoint_lsn.store(lsn, Ordering::Release);
+        self.progress.notify_all();
+        Ok(())
+    }
+
+    /// Writes and syncs everything appended, then stops the threads.
+    pub fn shutdown(&self) -> Result<()> {
+        let end = self.current_lsn();
+        let res = self.flush_up_to(end);
+        self.shutdown.store(true, Ordering::Release);
+        self.writer_event.notify_all();
+        self.flusher_event.notify_all();
+        for t in self.threads.lock().drain(..) {
+            let _ = t.join();
+        }
+        res
+    }
+}
