@@ -3,6 +3,7 @@
 //!   `BTreeMap` reference (docs/BENCHMARKS.md).
 
 mod engine_bench;
+mod workload;
 
 use clap::{Parser, Subcommand};
 
@@ -21,6 +22,9 @@ enum Command {
     /// Benchmark the storage engine: random point lookups and updates with
     /// data 1x and 8x the buffer pool, beside a BTreeMap reference.
     EngineBench(engine_bench::Args),
+    /// A write workload that prints every acknowledged change, for crash
+    /// tests that SIGKILL it (see tests/kill.rs).
+    KillWorkload(workload::Args),
 }
 
 fn main() {
@@ -31,6 +35,7 @@ fn main() {
     let cli = Cli::parse();
     let res = match cli.command {
         Command::EngineBench(a) => engine_bench::run(a),
+        Command::KillWorkload(a) => workload::run(a),
     };
     if let Err(e) = res {
         eprintln!("quire: {e}");
