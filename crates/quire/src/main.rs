@@ -2,6 +2,7 @@
 //! - `engine-bench`: the storage engine alone against an in-memory
 //!   `BTreeMap` reference (docs/BENCHMARKS.md).
 
+mod commit_bench;
 mod engine_bench;
 mod workload;
 
@@ -22,6 +23,9 @@ enum Command {
     /// Benchmark the storage engine: random point lookups and updates with
     /// data 1x and 8x the buffer pool, beside a BTreeMap reference.
     EngineBench(engine_bench::Args),
+    /// Group commit: commits/s and commits per log sync at several thread
+    /// counts, beside the device's sync rate.
+    CommitBench(commit_bench::Args),
     /// A write workload that prints every acknowledged change, for crash
     /// tests that SIGKILL it (see tests/kill.rs).
     KillWorkload(workload::Args),
@@ -35,6 +39,7 @@ fn main() {
     let cli = Cli::parse();
     let res = match cli.command {
         Command::EngineBench(a) => engine_bench::run(a),
+        Command::CommitBench(a) => commit_bench::run(a),
         Command::KillWorkload(a) => workload::run(a),
     };
     if let Err(e) = res {

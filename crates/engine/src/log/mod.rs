@@ -151,17 +151,26 @@ impl Default for LogConfig {
     }
 }
 
-/// A condition with its mutex.
+/// A condition with its mutex and a count of waiters, so that an event
+/// nobody waits for costs no system call.
+///
+/// No lost wake-ups: a waiter counts itself, then checks its condition,
+/// under the mutex; a notifier publishes its change, then reads the count
+/// (both sequentially consistent), and takes the mutex to notify.
 #[derive(Default)]
 struct Event {
     lock: Mutex<()>,
     cond: Condvar,
+    waiters: std::sync::atomic::AtomicUsize,
 }
 
 impl Event {
     fn notify_all(&self) {
-        let _g = self.lock.lock();
-        self.cond.notify_all();
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if self.waiters.load(Ordering::SeqCst) > 0 {
+            let _g = self.lock.lock();
+            self.cond.notify_all();
+        }
     }
 }
 
@@ -194,14 +203,21 @@ pub struct RedoLog {
     writer_sleeping: AtomicBool,
     /// The flusher sleeps here; the writer pokes it after a write.
     flusher_event: Event,
-    /// Progress of written/flushed LSNs and of checkpoints.
-    progress: Event,
+    /// `written_lsn` / `ready_lsn` moved (buffer room, commits with 2).
+    written_event: Event,
+    /// `flushed_lsn` moved (commits with 1, the WAL rule).
+    flushed_event: Event,
+    /// The checkpoint moved (room in the log file).
+    checkpoint_event: Event,
     threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
     pub stats: LogStats,
 }
 
-/// Longest spin before sleeping, when waiting for the log.
-const SPIN: Duration = Duration::from_micros(50);
+/// Spin rounds before sleeping, when waiting for the log: short, because
+/// on few cores a spinning waiter takes the CPU the log threads need.
+const SPIN_ROUNDS: u32 = 200;
+/// The longest a waiter sleeps without a notification.
+const WAIT_SAFETY_NET: Duration = Duration::from_millis(100);
 /// How long a commit waits for a full disk to clear before failing.
 const DISK_FULL_PATIENCE: Duration = Duration::from_millis(500);
 /// How long the writer and flusher sleep when idle.
@@ -252,7 +268,9 @@ impl RedoLog {
             writer_event: Event::default(),
             writer_sleeping: AtomicBool::new(false),
             flusher_event: Event::default(),
-            progress: Event::default(),
+            written_event: Event::default(),
+            flushed_event: Event::default(),
+            checkpoint_event: Event::default(),
             threads: Mutex::new(Vec::new()),
             stats: LogStats::default(),
         })
@@ -338,7 +356,7 @@ impl RedoLog {
             if !self.disk_full.swap(true, Ordering::AcqRel) {
                 tracing::error!("redo log: {e}; commits fail until space is freed, retrying");
             }
-            self.progress.notify_all();
+            self.notify_everyone();
             std::thread::sleep(Duration::from_millis(50));
             return true;
         }
@@ -354,7 +372,7 @@ impl RedoLog {
         tracing::error!("redo log failure: {e}");
         *self.failed.lock() = Some(e.to_string());
         self.has_failed.store(true, Ordering::Release);
-        self.progress.notify_all();
+        self.notify_everyone();
     }
 
     /// Largest group the log accepts (it must fit the link window).
@@ -377,7 +395,11 @@ impl RedoLog {
         let window = self.links.len() as u64 * 8;
         if end > self.written_lsn() + ring || start >= self.ready_lsn() + window {
             self.stats.buffer_waits.inc();
-            self.wait_until(|| end <= self.written_lsn() + ring && start < self.ready_lsn() + window, false)?;
+            self.wait_until(
+                &self.written_event,
+                || end <= self.written_lsn() + ring && start < self.ready_lsn() + window,
+                false,
+            )?;
         }
         // SAFETY: [start, end) was reserved above by our fetch_add and is
         // not read before `complete` marks it.
@@ -401,39 +423,53 @@ impl RedoLog {
             return Ok(());
         }
         self.stats.checkpoint_waits.inc();
-        self.wait_until(|| self.checkpoint_age() <= limit, true)
+        self.wait_until(&self.checkpoint_event, || self.checkpoint_age() <= limit, true)
     }
 
-    /// Waits until `done()` holds, spinning briefly, then sleeping on the
-    /// progress event (woken by writes, syncs and checkpoints).
+    fn notify_everyone(&self) {
+        self.written_event.notify_all();
+        self.flushed_event.notify_all();
+        self.checkpoint_event.notify_all();
+    }
+
+    /// Waits until `done()` holds, spinning briefly, then sleeping on
+    /// `event`.
     ///
     /// With `durability`, a full disk ends the wait with ENOSPC (a commit
     /// reports it; its change stays and becomes durable once space frees).
     /// Without, the wait goes on: an append must not fail halfway through
     /// a mini-transaction.
-    fn wait_until(&self, done: impl Fn() -> bool, durability: bool) -> Result<()> {
-        let start = Instant::now();
-        while start.elapsed() < SPIN {
+    fn wait_until(&self, event: &Event, done: impl Fn() -> bool, durability: bool) -> Result<()> {
+        for _ in 0..SPIN_ROUNDS {
             if done() {
                 return Ok(());
             }
-            self.check_failed()?;
             std::hint::spin_loop();
         }
+        self.check_failed()?;
         self.poke_writer();
-        let mut g = self.progress.lock.lock();
-        loop {
+        let start = Instant::now();
+        let mut g = event.lock.lock();
+        event.waiters.fetch_add(1, Ordering::SeqCst);
+        let res = loop {
             if done() {
-                return Ok(());
+                break Ok(());
             }
-            self.check_failed()?;
+            if let Err(e) = self.check_failed() {
+                break Err(e);
+            }
             // A full disk fails the wait once it has lasted a while (the
             // writer retries every 50 ms meanwhile).
-            if durability && self.disk_full.load(Ordering::Acquire) && start.elapsed() > DISK_FULL_PATIENCE {
-                return Err(self.disk_full_error());
+            let full = self.disk_full.load(Ordering::Acquire);
+            if durability && full && start.elapsed() > DISK_FULL_PATIENCE {
+                break Err(self.disk_full_error());
             }
-            self.progress.cond.wait_for(&mut g, IDLE_WAIT);
-        }
+            // Notifications are reliable; the timeout is a safety net (and
+            // paces the disk-full check).
+            event.cond.wait_for(&mut g, if full { IDLE_WAIT } else { WAIT_SAFETY_NET });
+        };
+        event.waiters.fetch_sub(1, Ordering::SeqCst);
+        res
     }
 
     fn poke_writer(&self) {
@@ -450,7 +486,7 @@ impl RedoLog {
         self.flush_waiters.fetch_add(1, Ordering::AcqRel);
         self.poke_writer();
         self.flusher_event.notify_all();
-        let res = self.wait_until(|| self.flushed_lsn() >= lsn, true);
+        let res = self.wait_until(&self.flushed_event, || self.flushed_lsn() >= lsn, true);
         self.flush_waiters.fetch_sub(1, Ordering::AcqRel);
         res
     }
@@ -468,7 +504,7 @@ impl RedoLog {
                     return Ok(());
                 }
                 self.poke_writer();
-                self.wait_until(|| self.written_lsn() >= lsn, true)
+                self.wait_until(&self.written_event, || self.written_lsn() >= lsn, true)
             }
             FlushAtCommit::Lazy => self.check_failed(),
         }
@@ -511,9 +547,9 @@ impl RedoLog {
                     tracing::info!("redo log: writes succeed again");
                 }
                 self.stats.writes.fetch_add(1, Ordering::Relaxed);
-                self.written_lsn.store(ready, Ordering::Release);
+                self.written_lsn.store(ready, Ordering::SeqCst);
                 self.flusher_event.notify_all();
-                self.progress.notify_all();
+                self.written_event.notify_all();
                 continue;
             }
             if self.shutdown.load(Ordering::Acquire) && ready == self.current_lsn() {
@@ -521,11 +557,13 @@ impl RedoLog {
                 return;
             }
             let mut g = self.writer_event.lock.lock();
-            self.writer_sleeping.store(true, Ordering::Release);
+            self.writer_event.waiters.fetch_add(1, Ordering::SeqCst);
+            self.writer_sleeping.store(true, Ordering::SeqCst);
             if self.advance_ready() == written {
                 self.writer_event.cond.wait_for(&mut g, IDLE_WAIT);
             }
             self.writer_sleeping.store(false, Ordering::Release);
+            self.writer_event.waiters.fetch_sub(1, Ordering::SeqCst);
         }
     }
 
@@ -544,17 +582,19 @@ impl RedoLog {
                 }
                 last_sync = Instant::now();
                 self.stats.syncs.fetch_add(1, Ordering::Relaxed);
-                self.flushed_lsn.store(written, Ordering::Release);
-                self.progress.notify_all();
+                self.flushed_lsn.store(written, Ordering::SeqCst);
+                self.flushed_event.notify_all();
                 continue;
             }
             if self.shutdown.load(Ordering::Acquire) && written == self.current_lsn() && flushed == written {
                 return;
             }
             let mut g = self.flusher_event.lock.lock();
-            if self.written_lsn() == written {
+            self.flusher_event.waiters.fetch_add(1, Ordering::SeqCst);
+            if self.written_lsn() == written && !self.shutdown.load(Ordering::Acquire) {
                 self.flusher_event.cond.wait_for(&mut g, IDLE_WAIT);
             }
+            self.flusher_event.waiters.fetch_sub(1, Ordering::SeqCst);
         }
     }
 
@@ -578,8 +618,8 @@ impl RedoLog {
             return Err(e);
         }
         self.checkpoint_no.store(no, Ordering::Release);
-        self.checkpoint_lsn.store(lsn, Ordering::Release);
-        self.progress.notify_all();
+        self.checkpoint_lsn.store(lsn, Ordering::SeqCst);
+        self.checkpoint_event.notify_all();
         Ok(())
     }
 
