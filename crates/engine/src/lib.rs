@@ -16,6 +16,7 @@
 pub mod btree;
 pub mod buffer;
 pub mod config;
+pub mod dblwr;
 mod error;
 mod ids;
 pub mod log;

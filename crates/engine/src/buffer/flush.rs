@@ -1,5 +1,5 @@
-//! Writing dirty pages back (the synchronous scaffolding; page cleaners and
-//! LRU flushers build on [`BufferPool::flush_frame`]).
+//! Writing dirty pages back, in batches through the doublewrite buffer
+//! (page cleaners and LRU flushers build on [`BufferPool::flush_frames`]).
 //!
 //! Marking a page clean races with new changes. The protocol:
 //! 1. set the frame's `flushing` flag (one writer per page at a time);
@@ -17,6 +17,7 @@ use std::sync::atomic::Ordering;
 use quire_io::AlignedBuf;
 
 use super::{page_table, BufferPool};
+use crate::dblwr::FlushType;
 use crate::{PageId, Result, SpaceId};
 
 /// An aligned buffer for one page of I/O.
@@ -28,46 +29,96 @@ impl BufferPool {
     /// Writes frame `f` of instance `i` if it is dirty. Returns whether a
     /// page was written.
     pub fn flush_frame(&self, i: usize, f: u32) -> Result<bool> {
-        let inst = &self.instances[i];
-        let frame = &inst.frames[f as usize];
-        if frame.flushing.swap(true, Ordering::AcqRel) {
-            return Ok(false);
-        }
-        let res = self.flush_frame_flagged(i, f);
-        frame.flushing.store(false, Ordering::Release);
-        res
+        Ok(self.flush_frames(&[(i, f)])? == 1)
     }
 
-    fn flush_frame_flagged(&self, i: usize, f: u32) -> Result<bool> {
-        let inst = &self.instances[i];
-        let frame = &inst.frames[f as usize];
-        frame.latch.lock_shared();
-        let (id, newest, mut copy) = match frame.page() {
-            Some(id) if frame.is_dirty() => {
-                let mut copy = io_buffer(self.page_size());
-                // SAFETY: shared latch held.
-                copy.copy_from_slice(unsafe { frame.bytes(self.page_size()) });
-                (id, frame.newest(), copy)
+    /// Writes the dirty pages among `frames` (instance, frame), in batches
+    /// through the doublewrite buffer (flush-list shards). Returns pages
+    /// written.
+    pub fn flush_frames(&self, frames: &[(usize, u32)]) -> Result<usize> {
+        let batch = self.dblwr().map_or(64, |d| d.batch_pages());
+        let mut by_instance: Vec<Vec<u32>> = vec![Vec::new(); self.instances.len()];
+        for &(i, f) in frames {
+            by_instance[i].push(f);
+        }
+        let mut n = 0;
+        for (i, fs) in by_instance.iter().enumerate() {
+            for chunk in fs.chunks(batch) {
+                n += self.flush_batch(i, chunk)?;
             }
-            _ => {
-                // SAFETY: locked above.
-                unsafe { frame.latch.unlock_shared() };
-                return Ok(false);
+        }
+        Ok(n)
+    }
+
+    /// One batch of one instance (protocol steps 1-4 in the module note).
+    fn flush_batch(&self, i: usize, frames: &[u32]) -> Result<usize> {
+        let inst = &self.instances[i];
+        // Step 1 and 2: claim each frame, copy it under the shared latch.
+        let mut taken: Vec<(u32, PageId, crate::Lsn, quire_io::AlignedBuf)> = Vec::new();
+        for &f in frames {
+            let frame = &inst.frames[f as usize];
+            if frame.flushing.swap(true, Ordering::AcqRel) {
+                continue;
+            }
+            frame.latch.lock_shared();
+            match frame.page() {
+                Some(id) if frame.is_dirty() => {
+                    let mut copy = io_buffer(self.page_size());
+                    // SAFETY: shared latch held.
+                    copy.copy_from_slice(unsafe { frame.bytes(self.page_size()) });
+                    taken.push((f, id, frame.newest(), copy));
+                }
+                _ => frame.flushing.store(false, Ordering::Release),
+            }
+            // SAFETY: locked above.
+            unsafe { frame.latch.unlock_shared() };
+        }
+        let release = |taken: &[(u32, PageId, crate::Lsn, quire_io::AlignedBuf)]| {
+            for (f, ..) in taken {
+                inst.frames[*f as usize].flushing.store(false, Ordering::Release);
             }
         };
-        // SAFETY: locked above.
-        unsafe { frame.latch.unlock_shared() };
-        self.wal_check(crate::page::page_lsn(&copy))?;
-        crate::page::seal(&mut copy);
-        self.files.get(id.space)?.write_page(id.page_no, &copy)?;
-        self.stats.writes.inc();
-        frame.latch.lock_shared();
-        if frame.holds(id) && frame.newest() == newest {
-            self.remove_from_flush_list(inst, f, frame);
+        // Step 3: the WAL rule, then the writes, without any latch.
+        let res = (|| {
+            let max_lsn = taken.iter().map(|t| crate::page::page_lsn(&t.3)).max().unwrap_or(0);
+            self.wal_check(max_lsn)?;
+            for t in taken.iter_mut() {
+                crate::page::seal(&mut t.3);
+            }
+            let pages: Vec<(PageId, &[u8])> = taken.iter().map(|t| (t.1, &t.3[..])).collect();
+            self.write_sealed(i, FlushType::FlushList, &pages)
+        })();
+        if let Err(e) = res {
+            release(&taken);
+            return Err(e);
         }
-        // SAFETY: locked above.
-        unsafe { frame.latch.unlock_shared() };
-        Ok(true)
+        self.stats.writes.add(taken.len() as u64);
+        // Step 4: clean, unless changed meanwhile.
+        for (f, id, newest, _) in &taken {
+            let frame = &inst.frames[*f as usize];
+            frame.latch.lock_shared();
+            if frame.holds(*id) && frame.newest() == *newest {
+                self.remove_from_flush_list(inst, *f, frame);
+            }
+            // SAFETY: locked above.
+            unsafe { frame.latch.unlock_shared() };
+        }
+        release(&taken);
+        Ok(taken.len())
+    }
+
+    /// Writes sealed page images of instance `i`: through the doublewrite
+    /// buffer when there is one, else in place.
+    pub(crate) fn write_sealed(&self, i: usize, ty: FlushType, pages: &[(PageId, &[u8])]) -> Result<()> {
+        match self.dblwr() {
+            Some(d) => d.write_batch(i, ty, pages, &self.files),
+            None => {
+                for (id, bytes) in pages {
+                    self.files.get(id.space)?.write_page(id.page_no, bytes)?;
+                }
+                Ok(())
+            }
+        }
     }
 
     /// Dirty frames of every instance, optionally of one space only, as
@@ -98,9 +149,7 @@ impl BufferPool {
             if dirty.is_empty() {
                 break;
             }
-            for (i, f) in dirty {
-                n += self.flush_frame(i, f)? as usize;
-            }
+            n += self.flush_frames(&dirty)?;
         }
         self.files.sync_all()?;
         Ok(n)
@@ -119,9 +168,7 @@ impl BufferPool {
             if victims.is_empty() {
                 break;
             }
-            for (i, f) in victims {
-                n += self.flush_frame(i, f)? as usize;
-            }
+            n += self.flush_frames(&victims)?;
         }
         Ok(n)
     }
@@ -129,9 +176,7 @@ impl BufferPool {
     /// Writes every dirty page of one space and syncs its file.
     pub fn flush_space(&self, space: SpaceId) -> Result<usize> {
         let mut n = 0;
-        for (i, f) in self.dirty_frames(Some(space)) {
-            n += self.flush_frame(i, f)? as usize;
-        }
+        n += self.flush_frames(&self.dirty_frames(Some(space)))?;
         self.files.get(space)?.sync()?;
         Ok(n)
     }

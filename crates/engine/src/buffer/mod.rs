@@ -40,6 +40,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
+use crate::dblwr::Doublewrite;
 use crate::log::RedoLog;
 use crate::space::files::SpaceFiles;
 use crate::sync::Counter;
@@ -106,6 +107,7 @@ pub struct BufferPool {
     start: Instant,
     old_blocks_time_ms: AtomicU32,
     log: std::sync::OnceLock<Arc<RedoLog>>,
+    dblwr: std::sync::OnceLock<Arc<Doublewrite>>,
     pub stats: PoolStats,
 }
 
@@ -167,6 +169,7 @@ impl BufferPool {
             lsn_clock,
             start: Instant::now(),
             log: std::sync::OnceLock::new(),
+            dblwr: std::sync::OnceLock::new(),
             stats: PoolStats::default(),
         })
     }
@@ -520,7 +523,7 @@ impl BufferPool {
                     drop(lists);
                     // SAFETY: exclusively latched above.
                     let bytes = unsafe { frame.bytes(self.page_size()) };
-                    let res = self.write_page_copy(id, bytes);
+                    let res = self.write_page_copy(inst, id, bytes);
                     lists = inst.lists.lock();
                     if let Err(e) = res {
                         lists.lru.insert_midpoint(f, &inst.frames);
@@ -586,15 +589,24 @@ impl BufferPool {
         }
     }
 
-    /// Seals a copy of the page and writes it to its file.
-    fn write_page_copy(&self, id: PageId, bytes: &[u8]) -> Result<()> {
+    /// Seals a copy of an evicted page and writes it (an LRU batch of one).
+    fn write_page_copy(&self, inst: &Instance, id: PageId, bytes: &[u8]) -> Result<()> {
         self.wal_check(crate::page::page_lsn(bytes))?;
         let mut copy = flush::io_buffer(self.page_size());
         copy.copy_from_slice(bytes);
         crate::page::seal(&mut copy);
-        self.files.get(id.space)?.write_page(id.page_no, &copy)?;
+        self.write_sealed(inst.id, crate::dblwr::FlushType::Lru, &[(id, &copy)])?;
         self.stats.writes.inc();
         Ok(())
+    }
+
+    /// Attaches the doublewrite buffer: every page write goes through it.
+    pub fn set_doublewrite(&self, d: Arc<Doublewrite>) {
+        let _ = self.dblwr.set(d);
+    }
+
+    pub fn dblwr(&self) -> Option<&Arc<Doublewrite>> {
+        self.dblwr.get()
     }
 
     /// The WAL rule: a page with LSN `lsn` may be written only once the
