@@ -90,9 +90,12 @@ impl<'a> Mtr<'a> {
     }
 
     /// A page being created: a zeroed frame, nothing read from disk.
+    ///
+    /// The guard counts as changed only once a logged change touches it, so
+    /// an error before that (the next allocation failing, say) can drop it.
     pub fn create_page(&mut self, id: PageId) -> Result<ExclusiveGuard<'a>> {
         let mut g = self.pool.create_page(id)?;
-        g.data_mut();
+        g.forget_modification();
         if let Some(r) = self.recs.as_mut() {
             record::page_zero(r, id);
         }

@@ -145,3 +145,67 @@ fn writers_racing_on_the_same_keys_never_tear_values() {
     let (n, _) = tree.verify().unwrap();
     assert_eq!(n, 500);
 }
+
+#[test]
+fn scans_never_skip_keys_present_throughout_concurrent_splits_and_merges() {
+    // Even keys stay for the whole test; writers insert and remove odd keys
+    // around them, splitting and merging leaves under the scans.
+    let pool = common::mem_pool(4096, 1024 * 4096, 2);
+    let tree = Arc::new(BTree::create(&pool, 1, 1).unwrap());
+    const N: u32 = 20_000;
+    for k in (0..N).step_by(2) {
+        tree.insert(&k.to_be_bytes(), &[7u8; 150]).unwrap();
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut writers = Vec::new();
+    for w in 0..2u64 {
+        let (tree, stop) = (tree.clone(), stop.clone());
+        writers.push(std::thread::spawn(move || {
+            let mut rng = rand::rngs::SmallRng::seed_from_u64(w);
+            while !stop.load(Ordering::Relaxed) {
+                let k: u32 = rng.gen_range(0..N / 2) * 2 + 1;
+                if rng.gen_bool(0.6) {
+                    tree.insert(&k.to_be_bytes(), &[9u8; 150]).unwrap();
+                } else {
+                    tree.remove(&k.to_be_bytes()).unwrap();
+                }
+            }
+        }));
+    }
+    let readers: Vec<_> = (0..2u64)
+        .map(|r| {
+            let tree = tree.clone();
+            std::thread::spawn(move || {
+                let mut rng = rand::rngs::SmallRng::seed_from_u64(100 + r);
+                let deadline = std::time::Instant::now() + std::time::Duration::from_secs(4);
+                let mut scans = 0;
+                while std::time::Instant::now() < deadline {
+                    let a: u32 = rng.gen_range(0..N / 2 - 100) * 2;
+                    let b = a + 2 * rng.gen_range(1..40u32);
+                    let dir = if rng.gen() { Direction::Forward } else { Direction::Backward };
+                    let mut c = tree.range(Bound::Included(&a.to_be_bytes()), Bound::Included(&b.to_be_bytes()), dir);
+                    let mut evens = Vec::new();
+                    while let Some((k, _)) = c.next().unwrap() {
+                        let k = u32::from_be_bytes(k.try_into().unwrap());
+                        if k % 2 == 0 {
+                            evens.push(k);
+                        }
+                    }
+                    if dir == Direction::Backward {
+                        evens.reverse();
+                    }
+                    let want: Vec<u32> = (a..=b).step_by(2).collect();
+                    assert_eq!(evens, want, "{dir:?} scan [{a}, {b}] skipped keys that never left the tree");
+                    scans += 1;
+                }
+                scans
+            })
+        })
+        .collect();
+    let scans: u64 = readers.into_iter().map(|r| r.join().unwrap()).sum();
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    assert!(scans > 100);
+}

@@ -107,8 +107,11 @@ impl State {
             match self.refill_once(tree, false)? {
                 Ok(()) => return Ok(()),
                 Err(Restart) => {
+                    // What the failed copy saw (including "past the end")
+                    // is not to be trusted.
                     self.entries.clear();
                     self.buf.clear();
+                    self.done = false;
                 }
             }
         }

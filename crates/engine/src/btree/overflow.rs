@@ -25,30 +25,45 @@ pub fn capacity(page_size: usize) -> usize {
 }
 
 /// Writes `data` to a new chain; returns the stub for the leaf.
+///
+/// Each page is its own mini-transaction (so neither the latches held nor
+/// the redo group grow with the value), written from the last chunk to the
+/// first so that every page is complete, next pointer included, when
+/// written. A failure part-way frees what was written.
 pub fn write_chain(pool: &BufferPool, space_id: SpaceId, data: &[u8]) -> Result<[u8; 8]> {
     let cap = capacity(pool.page_size());
-    let chunks: Vec<&[u8]> = data.chunks(cap).collect();
-    let mut mtr = Mtr::new(pool);
-    let mut pages = Vec::with_capacity(chunks.len());
-    for _ in 0..chunks.len() {
-        pages.push(space::alloc_page(pool, space_id, &mut mtr)?);
+    let mut next = 0u32;
+    for chunk in data.chunks(cap).rev() {
+        let written = (|| {
+            let mut mtr = Mtr::new(pool);
+            let page_no = space::alloc_page(pool, space_id, &mut mtr)?;
+            let mut g = mtr.create_page(PageId::new(space_id, page_no))?;
+            mtr.init_header(&mut g, PageType::Overflow);
+            let mut hdr = [0u8; 8];
+            hdr[..4].copy_from_slice(&next.to_le_bytes());
+            hdr[4..].copy_from_slice(&(chunk.len() as u32).to_le_bytes());
+            mtr.write(&mut g, NEXT, &hdr);
+            mtr.write(&mut g, DATA, chunk);
+            mtr.keep(g);
+            mtr.commit();
+            Ok(page_no)
+        })();
+        match written {
+            Ok(p) => next = p,
+            Err(e) => {
+                let _ = free_chain(pool, space_id, &stub(0, next));
+                return Err(e);
+            }
+        }
     }
-    for (i, chunk) in chunks.iter().enumerate() {
-        let id = PageId::new(space_id, pages[i]);
-        let mut g = mtr.create_page(id)?;
-        mtr.init_header(&mut g, PageType::Overflow);
-        let mut hdr = [0u8; 8];
-        hdr[..4].copy_from_slice(&pages.get(i + 1).copied().unwrap_or(0).to_le_bytes());
-        hdr[4..].copy_from_slice(&(chunk.len() as u32).to_le_bytes());
-        mtr.write(&mut g, NEXT, &hdr);
-        mtr.write(&mut g, DATA, chunk);
-        mtr.keep(g);
-    }
-    mtr.commit();
+    Ok(stub(data.len(), next))
+}
+
+fn stub(len: usize, first: u32) -> [u8; 8] {
     let mut stub = [0u8; 8];
-    stub[..4].copy_from_slice(&(data.len() as u32).to_le_bytes());
-    stub[4..].copy_from_slice(&pages.first().copied().unwrap_or(0).to_le_bytes());
-    Ok(stub)
+    stub[..4].copy_from_slice(&(len as u32).to_le_bytes());
+    stub[4..].copy_from_slice(&first.to_le_bytes());
+    stub
 }
 
 fn parse_stub(stub: &[u8]) -> (usize, u32) {
@@ -60,11 +75,14 @@ fn parse_stub(stub: &[u8]) -> (usize, u32) {
 pub fn read_chain(pool: &BufferPool, space_id: SpaceId, stub: &[u8], out: &mut Vec<u8>) -> Result<()> {
     let (total, mut next) = parse_stub(stub);
     let start = out.len();
+    // A corrupt chain could loop: a valid one has at most this many pages.
+    let mut budget = total / capacity(pool.page_size()) + 1;
     while out.len() - start < total {
         let id = PageId::new(space_id, next);
-        if next < 2 {
-            return Err(Error::corruption(id, "overflow chain ends early"));
+        if next < 2 || budget == 0 {
+            return Err(Error::corruption(id, "overflow chain ends early or loops"));
         }
+        budget -= 1;
         let g = pool.fix_shared(id)?;
         let p = g.data();
         let len = get_u32(p, LEN) as usize;

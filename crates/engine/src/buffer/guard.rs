@@ -118,6 +118,11 @@ impl<'a> ExclusiveGuard<'a> {
         self.modified
     }
 
+    /// For a freshly zeroed page: its zeroing needs no stamp of its own.
+    pub(crate) fn forget_modification(&mut self) {
+        self.modified = false;
+    }
+
     pub(crate) fn pool(&self) -> &'a BufferPool {
         self.pool
     }

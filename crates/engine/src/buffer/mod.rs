@@ -257,8 +257,9 @@ impl BufferPool {
         if h != 0 {
             let (i, f) = ((h >> 32) as usize - 1, h as u32);
             if let Some(frame) = self.instances.get(i).and_then(|inst| inst.frames.get(f as usize)) {
-                let version = frame.latch.optimistic();
-                if frame.holds(id) {
+                // Only if free right now and still ours: the hint may name a
+                // frame reused for another page, busy with I/O.
+                if let Some(version) = frame.latch.try_optimistic().filter(|_| frame.holds(id)) {
                     self.stats.requests.inc();
                     self.touch(&self.instances[i], f, frame);
                     return Ok(OptGuard { pool: self, frame, id, version });
@@ -470,6 +471,8 @@ impl BufferPool {
         mut lists: parking_lot::MutexGuard<'a, Lists>,
     ) -> Result<(u32, parking_lot::MutexGuard<'a, Lists>)> {
         let mut attempts = 0u32;
+        // Victims whose write failed: not tried again by this call.
+        let mut failed: Vec<u32> = Vec::new();
         loop {
             if let Some(f) = lists.free.pop() {
                 if inst.frames[f as usize].latch.try_lock_exclusive() {
@@ -497,9 +500,13 @@ impl BufferPool {
                     let frame = &inst.frames[f as usize];
                     if (!want_clean || !frame.is_dirty())
                         && !frame.flushing.load(Ordering::Acquire)
+                        && !failed.contains(&f)
                         && frame.latch.try_lock_exclusive()
                     {
-                        if want_clean && frame.is_dirty() {
+                        // A flusher may have claimed the frame between the
+                        // check and the latch; its copy must not land after
+                        // our write.
+                        if frame.flushing.load(Ordering::Acquire) || (want_clean && frame.is_dirty()) {
                             // Dirtied between the check and the latch.
                             // SAFETY: latched just above.
                             unsafe { frame.latch.unlock_exclusive() };
@@ -526,11 +533,15 @@ impl BufferPool {
                     let res = self.write_page_copy(inst, id, bytes);
                     lists = inst.lists.lock();
                     if let Err(e) = res {
+                        // Keep the page; try another victim before giving up.
                         lists.lru.insert_midpoint(f, &inst.frames);
-                        drop(lists);
                         // SAFETY: latched above.
                         unsafe { frame.latch.unlock_exclusive() };
-                        return Err(e);
+                        failed.push(f);
+                        if failed.len() >= 4 {
+                            return Err(e);
+                        }
+                        continue;
                     }
                     self.remove_from_flush_list(inst, f, frame);
                 }

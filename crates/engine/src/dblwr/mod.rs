@@ -18,6 +18,7 @@
 //!    and fdatasync the doublewrite file;
 //! 2. write each page to its tablespace;
 //! 3. fdatasync the tablespaces written, then free the segment.
+//!
 //! DETECT_ONLY writes only each page's 32-byte header to its slot (enough
 //! to know which pages were in flight and at which LSN); OFF skips step 1.
 //!

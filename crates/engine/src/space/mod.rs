@@ -254,12 +254,12 @@ pub fn free_page<'a>(pool: &'a BufferPool, id: PageId, mtr: &mut Mtr<'a>) -> Res
         return Err(Error::corruption(id, "page freed twice"));
     }
     set_bit_logged(mtr, bm, bit, false);
-    let used = get_u32(mtr.page(bm).data(), BM_USED) - 1;
+    let used = get_u32(mtr.page(bm).data(), BM_USED).saturating_sub(1);
     mtr.write_held(bm, BM_USED, &used.to_le_bytes());
     if id.page_no < get_u32(mtr.page(hdr).data(), HDR_FREE_HINT) {
         mtr.write_held(hdr, HDR_FREE_HINT, &id.page_no.to_le_bytes());
     }
-    let used = get_u32(mtr.page(hdr).data(), HDR_USED_PAGES) - 1;
+    let used = get_u32(mtr.page(hdr).data(), HDR_USED_PAGES).saturating_sub(1);
     mtr.write_held(hdr, HDR_USED_PAGES, &used.to_le_bytes());
     Ok(())
 }
