@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::dblwr::{DoublewriteConfig, DoublewriteMode};
 use crate::log::{FlushAtCommit, LogConfig};
 use crate::{Error, Result};
 
@@ -43,6 +44,9 @@ pub struct EngineConfig {
     /// `innodb_log_file_size`, `innodb_log_buffer_size`,
     /// `innodb_flush_log_at_trx_commit`.
     pub log: LogConfig,
+    /// `innodb_doublewrite`, `innodb_doublewrite_dir`,
+    /// `innodb_doublewrite_files`, `innodb_doublewrite_pages`.
+    pub doublewrite: DoublewriteConfig,
 }
 
 impl EngineConfig {
@@ -56,7 +60,13 @@ impl EngineConfig {
             old_blocks_time_ms: 1000,
             flush_method: FlushMethod::ODirect,
             log: LogConfig::default(),
+            doublewrite: DoublewriteConfig::default(),
         }
+    }
+
+    pub fn doublewrite(mut self, mode: DoublewriteMode) -> Self {
+        self.doublewrite.mode = mode;
+        self
     }
 
     pub fn log_file_size(mut self, n: u64) -> Self {

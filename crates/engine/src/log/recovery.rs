@@ -33,6 +33,10 @@ pub struct RecoveryReport {
     /// Distinct pages changed by replay.
     pub pages: usize,
     pub elapsed: Duration,
+    /// Torn pages restored from the doublewrite buffer before replay.
+    pub repaired: Vec<PageId>,
+    /// Torn pages found that could not be restored (DETECT_ONLY).
+    pub torn_unrepaired: Vec<PageId>,
 }
 
 /// Replays the log from `from`; returns where it ends.

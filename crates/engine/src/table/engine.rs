@@ -37,6 +37,7 @@ use super::{Secondary, Table};
 use crate::btree::{BTree, Direction};
 use crate::buffer::{BufferPool, PoolConfig};
 use crate::config::{EngineConfig, FlushMethod};
+use crate::dblwr::{Doublewrite, DoublewriteMode};
 use crate::log::recovery::{self, RecoveryReport};
 use crate::log::RedoLog;
 use crate::page;
@@ -119,6 +120,10 @@ impl Engine {
             files.clone(),
             lsn.clone(),
         )?);
+        if cfg.doublewrite.mode != DoublewriteMode::Off {
+            let d = Doublewrite::open(&vfs, &cfg.datadir, &cfg.doublewrite, cfg.page_size, cfg.buffer_pool_instances)?;
+            pool.set_doublewrite(Arc::new(d));
+        }
         let redo_path = cfg.datadir.join(REDO_FILE);
         let io = |what: &str, e| Error::io(format!("{what} {}", redo_path.display()), e);
         let mut report = RecoveryReport::default();
@@ -147,7 +152,30 @@ impl Engine {
             let f = vfs.open(&redo_path, &quire_io::OpenOptions::existing()).map_err(|e| io("open of", e))?;
             let (log, checkpoint) = RedoLog::open(f, &cfg.log)?;
             Self::open_space_files(&*vfs, &files, &cfg.datadir, cfg.page_size)?;
+            if let Some(d) = pool.dblwr() {
+                let repair = d.repair(&files, checkpoint)?;
+                if !repair.repaired.is_empty() {
+                    tracing::warn!(
+                        "doublewrite: restored {} torn page(s): {:?}",
+                        repair.repaired.len(),
+                        repair.repaired
+                    );
+                }
+                if !repair.detected.is_empty() {
+                    tracing::error!(
+                        "doublewrite (DETECT_ONLY): {} torn page(s) cannot be repaired: {:?}",
+                        repair.detected.len(),
+                        repair.detected
+                    );
+                }
+                report.repaired = repair.repaired;
+                report.torn_unrepaired = repair.detected;
+            }
+            let repaired = std::mem::take(&mut report.repaired);
+            let torn = std::mem::take(&mut report.torn_unrepaired);
             report = recovery::recover(&log, &pool, checkpoint)?;
+            report.repaired = repaired;
+            report.torn_unrepaired = torn;
             log.resume(report.end_lsn);
             pool.set_log(log.clone());
             log.start();
