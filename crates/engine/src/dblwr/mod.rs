@@ -78,11 +78,13 @@ pub struct DoublewriteConfig {
     pub files: usize,
     /// `innodb_doublewrite_pages`: slots per segment (the largest batch).
     pub pages: usize,
+    /// `innodb_doublewrite_batch_size`: pages per batch; 0 = `pages`.
+    pub batch_size: usize,
 }
 
 impl Default for DoublewriteConfig {
     fn default() -> Self {
-        Self { mode: DoublewriteMode::On, dir: None, files: 2, pages: 64 }
+        Self { mode: DoublewriteMode::On, dir: None, files: 2, pages: 64, batch_size: 0 }
     }
 }
 
@@ -109,6 +111,7 @@ pub struct Doublewrite {
     mode: DoublewriteMode,
     page_size: usize,
     pages_per_segment: usize,
+    batch_size: usize,
     files: Vec<FileRef>,
     shards: Vec<Shard>,
     instances: usize,
@@ -164,10 +167,12 @@ impl Doublewrite {
                 freed: Condvar::new(),
             })
             .collect();
+        let batch_size = if cfg.batch_size == 0 { pages } else { cfg.batch_size.min(pages) };
         Ok(Self {
             mode: cfg.mode,
             page_size,
             pages_per_segment: pages,
+            batch_size,
             files,
             shards,
             instances,
@@ -179,9 +184,10 @@ impl Doublewrite {
         self.mode
     }
 
-    /// The largest batch one call may write.
+    /// Pages per batch (`innodb_doublewrite_batch_size`, at most a
+    /// segment).
     pub fn batch_pages(&self) -> usize {
-        self.pages_per_segment
+        self.batch_size
     }
 
     fn shard(&self, instance: usize, ty: FlushType) -> &Shard {
