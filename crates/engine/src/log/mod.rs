@@ -552,7 +552,8 @@ impl RedoLog {
                 self.written_event.notify_all();
                 continue;
             }
-            if self.shutdown.load(Ordering::Acquire) && ready == self.current_lsn() {
+            let stopping = self.shutdown.load(Ordering::Acquire);
+            if stopping && (ready == self.current_lsn() || self.has_failed.load(Ordering::Acquire)) {
                 self.flusher_event.notify_all();
                 return;
             }
@@ -586,7 +587,9 @@ impl RedoLog {
                 self.flushed_event.notify_all();
                 continue;
             }
-            if self.shutdown.load(Ordering::Acquire) && written == self.current_lsn() && flushed == written {
+            let stopping = self.shutdown.load(Ordering::Acquire);
+            let caught_up = written == self.current_lsn() && flushed == written;
+            if stopping && (caught_up || self.has_failed.load(Ordering::Acquire)) {
                 return;
             }
             let mut g = self.flusher_event.lock.lock();
@@ -623,10 +626,16 @@ impl RedoLog {
         Ok(())
     }
 
-    /// Writes and syncs everything appended, then stops the threads.
+    /// Writes and syncs everything appended, then stops the threads. The
+    /// threads stop even if that fails (the error is returned).
     pub fn shutdown(&self) -> Result<()> {
         let end = self.current_lsn();
         let res = self.flush_up_to(end);
+        if res.is_err() && !self.has_failed.load(Ordering::Acquire) {
+            // Cannot catch up (a full disk): give up on the tail; it was
+            // never acknowledged as durable.
+            self.fail(&Error::io("the redo log", std::io::Error::other("shut down with unwritten log")));
+        }
         self.shutdown.store(true, Ordering::Release);
         self.writer_event.notify_all();
         self.flusher_event.notify_all();

@@ -601,13 +601,31 @@ impl Engine {
         if let Some(h) = self.checkpointer.lock().take() {
             let _ = h.join();
         }
-        let lsn = self.log.current_lsn();
-        space::set_owner_fields(&self.pool, SYSTEM_SPACE, &[(SYS_LSN, &lsn.to_le_bytes())])?;
-        self.pool.flush_all()?;
-        self.log.checkpoint(self.log.ready_lsn())?;
-        self.log.shutdown()?;
+        let flushed = (|| {
+            let lsn = self.log.current_lsn();
+            space::set_owner_fields(&self.pool, SYSTEM_SPACE, &[(SYS_LSN, &lsn.to_le_bytes())])?;
+            self.pool.flush_all()?;
+            self.log.checkpoint(self.log.ready_lsn())
+        })();
+        // The log threads stop whatever happened above.
+        let stopped = self.log.shutdown();
+        flushed?;
+        stopped?;
         tracing::info!("shut down cleanly at LSN {}", self.log.current_lsn());
         Ok(())
+    }
+}
+
+impl Drop for Engine {
+    /// An engine dropped without `shutdown` shuts down now, as cleanly as
+    /// it can (after a simulated crash its files refuse every write, so this
+    /// changes nothing on disk).
+    fn drop(&mut self) {
+        if !self.shut_down.load(Ordering::Acquire) {
+            if let Err(e) = self.shutdown() {
+                tracing::warn!("shutdown on drop failed: {e}");
+            }
+        }
     }
 }
 
