@@ -52,6 +52,9 @@ pub enum Error {
     PoolExhausted { instance: usize },
     #[error("the engine is shut down")]
     Shutdown,
+    /// A wait for a lock (or a DDL wait for users of an object) timed out.
+    #[error("lock wait timeout exceeded: {0}")]
+    LockWaitTimeout(String),
 }
 
 impl Error {

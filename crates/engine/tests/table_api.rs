@@ -375,3 +375,34 @@ fn racing_inserts_of_one_key_admit_exactly_one() {
         assert_eq!(wins, 1, "round {round}");
     }
 }
+
+#[test]
+fn dropping_an_index_waits_for_open_scans_and_they_learn_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = open(dir.path());
+    let t = e.create_table("people", people()).unwrap();
+    for i in 0..2000 {
+        t.insert(person(&format!("p{i:04}"), None, 1)).unwrap();
+    }
+    let mut scan = t.scan(IndexRef::Secondary(0), Bound::Unbounded, Bound::Unbounded, Direction::Forward).unwrap();
+    for _ in 0..10 {
+        assert!(scan.next().unwrap().is_some());
+    }
+    let dropper = {
+        let e = e.clone();
+        std::thread::spawn(move || e.drop_index("people", "by_name"))
+    };
+    // The drop marks the index at once; the scan then reports it instead
+    // of reading freed pages, and closing it lets the drop finish.
+    let err = loop {
+        match scan.next() {
+            Ok(Some(_)) => std::thread::sleep(std::time::Duration::from_millis(1)),
+            Ok(None) => panic!("the scan ran to its end before the drop"),
+            Err(err) => break err,
+        }
+    };
+    assert!(matches!(err, Error::NoSuchIndex(_)), "{err}");
+    drop(scan);
+    dropper.join().unwrap().unwrap();
+    assert_eq!(t.schema().indexes.len(), 1);
+}

@@ -351,7 +351,12 @@ impl Engine {
         let secondary = def
             .secondary
             .iter()
-            .map(|&(root, id)| Ok(Secondary { tree: BTree::open(&self.pool, PageId::new(def.space_id, root), id)? }))
+            .map(|&(root, id)| {
+                Ok(Secondary {
+                    tree: BTree::open(&self.pool, PageId::new(def.space_id, root), id)?,
+                    users: Default::default(),
+                })
+            })
             .collect::<Result<Vec<_>>>()?;
         let auto_inc = Self::recover_auto_inc(&def, &clustered)?;
         Ok(Table::new(def, clustered, secondary, auto_inc))
@@ -438,7 +443,7 @@ impl Engine {
             for i in 0..schema.indexes.len() as u32 {
                 let t = BTree::create(&self.pool, space_id, first_index + 1 + i)?;
                 roots.push((t.root().page_no, t.index_id()));
-                secondary.push(Secondary { tree: t });
+                secondary.push(Secondary { tree: t, users: Default::default() });
             }
             let def = TableDef {
                 name: name.to_string(),
@@ -473,6 +478,11 @@ impl Engine {
     pub fn drop_table(&self, name: &str) -> Result<()> {
         self.check_open()?;
         let _ddl = self.ddl.lock();
+        let open = self.tables.read().get(name).cloned();
+        if let Some(t) = &open {
+            // Open cursors finish (and learn of the drop) first.
+            t.users.drop_and_wait(&format!("table '{name}'"))?;
+        }
         let space_id = match self.tables.write().remove(name) {
             Some(t) => t.space_id(),
             None => {
@@ -562,7 +572,7 @@ impl Engine {
         self.catalog.update(&catalog::table_key(table), &catalog::encode(&def))?;
         self.log.commit(crate::mtr::last_commit_lsn())?;
         st.def = def;
-        st.secondary.push(Secondary { tree });
+        st.secondary.push(Secondary { tree, users: Default::default() });
         Ok(())
     }
 
@@ -579,6 +589,7 @@ impl Engine {
             .iter()
             .position(|i| i.name.eq_ignore_ascii_case(index))
             .ok_or_else(|| Error::NoSuchIndex(index.to_string()))?;
+        st.secondary[ix].users.drop_and_wait(&format!("index '{index}'"))?;
         let mut def = st.def.clone();
         def.schema.indexes.remove(ix);
         def.secondary.remove(ix);

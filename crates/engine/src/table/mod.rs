@@ -23,6 +23,7 @@ mod engine;
 
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
@@ -37,6 +38,54 @@ const ROW_LOCK_STRIPES: usize = 256;
 
 pub(crate) struct Secondary {
     pub tree: BTree,
+    /// Open cursors on this index, and whether it was dropped.
+    pub users: Arc<Users>,
+}
+
+/// Open cursors on an index or table, so that dropping it waits for them
+/// (a metadata lock, in MySQL's terms) and they learn of the drop.
+#[derive(Default)]
+pub struct Users {
+    count: std::sync::atomic::AtomicUsize,
+    dropped: std::sync::atomic::AtomicBool,
+}
+
+impl Users {
+    /// Marks the object dropped and waits for its open cursors to close.
+    pub(crate) fn drop_and_wait(&self, what: &str) -> Result<()> {
+        self.dropped.store(true, Ordering::SeqCst);
+        let deadline = std::time::Instant::now() + DDL_WAIT;
+        while self.count.load(Ordering::SeqCst) > 0 {
+            if std::time::Instant::now() > deadline {
+                self.dropped.store(false, Ordering::SeqCst);
+                return Err(Error::LockWaitTimeout(format!("{what} is in use by open cursors")));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        Ok(())
+    }
+}
+
+/// How long a DROP waits for cursors still open on its object.
+const DDL_WAIT: std::time::Duration = std::time::Duration::from_secs(50);
+
+/// A cursor's registration with a [`Users`].
+struct UseGuard(Arc<Users>);
+
+impl UseGuard {
+    fn new(u: &Arc<Users>) -> Self {
+        u.count.fetch_add(1, Ordering::SeqCst);
+        UseGuard(u.clone())
+    }
+    fn dropped(&self) -> bool {
+        self.0.dropped.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for UseGuard {
+    fn drop(&mut self) {
+        self.0.count.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// What can change under DDL.
@@ -53,6 +102,8 @@ pub struct Table {
     auto_inc: AtomicU64,
     row_locks: Box<[Mutex<()>]>,
     unique_lock: Mutex<()>,
+    /// Open cursors on the table (DROP TABLE waits for them).
+    pub(crate) users: Arc<Users>,
     /// Held by updates that move a row to another primary key (lock order:
     /// this, then row stripes, then `unique_lock`).
     pk_change_lock: Mutex<()>,
@@ -96,6 +147,7 @@ impl Table {
             auto_inc: AtomicU64::new(auto_inc),
             row_locks: (0..ROW_LOCK_STRIPES).map(|_| Mutex::new(())).collect(),
             unique_lock: Mutex::new(()),
+            users: Arc::new(Users::default()),
             pk_change_lock: Mutex::new(()),
         }
     }
@@ -459,8 +511,16 @@ impl Table {
             IndexRef::Primary => self.clustered.clone(),
             IndexRef::Secondary(i) => st.secondary[i].tree.clone(),
         };
+        let mut uses = vec![UseGuard::new(&self.users)];
+        if let IndexRef::Secondary(i) = index {
+            uses.push(UseGuard::new(&st.secondary[i].users));
+        }
+        if uses.iter().any(|u| u.dropped()) {
+            return Err(Error::NoSuchTable(self.name.clone()));
+        }
         let cursor = tree.range(bref(&lo), bref(&hi), dir);
         Ok(RowCursor {
+            uses,
             clustered: self.clustered.clone(),
             name: self.name.clone(),
             schema: schema.clone(),
@@ -481,6 +541,8 @@ fn bref(b: &Bound<Vec<u8>>) -> Bound<&[u8]> {
 
 /// Rows of a range scan.
 pub struct RowCursor {
+    /// Keeps the table (and index) from being dropped under the cursor.
+    uses: Vec<UseGuard>,
     clustered: BTree,
     name: String,
     schema: TableSchema,
@@ -492,6 +554,7 @@ pub struct RowCursor {
 impl RowCursor {
     fn empty(t: &Table, schema: TableSchema) -> Self {
         Self {
+            uses: Vec::new(),
             clustered: t.clustered.clone(),
             name: t.name.clone(),
             schema,
@@ -504,6 +567,9 @@ impl RowCursor {
     /// The next row, or `None`.
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<Vec<Value>>> {
+        if self.uses.iter().any(|u| u.dropped()) {
+            return Err(Error::NoSuchIndex(format!("an index of {} was dropped during the scan", self.name)));
+        }
         let Some(cursor) = self.cursor.as_mut() else { return Ok(None) };
         loop {
             let Some((k, v)) = cursor.next()? else { return Ok(None) };
