@@ -205,8 +205,9 @@ pub struct RedoLog {
     flusher_event: Event,
     /// `written_lsn` / `ready_lsn` moved (buffer room, commits with 2).
     written_event: Event,
-    /// `flushed_lsn` moved (commits with 1, the WAL rule).
-    flushed_event: Event,
+    /// `flushed_lsn` moved (commits with 1, the WAL rule): one event per
+    /// LSN block, so a sync wakes only the committers it made durable.
+    flushed_events: Box<[Event]>,
     /// The checkpoint moved (room in the log file).
     checkpoint_event: Event,
     threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
@@ -216,6 +217,9 @@ pub struct RedoLog {
 /// Spin rounds before sleeping, when waiting for the log: short, because
 /// on few cores a spinning waiter takes the CPU the log threads need.
 const SPIN_ROUNDS: u32 = 200;
+/// LSN bytes per flush-event block, and the number of events.
+const FLUSH_EVENT_BLOCK: u64 = 512;
+const FLUSH_EVENT_SLOTS: usize = 64;
 /// The longest a waiter sleeps without a notification.
 const WAIT_SAFETY_NET: Duration = Duration::from_millis(100);
 /// How long a commit waits for a full disk to clear before failing.
@@ -269,7 +273,7 @@ impl RedoLog {
             writer_sleeping: AtomicBool::new(false),
             flusher_event: Event::default(),
             written_event: Event::default(),
-            flushed_event: Event::default(),
+            flushed_events: (0..FLUSH_EVENT_SLOTS).map(|_| Event::default()).collect(),
             checkpoint_event: Event::default(),
             threads: Mutex::new(Vec::new()),
             stats: LogStats::default(),
@@ -428,7 +432,9 @@ impl RedoLog {
 
     fn notify_everyone(&self) {
         self.written_event.notify_all();
-        self.flushed_event.notify_all();
+        for e in self.flushed_events.iter() {
+            e.notify_all();
+        }
         self.checkpoint_event.notify_all();
     }
 
@@ -472,6 +478,22 @@ impl RedoLog {
         res
     }
 
+    /// The event a waiter for `flushed_lsn >= lsn` sleeps on.
+    fn flushed_event_for(&self, lsn: Lsn) -> &Event {
+        &self.flushed_events[((lsn.saturating_sub(1) / FLUSH_EVENT_BLOCK) as usize) % FLUSH_EVENT_SLOTS]
+    }
+
+    /// Wakes the waiters whose LSN lies in `(from, to]`: those of the
+    /// blocks the range covers (all slots if it covers them all).
+    fn notify_flushed(&self, from: Lsn, to: Lsn) {
+        let first = from / FLUSH_EVENT_BLOCK;
+        let last = to.saturating_sub(1) / FLUSH_EVENT_BLOCK;
+        let blocks = (last + 1).saturating_sub(first).min(FLUSH_EVENT_SLOTS as u64);
+        for b in first..first + blocks {
+            self.flushed_events[(b as usize) % FLUSH_EVENT_SLOTS].notify_all();
+        }
+    }
+
     fn poke_writer(&self) {
         if self.writer_sleeping.load(Ordering::Acquire) {
             self.writer_event.notify_all();
@@ -486,7 +508,7 @@ impl RedoLog {
         self.flush_waiters.fetch_add(1, Ordering::AcqRel);
         self.poke_writer();
         self.flusher_event.notify_all();
-        let res = self.wait_until(&self.flushed_event, || self.flushed_lsn() >= lsn, true);
+        let res = self.wait_until(self.flushed_event_for(lsn), || self.flushed_lsn() >= lsn, true);
         self.flush_waiters.fetch_sub(1, Ordering::AcqRel);
         res
     }
@@ -584,7 +606,7 @@ impl RedoLog {
                 last_sync = Instant::now();
                 self.stats.syncs.fetch_add(1, Ordering::Relaxed);
                 self.flushed_lsn.store(written, Ordering::SeqCst);
-                self.flushed_event.notify_all();
+                self.notify_flushed(flushed, written);
                 continue;
             }
             let stopping = self.shutdown.load(Ordering::Acquire);
