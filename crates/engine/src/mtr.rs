@@ -116,45 +116,23 @@ impl<'a> Mtr<'a> {
 
     /// Writes bytes at an offset of a page.
     pub fn write(&mut self, g: &mut ExclusiveGuard<'_>, off: usize, bytes: &[u8]) {
-        g.data_mut()[off..off + bytes.len()].copy_from_slice(bytes);
-        if let Some(r) = self.recs.as_mut() {
-            record::write(r, g.id(), off, bytes);
-        }
+        write_logged(g, self.recs.as_mut(), off, bytes);
     }
 
     /// [`Mtr::write`] on a page this mtr holds.
     pub fn write_held(&mut self, handle: usize, off: usize, bytes: &[u8]) {
-        let g = &mut self.kept[handle];
-        g.data_mut()[off..off + bytes.len()].copy_from_slice(bytes);
-        if let Some(r) = self.recs.as_mut() {
-            record::write(r, g.id(), off, bytes);
-        }
+        write_logged(&mut self.kept[handle], self.recs.as_mut(), off, bytes);
     }
 
     /// Formats a page: a fresh common header of type `ty`, then `body`
     /// fills the rest (logged as one image of the body).
     pub fn format(&mut self, g: &mut ExclusiveGuard<'_>, ty: PageType, body: impl FnOnce(&mut [u8])) {
-        let id = g.id();
-        let p = g.data_mut();
-        page::init_header(p, id, ty);
-        body(p);
-        if let Some(r) = self.recs.as_mut() {
-            record::page_header(r, id, ty);
-            record::page_body(r, id, &p[FIL_HEADER_SIZE..]);
-        }
+        format_logged(g, self.recs.as_mut(), ty, body);
     }
 
     /// [`Mtr::format`] on a page this mtr holds.
     pub fn format_held(&mut self, handle: usize, ty: PageType, body: impl FnOnce(&mut [u8])) {
-        let g = &mut self.kept[handle];
-        let id = g.id();
-        let p = g.data_mut();
-        page::init_header(p, id, ty);
-        body(p);
-        if let Some(r) = self.recs.as_mut() {
-            record::page_header(r, id, ty);
-            record::page_body(r, id, &p[FIL_HEADER_SIZE..]);
-        }
+        format_logged(&mut self.kept[handle], self.recs.as_mut(), ty, body);
     }
 
     /// Writes a fresh common header of type `ty` (the body is untouched).
@@ -309,6 +287,24 @@ impl<'a> Mtr<'a> {
             LAST_COMMIT.with(|c| c.set(end));
         }
         end
+    }
+}
+
+fn write_logged(g: &mut ExclusiveGuard<'_>, recs: Option<&mut Vec<u8>>, off: usize, bytes: &[u8]) {
+    g.data_mut()[off..off + bytes.len()].copy_from_slice(bytes);
+    if let Some(r) = recs {
+        record::write(r, g.id(), off, bytes);
+    }
+}
+
+fn format_logged(g: &mut ExclusiveGuard<'_>, recs: Option<&mut Vec<u8>>, ty: PageType, body: impl FnOnce(&mut [u8])) {
+    let id = g.id();
+    let p = g.data_mut();
+    page::init_header(p, id, ty);
+    body(p);
+    if let Some(r) = recs {
+        record::page_header(r, id, ty);
+        record::page_body(r, id, &p[FIL_HEADER_SIZE..]);
     }
 }
 
