@@ -2,7 +2,7 @@
 //! with SIGKILL at random moments; after each kill the engine recovers and
 //! every acknowledged change must be there, with the primary key and the
 //! secondary index agreeing. `QUIRE_KILL_ITERATIONS` sets the number of
-//! kills (default 12; the long mode is a few hundred).
+//! kills (default 30; the long mode, a few hundred, is run by hand).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -27,7 +27,7 @@ fn open(dir: &std::path::Path) -> std::sync::Arc<quire_engine::Engine> {
 
 #[test]
 fn kill_during_writes_loses_no_acknowledged_change() {
-    let iterations: usize = std::env::var("QUIRE_KILL_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(12);
+    let iterations: usize = std::env::var("QUIRE_KILL_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(30);
     let dir = tempfile::tempdir().unwrap();
     let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
     // id -> acknowledged value (None = deleted), across all runs.

@@ -456,7 +456,7 @@ impl Engine {
             // it, so that recovery can always identify the file.
             self.pool.flush_space(space_id)?;
             self.catalog.insert(&catalog::table_key(name), &catalog::encode(&def))?;
-            self.log.commit(crate::mtr::last_commit_lsn())?;
+            self.log.flush_up_to(crate::mtr::last_commit_lsn())?; // DDL is durable in every commit mode
             Ok(Table::new(def, clustered, secondary, 1))
         };
         match build() {
@@ -570,7 +570,7 @@ impl Engine {
         def.schema = schema;
         def.secondary.push((tree.root().page_no, id));
         self.catalog.update(&catalog::table_key(table), &catalog::encode(&def))?;
-        self.log.commit(crate::mtr::last_commit_lsn())?;
+        self.log.flush_up_to(crate::mtr::last_commit_lsn())?; // DDL is durable in every commit mode
         st.def = def;
         st.secondary.push(Secondary { tree, users: Default::default() });
         Ok(())
@@ -597,7 +597,7 @@ impl Engine {
         let sec = st.secondary.remove(ix);
         st.def = def;
         sec.tree.destroy()?;
-        self.log.commit(crate::mtr::last_commit_lsn())?;
+        self.log.flush_up_to(crate::mtr::last_commit_lsn())?; // DDL is durable in every commit mode
         Ok(())
     }
 
