@@ -26,6 +26,7 @@ pub mod row;
 pub mod space;
 pub mod sync;
 pub mod table;
+pub mod txn;
 
 pub use config::EngineConfig;
 pub use error::{Error, Result};

@@ -1,0 +1,493 @@
+//! The row lock system: InnoDB's record, gap, next-key and
+//! insert-intention locks on index keys.
+//!
+//! A lock names a key of an index (`LockKey`: index id + the key's
+//! memcomparable bytes, or the index's *supremum*, above every key) and has
+//! a mode (S or X) and a kind:
+//! - `Record`: the key itself (InnoDB's LOCK_REC_NOT_GAP);
+//! - `Gap`: the open interval before the key (LOCK_GAP);
+//! - `NextKey`: both (LOCK_ORDINARY), what locking reads take under
+//!   REPEATABLE READ so that no phantom can appear in a scanned range;
+//! - `InsertIntention`: taken on the next key by an insert into its gap.
+//!
+//! Compatibility, between different transactions (a transaction never
+//! conflicts with itself):
+//! ```text
+//!                    held:  Record  Gap  NextKey  InsertIntention
+//! asked Record                 m     -     m        -
+//!       Gap                    -     -     -        -
+//!       NextKey                m     -     m        -
+//!       InsertIntention        -     c     c        -
+//! ```
+//! `m`: conflict if either mode is X; `c`: conflict; `-`: compatible.
+//! Gap locks only ever stop inserts.
+//!
+//! Concurrency:
+//! 1. The lock table is split into shards by key hash, each with its own
+//!    mutex: no global mutex is taken on the path of a lock that is
+//!    granted at once.
+//! 2. Only a transaction that must wait takes the wait-for graph's mutex,
+//!    adds its edges, and searches for a cycle through itself; if it finds
+//!    one it is the deadlock victim (it gets [`LockError::Deadlock`] and
+//!    its caller rolls the whole transaction back). Waits are bounded by
+//!    the caller's timeout (`innodb_lock_wait_timeout`:
+//!    [`LockError::Timeout`]).
+//! 3. Waiters queue in arrival order; a new request also waits behind an
+//!    earlier waiter it conflicts with, so writers are not starved by a
+//!    stream of readers.
+//! 4. Releasing (commit / rollback) grants, in queue order, every waiter
+//!    whose request no longer conflicts with anything ahead of it.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use super::TrxId;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LockMode {
+    S,
+    X,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LockKind {
+    Record,
+    Gap,
+    NextKey,
+    InsertIntention,
+}
+
+impl LockKind {
+    fn has_record(self) -> bool {
+        matches!(self, LockKind::Record | LockKind::NextKey)
+    }
+    fn has_gap(self) -> bool {
+        matches!(self, LockKind::Gap | LockKind::NextKey)
+    }
+}
+
+/// What a lock is on: a key of an index, or its supremum.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LockKey {
+    pub index: u32,
+    /// The memcomparable key; `None` is the supremum.
+    pub key: Option<Vec<u8>>,
+}
+
+impl LockKey {
+    pub fn record(index: u32, key: &[u8]) -> Self {
+        Self { index, key: Some(key.to_vec()) }
+    }
+    pub fn supremum(index: u32) -> Self {
+        Self { index, key: None }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockError {
+    /// `innodb_lock_wait_timeout` passed (MySQL error 1205).
+    Timeout,
+    /// This transaction was chosen as a deadlock victim (error 1213).
+    Deadlock,
+}
+
+/// Whether a request conflicts with a lock held (or queued earlier) by
+/// another transaction.
+fn conflicts(ask_mode: LockMode, ask: LockKind, held_mode: LockMode, held: LockKind) -> bool {
+    if ask == LockKind::InsertIntention {
+        return held.has_gap();
+    }
+    if held == LockKind::InsertIntention {
+        return false;
+    }
+    ask.has_record() && held.has_record() && (ask_mode == LockMode::X || held_mode == LockMode::X)
+}
+
+/// Whether holding (`mode`, `kind`) already gives what is asked.
+fn covers(mode: LockMode, kind: LockKind, ask_mode: LockMode, ask: LockKind) -> bool {
+    let mode_ok = mode == LockMode::X || ask_mode == LockMode::S;
+    let kind_ok = kind == ask
+        || (kind == LockKind::NextKey && matches!(ask, LockKind::Record | LockKind::Gap))
+        || (kind.has_gap() && ask == LockKind::Gap);
+    mode_ok && kind_ok && ask != LockKind::InsertIntention
+}
+
+/// How a waiting transaction learns the outcome.
+#[derive(Default)]
+struct WaitSlot {
+    granted: Mutex<bool>,
+    cond: Condvar,
+}
+
+struct Request {
+    trx: TrxId,
+    mode: LockMode,
+    kind: LockKind,
+    /// Present while waiting.
+    wait: Option<Arc<WaitSlot>>,
+}
+
+#[derive(Default)]
+struct Queue {
+    /// Granted requests, then waiting ones, in arrival order.
+    reqs: Vec<Request>,
+}
+
+impl Queue {
+    fn granted(&self) -> impl Iterator<Item = &Request> {
+        self.reqs.iter().filter(|r| r.wait.is_none())
+    }
+}
+
+#[derive(Default)]
+struct Shard {
+    queues: HashMap<LockKey, Queue>,
+}
+
+/// Counters reported as `Innodb_row_lock_*`.
+#[derive(Default, Debug)]
+pub struct LockStats {
+    pub waits: crate::sync::Counter,
+    pub timeouts: crate::sync::Counter,
+    pub deadlocks: crate::sync::Counter,
+    /// Total time spent waiting, in microseconds.
+    pub wait_us: crate::sync::Counter,
+}
+
+pub struct LockSys {
+    shards: Box<[Mutex<Shard>]>,
+    /// Wait-for edges of waiting transactions: who each waits for.
+    waits_for: Mutex<HashMap<TrxId, Vec<TrxId>>>,
+    /// Whether deadlocks are searched for (`innodb_deadlock_detect`); if
+    /// not, only the timeout ends a deadlock.
+    pub detect_deadlocks: std::sync::atomic::AtomicBool,
+    pub stats: LockStats,
+}
+
+/// The locks a transaction holds, so that commit can release them.
+#[derive(Default)]
+pub struct TrxLocks {
+    held: Vec<(LockKey, LockMode, LockKind)>,
+}
+
+impl TrxLocks {
+    pub fn len(&self) -> usize {
+        self.held.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.held.is_empty()
+    }
+}
+
+const SHARDS: usize = 64;
+
+fn shard_of(key: &LockKey) -> usize {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.hash(&mut h);
+    (h.finish() as usize) % SHARDS
+}
+
+impl Default for LockSys {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl LockSys {
+    pub fn new() -> Self {
+        Self {
+            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
+            waits_for: Mutex::new(HashMap::new()),
+            detect_deadlocks: std::sync::atomic::AtomicBool::new(true),
+            stats: LockStats::default(),
+        }
+    }
+
+    /// Acquires a lock for `trx`, waiting at most `timeout`. On success the
+    /// lock is recorded in `locks` (released by [`LockSys::release_all`]).
+    pub fn lock(
+        &self,
+        trx: TrxId,
+        locks: &mut TrxLocks,
+        key: LockKey,
+        mode: LockMode,
+        kind: LockKind,
+        timeout: Duration,
+    ) -> Result<(), LockError> {
+        let slot = {
+            let mut shard = self.shards[shard_of(&key)].lock();
+            let q = shard.queues.entry(key.clone()).or_default();
+            if q.granted().any(|r| r.trx == trx && covers(r.mode, r.kind, mode, kind)) {
+                return Ok(());
+            }
+            let blockers: Vec<TrxId> = q
+                .reqs
+                .iter()
+                .filter(|r| r.trx != trx && conflicts(mode, kind, r.mode, r.kind))
+                .map(|r| r.trx)
+                .collect();
+            if blockers.is_empty() {
+                q.reqs.push(Request { trx, mode, kind, wait: None });
+                locks.held.push((key, mode, kind));
+                return Ok(());
+            }
+            // Must wait: check for a deadlock before sleeping.
+            if self.detect_deadlocks.load(std::sync::atomic::Ordering::Relaxed) && self.would_deadlock(trx, &blockers) {
+                self.stats.deadlocks.inc();
+                if q.reqs.is_empty() {
+                    shard.queues.remove(&key);
+                }
+                return Err(LockError::Deadlock);
+            }
+            let slot = Arc::new(WaitSlot::default());
+            q.reqs.push(Request { trx, mode, kind, wait: Some(slot.clone()) });
+            slot
+        };
+        self.stats.waits.inc();
+        let started = Instant::now();
+        let deadline = started + timeout;
+        let granted = {
+            let mut g = slot.granted.lock();
+            while !*g {
+                if slot.cond.wait_until(&mut g, deadline).timed_out() {
+                    break;
+                }
+            }
+            *g
+        };
+        self.stats.wait_us.add(started.elapsed().as_micros() as u64);
+        if granted {
+            self.waits_for.lock().remove(&trx);
+            locks.held.push((key, mode, kind));
+            return Ok(());
+        }
+        // Timed out: leave the queue, unless granted in the meantime.
+        let mut shard = self.shards[shard_of(&key)].lock();
+        self.waits_for.lock().remove(&trx);
+        if *slot.granted.lock() {
+            locks.held.push((key, mode, kind));
+            return Ok(());
+        }
+        if let Some(q) = shard.queues.get_mut(&key) {
+            q.reqs.retain(|r| !r.wait.as_ref().is_some_and(|w| Arc::ptr_eq(w, &slot)));
+            Self::grant_waiters(q);
+            if q.reqs.is_empty() {
+                shard.queues.remove(&key);
+            }
+        }
+        self.stats.timeouts.inc();
+        Err(LockError::Timeout)
+    }
+
+    /// Records that `trx` waits for `blockers`, unless that closes a cycle
+    /// in the wait-for graph: then it returns true and records nothing.
+    fn would_deadlock(&self, trx: TrxId, blockers: &[TrxId]) -> bool {
+        let mut g = self.waits_for.lock();
+        // Depth-first search from the blockers: does any path lead to trx?
+        let mut stack: Vec<TrxId> = blockers.to_vec();
+        let mut seen: HashSet<TrxId> = HashSet::new();
+        while let Some(t) = stack.pop() {
+            if t == trx {
+                return true;
+            }
+            if !seen.insert(t) {
+                continue;
+            }
+            if let Some(next) = g.get(&t) {
+                stack.extend(next.iter().copied());
+            }
+        }
+        g.insert(trx, blockers.to_vec());
+        false
+    }
+
+    /// Grants, in order, the waiters that conflict with nothing ahead.
+    fn grant_waiters(q: &mut Queue) {
+        for i in 0..q.reqs.len() {
+            if q.reqs[i].wait.is_none() {
+                continue;
+            }
+            let (ahead, rest) = q.reqs.split_at(i);
+            let me = &rest[0];
+            let blocked = ahead.iter().any(|r| r.trx != me.trx && conflicts(me.mode, me.kind, r.mode, r.kind));
+            if !blocked {
+                let slot = q.reqs[i].wait.take().expect("waiting");
+                *slot.granted.lock() = true;
+                slot.cond.notify_one();
+            }
+        }
+    }
+
+    /// Releases every lock of a transaction (commit or rollback) and wakes
+    /// the waiters that can now go.
+    pub fn release_all(&self, trx: TrxId, locks: &mut TrxLocks) {
+        let mut by_shard: HashMap<usize, Vec<LockKey>> = HashMap::new();
+        for (key, _, _) in locks.held.drain(..) {
+            by_shard.entry(shard_of(&key)).or_default().push(key);
+        }
+        for (s, keys) in by_shard {
+            let mut shard = self.shards[s].lock();
+            for key in keys {
+                if let Some(q) = shard.queues.get_mut(&key) {
+                    q.reqs.retain(|r| r.trx != trx || r.wait.is_some());
+                    Self::grant_waiters(q);
+                    if q.reqs.is_empty() {
+                        shard.queues.remove(&key);
+                    }
+                }
+            }
+        }
+        // Waiters whose edges pointed at trx keep stale edges until they
+        // wake; a stale edge can only make the search find a cycle that no
+        // longer exists when trx's id is reused, and ids are never reused.
+    }
+
+    /// Locks currently in the table (all shards), for tests and
+    /// `SHOW ENGINE INNODB STATUS`-like output.
+    pub fn lock_count(&self) -> usize {
+        self.shards.iter().map(|s| s.lock().queues.values().map(|q| q.reqs.len()).sum::<usize>()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Barrier;
+
+    const T: Duration = Duration::from_secs(5);
+
+    fn k(n: u8) -> LockKey {
+        LockKey::record(1, &[n])
+    }
+
+    #[test]
+    fn the_compatibility_matrix_is_innodbs() {
+        use LockKind::*;
+        use LockMode::*;
+        assert!(!conflicts(S, Record, S, Record));
+        assert!(conflicts(X, Record, S, Record));
+        assert!(conflicts(S, NextKey, X, Record));
+        assert!(!conflicts(X, Gap, X, Gap), "gap locks never conflict with each other");
+        assert!(!conflicts(X, Record, X, Gap), "a gap lock does not cover the record");
+        assert!(conflicts(X, InsertIntention, S, Gap));
+        assert!(conflicts(X, InsertIntention, S, NextKey));
+        assert!(!conflicts(X, InsertIntention, X, Record));
+        assert!(!conflicts(X, InsertIntention, X, InsertIntention));
+        assert!(!conflicts(X, NextKey, X, InsertIntention), "insert intentions block nothing");
+    }
+
+    #[test]
+    fn shared_locks_share_and_exclusive_waits_until_release() {
+        let ls = Arc::new(LockSys::new());
+        let (mut a, mut b) = (TrxLocks::default(), TrxLocks::default());
+        ls.lock(1, &mut a, k(1), LockMode::S, LockKind::Record, T).unwrap();
+        ls.lock(2, &mut b, k(1), LockMode::S, LockKind::Record, T).unwrap();
+        let ls2 = ls.clone();
+        let w = std::thread::spawn(move || {
+            let mut c = TrxLocks::default();
+            let r = ls2.lock(3, &mut c, k(1), LockMode::X, LockKind::Record, T);
+            (r, c.len())
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!w.is_finished(), "X must wait for the S holders");
+        ls.release_all(1, &mut a);
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(!w.is_finished());
+        ls.release_all(2, &mut b);
+        assert_eq!(w.join().unwrap(), (Ok(()), 1));
+    }
+
+    #[test]
+    fn a_wait_ends_with_a_timeout_and_leaves_no_trace() {
+        let ls = LockSys::new();
+        let (mut a, mut b) = (TrxLocks::default(), TrxLocks::default());
+        ls.lock(1, &mut a, k(1), LockMode::X, LockKind::Record, T).unwrap();
+        let started = Instant::now();
+        let r = ls.lock(2, &mut b, k(1), LockMode::S, LockKind::NextKey, Duration::from_millis(100));
+        assert_eq!(r, Err(LockError::Timeout));
+        assert!(started.elapsed() >= Duration::from_millis(100));
+        assert!(b.is_empty());
+        ls.release_all(1, &mut a);
+        assert_eq!(ls.lock_count(), 0);
+    }
+
+    #[test]
+    fn two_transactions_locking_in_opposite_order_deadlock_and_exactly_one_is_the_victim() {
+        for _ in 0..20 {
+            let ls = Arc::new(LockSys::new());
+            let barrier = Arc::new(Barrier::new(2));
+            let run = |me: TrxId, first: u8, second: u8| {
+                let (ls, barrier) = (ls.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    let mut locks = TrxLocks::default();
+                    ls.lock(me, &mut locks, k(first), LockMode::X, LockKind::Record, T).unwrap();
+                    barrier.wait();
+                    let r = ls.lock(me, &mut locks, k(second), LockMode::X, LockKind::Record, T);
+                    // Commit or roll back: either way the locks go.
+                    ls.release_all(me, &mut locks);
+                    r
+                })
+            };
+            let t1 = run(1, 1, 2);
+            let t2 = run(2, 2, 1);
+            let results = [t1.join().unwrap(), t2.join().unwrap()];
+            let deadlocks = results.iter().filter(|r| **r == Err(LockError::Deadlock)).count();
+            let ok = results.iter().filter(|r| r.is_ok()).count();
+            assert_eq!((deadlocks, ok), (1, 1), "{results:?}");
+            assert_eq!(ls.lock_count(), 0);
+        }
+    }
+
+    #[test]
+    fn a_gap_lock_stops_inserts_into_the_gap_but_not_reads_of_the_record() {
+        let ls = LockSys::new();
+        let (mut a, mut b) = (TrxLocks::default(), TrxLocks::default());
+        // A locking read took a next-key lock on key 5 (the record and the gap below it).
+        ls.lock(1, &mut a, k(5), LockMode::S, LockKind::NextKey, T).unwrap();
+        let short = Duration::from_millis(50);
+        assert_eq!(
+            ls.lock(2, &mut b, k(5), LockMode::X, LockKind::InsertIntention, short),
+            Err(LockError::Timeout),
+            "an insert into the gap below 5 waits"
+        );
+        ls.lock(2, &mut b, k(5), LockMode::S, LockKind::Record, T).unwrap();
+        ls.lock(2, &mut b, LockKey::supremum(1), LockMode::X, LockKind::InsertIntention, T).unwrap();
+        ls.release_all(1, &mut a);
+        ls.lock(2, &mut b, k(5), LockMode::X, LockKind::InsertIntention, T).unwrap();
+    }
+
+    #[test]
+    fn a_stronger_lock_held_covers_a_weaker_request() {
+        let ls = LockSys::new();
+        let mut a = TrxLocks::default();
+        ls.lock(1, &mut a, k(1), LockMode::X, LockKind::NextKey, T).unwrap();
+        ls.lock(1, &mut a, k(1), LockMode::S, LockKind::Record, T).unwrap();
+        ls.lock(1, &mut a, k(1), LockMode::X, LockKind::Gap, T).unwrap();
+        assert_eq!(a.len(), 1);
+    }
+
+    #[test]
+    fn writers_are_not_starved_by_a_stream_of_readers() {
+        let ls = Arc::new(LockSys::new());
+        let mut r1 = TrxLocks::default();
+        ls.lock(1, &mut r1, k(1), LockMode::S, LockKind::Record, T).unwrap();
+        let ls2 = ls.clone();
+        let writer = std::thread::spawn(move || {
+            let mut w = TrxLocks::default();
+            ls2.lock(2, &mut w, k(1), LockMode::X, LockKind::Record, T)
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        // A new reader queues behind the waiting writer.
+        let mut r3 = TrxLocks::default();
+        assert_eq!(
+            ls.lock(3, &mut r3, k(1), LockMode::S, LockKind::Record, Duration::from_millis(50)),
+            Err(LockError::Timeout)
+        );
+        ls.release_all(1, &mut r1);
+        assert_eq!(writer.join().unwrap(), Ok(()));
+    }
+}
