@@ -406,3 +406,40 @@ fn dropping_an_index_waits_for_open_scans_and_they_learn_of_it() {
     dropper.join().unwrap().unwrap();
     assert_eq!(t.schema().indexes.len(), 1);
 }
+
+#[test]
+fn a_page_with_a_valid_checksum_but_a_broken_structure_is_a_corruption_error() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let e = open(dir.path());
+        let t = e.create_table("people", people()).unwrap();
+        for i in 0..300 {
+            t.insert(person(&format!("p{i}"), None, 1)).unwrap();
+        }
+        e.shutdown().unwrap();
+    }
+    // Find a leaf of the table, break its slot count, and re-seal it so
+    // that its checksum is right.
+    let path = dir.path().join("people.qbd");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let leaf = (2..bytes.len() / 4096)
+        .find(|&p| {
+            let pg = &bytes[p * 4096..(p + 1) * 4096];
+            quire_engine::page::page_type(pg) == Some(quire_engine::page::PageType::BTreeNode)
+                && quire_engine::btree::node::level(pg) == 0
+                && quire_engine::btree::node::count(pg) > 5
+        })
+        .expect("a leaf");
+    let pg = &mut bytes[leaf * 4096..(leaf + 1) * 4096];
+    pg[quire_engine::btree::node::COUNT..quire_engine::btree::node::COUNT + 2].copy_from_slice(&900u16.to_le_bytes());
+    quire_engine::page::seal(pg);
+    std::fs::write(&path, &bytes).unwrap();
+    let e = open(dir.path());
+    let t = e.table("people").unwrap();
+    let err = t
+        .scan(IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+        .unwrap()
+        .collect_all()
+        .unwrap_err();
+    assert!(err.is_corruption() && err.to_string().contains(&format!("page {leaf}")), "{err}");
+}
