@@ -140,7 +140,7 @@ fn recovery_works_after_the_log_wrapped_around_several_times() {
     {
         let e = open(&fault, log_size);
         let t = e.create_table("t", schema()).unwrap();
-        for i in 0..20_000i64 {
+        for i in 0..40_000i64 {
             let id = i % 3000;
             if t.update(&[Value::Int(id)], row(id, i)).unwrap() {
                 model.insert(id, i);

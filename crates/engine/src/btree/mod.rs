@@ -23,7 +23,7 @@
 pub mod cursor;
 pub mod node;
 pub mod overflow;
-mod write;
+pub(crate) mod write;
 
 use std::sync::Arc;
 
@@ -62,6 +62,13 @@ pub(crate) enum Seek {
 pub(crate) struct Fences {
     pub lower: Option<Vec<u8>>,
     pub upper: Option<Vec<u8>>,
+}
+
+impl Fences {
+    /// Whether `key` lies in [lower, upper).
+    pub fn contains(&self, key: &[u8]) -> bool {
+        self.lower.as_deref().is_none_or(|l| key >= l) && self.upper.as_deref().is_none_or(|u| key < u)
+    }
 }
 
 /// Where an optimistic descent ended.
@@ -116,7 +123,7 @@ impl BTree {
         node::max_key_len(self.pool.page_size())
     }
 
-    fn space(&self) -> u32 {
+    pub(crate) fn space(&self) -> u32 {
         self.root.space
     }
 

@@ -1,7 +1,7 @@
 //! B+tree writes: insert / update / delete at the leaf, and the structure
 //! modifications (split, merge, root growth and shrink) they trigger.
 
-use super::{node, overflow, BTree, Seek, Step};
+use super::{node, overflow, BTree, Fences, Seek, Step};
 use crate::buffer::{ExclusiveGuard, Restart};
 use crate::mtr::Mtr;
 use crate::page::PageType;
@@ -30,9 +30,9 @@ pub enum PutOutcome {
 }
 
 /// A value ready for a leaf: inline bytes or an overflow stub.
-struct Prepared {
-    bytes: Vec<u8>,
-    external: bool,
+pub(crate) struct Prepared {
+    pub bytes: Vec<u8>,
+    pub external: bool,
 }
 
 impl BTree {
@@ -59,7 +59,7 @@ impl BTree {
         Ok(())
     }
 
-    fn prepare_value(&self, key: &[u8], val: &[u8]) -> Result<Prepared> {
+    pub(crate) fn prepare_value(&self, key: &[u8], val: &[u8]) -> Result<Prepared> {
         if node::entry_size(key.len(), val.len()) <= node::max_entry(self.pool.page_size()) {
             Ok(Prepared { bytes: val.to_vec(), external: false })
         } else {
@@ -71,7 +71,7 @@ impl BTree {
     /// Before a write takes any latch: wait while the redo log is too full
     /// (the checkpointer frees it by writing pages, which it could not do
     /// if we held their latches).
-    fn log_free_check(&self) -> Result<()> {
+    pub(crate) fn log_free_check(&self) -> Result<()> {
         match self.pool.log() {
             Some(log) => log.wait_for_log_space(log.capacity() / 4 * 3),
             None => Ok(()),
@@ -170,13 +170,13 @@ impl BTree {
     /// chain, merging an underfull node) cannot undo the change: its
     /// failure is logged, not returned. The cost is a page leak or an
     /// unmerged node, both harmless.
-    fn after_commit(&self, res: Result<()>) {
+    pub(crate) fn after_commit(&self, res: Result<()>) {
         if let Err(e) = res {
             tracing::warn!("index {}: housekeeping after a committed change failed: {e}", self.index_id);
         }
     }
 
-    fn is_underfull(&self, p: &[u8]) -> bool {
+    pub(crate) fn is_underfull(&self, p: &[u8]) -> bool {
         node::used_bytes(p) < node::usable(p.len()) / 4
     }
 
@@ -207,6 +207,29 @@ impl BTree {
             return Ok(Err(Restart));
         }
         Ok(path.node.upgrade_exclusive())
+    }
+
+    // ---- row-level writes across trees -----------------------------------
+
+    /// Latches exclusively the leaf where `key` belongs, and returns the
+    /// key range that leaf covers. The range stays valid while the latch is
+    /// held (only a split or merge of the leaf changes it, and both need the
+    /// latch). Waits for log space first.
+    ///
+    /// REQUIRES: the caller holds no leaf of this tree whose range contains
+    /// `key`, and holds leaves of this tree only for keys below `key` (latch
+    /// order: by key within a tree).
+    pub(crate) fn latch_leaf(&self, key: &[u8]) -> Result<(ExclusiveGuard<'_>, Fences)> {
+        loop {
+            let mut fences = Fences::default();
+            let path = match self.descend(key, 0, Seek::At, Some(&mut fences))? {
+                Ok(p) => p,
+                Err(Restart) => continue,
+            };
+            if let Ok(g) = path.node.upgrade_exclusive() {
+                return Ok((g, fences));
+            }
+        }
     }
 
     // ---- split ---------------------------------------------------------

@@ -20,6 +20,7 @@
 
 pub mod catalog;
 mod engine;
+mod rowop;
 
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,7 +28,14 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
+use crate::btree::write::Prepared;
 use crate::btree::{BTree, Cursor, Direction};
+use rowop::{Op, RowWrite, TreeOps};
+
+/// A small value stored inline (secondary index entries).
+fn inline(bytes: &[u8]) -> Prepared {
+    Prepared { bytes: bytes.to_vec(), external: false }
+}
 use crate::row::{codec, key, TableSchema, Value};
 use crate::{Error, Result};
 use catalog::TableDef;
@@ -325,14 +333,54 @@ impl Table {
             }
             self.check_unique(&st, &row, None)?;
         }
-        if !self.clustered.insert(&pk, &value)? {
-            return Err(self.dup_primary(schema, &row));
-        }
+        let mut plan = vec![TreeOps::new(
+            &self.clustered,
+            vec![Op::Insert { key: pk.clone(), val: self.clustered.prepare_value(&pk, &value)? }],
+        )];
         for (ix, sec) in st.secondary.iter().enumerate() {
             let (k, prefix) = Self::sec_key(schema, ix, &row, &pk);
-            sec.tree.insert(&k, &prefix.to_le_bytes())?;
+            plan.push(TreeOps::new(&sec.tree, vec![Op::Insert { key: k, val: inline(&prefix.to_le_bytes()) }]));
         }
-        Ok(generated)
+        match self.write(&st, plan)? {
+            RowWrite::Done => Ok(generated),
+            RowWrite::Duplicate { tree: 0 } => Err(self.dup_primary(schema, &row)),
+            other => Err(self.inconsistent(&st, other)),
+        }
+    }
+
+    /// Runs a row write; frees a new overflow chain the write did not use.
+    fn write(&self, st: &TableState, plan: Vec<TreeOps<'_>>) -> Result<RowWrite> {
+        let res = rowop::write_row(self.clustered.pool(), &plan);
+        if !matches!(res, Ok(RowWrite::Done)) {
+            for t in &plan {
+                for op in &t.ops {
+                    if let Op::Insert { val, .. } | Op::Replace { val, .. } = op {
+                        if val.external {
+                            t.tree.after_commit(crate::btree::overflow::free_chain(
+                                self.clustered.pool(),
+                                t.tree.space(),
+                                &val.bytes,
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        let _ = st;
+        res
+    }
+
+    /// An index found out of step with the clustered index.
+    fn inconsistent(&self, st: &TableState, what: RowWrite) -> Error {
+        let (tree, index) = match what {
+            RowWrite::Duplicate { tree } | RowWrite::Missing { tree } => {
+                let name = if tree == 0 { "PRIMARY".to_string() } else { st.def.schema.indexes[tree - 1].name.clone() };
+                (tree, name)
+            }
+            RowWrite::Done => (0, String::new()),
+        };
+        let root = if tree == 0 { self.clustered.root() } else { st.secondary[tree - 1].tree.root() };
+        Error::corruption(root, format!("index '{index}' of {} is out of step with the table ({what:?})", self.name))
     }
 
     fn dup_primary(&self, schema: &TableSchema, row: &[Value]) -> Error {
@@ -414,19 +462,27 @@ impl Table {
             }
             let mut value = Vec::with_capacity(64);
             codec::encode_row(schema, &new_row, &mut value);
-            if pk_changed {
-                self.clustered.remove(&old_pk)?;
-                self.clustered.insert(&new_pk, &value)?;
+            let val = self.clustered.prepare_value(&new_pk, &value)?;
+            let clustered_ops = if pk_changed {
+                vec![Op::Remove { key: old_pk.clone() }, Op::Insert { key: new_pk.clone(), val }]
             } else {
-                self.clustered.update(&old_pk, &value)?;
-            }
+                vec![Op::Replace { key: old_pk.clone(), val }]
+            };
+            let mut plan = vec![TreeOps::new(&self.clustered, clustered_ops)];
             for (ix, sec) in st.secondary.iter().enumerate() {
                 let (ok, _) = Self::sec_key(schema, ix, &old, &old_pk);
                 let (nk, prefix) = Self::sec_key(schema, ix, &new_row, &new_pk);
                 if ok != nk {
-                    sec.tree.remove(&ok)?;
-                    sec.tree.insert(&nk, &prefix.to_le_bytes())?;
+                    plan.push(TreeOps::new(
+                        &sec.tree,
+                        vec![Op::Remove { key: ok }, Op::Insert { key: nk, val: inline(&prefix.to_le_bytes()) }],
+                    ));
                 }
+            }
+            match self.write(&st, plan)? {
+                RowWrite::Done => {}
+                RowWrite::Duplicate { tree: 0 } => return Err(self.dup_primary(schema, &new_row)),
+                other => return Err(self.inconsistent(&st, other)),
             }
             return Ok(true);
         }
@@ -447,12 +503,15 @@ impl Table {
         let k = Self::pk_from_values(schema, pk)?;
         let _row = self.row_lock(&k);
         let Some(old) = self.get_by_key(schema, &k)? else { return Ok(false) };
-        self.clustered.remove(&k)?;
+        let mut plan = vec![TreeOps::new(&self.clustered, vec![Op::Remove { key: k.clone() }])];
         for (ix, sec) in st.secondary.iter().enumerate() {
             let (sk, _) = Self::sec_key(schema, ix, &old, &k);
-            sec.tree.remove(&sk)?;
+            plan.push(TreeOps::new(&sec.tree, vec![Op::Remove { key: sk }]));
         }
-        Ok(true)
+        match self.write(&st, plan)? {
+            RowWrite::Done => Ok(true),
+            other => Err(self.inconsistent(&st, other)),
+        }
     }
 
     /// Rows of `index` whose key columns lie between `lower` and `upper`,
