@@ -341,7 +341,7 @@ impl Table {
             let (k, prefix) = Self::sec_key(schema, ix, &row, &pk);
             plan.push(TreeOps::new(&sec.tree, vec![Op::Insert { key: k, val: inline(&prefix.to_le_bytes()) }]));
         }
-        match self.write(&st, plan)? {
+        match self.write(plan)? {
             RowWrite::Done => Ok(generated),
             RowWrite::Duplicate { tree: 0 } => Err(self.dup_primary(schema, &row)),
             other => Err(self.inconsistent(&st, other)),
@@ -349,7 +349,7 @@ impl Table {
     }
 
     /// Runs a row write; frees a new overflow chain the write did not use.
-    fn write(&self, st: &TableState, plan: Vec<TreeOps<'_>>) -> Result<RowWrite> {
+    fn write(&self, plan: Vec<TreeOps<'_>>) -> Result<RowWrite> {
         let res = rowop::write_row(self.clustered.pool(), &plan);
         if !matches!(res, Ok(RowWrite::Done)) {
             for t in &plan {
@@ -366,7 +366,6 @@ impl Table {
                 }
             }
         }
-        let _ = st;
         res
     }
 
@@ -479,7 +478,7 @@ impl Table {
                     ));
                 }
             }
-            match self.write(&st, plan)? {
+            match self.write(plan)? {
                 RowWrite::Done => {}
                 RowWrite::Duplicate { tree: 0 } => return Err(self.dup_primary(schema, &new_row)),
                 other => return Err(self.inconsistent(&st, other)),
@@ -508,7 +507,7 @@ impl Table {
             let (sk, _) = Self::sec_key(schema, ix, &old, &k);
             plan.push(TreeOps::new(&sec.tree, vec![Op::Remove { key: sk }]));
         }
-        match self.write(&st, plan)? {
+        match self.write(plan)? {
             RowWrite::Done => Ok(true),
             other => Err(self.inconsistent(&st, other)),
         }
