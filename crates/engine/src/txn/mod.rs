@@ -1,7 +1,9 @@
-//! Transactions. This module holds the row lock system ([`lock`]); undo,
-//! read views and purge build on it (issue 4 continues).
+//! Transactions: the row lock system ([`lock`]) and transaction ids with
+//! MVCC read views ([`view`]). Undo logs, consistent reads through them,
+//! rollback and purge build on these (issue 4 continues).
 
 pub mod lock;
+pub mod view;
 
 /// A transaction's id: increasing, never reused.
 pub type TrxId = u64;
