@@ -8,6 +8,7 @@
 //!   snapshot had finished), or
 //! - `t < low_limit` (it had started before the snapshot) and `t` was not
 //!   active at the snapshot.
+//!
 //! Ids at or above `low_limit` started after the snapshot: invisible.
 //!
 //! REPEATABLE READ takes one view at the first consistent read of a
