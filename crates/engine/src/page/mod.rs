@@ -62,6 +62,10 @@ pub enum PageType {
     BTreeNode = 3,
     /// Part of a value stored outside its B+tree leaf.
     Overflow = 4,
+    /// Undo log page (`txn::undo`).
+    Undo = 5,
+    /// Rollback segment header: the directory of undo logs.
+    RollbackSegment = 6,
 }
 
 impl PageType {
@@ -72,6 +76,8 @@ impl PageType {
             2 => PageType::AllocBitmap,
             3 => PageType::BTreeNode,
             4 => PageType::Overflow,
+            5 => PageType::Undo,
+            6 => PageType::RollbackSegment,
             _ => return None,
         })
     }

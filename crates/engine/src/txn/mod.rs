@@ -3,6 +3,7 @@
 //! rollback and purge build on these (issue 4 continues).
 
 pub mod lock;
+pub mod undo;
 pub mod view;
 
 /// A transaction's id: increasing, never reused.
