@@ -44,14 +44,18 @@ impl BufferPool {
         let mut n = 0;
         for (i, fs) in by_instance.iter().enumerate() {
             for chunk in fs.chunks(batch) {
-                n += self.flush_batch(i, chunk)?;
+                n += self.flush_batch(i, chunk, FlushType::FlushList, true)?;
             }
         }
         Ok(n)
     }
 
     /// One batch of one instance (protocol steps 1-4 in the module note).
-    fn flush_batch(&self, i: usize, frames: &[u32]) -> Result<usize> {
+    /// Without `blocking`, frames whose latch is not free at once are
+    /// skipped (and a written page whose latch is busy afterwards stays
+    /// dirty, to be written again): the evicting thread may hold exclusive
+    /// latches itself and must never wait for a frame latch.
+    pub(crate) fn flush_batch(&self, i: usize, frames: &[u32], ty: FlushType, blocking: bool) -> Result<usize> {
         let inst = &self.instances[i];
         // Step 1 and 2: claim each frame, copy it under the shared latch.
         let mut taken: Vec<(u32, PageId, crate::Lsn, quire_io::AlignedBuf)> = Vec::new();
@@ -60,7 +64,12 @@ impl BufferPool {
             if frame.flushing.swap(true, Ordering::AcqRel) {
                 continue;
             }
-            frame.latch.lock_shared();
+            if blocking {
+                frame.latch.lock_shared();
+            } else if !frame.latch.try_lock_shared() {
+                frame.flushing.store(false, Ordering::Release);
+                continue;
+            }
             match frame.page() {
                 Some(id) if frame.is_dirty() => {
                     let mut copy = io_buffer(self.page_size());
@@ -86,7 +95,7 @@ impl BufferPool {
                 crate::page::seal(&mut t.3);
             }
             let pages: Vec<(PageId, &[u8])> = taken.iter().map(|t| (t.1, &t.3[..])).collect();
-            self.write_sealed(i, FlushType::FlushList, &pages)
+            self.write_sealed(i, ty, &pages)
         })();
         if let Err(e) = res {
             release(&taken);
@@ -96,7 +105,11 @@ impl BufferPool {
         // Step 4: clean, unless changed meanwhile.
         for (f, id, newest, _) in &taken {
             let frame = &inst.frames[*f as usize];
-            frame.latch.lock_shared();
+            if blocking {
+                frame.latch.lock_shared();
+            } else if !frame.latch.try_lock_shared() {
+                continue;
+            }
             if frame.holds(*id) && frame.newest() == *newest {
                 self.remove_from_flush_list(inst, *f, frame);
             }

@@ -487,6 +487,8 @@ impl BufferPool {
         let mut attempts = 0u32;
         // Victims whose write failed: not tried again by this call.
         let mut failed: Vec<u32> = Vec::new();
+        // Whether this call already wrote a batch from the LRU tail.
+        let mut batch_written = false;
         loop {
             if let Some(f) = lists.free.pop() {
                 if inst.frames[f as usize].latch.try_lock_exclusive() {
@@ -504,6 +506,36 @@ impl BufferPool {
             let mut victim = None;
             let clean_depth = (inst.frames.len() / 16).max(8);
             for (want_clean, depth) in [(true, clean_depth), (false, LRU_SCAN_DEPTH)] {
+                if !want_clean && !batch_written {
+                    // Nothing clean near the tail: write a batch of the
+                    // dirty tail pages through one doublewrite batch (one
+                    // set of syncs for many pages), then look again.
+                    // Scaffolding until background LRU flushers do this
+                    // ahead of demand.
+                    let batch = self.dblwr().map_or(64, |d| d.batch_pages());
+                    let mut dirty = Vec::with_capacity(batch);
+                    let mut cand = lists.lru.tail();
+                    let mut scanned = 0;
+                    while let Some(f) = cand {
+                        if scanned >= LRU_SCAN_DEPTH || dirty.len() >= batch {
+                            break;
+                        }
+                        scanned += 1;
+                        let frame = &inst.frames[f as usize];
+                        if frame.is_dirty() && !frame.flushing.load(Ordering::Acquire) && !failed.contains(&f) {
+                            dirty.push(f);
+                        }
+                        cand = lists.lru.prev_of(f);
+                    }
+                    if !dirty.is_empty() {
+                        batch_written = true;
+                        drop(lists);
+                        let res = self.flush_batch(inst.id, &dirty, crate::dblwr::FlushType::Lru, false);
+                        lists = inst.lists.lock();
+                        res?;
+                        break;
+                    }
+                }
                 let mut cand = lists.lru.tail();
                 let mut scanned = 0;
                 while let Some(f) = cand {
@@ -566,6 +598,11 @@ impl BufferPool {
                     inst.has_evicted.store(true, Ordering::Relaxed);
                 }
                 return Ok((f, lists));
+            }
+            if batch_written && attempts == 0 {
+                // The batch made clean pages: look again at once.
+                attempts += 1;
+                continue;
             }
             attempts += 1;
             if attempts > 2000 {
