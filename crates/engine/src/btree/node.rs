@@ -494,19 +494,6 @@ pub fn replace_value(p: &mut [u8], pos: usize, val: &[u8], external: bool) -> bo
     true
 }
 
-/// Moves entries `[from, count)` of `left` into the empty node `right`.
-pub fn move_upper(left: &mut [u8], right: &mut [u8], from: usize) {
-    let n = count(&*left);
-    for i in from..n {
-        let (kofs, klen, vofs, vlen, ext) = record(&*left, i).expect("latched node is consistent");
-        let j = i - from;
-        let (k, v) = (&left[kofs..kofs + klen], &left[vofs..vofs + vlen]);
-        insert_at(right, j, k, v, ext);
-    }
-    truncate(left, from);
-    recompute_prefix(right);
-}
-
 /// Drops entries `[from, count)` and compacts.
 pub fn truncate(p: &mut [u8], from: usize) {
     put_u16(p, COUNT, from as u16);
@@ -521,18 +508,6 @@ pub fn truncate(p: &mut [u8], from: usize) {
     put_u16(p, GARBAGE, (hu - live) as u16);
     compact(p);
     recompute_prefix(p);
-}
-
-/// Appends every entry of `right` to `left` (whose keys are all smaller).
-/// REQUIRES: they fit.
-pub fn append_all(left: &mut [u8], right: &[u8]) {
-    let n = count(right);
-    for i in 0..n {
-        let (kofs, klen, vofs, vlen, ext) = record(right, i).expect("latched node is consistent");
-        let at = count(&*left);
-        insert_at(left, at, &right[kofs..kofs + klen], &right[vofs..vofs + vlen], ext);
-    }
-    recompute_prefix(left);
 }
 
 /// The slot at which to split a full node. Appending workloads (inserts at
@@ -559,6 +534,31 @@ pub fn split_point(p: &[u8], insert_pos: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Moves entries `[from, count)` of `left` into the empty node `right`.
+    fn move_upper(left: &mut [u8], right: &mut [u8], from: usize) {
+        let n = count(&*left);
+        for i in from..n {
+            let (kofs, klen, vofs, vlen, ext) = record(&*left, i).expect("latched node is consistent");
+            let j = i - from;
+            let (k, v) = (&left[kofs..kofs + klen], &left[vofs..vofs + vlen]);
+            insert_at(right, j, k, v, ext);
+        }
+        truncate(left, from);
+        recompute_prefix(right);
+    }
+
+    /// Appends every entry of `right` to `left` (whose keys are all smaller).
+    /// REQUIRES: they fit.
+    fn append_all(left: &mut [u8], right: &[u8]) {
+        let n = count(right);
+        for i in 0..n {
+            let (kofs, klen, vofs, vlen, ext) = record(right, i).expect("latched node is consistent");
+            let at = count(&*left);
+            insert_at(left, at, &right[kofs..kofs + klen], &right[vofs..vofs + vlen], ext);
+        }
+        recompute_prefix(left);
+    }
 
     fn leaf(ps: usize) -> Vec<u8> {
         let mut p = vec![0u8; ps];

@@ -26,12 +26,6 @@ pub fn io_buffer(page_size: usize) -> AlignedBuf {
 }
 
 impl BufferPool {
-    /// Writes frame `f` of instance `i` if it is dirty. Returns whether a
-    /// page was written.
-    pub fn flush_frame(&self, i: usize, f: u32) -> Result<bool> {
-        Ok(self.flush_frames(&[(i, f)])? == 1)
-    }
-
     /// Writes the dirty pages among `frames` (instance, frame), in batches
     /// through the doublewrite buffer (flush-list shards). Returns pages
     /// written.

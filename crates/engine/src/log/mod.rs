@@ -200,7 +200,6 @@ pub struct RedoLog {
     shutdown: AtomicBool,
     /// The writer sleeps here; appenders that need it poke it.
     writer_event: Event,
-    writer_sleeping: AtomicBool,
     /// The flusher sleeps here; the writer pokes it after a write.
     flusher_event: Event,
     /// `written_lsn` / `ready_lsn` moved (buffer room, commits with 2).
@@ -270,7 +269,6 @@ impl RedoLog {
             disk_full: AtomicBool::new(false),
             shutdown: AtomicBool::new(false),
             writer_event: Event::default(),
-            writer_sleeping: AtomicBool::new(false),
             flusher_event: Event::default(),
             written_event: Event::default(),
             flushed_events: (0..FLUSH_EVENT_SLOTS).map(|_| Event::default()).collect(),
@@ -494,10 +492,9 @@ impl RedoLog {
         }
     }
 
+    /// Wakes the writer if it sleeps (free when it does not).
     fn poke_writer(&self) {
-        if self.writer_sleeping.load(Ordering::Acquire) {
-            self.writer_event.notify_all();
-        }
+        self.writer_event.notify_all();
     }
 
     /// Waits until the log is durable up to `lsn` (the WAL rule).
@@ -581,11 +578,9 @@ impl RedoLog {
             }
             let mut g = self.writer_event.lock.lock();
             self.writer_event.waiters.fetch_add(1, Ordering::SeqCst);
-            self.writer_sleeping.store(true, Ordering::SeqCst);
             if self.advance_ready() == written {
                 self.writer_event.cond.wait_for(&mut g, IDLE_WAIT);
             }
-            self.writer_sleeping.store(false, Ordering::Release);
             self.writer_event.waiters.fetch_sub(1, Ordering::SeqCst);
         }
     }

@@ -277,13 +277,6 @@ pub fn owner_u32(pool: &BufferPool, space: SpaceId, off: usize) -> Result<u32> {
     Ok(get_u32(g.data(), off))
 }
 
-/// Reads a u64 from the owner area of page 0.
-pub fn owner_u64(pool: &BufferPool, space: SpaceId, off: usize) -> Result<u64> {
-    debug_assert!((HDR_OWNER_AREA..HDR_OWNER_AREA_END).contains(&off));
-    let g = pool.fix_shared(PageId::new(space, 0))?;
-    Ok(page::get_u64(g.data(), off))
-}
-
 /// Writes owner-area fields of page 0 in one mtr: (offset, bytes) pairs.
 pub fn set_owner_fields(pool: &BufferPool, space: SpaceId, fields: &[(usize, &[u8])]) -> Result<()> {
     let mut mtr = Mtr::new(pool);

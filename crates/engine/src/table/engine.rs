@@ -8,7 +8,7 @@
 //! The system space header's owner area (page 0, bytes 64..128) holds:
 //! ```text
 //! 64 u32 catalog root page    68 u32 next space id
-//! 72 u64 LSN at last shutdown 80 u32 next index id
+//! 80 u32 next index id         (72..80 reserved)
 //! ```
 //!
 //! <datadir>/quire_redo.log        the redo log
@@ -51,7 +51,6 @@ pub const REDO_FILE: &str = "quire_redo.log";
 const FIRST_LSN: u64 = 8192;
 const SYS_CATALOG_ROOT: usize = 64;
 const SYS_NEXT_SPACE_ID: usize = 68;
-const SYS_LSN: usize = 72;
 const SYS_NEXT_INDEX_ID: usize = 80;
 /// Index id of the catalog B+tree.
 const CATALOG_INDEX_ID: u32 = 1;
@@ -613,8 +612,6 @@ impl Engine {
             let _ = h.join();
         }
         let flushed = (|| {
-            let lsn = self.log.current_lsn();
-            space::set_owner_fields(&self.pool, SYSTEM_SPACE, &[(SYS_LSN, &lsn.to_le_bytes())])?;
             self.pool.flush_all()?;
             self.log.checkpoint(self.log.ready_lsn())
         })();
