@@ -47,6 +47,12 @@ pub struct EngineConfig {
     /// `innodb_doublewrite`, `innodb_doublewrite_dir`,
     /// `innodb_doublewrite_files`, `innodb_doublewrite_pages`.
     pub doublewrite: DoublewriteConfig,
+    /// `innodb_lock_wait_timeout`.
+    pub lock_wait_timeout: std::time::Duration,
+    /// `innodb_deadlock_detect`.
+    pub deadlock_detect: bool,
+    /// `innodb_purge_threads`.
+    pub purge_threads: usize,
 }
 
 impl EngineConfig {
@@ -61,7 +67,20 @@ impl EngineConfig {
             flush_method: FlushMethod::ODirect,
             log: LogConfig::default(),
             doublewrite: DoublewriteConfig::default(),
+            lock_wait_timeout: std::time::Duration::from_secs(50),
+            deadlock_detect: true,
+            purge_threads: 4,
         }
+    }
+
+    pub fn lock_wait_timeout(mut self, t: std::time::Duration) -> Self {
+        self.lock_wait_timeout = t;
+        self
+    }
+
+    pub fn purge_threads(mut self, n: usize) -> Self {
+        self.purge_threads = n;
+        self
     }
 
     pub fn doublewrite(mut self, mode: DoublewriteMode) -> Self {

@@ -55,6 +55,14 @@ pub enum Error {
     /// A wait for a lock (or a DDL wait for users of an object) timed out.
     #[error("lock wait timeout exceeded: {0}")]
     LockWaitTimeout(String),
+    /// This transaction was chosen as a deadlock victim and has been rolled
+    /// back whole (MySQL error 1213).
+    #[error("deadlock found when trying to get lock; try restarting transaction")]
+    Deadlock,
+    /// The transaction is no longer usable (rolled back as a deadlock
+    /// victim, or after a failed rollback); only ROLLBACK is accepted.
+    #[error("transaction is not active: {0}")]
+    TrxNotActive(String),
 }
 
 impl Error {

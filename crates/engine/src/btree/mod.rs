@@ -146,9 +146,35 @@ impl BTree {
         key: &[u8],
         level: u16,
         seek: Seek,
-        mut fences: Option<&mut Fences>,
+        fences: Option<&mut Fences>,
     ) -> Result<Step<Path<'_>>> {
-        let mut node = self.pool.fix_optimistic_hinted(self.root, &self.root_hint)?;
+        self.descend_impl(key, level, seek, fences, false)
+    }
+
+    /// Like [`BTree::descend`], but a node that is exclusively latched or
+    /// not resident ends the descent with `Restart` instead of a wait: for
+    /// a thread that already holds a leaf of this tree, which must not wait
+    /// behind a splitter that may be waiting for that leaf.
+    pub(crate) fn descend_nowait(&self, key: &[u8], fences: &mut Fences) -> Result<Step<Path<'_>>> {
+        self.descend_impl(key, 0, Seek::At, Some(fences), true)
+    }
+
+    fn descend_impl(
+        &self,
+        key: &[u8],
+        level: u16,
+        seek: Seek,
+        mut fences: Option<&mut Fences>,
+        nowait: bool,
+    ) -> Result<Step<Path<'_>>> {
+        let mut node = if nowait {
+            match self.pool.fix_optimistic_try(self.root) {
+                Some(n) => n,
+                None => return Ok(Err(Restart)),
+            }
+        } else {
+            self.pool.fix_optimistic_hinted(self.root, &self.root_hint)?
+        };
         let mut parent: Option<(OptGuard<'_>, isize)> = None;
         let mut expect: Option<u16> = None;
         loop {
@@ -188,7 +214,15 @@ impl BTree {
                     return Ok(Err(Self::inconsistent(&node, e)?));
                 }
             }
-            let c = match self.pool.fix_optimistic(self.pid(child)) {
+            let fixed = if nowait {
+                match self.pool.fix_optimistic_try(self.pid(child)) {
+                    Some(c) => Ok(c),
+                    None => return Ok(Err(Restart)),
+                }
+            } else {
+                self.pool.fix_optimistic(self.pid(child))
+            };
+            let c = match fixed {
                 Ok(c) => c,
                 Err(e) => {
                     // A stale parent may point anywhere.
@@ -285,6 +319,41 @@ impl BTree {
                 }
             }
         }
+    }
+
+    /// The first key at or after `from` (`Some(None)`: there is none), read
+    /// without waiting for any latch; `None` if that would have meant
+    /// waiting (see [`BTree::descend_nowait`]).
+    pub(crate) fn try_first_key_from(&self, from: &[u8]) -> Result<Option<Option<Vec<u8>>>> {
+        let mut from = from.to_vec();
+        for _ in 0..64 {
+            let mut fences = Fences::default();
+            let leaf = match self.descend_nowait(&from, &mut fences)? {
+                Ok(p) => p.node,
+                Err(Restart) => return Ok(None),
+            };
+            let v = leaf.view();
+            let found = node::lower_bound(v, &from).and_then(|(pos, _)| {
+                if pos < node::count(v) {
+                    let mut k = Vec::new();
+                    node::copy_key(v, pos, &mut k).map(|_| Some(k))
+                } else {
+                    Ok(None)
+                }
+            });
+            if leaf.validate().is_err() {
+                return Ok(None);
+            }
+            match found {
+                Ok(Some(k)) => return Ok(Some(Some(k))),
+                Ok(None) => match fences.upper {
+                    None => return Ok(Some(None)),
+                    Some(u) => from = u, // an empty leaf: look further
+                },
+                Err(e) => return Err(Error::corruption(leaf.id(), e.0)),
+            }
+        }
+        Ok(None)
     }
 
     /// A cursor over `[lower, upper]` bounds in the given direction.

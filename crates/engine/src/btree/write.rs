@@ -232,6 +232,24 @@ impl BTree {
         }
     }
 
+    /// Like [`BTree::latch_leaf`] for a thread that already holds leaves
+    /// of this tree below `key`: never waits (a splitter holding a parent
+    /// may be waiting for a leaf the caller holds). `None` means the caller
+    /// must release its latches and try again.
+    pub(crate) fn try_latch_leaf(&self, key: &[u8]) -> Result<Option<(ExclusiveGuard<'_>, Fences)>> {
+        for _ in 0..4 {
+            let mut fences = Fences::default();
+            let path = match self.descend_nowait(key, &mut fences)? {
+                Ok(p) => p,
+                Err(Restart) => continue,
+            };
+            if let Ok(g) = path.node.upgrade_exclusive() {
+                return Ok(Some((g, fences)));
+            }
+        }
+        Ok(None)
+    }
+
     // ---- split ---------------------------------------------------------
 
     /// Makes room for an entry of `need` bytes in the node at `level` on

@@ -248,6 +248,23 @@ impl BufferPool {
         }
     }
 
+    /// Like [`BufferPool::fix_optimistic`], but never waits: `None` if the
+    /// page is not resident or is exclusively latched right now (for a
+    /// thread that holds other latches and must not block).
+    pub fn fix_optimistic_try(&self, id: PageId) -> Option<OptGuard<'_>> {
+        let h = page_table::hash(id);
+        let inst = self.instance_of(h);
+        let f = inst.table.lookup(id, h, &inst.frames)?;
+        let frame = &inst.frames[f as usize];
+        let version = frame.latch.try_optimistic()?;
+        if !frame.holds(id) {
+            return None;
+        }
+        self.stats.requests.inc();
+        self.touch(inst, f, frame);
+        Some(OptGuard { pool: self, frame, id, version })
+    }
+
     /// Like [`BufferPool::fix_optimistic`], trying the frame `hint` names
     /// first (and updating it). A hint is only a guess: the frame's own page
     /// id, read under its latch version, decides.

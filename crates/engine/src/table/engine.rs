@@ -8,7 +8,8 @@
 //! The system space header's owner area (page 0, bytes 64..128) holds:
 //! ```text
 //! 64 u32 catalog root page    68 u32 next space id
-//! 80 u32 next index id         (72..80 reserved)
+//! 72 u64 transaction id mark   80 u32 next index id
+//! 84 u32 rollback segment page
 //! ```
 //!
 //! <datadir>/quire_redo.log        the redo log
@@ -20,6 +21,10 @@
 //! from filling: it writes dirty pages in oldest-modification order and
 //! moves the checkpoint; appenders wait (before latching anything) when the
 //! log is three quarters full.
+//!
+//! After redo recovery, the undo logs are examined: transactions left
+//! active by a crash are rolled back before the engine is used, and the
+//! logs of finished ones go to the history list for purge.
 //!
 //! DDL is serialised by one mutex.
 
@@ -33,7 +38,10 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use quire_io::Vfs;
 
 use super::catalog::{self, TableDef};
+use super::trx::{self, Trx, TxnSys, SYS_TRX_ID_MARK};
 use super::{Secondary, Table};
+use crate::txn::undo::{self, RollbackSegment, UndoLog};
+use crate::txn::Isolation;
 use crate::btree::{BTree, Direction};
 use crate::buffer::{BufferPool, PoolConfig};
 use crate::config::{EngineConfig, FlushMethod};
@@ -52,6 +60,7 @@ const FIRST_LSN: u64 = 8192;
 const SYS_CATALOG_ROOT: usize = 64;
 const SYS_NEXT_SPACE_ID: usize = 68;
 const SYS_NEXT_INDEX_ID: usize = 80;
+const SYS_RSEG_PAGE: usize = 84;
 /// Index id of the catalog B+tree.
 const CATALOG_INDEX_ID: u32 = 1;
 
@@ -72,6 +81,8 @@ pub struct Engine {
     broken: RwLock<HashMap<String, (PageId, String)>>,
     ddl: Mutex<()>,
     shut_down: AtomicBool,
+    txn: Arc<TxnSys>,
+    purge_workers: Mutex<Vec<std::thread::JoinHandle<()>>>,
 }
 
 /// `db/table` -> `<datadir>/db/table.qbd`, with characters unsafe in file
@@ -126,7 +137,7 @@ impl Engine {
         let redo_path = cfg.datadir.join(REDO_FILE);
         let io = |what: &str, e| Error::io(format!("{what} {}", redo_path.display()), e);
         let mut report = RecoveryReport::default();
-        let (log, catalog) = if fresh {
+        let (log, catalog, rseg) = if fresh {
             let f = vfs.open(&redo_path, &quire_io::OpenOptions::create()).map_err(|e| io("creation of", e))?;
             let log = RedoLog::create(f, &cfg.log, FIRST_LSN)?;
             pool.set_log(log.clone());
@@ -134,19 +145,22 @@ impl Engine {
             files.open(SYSTEM_SPACE, &sys_path, true)?;
             space::init_space(&pool, SYSTEM_SPACE)?;
             let catalog = BTree::create(&pool, SYSTEM_SPACE, CATALOG_INDEX_ID)?;
+            let rseg = RollbackSegment::create(&pool)?;
             space::set_owner_fields(
                 &pool,
                 SYSTEM_SPACE,
                 &[
                     (SYS_CATALOG_ROOT, &catalog.root().page_no.to_le_bytes()),
                     (SYS_NEXT_SPACE_ID, &1u32.to_le_bytes()),
+                    (SYS_TRX_ID_MARK, &1u64.to_le_bytes()),
                     (SYS_NEXT_INDEX_ID, &(CATALOG_INDEX_ID + 1).to_le_bytes()),
+                    (SYS_RSEG_PAGE, &rseg.page().to_le_bytes()),
                 ],
             )?;
             pool.flush_all()?;
             log.checkpoint(log.ready_lsn())?;
             tracing::info!("initialised a new data directory at {}", cfg.datadir.display());
-            (log, catalog)
+            (log, catalog, rseg)
         } else {
             let f = vfs.open(&redo_path, &quire_io::OpenOptions::existing()).map_err(|e| io("open of", e))?;
             let (log, checkpoint) = RedoLog::open(f, &cfg.log)?;
@@ -193,8 +207,12 @@ impl Engine {
             }
             space::check_header(&pool, SYSTEM_SPACE)?;
             let root = space::owner_u32(&pool, SYSTEM_SPACE, SYS_CATALOG_ROOT)?;
-            (log, BTree::open(&pool, PageId::new(SYSTEM_SPACE, root), CATALOG_INDEX_ID)?)
+            let rseg = RollbackSegment::open(&pool, space::owner_u32(&pool, SYSTEM_SPACE, SYS_RSEG_PAGE)?)?;
+            (log, BTree::open(&pool, PageId::new(SYSTEM_SPACE, root), CATALOG_INDEX_ID)?, rseg)
         };
+        let id_mark = space::owner_u32(&pool, SYSTEM_SPACE, SYS_TRX_ID_MARK)? as u64
+            | (space::owner_u32(&pool, SYSTEM_SPACE, SYS_TRX_ID_MARK + 4)? as u64) << 32;
+        let txn = Arc::new(TxnSys::new(pool.clone(), log.clone(), rseg, id_mark, &cfg));
         let engine = Arc::new(Engine {
             cfg,
             log,
@@ -208,8 +226,19 @@ impl Engine {
             broken: RwLock::new(HashMap::new()),
             ddl: Mutex::new(()),
             shut_down: AtomicBool::new(false),
+            txn,
+            purge_workers: Mutex::new(Vec::new()),
         });
         engine.load_tables()?;
+        engine.recover_transactions()?;
+        for w in 0..engine.cfg.purge_threads.max(1) {
+            let sys = engine.txn.clone();
+            let h = std::thread::Builder::new()
+                .name(format!("purge-{w}"))
+                .spawn(move || super::purge::purge_loop(sys, w))
+                .map_err(|e| Error::io("starting purge", e))?;
+            engine.purge_workers.lock().push(h);
+        }
         let weak = Arc::downgrade(&engine);
         let handle = std::thread::Builder::new()
             .name("checkpointer".into())
@@ -330,7 +359,9 @@ impl Engine {
             })();
             match opened {
                 Ok(table) => {
-                    self.tables.write().insert(name, Arc::new(table));
+                    let t = Arc::new(table);
+                    self.txn.register(&t);
+                    self.tables.write().insert(name, t);
                 }
                 Err(e) => {
                     tracing::error!("table '{name}' cannot be opened: {e}");
@@ -358,7 +389,47 @@ impl Engine {
             })
             .collect::<Result<Vec<_>>>()?;
         let auto_inc = Self::recover_auto_inc(&def, &clustered)?;
-        Ok(Table::new(def, clustered, secondary, auto_inc))
+        Ok(Table::new(def, clustered, secondary, auto_inc, self.txn.clone()))
+    }
+
+    /// Rolls back the transactions a crash left active and hands the undo
+    /// logs of finished ones to purge.
+    fn recover_transactions(&self) -> Result<()> {
+        let pool = &self.pool;
+        let mut rolled_back = 0;
+        for info in self.txn.rseg.logs(pool)? {
+            if info.state != undo::STATE_ACTIVE {
+                self.txn.trx_sys.adopt(info.trx);
+                self.txn.trx_sys.end(info.trx);
+                self.txn.history.push(info);
+                continue;
+            }
+            self.txn.trx_sys.adopt(info.trx);
+            let log = UndoLog::reopen(pool, &info)?;
+            let records = log.records_backward(pool)?;
+            for (ptr, _) in &records {
+                trx::undo_one(&self.txn, info.trx, *ptr)?;
+            }
+            log.finish(pool, info.trx, undo::STATE_ROLLED_BACK)?;
+            self.txn.trx_sys.end(info.trx);
+            self.txn.history.push(info.clone());
+            rolled_back += 1;
+            tracing::info!("rolled back transaction {} ({} changes) left active by a crash", info.trx, records.len());
+        }
+        if rolled_back > 0 {
+            self.log.flush_up_to(self.log.current_lsn())?;
+        }
+        Ok(())
+    }
+
+    /// Starts a transaction.
+    pub fn begin(&self, isolation: Isolation) -> Trx {
+        Trx::new(self.txn.clone(), isolation)
+    }
+
+    /// The transaction system (locks, views, history).
+    pub fn txn(&self) -> &Arc<TxnSys> {
+        &self.txn
     }
 
     /// The next AUTO_INCREMENT value: one past the largest value stored.
@@ -375,7 +446,8 @@ impl Engine {
         let dir = if schema.primary_key.first() == Some(&ai) { Direction::Backward } else { Direction::Forward };
         let mut c = clustered.range(Bound::Unbounded, Bound::Unbounded, dir);
         while let Some((_, v)) = c.next()? {
-            let row = codec::decode_row(schema, v).ok_or_else(|| {
+            let row = crate::txn::record::RecHeader::split(v).and_then(|(_, r)| codec::decode_row(schema, r));
+            let row = row.ok_or_else(|| {
                 Error::corruption(clustered.root(), "undecodable row while recovering AUTO_INCREMENT")
             })?;
             max = max.max(as_u64(&row[ai]));
@@ -456,11 +528,12 @@ impl Engine {
             self.pool.flush_space(space_id)?;
             self.catalog.insert(&catalog::table_key(name), &catalog::encode(&def))?;
             self.log.flush_up_to(crate::mtr::last_commit_lsn())?; // DDL is durable in every commit mode
-            Ok(Table::new(def, clustered, secondary, 1))
+            Ok(Table::new(def, clustered, secondary, 1, self.txn.clone()))
         };
         match build() {
             Ok(t) => {
                 let t = Arc::new(t);
+                self.txn.register(&t);
                 self.tables.write().insert(name.to_string(), t.clone());
                 Ok(t)
             }
@@ -500,6 +573,7 @@ impl Engine {
             }
         };
         self.catalog.remove(&catalog::table_key(name))?;
+        self.txn.unregister(space_id);
         // Durable before the file goes: recovery must not meet a catalog
         // entry whose file is gone.
         self.log.flush_up_to(crate::mtr::last_commit_lsn())?;
@@ -542,10 +616,15 @@ impl Engine {
         let fill = || -> Result<()> {
             let mut c = t.clustered().range(Bound::Unbounded, Bound::Unbounded, Direction::Forward);
             while let Some((pk, v)) = c.next()? {
-                let row = codec::decode_row(&schema, v)
+                // Every record gets its entry, delete-marked ones too (purge
+                // removes those with the record). Views older than the
+                // index may miss older versions through it.
+                let (h, row) = crate::txn::record::RecHeader::split(v)
+                    .ok_or_else(|| Error::corruption(t.clustered().root(), "bad record header"))?;
+                let row = codec::decode_row(&schema, row)
                     .ok_or_else(|| Error::corruption(t.clustered().root(), "undecodable row"))?;
                 let (k, prefix) = Table::sec_key(&schema, ix, &row, pk);
-                if index.unique && !index.columns.iter().any(|&c| row[c].is_null()) {
+                if !h.deleted && index.unique && !index.columns.iter().any(|&c| row[c].is_null()) {
                     let sec = &k[..prefix as usize];
                     let mut probe = tree.range(Bound::Included(sec), Bound::Unbounded, Direction::Forward);
                     if let Some((found, _)) = probe.next()? {
@@ -607,6 +686,12 @@ impl Engine {
         if self.shut_down.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
+        self.txn.shutting_down.store(true, Ordering::Release);
+        self.txn.history.wake_all();
+        for h in self.purge_workers.lock().drain(..) {
+            let _ = h.join();
+        }
+        self.txn.clear_tables();
         self.wake_checkpointer();
         if let Some(h) = self.checkpointer.lock().take() {
             let _ = h.join();

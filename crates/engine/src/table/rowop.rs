@@ -5,28 +5,55 @@
 //!
 //! Latch order, which makes concurrent row changes deadlock-free: trees in
 //! plan order (the clustered index first, then secondary indexes by
-//! position), and within a tree, leaves by key. Structure modifications
-//! never happen while a row change holds leaves: if a leaf lacks room, all
-//! latches are released, that leaf is split on its own, and the row change
-//! starts over.
+//! position), and within a tree, leaves by key. A second leaf of a tree the
+//! row change already holds a leaf of is latched without waiting (a
+//! splitter holding their parent may be waiting for the first one); if it
+//! cannot be, everything is released and the change starts over. Structure
+//! modifications never happen while a row change holds leaves: if a leaf
+//! lacks room, all latches are released, that leaf is split on its own,
+//! and the row change starts over.
+//!
+//! Phantom protection: an insert into a tree of a transactional table asks,
+//! while it holds the leaf, for an insert-intention lock on the key that
+//! will follow the new one (the next key, or the index's supremum). Taking
+//! that lock and inserting happen under the same leaf latch, and a locking
+//! reader re-reads the tree after its next-key lock is granted, so an
+//! insert either meets the reader's gap lock or is seen by the reader. If
+//! the lock cannot be granted at once, the write returns
+//! [`RowWrite::LockWait`]: the caller waits for it with no latch held and
+//! retries.
 
 use super::super::btree::write::Prepared;
-use crate::btree::{node, overflow, BTree};
-use crate::buffer::BufferPool;
+use crate::btree::{node, overflow, BTree, Fences};
+use crate::buffer::{BufferPool, ExclusiveGuard};
 use crate::mtr::Mtr;
+use crate::txn::lock::{LockKey, LockKind, LockMode, LockSys, TrxLocks};
+use crate::txn::TrxId;
 use crate::{Error, Result};
 
 /// One change to one index entry.
 pub(crate) enum Op {
+    /// A new entry; `Duplicate` if the key is present.
     Insert { key: Vec<u8>, val: Prepared },
+    /// A new entry unless the key is present (secondary entries, which
+    /// MVCC keeps until purge removes them).
+    Ensure { key: Vec<u8>, val: Prepared },
+    /// A new value for a present key; `Missing` if absent.
     Replace { key: Vec<u8>, val: Prepared },
+    /// Removes a present key; `Missing` if absent.
     Remove { key: Vec<u8> },
+    /// Removes the key if present.
+    Discard { key: Vec<u8> },
 }
 
 impl Op {
     fn key(&self) -> &[u8] {
         match self {
-            Op::Insert { key, .. } | Op::Replace { key, .. } | Op::Remove { key } => key,
+            Op::Insert { key, .. }
+            | Op::Ensure { key, .. }
+            | Op::Replace { key, .. }
+            | Op::Remove { key }
+            | Op::Discard { key } => key,
         }
     }
 }
@@ -44,55 +71,73 @@ impl<'t> TreeOps<'t> {
     }
 }
 
+/// The transaction a write belongs to, for insert-intention locks.
+pub(crate) struct LockCtx<'a> {
+    pub sys: &'a LockSys,
+    pub trx: TrxId,
+    pub locks: &'a mut TrxLocks,
+}
+
 /// What a row write found.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum RowWrite {
     Done,
     /// An insert found its key present in tree `tree` (nothing changed).
-    Duplicate {
-        tree: usize,
-    },
+    Duplicate { tree: usize },
     /// A replace or remove did not find its key in tree `tree` (nothing
     /// changed).
-    Missing {
-        tree: usize,
-    },
+    Missing { tree: usize },
+    /// An insert-intention lock on this key must be waited for (nothing
+    /// changed; no latch is held).
+    LockWait(LockKey),
 }
 
+type Held<'t> = Vec<(usize, ExclusiveGuard<'t>, Fences)>;
+
 /// Applies every change of `plan` in one mini-transaction.
-pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>]) -> Result<RowWrite> {
+pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>], mut lock: Option<LockCtx<'_>>) -> Result<RowWrite> {
     if let Some(t) = plan.first() {
         t.tree.log_free_check()?;
     }
-    loop {
+    'attempt: loop {
         // Phase 1: latch every leaf in order and check every change fits.
-        let mut held = Vec::new();
+        let mut held: Held<'_> = Vec::new();
         let mut split: Option<(usize, Vec<u8>, usize)> = None;
+        // Keys to latch (then release) before starting over: a leaf that
+        // could not be latched without waiting.
+        let mut warm: Option<(usize, Vec<u8>)> = None;
         'plan: for (ti, t) in plan.iter().enumerate() {
             for op in &t.ops {
                 let key = op.key();
-                let gi = match held
-                    .iter()
-                    .position(|(i, _, f): &(usize, _, crate::btree::Fences)| *i == ti && f.contains(key))
-                {
+                let gi = match held.iter().position(|(i, _, f)| *i == ti && f.contains(key)) {
                     Some(i) => i,
+                    None if held.iter().any(|(i, _, _)| *i == ti) => match t.tree.try_latch_leaf(key)? {
+                        Some((g, f)) => {
+                            held.push((ti, g, f));
+                            held.len() - 1
+                        }
+                        None => {
+                            warm = Some((ti, key.to_vec()));
+                            break 'plan;
+                        }
+                    },
                     None => {
                         let (g, f) = t.tree.latch_leaf(key)?;
                         held.push((ti, g, f));
                         held.len() - 1
                     }
                 };
-                let g = &held[gi].1;
+                let (g, fences) = (&held[gi].1, &held[gi].2);
                 let (pos, found) = node::lower_bound(g.data(), key).map_err(|e| Error::corruption(g.id(), e.0))?;
-                match op {
-                    Op::Insert { val, .. } => {
+                let inserting = match op {
+                    Op::Insert { val, .. } | Op::Ensure { val, .. } => {
                         if found {
-                            return Ok(RowWrite::Duplicate { tree: ti });
-                        }
-                        let need = node::entry_size(key.len(), val.bytes.len());
-                        if !node::has_room(g.data(), need) {
-                            split = Some((ti, key.to_vec(), need));
-                            break 'plan;
+                            if matches!(op, Op::Insert { .. }) {
+                                return Ok(RowWrite::Duplicate { tree: ti });
+                            }
+                            None
+                        } else {
+                            Some(node::entry_size(key.len(), val.bytes.len()))
                         }
                     }
                     Op::Replace { val, .. } => {
@@ -103,10 +148,45 @@ pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>]) -> Result<RowWr
                             split = Some((ti, key.to_vec(), node::entry_size(key.len(), val.bytes.len())));
                             break 'plan;
                         }
+                        None
                     }
                     Op::Remove { .. } => {
                         if !found {
                             return Ok(RowWrite::Missing { tree: ti });
+                        }
+                        None
+                    }
+                    Op::Discard { .. } => None,
+                };
+                if let Some(need) = inserting {
+                    if !node::has_room(g.data(), need) {
+                        split = Some((ti, key.to_vec(), need));
+                        break 'plan;
+                    }
+                    if let Some(ctx) = lock.as_mut() {
+                        let next = if pos < node::count(g.data()) {
+                            let mut k = Vec::new();
+                            node::copy_key(g.data(), pos, &mut k).map_err(|e| Error::corruption(g.id(), e.0))?;
+                            Some(k)
+                        } else {
+                            match &fences.upper {
+                                None => None,
+                                Some(u) => match t.tree.try_first_key_from(u)? {
+                                    Some(k) => k,
+                                    None => {
+                                        warm = Some((ti, u.clone()));
+                                        break 'plan;
+                                    }
+                                },
+                            }
+                        };
+                        let index = t.tree.index_id();
+                        let lk = match next {
+                            Some(k) => LockKey { index, key: Some(k) },
+                            None => LockKey::supremum(index),
+                        };
+                        if !ctx.sys.try_lock(ctx.trx, ctx.locks, &lk, LockMode::X, LockKind::InsertIntention) {
+                            return Ok(RowWrite::LockWait(lk));
                         }
                     }
                 }
@@ -115,7 +195,13 @@ pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>]) -> Result<RowWr
         if let Some((ti, key, need)) = split {
             drop(held);
             plan[ti].tree.split_for(&key, 0, need)?;
-            continue;
+            continue 'attempt;
+        }
+        if let Some((ti, key)) = warm {
+            drop(held);
+            // Wait out whoever held the way, and bring the leaf in.
+            drop(plan[ti].tree.latch_leaf(&key)?);
+            continue 'attempt;
         }
         // Phase 2: apply, in one mtr.
         let mut mtr = Mtr::new(pool);
@@ -126,9 +212,14 @@ pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>]) -> Result<RowWr
                 let key = op.key();
                 let gi = held.iter().position(|(i, _, f)| *i == ti && f.contains(key)).expect("latched in phase 1");
                 let g = &mut held[gi].1;
-                let (pos, _) = node::lower_bound(g.data(), key).map_err(|e| Error::corruption(g.id(), e.0))?;
+                let (pos, found) = node::lower_bound(g.data(), key).map_err(|e| Error::corruption(g.id(), e.0))?;
                 match op {
                     Op::Insert { val, .. } => mtr.node_insert(g, pos, key, &val.bytes, val.external),
+                    Op::Ensure { val, .. } => {
+                        if !found {
+                            mtr.node_insert(g, pos, key, &val.bytes, val.external)
+                        }
+                    }
                     Op::Replace { val, .. } => {
                         let mut old = Vec::new();
                         if node::append_value(g.data(), pos, &mut old).map_err(|e| Error::corruption(g.id(), e.0))? {
@@ -136,7 +227,10 @@ pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>]) -> Result<RowWr
                         }
                         mtr.node_replace(g, pos, &val.bytes, val.external);
                     }
-                    Op::Remove { .. } => {
+                    Op::Remove { .. } | Op::Discard { .. } => {
+                        if !found {
+                            continue;
+                        }
                         let mut old = Vec::new();
                         if node::append_value(g.data(), pos, &mut old).map_err(|e| Error::corruption(g.id(), e.0))? {
                             old_chains.push((ti, old));

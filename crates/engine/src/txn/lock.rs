@@ -283,6 +283,25 @@ impl LockSys {
         Err(LockError::Timeout)
     }
 
+    /// Takes a lock only if it can be granted at once (for a caller that
+    /// holds page latches and must not wait); `false` leaves nothing
+    /// behind, and the caller releases its latches and calls
+    /// [`LockSys::lock`].
+    pub fn try_lock(&self, trx: TrxId, locks: &mut TrxLocks, key: &LockKey, mode: LockMode, kind: LockKind) -> bool {
+        let mut shard = self.shards[shard_of(key)].lock();
+        if let Some(q) = shard.queues.get(key) {
+            if q.granted().any(|r| r.trx == trx && covers(r.mode, r.kind, mode, kind)) {
+                return true;
+            }
+            if q.reqs.iter().any(|r| r.trx != trx && conflicts(mode, kind, r.mode, r.kind)) {
+                return false;
+            }
+        }
+        shard.queues.entry(key.clone()).or_default().reqs.push(Request { trx, mode, kind, wait: None });
+        locks.held.push((key.clone(), mode, kind));
+        true
+    }
+
     /// Records that `trx` waits for `blockers`, unless that closes a cycle
     /// in the wait-for graph: then it returns true and records nothing.
     fn would_deadlock(&self, trx: TrxId, blockers: &[TrxId]) -> bool {

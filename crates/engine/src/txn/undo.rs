@@ -21,13 +21,16 @@
 //!  56  u64  commit number (first page only; 0 while active)
 //!  64       records
 //! ```
-//! A record: `u16 length | payload | u16 length` (the trailing copy lets
-//! rollback walk a page backwards). Its *roll pointer*, what a clustered
+//! A record: `u16 length | u8 tag | payload | u16 length` (the trailing
+//! copy lets rollback walk a page backwards). Tag 0: the whole payload;
+//! a payload larger than a page is a tag-1 head holding its `u32` length,
+//! followed by tag-2 parts, all appended in one mini-transaction. Its *roll pointer*, what a clustered
 //! record will carry to find its previous version, is
 //! `page number << 16 | offset of the record`.
 //!
 //! Recovery reads the slot directory: a log whose state is active belongs
-//! to a transaction that never committed and is rolled back.
+//! to a transaction that never committed and is rolled back; committed and
+//! rolled-back (state 3) logs go back to the history list for purge.
 
 use crate::buffer::BufferPool;
 use crate::mtr::Mtr;
@@ -51,6 +54,14 @@ pub const U_RECORDS: usize = 64;
 
 pub const STATE_ACTIVE: u8 = 1;
 pub const STATE_COMMITTED: u8 = 2;
+/// Rolled back: nothing left to purge, freed when no view can need it.
+pub const STATE_ROLLED_BACK: u8 = 3;
+
+/// First byte of a record's body: a whole record, the head of a record
+/// too large for a page (`u32` total length; the parts follow), or a part.
+const TAG_WHOLE: u8 = 0;
+const TAG_HEAD: u8 = 1;
+const TAG_CONT: u8 = 2;
 
 /// Where an undo record lives: `page << 16 | offset`.
 pub type RollPtr = u64;
@@ -219,55 +230,71 @@ impl UndoLog {
         UndoLogInfo { slot: self.slot, first_page: self.first, trx: self.trx, state }
     }
 
-    /// Appends a record; returns its roll pointer.
+    /// Appends a record; returns its roll pointer. A record larger than a
+    /// page is stored as a head record followed by continuation records,
+    /// all in one mini-transaction (so it is never found half written).
     pub fn append(&mut self, pool: &BufferPool, payload: &[u8]) -> Result<RollPtr> {
-        let ps = pool.page_size();
-        if payload.len() > max_record(ps) {
-            return Err(Error::InvalidSchema(format!(
-                "undo record of {} bytes exceeds the page capacity {}",
-                payload.len(),
-                max_record(ps)
-            )));
-        }
-        let need = payload.len() + 4;
+        let cap = max_record(pool.page_size()) - 1;
         let mut mtr = Mtr::new(pool);
-        let mut last = pool.fix_exclusive(PageId::new(SYSTEM_SPACE, self.last))?;
-        let end = get_u16(last.data(), U_END) as usize;
-        let (mut target, off) = if end + need <= ps {
+        let first = if payload.len() <= cap {
+            self.append_one(pool, &mut mtr, &[&[TAG_WHOLE], payload])?
+        } else {
+            let head = self.append_one(pool, &mut mtr, &[&[TAG_HEAD], &(payload.len() as u32).to_le_bytes()])?;
+            for chunk in payload.chunks(cap) {
+                self.append_one(pool, &mut mtr, &[&[TAG_CONT], chunk])?;
+            }
+            head
+        };
+        mtr.commit();
+        Ok(first)
+    }
+
+    /// Appends one framed record (the concatenation of `parts`) inside
+    /// `mtr`, chaining a new page when the last one is full.
+    fn append_one<'p>(&mut self, pool: &'p BufferPool, mtr: &mut Mtr<'p>, parts: &[&[u8]]) -> Result<RollPtr> {
+        let ps = pool.page_size();
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let need = len + 4;
+        let last = mtr.x_latch(PageId::new(SYSTEM_SPACE, self.last))?;
+        let end = get_u16(mtr.page(last).data(), U_END) as usize;
+        let (target, off) = if end + need <= ps {
             (last, end)
         } else {
-            // Chain a new page.
-            let no = space::alloc_page(pool, SYSTEM_SPACE, &mut mtr)?;
-            let mut g = mtr.create_page(PageId::new(SYSTEM_SPACE, no))?;
+            let no = space::alloc_page(pool, SYSTEM_SPACE, mtr)?;
+            let g = mtr.x_create(PageId::new(SYSTEM_SPACE, no))?;
             let prev = self.last;
-            mtr.format(&mut g, PageType::Undo, |p| init_undo_page(p, self.trx, prev, false, no));
-            mtr.write(&mut last, U_NEXT, &no.to_le_bytes());
-            mtr.keep(last);
-            // The header page: already held if it is the old last page.
+            let trx = self.trx;
+            mtr.format_held(g, PageType::Undo, |p| init_undo_page(p, trx, prev, false, no));
+            mtr.write_held(last, U_NEXT, &no.to_le_bytes());
             let h = mtr.x_latch(PageId::new(SYSTEM_SPACE, self.first))?;
             mtr.write_held(h, U_LAST, &no.to_le_bytes());
             self.last = no;
             (g, U_RECORDS)
         };
         let mut rec = Vec::with_capacity(need);
-        rec.extend_from_slice(&(payload.len() as u16).to_le_bytes());
-        rec.extend_from_slice(payload);
-        rec.extend_from_slice(&(payload.len() as u16).to_le_bytes());
-        mtr.write(&mut target, off, &rec);
-        mtr.write(&mut target, U_END, &((off + need) as u16).to_le_bytes());
-        let page_no = target.id().page_no;
-        mtr.keep(target);
-        mtr.commit();
+        rec.extend_from_slice(&(len as u16).to_le_bytes());
+        for p in parts {
+            rec.extend_from_slice(p);
+        }
+        rec.extend_from_slice(&(len as u16).to_le_bytes());
+        mtr.write_held(target, off, &rec);
+        mtr.write_held(target, U_END, &((off + need) as u16).to_le_bytes());
+        let page_no = mtr.page(target).id().page_no;
         Ok(roll_ptr(page_no, off))
     }
 
     /// Marks the log committed with commit number `trx_no`: rollback will
     /// no longer touch it; purge frees it when no read view needs it.
     pub fn commit(&self, pool: &BufferPool, trx_no: u64) -> Result<()> {
+        self.finish(pool, trx_no, STATE_COMMITTED)
+    }
+
+    /// Marks the log committed or rolled back (`state`), in one mtr.
+    pub fn finish(&self, pool: &BufferPool, trx_no: u64, state: u8) -> Result<()> {
         let mut mtr = Mtr::new(pool);
         let mut g = pool.fix_exclusive(PageId::new(SYSTEM_SPACE, self.first))?;
         mtr.write(&mut g, U_TRX_NO, &trx_no.to_le_bytes());
-        mtr.write(&mut g, U_STATE, &[STATE_COMMITTED]);
+        mtr.write(&mut g, U_STATE, &[state]);
         mtr.keep(g);
         mtr.commit();
         Ok(())
@@ -276,6 +303,9 @@ impl UndoLog {
     /// The records, newest first (rollback order), with their roll pointers.
     pub fn records_backward(&self, pool: &BufferPool) -> Result<Vec<(RollPtr, Vec<u8>)>> {
         let mut out = Vec::new();
+        // Multi-part records, assembled once the walk is done (their parts
+        // follow the head): (position in `out`, roll pointer).
+        let mut heads: Vec<(usize, RollPtr)> = Vec::new();
         let mut page_no = self.last;
         let mut budget = 1 << 20;
         while page_no != 0 {
@@ -299,27 +329,66 @@ impl UndoLog {
                     .checked_sub(len + 4)
                     .filter(|&s| s >= U_RECORDS)
                     .ok_or_else(|| Error::corruption(id, "bad undo record length"))?;
-                out.push((roll_ptr(page_no, start), p[start + 2..start + 2 + len].to_vec()));
+                let body = &p[start + 2..start + 2 + len];
+                match body.first() {
+                    Some(&TAG_WHOLE) => out.push((roll_ptr(page_no, start), body[1..].to_vec())),
+                    Some(&TAG_CONT) => {}
+                    Some(&TAG_HEAD) => heads.push((out.len(), roll_ptr(page_no, start))),
+                    _ => return Err(Error::corruption(id, "undo record with an unknown tag")),
+                }
                 end = start;
             }
             page_no = if page_no == self.first { 0 } else { get_u32(p, U_PREV) };
+        }
+        for (at, ptr) in heads.into_iter().rev() {
+            out.insert(at, (ptr, read(pool, ptr)?));
         }
         Ok(out)
     }
 }
 
-/// Reads the undo record a roll pointer names (consistent reads).
+/// Reads the undo record a roll pointer names (consistent reads),
+/// assembling a multi-part record from its continuations.
 pub fn read(pool: &BufferPool, ptr: RollPtr) -> Result<Vec<u8>> {
-    let (page_no, off) = split_ptr(ptr);
-    let id = PageId::new(SYSTEM_SPACE, page_no);
-    let g = pool.fix_shared(id)?;
-    let p = g.data();
-    if page::page_type(p) != Some(PageType::Undo) || off < U_RECORDS || off + 2 > p.len() {
-        return Err(Error::corruption(id, format!("roll pointer {ptr:#x} names no undo record")));
+    let (mut page_no, mut off) = split_ptr(ptr);
+    let mut out = Vec::new();
+    let mut total: Option<usize> = None;
+    loop {
+        let id = PageId::new(SYSTEM_SPACE, page_no);
+        let g = pool.fix_shared(id)?;
+        let p = g.data();
+        if page::page_type(p) != Some(PageType::Undo) || off < U_RECORDS || off + 2 > p.len() {
+            return Err(Error::corruption(id, format!("roll pointer {ptr:#x} names no undo record")));
+        }
+        let end = get_u16(p, U_END) as usize;
+        let len = get_u16(p, off) as usize;
+        if off + 4 + len > end || len == 0 {
+            return Err(Error::corruption(id, format!("roll pointer {ptr:#x} runs past the records")));
+        }
+        let body = &p[off + 2..off + 2 + len];
+        match (body[0], total) {
+            (TAG_WHOLE, None) => return Ok(body[1..].to_vec()),
+            (TAG_HEAD, None) if len == 5 => {
+                total = Some(get_u32(body, 1) as usize);
+                out.reserve(get_u32(body, 1) as usize);
+            }
+            (TAG_CONT, Some(t)) => {
+                out.extend_from_slice(&body[1..]);
+                if out.len() >= t {
+                    out.truncate(t);
+                    return Ok(out);
+                }
+            }
+            _ => return Err(Error::corruption(id, format!("undo record {ptr:#x} is not a whole record"))),
+        }
+        // The next record of the log.
+        off += len + 4;
+        if off >= end {
+            page_no = get_u32(p, U_NEXT);
+            off = U_RECORDS;
+            if page_no == 0 {
+                return Err(Error::corruption(id, format!("undo record {ptr:#x} is cut short")));
+            }
+        }
     }
-    let len = get_u16(p, off) as usize;
-    if off + 4 + len > get_u16(p, U_END) as usize {
-        return Err(Error::corruption(id, format!("roll pointer {ptr:#x} runs past the records")));
-    }
-    Ok(p[off + 2..off + 2 + len].to_vec())
 }

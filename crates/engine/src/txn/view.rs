@@ -21,6 +21,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
@@ -62,35 +63,41 @@ impl ReadView {
 /// Transaction ids and the set of active read-write transactions.
 pub struct TrxSys {
     next_id: AtomicU64,
-    active: Mutex<BTreeSet<TrxId>>,
-    /// Views currently open, by their `up_limit`, for purge.
-    views: Mutex<BTreeSet<(TrxId, u64)>>,
+    inner: Mutex<Inner>,
     next_view: AtomicU64,
 }
 
+#[derive(Default)]
+struct Inner {
+    active: BTreeSet<TrxId>,
+    /// Views currently open, by their `up_limit`, for purge.
+    views: BTreeSet<(TrxId, u64)>,
+}
+
 impl TrxSys {
-    /// Starts handing out ids at `first` (one past the largest id found in
-    /// the data at startup).
+    /// Starts handing out ids at `first` (above every id that may be found
+    /// in the data at startup).
     pub fn new(first: TrxId) -> Self {
-        Self {
-            next_id: AtomicU64::new(first.max(1)),
-            active: Mutex::new(BTreeSet::new()),
-            views: Mutex::new(BTreeSet::new()),
-            next_view: AtomicU64::new(0),
-        }
+        Self { next_id: AtomicU64::new(first.max(1)), inner: Mutex::new(Inner::default()), next_view: AtomicU64::new(0) }
     }
 
     /// Registers a new read-write transaction and returns its id.
     pub fn begin(&self) -> TrxId {
-        let mut active = self.active.lock();
+        let mut inner = self.inner.lock();
         let id = self.next_id.fetch_add(1, Ordering::AcqRel);
-        active.insert(id);
+        inner.active.insert(id);
         id
+    }
+
+    /// Registers a transaction found active by recovery.
+    pub fn adopt(&self, id: TrxId) {
+        self.inner.lock().active.insert(id);
+        self.next_id.fetch_max(id + 1, Ordering::AcqRel);
     }
 
     /// Ends a transaction (commit or rollback).
     pub fn end(&self, id: TrxId) {
-        self.active.lock().remove(&id);
+        self.inner.lock().active.remove(&id);
     }
 
     /// The next id that would be handed out.
@@ -98,45 +105,53 @@ impl TrxSys {
         self.next_id.load(Ordering::Acquire)
     }
 
-    /// Active read-write transactions (the "history" they may still roll
-    /// back is needed).
+    /// Active read-write transactions.
     pub fn active_count(&self) -> usize {
-        self.active.lock().len()
+        self.inner.lock().active.len()
     }
 
-    /// Takes a snapshot for `creator` (0 for a read-only transaction).
-    pub fn open_view(&self, creator: TrxId) -> (ReadView, ViewHandle<'_>) {
-        let active = self.active.lock();
-        let low_limit = self.next_id.load(Ordering::Acquire);
-        let ids: Vec<TrxId> = active.iter().copied().filter(|&t| t != creator).collect();
-        let up_limit = ids.first().copied().unwrap_or(low_limit);
-        drop(active);
-        let view = ReadView { creator, low_limit, up_limit, active: ids };
+    /// Open read views.
+    pub fn view_count(&self) -> usize {
+        self.inner.lock().views.len()
+    }
+
+    /// Takes a snapshot for `creator` (0 for a read-only transaction). The
+    /// view is registered for purge in the same critical section, so purge
+    /// can never miss it.
+    pub fn open_view(self: &Arc<Self>, creator: TrxId) -> (ReadView, ViewHandle) {
         let token = self.next_view.fetch_add(1, Ordering::Relaxed);
-        self.views.lock().insert((up_limit, token));
-        (view, ViewHandle { sys: self, key: (up_limit, token) })
+        let mut inner = self.inner.lock();
+        let low_limit = self.next_id.load(Ordering::Acquire);
+        let ids: Vec<TrxId> = inner.active.iter().copied().filter(|&t| t != creator).collect();
+        let up_limit = ids.first().copied().unwrap_or(low_limit);
+        inner.views.insert((up_limit, token));
+        drop(inner);
+        let view = ReadView { creator, low_limit, up_limit, active: ids };
+        (view, ViewHandle { sys: self.clone(), key: (up_limit, token) })
     }
 
-    /// The oldest `up_limit` of any open view (purge may remove history
-    /// older than this), or the next id if no view is open.
+    /// Purge may remove the history of every committed transaction below
+    /// this id: every open view sees such transactions, and so will every
+    /// view opened later.
     pub fn oldest_view_limit(&self) -> TrxId {
-        let views = self.views.lock();
-        views.first().map(|&(l, _)| l).unwrap_or_else(|| {
-            let active = self.active.lock();
-            active.first().copied().unwrap_or(self.next_id.load(Ordering::Acquire))
-        })
+        let inner = self.inner.lock();
+        let mut limit = inner.active.first().copied().unwrap_or_else(|| self.next_id.load(Ordering::Acquire));
+        if let Some(&(l, _)) = inner.views.first() {
+            limit = limit.min(l);
+        }
+        limit
     }
 }
 
 /// Keeps a view registered (for purge) until dropped.
-pub struct ViewHandle<'a> {
-    sys: &'a TrxSys,
+pub struct ViewHandle {
+    sys: Arc<TrxSys>,
     key: (TrxId, u64),
 }
 
-impl Drop for ViewHandle<'_> {
+impl Drop for ViewHandle {
     fn drop(&mut self) {
-        self.sys.views.lock().remove(&self.key);
+        self.sys.inner.lock().views.remove(&self.key);
     }
 }
 
@@ -146,7 +161,7 @@ mod tests {
 
     #[test]
     fn a_view_sees_what_committed_before_it_and_its_own_changes() {
-        let sys = TrxSys::new(100);
+        let sys = Arc::new(TrxSys::new(100));
         let t1 = sys.begin();
         let t2 = sys.begin();
         sys.end(t1); // t1 commits before the snapshot
@@ -164,7 +179,7 @@ mod tests {
 
     #[test]
     fn the_oldest_open_view_bounds_purge() {
-        let sys = TrxSys::new(1);
+        let sys = Arc::new(TrxSys::new(1));
         let a = sys.begin();
         let (_v1, h1) = sys.open_view(0);
         sys.end(a);
@@ -179,7 +194,7 @@ mod tests {
     fn views_taken_concurrently_with_commits_are_consistent() {
         // A transaction's changes become visible atomically: a view either
         // sees all of a transaction or none of it.
-        let sys = std::sync::Arc::new(TrxSys::new(1));
+        let sys = Arc::new(TrxSys::new(1));
         let writer = {
             let sys = sys.clone();
             std::thread::spawn(move || {

@@ -1,0 +1,306 @@
+//! Row changes inside a transaction: INSERT, UPDATE and DELETE by primary
+//! key, with row locks and undo logging.
+//!
+//! Every change follows the same steps:
+//! 1. X-lock the clustered key (waits happen here, with no latch held);
+//! 2. read the row's latest version (stable: the lock keeps other writers
+//!    out, and purge takes the same lock);
+//! 3. append the undo record (the previous version) to the transaction's
+//!    undo log, in its own mini-transaction;
+//! 4. change the clustered record (header: this transaction and the roll
+//!    pointer of step 3) and the secondary entries in one row
+//!    mini-transaction (`rowop.rs`), taking insert-intention locks for
+//!    new entries.
+//!
+//! Deletes only delete-mark the clustered record; secondary entries are
+//! never removed by a change, only added (an updated row keeps its old
+//! entries for the views that still need them). Purge removes what no
+//! view needs. An insert over a delete-marked record of a committed
+//! transaction reuses that record (undo kind `Revive`), which is how a
+//! DELETE and a re-INSERT of the same key by two transactions serialise
+//! on the key's lock instead of failing with a duplicate key.
+
+use super::rowop::{self, LockCtx, Op, RowWrite, TreeOps};
+use super::trx::Trx;
+use super::{inline, Table, TableState};
+use crate::row::{codec, Value};
+use crate::txn::lock::{LockKey, LockKind, LockMode};
+use crate::txn::record::{clustered_value, RecHeader, UndoKind, UndoRec};
+use crate::{Error, Result};
+
+/// What an UPDATE did to a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowUpdate {
+    /// No row has that key (or it is deleted).
+    NotFound,
+    /// The row matched but the new values equal the old ones.
+    Unchanged,
+    Changed,
+}
+
+impl Table {
+    /// The lock key of a clustered record.
+    pub(crate) fn row_lock_key(&self, pk: &[u8]) -> LockKey {
+        LockKey::record(self.clustered.index_id(), pk)
+    }
+
+    /// The latest version of the row under `pk`, delete-marked or not.
+    pub(crate) fn latest(&self, pk: &[u8]) -> Result<Option<(RecHeader, Vec<u8>)>> {
+        let mut buf = Vec::new();
+        if !self.clustered.get(pk, &mut buf)? {
+            return Ok(None);
+        }
+        let (h, row) = self.split_record(pk, &buf)?;
+        Ok(Some((h, row.to_vec())))
+    }
+
+    pub(crate) fn split_record<'v>(&self, pk: &[u8], v: &'v [u8]) -> Result<(RecHeader, &'v [u8])> {
+        RecHeader::split(v).ok_or_else(|| {
+            Error::corruption(self.clustered.root(), format!("bad record header under key {pk:02x?} of {}", self.name))
+        })
+    }
+
+    /// Runs a row write for `trx`, waiting for insert-intention locks the
+    /// write asks for and retrying. `Ok(None)` if the write found the
+    /// clustered record changed (the caller re-reads it and starts over).
+    fn write_locked(&self, trx: &mut Trx, plan: Vec<TreeOps<'_>>) -> Result<Option<RowWrite>> {
+        loop {
+            let sys = trx.sys.clone();
+            let id = trx.id();
+            let res = rowop::write_row(
+                self.clustered.pool(),
+                &plan,
+                Some(LockCtx { sys: &sys.locks, trx: id, locks: &mut trx.locks }),
+            );
+            match res {
+                Ok(RowWrite::LockWait(key)) => trx.lock(key, LockMode::X, LockKind::InsertIntention)?,
+                Ok(RowWrite::Done) => return Ok(Some(RowWrite::Done)),
+                Ok(other @ RowWrite::Duplicate { tree }) | Ok(other @ RowWrite::Missing { tree }) if tree == 0 => {
+                    let _ = other;
+                    self.free_unused_chains(&plan);
+                    return Ok(None);
+                }
+                Ok(other) => {
+                    self.free_unused_chains(&plan);
+                    return Ok(Some(other));
+                }
+                Err(e) => {
+                    self.free_unused_chains(&plan);
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// Inserts a full row in `trx`. NULL or 0 in an AUTO_INCREMENT column
+    /// generates the next value, which is returned.
+    pub fn insert_tx(&self, trx: &mut Trx, row: Vec<Value>) -> Result<Option<u64>> {
+        let st = self.state.read();
+        let schema = &st.def.schema;
+        let (row, generated) = self.prepare_row(schema, row)?;
+        let pk = Self::pk_key(schema, &row);
+        let mut value = Vec::with_capacity(64);
+        codec::encode_row(schema, &row, &mut value);
+        trx.start_rw()?;
+        trx.lock(self.row_lock_key(&pk), LockMode::X, LockKind::Record)?;
+        self.insert_locked(trx, &st, &row, &pk, &value)?;
+        Ok(generated)
+    }
+
+    /// Inserts a row whose clustered key `trx` has X-locked.
+    fn insert_locked(&self, trx: &mut Trx, st: &TableState, row: &[Value], pk: &[u8], value: &[u8]) -> Result<()> {
+        let schema = &st.def.schema;
+        loop {
+            let cur = self.latest(pk)?;
+            if let Some((h, _)) = &cur {
+                if !h.deleted {
+                    return Err(self.dup_primary(schema, row));
+                }
+            }
+            let _uniq = match self.check_unique_locked(trx, st, row, pk)? {
+                Some(g) => g,
+                None => continue, // waited for a lock: look again
+            };
+            let (kind, prev) = match &cur {
+                None => (UndoKind::Insert, None),
+                Some((h, old)) => (UndoKind::Revive, Some((*h, old.as_slice()))),
+            };
+            let space = st.def.space_id;
+            let roll = trx.append_undo(&UndoRec::encode(kind, space, pk, prev))?;
+            let rec = clustered_value(RecHeader::new(trx.id(), roll, false), value);
+            let val = self.clustered.prepare_value(pk, &rec)?;
+            let cop = if cur.is_none() { Op::Insert { key: pk.to_vec(), val } } else { Op::Replace { key: pk.to_vec(), val } };
+            let mut plan = vec![TreeOps::new(&self.clustered, vec![cop])];
+            for (ix, sec) in st.secondary.iter().enumerate() {
+                let (k, prefix) = Self::sec_key(schema, ix, row, pk);
+                plan.push(TreeOps::new(&sec.tree, vec![Op::Ensure { key: k, val: inline(&prefix.to_le_bytes()) }]));
+            }
+            match self.write_locked(trx, plan)? {
+                Some(RowWrite::Done) => return Ok(()),
+                None => continue, // purge removed the delete-marked record meanwhile
+                Some(other) => return Err(self.inconsistent(st, other)),
+            }
+        }
+    }
+
+    /// Checks unique secondary indexes for `row` (primary key `pk`). An
+    /// entry whose row is live and still carries the value is a duplicate;
+    /// entries of deleted or changed rows are not. A row being changed by
+    /// another transaction is waited for (its lock). Returns the table's
+    /// unique-check guard, to hold until the row is written (so two
+    /// inserters cannot both pass), or `None` after a lock wait.
+    fn check_unique_locked<'a>(
+        &'a self,
+        trx: &mut Trx,
+        st: &TableState,
+        row: &[Value],
+        pk: &[u8],
+    ) -> Result<Option<Option<parking_lot::MutexGuard<'a, ()>>>> {
+        let schema = &st.def.schema;
+        if !schema.indexes.iter().any(|i| i.unique) {
+            return Ok(Some(None));
+        }
+        let guard = self.unique_lock.lock();
+        for (ix, def) in schema.indexes.iter().enumerate() {
+            if !def.unique || def.columns.iter().any(|&c| row[c].is_null()) {
+                continue;
+            }
+            let (k, _) = Self::sec_key(schema, ix, row, &[]);
+            for other in self.sec_entries_with_prefix(&st.secondary[ix].tree, &k)? {
+                if other == pk {
+                    continue;
+                }
+                let lk = self.row_lock_key(&other);
+                let id = trx.id();
+                if !trx.sys.locks.try_lock(id, &mut trx.locks, &lk, LockMode::S, LockKind::Record) {
+                    drop(guard);
+                    trx.lock(lk, LockMode::S, LockKind::Record)?;
+                    return Ok(None);
+                }
+                if let Some((h, bytes)) = self.latest(&other)? {
+                    if !h.deleted {
+                        let r = self.decode(schema, &other, &bytes)?;
+                        if Self::sec_key(schema, ix, &r, &[]).0 == k {
+                            return Err(Error::DuplicateKey {
+                                index: def.name.clone(),
+                                key: Self::describe_key(&def.columns, row),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Some(Some(guard)))
+    }
+
+    /// Primary keys of the entries of a secondary index whose index-column
+    /// part is `prefix`.
+    fn sec_entries_with_prefix(&self, tree: &crate::btree::BTree, prefix: &[u8]) -> Result<Vec<Vec<u8>>> {
+        let upper = super::prefix_successor(prefix);
+        let upper_b = upper.as_deref().map_or(std::ops::Bound::Unbounded, std::ops::Bound::Excluded);
+        let mut c = tree.range(std::ops::Bound::Included(prefix), upper_b, crate::btree::Direction::Forward);
+        let mut out = Vec::new();
+        while let Some((found, v)) = c.next()? {
+            if v.len() == 2 && u16::from_le_bytes([v[0], v[1]]) as usize == prefix.len() {
+                out.push(found[prefix.len()..].to_vec());
+            }
+        }
+        Ok(out)
+    }
+
+    /// Updates the row with primary key `pk` in `trx`: `f` computes the new
+    /// version from the latest one (read under the row's X lock, as
+    /// InnoDB's UPDATE reads). The primary key may change.
+    pub fn update_tx(
+        &self,
+        trx: &mut Trx,
+        pk: &[Value],
+        f: impl Fn(&[Value]) -> Result<Vec<Value>>,
+    ) -> Result<RowUpdate> {
+        let st = self.state.read();
+        let schema = &st.def.schema;
+        let key = Self::pk_from_values(schema, pk)?;
+        trx.start_rw()?;
+        trx.lock(self.row_lock_key(&key), LockMode::X, LockKind::Record)?;
+        loop {
+            let Some((h, old_bytes)) = self.latest(&key)? else { return Ok(RowUpdate::NotFound) };
+            if h.deleted {
+                return Ok(RowUpdate::NotFound);
+            }
+            let old = self.decode(schema, &key, &old_bytes)?;
+            let new_row = f(&old)?;
+            if new_row.len() != schema.columns.len() {
+                return Err(Error::InvalidSchema("update produced a row of the wrong width".into()));
+            }
+            let new_row =
+                new_row.into_iter().zip(&schema.columns).map(|(v, c)| c.coerce(v)).collect::<Result<Vec<_>>>()?;
+            let mut value = Vec::with_capacity(old_bytes.len());
+            codec::encode_row(schema, &new_row, &mut value);
+            if value == old_bytes {
+                return Ok(RowUpdate::Unchanged);
+            }
+            let new_pk = Self::pk_key(schema, &new_row);
+            if new_pk != key {
+                // A new primary key: delete-mark the old row, insert the new.
+                trx.lock(self.row_lock_key(&new_pk), LockMode::X, LockKind::Record)?;
+                if self.latest(&new_pk)?.is_some_and(|(h, _)| !h.deleted) {
+                    return Err(self.dup_primary(schema, &new_row));
+                }
+                self.delete_mark_locked(trx, &st, &key, h, &old_bytes)?;
+                self.insert_locked(trx, &st, &new_row, &new_pk, &value)?;
+                return Ok(RowUpdate::Changed);
+            }
+            let _uniq = match self.check_unique_locked(trx, &st, &new_row, &key)? {
+                Some(g) => g,
+                None => continue,
+            };
+            let undo = UndoRec::encode(UndoKind::Update, st.def.space_id, &key, Some((h, &old_bytes)));
+            let roll = trx.append_undo(&undo)?;
+            let rec = clustered_value(RecHeader::new(trx.id(), roll, false), &value);
+            let val = self.clustered.prepare_value(&key, &rec)?;
+            let mut plan = vec![TreeOps::new(&self.clustered, vec![Op::Replace { key: key.clone(), val }])];
+            for (ix, sec) in st.secondary.iter().enumerate() {
+                let (ok, _) = Self::sec_key(schema, ix, &old, &key);
+                let (nk, prefix) = Self::sec_key(schema, ix, &new_row, &key);
+                if ok != nk {
+                    plan.push(TreeOps::new(&sec.tree, vec![Op::Ensure { key: nk, val: inline(&prefix.to_le_bytes()) }]));
+                }
+            }
+            return match self.write_locked(trx, plan)? {
+                Some(RowWrite::Done) => Ok(RowUpdate::Changed),
+                None => Err(self.inconsistent(&st, RowWrite::Missing { tree: 0 })),
+                Some(other) => Err(self.inconsistent(&st, other)),
+            };
+        }
+    }
+
+    /// Deletes the row with primary key `pk` in `trx`; `Ok(false)` if there
+    /// is none.
+    pub fn delete_tx(&self, trx: &mut Trx, pk: &[Value]) -> Result<bool> {
+        let st = self.state.read();
+        let key = Self::pk_from_values(&st.def.schema, pk)?;
+        trx.start_rw()?;
+        trx.lock(self.row_lock_key(&key), LockMode::X, LockKind::Record)?;
+        let Some((h, old)) = self.latest(&key)? else { return Ok(false) };
+        if h.deleted {
+            return Ok(false);
+        }
+        self.delete_mark_locked(trx, &st, &key, h, &old)?;
+        Ok(true)
+    }
+
+    /// Delete-marks the X-locked live row `key` whose latest version is
+    /// (`h`, `row`).
+    fn delete_mark_locked(&self, trx: &mut Trx, st: &TableState, key: &[u8], h: RecHeader, row: &[u8]) -> Result<()> {
+        let undo = UndoRec::encode(UndoKind::DeleteMark, st.def.space_id, key, Some((h, row)));
+        let roll = trx.append_undo(&undo)?;
+        let rec = clustered_value(RecHeader::new(trx.id(), roll, true), row);
+        let val = self.clustered.prepare_value(key, &rec)?;
+        let plan = vec![TreeOps::new(&self.clustered, vec![Op::Replace { key: key.to_vec(), val }])];
+        match self.write_locked(trx, plan)? {
+            Some(RowWrite::Done) => Ok(()),
+            None => Err(self.inconsistent(st, RowWrite::Missing { tree: 0 })),
+            Some(other) => Err(self.inconsistent(st, other)),
+        }
+    }
+}

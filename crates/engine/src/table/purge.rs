@@ -1,0 +1,60 @@
+//! Purge workers (`innodb_purge_threads`): they take undo logs of finished
+//! transactions that every read view sees from the history list, remove
+//! what those logs made obsolete (delete-marked rows, secondary entries no
+//! version needs: `undo_apply.rs`), and free the logs.
+//!
+//! A worker sleeps on the history list's condition variable when nothing
+//! is purgeable (woken by each commit, and every 100 ms to notice views
+//! that closed).
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::trx::TxnSys;
+use crate::txn::record::UndoRec;
+use crate::txn::undo::{UndoLog, UndoLogInfo, STATE_COMMITTED};
+use crate::{Error, PageId, Result, SYSTEM_SPACE};
+
+/// Logs a worker takes at a time.
+const BATCH: usize = 16;
+
+pub(crate) fn purge_loop(sys: Arc<TxnSys>, worker: usize) {
+    // Lock owner ids no transaction ever gets (ids fit in 48 bits).
+    let purger = u64::MAX - worker as u64;
+    while !sys.shutting_down.load(Ordering::Acquire) {
+        let limit = sys.trx_sys.oldest_view_limit();
+        for log in sys.history.take(limit, BATCH, Duration::from_millis(100)) {
+            if let Err(e) = purge_log(&sys, &log, purger) {
+                if !sys.shutting_down.load(Ordering::Acquire) {
+                    tracing::error!("purge of the undo log of transaction {} failed: {e}", log.trx);
+                    std::thread::sleep(Duration::from_secs(1));
+                }
+                sys.history.push(log);
+            }
+        }
+    }
+}
+
+/// Purges one log (every view sees its transaction) and frees it.
+pub(crate) fn purge_log(sys: &TxnSys, log: &UndoLogInfo, purger: u64) -> Result<()> {
+    let pool = &sys.pool;
+    if log.state == STATE_COMMITTED {
+        let ul = UndoLog::reopen(pool, log)?;
+        for (ptr, bytes) in ul.records_backward(pool)? {
+            let rec = UndoRec::decode(&bytes).ok_or_else(|| {
+                Error::corruption(PageId::new(SYSTEM_SPACE, (ptr >> 16) as u32), "undecodable undo record")
+            })?;
+            if let Some(t) = sys.table(rec.space) {
+                t.purge_record(sys, log.trx, &rec, purger)?;
+            }
+            if sys.shutting_down.load(Ordering::Acquire) {
+                return Err(Error::Shutdown);
+            }
+        }
+    }
+    let _free = sys.free_latch.write();
+    sys.rseg.free(pool, log)?;
+    sys.history.purged.inc();
+    Ok(())
+}

@@ -1,0 +1,370 @@
+//! Transactions as tables use them: [`TxnSys`] (the engine-wide parts:
+//! ids and views, the lock system, the rollback segment, the history list,
+//! the tables by space id for rollback and purge) and [`Trx`] (one
+//! transaction: its id, locks, undo log and read view).
+//!
+//! Life of a transaction (states of [`Trx`]):
+//! ```text
+//!  idle ──first read──▶ reading (view only; id 0)
+//!  idle/reading ──first write (start_rw)──▶ writing (id, undo log)
+//!  any ──commit()──▶ idle      undo marked committed → history; locks
+//!                              released; then the log is flushed as
+//!                              innodb_flush_log_at_trx_commit asks
+//!  any ──rollback()──▶ idle    undo applied newest first; log marked
+//!                              rolled back → history; locks released
+//!  writing ──deadlock victim──▶ idle (rolled back; the caller gets 1213)
+//! ```
+//! A `Trx` is reusable: after commit or rollback it is a new transaction.
+//!
+//! Invariants:
+//! 1. A transaction's id is handed out only after the persisted id mark
+//!    (system header) lies above it, so ids are never reused across
+//!    restarts (a reused id would make old records look uncommitted).
+//! 2. A record changed by a transaction stays X-locked by it until it
+//!    ends, so only its owner (and purge, which takes the same lock)
+//!    changes a row's latest version.
+//! 3. Undo logs are freed only by purge, once every view sees their
+//!    transaction: a roll pointer a reader may follow always names a live
+//!    record.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::{Mutex, RwLock};
+
+use super::Table;
+use crate::buffer::BufferPool;
+use crate::log::RedoLog;
+use crate::space;
+use crate::txn::lock::{LockError, LockKey, LockKind, LockMode, LockSys, TrxLocks};
+use crate::txn::purge::History;
+use crate::txn::record::UndoRec;
+use crate::txn::undo::{self, RollPtr, RollbackSegment, UndoLog, STATE_ROLLED_BACK};
+use crate::txn::view::{ReadView, TrxSys, ViewHandle};
+use crate::txn::{Isolation, TrxId};
+use crate::{Error, Result, SYSTEM_SPACE};
+
+/// System header field: ids below this may have been handed out.
+pub(crate) const SYS_TRX_ID_MARK: usize = 72;
+/// How far the persisted mark moves at a time.
+const ID_MARK_STEP: u64 = 4096;
+
+/// The engine-wide transaction system.
+pub struct TxnSys {
+    pub(crate) pool: Arc<BufferPool>,
+    pub(crate) log: Arc<RedoLog>,
+    pub trx_sys: Arc<TrxSys>,
+    pub locks: LockSys,
+    pub(crate) rseg: RollbackSegment,
+    pub history: History,
+    /// Tables by space id (rollback and purge find tables through it).
+    tables: RwLock<HashMap<u32, Arc<Table>>>,
+    /// `innodb_lock_wait_timeout` in milliseconds.
+    pub lock_wait_timeout_ms: AtomicU64,
+    /// The persisted id mark (invariant 1).
+    id_mark: Mutex<u64>,
+    id_mark_fast: AtomicU64,
+    /// Held shared by whoever follows roll pointers outside a read view
+    /// (rollback and purge deciding whether a secondary entry is still
+    /// needed); exclusively by purge while it frees undo logs.
+    pub(crate) free_latch: RwLock<()>,
+    pub(crate) shutting_down: AtomicBool,
+}
+
+impl TxnSys {
+    pub(crate) fn new(
+        pool: Arc<BufferPool>,
+        log: Arc<RedoLog>,
+        rseg: RollbackSegment,
+        id_mark: u64,
+        cfg: &crate::EngineConfig,
+    ) -> Self {
+        let locks = LockSys::new();
+        locks.detect_deadlocks.store(cfg.deadlock_detect, Ordering::Relaxed);
+        Self {
+            pool,
+            log,
+            trx_sys: Arc::new(TrxSys::new(id_mark)),
+            locks,
+            rseg,
+            history: History::default(),
+            tables: RwLock::new(HashMap::new()),
+            lock_wait_timeout_ms: AtomicU64::new(cfg.lock_wait_timeout.as_millis() as u64),
+            id_mark: Mutex::new(id_mark),
+            id_mark_fast: AtomicU64::new(id_mark),
+            free_latch: RwLock::new(()),
+            shutting_down: AtomicBool::new(false),
+        }
+    }
+
+    pub(crate) fn register(&self, t: &Arc<Table>) {
+        self.tables.write().insert(t.space_id(), t.clone());
+    }
+
+    pub(crate) fn unregister(&self, space_id: u32) {
+        self.tables.write().remove(&space_id);
+    }
+
+    /// Drops the table references (shutdown: tables refer back here).
+    pub(crate) fn clear_tables(&self) {
+        self.tables.write().clear();
+    }
+
+    pub(crate) fn table(&self, space_id: u32) -> Option<Arc<Table>> {
+        self.tables.read().get(&space_id).cloned()
+    }
+
+    fn lock_wait_timeout(&self) -> Duration {
+        Duration::from_millis(self.lock_wait_timeout_ms.load(Ordering::Relaxed))
+    }
+
+    /// A new transaction id, after the persisted mark is above it.
+    fn assign_id(&self) -> Result<TrxId> {
+        let id = self.trx_sys.begin();
+        if id < self.id_mark_fast.load(Ordering::Acquire) {
+            return Ok(id);
+        }
+        let mut mark = self.id_mark.lock();
+        if id >= *mark {
+            let new = id + ID_MARK_STEP;
+            if let Err(e) = space::set_owner_fields(&self.pool, SYSTEM_SPACE, &[(SYS_TRX_ID_MARK, &new.to_le_bytes())])
+            {
+                self.trx_sys.end(id);
+                return Err(e);
+            }
+            *mark = new;
+            self.id_mark_fast.store(new, Ordering::Release);
+        }
+        Ok(id)
+    }
+
+    /// `Innodb_history_list_length`.
+    pub fn history_len(&self) -> usize {
+        self.history.len()
+    }
+}
+
+/// A transaction. Dropping an active one rolls it back.
+pub struct Trx {
+    pub(crate) sys: Arc<TxnSys>,
+    isolation: Isolation,
+    /// 0 until the first write.
+    id: TrxId,
+    pub(crate) locks: TrxLocks,
+    undo: Option<UndoLog>,
+    /// Roll pointers of this transaction's undo records, oldest first.
+    undo_ptrs: Vec<RollPtr>,
+    view: Option<(ReadView, Arc<ViewHandle>)>,
+}
+
+/// A point a transaction can roll back to (a statement's start).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Savepoint(usize);
+
+impl Trx {
+    pub(crate) fn new(sys: Arc<TxnSys>, isolation: Isolation) -> Self {
+        Self { sys, isolation, id: 0, locks: TrxLocks::default(), undo: None, undo_ptrs: Vec::new(), view: None }
+    }
+
+    /// The transaction's id (0 while it has not written).
+    pub fn id(&self) -> TrxId {
+        self.id
+    }
+
+    pub fn isolation(&self) -> Isolation {
+        self.isolation
+    }
+
+    /// Changes the isolation level; takes effect for the next transaction
+    /// if this one has already read or written.
+    pub fn set_isolation(&mut self, level: Isolation) {
+        self.isolation = level;
+    }
+
+    /// Whether gap (next-key) locks protect locking reads.
+    pub(crate) fn gap_locks(&self) -> bool {
+        matches!(self.isolation, Isolation::RepeatableRead | Isolation::Serializable)
+    }
+
+    /// Row locks held.
+    pub fn lock_count(&self) -> usize {
+        self.locks.len()
+    }
+
+    /// Whether the transaction has written (has an undo log).
+    pub fn is_rw(&self) -> bool {
+        self.undo.is_some()
+    }
+
+    /// The view consistent reads use: for REPEATABLE READ the one taken at
+    /// the first read; for READ COMMITTED a fresh one per call (per
+    /// statement, for the callers of the table API).
+    pub(crate) fn read_view(&mut self) -> (ReadView, Arc<ViewHandle>) {
+        let fresh = matches!(self.isolation, Isolation::ReadCommitted | Isolation::ReadUncommitted);
+        if fresh || self.view.is_none() {
+            let (v, h) = self.sys.trx_sys.open_view(self.id);
+            self.view = Some((v, Arc::new(h)));
+        }
+        let (v, h) = self.view.as_ref().expect("just set");
+        (v.clone(), h.clone())
+    }
+
+    /// Gives the transaction an id (for locking reads and writes).
+    pub(crate) fn ensure_id(&mut self) -> Result<TrxId> {
+        if self.id == 0 {
+            self.id = self.sys.assign_id()?;
+            if let Some((v, _)) = self.view.as_mut() {
+                v.creator = self.id;
+            }
+        }
+        Ok(self.id)
+    }
+
+    /// Makes the transaction read-write: an id and an undo log.
+    pub(crate) fn start_rw(&mut self) -> Result<()> {
+        if self.undo.is_some() {
+            return Ok(());
+        }
+        let id = self.ensure_id()?;
+        self.undo = Some(self.sys.rseg.begin(&self.sys.pool, id)?);
+        Ok(())
+    }
+
+    /// Appends an undo record; returns its roll pointer.
+    pub(crate) fn append_undo(&mut self, rec: &[u8]) -> Result<RollPtr> {
+        let log = self.undo.as_mut().ok_or_else(|| Error::TrxNotActive("no undo log".into()))?;
+        let ptr = log.append(&self.sys.pool, rec)?;
+        self.undo_ptrs.push(ptr);
+        Ok(ptr)
+    }
+
+    /// Acquires a row lock, waiting up to `innodb_lock_wait_timeout`. A
+    /// deadlock victim is rolled back whole before the error returns.
+    pub(crate) fn lock(&mut self, key: LockKey, mode: LockMode, kind: LockKind) -> Result<()> {
+        let trx = self.lock_owner();
+        let timeout = self.sys.lock_wait_timeout();
+        match self.sys.locks.lock(trx, &mut self.locks, key, mode, kind, timeout) {
+            Ok(()) => Ok(()),
+            Err(LockError::Timeout) => Err(Error::LockWaitTimeout("try restarting transaction".into())),
+            Err(LockError::Deadlock) => {
+                self.rollback()?;
+                Err(Error::Deadlock)
+            }
+        }
+    }
+
+    /// The id locks are taken under (callers give the transaction an id
+    /// first: locks of different transactions must never share one).
+    fn lock_owner(&self) -> TrxId {
+        debug_assert!(self.id != 0, "a lock taken without a transaction id");
+        self.id
+    }
+
+    /// Where the current statement starts (for statement rollback).
+    pub fn savepoint(&self) -> Savepoint {
+        Savepoint(self.undo_ptrs.len())
+    }
+
+    /// Undoes every change made after `sp`; locks are kept (as InnoDB does
+    /// when a statement fails).
+    pub fn rollback_to(&mut self, sp: Savepoint) -> Result<()> {
+        while self.undo_ptrs.len() > sp.0 {
+            let ptr = *self.undo_ptrs.last().expect("non-empty");
+            undo_one(&self.sys, self.id, ptr)?;
+            self.undo_ptrs.pop();
+        }
+        Ok(())
+    }
+
+    /// Commits: the changes become visible to views taken from now on and
+    /// durable as `innodb_flush_log_at_trx_commit` asks.
+    pub fn commit(&mut self) -> Result<()> {
+        let Some(log) = self.undo.take() else {
+            self.end_read_only();
+            return Ok(());
+        };
+        if let Err(e) = log.commit(&self.sys.pool, self.id) {
+            self.undo = Some(log);
+            return Err(e);
+        }
+        let lsn = crate::mtr::last_commit_lsn();
+        self.sys.trx_sys.end(self.id);
+        self.sys.locks.release_all(self.id, &mut self.locks);
+        self.sys.history.push(log.info(undo::STATE_COMMITTED));
+        self.reset();
+        self.sys.log.commit(lsn)
+    }
+
+    /// Rolls back every change and releases the locks.
+    pub fn rollback(&mut self) -> Result<()> {
+        let Some(log) = self.undo.take() else {
+            self.end_read_only();
+            return Ok(());
+        };
+        let undone = (|| {
+            while let Some(&ptr) = self.undo_ptrs.last() {
+                undo_one(&self.sys, self.id, ptr)?;
+                self.undo_ptrs.pop();
+            }
+            log.finish(&self.sys.pool, self.id, STATE_ROLLED_BACK)
+        })();
+        if let Err(e) = undone {
+            // The log stays active: the next start rolls it back. The row
+            // locks stay held so nobody builds on the half-undone rows.
+            tracing::error!("rollback of transaction {} failed: {e}", self.id);
+            self.undo = None;
+            self.undo_ptrs.clear();
+            self.view = None;
+            self.id = 0;
+            self.locks = TrxLocks::default();
+            return Err(e);
+        }
+        self.sys.trx_sys.end(self.id);
+        self.sys.locks.release_all(self.id, &mut self.locks);
+        self.sys.history.push(log.info(STATE_ROLLED_BACK));
+        self.reset();
+        Ok(())
+    }
+
+    /// Ends a transaction that wrote nothing (it may hold locks and an
+    /// id, from locking reads).
+    fn end_read_only(&mut self) {
+        if self.id != 0 {
+            self.sys.trx_sys.end(self.id);
+            self.sys.locks.release_all(self.id, &mut self.locks);
+        }
+        self.reset();
+    }
+
+    fn reset(&mut self) {
+        self.id = 0;
+        self.undo_ptrs.clear();
+        self.view = None;
+    }
+}
+
+impl Drop for Trx {
+    fn drop(&mut self) {
+        if self.undo.is_some() || self.id != 0 {
+            if let Err(e) = self.rollback() {
+                tracing::error!("rollback of a dropped transaction failed: {e}");
+            }
+        }
+    }
+}
+
+/// Undoes the record at `ptr` of transaction `trx` (rollback, also at
+/// recovery). Tolerant: a record whose change never reached the row (the
+/// row change failed after the undo was written) is skipped.
+pub(crate) fn undo_one(sys: &TxnSys, trx: TrxId, ptr: RollPtr) -> Result<()> {
+    let bytes = undo::read(&sys.pool, ptr)?;
+    let rec = UndoRec::decode(&bytes).ok_or_else(|| {
+        Error::corruption(crate::PageId::new(SYSTEM_SPACE, (ptr >> 16) as u32), "undecodable undo record")
+    })?;
+    match sys.table(rec.space) {
+        Some(t) => t.undo_record(sys, trx, ptr, &rec),
+        None => Ok(()), // the table was dropped
+    }
+}
