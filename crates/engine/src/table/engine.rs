@@ -83,6 +83,8 @@ pub struct Engine {
     shut_down: AtomicBool,
     txn: Arc<TxnSys>,
     purge_workers: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    /// Transactions the last open found active and rolled back.
+    recovered_rollbacks: std::sync::atomic::AtomicUsize,
 }
 
 /// `db/table` -> `<datadir>/db/table.qbd`, with characters unsafe in file
@@ -228,6 +230,7 @@ impl Engine {
             shut_down: AtomicBool::new(false),
             txn,
             purge_workers: Mutex::new(Vec::new()),
+            recovered_rollbacks: Default::default(),
         });
         engine.load_tables()?;
         engine.recover_transactions()?;
@@ -419,7 +422,14 @@ impl Engine {
         if rolled_back > 0 {
             self.log.flush_up_to(self.log.current_lsn())?;
         }
+        self.recovered_rollbacks.store(rolled_back, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// How many transactions a crash had left active, rolled back when this
+    /// engine opened.
+    pub fn recovered_rollbacks(&self) -> usize {
+        self.recovered_rollbacks.load(Ordering::Relaxed)
     }
 
     /// Starts a transaction.
@@ -694,7 +704,11 @@ impl Engine {
         self.txn.clear_tables();
         self.wake_checkpointer();
         if let Some(h) = self.checkpointer.lock().take() {
-            let _ = h.join();
+            // The checkpointer itself may hold the last reference (it
+            // upgrades its weak one each round): it then ends on its own.
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
         }
         let flushed = (|| {
             self.pool.flush_all()?;

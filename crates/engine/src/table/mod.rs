@@ -423,6 +423,26 @@ impl Table {
         Ok(c)
     }
 
+    /// Entries physically present in each index (the clustered index
+    /// first, delete-marked records included; then each secondary index,
+    /// stale entries included): what purge has not yet removed.
+    pub fn physical_entries(&self) -> Result<Vec<u64>> {
+        let st = self.state.read();
+        let count = |tree: &BTree| -> Result<u64> {
+            let mut c = tree.range(Bound::Unbounded, Bound::Unbounded, Direction::Forward);
+            let mut n = 0;
+            while c.next()?.is_some() {
+                n += 1;
+            }
+            Ok(n)
+        };
+        let mut out = vec![count(&self.clustered)?];
+        for s in &st.secondary {
+            out.push(count(&s.tree)?);
+        }
+        Ok(out)
+    }
+
     /// A cursor over the index entries between the bounds, without a view.
     fn scan_with(
         &self,
