@@ -1,9 +1,13 @@
 //! `quire`: the server binary. Subcommands:
 //! - `engine-bench`: the storage engine alone against an in-memory
 //!   `BTreeMap` reference (docs/BENCHMARKS.md).
+//! - `commit-bench`: group commit.
+//! - `rw-bench`: the read-write mix with and without transactions.
 
 mod commit_bench;
 mod engine_bench;
+mod rw_bench;
+mod rw_bench_txn;
 mod workload;
 
 use clap::{Parser, Subcommand};
@@ -26,6 +30,9 @@ enum Command {
     /// Group commit: commits/s and commits per log sync at several thread
     /// counts, beside the device's sync rate.
     CommitBench(commit_bench::Args),
+    /// The read-write mix (sysbench oltp_read_write's shape) per event as
+    /// autocommit statements and as transactions.
+    RwBench(rw_bench::Args),
     /// A write workload that prints every acknowledged change, for crash
     /// tests that SIGKILL it (see tests/kill.rs).
     KillWorkload(workload::Args),
@@ -40,6 +47,7 @@ fn main() {
     let res = match cli.command {
         Command::EngineBench(a) => engine_bench::run(a),
         Command::CommitBench(a) => commit_bench::run(a),
+        Command::RwBench(a) => rw_bench::run(a),
         Command::KillWorkload(a) => workload::run(a),
     };
     if let Err(e) = res {
