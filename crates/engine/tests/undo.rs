@@ -40,7 +40,16 @@ fn records_come_back_newest_first_and_by_roll_pointer() {
     log.commit(&pool, 5).unwrap();
     assert_eq!(rseg.logs(&pool).unwrap()[0].state, STATE_COMMITTED);
     rseg.free(&pool, &log.info(STATE_COMMITTED)).unwrap();
-    assert!(rseg.logs(&pool).unwrap().is_empty());
+    let logs = rseg.logs(&pool).unwrap();
+    assert_eq!(logs.len(), 1);
+    assert_eq!(logs[0].state, undo::STATE_CACHED, "the first page and slot are cached for reuse");
+    assert_eq!(rseg.cached(), 1);
+    // The next transaction reuses it, empty.
+    let mut again = rseg.begin(&pool, 78).unwrap();
+    assert_eq!(rseg.cached(), 0);
+    let p = again.append(&pool, b"fresh").unwrap();
+    assert_eq!(again.records_backward(&pool).unwrap(), vec![(p, b"fresh".to_vec())]);
+    assert_eq!(rseg.logs(&pool).unwrap()[0].trx, 78);
     let (_, used_after) = space::usage(&pool, SYSTEM_SPACE).unwrap();
     assert!(used_with_log - used_after >= 30, "the log's pages are freed");
 }

@@ -71,7 +71,7 @@ pub fn row(rng: &mut SmallRng, id: i64, rows: u64) -> Vec<Value> {
         Value::Int(id),
         Value::Int(rng.gen_range(1..=rows as i64)),
         Value::Str(c[..119].to_string()),
-        Value::Str(format!("{:011}", rng.gen_range(0..100_000_000_000u64)).repeat(5)[..59].to_string()),
+        Value::Str(format!("{:011}", rng.gen_range(0..100_000_000_000u64)).repeat(6)[..59].to_string()),
     ]
 }
 

@@ -127,3 +127,77 @@ fn kill_during_writes_loses_no_acknowledged_change() {
         eprintln!("iteration {it}: {n} acknowledged changes checked");
     }
 }
+
+#[test]
+fn kill_during_bank_transfers_keeps_the_total_and_every_acknowledged_transfer() {
+    const ACCOUNTS: i64 = 50;
+    const START: i64 = 10_000;
+    let iterations: usize =
+        std::env::var("QUIRE_KILL_ITERATIONS").ok().and_then(|v| v.parse().ok()).map_or(15, |n: usize| n / 2);
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+    let mut acked: Vec<i64> = Vec::new();
+    let mut rolled_back = 0;
+    for it in 0..iterations {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_quire"))
+            .args(["kill-workload", "--bank", "--datadir"])
+            .arg(dir.path())
+            .args(["--seed", &(it + 1).to_string(), "--threads", "4"])
+            .args(["--log-file-size", &LOG_FILE_SIZE.to_string()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn the workload");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        assert_eq!(rx.recv_timeout(Duration::from_secs(60)).expect("workload starts"), "READY");
+        std::thread::sleep(Duration::from_millis(rng.gen_range(100..700)));
+        child.kill().expect("SIGKILL");
+        child.wait().unwrap();
+        reader.join().unwrap();
+        for line in rx.try_iter() {
+            let id = line.strip_prefix("T ").unwrap_or_else(|| panic!("unexpected line {line:?}"));
+            acked.push(id.parse().unwrap());
+        }
+        let e = open(dir.path());
+        rolled_back += e.recovered_rollbacks();
+        let all = |name: &str| {
+            e.table(name)
+                .unwrap()
+                .scan(IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+                .unwrap()
+                .collect_all()
+                .unwrap()
+        };
+        let int = |v: &Value| match v {
+            Value::Int(i) => *i,
+            other => panic!("{other:?}"),
+        };
+        let log = all("transfers");
+        let logged: std::collections::HashSet<i64> = log.iter().map(|r| int(&r[0])).collect();
+        for id in &acked {
+            assert!(logged.contains(id), "iteration {it}: acknowledged transfer {id:#x} is lost");
+        }
+        let mut expect = vec![START; ACCOUNTS as usize];
+        for r in &log {
+            expect[int(&r[1]) as usize] -= int(&r[3]);
+            expect[int(&r[2]) as usize] += int(&r[3]);
+        }
+        let accounts = all("bank");
+        assert_eq!(accounts.len(), ACCOUNTS as usize);
+        for r in &accounts {
+            assert_eq!(int(&r[1]), expect[int(&r[0]) as usize], "iteration {it}: a balance the transfers don't explain");
+        }
+        e.shutdown().unwrap();
+        eprintln!("iteration {it}: {} transfers logged, {} acknowledged", log.len(), acked.len());
+    }
+    eprintln!("{rolled_back} in-flight transactions rolled back by recovery");
+}

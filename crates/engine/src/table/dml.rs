@@ -60,41 +60,46 @@ impl Table {
         })
     }
 
-    /// Runs a row write for `trx`, waiting for insert-intention locks the
-    /// write asks for and retrying. `Ok(None)` if the write found the
-    /// clustered record changed (the caller re-reads it and starts over).
-    fn write_locked(&self, trx: &mut Trx, plan: Vec<TreeOps<'_>>) -> Result<Option<RowWrite>> {
-        loop {
-            let sys = trx.sys.clone();
-            let id = trx.id();
-            let res = rowop::write_row(
-                self.clustered.pool(),
-                &plan,
-                Some(LockCtx { sys: &sys.locks, trx: id, locks: &mut trx.locks }),
-            );
-            match res {
-                Ok(RowWrite::LockWait(key)) => trx.lock(key, LockMode::X, LockKind::InsertIntention)?,
-                Ok(RowWrite::Done) => return Ok(Some(RowWrite::Done)),
-                Ok(other @ RowWrite::Duplicate { tree }) | Ok(other @ RowWrite::Missing { tree }) if tree == 0 => {
-                    let _ = other;
-                    self.free_unused_chains(&plan);
-                    return Ok(None);
-                }
-                Ok(other) => {
-                    self.free_unused_chains(&plan);
-                    return Ok(Some(other));
-                }
-                Err(e) => {
-                    self.free_unused_chains(&plan);
-                    return Err(e);
-                }
+    /// Runs a row write for `trx`. `Ok(None)` if the write found the
+    /// clustered record changed (the caller re-reads it and starts over);
+    /// `LockWait` if an insert-intention lock must be waited for (the
+    /// caller releases its guards, waits with [`Trx::lock`], starts over).
+    fn write_for(&self, trx: &mut Trx, plan: Vec<TreeOps<'_>>) -> Result<Option<RowWrite>> {
+        let sys = trx.sys.clone();
+        let id = trx.id();
+        let res = rowop::write_row(
+            self.clustered.pool(),
+            &plan,
+            Some(LockCtx { sys: &sys.locks, trx: id, locks: &mut trx.locks }),
+        );
+        if !matches!(res, Ok(RowWrite::Done)) {
+            self.free_unused_chains(&plan);
+        }
+        match res? {
+            RowWrite::Duplicate { tree: 0 } | RowWrite::Missing { tree: 0 } => Ok(None),
+            other => Ok(Some(other)),
+        }
+    }
+
+    /// Ends a statement: a deadlock victim is rolled back whole here, after
+    /// the statement let go of the table (rollback changes its rows).
+    pub(crate) fn end_statement<T>(trx: &mut Trx, r: Result<T>) -> Result<T> {
+        if matches!(r, Err(Error::Deadlock)) {
+            if let Err(e) = trx.rollback() {
+                tracing::error!("rollback of a deadlock victim failed: {e}");
             }
         }
+        r
     }
 
     /// Inserts a full row in `trx`. NULL or 0 in an AUTO_INCREMENT column
     /// generates the next value, which is returned.
     pub fn insert_tx(&self, trx: &mut Trx, row: Vec<Value>) -> Result<Option<u64>> {
+        let r = self.insert_tx_inner(trx, row);
+        Self::end_statement(trx, r)
+    }
+
+    fn insert_tx_inner(&self, trx: &mut Trx, row: Vec<Value>) -> Result<Option<u64>> {
         let st = self.state.read();
         let schema = &st.def.schema;
         let (row, generated) = self.prepare_row(schema, row)?;
@@ -117,7 +122,7 @@ impl Table {
                     return Err(self.dup_primary(schema, row));
                 }
             }
-            let _uniq = match self.check_unique_locked(trx, st, row, pk)? {
+            let uniq = match self.check_unique_locked(trx, st, row, pk)? {
                 Some(g) => g,
                 None => continue, // waited for a lock: look again
             };
@@ -135,9 +140,13 @@ impl Table {
                 let (k, prefix) = Self::sec_key(schema, ix, row, pk);
                 plan.push(TreeOps::new(&sec.tree, vec![Op::Ensure { key: k, val: inline(&prefix.to_le_bytes()) }]));
             }
-            match self.write_locked(trx, plan)? {
+            match self.write_for(trx, plan)? {
                 Some(RowWrite::Done) => return Ok(()),
                 None => continue, // purge removed the delete-marked record meanwhile
+                Some(RowWrite::LockWait(k)) => {
+                    drop(uniq);
+                    trx.lock(k, LockMode::X, LockKind::InsertIntention)?;
+                }
                 Some(other) => return Err(self.inconsistent(st, other)),
             }
         }
@@ -217,6 +226,16 @@ impl Table {
         pk: &[Value],
         f: impl Fn(&[Value]) -> Result<Vec<Value>>,
     ) -> Result<RowUpdate> {
+        let r = self.update_tx_inner(trx, pk, f);
+        Self::end_statement(trx, r)
+    }
+
+    fn update_tx_inner(
+        &self,
+        trx: &mut Trx,
+        pk: &[Value],
+        f: impl Fn(&[Value]) -> Result<Vec<Value>>,
+    ) -> Result<RowUpdate> {
         let st = self.state.read();
         let schema = &st.def.schema;
         let key = Self::pk_from_values(schema, pk)?;
@@ -250,7 +269,7 @@ impl Table {
                 self.insert_locked(trx, &st, &new_row, &new_pk, &value)?;
                 return Ok(RowUpdate::Changed);
             }
-            let _uniq = match self.check_unique_locked(trx, &st, &new_row, &key)? {
+            let uniq = match self.check_unique_locked(trx, &st, &new_row, &key)? {
                 Some(g) => g,
                 None => continue,
             };
@@ -266,8 +285,13 @@ impl Table {
                     plan.push(TreeOps::new(&sec.tree, vec![Op::Ensure { key: nk, val: inline(&prefix.to_le_bytes()) }]));
                 }
             }
-            return match self.write_locked(trx, plan)? {
+            return match self.write_for(trx, plan)? {
                 Some(RowWrite::Done) => Ok(RowUpdate::Changed),
+                Some(RowWrite::LockWait(k)) => {
+                    drop(uniq);
+                    trx.lock(k, LockMode::X, LockKind::InsertIntention)?;
+                    continue;
+                }
                 None => Err(self.inconsistent(&st, RowWrite::Missing { tree: 0 })),
                 Some(other) => Err(self.inconsistent(&st, other)),
             };
@@ -277,6 +301,11 @@ impl Table {
     /// Deletes the row with primary key `pk` in `trx`; `Ok(false)` if there
     /// is none.
     pub fn delete_tx(&self, trx: &mut Trx, pk: &[Value]) -> Result<bool> {
+        let r = self.delete_tx_inner(trx, pk);
+        Self::end_statement(trx, r)
+    }
+
+    fn delete_tx_inner(&self, trx: &mut Trx, pk: &[Value]) -> Result<bool> {
         let st = self.state.read();
         let key = Self::pk_from_values(&st.def.schema, pk)?;
         trx.start_rw()?;
@@ -297,7 +326,7 @@ impl Table {
         let rec = clustered_value(RecHeader::new(trx.id(), roll, true), row);
         let val = self.clustered.prepare_value(key, &rec)?;
         let plan = vec![TreeOps::new(&self.clustered, vec![Op::Replace { key: key.to_vec(), val }])];
-        match self.write_locked(trx, plan)? {
+        match self.write_for(trx, plan)? {
             Some(RowWrite::Done) => Ok(()),
             None => Err(self.inconsistent(st, RowWrite::Missing { tree: 0 })),
             Some(other) => Err(self.inconsistent(st, other)),

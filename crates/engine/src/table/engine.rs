@@ -401,6 +401,10 @@ impl Engine {
         let pool = &self.pool;
         let mut rolled_back = 0;
         for info in self.txn.rseg.logs(pool)? {
+            if info.state == undo::STATE_CACHED {
+                self.txn.rseg.recache(&info);
+                continue;
+            }
             if info.state != undo::STATE_ACTIVE {
                 self.txn.trx_sys.adopt(info.trx);
                 self.txn.trx_sys.end(info.trx);

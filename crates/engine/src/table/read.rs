@@ -79,6 +79,11 @@ impl Table {
     /// `pk`, locked in `mode` (SELECT ... FOR UPDATE / FOR SHARE). Under
     /// REPEATABLE READ a missing key locks the gap it would go in.
     pub fn get_locking(&self, trx: &mut Trx, pk: &[Value], mode: LockMode) -> Result<Option<Vec<Value>>> {
+        let r = self.get_locking_inner(trx, pk, mode);
+        Self::end_statement(trx, r)
+    }
+
+    fn get_locking_inner(&self, trx: &mut Trx, pk: &[Value], mode: LockMode) -> Result<Option<Vec<Value>>> {
         let st = self.state.read();
         let schema = &st.def.schema;
         let k = Self::pk_from_values(schema, pk)?;
@@ -92,7 +97,7 @@ impl Table {
                     // Lock the gap the key would go in, so it stays absent.
                     drop(st);
                     let pkv: Vec<Value> = pk.to_vec();
-                    self.scan_locking(trx, IndexRef::Primary, Bound::Included(&pkv), Bound::Included(&pkv), mode, None)?;
+                    self.scan_locking_inner(trx, IndexRef::Primary, Bound::Included(&pkv), Bound::Included(&pkv), mode, None)?;
                 }
                 Ok(None)
             }
@@ -118,6 +123,19 @@ impl Table {
     /// order, each locked in `mode`, with next-key locks under REPEATABLE
     /// READ (see the module note). At most `limit` rows.
     pub fn scan_locking(
+        &self,
+        trx: &mut Trx,
+        index: IndexRef,
+        lower: Bound<&[Value]>,
+        upper: Bound<&[Value]>,
+        mode: LockMode,
+        limit: Option<usize>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let r = self.scan_locking_inner(trx, index, lower, upper, mode, limit);
+        Self::end_statement(trx, r)
+    }
+
+    fn scan_locking_inner(
         &self,
         trx: &mut Trx,
         index: IndexRef,

@@ -241,17 +241,16 @@ impl Trx {
     }
 
     /// Acquires a row lock, waiting up to `innodb_lock_wait_timeout`. A
-    /// deadlock victim is rolled back whole before the error returns.
+    /// deadlock victim gets `Error::Deadlock`; the table method that asked
+    /// rolls the transaction back once it has let go of the table
+    /// (`Table::end_statement`).
     pub(crate) fn lock(&mut self, key: LockKey, mode: LockMode, kind: LockKind) -> Result<()> {
         let trx = self.lock_owner();
         let timeout = self.sys.lock_wait_timeout();
         match self.sys.locks.lock(trx, &mut self.locks, key, mode, kind, timeout) {
             Ok(()) => Ok(()),
             Err(LockError::Timeout) => Err(Error::LockWaitTimeout("try restarting transaction".into())),
-            Err(LockError::Deadlock) => {
-                self.rollback()?;
-                Err(Error::Deadlock)
-            }
+            Err(LockError::Deadlock) => Err(Error::Deadlock),
         }
     }
 

@@ -56,6 +56,12 @@ pub const STATE_ACTIVE: u8 = 1;
 pub const STATE_COMMITTED: u8 = 2;
 /// Rolled back: nothing left to purge, freed when no view can need it.
 pub const STATE_ROLLED_BACK: u8 = 3;
+/// Free for reuse: a purged log whose first page and slot are kept, so the
+/// next transaction starts without allocating (InnoDB's cached undo
+/// segments).
+pub const STATE_CACHED: u8 = 4;
+/// Cached logs kept at most; beyond this, purged logs are freed.
+const CACHE_MAX: usize = 1024;
 
 /// First byte of a record's body: a whole record, the head of a record
 /// too large for a page (`u32` total length; the parts follow), or a part.
@@ -83,6 +89,8 @@ pub fn max_record(page_size: usize) -> usize {
 pub struct RollbackSegment {
     page: PageNo,
     slots: usize,
+    /// Cached logs (state 4): (slot, first page).
+    cache: parking_lot::Mutex<Vec<(usize, PageNo)>>,
 }
 
 /// An undo log found in the directory.
@@ -106,7 +114,7 @@ impl RollbackSegment {
         });
         mtr.keep(g);
         mtr.commit();
-        Ok(Self { page: no, slots })
+        Ok(Self { page: no, slots, cache: Default::default() })
     }
 
     pub fn open(pool: &BufferPool, page: PageNo) -> Result<Self> {
@@ -119,7 +127,17 @@ impl RollbackSegment {
         if RSEG_SLOT0 + slots * 4 > g.data().len() {
             return Err(Error::corruption(id, "rollback segment slot count too large"));
         }
-        Ok(Self { page, slots })
+        Ok(Self { page, slots, cache: Default::default() })
+    }
+
+    /// Takes back a cached log found at startup.
+    pub fn recache(&self, log: &UndoLogInfo) {
+        self.cache.lock().push((log.slot, log.first_page));
+    }
+
+    /// Cached logs ready for reuse.
+    pub fn cached(&self) -> usize {
+        self.cache.lock().len()
     }
 
     pub fn page(&self) -> PageNo {
@@ -150,6 +168,23 @@ impl RollbackSegment {
     /// Starts the undo log of transaction `trx`. Fails if every slot is
     /// taken (too many transactions with uncommitted or unpurged undo).
     pub fn begin(&self, pool: &BufferPool, trx: TrxId) -> Result<UndoLog> {
+        let cached = self.cache.lock().pop();
+        if let Some((slot, no)) = cached {
+            let mut mtr = Mtr::new(pool);
+            let g = match mtr.x_latch(PageId::new(SYSTEM_SPACE, no)) {
+                Ok(g) => g,
+                Err(e) => {
+                    self.cache.lock().push((slot, no));
+                    return Err(e);
+                }
+            };
+            // Only the header changes (records beyond the end are dead).
+            let mut hdr = [0u8; U_RECORDS];
+            init_undo_page(&mut hdr, trx, 0, true, no);
+            mtr.write_held(g, U_TRX, &hdr[U_TRX..U_RECORDS]);
+            mtr.commit();
+            return Ok(UndoLog { trx, slot, first: no, last: no });
+        }
         let mut mtr = Mtr::new(pool);
         let rseg = mtr.x_latch(self.id())?;
         let slot = (0..self.slots)
@@ -164,8 +199,9 @@ impl RollbackSegment {
         Ok(UndoLog { trx, slot, first: no, last: no })
     }
 
-    /// Frees an undo log's pages and its slot (after rollback, or when
-    /// purge no longer needs a committed log).
+    /// Frees an undo log's pages and its slot once purge no longer needs
+    /// it; the first page and the slot are kept for reuse while the cache
+    /// has room.
     pub fn free(&self, pool: &BufferPool, log: &UndoLogInfo) -> Result<()> {
         // Pages first (from the last back), each in its own mtr; the slot
         // goes last, so a crash part-way leaves a shorter log in its slot.
@@ -185,6 +221,16 @@ impl RollbackSegment {
             mtr.write_held(first, U_LAST, &prev.to_le_bytes());
             mtr.commit();
             page_no = prev;
+        }
+        if self.cache.lock().len() < CACHE_MAX {
+            let mut mtr = Mtr::new(pool);
+            let g = mtr.x_latch(PageId::new(SYSTEM_SPACE, log.first_page))?;
+            mtr.write_held(g, U_STATE, &[STATE_CACHED]);
+            mtr.write_held(g, U_LAST, &log.first_page.to_le_bytes());
+            mtr.write_held(g, U_NEXT, &0u32.to_le_bytes());
+            mtr.commit();
+            self.cache.lock().push((log.slot, log.first_page));
+            return Ok(());
         }
         let mut mtr = Mtr::new(pool);
         let rseg = mtr.x_latch(self.id())?;
