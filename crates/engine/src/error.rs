@@ -55,6 +55,10 @@ pub enum Error {
     /// A wait for a lock (or a DDL wait for users of an object) timed out.
     #[error("lock wait timeout exceeded: {0}")]
     LockWaitTimeout(String),
+    /// Every undo log slot holds a log that is active or not yet purged
+    /// (MySQL's "Too many active concurrent transactions", 1637).
+    #[error("too many active concurrent transactions")]
+    UndoSlotsFull,
     /// This transaction was chosen as a deadlock victim and has been rolled
     /// back whole (MySQL error 1213).
     #[error("deadlock found when trying to get lock; try restarting transaction")]

@@ -95,7 +95,8 @@ fn transfer(e: &Engine, acc: &Table, log: &Table, src: i64, dst: i64, amount: i6
 fn snapshot_totals(e: &Engine, acc: &Table) -> Result<(i64, i64), Error> {
     let mut trx = e.begin(Isolation::RepeatableRead);
     let sum = |rows: Vec<Vec<Value>>| rows.iter().map(|r| int(&r[1])).sum::<i64>();
-    let a = sum(acc.scan_tx(&mut trx, IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward)?
+    let a = sum(acc
+        .scan_tx(&mut trx, IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward)?
         .collect_all()?);
     let b = sum(acc
         .scan_tx(&mut trx, IndexRef::Secondary(0), Bound::Unbounded, Bound::Unbounded, Direction::Backward)?

@@ -173,7 +173,14 @@ fn phantom_under_locking_read_is_prevented_by_next_key_locks_at_repeatable_read(
     let locked = |trx: &mut Trx| {
         ids(&d
             .t
-            .scan_locking(trx, IndexRef::Secondary(0), Bound::Included(&id(1)), Bound::Included(&id(5)), LockMode::X, None)
+            .scan_locking(
+                trx,
+                IndexRef::Secondary(0),
+                Bound::Included(&id(1)),
+                Bound::Included(&id(5)),
+                LockMode::X,
+                None,
+            )
             .unwrap())
     };
     let mut reader = d.e.begin(RepeatableRead);

@@ -119,8 +119,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .buffer_pool_size(parse_size(&args.pool)? as usize)
         .buffer_pool_instances(4)
         .flush_method(FlushMethod::ODirect);
-    cfg.log.flush_at_commit = FlushAtCommit::from_u8(args.flush_log_at_trx_commit)
-        .ok_or("innodb_flush_log_at_trx_commit is 0, 1 or 2")?;
+    cfg.log.flush_at_commit =
+        FlushAtCommit::from_u8(args.flush_log_at_trx_commit).ok_or("innodb_flush_log_at_trx_commit is 0, 1 or 2")?;
     let engine = Engine::open(cfg, vfs)?;
     let t = engine.create_table("sbtest/sbtest1", schema())?;
     let started = Instant::now();

@@ -194,7 +194,11 @@ fn kill_during_bank_transfers_keeps_the_total_and_every_acknowledged_transfer() 
         let accounts = all("bank");
         assert_eq!(accounts.len(), ACCOUNTS as usize);
         for r in &accounts {
-            assert_eq!(int(&r[1]), expect[int(&r[0]) as usize], "iteration {it}: a balance the transfers don't explain");
+            assert_eq!(
+                int(&r[1]),
+                expect[int(&r[0]) as usize],
+                "iteration {it}: a balance the transfers don't explain"
+            );
         }
         e.shutdown().unwrap();
         eprintln!("iteration {it}: {} transfers logged, {} acknowledged", log.len(), acked.len());

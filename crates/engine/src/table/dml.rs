@@ -134,7 +134,11 @@ impl Table {
             let roll = trx.append_undo(&UndoRec::encode(kind, space, pk, prev))?;
             let rec = clustered_value(RecHeader::new(trx.id(), roll, false), value);
             let val = self.clustered.prepare_value(pk, &rec)?;
-            let cop = if cur.is_none() { Op::Insert { key: pk.to_vec(), val } } else { Op::Replace { key: pk.to_vec(), val } };
+            let cop = if cur.is_none() {
+                Op::Insert { key: pk.to_vec(), val }
+            } else {
+                Op::Replace { key: pk.to_vec(), val }
+            };
             let mut plan = vec![TreeOps::new(&self.clustered, vec![cop])];
             for (ix, sec) in st.secondary.iter().enumerate() {
                 let (k, prefix) = Self::sec_key(schema, ix, row, pk);
@@ -282,7 +286,10 @@ impl Table {
                 let (ok, _) = Self::sec_key(schema, ix, &old, &key);
                 let (nk, prefix) = Self::sec_key(schema, ix, &new_row, &key);
                 if ok != nk {
-                    plan.push(TreeOps::new(&sec.tree, vec![Op::Ensure { key: nk, val: inline(&prefix.to_le_bytes()) }]));
+                    plan.push(TreeOps::new(
+                        &sec.tree,
+                        vec![Op::Ensure { key: nk, val: inline(&prefix.to_le_bytes()) }],
+                    ));
                 }
             }
             return match self.write_for(trx, plan)? {

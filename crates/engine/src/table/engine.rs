@@ -40,8 +40,6 @@ use quire_io::Vfs;
 use super::catalog::{self, TableDef};
 use super::trx::{self, Trx, TxnSys, SYS_TRX_ID_MARK};
 use super::{Secondary, Table};
-use crate::txn::undo::{self, RollbackSegment, UndoLog};
-use crate::txn::Isolation;
 use crate::btree::{BTree, Direction};
 use crate::buffer::{BufferPool, PoolConfig};
 use crate::config::{EngineConfig, FlushMethod};
@@ -51,6 +49,8 @@ use crate::log::RedoLog;
 use crate::page;
 use crate::row::{codec, IndexDef, TableSchema, Value};
 use crate::space::{self, files::SpaceFiles};
+use crate::txn::undo::{self, RollbackSegment, UndoLog};
+use crate::txn::Isolation;
 use crate::{Error, PageId, Result, SYSTEM_SPACE};
 
 pub const SYSTEM_FILE: &str = "quire_system.qbd";

@@ -97,7 +97,14 @@ impl Table {
                     // Lock the gap the key would go in, so it stays absent.
                     drop(st);
                     let pkv: Vec<Value> = pk.to_vec();
-                    self.scan_locking_inner(trx, IndexRef::Primary, Bound::Included(&pkv), Bound::Included(&pkv), mode, None)?;
+                    self.scan_locking_inner(
+                        trx,
+                        IndexRef::Primary,
+                        Bound::Included(&pkv),
+                        Bound::Included(&pkv),
+                        mode,
+                        None,
+                    )?;
                 }
                 Ok(None)
             }

@@ -83,10 +83,14 @@ pub(crate) struct LockCtx<'a> {
 pub(crate) enum RowWrite {
     Done,
     /// An insert found its key present in tree `tree` (nothing changed).
-    Duplicate { tree: usize },
+    Duplicate {
+        tree: usize,
+    },
     /// A replace or remove did not find its key in tree `tree` (nothing
     /// changed).
-    Missing { tree: usize },
+    Missing {
+        tree: usize,
+    },
     /// An insert-intention lock on this key must be waited for (nothing
     /// changed; no latch is held).
     LockWait(LockKey),

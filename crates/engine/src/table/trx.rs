@@ -227,9 +227,37 @@ impl Trx {
         if self.undo.is_some() {
             return Ok(());
         }
-        let id = self.ensure_id()?;
-        self.undo = Some(self.sys.rseg.begin(&self.sys.pool, id)?);
-        Ok(())
+        // Every slot busy means purge is behind: wait for it (InnoDB's
+        // purge lag throttling), up to the lock wait timeout, without an id
+        // where possible (an active id would hold purge back).
+        let deadline = std::time::Instant::now() + self.sys.lock_wait_timeout();
+        loop {
+            if self.id == 0 && !self.sys.rseg.available() && std::time::Instant::now() < deadline {
+                self.sys.history.wake_all();
+                std::thread::sleep(Duration::from_millis(1));
+                continue;
+            }
+            let id = self.ensure_id()?;
+            match self.sys.rseg.begin(&self.sys.pool, id) {
+                Ok(log) => {
+                    self.undo = Some(log);
+                    return Ok(());
+                }
+                Err(Error::UndoSlotsFull) if std::time::Instant::now() < deadline => {
+                    if self.locks.is_empty() {
+                        // Give the id back while waiting.
+                        self.sys.trx_sys.end(id);
+                        self.id = 0;
+                        if let Some((v, _)) = self.view.as_mut() {
+                            v.creator = 0;
+                        }
+                    }
+                    self.sys.history.wake_all();
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(e) => return Err(e),
+            }
+        }
     }
 
     /// Appends an undo record; returns its roll pointer.

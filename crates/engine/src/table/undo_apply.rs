@@ -91,8 +91,9 @@ impl Table {
                 return Ok(false);
             }
             let bytes = undo::read(self.clustered.pool(), h.roll)?;
-            let u = UndoRec::decode(&bytes)
-                .ok_or_else(|| Error::corruption(self.clustered.root(), "undecodable undo record on a version chain"))?;
+            let u = UndoRec::decode(&bytes).ok_or_else(|| {
+                Error::corruption(self.clustered.root(), "undecodable undo record on a version chain")
+            })?;
             version = u.prev.map(|(ph, prow)| clustered_value(ph, &prow));
         }
         Ok(false)

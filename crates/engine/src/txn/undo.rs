@@ -91,6 +91,8 @@ pub struct RollbackSegment {
     slots: usize,
     /// Cached logs (state 4): (slot, first page).
     cache: parking_lot::Mutex<Vec<(usize, PageNo)>>,
+    /// Slots holding no log.
+    free_slots: std::sync::atomic::AtomicUsize,
 }
 
 /// An undo log found in the directory.
@@ -114,7 +116,7 @@ impl RollbackSegment {
         });
         mtr.keep(g);
         mtr.commit();
-        Ok(Self { page: no, slots, cache: Default::default() })
+        Ok(Self { page: no, slots, cache: Default::default(), free_slots: slots.into() })
     }
 
     pub fn open(pool: &BufferPool, page: PageNo) -> Result<Self> {
@@ -127,7 +129,13 @@ impl RollbackSegment {
         if RSEG_SLOT0 + slots * 4 > g.data().len() {
             return Err(Error::corruption(id, "rollback segment slot count too large"));
         }
-        Ok(Self { page, slots, cache: Default::default() })
+        let free = (0..slots).filter(|&s| get_u32(g.data(), RSEG_SLOT0 + 4 * s) == 0).count();
+        Ok(Self { page, slots, cache: Default::default(), free_slots: free.into() })
+    }
+
+    /// Whether [`RollbackSegment::begin`] would find a slot now.
+    pub fn available(&self) -> bool {
+        self.free_slots.load(std::sync::atomic::Ordering::Relaxed) > 0 || !self.cache.lock().is_empty()
     }
 
     /// Takes back a cached log found at startup.
@@ -189,13 +197,14 @@ impl RollbackSegment {
         let rseg = mtr.x_latch(self.id())?;
         let slot = (0..self.slots)
             .find(|&s| get_u32(mtr.page(rseg).data(), RSEG_SLOT0 + 4 * s) == 0)
-            .ok_or_else(|| Error::LockWaitTimeout("too many concurrent transactions: no free undo slot".into()))?;
+            .ok_or(Error::UndoSlotsFull)?;
         let no = space::alloc_page(pool, SYSTEM_SPACE, &mut mtr)?;
         let mut g = mtr.create_page(PageId::new(SYSTEM_SPACE, no))?;
         mtr.format(&mut g, PageType::Undo, |p| init_undo_page(p, trx, 0, true, no));
         mtr.keep(g);
         mtr.write_held(rseg, RSEG_SLOT0 + 4 * slot, &no.to_le_bytes());
         mtr.commit();
+        self.free_slots.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         Ok(UndoLog { trx, slot, first: no, last: no })
     }
 
@@ -241,6 +250,7 @@ impl RollbackSegment {
         mtr.keep(g);
         mtr.write_held(rseg, RSEG_SLOT0 + 4 * log.slot, &0u32.to_le_bytes());
         mtr.commit();
+        self.free_slots.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
 }

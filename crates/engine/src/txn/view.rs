@@ -78,7 +78,11 @@ impl TrxSys {
     /// Starts handing out ids at `first` (above every id that may be found
     /// in the data at startup).
     pub fn new(first: TrxId) -> Self {
-        Self { next_id: AtomicU64::new(first.max(1)), inner: Mutex::new(Inner::default()), next_view: AtomicU64::new(0) }
+        Self {
+            next_id: AtomicU64::new(first.max(1)),
+            inner: Mutex::new(Inner::default()),
+            next_view: AtomicU64::new(0),
+        }
     }
 
     /// Registers a new read-write transaction and returns its id.
