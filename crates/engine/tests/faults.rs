@@ -124,6 +124,13 @@ fn a_failing_write_at_shutdown_is_reported_and_a_retry_completes_it() {
     for i in 0..100 {
         t.insert(row(i)).unwrap();
     }
+    // Purge writes to the log too: let it finish, so that the failing
+    // write is a page write.
+    while e.txn().history_len() > 0 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    e.log().flush_up_to(e.log().current_lsn()).unwrap();
     fault.fail_nth(OpKind::Write, 1, FaultKind::Io, false);
     let err = e.pool().flush_all().unwrap_err();
     assert!(is_os_error(&err, libc::EIO), "{err}");
