@@ -25,6 +25,42 @@ fn open(dir: &std::path::Path) -> std::sync::Arc<quire_engine::Engine> {
     quire_engine::Engine::open(cfg, vfs).expect("recovery succeeds")
 }
 
+/// Runs `kill-workload` with `args` on `dir`, SIGKILLs it after a random
+/// pause in `pause_ms`, and returns the lines it acknowledged.
+fn run_and_kill(
+    dir: &std::path::Path,
+    args: &[&str],
+    pause_ms: std::ops::Range<u64>,
+    rng: &mut impl Rng,
+) -> Vec<String> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_quire"))
+        .arg("kill-workload")
+        .args(args)
+        .arg("--datadir")
+        .arg(dir)
+        .args(["--log-file-size", &LOG_FILE_SIZE.to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the workload");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    assert_eq!(rx.recv_timeout(Duration::from_secs(60)).expect("workload starts"), "READY");
+    std::thread::sleep(Duration::from_millis(rng.gen_range(pause_ms)));
+    child.kill().expect("SIGKILL");
+    child.wait().unwrap();
+    reader.join().unwrap();
+    rx.try_iter().collect()
+}
+
 #[test]
 fn kill_during_writes_loses_no_acknowledged_change() {
     let iterations: usize = std::env::var("QUIRE_KILL_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(30);
@@ -34,32 +70,10 @@ fn kill_during_writes_loses_no_acknowledged_change() {
     let mut acked: HashMap<i64, Option<i64>> = HashMap::new();
     // Changes whose acknowledgement may have been cut off by the kill.
     for it in 0..iterations {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_quire"))
-            .args(["kill-workload", "--datadir"])
-            .arg(dir.path())
-            .args(["--seed", &it.to_string(), "--threads", "3", "--ids", "3000"])
-            .args(["--log-file-size", &LOG_FILE_SIZE.to_string()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn the workload");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        let reader = std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        assert_eq!(rx.recv_timeout(Duration::from_secs(60)).expect("workload starts"), "READY");
-        std::thread::sleep(Duration::from_millis(rng.gen_range(50..700)));
-        child.kill().expect("SIGKILL");
-        child.wait().unwrap();
-        reader.join().unwrap();
+        let seed = it.to_string();
+        let lines = run_and_kill(dir.path(), &["--seed", &seed, "--threads", "3", "--ids", "3000"], 50..700, &mut rng);
         let mut n = 0;
-        for line in rx.try_iter() {
+        for line in lines {
             let parts: Vec<&str> = line.split(' ').collect();
             match parts.as_slice() {
                 ["I", id, v] => {
@@ -139,31 +153,9 @@ fn kill_during_bank_transfers_keeps_the_total_and_every_acknowledged_transfer() 
     let mut acked: Vec<i64> = Vec::new();
     let mut rolled_back = 0;
     for it in 0..iterations {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_quire"))
-            .args(["kill-workload", "--bank", "--datadir"])
-            .arg(dir.path())
-            .args(["--seed", &(it + 1).to_string(), "--threads", "4"])
-            .args(["--log-file-size", &LOG_FILE_SIZE.to_string()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn the workload");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        let reader = std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        assert_eq!(rx.recv_timeout(Duration::from_secs(60)).expect("workload starts"), "READY");
-        std::thread::sleep(Duration::from_millis(rng.gen_range(100..700)));
-        child.kill().expect("SIGKILL");
-        child.wait().unwrap();
-        reader.join().unwrap();
-        for line in rx.try_iter() {
+        let seed = (it + 1).to_string();
+        let lines = run_and_kill(dir.path(), &["--bank", "--seed", &seed, "--threads", "4"], 100..700, &mut rng);
+        for line in lines {
             let id = line.strip_prefix("T ").unwrap_or_else(|| panic!("unexpected line {line:?}"));
             acked.push(id.parse().unwrap());
         }
