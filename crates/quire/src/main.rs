@@ -7,7 +7,7 @@
 mod commit_bench;
 mod engine_bench;
 mod rw_bench;
-mod rw_bench_txn;
+mod rw_event;
 mod workload;
 
 use clap::{Parser, Subcommand};

@@ -12,17 +12,14 @@
 //! Durability: innodb_flush_log_at_trx_commit=2 by default, so that the
 //! figures show CPU costs rather than the device's sync rate.
 
-use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quire_engine::btree::Direction;
 use quire_engine::config::{parse_size, FlushMethod};
 use quire_engine::log::FlushAtCommit;
 use quire_engine::row::{Column, ColumnType, IndexDef, TableSchema, Value};
-use quire_engine::table::IndexRef;
-use quire_engine::{Engine, EngineConfig, Table};
+use quire_engine::{Engine, EngineConfig};
 use quire_io::{OsVfs, Vfs};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -50,6 +47,9 @@ pub struct Args {
     /// Where to put the data (a temporary directory under it).
     #[arg(long)]
     dir: Option<std::path::PathBuf>,
+    /// Print the history list length and purge progress every second.
+    #[arg(long)]
+    monitor: bool,
 }
 
 fn schema() -> TableSchema {
@@ -80,33 +80,6 @@ pub fn row(rng: &mut SmallRng, id: i64, rows: u64) -> Vec<Value> {
 struct Counts {
     events: AtomicU64,
     retries: AtomicU64,
-}
-
-/// One event as separate autocommit statements.
-fn event_autocommit(t: &Table, rng: &mut SmallRng, rows: u64) -> quire_engine::Result<()> {
-    let id = |rng: &mut SmallRng| Value::Int(rng.gen_range(1..=rows as i64));
-    for _ in 0..10 {
-        t.get(&[id(rng)])?;
-    }
-    let lo = rng.gen_range(1..=rows as i64);
-    let mut c = t.scan(
-        IndexRef::Primary,
-        Bound::Included(&[Value::Int(lo)]),
-        Bound::Included(&[Value::Int(lo + 99)]),
-        Direction::Forward,
-    )?;
-    while c.next()?.is_some() {}
-    let k = rng.gen_range(1..=rows as i64);
-    t.update_with(&[id(rng)], |o| Ok(vec![o[0].clone(), Value::Int(k), o[2].clone(), o[3].clone()]))?;
-    let new_c = row(rng, 0, rows).swap_remove(2);
-    t.update_with(&[id(rng)], |o| Ok(vec![o[0].clone(), o[1].clone(), new_c.clone(), o[3].clone()]))?;
-    let victim = rng.gen_range(1..=rows as i64);
-    t.delete(&[Value::Int(victim)])?;
-    let r = row(rng, victim, rows);
-    match t.insert(r) {
-        Ok(_) | Err(quire_engine::Error::DuplicateKey { .. }) => Ok(()),
-        Err(e) => Err(e),
-    }
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -144,6 +117,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             let counts = Counts::default();
             let stop = AtomicBool::new(false);
             let failed = AtomicU64::new(0);
+            let started_run = Instant::now();
             std::thread::scope(|s| {
                 for w in 0..threads {
                     let (t, e, counts, stop, failed) = (&t, &engine, &counts, &stop, &failed);
@@ -153,9 +127,9 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                         let mut rng = SmallRng::seed_from_u64(1000 + w as u64);
                         while !stop.load(Ordering::Relaxed) {
                             let r = if txn {
-                                super::rw_bench_txn::event(e, t, &mut rng, rows, &counts.retries)
+                                super::rw_event::in_transaction(e, t, &mut rng, rows, &counts.retries)
                             } else {
-                                event_autocommit(t, &mut rng, rows)
+                                super::rw_event::autocommit(t, &mut rng, rows)
                             };
                             match r {
                                 Ok(()) => {
@@ -170,7 +144,21 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                         }
                     });
                 }
-                std::thread::sleep(Duration::from_secs_f64(args.seconds));
+                let end = Instant::now() + Duration::from_secs_f64(args.seconds);
+                while Instant::now() < end {
+                    std::thread::sleep(Duration::from_secs(1).min(end.saturating_duration_since(Instant::now())));
+                    if args.monitor {
+                        let txn = engine.txn();
+                        eprintln!(
+                            "  {:>5.1}s events {:>8} history {:>6} purged {:>8} purge-lag delays {:>7}",
+                            started_run.elapsed().as_secs_f64(),
+                            counts.events.load(Ordering::Relaxed),
+                            txn.history_len(),
+                            txn.history.purged.get(),
+                            txn.purge_lag_delays.get(),
+                        );
+                    }
+                }
                 stop.store(true, Ordering::Relaxed);
             });
             let rate = counts.events.load(Ordering::Relaxed) as f64 / args.seconds;
