@@ -53,6 +53,15 @@ pub struct EngineConfig {
     pub deadlock_detect: bool,
     /// `innodb_purge_threads`.
     pub purge_threads: usize,
+    /// `innodb_max_purge_lag`: the number of purgeable undo logs above
+    /// which a transaction's first write waits for purge to catch up
+    /// (0 = never). InnoDB's default is 0; quire's is not, so that the
+    /// history stays bounded under any write load (docs/ARCHITECTURE.md,
+    /// "Purge").
+    pub max_purge_lag: u64,
+    /// `innodb_max_purge_lag_delay`: the longest such wait, in
+    /// microseconds (0 = up to `innodb_lock_wait_timeout`).
+    pub max_purge_lag_delay_us: u64,
 }
 
 impl EngineConfig {
@@ -70,11 +79,18 @@ impl EngineConfig {
             lock_wait_timeout: std::time::Duration::from_secs(50),
             deadlock_detect: true,
             purge_threads: 4,
+            max_purge_lag: 4096,
+            max_purge_lag_delay_us: 1_000_000,
         }
     }
 
     pub fn lock_wait_timeout(mut self, t: std::time::Duration) -> Self {
         self.lock_wait_timeout = t;
+        self
+    }
+
+    pub fn max_purge_lag(mut self, n: u64) -> Self {
+        self.max_purge_lag = n;
         self
     }
 

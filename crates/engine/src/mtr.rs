@@ -149,6 +149,16 @@ impl<'a> Mtr<'a> {
         self.init_header(g, PageType::Free);
     }
 
+    /// [`Mtr::page_free`] on a page this mtr holds.
+    pub fn page_free_held(&mut self, handle: usize) {
+        let g = &mut self.kept[handle];
+        let id = g.id();
+        page::init_header(g.data_mut(), id, PageType::Free);
+        if let Some(r) = self.recs.as_mut() {
+            record::page_header(r, id, PageType::Free);
+        }
+    }
+
     /// Copies another page's body (everything after the common header).
     pub fn copy_body(&mut self, g: &mut ExclusiveGuard<'_>, from: &[u8]) {
         g.data_mut()[FIL_HEADER_SIZE..].copy_from_slice(&from[FIL_HEADER_SIZE..]);
@@ -304,7 +314,10 @@ fn format_logged(g: &mut ExclusiveGuard<'_>, recs: Option<&mut Vec<u8>>, ty: Pag
     body(p);
     if let Some(r) = recs {
         record::page_header(r, id, ty);
-        record::page_body(r, id, &p[FIL_HEADER_SIZE..]);
+        // Trailing zeros are implied (a fresh page is mostly empty).
+        let body = &p[FIL_HEADER_SIZE..];
+        let used = body.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+        record::page_body(r, id, &body[..used]);
     }
 }
 

@@ -120,3 +120,89 @@ fn deleted_rows_are_removed_by_purge_and_survive_as_versions_until_then() {
     // A deleted key can be inserted again after purge.
     t.insert(vec![Value::Int(0), Value::Int(5), Value::Null]).unwrap();
 }
+
+/// `innodb_max_purge_lag`: writers wait for purge once more than the lag
+/// is purgeable, so many writers cannot outrun it; history an open view
+/// pins does not count (waiting could not shorten it).
+#[test]
+fn writers_wait_for_purge_beyond_the_lag_but_not_for_a_pinned_history() {
+    const LAG: usize = 40;
+    let dir = tempfile::tempdir().unwrap();
+    let vfs: Arc<dyn Vfs> = OsVfs::new();
+    let mut cfg = EngineConfig::new(dir.path())
+        .page_size(4096)
+        .buffer_pool_size(16 << 20)
+        .purge_threads(1)
+        .max_purge_lag(LAG as u64);
+    cfg.max_purge_lag_delay_us = 0; // wait as long as it takes (up to the lock wait timeout)
+    let e = Engine::open(cfg, vfs).unwrap();
+    let t = {
+        let schema = TableSchema {
+            columns: vec![
+                Column::new("id", ColumnType::Int { unsigned: false }).not_null(),
+                Column::new("k", ColumnType::Int { unsigned: false }),
+            ],
+            primary_key: vec![0],
+            indexes: vec![],
+        };
+        e.create_table("test/lag", schema).unwrap()
+    };
+    for i in 0..ROWS {
+        t.insert(vec![Value::Int(i), Value::Int(0)]).unwrap();
+    }
+    wait_for_history_below(&e, 1);
+
+    // Pinned: more updates than the rollback segment has slots (1012 at
+    // 4 KiB pages) pile up behind the view, none waiting for purge or for
+    // a slot (the history list is not in the slots).
+    let mut reader = e.begin(Isolation::RepeatableRead);
+    t.get_tx(&mut reader, &[Value::Int(0)]).unwrap();
+    let started = Instant::now();
+    for round in 1..=15 {
+        for i in 0..ROWS {
+            t.update(&[Value::Int(i)], vec![Value::Int(i), Value::Int(round)]).unwrap();
+        }
+    }
+    assert!(e.txn().history_len() >= 15 * ROWS as usize);
+    assert!(started.elapsed() < Duration::from_secs(30), "no write waited for a slot");
+    assert_eq!(e.txn().purge_lag_delays.get(), 0, "no write waited for a history only the view holds");
+
+    // Unpinned: the whole history is purgeable at once; the next write
+    // waits until purge has brought it down to the lag.
+    reader.commit().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while e.txn().history.purgeable() <= LAG && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(1)); // purge notices the view closed
+    }
+    t.update(&[Value::Int(0)], vec![Value::Int(0), Value::Int(99)]).unwrap();
+    assert_eq!(e.txn().purge_lag_delays.get(), 1, "the write waited for purge");
+    let after = e.txn().history_len();
+    assert!(after <= LAG + 16 + 1, "it waited until purge came down to the lag: {after} logs left after it");
+
+    // Many writers: the history stays near the lag all along.
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let peak = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for w in 0..8i64 {
+            let (t, stop) = (&t, &stop);
+            s.spawn(move || {
+                let mut n = 0;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let id = (w * 13 + n * 7) % ROWS;
+                    t.update(&[Value::Int(id)], vec![Value::Int(id), Value::Int(n)]).unwrap();
+                    n += 1;
+                }
+            });
+        }
+        let end = Instant::now() + Duration::from_millis(1500);
+        while Instant::now() < end {
+            peak.fetch_max(e.txn().history_len(), std::sync::atomic::Ordering::Relaxed);
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let peak = peak.into_inner();
+    println!("peak history with 8 writers and a lag of {LAG}: {peak}; waits: {}", e.txn().purge_lag_delays.get());
+    assert!(peak <= 3 * LAG + 16, "history bounded near the lag: peak {peak}");
+    e.shutdown().unwrap();
+}

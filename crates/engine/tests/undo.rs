@@ -37,8 +37,9 @@ fn records_come_back_newest_first_and_by_roll_pointer() {
     let logs = rseg.logs(&pool).unwrap();
     assert_eq!(logs.len(), 1);
     assert_eq!((logs[0].trx, logs[0].state), (77, STATE_ACTIVE));
-    log.commit(&pool, 5).unwrap();
-    assert_eq!(rseg.logs(&pool).unwrap()[0].state, STATE_COMMITTED);
+    rseg.finish(&pool, &log, 5, STATE_COMMITTED).unwrap();
+    let logs = rseg.logs(&pool).unwrap();
+    assert_eq!((logs[0].state, logs[0].slot), (STATE_COMMITTED, None), "in the history list, out of its slot");
     rseg.free(&pool, &log.info(STATE_COMMITTED)).unwrap();
     let logs = rseg.logs(&pool).unwrap();
     assert_eq!(logs.len(), 1);
@@ -52,6 +53,38 @@ fn records_come_back_newest_first_and_by_roll_pointer() {
     assert_eq!(rseg.logs(&pool).unwrap()[0].trx, 78);
     let (_, used_after) = space::usage(&pool, SYSTEM_SPACE).unwrap();
     assert!(used_with_log - used_after >= 30, "the log's pages are freed");
+}
+
+#[test]
+fn slots_bound_active_logs_only_and_the_history_list_frees_from_anywhere() {
+    let pool = common::mem_pool(4096, 4096 * 4096, 1);
+    pool.files().open(SYSTEM_SPACE, std::path::Path::new("/t/sys.qbd"), true).unwrap();
+    space::init_space(&pool, SYSTEM_SPACE).unwrap();
+    let rseg = RollbackSegment::create(&pool).unwrap();
+    // Three times as many finished logs as there are slots: none is purged,
+    // yet every transaction gets a log (the history is not in the slots).
+    let n = 3 * ((4096 - 48) / 4);
+    for trx in 1..=n as u64 {
+        let mut log = rseg.begin(&pool, trx).unwrap();
+        log.append(&pool, &payload(trx as usize)).unwrap();
+        let state = if trx % 7 == 0 { undo::STATE_ROLLED_BACK } else { STATE_COMMITTED };
+        rseg.finish(&pool, &log, trx, state).unwrap();
+    }
+    let logs = rseg.logs(&pool).unwrap();
+    assert_eq!(logs.len(), n);
+    assert!(logs.iter().map(|l| l.trx).eq(1..=n as u64), "the history list is in commit order");
+    // Free the newest, the oldest and every third one between (as several
+    // purge workers would, out of order): the list stays whole.
+    let mut freed = std::collections::BTreeSet::new();
+    for l in logs.iter().rev().step_by(3).chain([&logs[0]]) {
+        rseg.free(&pool, l).unwrap();
+        freed.insert(l.trx);
+    }
+    let left: Vec<u64> = rseg.logs(&pool).unwrap().iter().filter(|l| l.slot.is_none()).map(|l| l.trx).collect();
+    let expect: Vec<u64> = (1..=n as u64).filter(|t| !freed.contains(t)).collect();
+    assert_eq!(left, expect);
+    let slots = (4096 - 48) / 4;
+    assert_eq!(rseg.cached(), freed.len().min(slots), "freed logs are cached while a slot is free");
 }
 
 #[test]

@@ -16,7 +16,7 @@
 //!  7 NODE_LEFTMOST  u32 child
 //!  8 NODE_TRUNCATE  u16 from              (node::truncate: drop [from, n), compact)
 //!  9 NODE_PREFIX    -                      (node::recompute_prefix)
-//! 10 PAGE_BODY      u32 len, bytes         the page body [32, page size) verbatim
+//! 10 PAGE_BODY      u32 len, bytes         the page body from 32, verbatim; the rest zeros
 //! 11 PAGE_HEADER    u16 page type          (page::init_header)
 //! ```
 
@@ -254,10 +254,11 @@ pub fn apply(rec: &Record<'_>, p: &mut [u8]) -> Result<(), Malformed> {
         NODE_PREFIX => node::recompute_prefix(p),
         PAGE_BODY => {
             let n = u32::from_le_bytes(bytes(0, 4)?.try_into().map_err(|_| Malformed)?) as usize;
-            if n != p.len() - FIL_HEADER_SIZE {
+            if n > p.len() - FIL_HEADER_SIZE {
                 return Err(Malformed);
             }
-            p[FIL_HEADER_SIZE..].copy_from_slice(bytes(4, n)?);
+            p[FIL_HEADER_SIZE..FIL_HEADER_SIZE + n].copy_from_slice(bytes(4, n)?);
+            p[FIL_HEADER_SIZE + n..].fill(0);
         }
         PAGE_HEADER => {
             let ty = PageType::from_u16(u16_at(0)? as u16).ok_or(Malformed)?;

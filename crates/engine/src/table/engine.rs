@@ -417,9 +417,9 @@ impl Engine {
             for (ptr, _) in &records {
                 trx::undo_one(&self.txn, info.trx, *ptr)?;
             }
-            log.finish(pool, info.trx, undo::STATE_ROLLED_BACK)?;
+            self.txn.rseg.finish(pool, &log, info.trx, undo::STATE_ROLLED_BACK)?;
             self.txn.trx_sys.end(info.trx);
-            self.txn.history.push(info.clone());
+            self.txn.history.push(log.info(undo::STATE_ROLLED_BACK));
             rolled_back += 1;
             tracing::info!("rolled back transaction {} ({} changes) left active by a crash", info.trx, records.len());
         }

@@ -30,7 +30,7 @@ pub(crate) fn purge_loop(sys: Arc<TxnSys>, worker: usize) {
                     tracing::error!("purge of the undo log of transaction {} failed: {e}", log.trx);
                     std::thread::sleep(Duration::from_secs(1));
                 }
-                sys.history.push(log);
+                sys.history.give_back(log);
             }
         }
     }
@@ -53,8 +53,12 @@ pub(crate) fn purge_log(sys: &TxnSys, log: &UndoLogInfo, purger: u64) -> Result<
             }
         }
     }
-    let _free = sys.free_latch.write();
+    // A barrier, not a critical section: walkers of version chains hold
+    // `free_latch` shared and take the purge limit inside it, so once every
+    // walker that began before now has finished, none can reach this log
+    // (its transaction is below every limit taken from now on).
+    drop(sys.free_latch.write());
     sys.rseg.free(pool, log)?;
-    sys.history.purged.inc();
+    sys.history.purged_one();
     Ok(())
 }

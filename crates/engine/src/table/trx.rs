@@ -63,12 +63,20 @@ pub struct TxnSys {
     tables: RwLock<HashMap<u32, Arc<Table>>>,
     /// `innodb_lock_wait_timeout` in milliseconds.
     pub lock_wait_timeout_ms: AtomicU64,
+    /// `innodb_max_purge_lag` (history length; 0 = no delay).
+    pub max_purge_lag: AtomicU64,
+    /// `innodb_max_purge_lag_delay` in microseconds (0 = no cap).
+    pub max_purge_lag_delay_us: AtomicU64,
+    /// Writes delayed because purge was behind, and the time spent so.
+    pub purge_lag_delays: crate::sync::Counter,
+    pub purge_lag_delay_us: crate::sync::Counter,
     /// The persisted id mark (invariant 1).
     id_mark: Mutex<u64>,
     id_mark_fast: AtomicU64,
     /// Held shared by whoever follows roll pointers outside a read view
     /// (rollback and purge deciding whether a secondary entry is still
-    /// needed); exclusively by purge while it frees undo logs.
+    /// needed); taken and dropped exclusively by purge before it frees undo
+    /// logs, as a barrier (`table/purge.rs`).
     pub(crate) free_latch: RwLock<()>,
     pub(crate) shutting_down: AtomicBool,
 }
@@ -92,6 +100,10 @@ impl TxnSys {
             history: History::default(),
             tables: RwLock::new(HashMap::new()),
             lock_wait_timeout_ms: AtomicU64::new(cfg.lock_wait_timeout.as_millis() as u64),
+            max_purge_lag: AtomicU64::new(cfg.max_purge_lag),
+            max_purge_lag_delay_us: AtomicU64::new(cfg.max_purge_lag_delay_us),
+            purge_lag_delays: Default::default(),
+            purge_lag_delay_us: Default::default(),
             id_mark: Mutex::new(id_mark),
             id_mark_fast: AtomicU64::new(id_mark),
             free_latch: RwLock::new(()),
@@ -118,6 +130,29 @@ impl TxnSys {
 
     fn lock_wait_timeout(&self) -> Duration {
         Duration::from_millis(self.lock_wait_timeout_ms.load(Ordering::Relaxed))
+    }
+
+    /// Holds a transaction about to write while purge is behind: while
+    /// more than `innodb_max_purge_lag` undo logs are purgeable, wait for
+    /// purge to bring them down, up to `innodb_max_purge_lag_delay`
+    /// (InnoDB sleeps a delay computed from the lag instead; waiting on
+    /// the backlog itself bounds it at any number of writers). History an
+    /// open read view pins is not counted: purge could not shorten it.
+    fn wait_for_purge(&self) {
+        let lag = self.max_purge_lag.load(Ordering::Relaxed) as usize;
+        if lag == 0 || self.history.purgeable() <= lag {
+            return;
+        }
+        self.purge_lag_delays.inc();
+        let start = std::time::Instant::now();
+        let cap = match self.max_purge_lag_delay_us.load(Ordering::Relaxed) {
+            0 => self.lock_wait_timeout(),
+            us => Duration::from_micros(us),
+        };
+        while self.history.purgeable() > lag && start.elapsed() < cap && !self.shutting_down.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.purge_lag_delay_us.add(start.elapsed().as_micros() as u64);
     }
 
     /// A new transaction id, after the persisted mark is above it.
@@ -227,8 +262,9 @@ impl Trx {
         if self.undo.is_some() {
             return Ok(());
         }
-        // Every slot busy means purge is behind: wait for it (InnoDB's
-        // purge lag throttling), up to the lock wait timeout, without an id
+        self.sys.wait_for_purge();
+        // Every slot busy means as many writers as slots are active: wait
+        // for one to finish, up to the lock wait timeout, without an id
         // where possible (an active id would hold purge back).
         let deadline = std::time::Instant::now() + self.sys.lock_wait_timeout();
         loop {
@@ -312,7 +348,7 @@ impl Trx {
             self.end_read_only();
             return Ok(());
         };
-        if let Err(e) = log.commit(&self.sys.pool, self.id) {
+        if let Err(e) = self.sys.rseg.finish(&self.sys.pool, &log, self.id, undo::STATE_COMMITTED) {
             self.undo = Some(log);
             return Err(e);
         }
@@ -335,7 +371,7 @@ impl Trx {
                 undo_one(&self.sys, self.id, ptr)?;
                 self.undo_ptrs.pop();
             }
-            log.finish(&self.sys.pool, self.id, STATE_ROLLED_BACK)
+            self.sys.rseg.finish(&self.sys.pool, &log, self.id, STATE_ROLLED_BACK)
         })();
         if let Err(e) = undone {
             // The log stays active: the next start rolls it back. The row

@@ -11,6 +11,7 @@
 //! first. The list's length is InnoDB's "history list length".
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
@@ -18,24 +19,52 @@ use parking_lot::{Condvar, Mutex};
 use super::undo::UndoLogInfo;
 use super::TrxId;
 
+/// `History::purgeable` counts up to this many.
+const PURGEABLE_CAP: usize = 1 << 20;
+
 #[derive(Default)]
 pub struct History {
     logs: Mutex<BTreeMap<TrxId, UndoLogInfo>>,
+    /// `logs.len()`, readable without the mutex (every write checks it).
+    len: AtomicUsize,
+    /// Logs taken by purge workers and not yet freed (or given back).
+    in_flight: AtomicUsize,
+    /// Logs purge could take now (below the purge limit), as counted at
+    /// the last `take` (up to `PURGEABLE_CAP`): what `innodb_max_purge_lag`
+    /// throttles on, so that history an open view pins (purge could not
+    /// shorten it anyway) does not slow writers.
+    purgeable: AtomicUsize,
     wake: Condvar,
     /// Logs purged and freed since startup.
     pub purged: crate::sync::Counter,
 }
 
 impl History {
+    /// A log taken by `take` is freed.
+    pub fn purged_one(&self) {
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        self.purged.inc();
+    }
+
+    /// Gives back a log taken by `take` that could not be purged.
+    pub fn give_back(&self, log: UndoLogInfo) {
+        self.push(log);
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+
     /// Adds a finished transaction's log and wakes purge.
     pub fn push(&self, log: UndoLogInfo) {
-        self.logs.lock().insert(log.trx, log);
+        let mut logs = self.logs.lock();
+        logs.insert(log.trx, log);
+        self.len.store(logs.len(), Ordering::Relaxed);
+        drop(logs);
         self.wake.notify_one();
     }
 
-    /// Undo logs waiting for purge (`Innodb_history_list_length`).
+    /// Undo logs not yet purged, those being purged included
+    /// (`Innodb_history_list_length`).
     pub fn len(&self) -> usize {
-        self.logs.lock().len()
+        self.len.load(Ordering::Relaxed) + self.in_flight.load(Ordering::Relaxed)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -56,7 +85,15 @@ impl History {
                 _ => break,
             }
         }
+        self.in_flight.fetch_add(out.len(), Ordering::Relaxed);
+        self.len.store(logs.len(), Ordering::Relaxed);
+        self.purgeable.store(logs.range(..limit).take(PURGEABLE_CAP).count(), Ordering::Relaxed);
         out
+    }
+
+    /// Logs purge could take now (see the field).
+    pub fn purgeable(&self) -> usize {
+        self.purgeable.load(Ordering::Relaxed)
     }
 
     /// Wakes every waiting worker (shutdown).

@@ -7,20 +7,34 @@
 //! Rollback segment page (one, named in the system space header):
 //! ```text
 //!  32  u32  number of slots N
-//!  36  u32 x N  first page of the undo log in each slot, 0 = free
+//!  36  u32  history list: first page of its oldest log (0 = empty)
+//!  40  u32  history list: first page of its newest log
+//!  44  u32  history list length
+//!  48  u32 x N  first page of the undo log in each slot, 0 = free
 //! ```
+//! A slot holds an *active* log (its transaction has not finished) or a
+//! *cached* one (purged, kept for reuse). Commit and rollback move the log
+//! from its slot to the tail of the history list in one mini-transaction,
+//! so slots bound only the number of concurrent writers (InnoDB's "too
+//! many active concurrent transactions"), never the history: a long-open
+//! read view lets the history grow as long as it must.
+//!
 //! Undo log page (a log is a chain of them; the first is its header):
 //! ```text
 //!  32  u64  transaction id
-//!  40  u8   state (first page): 1 active, 2 committed
+//!  40  u8   state (first page): 1 active, 2 committed, 3 rolled back, 4 cached
 //!  41  u8   reserved
 //!  42  u16  end of the records in this page (offset of free space)
 //!  44  u32  next page of the log (0 = last)
 //!  48  u32  previous page (0 = first)
 //!  52  u32  last page of the log (first page only)
 //!  56  u64  commit number (first page only; 0 while active)
-//!  64       records
+//!  64  u32  previous log in the history list (first page only; 0 = none)
+//!  68  u32  next log in the history list (first page only; 0 = none)
+//!  72       records
 //! ```
+//! Latch order: the rollback segment page before any undo page, undo pages
+//! before the space's allocation pages.
 //! A record: `u16 length | u8 tag | payload | u16 length` (the trailing
 //! copy lets rollback walk a page backwards). Tag 0: the whole payload;
 //! a payload larger than a page is a tag-1 head holding its `u32` length,
@@ -28,9 +42,10 @@
 //! record will carry to find its previous version, is
 //! `page number << 16 | offset of the record`.
 //!
-//! Recovery reads the slot directory: a log whose state is active belongs
-//! to a transaction that never committed and is rolled back; committed and
-//! rolled-back (state 3) logs go back to the history list for purge.
+//! Recovery reads the slot directory and the history list: a log whose
+//! state is active belongs to a transaction that never committed and is
+//! rolled back; the history's logs (committed or rolled back) go back to
+//! purge; cached logs back to the cache.
 
 use crate::buffer::BufferPool;
 use crate::mtr::Mtr;
@@ -41,7 +56,10 @@ use crate::{Error, PageId, PageNo, Result, SYSTEM_SPACE};
 use super::TrxId;
 
 const RSEG_SLOTS: usize = 32;
-const RSEG_SLOT0: usize = 36;
+const RSEG_HIST_FIRST: usize = 36;
+const RSEG_HIST_LAST: usize = 40;
+const RSEG_HIST_LEN: usize = 44;
+const RSEG_SLOT0: usize = 48;
 
 const U_TRX: usize = 32;
 const U_STATE: usize = 40;
@@ -50,7 +68,9 @@ const U_NEXT: usize = 44;
 const U_PREV: usize = 48;
 const U_LAST: usize = 52;
 const U_TRX_NO: usize = 56;
-pub const U_RECORDS: usize = 64;
+const U_HIST_PREV: usize = 64;
+const U_HIST_NEXT: usize = 68;
+pub const U_RECORDS: usize = 72;
 
 pub const STATE_ACTIVE: u8 = 1;
 pub const STATE_COMMITTED: u8 = 2;
@@ -95,10 +115,11 @@ pub struct RollbackSegment {
     free_slots: std::sync::atomic::AtomicUsize,
 }
 
-/// An undo log found in the directory.
+/// An undo log found in the directory or the history list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UndoLogInfo {
-    pub slot: usize,
+    /// Its slot while active or cached; `None` once in the history list.
+    pub slot: Option<usize>,
     pub first_page: PageNo,
     pub trx: TrxId,
     pub state: u8,
@@ -140,7 +161,9 @@ impl RollbackSegment {
 
     /// Takes back a cached log found at startup.
     pub fn recache(&self, log: &UndoLogInfo) {
-        self.cache.lock().push((log.slot, log.first_page));
+        if let Some(slot) = log.slot {
+            self.cache.lock().push((slot, log.first_page));
+        }
     }
 
     /// Cached logs ready for reuse.
@@ -156,21 +179,77 @@ impl RollbackSegment {
         PageId::new(SYSTEM_SPACE, self.page)
     }
 
-    /// Every undo log in the directory.
+    /// Every undo log: those in slots (active or cached), then the history
+    /// list's, oldest first.
     pub fn logs(&self, pool: &BufferPool) -> Result<Vec<UndoLogInfo>> {
         let g = pool.fix_shared(self.id())?;
         let firsts: Vec<(usize, PageNo)> =
             (0..self.slots).map(|s| (s, get_u32(g.data(), RSEG_SLOT0 + 4 * s))).filter(|&(_, p)| p != 0).collect();
+        let (mut next, len) = (get_u32(g.data(), RSEG_HIST_FIRST), get_u32(g.data(), RSEG_HIST_LEN) as usize);
         drop(g);
         let mut out = Vec::new();
         for (slot, first) in firsts {
             let h = pool.fix_shared(PageId::new(SYSTEM_SPACE, first))?;
-            if page::page_type(h.data()) != Some(PageType::Undo) {
-                return Err(Error::corruption(h.id(), "rollback segment slot names a page that is not an undo log"));
+            let state = h.data()[U_STATE];
+            if page::page_type(h.data()) != Some(PageType::Undo) || !matches!(state, STATE_ACTIVE | STATE_CACHED) {
+                return Err(Error::corruption(h.id(), "a rollback segment slot names no active or cached undo log"));
             }
-            out.push(UndoLogInfo { slot, first_page: first, trx: get_u64(h.data(), U_TRX), state: h.data()[U_STATE] });
+            out.push(UndoLogInfo { slot: Some(slot), first_page: first, trx: get_u64(h.data(), U_TRX), state });
+        }
+        let mut prev = 0;
+        let mut seen = 0;
+        while next != 0 {
+            let h = pool.fix_shared(PageId::new(SYSTEM_SPACE, next))?;
+            let p = h.data();
+            let state = p[U_STATE];
+            if page::page_type(p) != Some(PageType::Undo)
+                || !matches!(state, STATE_COMMITTED | STATE_ROLLED_BACK)
+                || get_u32(p, U_HIST_PREV) != prev
+                || seen >= len
+            {
+                return Err(Error::corruption(h.id(), "the undo history list is broken"));
+            }
+            out.push(UndoLogInfo { slot: None, first_page: next, trx: get_u64(p, U_TRX), state });
+            seen += 1;
+            prev = next;
+            next = get_u32(p, U_HIST_NEXT);
+        }
+        if seen != len {
+            return Err(Error::corruption(self.id(), "the undo history list is shorter than its length"));
         }
         Ok(out)
+    }
+
+    /// Ends `log`'s transaction as committed or rolled back (`state`) with
+    /// commit number `trx_no`: in one mini-transaction the log leaves its
+    /// slot for the tail of the history list, where purge finds it.
+    pub fn finish(&self, pool: &BufferPool, log: &UndoLog, trx_no: u64, state: u8) -> Result<()> {
+        let first = PageId::new(SYSTEM_SPACE, log.first);
+        let slot = log.slot.ok_or_else(|| Error::corruption(first, "finishing an undo log that holds no slot"))?;
+        let mut mtr = Mtr::new(pool);
+        let rseg = mtr.x_latch(self.id())?;
+        let me = mtr.x_latch(PageId::new(SYSTEM_SPACE, log.first))?;
+        let (tail, len) = {
+            let r = mtr.page(rseg).data();
+            (get_u32(r, RSEG_HIST_LAST), get_u32(r, RSEG_HIST_LEN))
+        };
+        let mut hdr = [0u8; 8];
+        hdr[..4].copy_from_slice(&tail.to_le_bytes());
+        mtr.write_held(me, U_HIST_PREV, &hdr);
+        mtr.write_held(me, U_TRX_NO, &trx_no.to_le_bytes());
+        mtr.write_held(me, U_STATE, &[state]);
+        if tail == 0 {
+            mtr.write_held(rseg, RSEG_HIST_FIRST, &log.first.to_le_bytes());
+        } else {
+            let t = mtr.x_latch(PageId::new(SYSTEM_SPACE, tail))?;
+            mtr.write_held(t, U_HIST_NEXT, &log.first.to_le_bytes());
+        }
+        mtr.write_held(rseg, RSEG_HIST_LAST, &log.first.to_le_bytes());
+        mtr.write_held(rseg, RSEG_HIST_LEN, &(len + 1).to_le_bytes());
+        mtr.write_held(rseg, RSEG_SLOT0 + 4 * slot, &0u32.to_le_bytes());
+        mtr.commit();
+        self.free_slots.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
     }
 
     /// Starts the undo log of transaction `trx`. Fails if every slot is
@@ -191,7 +270,7 @@ impl RollbackSegment {
             init_undo_page(&mut hdr, trx, 0, true, no);
             mtr.write_held(g, U_TRX, &hdr[U_TRX..U_RECORDS]);
             mtr.commit();
-            return Ok(UndoLog { trx, slot, first: no, last: no });
+            return Ok(UndoLog { trx, slot: Some(slot), first: no, last: no });
         }
         let mut mtr = Mtr::new(pool);
         let rseg = mtr.x_latch(self.id())?;
@@ -205,15 +284,15 @@ impl RollbackSegment {
         mtr.write_held(rseg, RSEG_SLOT0 + 4 * slot, &no.to_le_bytes());
         mtr.commit();
         self.free_slots.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(UndoLog { trx, slot, first: no, last: no })
+        Ok(UndoLog { trx, slot: Some(slot), first: no, last: no })
     }
 
-    /// Frees an undo log's pages and its slot once purge no longer needs
-    /// it; the first page and the slot are kept for reuse while the cache
-    /// has room.
+    /// Frees a log of the history list once purge no longer needs it; its
+    /// first page is kept for reuse (cached, in a free slot) while the
+    /// cache has room.
     pub fn free(&self, pool: &BufferPool, log: &UndoLogInfo) -> Result<()> {
-        // Pages first (from the last back), each in its own mtr; the slot
-        // goes last, so a crash part-way leaves a shorter log in its slot.
+        // Pages after the first, from the last back, each in its own mtr:
+        // a crash part-way leaves a shorter log in the history list.
         let mut page_no = {
             let g = pool.fix_shared(PageId::new(SYSTEM_SPACE, log.first_page))?;
             get_u32(g.data(), U_LAST)
@@ -231,26 +310,52 @@ impl RollbackSegment {
             mtr.commit();
             page_no = prev;
         }
-        if self.cache.lock().len() < CACHE_MAX {
-            let mut mtr = Mtr::new(pool);
-            let g = mtr.x_latch(PageId::new(SYSTEM_SPACE, log.first_page))?;
-            mtr.write_held(g, U_STATE, &[STATE_CACHED]);
-            mtr.write_held(g, U_LAST, &log.first_page.to_le_bytes());
-            mtr.write_held(g, U_NEXT, &0u32.to_le_bytes());
-            mtr.commit();
-            self.cache.lock().push((log.slot, log.first_page));
-            return Ok(());
-        }
+        // Then, in one mtr: out of the history list, and into the cache or
+        // freed.
         let mut mtr = Mtr::new(pool);
         let rseg = mtr.x_latch(self.id())?;
-        let id = PageId::new(SYSTEM_SPACE, log.first_page);
-        let mut g = pool.fix_exclusive(id)?;
-        space::free_page(pool, id, &mut mtr)?;
-        mtr.page_free(&mut g);
-        mtr.keep(g);
-        mtr.write_held(rseg, RSEG_SLOT0 + 4 * log.slot, &0u32.to_le_bytes());
-        mtr.commit();
-        self.free_slots.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let me = mtr.x_latch(PageId::new(SYSTEM_SPACE, log.first_page))?;
+        let (prev, next) = {
+            let p = mtr.page(me).data();
+            (get_u32(p, U_HIST_PREV), get_u32(p, U_HIST_NEXT))
+        };
+        if prev == 0 {
+            mtr.write_held(rseg, RSEG_HIST_FIRST, &next.to_le_bytes());
+        } else {
+            let h = mtr.x_latch(PageId::new(SYSTEM_SPACE, prev))?;
+            mtr.write_held(h, U_HIST_NEXT, &next.to_le_bytes());
+        }
+        if next == 0 {
+            mtr.write_held(rseg, RSEG_HIST_LAST, &prev.to_le_bytes());
+        } else {
+            let h = mtr.x_latch(PageId::new(SYSTEM_SPACE, next))?;
+            mtr.write_held(h, U_HIST_PREV, &prev.to_le_bytes());
+        }
+        let len = get_u32(mtr.page(rseg).data(), RSEG_HIST_LEN);
+        mtr.write_held(rseg, RSEG_HIST_LEN, &len.saturating_sub(1).to_le_bytes());
+        let slot = if self.cache.lock().len() < CACHE_MAX {
+            (0..self.slots).find(|&s| get_u32(mtr.page(rseg).data(), RSEG_SLOT0 + 4 * s) == 0)
+        } else {
+            None
+        };
+        match slot {
+            Some(slot) => {
+                mtr.write_held(me, U_STATE, &[STATE_CACHED]);
+                mtr.write_held(me, U_LAST, &log.first_page.to_le_bytes());
+                mtr.write_held(me, U_NEXT, &0u32.to_le_bytes());
+                mtr.write_held(me, U_HIST_PREV, &[0u8; 8]);
+                mtr.write_held(rseg, RSEG_SLOT0 + 4 * slot, &log.first_page.to_le_bytes());
+                self.free_slots.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+                mtr.commit();
+                self.cache.lock().push((slot, log.first_page));
+            }
+            None => {
+                let id = PageId::new(SYSTEM_SPACE, log.first_page);
+                space::free_page(pool, id, &mut mtr)?;
+                mtr.page_free_held(me);
+                mtr.commit();
+            }
+        }
         Ok(())
     }
 }
@@ -269,7 +374,8 @@ fn init_undo_page(p: &mut [u8], trx: TrxId, prev: PageNo, first: bool, no: PageN
 #[derive(Debug)]
 pub struct UndoLog {
     pub trx: TrxId,
-    pub slot: usize,
+    /// Its slot while active (`None` for a finished log reopened by purge).
+    pub slot: Option<usize>,
     pub first: PageNo,
     last: PageNo,
 }
@@ -282,8 +388,9 @@ impl UndoLog {
         Ok(Self { trx: info.trx, slot: info.slot, first: info.first_page, last })
     }
 
+    /// How the history list names this log once it has finished.
     pub fn info(&self, state: u8) -> UndoLogInfo {
-        UndoLogInfo { slot: self.slot, first_page: self.first, trx: self.trx, state }
+        UndoLogInfo { slot: None, first_page: self.first, trx: self.trx, state }
     }
 
     /// Appends a record; returns its roll pointer. A record larger than a
@@ -337,23 +444,6 @@ impl UndoLog {
         mtr.write_held(target, U_END, &((off + need) as u16).to_le_bytes());
         let page_no = mtr.page(target).id().page_no;
         Ok(roll_ptr(page_no, off))
-    }
-
-    /// Marks the log committed with commit number `trx_no`: rollback will
-    /// no longer touch it; purge frees it when no read view needs it.
-    pub fn commit(&self, pool: &BufferPool, trx_no: u64) -> Result<()> {
-        self.finish(pool, trx_no, STATE_COMMITTED)
-    }
-
-    /// Marks the log committed or rolled back (`state`), in one mtr.
-    pub fn finish(&self, pool: &BufferPool, trx_no: u64, state: u8) -> Result<()> {
-        let mut mtr = Mtr::new(pool);
-        let mut g = pool.fix_exclusive(PageId::new(SYSTEM_SPACE, self.first))?;
-        mtr.write(&mut g, U_TRX_NO, &trx_no.to_le_bytes());
-        mtr.write(&mut g, U_STATE, &[state]);
-        mtr.keep(g);
-        mtr.commit();
-        Ok(())
     }
 
     /// The records, newest first (rollback order), with their roll pointers.
