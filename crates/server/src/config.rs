@@ -1,0 +1,1 @@
+//! Configuration (placeholder; being written).

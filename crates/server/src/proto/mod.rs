@@ -1,0 +1,224 @@
+//! The MySQL client/server protocol, server side: packets, the v10
+//! handshake and authentication, commands, and result sets in the text and
+//! binary protocols. It knows nothing of SQL: a connection talks to a
+//! [`Backend`] (users, sessions) and its [`Session`] (statements).
+//!
+//! The types in this file are the contract between the protocol and the
+//! SQL layer; the modules below implement the protocol against it.
+
+/// `SERVER_STATUS_IN_TRANS`.
+pub const STATUS_IN_TRANS: u16 = 0x0001;
+/// `SERVER_STATUS_AUTOCOMMIT`.
+pub const STATUS_AUTOCOMMIT: u16 = 0x0002;
+/// `SERVER_MORE_RESULTS_EXISTS`.
+pub const STATUS_MORE_RESULTS: u16 = 0x0008;
+/// `SERVER_STATUS_NO_INDEX_USED`.
+pub const STATUS_NO_INDEX_USED: u16 = 0x0020;
+
+/// Column types on the wire (`enum_field_types`).
+pub mod column_type {
+    pub const DECIMAL: u8 = 0x00;
+    pub const TINY: u8 = 0x01;
+    pub const SHORT: u8 = 0x02;
+    pub const LONG: u8 = 0x03;
+    pub const FLOAT: u8 = 0x04;
+    pub const DOUBLE: u8 = 0x05;
+    pub const NULL: u8 = 0x06;
+    pub const TIMESTAMP: u8 = 0x07;
+    pub const LONGLONG: u8 = 0x08;
+    pub const INT24: u8 = 0x09;
+    pub const DATE: u8 = 0x0a;
+    pub const TIME: u8 = 0x0b;
+    pub const DATETIME: u8 = 0x0c;
+    pub const YEAR: u8 = 0x0d;
+    pub const VARCHAR: u8 = 0x0f;
+    pub const NEWDECIMAL: u8 = 0xf6;
+    pub const BLOB: u8 = 0xfc;
+    pub const VAR_STRING: u8 = 0xfd;
+    pub const STRING: u8 = 0xfe;
+}
+
+/// Column definition flags.
+pub mod column_flag {
+    pub const NOT_NULL: u16 = 0x0001;
+    pub const PRI_KEY: u16 = 0x0002;
+    pub const UNIQUE_KEY: u16 = 0x0004;
+    pub const MULTIPLE_KEY: u16 = 0x0008;
+    pub const BLOB: u16 = 0x0010;
+    pub const UNSIGNED: u16 = 0x0020;
+    pub const BINARY: u16 = 0x0080;
+    pub const AUTO_INCREMENT: u16 = 0x0200;
+    pub const NO_DEFAULT_VALUE: u16 = 0x1000;
+    pub const NUM: u16 = 0x8000;
+}
+
+/// Character sets (collation ids) on the wire.
+pub mod charset {
+    /// utf8mb4_general_ci.
+    pub const UTF8MB4_GENERAL_CI: u16 = 45;
+    /// binary (numbers, dates).
+    pub const BINARY: u16 = 63;
+}
+
+/// One column of a result set (Protocol::ColumnDefinition41).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnDef {
+    pub schema: String,
+    pub table: String,
+    pub org_table: String,
+    pub name: String,
+    pub org_name: String,
+    /// A collation id ([`charset`]).
+    pub charset: u16,
+    /// Display length.
+    pub length: u32,
+    /// A [`column_type`].
+    pub column_type: u8,
+    /// [`column_flag`]s.
+    pub flags: u16,
+    pub decimals: u8,
+}
+
+impl ColumnDef {
+    /// A computed column (no table) of `column_type`.
+    pub fn expr(name: &str, column_type: u8) -> Self {
+        let text = matches!(
+            column_type,
+            column_type::VARCHAR | column_type::VAR_STRING | column_type::STRING | column_type::BLOB
+        );
+        Self {
+            schema: String::new(),
+            table: String::new(),
+            org_table: String::new(),
+            name: name.to_string(),
+            org_name: String::new(),
+            charset: if text { charset::UTF8MB4_GENERAL_CI } else { charset::BINARY },
+            length: if text { 1024 } else { 21 },
+            column_type,
+            flags: 0,
+            decimals: if matches!(column_type, column_type::DOUBLE | column_type::FLOAT) { 31 } else { 0 },
+        }
+    }
+}
+
+/// One value of a result row. The protocol encodes it for the column's
+/// type: in text result sets every non-NULL cell as its SQL text; in binary
+/// ones by [`ColumnDef::column_type`] (integers fixed-width, DOUBLE as
+/// 8 bytes, DATE/DATETIME/TIMESTAMP as the length-prefixed structure,
+/// strings and decimals as length-encoded strings).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    Null,
+    Int(i64),
+    UInt(u64),
+    Double(f64),
+    /// Strings, decimals (as their text), anything sent as bytes.
+    Bytes(Vec<u8>),
+    Date { year: u16, month: u8, day: u8 },
+    DateTime { year: u16, month: u8, day: u8, hour: u8, minute: u8, second: u8, micros: u32 },
+    /// TIME as a signed duration.
+    Time { negative: bool, days: u32, hours: u8, minutes: u8, seconds: u8, micros: u32 },
+}
+
+/// A parameter of COM_STMT_EXECUTE, decoded from the binary protocol by the
+/// type the client bound it with (types are remembered across executes
+/// that do not resend them).
+pub type Param = Cell;
+
+/// An error reply (ERR packet).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrPacket {
+    /// MySQL error number, e.g. 1064.
+    pub code: u16,
+    /// SQLSTATE, five characters, e.g. "42000".
+    pub state: [u8; 5],
+    pub message: String,
+}
+
+impl ErrPacket {
+    pub fn new(code: u16, state: &str, message: impl Into<String>) -> Self {
+        let mut s = *b"HY000";
+        if state.len() == 5 {
+            s.copy_from_slice(state.as_bytes());
+        }
+        Self { code, state: s, message: message.into() }
+    }
+}
+
+/// What one statement answers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reply {
+    Ok { affected_rows: u64, last_insert_id: u64, warnings: u16, info: String },
+    Rows { columns: Vec<ColumnDef>, rows: Vec<Vec<Cell>> },
+    Err(ErrPacket),
+}
+
+impl Reply {
+    pub fn ok() -> Self {
+        Reply::Ok { affected_rows: 0, last_insert_id: 0, warnings: 0, info: String::new() }
+    }
+}
+
+/// What COM_STMT_PREPARE answers (the statement id is the session's).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prepared {
+    pub id: u32,
+    /// Number of `?` parameters.
+    pub params: u16,
+    /// The result set's columns (empty for statements without one). The
+    /// count must be right: sysbench counts reads by it.
+    pub columns: Vec<ColumnDef>,
+}
+
+/// Stored password hashes of a user.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Credentials {
+    /// SHA1(SHA1(password)), for mysql_native_password; `None` for an
+    /// empty password.
+    pub native: Option<[u8; 20]>,
+    /// SHA256(SHA256(password)), for the caching_sha2_password fast path;
+    /// `None` for an empty password.
+    pub sha2: Option<[u8; 32]>,
+}
+
+/// One client's session: its statements, transaction and settings.
+pub trait Session: Send {
+    /// COM_QUERY. Runs every statement of `sql` when `multi` (the client
+    /// set CLIENT_MULTI_STATEMENTS or COM_SET_OPTION on), else only one (a
+    /// second statement is a syntax error). Stops at the first error: an
+    /// `Err` reply, if any, is the last one.
+    fn query(&mut self, sql: &str, multi: bool) -> Vec<Reply>;
+    /// COM_INIT_DB.
+    fn init_db(&mut self, db: &str) -> Result<(), ErrPacket>;
+    /// COM_STMT_PREPARE.
+    fn prepare(&mut self, sql: &str) -> Result<Prepared, ErrPacket>;
+    /// COM_STMT_EXECUTE, with one parameter per `?`.
+    fn execute(&mut self, id: u32, params: &[Param]) -> Reply;
+    /// COM_STMT_CLOSE (no reply).
+    fn close_statement(&mut self, id: u32);
+    /// COM_STMT_RESET.
+    fn reset_statement(&mut self, id: u32) -> Result<(), ErrPacket>;
+    /// COM_RESET_CONNECTION: roll back, drop prepared statements, reset
+    /// session variables; the user and database stay.
+    fn reset_connection(&mut self);
+    /// Status flags for the next OK/EOF: [`STATUS_AUTOCOMMIT`],
+    /// [`STATUS_IN_TRANS`].
+    fn status_flags(&self) -> u16;
+    /// The current database (for the handshake's reply and COM_INIT_DB).
+    fn database(&self) -> Option<String>;
+}
+
+/// The server behind the protocol: users and sessions.
+pub trait Backend: Send + Sync + 'static {
+    type Session: Session;
+    /// The stored hashes of `user` (`None`: no such user, 1045).
+    fn credentials(&self, user: &str) -> Option<Credentials>;
+    /// A session for an authenticated user with `db` selected (1049 if it
+    /// does not exist, 1044 if the user may not use it).
+    fn open_session(&self, user: &str, db: Option<&str>, connection_id: u32) -> Result<Self::Session, ErrPacket>;
+    /// `version()`, as the handshake announces it.
+    fn server_version(&self) -> String;
+    /// `max_allowed_packet` in bytes: a larger packet gets error 1153 and
+    /// the connection is closed.
+    fn max_allowed_packet(&self) -> usize;
+}

@@ -1,0 +1,1 @@
+//! System variables (placeholder; being written).
