@@ -3,6 +3,7 @@
 //!   `BTreeMap` reference (docs/BENCHMARKS.md).
 //! - `commit-bench`: group commit.
 //! - `rw-bench`: the read-write mix with and without transactions.
+//! - `serve`: the MySQL-compatible server.
 
 mod commit_bench;
 mod engine_bench;
@@ -36,11 +37,35 @@ enum Command {
     /// A write workload that prints every acknowledged change, for crash
     /// tests that SIGKILL it (see tests/kill.rs).
     KillWorkload(workload::Args),
+    /// Serve MySQL clients: `quire serve [--defaults-file=my.cnf]
+    /// [--root-password=PW] [--any_variable=value ...]`.
+    Serve(ServeArgs),
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// user root's password when the data directory is initialised
+    /// (default: generated and printed once; also QUIRE_ROOT_PASSWORD).
+    #[arg(long)]
+    root_password: Option<String>,
+    /// `--defaults-file=my.cnf` and server variables as `--name=value`
+    /// (my.cnf [mysqld] names; `-` and `_` are the same).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    options: Vec<String>,
+}
+
+fn serve(a: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
+    use quire_server::config;
+    let mut overrides = config::parse_cli_overrides(&a.options)?;
+    let file = config::take_defaults_file(&mut overrides);
+    let cfg = config::load(file.as_deref(), &overrides)?;
+    let pw = a.root_password.or_else(|| std::env::var("QUIRE_ROOT_PASSWORD").ok());
+    quire_server::serve::run(&cfg, pw.as_deref())
 }
 
 fn main() {
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
@@ -49,6 +74,7 @@ fn main() {
         Command::CommitBench(a) => commit_bench::run(a),
         Command::RwBench(a) => rw_bench::run(a),
         Command::KillWorkload(a) => workload::run(a),
+        Command::Serve(a) => serve(a),
     };
     if let Err(e) = res {
         eprintln!("quire: {e}");

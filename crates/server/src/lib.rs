@@ -4,5 +4,7 @@
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod backend;
 pub mod config;
+pub mod serve;
 pub mod proto;

@@ -1,7 +1,46 @@
 //! quire's SQL layer (`DESIGN.md`: sql/): the catalog of databases and
 //! users, sessions, system variables, and statements parsed with
 //! `sqlparser` (MySQL dialect), planned and executed against the engine.
+//!
+//! - `session`: a client's session; statement dispatch, transactions,
+//!   plan caches.
+//! - `query`, `dml`, `plan`, `expr`, `func`: SELECT / INSERT / UPDATE /
+//!   DELETE of one table.
+//! - `ddl`, `admin`, `catalog`: DDL, SHOW, accounts.
+//! - `sysvars`: system variables.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod admin;
+pub mod catalog;
+pub mod ddl;
+pub mod dml;
+pub mod error;
+pub mod expr;
+pub mod func;
+pub mod plan;
+pub mod query;
+pub mod session;
+pub mod status;
 pub mod sysvars;
+
+pub use error::{Result, SqlError};
+pub use plan::{ColMeta, MetaType};
+pub use quire_engine::row::Value;
+pub use session::{Session, Shared};
+
+/// `version()`: what clients see (MySQL-compatible version first).
+pub const VERSION: &str = "8.0.36-quire";
+
+/// What a statement answers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    Ok { affected: u64, last_insert_id: u64, info: String },
+    Rows { columns: Vec<ColMeta>, rows: Vec<Vec<Value>> },
+}
+
+impl Output {
+    pub fn ok() -> Self {
+        Output::Ok { affected: 0, last_insert_id: 0, info: String::new() }
+    }
+}

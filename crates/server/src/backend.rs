@@ -1,0 +1,276 @@
+//! The SQL layer behind the protocol: [`SqlBackend`] answers the
+//! protocol's [`Backend`] (users from the catalog, sessions) and
+//! [`SqlSession`] its [`Session`], converting between the protocol's
+//! cells and column definitions and the SQL layer's values and metadata.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use quire_engine::row::{Date, DateTime, Decimal, Value};
+use quire_sql::{ColMeta, MetaType, Output, Shared, SqlError};
+
+use crate::proto::{
+    charset, column_flag, column_type, Backend, Cell, ColumnDef, Credentials, ErrPacket, Param, Prepared, Reply,
+    Session, STATUS_AUTOCOMMIT, STATUS_IN_TRANS,
+};
+
+pub struct SqlBackend {
+    pub shared: Arc<Shared>,
+}
+
+pub struct SqlSession {
+    inner: quire_sql::Session,
+}
+
+fn err(e: SqlError) -> ErrPacket {
+    ErrPacket::new(e.code, e.state, e.message)
+}
+
+/// The wire definition of a result column.
+pub fn column_def(c: &ColMeta) -> ColumnDef {
+    let (ty, length, decimals, cs) = match c.ty {
+        MetaType::Int { width, .. } => {
+            let t = match width {
+                1 => column_type::TINY,
+                2 => column_type::SHORT,
+                3 => column_type::INT24,
+                4 => column_type::LONG,
+                _ => column_type::LONGLONG,
+            };
+            (t, [4, 6, 9, 11, 20][width.min(4) as usize % 5], 0, charset::BINARY)
+        }
+        MetaType::Decimal { precision, scale } => {
+            (column_type::NEWDECIMAL, precision as u32 + 2, scale, charset::BINARY)
+        }
+        MetaType::Str { len, fixed } => {
+            (if fixed { column_type::STRING } else { column_type::VAR_STRING }, len * 4, 0, charset::UTF8MB4_GENERAL_CI)
+        }
+        MetaType::Text => (column_type::BLOB, 65_535 * 4, 0, charset::UTF8MB4_GENERAL_CI),
+        MetaType::Date => (column_type::DATE, 10, 0, charset::BINARY),
+        MetaType::DateTime { fsp } => (column_type::DATETIME, 19 + fsp as u32 + (fsp > 0) as u32, fsp, charset::BINARY),
+        MetaType::Timestamp { fsp } => {
+            (column_type::TIMESTAMP, 19 + fsp as u32 + (fsp > 0) as u32, fsp, charset::BINARY)
+        }
+        MetaType::Null => (column_type::NULL, 0, 0, charset::BINARY),
+    };
+    let mut flags = 0;
+    if c.not_null {
+        flags |= column_flag::NOT_NULL;
+    }
+    if c.primary_key {
+        flags |= column_flag::PRI_KEY;
+    }
+    if c.unique_key {
+        flags |= column_flag::UNIQUE_KEY;
+    }
+    if c.multiple_key {
+        flags |= column_flag::MULTIPLE_KEY;
+    }
+    if c.auto_increment {
+        flags |= column_flag::AUTO_INCREMENT;
+    }
+    match c.ty {
+        MetaType::Int { unsigned, .. } => {
+            flags |= column_flag::NUM;
+            if unsigned {
+                flags |= column_flag::UNSIGNED;
+            }
+        }
+        MetaType::Decimal { .. } => flags |= column_flag::NUM,
+        MetaType::Text => flags |= column_flag::BLOB,
+        MetaType::Date | MetaType::DateTime { .. } | MetaType::Timestamp { .. } => flags |= column_flag::BINARY,
+        _ => {}
+    }
+    ColumnDef {
+        schema: c.db.clone(),
+        table: c.table.clone(),
+        org_table: c.org_table.clone(),
+        name: c.name.clone(),
+        org_name: c.org_name.clone(),
+        charset: cs,
+        length,
+        column_type: ty,
+        flags,
+        decimals,
+    }
+}
+
+fn text(v: &Value) -> Vec<u8> {
+    match v {
+        Value::Str(s) => s.clone().into_bytes(),
+        other => other.to_string().into_bytes(),
+    }
+}
+
+/// A value as the cell its column's wire type expects.
+pub fn cell(v: &Value, ty: MetaType) -> Cell {
+    match (v, ty) {
+        (Value::Null, _) => Cell::Null,
+        (Value::Int(i), MetaType::Int { .. }) => Cell::Int(*i),
+        (Value::UInt(u), MetaType::Int { .. }) => Cell::UInt(*u),
+        (other, MetaType::Int { unsigned, .. }) => match quire_sql::expr::to_i128(other) {
+            Some(n) if unsigned && n >= 0 => Cell::UInt(n as u64),
+            Some(n) => Cell::Int(n.clamp(i64::MIN as i128, i64::MAX as i128) as i64),
+            None => Cell::Null,
+        },
+        (Value::Date(d), MetaType::Date) => date_cell(*d),
+        (Value::DateTime(dt), MetaType::Date) => date_cell(dt.date),
+        (Value::Date(d), MetaType::DateTime { .. } | MetaType::Timestamp { .. }) => {
+            datetime_cell(&DateTime { date: *d, hour: 0, minute: 0, second: 0, micros: 0 })
+        }
+        (Value::DateTime(dt), MetaType::DateTime { .. } | MetaType::Timestamp { .. }) => datetime_cell(dt),
+        (Value::Str(s), MetaType::Date) => Date::parse(s).map_or(Cell::Null, date_cell),
+        (Value::Str(s), MetaType::DateTime { .. } | MetaType::Timestamp { .. }) => {
+            DateTime::parse(s).map_or(Cell::Null, |d| datetime_cell(&d))
+        }
+        (other, _) => Cell::Bytes(text(other)),
+    }
+}
+
+fn date_cell(d: Date) -> Cell {
+    Cell::Date { year: d.year, month: d.month, day: d.day }
+}
+
+fn datetime_cell(d: &DateTime) -> Cell {
+    Cell::DateTime {
+        year: d.date.year,
+        month: d.date.month,
+        day: d.date.day,
+        hour: d.hour,
+        minute: d.minute,
+        second: d.second,
+        micros: d.micros,
+    }
+}
+
+/// A statement parameter as a value.
+pub fn param_value(p: &Param) -> Value {
+    match p {
+        Cell::Null => Value::Null,
+        Cell::Int(i) => Value::Int(*i),
+        Cell::UInt(u) => Value::UInt(*u),
+        Cell::Double(f) => {
+            Decimal::parse(&format!("{f}")).map_or_else(|| Value::Str(f.to_string()), Value::Decimal)
+        }
+        Cell::Bytes(b) => Value::Str(String::from_utf8_lossy(b).into_owned()),
+        Cell::Date { year, month, day } => {
+            Date::new(*year, *month, *day).map_or_else(|| Value::Str(format!("{year:04}-{month:02}-{day:02}")), Value::Date)
+        }
+        Cell::DateTime { year, month, day, hour, minute, second, micros } => match Date::new(*year, *month, *day) {
+            Some(date) => Value::DateTime(DateTime { date, hour: *hour, minute: *minute, second: *second, micros: *micros }),
+            None => Value::Str(format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}")),
+        },
+        Cell::Time { negative, days, hours, minutes, seconds, .. } => {
+            let h = *days as u64 * 24 + *hours as u64;
+            Value::Str(format!("{}{h:02}:{minutes:02}:{seconds:02}", if *negative { "-" } else { "" }))
+        }
+    }
+}
+
+fn reply(o: Output) -> Reply {
+    match o {
+        Output::Ok { affected, last_insert_id, info } => {
+            Reply::Ok { affected_rows: affected, last_insert_id, warnings: 0, info }
+        }
+        Output::Rows { columns, rows } => {
+            let defs = columns.iter().map(column_def).collect();
+            let rows = rows
+                .iter()
+                .map(|r| r.iter().zip(&columns).map(|(v, c)| cell(v, c.ty)).collect())
+                .collect();
+            Reply::Rows { columns: defs, rows }
+        }
+    }
+}
+
+impl Backend for SqlBackend {
+    type Session = SqlSession;
+
+    fn credentials(&self, user: &str) -> Option<Credentials> {
+        self.shared.catalog.user(user).map(|u| Credentials { native: u.native, sha2: u.sha2 })
+    }
+
+    fn open_session(&self, user: &str, db: Option<&str>, connection_id: u32) -> Result<SqlSession, ErrPacket> {
+        let inner = quire_sql::Session::new(self.shared.clone(), user, db, connection_id).map_err(err)?;
+        self.shared.stats.connections.fetch_add(1, Ordering::Relaxed);
+        self.shared.stats.threads_connected.fetch_add(1, Ordering::Relaxed);
+        Ok(SqlSession { inner })
+    }
+
+    fn server_version(&self) -> String {
+        quire_sql::VERSION.to_string()
+    }
+
+    fn max_allowed_packet(&self) -> usize {
+        self.shared.sysvars.global("max_allowed_packet").and_then(|v| v.as_u64()).unwrap_or(64 << 20) as usize
+    }
+}
+
+impl Drop for SqlSession {
+    fn drop(&mut self) {
+        self.inner.shared.stats.threads_connected.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Session for SqlSession {
+    fn query(&mut self, sql: &str, multi: bool) -> Vec<Reply> {
+        self.inner
+            .query(sql, multi)
+            .into_iter()
+            .map(|r| match r {
+                Ok(o) => reply(o),
+                Err(e) => Reply::Err(err(e)),
+            })
+            .collect()
+    }
+
+    fn init_db(&mut self, db: &str) -> Result<(), ErrPacket> {
+        self.inner.use_database(db).map_err(err)
+    }
+
+    fn prepare(&mut self, sql: &str) -> Result<Prepared, ErrPacket> {
+        let (id, params, cols) = self.inner.prepare(sql).map_err(err)?;
+        let params = u16::try_from(params)
+            .map_err(|_| ErrPacket::new(1390, "HY000", "Prepared statement contains too many placeholders"))?;
+        Ok(Prepared { id, params, columns: cols.iter().map(column_def).collect() })
+    }
+
+    fn execute(&mut self, id: u32, params: &[Param]) -> Reply {
+        let vals: Vec<Value> = params.iter().map(param_value).collect();
+        match self.inner.execute_prepared(id, &vals) {
+            Ok(o) => reply(o),
+            Err(e) => Reply::Err(err(e)),
+        }
+    }
+
+    fn close_statement(&mut self, id: u32) {
+        self.inner.close_prepared(id);
+    }
+
+    fn reset_statement(&mut self, id: u32) -> Result<(), ErrPacket> {
+        if self.inner.prepared.contains_key(&id) {
+            Ok(())
+        } else {
+            Err(ErrPacket::new(1243, "HY000", format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_reset")))
+        }
+    }
+
+    fn reset_connection(&mut self) {
+        self.inner.reset();
+    }
+
+    fn status_flags(&self) -> u16 {
+        let mut f = 0;
+        if self.inner.autocommit() {
+            f |= STATUS_AUTOCOMMIT;
+        }
+        if self.inner.in_transaction() {
+            f |= STATUS_IN_TRANS;
+        }
+        f
+    }
+
+    fn database(&self) -> Option<String> {
+        self.inner.db.clone()
+    }
+}

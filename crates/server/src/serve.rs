@@ -1,0 +1,163 @@
+//! `quire serve`: configuration → engine → catalog → listeners, until
+//! SIGTERM / SIGINT or a SHUTDOWN statement; then a clean shutdown (every
+//! dirty page written and a checkpoint taken, so the next start has
+//! nothing to recover).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use quire_engine::log::FlushAtCommit;
+use quire_engine::Engine;
+use quire_io::{OsVfs, Vfs};
+use quire_sql::catalog::Catalog;
+use quire_sql::sysvars::VarValue;
+use quire_sql::Shared;
+
+use crate::backend::SqlBackend;
+use crate::config::ServerConfig;
+use crate::proto::listener::{Listener, ListenerHandle, ListenerOptions};
+
+/// A running server.
+pub struct Server {
+    pub shared: Arc<Shared>,
+    pub tcp_addr: Option<std::net::SocketAddr>,
+    pub socket: Option<PathBuf>,
+    listener: ListenerHandle,
+}
+
+/// Pushes dynamic engine variables into the running engine.
+fn hooks(cfg: &ServerConfig, engine: &Arc<Engine>) {
+    let sv = &cfg.sysvars;
+    let e = engine.clone();
+    let _ = sv.on_change(
+        "innodb_lock_wait_timeout",
+        Box::new(move |v| {
+            if let Some(s) = v.as_u64() {
+                e.txn().lock_wait_timeout_ms.store(s.saturating_mul(1000), Ordering::Relaxed);
+            }
+        }),
+    );
+    let e = engine.clone();
+    let _ = sv.on_change(
+        "innodb_deadlock_detect",
+        Box::new(move |v| {
+            if let Some(b) = v.as_bool() {
+                e.txn().locks.detect_deadlocks.store(b, Ordering::Relaxed);
+            }
+        }),
+    );
+    let e = engine.clone();
+    let _ = sv.on_change(
+        "innodb_max_purge_lag",
+        Box::new(move |v| {
+            if let Some(n) = v.as_u64() {
+                e.txn().max_purge_lag.store(n, Ordering::Relaxed);
+            }
+        }),
+    );
+    let e = engine.clone();
+    let _ = sv.on_change(
+        "innodb_max_purge_lag_delay",
+        Box::new(move |v| {
+            if let Some(n) = v.as_u64() {
+                e.txn().max_purge_lag_delay_us.store(n, Ordering::Relaxed);
+            }
+        }),
+    );
+    let e = engine.clone();
+    let _ = sv.on_change(
+        "innodb_flush_log_at_trx_commit",
+        Box::new(move |v| {
+            if let Some(f) = v.as_u64().and_then(|n| FlushAtCommit::from_u8(n as u8)) {
+                e.log().set_flush_at_commit(f);
+            }
+        }),
+    );
+}
+
+impl Server {
+    /// Opens the data directory (initialising it on first start: the
+    /// catalog and user root, whose password is `root_password` or a
+    /// generated one printed once) and starts listening.
+    pub fn start(cfg: &ServerConfig, root_password: Option<&str>) -> Result<Server, Box<dyn std::error::Error>> {
+        for w in &cfg.warnings {
+            tracing::warn!("{w}");
+        }
+        let ecfg = cfg.engine_config()?;
+        std::fs::create_dir_all(&ecfg.datadir)?;
+        let vfs: Arc<dyn Vfs> = OsVfs::new();
+        let engine = Engine::open(ecfg, vfs)?;
+        let rb = engine.recovered_rollbacks();
+        if rb > 0 {
+            tracing::info!("rolled back {rb} transactions left active by a crash");
+        }
+        let (catalog, generated) = Catalog::open(engine.clone(), root_password).map_err(|e| e.message)?;
+        if let Some(pw) = generated {
+            println!("quire: initialised {}; user root's password is: {pw}", cfg.datadir().display());
+        }
+        hooks(cfg, &engine);
+        let shared = Shared::new(engine, catalog, cfg.sysvars.clone());
+        let backend = Arc::new(SqlBackend { shared: shared.clone() });
+        let socket = cfg.socket();
+        let addr = format!("{}:{}", cfg.bind_address(), cfg.port());
+        let listener = Listener::bind(Some(&addr), socket.as_deref())?;
+        let tcp_addr = listener.local_addr();
+        let options = ListenerOptions { max_connections: cfg.max_connections(), ..Default::default() };
+        let listener = listener.spawn(backend, options)?;
+        tracing::info!("quire {} ready for connections on {:?}", quire_sql::VERSION, tcp_addr);
+        Ok(Server { shared, tcp_addr, socket, listener })
+    }
+
+    /// Stops accepting, then shuts the engine down cleanly. Open
+    /// connections' transactions are rolled back as their sessions end;
+    /// a session still running when the engine closes gets an error.
+    pub fn shutdown(self) -> Result<(), Box<dyn std::error::Error>> {
+        self.listener.stop();
+        self.shared.engine.shutdown()?;
+        Ok(())
+    }
+}
+
+/// Blocks SIGTERM and SIGINT in this thread (and the threads it starts
+/// afterwards) and returns a thread that waits for them and raises `stop`.
+pub fn watch_signals(stop: Arc<AtomicBool>) -> std::io::Result<()> {
+    // SAFETY: plain libc calls on a local, initialised sigset.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        std::thread::Builder::new().name("signals".into()).spawn(move || loop {
+            let mut sig = 0;
+            // SAFETY: `set` is a valid sigset owned by this closure.
+            if libc::sigwait(&set, &mut sig) == 0 {
+                tracing::info!("signal {sig}: shutting down");
+                stop.store(true, Ordering::Release);
+                return;
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// Runs the server until a signal or SHUTDOWN asks it to stop.
+pub fn run(cfg: &ServerConfig, root_password: Option<&str>) -> Result<(), Box<dyn std::error::Error>> {
+    let signalled = Arc::new(AtomicBool::new(false));
+    watch_signals(signalled.clone())?;
+    let server = Server::start(cfg, root_password)?;
+    while !signalled.load(Ordering::Acquire) && !server.shared.shutdown_requested() {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    server.shutdown()?;
+    println!("quire: shut down cleanly");
+    Ok(())
+}
+
+/// A value for `SET GLOBAL` from text.
+pub fn var_text(s: &str) -> VarValue {
+    VarValue::Str(s.to_string())
+}

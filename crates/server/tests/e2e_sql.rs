@@ -1,0 +1,273 @@
+//! The server end to end through a real MySQL client library (the `mysql`
+//! crate): authentication, databases and tables, text and prepared
+//! statements with every column type, errors with their MySQL codes,
+//! transactions between two connections, accounts, random SQL, and a
+//! restart that keeps everything.
+
+use std::path::Path;
+
+use mysql::prelude::Queryable;
+use mysql::{Conn, OptsBuilder, Value as MyValue};
+use quire_server::config;
+use quire_server::serve::Server;
+
+fn start(dir: &Path) -> Server {
+    let overrides: Vec<(String, String)> = vec![
+        ("datadir".into(), dir.display().to_string()),
+        ("port".into(), "0".into()),
+        ("innodb_buffer_pool_size".into(), "32M".into()),
+        ("innodb_page_size".into(), "4096".into()),
+        ("innodb_flush_log_at_trx_commit".into(), "2".into()),
+        ("innodb_lock_wait_timeout".into(), "2".into()),
+    ];
+    let cfg = config::load(None, &overrides).expect("config");
+    Server::start(&cfg, Some("rootpw")).expect("server starts")
+}
+
+fn opts(s: &Server, user: &str, pw: &str, db: Option<&str>) -> OptsBuilder {
+    let addr = s.tcp_addr.expect("tcp");
+    OptsBuilder::new()
+        .ip_or_hostname(Some("127.0.0.1"))
+        .tcp_port(addr.port())
+        .user(Some(user))
+        .pass(Some(pw))
+        .db_name(db)
+        .prefer_socket(false)
+}
+
+fn connect(s: &Server, db: Option<&str>) -> Conn {
+    Conn::new(opts(s, "root", "rootpw", db)).expect("connect")
+}
+
+fn code(e: mysql::Error) -> u16 {
+    match e {
+        mysql::Error::MySqlError(m) => m.code,
+        other => panic!("not a server error: {other}"),
+    }
+}
+
+#[test]
+fn wrong_credentials_get_1045_and_unknown_database_1049() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path());
+    assert_eq!(code(Conn::new(opts(&s, "root", "nope", None)).unwrap_err()), 1045);
+    assert_eq!(code(Conn::new(opts(&s, "ghost", "x", None)).unwrap_err()), 1045);
+    assert_eq!(code(Conn::new(opts(&s, "root", "rootpw", Some("nodb"))).unwrap_err()), 1049);
+    let mut c = connect(&s, None);
+    let v: Option<String> = c.query_first("SELECT @@version_comment LIMIT 1").unwrap();
+    assert!(v.is_some());
+    assert_eq!(code(c.query_drop("SELECT * FROM t").unwrap_err()), 1046, "no database selected");
+    drop(c);
+    s.shutdown().unwrap();
+}
+
+#[test]
+fn tables_rows_and_errors_through_text_and_prepared_statements() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path());
+    let mut c = connect(&s, None);
+    c.query_drop("CREATE DATABASE shop").unwrap();
+    assert_eq!(code(c.query_drop("CREATE DATABASE shop").unwrap_err()), 1007);
+    c.query_drop("USE shop").unwrap();
+    c.query_drop(
+        "CREATE TABLE items (id INT NOT NULL AUTO_INCREMENT, name VARCHAR(20) NOT NULL, price DECIMAL(10,2), \
+         qty BIGINT UNSIGNED DEFAULT 0, added DATE, seen DATETIME(3), code CHAR(4), PRIMARY KEY (id), \
+         KEY by_name (name)) /*! ENGINE = innodb */",
+    )
+    .unwrap();
+    assert_eq!(code(c.query_drop("CREATE TABLE items (id INT PRIMARY KEY)").unwrap_err()), 1050);
+    c.query_drop("INSERT INTO items (name, price, qty, added) VALUES ('apple', 1.25, 10, '2026-01-02'), ('pear', 2.5, 3, NULL)")
+        .unwrap();
+    assert_eq!(c.affected_rows(), 2);
+    assert_eq!(c.last_insert_id(), 1, "the first generated id of a multi-row insert");
+    c.query_drop("INSERT INTO items VALUES (0, 'plum', NULL, 7, NULL, NULL, 'ab')").unwrap();
+    assert_eq!(c.last_insert_id(), 3, "0 generates the next value");
+    // Errors with MySQL's codes.
+    assert_eq!(code(c.query_drop("INSERT INTO items (id, name) VALUES (1, 'dup')").unwrap_err()), 1062);
+    assert_eq!(code(c.query_drop("INSERT INTO items (name) VALUES (NULL)").unwrap_err()), 1048);
+    assert_eq!(code(c.query_drop("INSERT INTO items (name) VALUES ('much too long for twenty')").unwrap_err()), 1406);
+    assert_eq!(code(c.query_drop("SELECT nosuch FROM items").unwrap_err()), 1054);
+    assert_eq!(code(c.query_drop("SELECT * FROM nosuch").unwrap_err()), 1146);
+    assert_eq!(code(c.query_drop("SELEKT 1").unwrap_err()), 1064);
+    // Reads: point, range, secondary index, aggregates, order, distinct.
+    let name: Option<String> = c.query_first("SELECT name FROM items WHERE id = 2").unwrap();
+    assert_eq!(name.as_deref(), Some("pear"));
+    let names: Vec<String> = c.query("SELECT name FROM items WHERE id BETWEEN 1 AND 3 ORDER BY name DESC").unwrap();
+    assert_eq!(names, ["plum", "pear", "apple"]);
+    let (n, total): (i64, String) = c.query_first("SELECT COUNT(*), SUM(qty) FROM items").unwrap().unwrap();
+    assert_eq!((n, total.as_str()), (3, "20"));
+    let by_name: Vec<i64> = c.query("SELECT id FROM items WHERE name IN ('plum', 'apple') ORDER BY id").unwrap();
+    assert_eq!(by_name, [1, 3]);
+    let r = c.query_iter("UPDATE items SET qty = qty + 1 WHERE price > 2").unwrap();
+    assert_eq!(r.affected_rows(), 1);
+    drop(r);
+    c.query_drop("DELETE FROM items WHERE id = 3").unwrap();
+    assert_eq!(c.affected_rows(), 1);
+
+    // Prepared statements: every type in, every type back (binary protocol).
+    let ins = c.prep("INSERT INTO items (name, price, qty, added, seen, code) VALUES (?, ?, ?, ?, ?, ?)").unwrap();
+    c.exec_drop(
+        &ins,
+        (
+            "kiwi",
+            "9.99",
+            18_000_000_000u64,
+            MyValue::Date(2026, 11, 22, 0, 0, 0, 0),
+            MyValue::Date(2026, 11, 22, 13, 14, 15, 123_000),
+            MyValue::NULL,
+        ),
+    )
+    .unwrap();
+    let id = c.last_insert_id();
+    let sel = c.prep("SELECT id, name, price, qty, added, seen, code FROM items WHERE id = ?").unwrap();
+    let row: mysql::Row = c.exec_first(&sel, (id,)).unwrap().unwrap();
+    assert_eq!(row.get::<i64, _>(0), Some(id as i64));
+    assert_eq!(row.get::<String, _>(1).as_deref(), Some("kiwi"));
+    assert_eq!(row.get::<String, _>(2).as_deref(), Some("9.99"));
+    assert_eq!(row.get::<u64, _>(3), Some(18_000_000_000));
+    assert_eq!(row.as_ref(4), Some(&MyValue::Date(2026, 11, 22, 0, 0, 0, 0)));
+    assert_eq!(row.as_ref(5), Some(&MyValue::Date(2026, 11, 22, 13, 14, 15, 123_000)));
+    assert_eq!(row.as_ref(6), Some(&MyValue::NULL));
+    // Parameter types are remembered across executes.
+    for i in 0..3 {
+        c.exec_drop(&ins, (format!("n{i}"), "1.00", i as u64, MyValue::NULL, MyValue::NULL, "x")).unwrap();
+    }
+    let cnt: i64 = c.exec_first("SELECT COUNT(*) FROM items WHERE code = ?", ("x",)).unwrap().unwrap();
+    assert_eq!(cnt, 3);
+    assert_eq!(code(c.exec_drop("INSERT INTO items (id, name) VALUES (?, ?)", (1, "dup")).unwrap_err()), 1062);
+    // DDL on a table with data, SHOW and DESCRIBE.
+    c.query_drop("CREATE INDEX by_qty ON items(qty)").unwrap();
+    let via_index: Vec<String> = c.query("SELECT name FROM items WHERE qty >= 10 ORDER BY qty").unwrap();
+    assert_eq!(via_index, ["apple", "kiwi"]);
+    let tables: Vec<String> = c.query("SHOW TABLES").unwrap();
+    assert_eq!(tables, ["items"]);
+    let create: (String, String) = c.query_first("SHOW CREATE TABLE items").unwrap().unwrap();
+    assert!(create.1.contains("KEY `by_qty` (`qty`)"), "{}", create.1);
+    let desc: Vec<mysql::Row> = c.query("DESCRIBE items").unwrap();
+    assert_eq!(desc.len(), 7);
+    let vars: Vec<(String, String)> = c.query("SHOW VARIABLES LIKE 'innodb_lock_wait%'").unwrap();
+    assert_eq!(vars, [("innodb_lock_wait_timeout".to_string(), "2".to_string())]);
+    c.query_drop("TRUNCATE TABLE items").unwrap();
+    let left: i64 = c.query_first("SELECT COUNT(*) FROM items").unwrap().unwrap();
+    assert_eq!(left, 0);
+    c.query_drop("DROP TABLE items").unwrap();
+    assert_eq!(code(c.query_drop("DROP TABLE items").unwrap_err()), 1051);
+    c.query_drop("DROP TABLE IF EXISTS items").unwrap();
+    drop(c);
+    s.shutdown().unwrap();
+}
+
+#[test]
+fn transactions_isolate_two_connections_and_deadlocks_get_1213() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path());
+    let mut a = connect(&s, None);
+    a.query_drop("CREATE DATABASE bank").unwrap();
+    a.query_drop("USE bank").unwrap();
+    a.query_drop("CREATE TABLE acct (id INT PRIMARY KEY, bal INT NOT NULL)").unwrap();
+    a.query_drop("INSERT INTO acct VALUES (1, 100), (2, 100)").unwrap();
+    let mut b = connect(&s, Some("bank"));
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop("UPDATE acct SET bal = bal - 10 WHERE id = 1").unwrap();
+    let seen: i64 = b.query_first("SELECT bal FROM acct WHERE id = 1").unwrap().unwrap();
+    assert_eq!(seen, 100, "no dirty read");
+    a.query_drop("ROLLBACK").unwrap();
+    let seen: i64 = b.query_first("SELECT bal FROM acct WHERE id = 1").unwrap().unwrap();
+    assert_eq!(seen, 100, "rolled back");
+    // autocommit=0 keeps a transaction open until COMMIT.
+    a.query_drop("SET autocommit=0").unwrap();
+    a.query_drop("UPDATE acct SET bal = 50 WHERE id = 2").unwrap();
+    let seen: i64 = b.query_first("SELECT bal FROM acct WHERE id = 2").unwrap().unwrap();
+    assert_eq!(seen, 100);
+    a.query_drop("COMMIT").unwrap();
+    let seen: i64 = b.query_first("SELECT bal FROM acct WHERE id = 2").unwrap().unwrap();
+    assert_eq!(seen, 50);
+    a.query_drop("SET autocommit=1").unwrap();
+    // A deadlock: exactly one of the two gets 1213, the other commits.
+    a.query_drop("BEGIN").unwrap();
+    b.query_drop("BEGIN").unwrap();
+    a.query_drop("UPDATE acct SET bal = bal + 1 WHERE id = 1").unwrap();
+    b.query_drop("UPDATE acct SET bal = bal + 1 WHERE id = 2").unwrap();
+    let tb = std::thread::spawn(move || {
+        let r = b.query_drop("UPDATE acct SET bal = bal + 1 WHERE id = 1");
+        let r = r.and_then(|_| b.query_drop("COMMIT"));
+        (b, r)
+    });
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let ra = a.query_drop("UPDATE acct SET bal = bal + 1 WHERE id = 2").and_then(|_| a.query_drop("COMMIT"));
+    let (_b, rb) = tb.join().unwrap();
+    let codes: Vec<u16> = [ra, rb].into_iter().filter_map(|r| r.err().map(code)).collect();
+    assert_eq!(codes, [1213], "exactly one deadlock victim");
+    // A lock wait times out with 1205 (innodb_lock_wait_timeout = 2).
+    let mut c = connect(&s, Some("bank"));
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop("SELECT * FROM acct WHERE id = 1 FOR UPDATE").unwrap();
+    assert_eq!(code(c.query_drop("UPDATE acct SET bal = 0 WHERE id = 1").unwrap_err()), 1205);
+    a.query_drop("COMMIT").unwrap();
+    drop((a, c));
+    s.shutdown().unwrap();
+}
+
+#[test]
+fn accounts_grants_and_data_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path());
+    let mut c = connect(&s, None);
+    c.query_drop("CREATE DATABASE app").unwrap();
+    c.query_drop("CREATE DATABASE other").unwrap();
+    c.query_drop("CREATE TABLE app.t (id BIGINT PRIMARY KEY, v VARCHAR(10))").unwrap();
+    c.query_drop("INSERT INTO app.t VALUES (1, 'one'), (2, 'two')").unwrap();
+    c.query_drop("CREATE USER 'alice'@'%' IDENTIFIED BY 'secret'").unwrap();
+    c.query_drop("GRANT ALL PRIVILEGES ON app.* TO 'alice'@'%'").unwrap();
+    drop(c);
+    let mut alice = Conn::new(opts(&s, "alice", "secret", Some("app"))).unwrap();
+    let n: i64 = alice.query_first("SELECT COUNT(*) FROM t").unwrap().unwrap();
+    assert_eq!(n, 2);
+    assert_eq!(code(alice.query_drop("USE other").unwrap_err()), 1044);
+    drop(alice);
+    s.shutdown().unwrap();
+
+    let s = start(dir.path());
+    let mut alice = Conn::new(opts(&s, "alice", "secret", Some("app"))).unwrap();
+    let v: Vec<String> = alice.query("SELECT v FROM t ORDER BY id").unwrap();
+    assert_eq!(v, ["one", "two"]);
+    drop(alice);
+    let mut c = connect(&s, None);
+    c.query_drop("REVOKE ALL PRIVILEGES ON app.* FROM 'alice'@'%'").unwrap();
+    c.query_drop("DROP USER 'alice'@'%'").unwrap();
+    assert_eq!(code(Conn::new(opts(&s, "alice", "secret", None)).unwrap_err()), 1045);
+    drop(c);
+    s.shutdown().unwrap();
+}
+
+#[test]
+fn random_sql_always_gets_an_error_never_a_crash() {
+    use rand::{Rng, SeedableRng};
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path());
+    let mut c = connect(&s, None);
+    c.query_drop("CREATE DATABASE f").unwrap();
+    c.query_drop("USE f").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, k INT, s VARCHAR(8), KEY k (k))").unwrap();
+    let words = [
+        "SELECT", "INSERT", "UPDATE", "DELETE", "FROM", "WHERE", "t", "id", "k", "s", "(", ")", ",", "=", "<", ">",
+        "AND", "OR", "NOT", "NULL", "1", "-1", "'x'", "*", "+", "/", "VALUES", "INTO", "SET", "ORDER", "BY", "LIMIT",
+        "GROUP", "COUNT(*)", "SUM(k)", "IN", "BETWEEN", "LIKE", "?", ";", "99999999999999999999", "@@version",
+        "DROP", "CREATE", "TABLE", "INDEX", "ON", "BEGIN", "COMMIT", "'", "`", "\\", "FOR", "UPDATE",
+    ];
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+    for _ in 0..1500 {
+        let n = rng.gen_range(1..12);
+        let sql: Vec<&str> = (0..n).map(|_| words[rng.gen_range(0..words.len())]).collect();
+        let sql = sql.join(" ");
+        if sql.contains("DROP") {
+            continue;
+        }
+        let _ = c.query_drop(&sql); // any outcome but a dropped connection
+        c.ping().unwrap_or_else(|e| panic!("connection lost after {sql:?}: {e}"));
+    }
+    let ok: i64 = c.query_first("SELECT 1").unwrap().unwrap();
+    assert_eq!(ok, 1);
+    drop(c);
+    s.shutdown().unwrap();
+}

@@ -1,0 +1,660 @@
+//! Statements about the server rather than rows: DDL execution, SHOW,
+//! DESCRIBE, and account statements (CREATE / DROP / ALTER USER, GRANT,
+//! REVOKE, SET PASSWORD, SHOW GRANTS, SHOW WARNINGS ...), which quire
+//! parses itself because sqlparser does not accept MySQL's `'user'@'host'`.
+
+use quire_engine::row::{IndexDef, Value};
+use sqlparser::ast;
+
+use crate::ddl;
+use crate::error::{Result, SqlError};
+use crate::plan::ColMeta;
+use crate::session::{text_columns, Session};
+use crate::Output;
+
+/// A statement quire parses itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AdminStmt {
+    CreateUser { name: String, password: String, if_not_exists: bool },
+    DropUser { names: Vec<String>, if_exists: bool },
+    SetPassword { name: Option<String>, password: String },
+    Grant { db: String, user: String },
+    Revoke { db: String, user: String },
+    ShowGrants { user: Option<String> },
+    /// SHOW WARNINGS / ERRORS: nothing is kept, the list is empty.
+    ShowWarnings,
+    ShowEngines,
+    ShowCharset,
+    ShowCollation,
+    /// SHOW [FULL] PROCESSLIST.
+    ShowProcesslist,
+    /// SHUTDOWN: a clean stop of the server.
+    Shutdown,
+}
+
+impl AdminStmt {
+    pub fn is_ddl(&self) -> bool {
+        matches!(
+            self,
+            AdminStmt::CreateUser { .. }
+                | AdminStmt::DropUser { .. }
+                | AdminStmt::SetPassword { .. }
+                | AdminStmt::Grant { .. }
+                | AdminStmt::Revoke { .. }
+        )
+    }
+
+    pub fn columns(&self) -> Vec<ColMeta> {
+        match self {
+            AdminStmt::ShowGrants { .. } => text_columns(&["Grants"]),
+            AdminStmt::ShowWarnings => text_columns(&["Level", "Code", "Message"]),
+            AdminStmt::ShowEngines => text_columns(&["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"]),
+            AdminStmt::ShowCharset => text_columns(&["Charset", "Description", "Default collation", "Maxlen"]),
+            AdminStmt::ShowCollation => text_columns(&["Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"]),
+            AdminStmt::ShowProcesslist => text_columns(&["Id", "User", "Host", "db", "Command", "Time", "State", "Info"]),
+            _ => vec![],
+        }
+    }
+}
+
+/// Tokens: words, quoted strings (quotes removed), punctuation.
+fn tokens(sql: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = sql.chars().peekable();
+    while let Some(&c) = it.peek() {
+        if c.is_whitespace() {
+            it.next();
+        } else if c == '\'' || c == '"' || c == '`' {
+            it.next();
+            let mut s = String::from("\u{1}");
+            while let Some(ch) = it.next() {
+                if ch == c {
+                    if it.peek() == Some(&c) {
+                        it.next();
+                        s.push(c);
+                        continue;
+                    }
+                    break;
+                }
+                if ch == '\\' && c != '`' {
+                    if let Some(n) = it.next() {
+                        s.push(n);
+                    }
+                    continue;
+                }
+                s.push(ch);
+            }
+            out.push(s);
+        } else if c.is_alphanumeric() || c == '_' || c == '$' || c == '%' || c == '*' {
+            let mut s = String::new();
+            while let Some(&ch) = it.peek() {
+                if ch.is_alphanumeric() || ch == '_' || ch == '$' || ch == '%' || ch == '*' {
+                    s.push(ch);
+                    it.next();
+                } else {
+                    break;
+                }
+            }
+            out.push(s);
+        } else {
+            out.push(c.to_string());
+            it.next();
+        }
+    }
+    out
+}
+
+fn word(t: Option<&String>, w: &str) -> bool {
+    t.is_some_and(|t| !t.starts_with('\u{1}') && t.eq_ignore_ascii_case(w))
+}
+
+fn name(t: &str) -> String {
+    t.trim_start_matches('\u{1}').to_string()
+}
+
+/// `user[@host]` at `i`; returns the user and the next position.
+fn user_at(t: &[String], i: usize) -> Result<(String, usize)> {
+    let u = t.get(i).ok_or_else(|| SqlError::syntax("a user name was expected"))?;
+    let mut j = i + 1;
+    if t.get(j).map(String::as_str) == Some("@") {
+        j += 2;
+    }
+    Ok((name(u), j))
+}
+
+/// Parses an account statement; `None` if `sql` is not one.
+pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
+    let t = tokens(sql.trim().trim_end_matches(';'));
+    let w = |i: usize, s: &str| word(t.get(i), s);
+    if w(0, "SHUTDOWN") && t.len() == 1 {
+        return Ok(Some(AdminStmt::Shutdown));
+    }
+    if w(0, "SHOW") {
+        let mut i = 1;
+        if w(i, "FULL") {
+            i += 1;
+        }
+        if w(i, "WARNINGS") || w(i, "ERRORS") || (w(i, "COUNT") && t.len() > 3) {
+            return Ok(Some(AdminStmt::ShowWarnings));
+        }
+        if w(i, "ENGINES") || (w(i, "STORAGE") && w(i + 1, "ENGINES")) {
+            return Ok(Some(AdminStmt::ShowEngines));
+        }
+        if (w(i, "CHARACTER") && w(i + 1, "SET")) || w(i, "CHARSET") {
+            return Ok(Some(AdminStmt::ShowCharset));
+        }
+        if w(i, "COLLATION") {
+            return Ok(Some(AdminStmt::ShowCollation));
+        }
+        if w(i, "PROCESSLIST") {
+            return Ok(Some(AdminStmt::ShowProcesslist));
+        }
+        if w(i, "GRANTS") {
+            let user = if w(i + 1, "FOR") { Some(user_at(&t, i + 2)?.0) } else { None };
+            return Ok(Some(AdminStmt::ShowGrants { user }));
+        }
+        return Ok(None);
+    }
+    if w(0, "CREATE") && w(1, "USER") {
+        let mut i = 2;
+        let ine = w(i, "IF") && w(i + 1, "NOT") && w(i + 2, "EXISTS");
+        if ine {
+            i += 3;
+        }
+        let (user, mut j) = user_at(&t, i)?;
+        let mut password = String::new();
+        if w(j, "IDENTIFIED") {
+            j += 1;
+            if w(j, "WITH") {
+                j += 2; // the plugin name: both are served
+            }
+            if w(j, "BY") {
+                password = t.get(j + 1).map(|p| name(p)).ok_or_else(|| SqlError::syntax("password expected"))?;
+            }
+        }
+        return Ok(Some(AdminStmt::CreateUser { name: user, password, if_not_exists: ine }));
+    }
+    if w(0, "DROP") && w(1, "USER") {
+        let mut i = 2;
+        let ie = w(i, "IF") && w(i + 1, "EXISTS");
+        if ie {
+            i += 2;
+        }
+        let mut names = Vec::new();
+        while i < t.len() {
+            let (u, j) = user_at(&t, i)?;
+            names.push(u);
+            i = j;
+            if t.get(i).map(String::as_str) == Some(",") {
+                i += 1;
+            }
+        }
+        return Ok(Some(AdminStmt::DropUser { names, if_exists: ie }));
+    }
+    if w(0, "ALTER") && w(1, "USER") {
+        let mut i = 2;
+        if w(i, "IF") && w(i + 1, "EXISTS") {
+            i += 2;
+        }
+        let (user, mut j) = user_at(&t, i)?;
+        if w(j, "IDENTIFIED") {
+            j += 1;
+            if w(j, "WITH") {
+                j += 2;
+            }
+            if w(j, "BY") {
+                let pw = t.get(j + 1).map(|p| name(p)).unwrap_or_default();
+                return Ok(Some(AdminStmt::SetPassword { name: Some(user), password: pw }));
+            }
+        }
+        return Err(SqlError::unsupported("ALTER USER other than IDENTIFIED BY"));
+    }
+    if w(0, "SET") && w(1, "PASSWORD") {
+        let (user, j) = if w(2, "FOR") { user_at(&t, 3).map(|(u, j)| (Some(u), j))? } else { (None, 2) };
+        let mut k = j;
+        if t.get(k).map(String::as_str) == Some("=") {
+            k += 1;
+        }
+        if w(k, "PASSWORD") {
+            k += 2;
+        }
+        let pw = t.get(k).map(|p| name(p)).unwrap_or_default();
+        return Ok(Some(AdminStmt::SetPassword { name: user, password: pw }));
+    }
+    if w(0, "GRANT") || w(0, "REVOKE") {
+        let on = t.iter().position(|x| word(Some(x), "ON")).ok_or_else(|| SqlError::syntax("ON expected"))?;
+        let privs: Vec<String> = t[1..on].iter().map(|x| x.to_ascii_uppercase()).collect();
+        if !(privs.first().is_some_and(|p| p == "ALL")) {
+            return Err(SqlError::unsupported("privileges other than ALL [PRIVILEGES]"));
+        }
+        let db = name(t.get(on + 1).ok_or_else(|| SqlError::syntax("database expected"))?);
+        let to = t
+            .iter()
+            .position(|x| word(Some(x), "TO") || word(Some(x), "FROM"))
+            .ok_or_else(|| SqlError::syntax("TO expected"))?;
+        let (user, _) = user_at(&t, to + 1)?;
+        return Ok(Some(if w(0, "GRANT") { AdminStmt::Grant { db, user } } else { AdminStmt::Revoke { db, user } }));
+    }
+    Ok(None)
+}
+
+pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
+    let cat = &s.shared.catalog;
+    let may_admin = cat.user(&s.user).is_some_and(|u| u.grants.contains("*"));
+    let denied = || SqlError::new(1227, "42000", "Access denied; you need (at least one of) the CREATE USER privilege(s) for this operation");
+    match a {
+        AdminStmt::CreateUser { name, password, if_not_exists } => {
+            if !may_admin {
+                return Err(denied());
+            }
+            cat.create_user(name, password, *if_not_exists)?;
+            Ok(Output::ok())
+        }
+        AdminStmt::DropUser { names, if_exists } => {
+            if !may_admin {
+                return Err(denied());
+            }
+            for n in names {
+                cat.drop_user(n, *if_exists)?;
+            }
+            Ok(Output::ok())
+        }
+        AdminStmt::SetPassword { name, password } => {
+            let target = name.clone().unwrap_or_else(|| s.user.clone());
+            if target != s.user && !may_admin {
+                return Err(denied());
+            }
+            cat.set_password(&target, password)?;
+            Ok(Output::ok())
+        }
+        AdminStmt::Grant { db, user } | AdminStmt::Revoke { db, user } => {
+            if !may_admin {
+                return Err(denied());
+            }
+            let db = if db == "*" { "*".to_string() } else { db.clone() };
+            if matches!(a, AdminStmt::Grant { .. }) {
+                cat.grant(user, &db)?;
+            } else {
+                cat.revoke(user, &db)?;
+            }
+            Ok(Output::ok())
+        }
+        AdminStmt::ShowGrants { user } => {
+            let u = user.clone().unwrap_or_else(|| s.user.clone());
+            let rec = cat.user(&u).ok_or_else(|| {
+                SqlError::new(1141, "42000", format!("There is no such grant defined for user '{u}' on host '%'"))
+            })?;
+            let mut rows = vec![vec![Value::Str(format!("GRANT USAGE ON *.* TO `{u}`@`%`"))]];
+            for db in &rec.grants {
+                let on = if db == "*" { "*.*".to_string() } else { format!("`{db}`.*") };
+                rows.push(vec![Value::Str(format!("GRANT ALL PRIVILEGES ON {on} TO `{u}`@`%`"))]);
+            }
+            Ok(Output::Rows { columns: a.columns(), rows })
+        }
+        AdminStmt::ShowEngines => Ok(Output::Rows {
+            columns: a.columns(),
+            rows: vec![["InnoDB", "DEFAULT", "quire's transactional engine (InnoDB-compatible)", "YES", "NO", "NO"]
+                .iter()
+                .map(|x| Value::Str(x.to_string()))
+                .collect()],
+        }),
+        AdminStmt::ShowCharset => Ok(Output::Rows {
+            columns: a.columns(),
+            rows: vec![vec![
+                Value::Str("utf8mb4".into()),
+                Value::Str("UTF-8 Unicode".into()),
+                Value::Str("utf8mb4_general_ci".into()),
+                Value::Int(4),
+            ]],
+        }),
+        AdminStmt::ShowCollation => Ok(Output::Rows {
+            columns: a.columns(),
+            rows: vec![
+                vec![Value::Str("utf8mb4_general_ci".into()), Value::Str("utf8mb4".into()), Value::Int(45), Value::Str("Yes".into()), Value::Str("Yes".into()), Value::Int(1)],
+                vec![Value::Str("utf8mb4_bin".into()), Value::Str("utf8mb4".into()), Value::Int(46), Value::Str("".into()), Value::Str("Yes".into()), Value::Int(1)],
+            ],
+        }),
+        AdminStmt::ShowProcesslist => Ok(Output::Rows {
+            columns: a.columns(),
+            rows: vec![vec![
+                Value::Int(s.connection_id as i64),
+                Value::Str(s.user.clone()),
+                Value::Str("localhost".into()),
+                s.db.clone().map_or(Value::Null, Value::Str),
+                Value::Str("Query".into()),
+                Value::Int(0),
+                Value::Str("executing".into()),
+                Value::Str("SHOW PROCESSLIST".into()),
+            ]],
+        }),
+        AdminStmt::ShowWarnings => Ok(Output::Rows { columns: a.columns(), rows: vec![] }),
+        AdminStmt::Shutdown => {
+            if !may_admin {
+                return Err(SqlError::new(1227, "42000", "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for this operation"));
+            }
+            s.shared.request_shutdown();
+            Ok(Output::ok())
+        }
+    }
+}
+
+fn split_name(s: &Session, n: &ast::ObjectName) -> Result<(String, String)> {
+    let parts: Vec<String> = n.0.iter().map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_default()).collect();
+    match parts.as_slice() {
+        [t] => Ok((s.db.clone().ok_or_else(SqlError::no_database)?, t.clone())),
+        [d, t] => Ok((d.clone(), t.clone())),
+        _ => Err(SqlError::syntax(format!("bad name {n}"))),
+    }
+}
+
+fn check_access(s: &Session, db: &str) -> Result<()> {
+    if !s.shared.catalog.user(&s.user).is_some_and(|u| u.may_use(db)) {
+        return Err(SqlError::new(1044, "42000", format!("Access denied for user '{}'@'%' to database '{db}'", s.user)));
+    }
+    if !s.shared.catalog.database_exists(db) {
+        return Err(SqlError::unknown_database(db));
+    }
+    Ok(())
+}
+
+pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
+    let (db, table) = split_name(s, &ct.name)?;
+    check_access(s, &db)?;
+    crate::catalog::check_name(&table)?;
+    if ct.query.is_some() || ct.like.is_some() {
+        return Err(SqlError::unsupported("CREATE TABLE ... SELECT / LIKE"));
+    }
+    let full = format!("{db}/{table}");
+    if s.engine().table(&full).is_ok() {
+        return if ct.if_not_exists {
+            Ok(Output::ok())
+        } else {
+            Err(SqlError::new(1050, "42S01", format!("Table '{table}' already exists")))
+        };
+    }
+    let schema = ddl::schema_of(ct)?;
+    s.engine().create_table(&full, schema)?;
+    Ok(Output::ok())
+}
+
+pub fn create_index(s: &mut Session, ci: &ast::CreateIndex) -> Result<Output> {
+    let (db, table) = split_name(s, &ci.table_name)?;
+    check_access(s, &db)?;
+    let t = s.engine().table(&format!("{db}/{table}")).map_err(|_| SqlError::no_such_table(&db, &table))?;
+    let schema = t.schema();
+    let cols = ci
+        .columns
+        .iter()
+        .map(|ic| {
+            let n = match &ic.column.expr {
+                ast::Expr::Identifier(i) => i.value.clone(),
+                other => other.to_string(),
+            };
+            schema
+                .column_index(&n)
+                .ok_or_else(|| SqlError::new(1072, "42000", format!("Key column '{n}' doesn't exist in table")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let name = ci.name.as_ref().map(|n| n.to_string().trim_matches('`').to_string()).unwrap_or_else(|| schema.columns[cols[0]].name.clone());
+    if schema.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&name)) {
+        return if ci.if_not_exists { Ok(Output::ok()) } else { Err(SqlError::new(1061, "42000", format!("Duplicate key name '{name}'"))) };
+    }
+    s.engine().create_index(&format!("{db}/{table}"), IndexDef { name, columns: cols, unique: ci.unique })?;
+    Ok(Output::ok())
+}
+
+pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
+    let (db, table) = split_name(s, &at.name)?;
+    check_access(s, &db)?;
+    let full = format!("{db}/{table}");
+    let t = s.engine().table(&full).map_err(|_| SqlError::no_such_table(&db, &table))?;
+    for op in &at.operations {
+        match op {
+            ast::AlterTableOperation::AddConstraint { constraint, .. } => {
+                let schema = t.schema();
+                let names: Vec<String> = schema.columns.iter().map(|c| c.name.clone()).collect();
+                let (name, cols, unique) = match constraint {
+                    ast::TableConstraint::Index(ix) => (ix.name.as_ref().map(|n| n.value.clone()), &ix.columns, false),
+                    ast::TableConstraint::Unique(u) => (u.index_name.as_ref().map(|n| n.value.clone()), &u.columns, true),
+                    other => return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other}"))),
+                };
+                let cols: Vec<usize> = cols
+                    .iter()
+                    .map(|ic| {
+                        let n = ic.column.expr.to_string().trim_matches('`').to_string();
+                        names.iter().position(|c| c.eq_ignore_ascii_case(&n)).ok_or_else(|| {
+                            SqlError::new(1072, "42000", format!("Key column '{n}' doesn't exist in table"))
+                        })
+                    })
+                    .collect::<Result<_>>()?;
+                let name = name.unwrap_or_else(|| names[cols[0]].clone());
+                s.engine().create_index(&full, IndexDef { name, columns: cols, unique })?;
+            }
+            ast::AlterTableOperation::DropIndex { name, .. } => {
+                s.engine().drop_index(&full, &name.value)?;
+            }
+            other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
+        }
+    }
+    Ok(Output::ok())
+}
+
+pub fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<Output> {
+    for target in &t.table_names {
+        let (db, table) = split_name(s, &target.name)?;
+        check_access(s, &db)?;
+        let full = format!("{db}/{table}");
+        let tab = s.engine().table(&full).map_err(|_| SqlError::no_such_table(&db, &table))?;
+        let schema = tab.schema();
+        std::mem::drop(tab);
+        s.engine().drop_table(&full)?;
+        s.engine().create_table(&full, schema)?;
+    }
+    Ok(Output::ok())
+}
+
+pub fn drop(
+    s: &mut Session,
+    kind: ast::ObjectType,
+    if_exists: bool,
+    names: &[ast::ObjectName],
+    table: Option<&ast::ObjectName>,
+) -> Result<Output> {
+    match kind {
+        ast::ObjectType::Table => {
+            let mut missing = Vec::new();
+            for n in names {
+                let (db, t) = split_name(s, n)?;
+                check_access(s, &db).or_else(|e| if if_exists && e.code == 1049 { Ok(()) } else { Err(e) })?;
+                match s.engine().drop_table(&format!("{db}/{t}")) {
+                    Ok(()) => {}
+                    Err(quire_engine::Error::NoSuchTable(_)) => missing.push(format!("{db}.{t}")),
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            if !missing.is_empty() && !if_exists {
+                return Err(SqlError::new(1051, "42S02", format!("Unknown table '{}'", missing.join(","))));
+            }
+            Ok(Output::ok())
+        }
+        ast::ObjectType::Database | ast::ObjectType::Schema => {
+            let n = names.first().ok_or_else(|| SqlError::syntax("database name expected"))?;
+            let db = n.to_string().trim_matches('`').to_string();
+            let dropped = s.shared.catalog.drop_database(&db, if_exists)?;
+            if dropped.is_some() && s.db.as_deref() == Some(db.as_str()) {
+                s.db = None;
+            }
+            Ok(Output::Ok { affected: dropped.unwrap_or(0) as u64, last_insert_id: 0, info: String::new() })
+        }
+        ast::ObjectType::Index => {
+            let t = table.ok_or_else(|| SqlError::syntax("DROP INDEX needs ON table"))?;
+            let (db, tn) = split_name(s, t)?;
+            check_access(s, &db)?;
+            for n in names {
+                let ix = n.to_string().trim_matches('`').to_string();
+                match s.engine().drop_index(&format!("{db}/{tn}"), &ix) {
+                    Err(quire_engine::Error::NoSuchIndex(_)) if if_exists => {}
+                    other => other?,
+                }
+            }
+            Ok(Output::ok())
+        }
+        other => Err(SqlError::unsupported(format!("DROP {other}"))),
+    }
+}
+
+fn like_filter(f: &Option<ast::ShowStatementFilter>) -> Box<dyn Fn(&str) -> bool> {
+    match f {
+        Some(ast::ShowStatementFilter::Like(p)) => {
+            let p = p.clone();
+            Box::new(move |s: &str| crate::expr::like(s, &p))
+        }
+        _ => Box::new(|_| true),
+    }
+}
+
+/// Result columns of the statements `show` answers (for PREPARE).
+pub fn columns_of(stmt: &ast::Statement) -> Vec<ColMeta> {
+    use ast::Statement as S;
+    match stmt {
+        S::ShowVariables { .. } | S::ShowStatus { .. } => text_columns(&["Variable_name", "Value"]),
+        S::ShowDatabases { .. } => text_columns(&["Database"]),
+        S::ShowTables { .. } => text_columns(&["Tables_in_db"]),
+        S::ShowCreate { .. } => text_columns(&["Table", "Create Table"]),
+        S::ExplainTable { .. } | S::ShowColumns { .. } => text_columns(&["Field", "Type", "Null", "Key", "Default", "Extra"]),
+        _ => vec![],
+    }
+}
+
+fn status_rows(s: &Session) -> Vec<(String, String)> {
+    use std::sync::atomic::Ordering::Relaxed;
+    let st = &s.shared.stats;
+    let e = s.engine();
+    let txn = e.txn();
+    let uptime = st.started.get().map_or(0, |t| t.elapsed().as_secs());
+    let mut v = vec![
+        ("Com_begin".to_string(), st.com_begin.load(Relaxed).to_string()),
+        ("Com_commit".into(), st.com_commit.load(Relaxed).to_string()),
+        ("Com_delete".into(), st.com_delete.load(Relaxed).to_string()),
+        ("Com_insert".into(), st.com_insert.load(Relaxed).to_string()),
+        ("Com_rollback".into(), st.com_rollback.load(Relaxed).to_string()),
+        ("Com_select".into(), st.com_select.load(Relaxed).to_string()),
+        ("Com_stmt_execute".into(), st.com_stmt_execute.load(Relaxed).to_string()),
+        ("Com_stmt_prepare".into(), st.com_stmt_prepare.load(Relaxed).to_string()),
+        ("Com_update".into(), st.com_update.load(Relaxed).to_string()),
+        ("Connections".into(), st.connections.load(Relaxed).to_string()),
+        ("Innodb_history_list_length".into(), txn.history_len().to_string()),
+        ("Innodb_purge_lag_waits".into(), txn.purge_lag_delays.get().to_string()),
+        ("Innodb_purged_undo_logs".into(), txn.history.purged.get().to_string()),
+        ("Innodb_row_lock_current_waits".into(), "0".into()),
+        ("Qcache_hits".into(), "0".into()),
+        ("Questions".into(), st.questions.load(Relaxed).to_string()),
+        ("Quire_plan_cache_hits".into(), st.plan_cache_hits.load(Relaxed).to_string()),
+        ("Threads_connected".into(), st.threads_connected.load(Relaxed).to_string()),
+        ("Uptime".into(), uptime.to_string()),
+    ];
+    v.extend(crate::status::engine_status(e));
+    v.sort();
+    v
+}
+
+/// SHOW and DESCRIBE.
+pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
+    use ast::Statement as S;
+    let cols = columns_of(stmt);
+    let pairs = |v: Vec<(String, String)>| -> Vec<Vec<Value>> {
+        v.into_iter().map(|(a, b)| vec![Value::Str(a), Value::Str(b)]).collect()
+    };
+    match stmt {
+        S::ShowVariables { filter, global, .. } => {
+            let keep = like_filter(filter);
+            let all = if *global { s.shared.sysvars.all() } else { s.shared.sysvars.all_session(&s.vars) };
+            let mut v: Vec<(String, String)> = all.into_iter().filter(|(n, _)| keep(n)).map(|(n, v)| (n.to_string(), v)).collect();
+            for (n, val) in v.iter_mut() {
+                if n == "autocommit" && !*global {
+                    *val = if s.autocommit() { "ON".into() } else { "OFF".into() };
+                }
+            }
+            Ok(Output::Rows { columns: cols, rows: pairs(v) })
+        }
+        S::ShowStatus { filter, .. } => {
+            let keep = like_filter(filter);
+            let v = status_rows(s).into_iter().filter(|(n, _)| keep(n)).collect();
+            Ok(Output::Rows { columns: cols, rows: pairs(v) })
+        }
+        S::ShowDatabases { .. } => {
+            let u = s.shared.catalog.user(&s.user);
+            let rows = s
+                .shared
+                .catalog
+                .databases()
+                .into_iter()
+                .filter(|d| u.as_ref().is_some_and(|u| u.may_use(d)))
+                .map(|d| vec![Value::Str(d)])
+                .collect();
+            Ok(Output::Rows { columns: cols, rows })
+        }
+        S::ShowTables { show_options, .. } => {
+            let db = match &show_options.show_in {
+                Some(si) => si.parent_name.as_ref().map(|n| n.to_string().trim_matches('`').to_string()),
+                None => None,
+            }
+            .or_else(|| s.db.clone())
+            .ok_or_else(SqlError::no_database)?;
+            check_access(s, &db)?;
+            let keep = like_filter(&show_options.filter_position.as_ref().map(|f| match f {
+                ast::ShowStatementFilterPosition::Infix(f) | ast::ShowStatementFilterPosition::Suffix(f) => f.clone(),
+            }));
+            let prefix = format!("{db}/");
+            let rows = s
+                .engine()
+                .table_names()
+                .into_iter()
+                .filter_map(|t| t.strip_prefix(&prefix).map(str::to_string))
+                .filter(|t| keep(t))
+                .map(|t| vec![Value::Str(t)])
+                .collect();
+            let columns = text_columns(&[&format!("Tables_in_{db}")]);
+            Ok(Output::Rows { columns, rows })
+        }
+        S::ShowCreate { obj_type: ast::ShowCreateObject::Table, obj_name } => {
+            let (db, t) = split_name(s, obj_name)?;
+            check_access(s, &db)?;
+            let tab = s.engine().table(&format!("{db}/{t}")).map_err(|_| SqlError::no_such_table(&db, &t))?;
+            let sql = ddl::create_table_sql(&t, &tab.schema());
+            Ok(Output::Rows { columns: cols, rows: vec![vec![Value::Str(t), Value::Str(sql)]] })
+        }
+        S::ExplainTable { table_name, .. } | S::ShowColumns { show_options: ast::ShowStatementOptions { show_in: Some(ast::ShowStatementIn { parent_name: Some(table_name), .. }), .. }, .. } => {
+            let (db, t) = split_name(s, table_name)?;
+            check_access(s, &db)?;
+            let tab = s.engine().table(&format!("{db}/{t}")).map_err(|_| SqlError::no_such_table(&db, &t))?;
+            let schema = tab.schema();
+            let rows = schema
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let key = if schema.primary_key.contains(&i) {
+                        "PRI"
+                    } else if schema.indexes.iter().any(|x| x.unique && x.columns.first() == Some(&i)) {
+                        "UNI"
+                    } else if schema.indexes.iter().any(|x| x.columns.first() == Some(&i)) {
+                        "MUL"
+                    } else {
+                        ""
+                    };
+                    vec![
+                        Value::Str(c.name.clone()),
+                        Value::Str(c.ty.sql()),
+                        Value::Str(if c.nullable { "YES" } else { "NO" }.into()),
+                        Value::Str(key.into()),
+                        c.default.clone().map_or(Value::Null, |d| Value::Str(crate::expr::as_string(&d))),
+                        Value::Str(if c.auto_increment { "auto_increment" } else { "" }.into()),
+                    ]
+                })
+                .collect();
+            Ok(Output::Rows { columns: cols, rows })
+        }
+        other => Err(SqlError::unsupported(format!("{other}"))),
+    }
+}

@@ -1,0 +1,363 @@
+//! The server catalog above the engine's tables: databases, users and
+//! their grants. Tables themselves are the engine's (named `db/table`);
+//! this module keeps what MySQL keeps in the `mysql` schema, in three
+//! engine tables of database `mysql`, so it is crash-safe like any row:
+//!
+//! - `mysql/quire_db`: `name` — one row per database (`mysql` itself is
+//!   always there);
+//! - `mysql/quire_user`: `name`, `native` (hex SHA1(SHA1(password)), ''
+//!   for no password), `sha2` (hex SHA256(SHA256(password)));
+//! - `mysql/quire_grant`: (`user`, `db`) — ALL PRIVILEGES on `db`, `*`
+//!   meaning every database (`GRANT ALL ON *.*`).
+//!
+//! Users are matched by name; the host part of `'user'@'host'` is accepted
+//! and ignored. Privileges are all or nothing per database.
+//!
+//! Concurrency: the in-memory copies are behind one `RwLock` each; DDL on
+//! them is rare and serialised by `ddl`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+use quire_engine::row::{Column, ColumnType, TableSchema, Value};
+use quire_engine::{Engine, Table};
+use sha1::Digest;
+
+use crate::error::{Result, SqlError};
+
+const DB_TABLE: &str = "mysql/quire_db";
+const USER_TABLE: &str = "mysql/quire_user";
+const GRANT_TABLE: &str = "mysql/quire_grant";
+
+/// Schemas the server answers for itself (no engine tables).
+pub const VIRTUAL_DATABASES: [&str; 2] = ["information_schema", "performance_schema"];
+
+/// A user's stored password hashes and grants.
+#[derive(Clone, Debug, Default)]
+pub struct User {
+    pub name: String,
+    pub native: Option<[u8; 20]>,
+    pub sha2: Option<[u8; 32]>,
+    /// Databases with ALL PRIVILEGES; `*` for all.
+    pub grants: BTreeSet<String>,
+}
+
+impl User {
+    pub fn may_use(&self, db: &str) -> bool {
+        self.grants.contains("*")
+            || self.grants.contains(db)
+            || VIRTUAL_DATABASES.iter().any(|v| v.eq_ignore_ascii_case(db))
+    }
+}
+
+pub struct Catalog {
+    engine: Arc<Engine>,
+    dbs: RwLock<BTreeSet<String>>,
+    users: RwLock<BTreeMap<String, User>>,
+    ddl: Mutex<()>,
+}
+
+/// (SHA1(SHA1(pw)), SHA256(SHA256(pw))), `None` for an empty password.
+pub fn password_hashes(password: &str) -> (Option<[u8; 20]>, Option<[u8; 32]>) {
+    if password.is_empty() {
+        return (None, None);
+    }
+    let s1: [u8; 20] = sha1::Sha1::digest(password.as_bytes()).into();
+    let s2: [u8; 20] = sha1::Sha1::digest(s1).into();
+    let h1: [u8; 32] = sha2::Sha256::digest(password.as_bytes()).into();
+    let h2: [u8; 32] = sha2::Sha256::digest(h1).into();
+    (Some(s2), Some(h2))
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn unhex<const N: usize>(s: &str) -> Option<[u8; N]> {
+    if s.len() != 2 * N {
+        return None;
+    }
+    let mut out = [0u8; N];
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = u8::from_str_radix(s.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+fn varchar(name: &str, len: u32) -> Column {
+    Column::new(name, ColumnType::Varchar { len }).not_null()
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl Catalog {
+    /// Opens the catalog, creating it on first start with user `root`
+    /// (password `root_password`, or a generated one, returned so that the
+    /// caller prints it once).
+    pub fn open(engine: Arc<Engine>, root_password: Option<&str>) -> Result<(Catalog, Option<String>)> {
+        let mut generated = None;
+        let names = engine.table_names();
+        if !names.iter().any(|n| n == DB_TABLE) {
+            let db = engine.create_table(
+                DB_TABLE,
+                TableSchema { columns: vec![varchar("name", 64)], primary_key: vec![0], indexes: vec![] },
+            )?;
+            db.insert(vec![Value::Str("mysql".into())])?;
+        }
+        if !names.iter().any(|n| n == GRANT_TABLE) {
+            engine.create_table(
+                GRANT_TABLE,
+                TableSchema {
+                    columns: vec![varchar("user", 80), varchar("db", 64)],
+                    primary_key: vec![0, 1],
+                    indexes: vec![],
+                },
+            )?;
+        }
+        if !names.iter().any(|n| n == USER_TABLE) {
+            let users = engine.create_table(
+                USER_TABLE,
+                TableSchema {
+                    columns: vec![varchar("name", 80), varchar("native", 40), varchar("sha2", 64)],
+                    primary_key: vec![0],
+                    indexes: vec![],
+                },
+            )?;
+            let pw = match root_password {
+                Some(p) => p.to_string(),
+                None => {
+                    use rand::Rng;
+                    let mut rng = rand::thread_rng();
+                    let p: String = (0..16).map(|_| rng.sample(rand::distributions::Alphanumeric) as char).collect();
+                    generated = Some(p.clone());
+                    p
+                }
+            };
+            let (n, s) = password_hashes(&pw);
+            users.insert(vec![
+                Value::Str("root".into()),
+                Value::Str(n.map(|h| hex(&h)).unwrap_or_default()),
+                Value::Str(s.map(|h| hex(&h)).unwrap_or_default()),
+            ])?;
+            engine.table(GRANT_TABLE)?.insert(vec![Value::Str("root".into()), Value::Str("*".into())])?;
+        }
+        let cat = Catalog { engine, dbs: Default::default(), users: Default::default(), ddl: Mutex::new(()) };
+        cat.reload()?;
+        Ok((cat, generated))
+    }
+
+    fn table(&self, name: &str) -> Result<Arc<Table>> {
+        Ok(self.engine.table(name)?)
+    }
+
+    fn all_rows(&self, name: &str) -> Result<Vec<Vec<Value>>> {
+        let t = self.table(name)?;
+        let mut c = t.scan(
+            quire_engine::table::IndexRef::Primary,
+            std::ops::Bound::Unbounded,
+            std::ops::Bound::Unbounded,
+            quire_engine::btree::Direction::Forward,
+        )?;
+        Ok(c.collect_all()?)
+    }
+
+    fn reload(&self) -> Result<()> {
+        let mut dbs: BTreeSet<String> = self.all_rows(DB_TABLE)?.iter().map(|r| text(&r[0])).collect();
+        // Databases named by existing tables exist too.
+        for t in self.engine.table_names() {
+            if let Some((db, _)) = t.split_once('/') {
+                dbs.insert(db.to_string());
+            }
+        }
+        let mut users = BTreeMap::new();
+        for r in self.all_rows(USER_TABLE)? {
+            let name = text(&r[0]);
+            let u = User {
+                name: name.clone(),
+                native: unhex::<20>(&text(&r[1])),
+                sha2: unhex::<32>(&text(&r[2])),
+                grants: BTreeSet::new(),
+            };
+            users.insert(name, u);
+        }
+        for r in self.all_rows(GRANT_TABLE)? {
+            if let Some(u) = users.get_mut(&text(&r[0])) {
+                u.grants.insert(text(&r[1]));
+            }
+        }
+        *self.dbs.write() = dbs;
+        *self.users.write() = users;
+        Ok(())
+    }
+
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
+    }
+
+    pub fn database_exists(&self, db: &str) -> bool {
+        self.dbs.read().contains(db) || VIRTUAL_DATABASES.iter().any(|v| v.eq_ignore_ascii_case(db))
+    }
+
+    /// Every database, the virtual ones included, sorted.
+    pub fn databases(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.dbs.read().iter().cloned().collect();
+        v.extend(VIRTUAL_DATABASES.iter().map(|s| s.to_string()));
+        v.sort();
+        v
+    }
+
+    /// CREATE DATABASE; `Ok(false)` if it existed and `if_not_exists`.
+    pub fn create_database(&self, db: &str, if_not_exists: bool) -> Result<bool> {
+        let _g = self.ddl.lock();
+        if self.database_exists(db) {
+            return if if_not_exists {
+                Ok(false)
+            } else {
+                Err(SqlError::new(1007, "HY000", format!("Can't create database '{db}'; database exists")))
+            };
+        }
+        check_name(db)?;
+        self.table(DB_TABLE)?.insert(vec![Value::Str(db.to_string())])?;
+        self.dbs.write().insert(db.to_string());
+        Ok(true)
+    }
+
+    /// DROP DATABASE: its tables, then the database. Returns the number of
+    /// tables dropped (`None`: it did not exist and `if_exists`).
+    pub fn drop_database(&self, db: &str, if_exists: bool) -> Result<Option<usize>> {
+        let _g = self.ddl.lock();
+        if !self.dbs.read().contains(db) {
+            return if if_exists {
+                Ok(None)
+            } else {
+                Err(SqlError::new(1008, "HY000", format!("Can't drop database '{db}'; database doesn't exist")))
+            };
+        }
+        if db == "mysql" {
+            return Err(SqlError::new(1044, "42000", "Access denied: the 'mysql' database holds the catalog"));
+        }
+        let prefix = format!("{db}/");
+        let tables: Vec<String> = self.engine.table_names().into_iter().filter(|t| t.starts_with(&prefix)).collect();
+        for t in &tables {
+            self.engine.drop_table(t)?;
+        }
+        self.table(DB_TABLE)?.delete(&[Value::Str(db.to_string())])?;
+        self.dbs.write().remove(db);
+        Ok(Some(tables.len()))
+    }
+
+    pub fn user(&self, name: &str) -> Option<User> {
+        self.users.read().get(name).cloned()
+    }
+
+    pub fn user_names(&self) -> Vec<String> {
+        self.users.read().keys().cloned().collect()
+    }
+
+    /// CREATE USER; `Ok(false)` if it existed and `if_not_exists`.
+    pub fn create_user(&self, name: &str, password: &str, if_not_exists: bool) -> Result<bool> {
+        let _g = self.ddl.lock();
+        if self.users.read().contains_key(name) {
+            return if if_not_exists {
+                Ok(false)
+            } else {
+                Err(SqlError::new(1396, "HY000", format!("Operation CREATE USER failed for '{name}'@'%'")))
+            };
+        }
+        let (n, s) = password_hashes(password);
+        self.table(USER_TABLE)?.insert(vec![
+            Value::Str(name.to_string()),
+            Value::Str(n.map(|h| hex(&h)).unwrap_or_default()),
+            Value::Str(s.map(|h| hex(&h)).unwrap_or_default()),
+        ])?;
+        self.users
+            .write()
+            .insert(name.to_string(), User { name: name.to_string(), native: n, sha2: s, grants: BTreeSet::new() });
+        Ok(true)
+    }
+
+    /// ALTER USER ... IDENTIFIED BY / SET PASSWORD.
+    pub fn set_password(&self, name: &str, password: &str) -> Result<()> {
+        let _g = self.ddl.lock();
+        if !self.users.read().contains_key(name) {
+            return Err(SqlError::new(1396, "HY000", format!("Operation ALTER USER failed for '{name}'@'%'")));
+        }
+        let (n, s) = password_hashes(password);
+        self.table(USER_TABLE)?.update(
+            &[Value::Str(name.to_string())],
+            vec![
+                Value::Str(name.to_string()),
+                Value::Str(n.map(|h| hex(&h)).unwrap_or_default()),
+                Value::Str(s.map(|h| hex(&h)).unwrap_or_default()),
+            ],
+        )?;
+        if let Some(u) = self.users.write().get_mut(name) {
+            u.native = n;
+            u.sha2 = s;
+        }
+        Ok(())
+    }
+
+    /// DROP USER with its grants; `Ok(false)` if absent and `if_exists`.
+    pub fn drop_user(&self, name: &str, if_exists: bool) -> Result<bool> {
+        let _g = self.ddl.lock();
+        let Some(u) = self.users.read().get(name).cloned() else {
+            return if if_exists {
+                Ok(false)
+            } else {
+                Err(SqlError::new(1396, "HY000", format!("Operation DROP USER failed for '{name}'@'%'")))
+            };
+        };
+        let grants = self.table(GRANT_TABLE)?;
+        for db in &u.grants {
+            grants.delete(&[Value::Str(name.to_string()), Value::Str(db.clone())])?;
+        }
+        self.table(USER_TABLE)?.delete(&[Value::Str(name.to_string())])?;
+        self.users.write().remove(name);
+        Ok(true)
+    }
+
+    /// GRANT ALL ON `db`.* (or `*` for *.*) TO user.
+    pub fn grant(&self, name: &str, db: &str) -> Result<()> {
+        let _g = self.ddl.lock();
+        if !self.users.read().contains_key(name) {
+            return Err(SqlError::new(1133, "28000", format!("Can't find any matching row in the user table for '{name}'")));
+        }
+        if self.users.read().get(name).is_some_and(|u| u.grants.contains(db)) {
+            return Ok(());
+        }
+        self.table(GRANT_TABLE)?.insert(vec![Value::Str(name.to_string()), Value::Str(db.to_string())])?;
+        if let Some(u) = self.users.write().get_mut(name) {
+            u.grants.insert(db.to_string());
+        }
+        Ok(())
+    }
+
+    /// REVOKE ALL ON `db`.* (or `*`) FROM user.
+    pub fn revoke(&self, name: &str, db: &str) -> Result<()> {
+        let _g = self.ddl.lock();
+        if !self.users.read().get(name).is_some_and(|u| u.grants.contains(db)) {
+            return Err(SqlError::new(1141, "42000", format!("There is no such grant defined for user '{name}' on host '%'")));
+        }
+        self.table(GRANT_TABLE)?.delete(&[Value::Str(name.to_string()), Value::Str(db.to_string())])?;
+        if let Some(u) = self.users.write().get_mut(name) {
+            u.grants.remove(db);
+        }
+        Ok(())
+    }
+}
+
+/// Database and table names: 1..=64 characters, no `/` (the engine's
+/// separator) and no NUL.
+pub fn check_name(name: &str) -> Result<()> {
+    if name.is_empty() || name.chars().count() > 64 || name.contains(['/', '\0', '\\']) || name.ends_with(' ') {
+        return Err(SqlError::new(1102, "42000", format!("Incorrect database or table name '{name}'")));
+    }
+    Ok(())
+}

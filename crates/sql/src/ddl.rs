@@ -1,0 +1,191 @@
+//! DDL: CREATE / DROP TABLE, CREATE / DROP INDEX, TRUNCATE, and the
+//! schema text SHOW CREATE TABLE prints. Column types are read from the
+//! parser's type spelling, so every MySQL synonym it accepts (INTEGER,
+//! INT(11), BIGINT UNSIGNED, CHARACTER VARYING ...) maps the same way.
+
+use quire_engine::row::{Collation, Column, ColumnType, IndexDef, TableSchema, Value};
+use sqlparser::ast;
+
+use crate::error::{Result, SqlError};
+use crate::expr::{self, Scope};
+
+/// A column type from its SQL spelling.
+pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
+    let s = dt.to_string().to_ascii_uppercase();
+    let unsigned = s.contains("UNSIGNED");
+    let base = s.split(['(', ' ']).next().unwrap_or("").to_string();
+    let args: Vec<u32> = s
+        .find('(')
+        .and_then(|i| s[i + 1..].split(')').next())
+        .map(|a| a.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_default();
+    let arg = |i: usize, d: u32| args.get(i).copied().unwrap_or(d);
+    Ok(match base.as_str() {
+        "TINYINT" | "BOOL" | "BOOLEAN" => ColumnType::TinyInt { unsigned },
+        "SMALLINT" => ColumnType::SmallInt { unsigned },
+        "MEDIUMINT" => ColumnType::MediumInt { unsigned },
+        "INT" | "INTEGER" | "INT4" => ColumnType::Int { unsigned },
+        "BIGINT" | "INT8" => ColumnType::BigInt { unsigned },
+        "DECIMAL" | "DEC" | "NUMERIC" => {
+            let p = arg(0, 10).min(65) as u8;
+            let sc = arg(1, 0).min(30) as u8;
+            if sc > p {
+                return Err(SqlError::new(1427, "42000", "For float(M,D), double(M,D) or decimal(M,D), M must be >= D"));
+            }
+            ColumnType::Decimal { precision: p, scale: sc }
+        }
+        "CHAR" | "CHARACTER" if !s.contains("VARYING") => ColumnType::Char { len: arg(0, 1) },
+        "VARCHAR" | "CHARACTER" | "NVARCHAR" => ColumnType::Varchar { len: arg(0, 255) },
+        "TEXT" | "TINYTEXT" | "MEDIUMTEXT" | "LONGTEXT" => ColumnType::Text,
+        "DATE" => ColumnType::Date,
+        "DATETIME" => ColumnType::DateTime { fsp: arg(0, 0).min(6) as u8 },
+        "TIMESTAMP" => ColumnType::Timestamp { fsp: arg(0, 0).min(6) as u8 },
+        _ => return Err(SqlError::unsupported(format!("column type {s}"))),
+    })
+}
+
+fn default_value(e: &ast::Expr) -> Result<Option<Value>> {
+    let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "default" };
+    match expr::compile(e, &mut scope)? {
+        expr::Expr::Lit(v) => Ok(Some(v)),
+        expr::Expr::Func(f, _) if f == "now" || f == "current_timestamp" => Ok(None),
+        _ => Err(SqlError::new(1067, "42000", "Invalid default value")),
+    }
+}
+
+fn index_columns(cols: &[ast::IndexColumn], names: &[String]) -> Result<Vec<usize>> {
+    cols.iter()
+        .map(|ic| {
+            let n = match &ic.column.expr {
+                ast::Expr::Identifier(i) => i.value.clone(),
+                other => other.to_string(),
+            };
+            names.iter().position(|c| c.eq_ignore_ascii_case(&n)).ok_or_else(|| {
+                SqlError::new(1072, "42000", format!("Key column '{n}' doesn't exist in table"))
+            })
+        })
+        .collect()
+}
+
+/// The engine schema of a CREATE TABLE.
+pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
+    let mut columns = Vec::new();
+    let mut primary: Vec<usize> = Vec::new();
+    let mut indexes: Vec<IndexDef> = Vec::new();
+    let names: Vec<String> = ct.columns.iter().map(|c| c.name.value.clone()).collect();
+    for (pos, cd) in ct.columns.iter().enumerate() {
+        if names[..pos].iter().any(|n| n.eq_ignore_ascii_case(&cd.name.value)) {
+            return Err(SqlError::new(1060, "42S21", format!("Duplicate column name '{}'", cd.name.value)));
+        }
+        let mut col = Column::new(&cd.name.value, column_type(&cd.data_type)?);
+        for o in &cd.options {
+            match &o.option {
+                ast::ColumnOption::NotNull => col.nullable = false,
+                ast::ColumnOption::Null => col.nullable = true,
+                ast::ColumnOption::Default(e) => col.default = default_value(e)?,
+                ast::ColumnOption::Collation(c) => {
+                    col.collation = Collation::from_name(&c.to_string()).unwrap_or(Collation::Utf8mb4GeneralCi)
+                }
+                ast::ColumnOption::Comment(_) | ast::ColumnOption::CharacterSet(_) => {}
+                other => {
+                    let text = other.to_string().to_ascii_uppercase();
+                    if text.contains("AUTO_INCREMENT") {
+                        col.auto_increment = true;
+                    } else if text.starts_with("PRIMARY KEY") {
+                        primary = vec![pos];
+                        col.nullable = false;
+                    } else if text.starts_with("UNIQUE") {
+                        indexes.push(IndexDef { name: cd.name.value.clone(), columns: vec![pos], unique: true });
+                    } else if text.starts_with("ON UPDATE") {
+                    } else {
+                        return Err(SqlError::unsupported(format!("column option {other}")));
+                    }
+                }
+            }
+        }
+        columns.push(col);
+    }
+    for c in &ct.constraints {
+        match c {
+            ast::TableConstraint::PrimaryKey(pk) => {
+                primary = index_columns(&pk.columns, &names)?;
+            }
+            ast::TableConstraint::Unique(u) => {
+                let cols = index_columns(&u.columns, &names)?;
+                let name = u.index_name.as_ref().map(|i| i.value.clone()).unwrap_or_else(|| names[cols[0]].clone());
+                indexes.push(IndexDef { name, columns: cols, unique: true });
+            }
+            ast::TableConstraint::Index(ix) => {
+                let cols = index_columns(&ix.columns, &names)?;
+                let name = ix.name.as_ref().map(|i| i.value.clone()).unwrap_or_else(|| names[cols[0]].clone());
+                indexes.push(IndexDef { name, columns: cols, unique: false });
+            }
+            other => return Err(SqlError::unsupported(format!("constraint {other}"))),
+        }
+    }
+    if primary.is_empty() {
+        // MySQL takes the first NOT NULL UNIQUE key as the primary key.
+        if let Some(i) = indexes.iter().position(|ix| ix.unique && ix.columns.iter().all(|&c| !columns[c].nullable)) {
+            primary = indexes.remove(i).columns;
+        } else {
+            return Err(SqlError::new(
+                1173,
+                "42000",
+                "This table type requires a primary key (quire has no hidden row id yet)",
+            ));
+        }
+    }
+    for &c in &primary {
+        columns[c].nullable = false;
+    }
+    let mut seen = std::collections::HashSet::new();
+    for ix in &indexes {
+        if !seen.insert(ix.name.to_ascii_lowercase()) || ix.name.eq_ignore_ascii_case("PRIMARY") {
+            return Err(SqlError::new(1061, "42000", format!("Duplicate key name '{}'", ix.name)));
+        }
+    }
+    if columns.iter().filter(|c| c.auto_increment).count() > 1 {
+        return Err(SqlError::new(1075, "42000", "Incorrect table definition; there can be only one auto column"));
+    }
+    Ok(TableSchema { columns, primary_key: primary, indexes })
+}
+
+fn quote(v: &Value) -> String {
+    match v {
+        Value::Null => "NULL".into(),
+        Value::Str(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''")),
+        other => format!("'{other}'"),
+    }
+}
+
+/// SHOW CREATE TABLE's text.
+pub fn create_table_sql(name: &str, s: &TableSchema) -> String {
+    let mut lines = Vec::new();
+    for c in &s.columns {
+        let mut l = format!("  `{}` {}", c.name, c.ty.sql());
+        if c.ty.is_string() && c.collation == Collation::Utf8mb4Bin {
+            l.push_str(" COLLATE utf8mb4_bin");
+        }
+        if !c.nullable {
+            l.push_str(" NOT NULL");
+        }
+        if c.auto_increment {
+            l.push_str(" AUTO_INCREMENT");
+        } else if let Some(d) = &c.default {
+            l.push_str(&format!(" DEFAULT {}", quote(d)));
+        } else if c.nullable {
+            l.push_str(" DEFAULT NULL");
+        }
+        lines.push(l);
+    }
+    let cols = |v: &[usize]| v.iter().map(|&c| format!("`{}`", s.columns[c].name)).collect::<Vec<_>>().join(",");
+    lines.push(format!("  PRIMARY KEY ({})", cols(&s.primary_key)));
+    for ix in &s.indexes {
+        let kind = if ix.unique { "UNIQUE KEY" } else { "KEY" };
+        lines.push(format!("  {kind} `{}` ({})", ix.name, cols(&ix.columns)));
+    }
+    format!(
+        "CREATE TABLE `{name}` (\n{}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
+        lines.join(",\n")
+    )
+}

@@ -1,0 +1,276 @@
+//! INSERT, UPDATE and DELETE of one table, in the session's transaction.
+//!
+//! UPDATE and DELETE read like InnoDB's: the rows the access path finds
+//! are locked (X) and the WHERE clause is evaluated on their latest
+//! version, not on the snapshot; SET expressions see the row as updated
+//! so far (`SET a = a + 1, b = a` gives b the new a, as MySQL does).
+
+use std::cell::{Cell, RefCell};
+
+use quire_engine::btree::Direction;
+use quire_engine::row::Value;
+use quire_engine::table::{RowUpdate, Trx};
+use quire_engine::txn::lock::LockMode;
+use sqlparser::ast;
+
+use crate::error::{Result, SqlError};
+use crate::expr::{self, eval, truth, Env, Expr, Scope};
+use crate::plan::{choose_access, Access, TableRef};
+use crate::query::{for_each_row, ident, Resolver};
+
+pub struct InsertPlan {
+    pub table: TableRef,
+    /// Positions of the columns the VALUES rows fill, in order.
+    pub targets: Vec<usize>,
+    pub rows: Vec<Vec<Expr>>,
+    pub params: usize,
+}
+
+pub struct UpdatePlan {
+    pub table: TableRef,
+    pub access: Access,
+    pub filter: Option<Expr>,
+    pub sets: Vec<(usize, Expr)>,
+    pub limit: Option<usize>,
+    pub params: usize,
+}
+
+pub struct DeletePlan {
+    pub table: TableRef,
+    pub access: Access,
+    pub filter: Option<Expr>,
+    pub limit: Option<usize>,
+    pub params: usize,
+}
+
+/// What a write statement reports.
+#[derive(Debug, Default)]
+pub struct WriteResult {
+    pub affected: u64,
+    pub matched: u64,
+    /// The first AUTO_INCREMENT value generated (0: none).
+    pub first_insert_id: u64,
+}
+
+fn object_parts(name: &ast::ObjectName) -> Vec<String> {
+    name.0.iter().map(|p| p.as_ident().map(ident).unwrap_or_else(|| p.to_string())).collect()
+}
+
+pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan> {
+    if ins.on.is_some() || ins.ignore || ins.replace_into {
+        return Err(SqlError::unsupported("INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE"));
+    }
+    let name = match &ins.table {
+        ast::TableObject::TableName(n) => n.clone(),
+        other => return Err(SqlError::unsupported(format!("INSERT INTO {other}"))),
+    };
+    let table = r.resolve(&name, None)?;
+    let targets: Vec<usize> = if ins.columns.is_empty() {
+        (0..table.columns.len()).collect()
+    } else {
+        ins.columns
+            .iter()
+            .map(|c| {
+                let n = object_parts(c).pop().unwrap_or_default();
+                table
+                    .columns
+                    .iter()
+                    .position(|x| x.eq_ignore_ascii_case(&n))
+                    .ok_or_else(|| SqlError::unknown_column(&n, "field list"))
+            })
+            .collect::<Result<_>>()?
+    };
+    let source = ins.source.as_ref().ok_or_else(|| SqlError::unsupported("INSERT without VALUES"))?;
+    let ast::SetExpr::Values(values) = &*source.body else {
+        return Err(SqlError::unsupported("INSERT ... SELECT"));
+    };
+    let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list" };
+    let mut rows = Vec::with_capacity(values.rows.len());
+    for row in &values.rows {
+        let row: &Vec<ast::Expr> = row;
+        if row.len() != targets.len() {
+            return Err(SqlError::new(1136, "21S01", "Column count doesn't match value count at row 1"));
+        }
+        rows.push(row.iter().map(|e| expr::compile(e, &mut scope)).collect::<Result<Vec<_>>>()?);
+    }
+    Ok(InsertPlan { table, targets, rows, params: scope.params })
+}
+
+pub fn run_insert(p: &InsertPlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteResult> {
+    let mut res = WriteResult::default();
+    let schema = &p.table.schema;
+    for exprs in &p.rows {
+        let mut row: Vec<Value> = schema.columns.iter().map(|c| c.default.clone().unwrap_or(Value::Null)).collect();
+        for (&c, e) in p.targets.iter().zip(exprs) {
+            row[c] = eval(e, &[], env)?;
+        }
+        if let Some(id) = p.table.table.insert_tx(trx, row)? {
+            if res.first_insert_id == 0 {
+                res.first_insert_id = id;
+            }
+        }
+        res.affected += 1;
+    }
+    Ok(res)
+}
+
+fn single_table(t: &ast::TableWithJoins, r: &dyn Resolver) -> Result<TableRef> {
+    if !t.joins.is_empty() {
+        return Err(SqlError::unsupported("multi-table UPDATE/DELETE"));
+    }
+    match &t.relation {
+        ast::TableFactor::Table { name, alias, .. } => r.resolve(name, alias.as_ref().map(|a| ident(&a.name))),
+        other => Err(SqlError::unsupported(format!("UPDATE/DELETE of {other}"))),
+    }
+}
+
+fn const_limit(e: Option<&ast::Expr>) -> Result<Option<usize>> {
+    match e {
+        None => Ok(None),
+        Some(ast::Expr::Value(v)) => match &v.value {
+            ast::Value::Number(n, _) => n.parse().map(Some).map_err(|_| SqlError::wrong_arguments("LIMIT")),
+            _ => Err(SqlError::unsupported("LIMIT with a parameter in UPDATE/DELETE")),
+        },
+        Some(_) => Err(SqlError::unsupported("LIMIT expression in UPDATE/DELETE")),
+    }
+}
+
+pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
+    if u.from.is_some() {
+        return Err(SqlError::unsupported("UPDATE ... FROM"));
+    }
+    let table = single_table(&u.table, r)?;
+    let names = table.columns.clone();
+    let tname = (table.name.as_str(), table.alias.as_deref());
+    let mut scope = Scope { table: Some(tname), columns: &names, aggs: None, params: 0, place: "field list" };
+    let mut sets = Vec::new();
+    for a in &u.assignments {
+        let col = match &a.target {
+            ast::AssignmentTarget::ColumnName(n) => object_parts(n).pop().unwrap_or_default(),
+            other => return Err(SqlError::unsupported(format!("assignment to {other}"))),
+        };
+        let c = names.iter().position(|x| x.eq_ignore_ascii_case(&col)).ok_or_else(|| SqlError::unknown_column(&col, "field list"))?;
+        sets.push((c, expr::compile(&a.value, &mut scope)?));
+    }
+    scope.place = "where clause";
+    let filter = u.selection.as_ref().map(|w| expr::compile(w, &mut scope)).transpose()?;
+    let params = scope.params;
+    let access = choose_access(&table, filter.as_ref());
+    let limit = const_limit(u.limit.as_ref())?;
+    Ok(UpdatePlan { table, access, filter, sets, limit, params })
+}
+
+pub fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<DeletePlan> {
+    if !d.tables.is_empty() || d.using.is_some() {
+        return Err(SqlError::unsupported("multi-table DELETE"));
+    }
+    let from = match &d.from {
+        ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => v,
+    };
+    let [t] = from.as_slice() else { return Err(SqlError::unsupported("multi-table DELETE")) };
+    let table = single_table(t, r)?;
+    let names = table.columns.clone();
+    let tname = (table.name.as_str(), table.alias.as_deref());
+    let mut scope = Scope { table: Some(tname), columns: &names, aggs: None, params: 0, place: "where clause" };
+    let filter = d.selection.as_ref().map(|w| expr::compile(w, &mut scope)).transpose()?;
+    let params = scope.params;
+    let access = choose_access(&table, filter.as_ref());
+    let limit = const_limit(d.limit.as_ref())?;
+    if !d.order_by.is_empty() {
+        return Err(SqlError::unsupported("DELETE ... ORDER BY"));
+    }
+    Ok(DeletePlan { table, access, filter, limit, params })
+}
+
+fn pk_of(t: &TableRef, row: &[Value]) -> Vec<Value> {
+    t.schema.primary_key.iter().map(|&c| row[c].clone()).collect()
+}
+
+/// Primary keys of the rows `access` finds and `filter` accepts, locked X.
+fn locked_keys(
+    t: &TableRef,
+    access: &Access,
+    filter: Option<&Expr>,
+    limit: Option<usize>,
+    trx: &mut Trx,
+    env: &dyn Env,
+) -> Result<Vec<Vec<Value>>> {
+    let mut keys = Vec::new();
+    for_each_row(t, access, filter, Direction::Forward, Some(LockMode::X), trx, env, |row| {
+        keys.push(pk_of(t, &row));
+        Ok(limit.is_none_or(|l| keys.len() < l))
+    })?;
+    Ok(keys)
+}
+
+/// The sentinel an update closure returns to carry a SQL error out.
+fn carried() -> quire_engine::Error {
+    quire_engine::Error::InvalidSchema("(sql error)".into())
+}
+
+pub fn run_update(p: &UpdatePlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteResult> {
+    let keys: Vec<Vec<Value>> = match &p.access {
+        Access::Point(k) => {
+            let pk: Vec<Value> = k.iter().map(|e| eval(e, &[], env)).collect::<Result<_>>()?;
+            if pk.iter().any(Value::is_null) {
+                vec![]
+            } else {
+                vec![pk]
+            }
+        }
+        other => locked_keys(&p.table, other, p.filter.as_ref(), p.limit, trx, env)?,
+    };
+    let mut res = WriteResult::default();
+    let error: RefCell<Option<SqlError>> = RefCell::new(None);
+    for pk in keys {
+        let matched = Cell::new(false);
+        let f = |old: &[Value]| -> quire_engine::Result<Vec<Value>> {
+            let go = || -> Result<Vec<Value>> {
+                if let Some(w) = &p.filter {
+                    if truth(&eval(w, old, env)?) != Some(true) {
+                        return Ok(old.to_vec());
+                    }
+                }
+                matched.set(true);
+                let mut row = old.to_vec();
+                for (c, e) in &p.sets {
+                    row[*c] = eval(e, &row, env)?;
+                }
+                Ok(row)
+            };
+            go().map_err(|e| {
+                *error.borrow_mut() = Some(e);
+                carried()
+            })
+        };
+        let r = p.table.table.update_tx(trx, &pk, f);
+        if let Some(e) = error.borrow_mut().take() {
+            return Err(e);
+        }
+        match r {
+            Ok(RowUpdate::Changed) => {
+                res.affected += 1;
+                res.matched += 1;
+            }
+            Ok(RowUpdate::Unchanged) => res.matched += matched.get() as u64,
+            Ok(RowUpdate::NotFound) => {}
+            Err(e) if matches!(e, quire_engine::Error::BadValue { .. }) && matches!(p.access, Access::Point(_)) => {
+                return Err(e.into())
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(res)
+}
+
+pub fn run_delete(p: &DeletePlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteResult> {
+    let keys = locked_keys(&p.table, &p.access, p.filter.as_ref(), p.limit, trx, env)?;
+    let mut res = WriteResult::default();
+    for pk in keys {
+        if p.table.table.delete_tx(trx, &pk)? {
+            res.affected += 1;
+        }
+    }
+    res.matched = res.affected;
+    Ok(res)
+}

@@ -1,0 +1,723 @@
+//! Expressions: compiled from the parser's AST against one table's columns
+//! (`Scope`), then evaluated per row. Values are the engine's
+//! ([`Value`]): integers, exact decimals (MySQL's type for `1.5`, `/`,
+//! AVG), strings, dates. Comparisons follow MySQL: NULL makes a
+//! comparison unknown, numbers compare numerically across types, a string
+//! against a number compares as a number, strings compare by the column's
+//! collation (PAD SPACE, case-insensitive by default).
+
+use std::cmp::Ordering;
+
+use quire_engine::row::key::weights;
+use quire_engine::row::{Collation, Date, DateTime, Decimal, Value};
+use sqlparser::ast;
+
+use crate::error::{Result, SqlError};
+
+/// Binary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    IntDiv,
+    Mod,
+    Eq,
+    NullSafeEq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    Xor,
+}
+
+/// Aggregate functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AggFn {
+    Count,
+    CountStar,
+    Sum,
+    Min,
+    Max,
+    Avg,
+}
+
+/// An aggregate call found in a projection (replaced there by
+/// `Expr::Agg(i)`).
+#[derive(Clone, Debug)]
+pub struct Agg {
+    pub func: AggFn,
+    pub arg: Option<Expr>,
+    pub distinct: bool,
+}
+
+/// A compiled expression.
+#[derive(Clone, Debug)]
+pub enum Expr {
+    Lit(Value),
+    /// The n-th `?`.
+    Param(usize),
+    /// A column of the scope's table, by position.
+    Col(usize),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Not(Box<Expr>),
+    Neg(Box<Expr>),
+    IsNull(Box<Expr>, bool),
+    Between { expr: Box<Expr>, low: Box<Expr>, high: Box<Expr>, negated: bool },
+    InList { expr: Box<Expr>, list: Vec<Expr>, negated: bool },
+    Like { expr: Box<Expr>, pattern: Box<Expr>, negated: bool },
+    Case { operand: Option<Box<Expr>>, whens: Vec<(Expr, Expr)>, otherwise: Option<Box<Expr>> },
+    Func(String, Vec<Expr>),
+    /// The i-th aggregate's result (aggregated queries only).
+    Agg(usize),
+    /// `@@[global.|session.]name`.
+    SysVar { name: String, global: bool },
+}
+
+/// What compiled expressions may refer to.
+pub struct Scope<'a> {
+    /// The table's name and alias (for qualified columns).
+    pub table: Option<(&'a str, Option<&'a str>)>,
+    /// Column names, in row order.
+    pub columns: &'a [String],
+    /// Where aggregates go (`None`: aggregates are not allowed here).
+    pub aggs: Option<&'a mut Vec<Agg>>,
+    /// `?` markers seen so far.
+    pub params: usize,
+    /// What the expression is part of, for error messages.
+    pub place: &'static str,
+}
+
+impl Scope<'_> {
+    fn column(&self, name: &str, qualifier: Option<&str>) -> Result<usize> {
+        if let (Some(q), Some((t, alias))) = (qualifier, self.table) {
+            let ok = alias.map_or(q.eq_ignore_ascii_case(t), |a| a.eq_ignore_ascii_case(q));
+            if !ok {
+                return Err(SqlError::unknown_column(&format!("{q}.{name}"), self.place));
+            }
+        }
+        self.columns
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(name))
+            .ok_or_else(|| SqlError::unknown_column(name, self.place))
+    }
+}
+
+/// A literal of the parser as a value.
+pub fn literal(v: &ast::Value) -> Result<Value> {
+    Ok(match v {
+        ast::Value::Number(n, _) => number(n)?,
+        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => Value::Str(s.clone()),
+        ast::Value::HexStringLiteral(h) => {
+            let bytes: Vec<u8> =
+                (0..h.len() / 2).filter_map(|i| u8::from_str_radix(h.get(2 * i..2 * i + 2)?, 16).ok()).collect();
+            Value::Str(String::from_utf8_lossy(&bytes).into_owned())
+        }
+        ast::Value::Boolean(b) => Value::Int(*b as i64),
+        ast::Value::Null => Value::Null,
+        other => return Err(SqlError::unsupported(format!("literal {other}"))),
+    })
+}
+
+/// A numeric literal: an integer if it has no point or exponent.
+pub fn number(n: &str) -> Result<Value> {
+    if let Ok(i) = n.parse::<i64>() {
+        return Ok(Value::Int(i));
+    }
+    if let Ok(u) = n.parse::<u64>() {
+        return Ok(Value::UInt(u));
+    }
+    Decimal::parse(n).map(Value::Decimal).ok_or_else(|| SqlError::syntax(format!("bad number '{n}'")))
+}
+
+fn ident_name(i: &ast::Ident) -> &str {
+    &i.value
+}
+
+/// Compiles `e` in `scope`.
+pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
+    use ast::Expr as E;
+    Ok(match e {
+        E::Value(v) => match &v.value {
+            ast::Value::Placeholder(_) => {
+                scope.params += 1;
+                Expr::Param(scope.params - 1)
+            }
+            other => Expr::Lit(literal(other)?),
+        },
+        E::Identifier(i) => {
+            let name = ident_name(i);
+            if let Some(var) = name.strip_prefix("@@") {
+                sysvar(var)
+            } else if i.quote_style == Some('"') && scope.column(name, None).is_err() {
+                Expr::Lit(Value::Str(name.to_string()))
+            } else {
+                Expr::Col(scope.column(name, None)?)
+            }
+        }
+        E::CompoundIdentifier(parts) => {
+            let first = parts.first().map(ident_name).unwrap_or_default();
+            if let Some(scope_kw) = first.strip_prefix("@@") {
+                let name = parts[1..].iter().map(ident_name).collect::<Vec<_>>().join(".");
+                Expr::SysVar { name: name.to_ascii_lowercase(), global: scope_kw.eq_ignore_ascii_case("global") }
+            } else {
+                let (q, name) = match parts.as_slice() {
+                    [t, c] => (t.value.as_str(), c.value.as_str()),
+                    [_, t, c] => (t.value.as_str(), c.value.as_str()),
+                    _ => return Err(SqlError::unknown_column(&e.to_string(), scope.place)),
+                };
+                Expr::Col(scope.column(name, Some(q))?)
+            }
+        }
+        E::Nested(inner) => compile(inner, scope)?,
+        E::UnaryOp { op, expr } => {
+            let x = compile(expr, scope)?;
+            match op {
+                ast::UnaryOperator::Not => Expr::Not(Box::new(x)),
+                ast::UnaryOperator::Minus => match x {
+                    Expr::Lit(Value::Int(i)) => Expr::Lit(Value::Int(-i)),
+                    Expr::Lit(Value::Decimal(d)) => Expr::Lit(Value::Decimal(Decimal::new(-d.coef, d.scale))),
+                    Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => Expr::Lit(Value::Int(i64::MIN)),
+                    x => Expr::Neg(Box::new(x)),
+                },
+                ast::UnaryOperator::Plus => x,
+                other => return Err(SqlError::unsupported(format!("operator {other}"))),
+            }
+        }
+        E::BinaryOp { left, op, right } => {
+            let op = match op {
+                ast::BinaryOperator::Plus => BinOp::Add,
+                ast::BinaryOperator::Minus => BinOp::Sub,
+                ast::BinaryOperator::Multiply => BinOp::Mul,
+                ast::BinaryOperator::Divide => BinOp::Div,
+                ast::BinaryOperator::MyIntegerDivide => BinOp::IntDiv,
+                ast::BinaryOperator::Modulo => BinOp::Mod,
+                ast::BinaryOperator::Eq => BinOp::Eq,
+                ast::BinaryOperator::Spaceship => BinOp::NullSafeEq,
+                ast::BinaryOperator::NotEq => BinOp::Ne,
+                ast::BinaryOperator::Lt => BinOp::Lt,
+                ast::BinaryOperator::LtEq => BinOp::Le,
+                ast::BinaryOperator::Gt => BinOp::Gt,
+                ast::BinaryOperator::GtEq => BinOp::Ge,
+                ast::BinaryOperator::And => BinOp::And,
+                ast::BinaryOperator::Or => BinOp::Or,
+                ast::BinaryOperator::Xor => BinOp::Xor,
+                other => return Err(SqlError::unsupported(format!("operator {other}"))),
+            };
+            Expr::Bin(op, Box::new(compile(left, scope)?), Box::new(compile(right, scope)?))
+        }
+        E::IsNull(x) => Expr::IsNull(Box::new(compile(x, scope)?), false),
+        E::IsNotNull(x) => Expr::IsNull(Box::new(compile(x, scope)?), true),
+        E::IsTrue(x) => Expr::Bin(BinOp::Ne, Box::new(compile(x, scope)?), Box::new(Expr::Lit(Value::Int(0)))),
+        E::IsFalse(x) => Expr::Bin(BinOp::Eq, Box::new(compile(x, scope)?), Box::new(Expr::Lit(Value::Int(0)))),
+        E::Between { expr, negated, low, high } => Expr::Between {
+            expr: Box::new(compile(expr, scope)?),
+            low: Box::new(compile(low, scope)?),
+            high: Box::new(compile(high, scope)?),
+            negated: *negated,
+        },
+        E::InList { expr, list, negated } => Expr::InList {
+            expr: Box::new(compile(expr, scope)?),
+            list: list.iter().map(|x| compile(x, scope)).collect::<Result<_>>()?,
+            negated: *negated,
+        },
+        E::Like { negated, expr, pattern, .. } => Expr::Like {
+            expr: Box::new(compile(expr, scope)?),
+            pattern: Box::new(compile(pattern, scope)?),
+            negated: *negated,
+        },
+        E::Case { operand, conditions, else_result, .. } => Expr::Case {
+            operand: operand.as_ref().map(|o| compile(o, scope).map(Box::new)).transpose()?,
+            whens: conditions
+                .iter()
+                .map(|w| Ok((compile(&w.condition, scope)?, compile(&w.result, scope)?)))
+                .collect::<Result<_>>()?,
+            otherwise: else_result.as_ref().map(|o| compile(o, scope).map(Box::new)).transpose()?,
+        },
+        E::Function(f) => function(f, scope)?,
+        E::Cast { expr, data_type, .. } => {
+            let x = compile(expr, scope)?;
+            let ty = data_type.to_string().to_ascii_uppercase();
+            let target = if ty.contains("UNSIGNED") {
+                "cast_unsigned"
+            } else if ty.contains("SIGNED") || ty.contains("INT") {
+                "cast_signed"
+            } else if ty.starts_with("DECIMAL") {
+                "cast_decimal"
+            } else if ty.starts_with("DATETIME") {
+                "cast_datetime"
+            } else if ty.starts_with("DATE") {
+                "cast_date"
+            } else {
+                "cast_char"
+            };
+            Expr::Func(target.into(), vec![x])
+        }
+        E::TypedString(ts) => {
+            let s = match &ts.value.value {
+                ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let ty = ts.data_type.to_string().to_ascii_uppercase();
+            let f = if ty.starts_with("DATETIME") || ty.starts_with("TIMESTAMP") { "cast_datetime" } else { "cast_date" };
+            Expr::Func(f.into(), vec![Expr::Lit(Value::Str(s))])
+        }
+        other => return Err(SqlError::unsupported(format!("expression {other}"))),
+    })
+}
+
+fn sysvar(var: &str) -> Expr {
+    let lower = var.to_ascii_lowercase();
+    if let Some(n) = lower.strip_prefix("global.") {
+        Expr::SysVar { name: n.to_string(), global: true }
+    } else if let Some(n) = lower.strip_prefix("session.").or_else(|| lower.strip_prefix("local.")) {
+        Expr::SysVar { name: n.to_string(), global: false }
+    } else {
+        Expr::SysVar { name: lower, global: false }
+    }
+}
+
+fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
+    let name = f.name.to_string().to_ascii_lowercase();
+    let (args, distinct, star) = match &f.args {
+        ast::FunctionArguments::None => (vec![], false, false),
+        ast::FunctionArguments::List(l) => {
+            let distinct = matches!(l.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
+            let mut star = false;
+            let mut out = Vec::new();
+            for a in &l.args {
+                match a {
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x)) => out.push(x.clone()),
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard) => star = true,
+                    other => return Err(SqlError::unsupported(format!("function argument {other}"))),
+                }
+            }
+            (out, distinct, star)
+        }
+        ast::FunctionArguments::Subquery(_) => return Err(SqlError::unsupported("subqueries")),
+    };
+    let agg = match name.as_str() {
+        "count" => Some(if star { AggFn::CountStar } else { AggFn::Count }),
+        "sum" => Some(AggFn::Sum),
+        "min" => Some(AggFn::Min),
+        "max" => Some(AggFn::Max),
+        "avg" => Some(AggFn::Avg),
+        _ => None,
+    };
+    if let Some(func) = agg {
+        if scope.aggs.is_none() {
+            return Err(SqlError::new(1111, "HY000", "Invalid use of group function"));
+        }
+        let arg = match args.first() {
+            Some(a) if func != AggFn::CountStar => {
+                // Aggregates do not nest: compile the argument without them.
+                let saved = scope.aggs.take();
+                let r = compile(a, scope);
+                scope.aggs = saved;
+                Some(r?)
+            }
+            _ => None,
+        };
+        if arg.is_none() && func != AggFn::CountStar {
+            return Err(SqlError::wrong_arguments(&name));
+        }
+        let aggs = scope.aggs.as_deref_mut().ok_or_else(|| SqlError::internal("aggregate scope lost"))?;
+        aggs.push(Agg { func, arg, distinct });
+        return Ok(Expr::Agg(aggs.len() - 1));
+    }
+    let args = args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?;
+    const KNOWN: &[&str] = &[
+        "database", "schema", "version", "connection_id", "last_insert_id", "user", "current_user", "session_user",
+        "system_user", "now", "current_timestamp", "sysdate", "curdate", "current_date", "concat", "concat_ws",
+        "length", "char_length", "character_length", "upper", "ucase", "lower", "lcase", "coalesce", "ifnull", "if",
+        "nullif", "abs", "floor", "ceil", "ceiling", "round", "mod", "greatest", "least", "substring", "substr",
+        "left", "right", "trim", "ltrim", "rtrim", "repeat", "replace", "rand", "found_rows", "row_count",
+        "unix_timestamp", "utc_timestamp", "isnull", "hex",
+    ];
+    if !KNOWN.contains(&name.as_str()) {
+        return Err(SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist")));
+    }
+    Ok(Expr::Func(name, args))
+}
+
+/// What evaluation may read besides the row.
+pub trait Env {
+    fn param(&self, i: usize) -> Result<Value>;
+    fn agg(&self, i: usize) -> Result<Value>;
+    fn sysvar(&self, name: &str, global: bool) -> Result<Value>;
+    fn func(&self, name: &str, args: &[Value]) -> Result<Value>;
+    /// The collation strings compare by.
+    fn collation(&self) -> Collation {
+        Collation::Utf8mb4GeneralCi
+    }
+}
+
+/// MySQL truth: NULL is unknown, numbers are true when non-zero, strings
+/// by their numeric prefix.
+pub fn truth(v: &Value) -> Option<bool> {
+    match v {
+        Value::Null => None,
+        Value::Int(i) => Some(*i != 0),
+        Value::UInt(u) => Some(*u != 0),
+        Value::Decimal(d) => Some(!d.is_zero()),
+        Value::Str(s) => Some(str_to_decimal(s).is_some_and(|d| !d.is_zero())),
+        Value::Date(_) | Value::DateTime(_) => Some(true),
+    }
+}
+
+fn bool_value(b: Option<bool>) -> Value {
+    match b {
+        None => Value::Null,
+        Some(b) => Value::Int(b as i64),
+    }
+}
+
+/// The numeric prefix of a string (MySQL converts `'12abc'` to 12).
+pub fn str_to_decimal(s: &str) -> Option<Decimal> {
+    let t = s.trim_start();
+    let mut end = 0;
+    let b = t.as_bytes();
+    if end < b.len() && (b[end] == b'-' || b[end] == b'+') {
+        end += 1;
+    }
+    while end < b.len() && (b[end].is_ascii_digit() || b[end] == b'.') {
+        end += 1;
+    }
+    if end < b.len() && (b[end] == b'e' || b[end] == b'E') {
+        let mut e = end + 1;
+        if e < b.len() && (b[e] == b'-' || b[e] == b'+') {
+            e += 1;
+        }
+        if e < b.len() && b[e].is_ascii_digit() {
+            while e < b.len() && b[e].is_ascii_digit() {
+                e += 1;
+            }
+            end = e;
+        }
+    }
+    Decimal::parse(&t[..end]).or(Some(Decimal::ZERO))
+}
+
+/// A value as an exact number (`None` for NULL).
+pub fn to_decimal(v: &Value) -> Option<Decimal> {
+    match v {
+        Value::Null => None,
+        Value::Int(i) => Some(Decimal::from_i64(*i)),
+        Value::UInt(u) => Some(Decimal::new(*u as i128, 0)),
+        Value::Decimal(d) => Some(*d),
+        Value::Str(s) => str_to_decimal(s),
+        Value::Date(d) => Some(Decimal::new(d.year as i128 * 10000 + d.month as i128 * 100 + d.day as i128, 0)),
+        Value::DateTime(dt) => Some(Decimal::new(
+            ((dt.date.year as i128 * 100 + dt.date.month as i128) * 100 + dt.date.day as i128) * 1_000_000
+                + dt.hour as i128 * 10_000
+                + dt.minute as i128 * 100
+                + dt.second as i128,
+            0,
+        )),
+    }
+}
+
+/// A value as an integer, rounding decimals (`None` for NULL).
+pub fn to_i128(v: &Value) -> Option<i128> {
+    match v {
+        Value::Int(i) => Some(*i as i128),
+        Value::UInt(u) => Some(*u as i128),
+        other => to_decimal(other).and_then(|d| d.rescale(0)).map(|d| d.coef),
+    }
+}
+
+/// An integer result as the narrowest value type.
+pub fn int_value(n: i128) -> Result<Value> {
+    if let Ok(i) = i64::try_from(n) {
+        Ok(Value::Int(i))
+    } else if let Ok(u) = u64::try_from(n) {
+        Ok(Value::UInt(u))
+    } else {
+        Err(SqlError::new(1690, "22003", "BIGINT value is out of range"))
+    }
+}
+
+fn is_numeric(v: &Value) -> bool {
+    matches!(v, Value::Int(_) | Value::UInt(_) | Value::Decimal(_))
+}
+
+/// Compares two non-NULL values as MySQL does (`None` if either is NULL).
+pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
+    match (a, b) {
+        (Value::Null, _) | (_, Value::Null) => None,
+        (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
+        (Value::Str(x), Value::Str(y)) => {
+            let (mut wx, mut wy) = (Vec::new(), Vec::new());
+            weights(coll, x, &mut wx);
+            weights(coll, y, &mut wy);
+            Some(wx.cmp(&wy))
+        }
+        (Value::Date(x), Value::Date(y)) => Some(x.cmp(y)),
+        (Value::DateTime(x), Value::DateTime(y)) => Some(x.cmp(y)),
+        (Value::Date(x), Value::DateTime(y)) => Some(midnight(*x).cmp(y)),
+        (Value::DateTime(x), Value::Date(y)) => Some(x.cmp(&midnight(*y))),
+        (Value::Date(_) | Value::DateTime(_), Value::Str(s)) => {
+            let other = parse_temporal(s)?;
+            compare(a, &other, coll)
+        }
+        (Value::Str(s), Value::Date(_) | Value::DateTime(_)) => {
+            let other = parse_temporal(s)?;
+            compare(&other, b, coll)
+        }
+        _ if is_numeric(a) || is_numeric(b) || true => Some(to_decimal(a)?.cmp(&to_decimal(b)?)),
+        _ => None,
+    }
+}
+
+fn midnight(d: Date) -> DateTime {
+    DateTime { date: d, hour: 0, minute: 0, second: 0, micros: 0 }
+}
+
+fn parse_temporal(s: &str) -> Option<Value> {
+    if let Some(d) = Date::parse(s) {
+        return Some(Value::Date(d));
+    }
+    DateTime::parse(s).map(Value::DateTime)
+}
+
+/// Evaluates `e` on `row`.
+pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
+    Ok(match e {
+        Expr::Lit(v) => v.clone(),
+        Expr::Param(i) => env.param(*i)?,
+        Expr::Col(i) => row.get(*i).cloned().ok_or_else(|| SqlError::internal("column out of the row"))?,
+        Expr::Agg(i) => env.agg(*i)?,
+        Expr::SysVar { name, global } => env.sysvar(name, *global)?,
+        Expr::Not(x) => bool_value(truth(&eval(x, row, env)?).map(|b| !b)),
+        Expr::Neg(x) => match eval(x, row, env)? {
+            Value::Null => Value::Null,
+            Value::Int(i) => int_value(-(i as i128))?,
+            Value::UInt(u) => int_value(-(u as i128))?,
+            other => match to_decimal(&other) {
+                Some(d) => Value::Decimal(Decimal::new(-d.coef, d.scale)),
+                None => Value::Null,
+            },
+        },
+        Expr::IsNull(x, negated) => Value::Int((eval(x, row, env)?.is_null() != *negated) as i64),
+        Expr::Bin(op, l, r) => binary(*op, l, r, row, env)?,
+        Expr::Between { expr, low, high, negated } => {
+            let v = eval(expr, row, env)?;
+            let (lo, hi) = (eval(low, row, env)?, eval(high, row, env)?);
+            let c = env.collation();
+            let ge = compare(&v, &lo, c).map(|o| o != Ordering::Less);
+            let le = compare(&v, &hi, c).map(|o| o != Ordering::Greater);
+            let r = and3(ge, le);
+            bool_value(if *negated { r.map(|b| !b) } else { r })
+        }
+        Expr::InList { expr, list, negated } => {
+            let v = eval(expr, row, env)?;
+            let mut found = Some(false);
+            for x in list {
+                match compare(&v, &eval(x, row, env)?, env.collation()) {
+                    Some(Ordering::Equal) => {
+                        found = Some(true);
+                        break;
+                    }
+                    None => found = None,
+                    _ => {}
+                }
+            }
+            if v.is_null() {
+                found = None;
+            }
+            bool_value(if *negated { found.map(|b| !b) } else { found })
+        }
+        Expr::Like { expr, pattern, negated } => {
+            let (v, p) = (eval(expr, row, env)?, eval(pattern, row, env)?);
+            if v.is_null() || p.is_null() {
+                Value::Null
+            } else {
+                let m = like(&as_string(&v), &as_string(&p));
+                Value::Int((m != *negated) as i64)
+            }
+        }
+        Expr::Case { operand, whens, otherwise } => {
+            let base = operand.as_ref().map(|o| eval(o, row, env)).transpose()?;
+            for (w, then) in whens {
+                let wv = eval(w, row, env)?;
+                let hit = match &base {
+                    Some(b) => compare(b, &wv, env.collation()) == Some(Ordering::Equal),
+                    None => truth(&wv) == Some(true),
+                };
+                if hit {
+                    return eval(then, row, env);
+                }
+            }
+            match otherwise {
+                Some(o) => eval(o, row, env)?,
+                None => Value::Null,
+            }
+        }
+        Expr::Func(name, args) => {
+            let vals = args.iter().map(|a| eval(a, row, env)).collect::<Result<Vec<_>>>()?;
+            env.func(name, &vals)?
+        }
+    })
+}
+
+fn and3(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+    match (a, b) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+/// A value's text (as CONCAT and LIKE see it).
+pub fn as_string(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn binary(op: BinOp, l: &Expr, r: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
+    match op {
+        BinOp::And => {
+            let a = truth(&eval(l, row, env)?);
+            if a == Some(false) {
+                return Ok(Value::Int(0));
+            }
+            return Ok(bool_value(and3(a, truth(&eval(r, row, env)?))));
+        }
+        BinOp::Or => {
+            let a = truth(&eval(l, row, env)?);
+            if a == Some(true) {
+                return Ok(Value::Int(1));
+            }
+            let b = truth(&eval(r, row, env)?);
+            return Ok(bool_value(match (a, b) {
+                (_, Some(true)) => Some(true),
+                (Some(false), Some(false)) => Some(false),
+                _ => None,
+            }));
+        }
+        _ => {}
+    }
+    let (a, b) = (eval(l, row, env)?, eval(r, row, env)?);
+    let c = env.collation();
+    let cmp = |f: fn(Ordering) -> bool| -> Value { bool_value(compare(&a, &b, c).map(f)) };
+    Ok(match op {
+        BinOp::Eq => cmp(|o| o == Ordering::Equal),
+        BinOp::Ne => cmp(|o| o != Ordering::Equal),
+        BinOp::Lt => cmp(|o| o == Ordering::Less),
+        BinOp::Le => cmp(|o| o != Ordering::Greater),
+        BinOp::Gt => cmp(|o| o == Ordering::Greater),
+        BinOp::Ge => cmp(|o| o != Ordering::Less),
+        BinOp::NullSafeEq => Value::Int(match (a.is_null(), b.is_null()) {
+            (true, true) => 1,
+            (false, false) => (compare(&a, &b, c) == Some(Ordering::Equal)) as i64,
+            _ => 0,
+        }),
+        BinOp::Xor => match (truth(&a), truth(&b)) {
+            (Some(x), Some(y)) => Value::Int((x != y) as i64),
+            _ => Value::Null,
+        },
+        _ => arith(op, &a, &b)?,
+    })
+}
+
+/// Arithmetic: integers stay integers (checked), anything else is exact
+/// decimal; `/` is always decimal (scale + 4, as MySQL's
+/// div_precision_increment); division by zero gives NULL.
+pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
+    if a.is_null() || b.is_null() {
+        return Ok(Value::Null);
+    }
+    let ints = matches!(a, Value::Int(_) | Value::UInt(_)) && matches!(b, Value::Int(_) | Value::UInt(_));
+    if ints && !matches!(op, BinOp::Div) {
+        let (x, y) = (to_i128(a).unwrap_or(0), to_i128(b).unwrap_or(0));
+        let r = match op {
+            BinOp::Add => x.checked_add(y),
+            BinOp::Sub => x.checked_sub(y),
+            BinOp::Mul => x.checked_mul(y),
+            BinOp::IntDiv | BinOp::Mod if y == 0 => return Ok(Value::Null),
+            BinOp::IntDiv => Some(x / y),
+            BinOp::Mod => Some(x % y),
+            _ => None,
+        };
+        return int_value(r.ok_or_else(|| SqlError::new(1690, "22003", "BIGINT value is out of range"))?);
+    }
+    let (x, y) = match (to_decimal(a), to_decimal(b)) {
+        (Some(x), Some(y)) => (x, y),
+        _ => return Ok(Value::Null),
+    };
+    let overflow = || SqlError::new(1690, "22003", "DECIMAL value is out of range");
+    Ok(match op {
+        BinOp::Add => Value::Decimal(x.checked_add(y).ok_or_else(overflow)?),
+        BinOp::Sub => Value::Decimal(x.checked_sub(y).ok_or_else(overflow)?),
+        BinOp::Mul => Value::Decimal(x.checked_mul(y).ok_or_else(overflow)?),
+        BinOp::Div | BinOp::IntDiv | BinOp::Mod if y.is_zero() => Value::Null,
+        BinOp::Div => Value::Decimal(x.checked_div(y, 4).ok_or_else(overflow)?),
+        BinOp::IntDiv => {
+            let q = x.checked_div(y, 0).ok_or_else(overflow)?;
+            int_value(q.coef)?
+        }
+        BinOp::Mod => {
+            let q = x.checked_div(y, 0).ok_or_else(overflow)?;
+            let q = Decimal::new(q.coef, 0);
+            Value::Decimal(x.checked_sub(q.checked_mul(y).ok_or_else(overflow)?).ok_or_else(overflow)?)
+        }
+        _ => return Err(SqlError::internal("not an arithmetic operator")),
+    })
+}
+
+/// SQL LIKE with `%`, `_` and `\` escapes, case-insensitive (the default
+/// collation).
+pub fn like(s: &str, p: &str) -> bool {
+    let s: Vec<char> = s.chars().flat_map(|c| c.to_lowercase()).collect();
+    let p: Vec<char> = p.chars().flat_map(|c| c.to_lowercase()).collect();
+    fn go(s: &[char], p: &[char]) -> bool {
+        match p.first() {
+            None => s.is_empty(),
+            Some('%') => (0..=s.len()).any(|i| go(&s[i..], &p[1..])),
+            Some('_') => !s.is_empty() && go(&s[1..], &p[1..]),
+            Some('\\') if p.len() > 1 => s.first() == Some(&p[1]) && go(&s[1..], &p[2..]),
+            Some(c) => s.first() == Some(c) && go(&s[1..], &p[1..]),
+        }
+    }
+    go(&s, &p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comparisons_follow_mysql() {
+        let c = Collation::Utf8mb4GeneralCi;
+        assert_eq!(compare(&Value::Int(2), &Value::Str("10".into()), c), Some(Ordering::Less));
+        assert_eq!(compare(&Value::Str("abc ".into()), &Value::Str("ABC".into()), c), Some(Ordering::Equal));
+        assert_eq!(compare(&Value::Null, &Value::Int(1), c), None);
+        assert_eq!(
+            compare(&Value::Decimal(Decimal::parse("1.50").unwrap()), &Value::Int(1), c),
+            Some(Ordering::Greater)
+        );
+    }
+
+    #[test]
+    fn like_matches_wildcards() {
+        assert!(like("Hello", "h%o"));
+        assert!(like("abc", "a_c"));
+        assert!(!like("abc", "a_"));
+        assert!(like("50%", "50\\%"));
+    }
+
+    #[test]
+    fn integer_arithmetic_is_checked_and_division_is_decimal() {
+        assert_eq!(arith(BinOp::Add, &Value::Int(1), &Value::Int(2)).unwrap(), Value::Int(3));
+        assert!(arith(BinOp::Mul, &Value::Int(i64::MAX), &Value::UInt(u64::MAX)).is_err());
+        assert_eq!(arith(BinOp::Div, &Value::Int(1), &Value::Int(0)).unwrap(), Value::Null);
+        assert_eq!(arith(BinOp::Div, &Value::Int(1), &Value::Int(4)).unwrap().to_string(), "0.2500");
+    }
+}

@@ -1,0 +1,256 @@
+//! Scalar functions that depend only on their arguments (the session's
+//! own — DATABASE(), USER(), LAST_INSERT_ID() ... — are answered by the
+//! session first).
+
+use quire_engine::row::{Date, DateTime, Decimal, Value};
+
+use crate::error::{Result, SqlError};
+use crate::expr::{as_string, compare, int_value, to_decimal, to_i128, truth};
+
+fn arity(name: &str, args: &[Value], n: std::ops::RangeInclusive<usize>) -> Result<()> {
+    if n.contains(&args.len()) {
+        Ok(())
+    } else {
+        Err(SqlError::new(1582, "42000", format!("Incorrect parameter count in the call to native function '{name}'")))
+    }
+}
+
+/// The current time (UTC; quire has no time zone tables).
+pub fn now() -> DateTime {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    from_unix(secs)
+}
+
+fn from_unix(secs: i64) -> DateTime {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil from days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    let y = if m <= 2 { y + 1 } else { y } as u16;
+    DateTime {
+        date: Date { year: y, month: m, day: d },
+        hour: (rem / 3600) as u8,
+        minute: (rem % 3600 / 60) as u8,
+        second: (rem % 60) as u8,
+        micros: 0,
+    }
+}
+
+pub fn call(name: &str, args: &[Value]) -> Result<Value> {
+    let a0 = || args.first().cloned().unwrap_or(Value::Null);
+    Ok(match name {
+        "now" | "current_timestamp" | "sysdate" | "utc_timestamp" => Value::DateTime(now()),
+        "curdate" | "current_date" => Value::Date(now().date),
+        "unix_timestamp" => {
+            let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            Value::Int(secs as i64)
+        }
+        "version" => Value::Str(crate::VERSION.into()),
+        "concat" => {
+            if args.iter().any(Value::is_null) {
+                Value::Null
+            } else {
+                Value::Str(args.iter().map(as_string).collect())
+            }
+        }
+        "concat_ws" => {
+            arity(name, args, 1..=usize::MAX)?;
+            if args[0].is_null() {
+                Value::Null
+            } else {
+                let sep = as_string(&args[0]);
+                Value::Str(args[1..].iter().filter(|v| !v.is_null()).map(as_string).collect::<Vec<_>>().join(&sep))
+            }
+        }
+        "length" | "char_length" | "character_length" => {
+            arity(name, args, 1..=1)?;
+            match a0() {
+                Value::Null => Value::Null,
+                v if name == "length" => Value::Int(as_string(&v).len() as i64),
+                v => Value::Int(as_string(&v).chars().count() as i64),
+            }
+        }
+        "upper" | "ucase" => map_str(args, |s| s.to_uppercase())?,
+        "lower" | "lcase" => map_str(args, |s| s.to_lowercase())?,
+        "trim" => map_str(args, |s| s.trim().to_string())?,
+        "ltrim" => map_str(args, |s| s.trim_start().to_string())?,
+        "rtrim" => map_str(args, |s| s.trim_end().to_string())?,
+        "hex" => map_str(args, |s| s.bytes().map(|b| format!("{b:02X}")).collect())?,
+        "coalesce" => args.iter().find(|v| !v.is_null()).cloned().unwrap_or(Value::Null),
+        "ifnull" => {
+            arity(name, args, 2..=2)?;
+            if args[0].is_null() {
+                args[1].clone()
+            } else {
+                args[0].clone()
+            }
+        }
+        "isnull" => Value::Int(a0().is_null() as i64),
+        "if" => {
+            arity(name, args, 3..=3)?;
+            if truth(&args[0]) == Some(true) {
+                args[1].clone()
+            } else {
+                args[2].clone()
+            }
+        }
+        "nullif" => {
+            arity(name, args, 2..=2)?;
+            if compare(&args[0], &args[1], quire_engine::row::Collation::Utf8mb4GeneralCi)
+                == Some(std::cmp::Ordering::Equal)
+            {
+                Value::Null
+            } else {
+                args[0].clone()
+            }
+        }
+        "abs" => match a0() {
+            Value::Null => Value::Null,
+            Value::Int(i) => int_value((i as i128).abs())?,
+            Value::UInt(u) => Value::UInt(u),
+            v => to_decimal(&v).map_or(Value::Null, |d| Value::Decimal(Decimal::new(d.coef.abs(), d.scale))),
+        },
+        "floor" | "ceil" | "ceiling" | "round" => {
+            arity(name, args, 1..=2)?;
+            match a0() {
+                Value::Null => Value::Null,
+                v @ (Value::Int(_) | Value::UInt(_)) => v,
+                v => {
+                    let d = to_decimal(&v).unwrap_or(Decimal::ZERO);
+                    let p = 10i128.pow(d.scale as u32);
+                    let q = match name {
+                        "floor" => d.coef.div_euclid(p),
+                        "round" => (d.coef + if d.coef >= 0 { p / 2 } else { -(p / 2) }) / p,
+                        _ => -((-d.coef).div_euclid(p)),
+                    };
+                    int_value(q)?
+                }
+            }
+        }
+        "mod" => {
+            arity(name, args, 2..=2)?;
+            crate::expr::arith(crate::expr::BinOp::Mod, &args[0], &args[1])?
+        }
+        "greatest" | "least" => {
+            if args.iter().any(Value::is_null) {
+                Value::Null
+            } else {
+                let mut best = a0();
+                for v in &args[1..] {
+                    let o = compare(v, &best, quire_engine::row::Collation::Utf8mb4GeneralCi);
+                    let better = if name == "greatest" {
+                        o == Some(std::cmp::Ordering::Greater)
+                    } else {
+                        o == Some(std::cmp::Ordering::Less)
+                    };
+                    if better {
+                        best = v.clone();
+                    }
+                }
+                best
+            }
+        }
+        "substring" | "substr" => {
+            arity(name, args, 2..=3)?;
+            if args.iter().any(Value::is_null) {
+                Value::Null
+            } else {
+                let s: Vec<char> = as_string(&args[0]).chars().collect();
+                let pos = to_i128(&args[1]).unwrap_or(0);
+                let start = if pos > 0 { (pos - 1) as usize } else if pos < 0 { s.len().saturating_sub((-pos) as usize) } else { s.len() };
+                let len = args.get(2).and_then(to_i128).map_or(s.len(), |l| l.max(0) as usize);
+                Value::Str(s.iter().skip(start).take(len).collect())
+            }
+        }
+        "left" | "right" => {
+            arity(name, args, 2..=2)?;
+            if args.iter().any(Value::is_null) {
+                Value::Null
+            } else {
+                let s: Vec<char> = as_string(&args[0]).chars().collect();
+                let n = (to_i128(&args[1]).unwrap_or(0).max(0) as usize).min(s.len());
+                Value::Str(if name == "left" { s[..n].iter().collect() } else { s[s.len() - n..].iter().collect() })
+            }
+        }
+        "repeat" => {
+            arity(name, args, 2..=2)?;
+            if args.iter().any(Value::is_null) {
+                Value::Null
+            } else {
+                let n = to_i128(&args[1]).unwrap_or(0).clamp(0, 1 << 20) as usize;
+                Value::Str(as_string(&args[0]).repeat(n))
+            }
+        }
+        "replace" => {
+            arity(name, args, 3..=3)?;
+            if args.iter().any(Value::is_null) {
+                Value::Null
+            } else {
+                Value::Str(as_string(&args[0]).replace(&as_string(&args[1]), &as_string(&args[2])))
+            }
+        }
+        "rand" => {
+            use rand::Rng;
+            let r: u64 = rand::thread_rng().gen_range(0..1_000_000_000_000);
+            Value::Decimal(Decimal::new(r as i128, 12))
+        }
+        "cast_signed" => match a0() {
+            Value::Null => Value::Null,
+            v => int_value(to_i128(&v).unwrap_or(0).clamp(i64::MIN as i128, i64::MAX as i128))?,
+        },
+        "cast_unsigned" => match a0() {
+            Value::Null => Value::Null,
+            v => Value::UInt(to_i128(&v).unwrap_or(0).clamp(0, u64::MAX as i128) as u64),
+        },
+        "cast_decimal" => match a0() {
+            Value::Null => Value::Null,
+            v => to_decimal(&v).map_or(Value::Null, Value::Decimal),
+        },
+        "cast_char" => match a0() {
+            Value::Null => Value::Null,
+            v => Value::Str(as_string(&v)),
+        },
+        "cast_date" => match a0() {
+            Value::Date(d) => Value::Date(d),
+            Value::DateTime(dt) => Value::Date(dt.date),
+            Value::Null => Value::Null,
+            v => Date::parse(&as_string(&v)).map_or(Value::Null, Value::Date),
+        },
+        "cast_datetime" => match a0() {
+            Value::DateTime(dt) => Value::DateTime(dt),
+            Value::Date(d) => Value::DateTime(DateTime { date: d, hour: 0, minute: 0, second: 0, micros: 0 }),
+            Value::Null => Value::Null,
+            v => DateTime::parse(&as_string(&v)).map_or(Value::Null, Value::DateTime),
+        },
+        "found_rows" | "row_count" | "last_insert_id" | "connection_id" | "database" | "schema" | "user"
+        | "current_user" | "session_user" | "system_user" => Value::Null,
+        other => return Err(SqlError::new(1305, "42000", format!("FUNCTION {other} does not exist"))),
+    })
+}
+
+fn map_str(args: &[Value], f: impl Fn(&str) -> String) -> Result<Value> {
+    match args {
+        [Value::Null] => Ok(Value::Null),
+        [v] => Ok(Value::Str(f(&as_string(v)))),
+        _ => Err(SqlError::new(1582, "42000", "Incorrect parameter count in the call to native function")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unix_epoch_converts_to_civil_time() {
+        assert_eq!(from_unix(0).to_string(), "1970-01-01 00:00:00");
+        assert_eq!(from_unix(951_782_400).date, Date { year: 2000, month: 2, day: 29 });
+    }
+}

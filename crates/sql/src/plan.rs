@@ -1,0 +1,357 @@
+//! Planning single-table statements: which index answers the WHERE
+//! clause (`Access`), and result column metadata.
+//!
+//! The access path is chosen from the WHERE clause's top-level AND terms:
+//! equality on every primary key column is a point read; equality, IN,
+//! BETWEEN or comparisons on the first column of the primary key, else of
+//! a secondary index, bound a range scan; anything else scans the table.
+//! The whole WHERE is always evaluated again on each row found, so the
+//! access path only has to be a superset of the answer.
+
+use std::ops::Bound;
+use std::sync::Arc;
+
+use quire_engine::row::{ColumnType, TableSchema, Value};
+use quire_engine::table::IndexRef;
+use quire_engine::Table;
+
+use crate::expr::{AggFn, BinOp, Expr};
+
+/// A table a statement reads or writes.
+#[derive(Clone)]
+pub struct TableRef {
+    pub db: String,
+    pub name: String,
+    pub alias: Option<String>,
+    pub table: Arc<Table>,
+    pub schema: TableSchema,
+    pub columns: Vec<String>,
+}
+
+impl TableRef {
+    pub fn new(db: &str, name: &str, alias: Option<String>, table: Arc<Table>) -> Self {
+        let schema = table.schema();
+        let columns = schema.columns.iter().map(|c| c.name.clone()).collect();
+        Self { db: db.to_string(), name: name.to_string(), alias, table, schema, columns }
+    }
+
+    /// Key columns of an index.
+    pub fn index_columns(&self, index: IndexRef) -> &[usize] {
+        match index {
+            IndexRef::Primary => &self.schema.primary_key,
+            IndexRef::Secondary(i) => &self.schema.indexes[i].columns,
+        }
+    }
+}
+
+/// How rows are found.
+#[derive(Clone, Debug)]
+pub enum Access {
+    /// Equality on every primary key column (values in key order).
+    Point(Vec<Expr>),
+    /// A range of an index, bounds on a prefix of its columns.
+    Range { index: IndexRef, lo: Bound<Vec<Expr>>, hi: Bound<Vec<Expr>> },
+    /// Several equality ranges (IN on the first column).
+    Points { index: IndexRef, keys: Vec<Expr> },
+    Full,
+}
+
+impl Access {
+    pub fn index(&self) -> Option<IndexRef> {
+        match self {
+            Access::Point(_) => Some(IndexRef::Primary),
+            Access::Range { index, .. } | Access::Points { index, .. } => Some(*index),
+            Access::Full => None,
+        }
+    }
+}
+
+fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match e {
+        Expr::Bin(BinOp::And, l, r) => {
+            conjuncts(l, out);
+            conjuncts(r, out);
+        }
+        other => out.push(other),
+    }
+}
+
+/// An expression that does not depend on the row.
+fn constant(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) | Expr::Param(_) | Expr::SysVar { .. } => true,
+        Expr::Neg(x) => constant(x),
+        Expr::Bin(op, l, r) => {
+            matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && constant(l) && constant(r)
+        }
+        Expr::Func(name, args) => {
+            !matches!(name.as_str(), "rand" | "now" | "current_timestamp" | "sysdate") && args.iter().all(constant)
+        }
+        _ => false,
+    }
+}
+
+/// Bounds found on one column.
+#[derive(Default)]
+struct ColBounds {
+    eq: Option<Expr>,
+    list: Option<Vec<Expr>>,
+    lo: Option<(Expr, bool)>,
+    hi: Option<(Expr, bool)>,
+}
+
+fn bounds_for(terms: &[&Expr], col: usize) -> ColBounds {
+    let mut b = ColBounds::default();
+    for t in terms {
+        match t {
+            Expr::Bin(op, l, r) => {
+                let (c, v, op) = match (&**l, &**r) {
+                    (Expr::Col(c), v) if constant(v) => (*c, v, *op),
+                    (v, Expr::Col(c)) if constant(v) => (*c, v, flip(*op)),
+                    _ => continue,
+                };
+                if c != col {
+                    continue;
+                }
+                match op {
+                    BinOp::Eq => b.eq = Some(v.clone()),
+                    BinOp::Gt => b.lo = Some((v.clone(), false)),
+                    BinOp::Ge => b.lo = Some((v.clone(), true)),
+                    BinOp::Lt => b.hi = Some((v.clone(), false)),
+                    BinOp::Le => b.hi = Some((v.clone(), true)),
+                    _ => {}
+                }
+            }
+            Expr::Between { expr, low, high, negated: false } if matches!(**expr, Expr::Col(c) if c == col) => {
+                if constant(low) && constant(high) {
+                    b.lo = Some(((**low).clone(), true));
+                    b.hi = Some(((**high).clone(), true));
+                }
+            }
+            Expr::InList { expr, list, negated: false }
+                if matches!(**expr, Expr::Col(c) if c == col) && list.iter().all(constant) && !list.is_empty() =>
+            {
+                b.list = Some(list.clone());
+            }
+            _ => {}
+        }
+    }
+    b
+}
+
+fn flip(op: BinOp) -> BinOp {
+    match op {
+        BinOp::Lt => BinOp::Gt,
+        BinOp::Le => BinOp::Ge,
+        BinOp::Gt => BinOp::Lt,
+        BinOp::Ge => BinOp::Le,
+        o => o,
+    }
+}
+
+/// Chooses how to find the rows `filter` may accept.
+pub fn choose_access(t: &TableRef, filter: Option<&Expr>) -> Access {
+    let Some(f) = filter else { return Access::Full };
+    let mut terms = Vec::new();
+    conjuncts(f, &mut terms);
+    // Every primary key column bound by equality: a point read.
+    let pk = &t.schema.primary_key;
+    let eqs: Vec<Option<Expr>> = pk.iter().map(|&c| bounds_for(&terms, c).eq).collect();
+    if !pk.is_empty() && eqs.iter().all(Option::is_some) {
+        return Access::Point(eqs.into_iter().flatten().collect());
+    }
+    let mut candidates = vec![IndexRef::Primary];
+    candidates.extend((0..t.schema.indexes.len()).map(IndexRef::Secondary));
+    for index in candidates {
+        let cols = t.index_columns(index);
+        let Some(&first) = cols.first() else { continue };
+        // Equality on a prefix, then a range on the next column.
+        let mut prefix = Vec::new();
+        for &c in cols {
+            match bounds_for(&terms, c).eq {
+                Some(v) => prefix.push(v),
+                None => break,
+            }
+        }
+        if !prefix.is_empty() {
+            let next = cols.get(prefix.len()).map(|&c| bounds_for(&terms, c));
+            let (mut lo, mut hi) = (prefix.clone(), prefix.clone());
+            let (mut lo_inc, mut hi_inc) = (true, true);
+            if let Some(nb) = next {
+                if let Some((v, inc)) = nb.lo {
+                    lo.push(v);
+                    lo_inc = inc;
+                }
+                if let Some((v, inc)) = nb.hi {
+                    hi.push(v);
+                    hi_inc = inc;
+                }
+            }
+            let lo = if lo_inc { Bound::Included(lo) } else { Bound::Excluded(lo) };
+            let hi = if hi_inc { Bound::Included(hi) } else { Bound::Excluded(hi) };
+            return Access::Range { index, lo, hi };
+        }
+        let b = bounds_for(&terms, first);
+        if let Some(list) = b.list {
+            return Access::Points { index, keys: list };
+        }
+        if b.lo.is_some() || b.hi.is_some() {
+            let lo = match b.lo {
+                Some((v, true)) => Bound::Included(vec![v]),
+                Some((v, false)) => Bound::Excluded(vec![v]),
+                None => Bound::Unbounded,
+            };
+            let hi = match b.hi {
+                Some((v, true)) => Bound::Included(vec![v]),
+                Some((v, false)) => Bound::Excluded(vec![v]),
+                None => Bound::Unbounded,
+            };
+            return Access::Range { index, lo, hi };
+        }
+    }
+    Access::Full
+}
+
+/// The type of a result column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MetaType {
+    Int { unsigned: bool, width: u8 },
+    Decimal { precision: u8, scale: u8 },
+    /// CHAR / VARCHAR / TEXT / computed strings, with a length in characters.
+    Str { len: u32, fixed: bool },
+    Text,
+    Date,
+    DateTime { fsp: u8 },
+    Timestamp { fsp: u8 },
+    Null,
+}
+
+impl MetaType {
+    pub fn of_column(ty: ColumnType) -> Self {
+        match ty {
+            ColumnType::TinyInt { unsigned } => MetaType::Int { unsigned, width: 1 },
+            ColumnType::SmallInt { unsigned } => MetaType::Int { unsigned, width: 2 },
+            ColumnType::MediumInt { unsigned } => MetaType::Int { unsigned, width: 3 },
+            ColumnType::Int { unsigned } => MetaType::Int { unsigned, width: 4 },
+            ColumnType::BigInt { unsigned } => MetaType::Int { unsigned, width: 8 },
+            ColumnType::Decimal { precision, scale } => MetaType::Decimal { precision, scale },
+            ColumnType::Char { len } => MetaType::Str { len, fixed: true },
+            ColumnType::Varchar { len } => MetaType::Str { len, fixed: false },
+            ColumnType::Text => MetaType::Text,
+            ColumnType::Date => MetaType::Date,
+            ColumnType::DateTime { fsp } => MetaType::DateTime { fsp },
+            ColumnType::Timestamp { fsp } => MetaType::Timestamp { fsp },
+        }
+    }
+
+    fn of_value(v: &Value) -> Self {
+        match v {
+            Value::Null => MetaType::Null,
+            Value::Int(_) => MetaType::Int { unsigned: false, width: 8 },
+            Value::UInt(_) => MetaType::Int { unsigned: true, width: 8 },
+            Value::Decimal(d) => MetaType::Decimal { precision: 65, scale: d.scale },
+            Value::Str(s) => MetaType::Str { len: s.chars().count().max(1) as u32, fixed: false },
+            Value::Date(_) => MetaType::Date,
+            Value::DateTime(_) => MetaType::DateTime { fsp: 0 },
+        }
+    }
+}
+
+/// A result column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColMeta {
+    pub name: String,
+    pub org_name: String,
+    pub table: String,
+    pub org_table: String,
+    pub db: String,
+    pub ty: MetaType,
+    pub not_null: bool,
+    pub primary_key: bool,
+    pub unique_key: bool,
+    pub multiple_key: bool,
+    pub auto_increment: bool,
+}
+
+impl ColMeta {
+    /// A computed column.
+    pub fn expr(name: &str, ty: MetaType) -> Self {
+        Self {
+            name: name.to_string(),
+            org_name: String::new(),
+            table: String::new(),
+            org_table: String::new(),
+            db: String::new(),
+            ty,
+            not_null: false,
+            primary_key: false,
+            unique_key: false,
+            multiple_key: false,
+            auto_increment: false,
+        }
+    }
+
+    /// A column of a table, named `name` in the result.
+    pub fn column(t: &TableRef, c: usize, name: &str) -> Self {
+        let col = &t.schema.columns[c];
+        let in_index = |unique: bool| t.schema.indexes.iter().any(|i| i.unique == unique && i.columns.first() == Some(&c));
+        Self {
+            name: name.to_string(),
+            org_name: col.name.clone(),
+            table: t.alias.clone().unwrap_or_else(|| t.name.clone()),
+            org_table: t.name.clone(),
+            db: t.db.clone(),
+            ty: MetaType::of_column(col.ty),
+            not_null: !col.nullable,
+            primary_key: t.schema.primary_key.contains(&c),
+            unique_key: in_index(true),
+            multiple_key: in_index(false),
+            auto_increment: col.auto_increment,
+        }
+    }
+}
+
+/// The type an expression's values will have (for result metadata before
+/// execution, e.g. COM_STMT_PREPARE).
+pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaType {
+    let int = MetaType::Int { unsigned: false, width: 8 };
+    let text = MetaType::Str { len: 255, fixed: false };
+    match e {
+        Expr::Lit(v) => MetaType::of_value(v),
+        Expr::Param(_) => text,
+        Expr::Col(c) => t.map_or(text, |t| MetaType::of_column(t.schema.columns[*c].ty)),
+        Expr::Agg(i) => match aggs.get(*i) {
+            Some(a) => match a.func {
+                AggFn::Count | AggFn::CountStar => int,
+                AggFn::Sum | AggFn::Avg => MetaType::Decimal { precision: 65, scale: if a.func == AggFn::Avg { 4 } else { 0 } },
+                AggFn::Min | AggFn::Max => a.arg.as_ref().map_or(text, |x| infer(x, t, aggs)),
+            },
+            None => text,
+        },
+        Expr::Bin(op, l, r) => match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Mod | BinOp::IntDiv => {
+                match (infer(l, t, aggs), infer(r, t, aggs)) {
+                    (MetaType::Int { .. }, MetaType::Int { .. }) => int,
+                    _ if *op == BinOp::IntDiv => int,
+                    _ => MetaType::Decimal { precision: 65, scale: 4 },
+                }
+            }
+            BinOp::Div => MetaType::Decimal { precision: 65, scale: 4 },
+            _ => int,
+        },
+        Expr::Not(_) | Expr::IsNull(..) | Expr::Between { .. } | Expr::InList { .. } | Expr::Like { .. } => int,
+        Expr::Neg(x) => infer(x, t, aggs),
+        Expr::Func(name, args) => match name.as_str() {
+            "connection_id" | "last_insert_id" | "length" | "char_length" | "character_length" | "found_rows"
+            | "row_count" | "unix_timestamp" | "cast_signed" | "isnull" => int,
+            "cast_unsigned" => MetaType::Int { unsigned: true, width: 8 },
+            "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "cast_datetime" => MetaType::DateTime { fsp: 0 },
+            "curdate" | "current_date" | "cast_date" => MetaType::Date,
+            "abs" | "floor" | "ceil" | "ceiling" | "round" | "greatest" | "least" | "coalesce" | "ifnull" => {
+                args.first().map_or(text, |a| infer(a, t, aggs))
+            }
+            _ => text,
+        },
+        Expr::Case { .. } | Expr::SysVar { .. } => text,
+    }
+}

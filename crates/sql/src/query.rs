@@ -1,0 +1,638 @@
+//! SELECT: compiled once (`SelectPlan`, cached per prepared statement and
+//! per query text), executed per call against a transaction.
+//!
+//! Execution: the access path yields candidate rows (consistent reads, or
+//! locking reads for FOR UPDATE / FOR SHARE), the WHERE filter keeps
+//! some, then aggregation (GROUP BY, COUNT/SUM/MIN/MAX/AVG), projection,
+//! DISTINCT, ORDER BY (skipped when the index already gives the order),
+//! OFFSET/LIMIT. Without sorting, grouping or DISTINCT the scan stops as
+//! soon as LIMIT is reached.
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+use std::ops::Bound;
+
+use quire_engine::btree::Direction;
+use quire_engine::row::{Collation, Decimal, Value};
+use quire_engine::table::{IndexRef, Trx};
+use quire_engine::txn::lock::LockMode;
+use sqlparser::ast;
+
+use crate::error::{Result, SqlError};
+use crate::expr::{self, compare, eval, to_decimal, truth, Agg, AggFn, Env, Expr, Scope};
+use crate::plan::{choose_access, infer, Access, ColMeta, MetaType, TableRef};
+
+/// A compiled SELECT of at most one table.
+pub struct SelectPlan {
+    pub table: Option<TableRef>,
+    pub access: Access,
+    pub filter: Option<Expr>,
+    pub items: Vec<Expr>,
+    pub columns: Vec<ColMeta>,
+    pub aggs: Vec<Agg>,
+    pub group_by: Vec<Expr>,
+    pub having: Option<Expr>,
+    pub distinct: bool,
+    pub order: Vec<(Expr, bool)>,
+    /// The access path returns rows in ORDER BY order, read this way.
+    pub index_order: Option<Direction>,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    pub lock: Option<LockMode>,
+    pub params: usize,
+}
+
+/// Resolves `db.table` names to open tables.
+pub trait Resolver {
+    fn resolve(&self, name: &ast::ObjectName, alias: Option<String>) -> Result<TableRef>;
+}
+
+pub fn ident(i: &ast::Ident) -> String {
+    i.value.clone()
+}
+
+/// Compiles a SELECT query.
+pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
+    if q.with.is_some() {
+        return Err(SqlError::unsupported("WITH"));
+    }
+    let sel = match &*q.body {
+        ast::SetExpr::Select(s) => s,
+        ast::SetExpr::Query(inner) => return compile_select(inner, r),
+        other => return Err(SqlError::unsupported(format!("query {other}"))),
+    };
+    let table = match sel.from.as_slice() {
+        [] => None,
+        [twj] if twj.joins.is_empty() => match &twj.relation {
+            ast::TableFactor::Table { name, alias, .. } => {
+                Some(r.resolve(name, alias.as_ref().map(|a| ident(&a.name)))?)
+            }
+            _ => return Err(SqlError::unsupported("derived tables")),
+        },
+        _ => return Err(SqlError::unsupported("joins")),
+    };
+    let names: Vec<String> = table.as_ref().map(|t| t.columns.clone()).unwrap_or_default();
+    let tname = table.as_ref().map(|t| (t.name.as_str(), t.alias.as_deref()));
+    let mut aggs = Vec::new();
+    let mut params = 0;
+    // Projection.
+    let mut items = Vec::new();
+    let mut columns = Vec::new();
+    {
+        let mut scope = Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "field list" };
+        for item in &sel.projection {
+            match item {
+                ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
+                    let t = table.as_ref().ok_or_else(|| SqlError::new(1096, "HY000", "No tables used"))?;
+                    for (c, n) in t.columns.iter().enumerate() {
+                        items.push(Expr::Col(c));
+                        columns.push(ColMeta::column(t, c, n));
+                    }
+                }
+                ast::SelectItem::UnnamedExpr(e) => {
+                    let x = expr::compile(e, &mut scope)?;
+                    columns.push(meta_for(&x, &display_name(e), table.as_ref()));
+                    items.push(x);
+                }
+                ast::SelectItem::ExprWithAlias { expr: e, alias } => {
+                    let x = expr::compile(e, &mut scope)?;
+                    columns.push(meta_for(&x, &alias.value, table.as_ref()));
+                    items.push(x);
+                }
+                ast::SelectItem::ExprWithAliases { .. } => return Err(SqlError::unsupported("multiple aliases")),
+            }
+        }
+        params = scope.params;
+    }
+    // Type the aggregate columns now that every aggregate is known.
+    for (c, x) in columns.iter_mut().zip(&items) {
+        if matches!(x, Expr::Agg(_)) {
+            c.ty = infer(x, table.as_ref(), &aggs);
+        }
+    }
+    let mut scope = Scope { table: tname, columns: &names, aggs: None, params, place: "where clause" };
+    let filter = sel.selection.as_ref().map(|w| expr::compile(w, &mut scope)).transpose()?;
+    params = scope.params;
+    let group_by = match &sel.group_by {
+        ast::GroupByExpr::Expressions(exprs, _) => {
+            let mut scope = Scope { table: tname, columns: &names, aggs: None, params, place: "group statement" };
+            let g: Vec<Expr> =
+                exprs.iter().map(|e| resolve_alias(e, &sel.projection, &items, &mut scope)).collect::<Result<_>>()?;
+            params = scope.params;
+            g
+        }
+        ast::GroupByExpr::All(_) => return Err(SqlError::unsupported("GROUP BY ALL")),
+    };
+    let having = match &sel.having {
+        Some(h) => {
+            let mut scope = Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "having clause" };
+            let x = resolve_alias(h, &sel.projection, &items, &mut scope)?;
+            params = scope.params;
+            Some(x)
+        }
+        None => None,
+    };
+    let mut order = Vec::new();
+    if let Some(ob) = &q.order_by {
+        let ast::OrderByKind::Expressions(list) = &ob.kind else {
+            return Err(SqlError::unsupported("ORDER BY ALL"));
+        };
+        for o in list {
+            let mut scope = Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "order clause" };
+            let x = resolve_alias(&o.expr, &sel.projection, &items, &mut scope)?;
+            params = scope.params;
+            let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
+            order.push((x, desc));
+        }
+    }
+    let (mut limit, mut offset) = (None, None);
+    if let Some(lc) = &q.limit_clause {
+        let mut scope = Scope { table: None, columns: &[], aggs: None, params, place: "limit clause" };
+        match lc {
+            ast::LimitClause::LimitOffset { limit: l, offset: o, .. } => {
+                limit = l.as_ref().map(|e| expr::compile(e, &mut scope)).transpose()?;
+                offset = o.as_ref().map(|o| expr::compile(&o.value, &mut scope)).transpose()?;
+            }
+            ast::LimitClause::OffsetCommaLimit { offset: o, limit: l } => {
+                offset = Some(expr::compile(o, &mut scope)?);
+                limit = Some(expr::compile(l, &mut scope)?);
+            }
+        }
+        params = scope.params;
+    }
+    let lock = q.locks.first().map(|l| match l.lock_type {
+        ast::LockType::Share => LockMode::S,
+        ast::LockType::Update => LockMode::X,
+    });
+    let access = match &table {
+        Some(t) => choose_access(t, filter.as_ref()),
+        None => Access::Full,
+    };
+    let aggregated = !aggs.is_empty() || !group_by.is_empty();
+    let index_order = match (&table, order.as_slice()) {
+        (Some(t), [(Expr::Col(c), desc)]) if !aggregated => {
+            let idx = access.index().unwrap_or(IndexRef::Primary);
+            let first = t.index_columns(idx).first().copied();
+            let ordered_access = !matches!(access, Access::Points { .. });
+            (first == Some(*c) && ordered_access).then_some(if *desc { Direction::Backward } else { Direction::Forward })
+        }
+        _ => None,
+    };
+    let distinct = match &sel.distinct {
+        None | Some(ast::Distinct::All) => false,
+        Some(ast::Distinct::Distinct) => true,
+        Some(ast::Distinct::On(_)) => return Err(SqlError::unsupported("DISTINCT ON")),
+    };
+    Ok(SelectPlan {
+        table,
+        access,
+        filter,
+        items,
+        columns,
+        aggs,
+        group_by,
+        having,
+        distinct,
+        order,
+        index_order,
+        limit,
+        offset,
+        lock,
+        params,
+    })
+}
+
+/// ORDER BY / GROUP BY / HAVING may name a select alias or a position.
+fn resolve_alias(e: &ast::Expr, proj: &[ast::SelectItem], items: &[Expr], scope: &mut Scope<'_>) -> Result<Expr> {
+    if let ast::Expr::Value(v) = e {
+        if let ast::Value::Number(n, _) = &v.value {
+            if let Ok(pos) = n.parse::<usize>() {
+                return items
+                    .get(pos.wrapping_sub(1))
+                    .cloned()
+                    .ok_or_else(|| SqlError::unknown_column(n, scope.place));
+            }
+        }
+    }
+    if let ast::Expr::Identifier(i) = e {
+        if scope.columns.iter().all(|c| !c.eq_ignore_ascii_case(&i.value)) {
+            for (k, p) in proj.iter().enumerate() {
+                if let ast::SelectItem::ExprWithAlias { alias, .. } = p {
+                    if alias.value.eq_ignore_ascii_case(&i.value) {
+                        return items.get(k).cloned().ok_or_else(|| SqlError::internal("alias out of range"));
+                    }
+                }
+            }
+        }
+    }
+    expr::compile(e, scope)
+}
+
+fn display_name(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Identifier(i) => i.value.clone(),
+        ast::Expr::CompoundIdentifier(parts) => {
+            let last = parts.last().map(|p| p.value.clone()).unwrap_or_default();
+            if parts.first().is_some_and(|p| p.value.starts_with("@@")) {
+                e.to_string()
+            } else {
+                last
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+fn meta_for(x: &Expr, name: &str, t: Option<&TableRef>) -> ColMeta {
+    match (x, t) {
+        (Expr::Col(c), Some(t)) => ColMeta::column(t, *c, name),
+        _ => ColMeta::expr(name, infer(x, t, &[])),
+    }
+}
+
+/// Evaluation environment: parameters, aggregate results, the session.
+pub struct Ctx<'a> {
+    pub params: &'a [Value],
+    pub aggs: Vec<Value>,
+    pub session: &'a dyn SessionEnv,
+}
+
+/// What expressions read from the session.
+pub trait SessionEnv {
+    fn sysvar(&self, name: &str, global: bool) -> Result<Value>;
+    fn session_func(&self, name: &str) -> Option<Value>;
+}
+
+impl Env for Ctx<'_> {
+    fn param(&self, i: usize) -> Result<Value> {
+        self.params.get(i).cloned().ok_or_else(|| SqlError::wrong_arguments("mysqld_stmt_execute"))
+    }
+    fn agg(&self, i: usize) -> Result<Value> {
+        self.aggs.get(i).cloned().ok_or_else(|| SqlError::new(1111, "HY000", "Invalid use of group function"))
+    }
+    fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
+        self.session.sysvar(name, global)
+    }
+    fn func(&self, name: &str, args: &[Value]) -> Result<Value> {
+        match self.session.session_func(name) {
+            Some(v) if args.is_empty() || name == "last_insert_id" => Ok(v),
+            _ => crate::func::call(name, args),
+        }
+    }
+}
+
+fn eval_bound(b: &Bound<Vec<Expr>>, env: &dyn Env) -> Result<Bound<Vec<Value>>> {
+    Ok(match b {
+        Bound::Unbounded => Bound::Unbounded,
+        Bound::Included(v) => Bound::Included(v.iter().map(|e| eval(e, &[], env)).collect::<Result<_>>()?),
+        Bound::Excluded(v) => Bound::Excluded(v.iter().map(|e| eval(e, &[], env)).collect::<Result<_>>()?),
+    })
+}
+
+fn as_slice(b: &Bound<Vec<Value>>) -> Bound<&[Value]> {
+    match b {
+        Bound::Unbounded => Bound::Unbounded,
+        Bound::Included(v) => Bound::Included(v.as_slice()),
+        Bound::Excluded(v) => Bound::Excluded(v.as_slice()),
+    }
+}
+
+/// A key value the engine cannot store (wrong type, out of range) matches
+/// no row: the access path yields nothing rather than an error.
+fn no_match(e: &quire_engine::Error) -> bool {
+    matches!(
+        e,
+        quire_engine::Error::BadValue { .. }
+            | quire_engine::Error::OutOfRange { .. }
+            | quire_engine::Error::DataTooLong { .. }
+            | quire_engine::Error::NullNotAllowed { .. }
+    )
+}
+
+/// Reads the rows of `t` the access path finds and `filter` accepts,
+/// calling `f` on each until it returns false. `lock`: locking reads.
+pub fn for_each_row(
+    t: &TableRef,
+    access: &Access,
+    filter: Option<&Expr>,
+    dir: Direction,
+    lock: Option<LockMode>,
+    trx: &mut Trx,
+    env: &dyn Env,
+    mut f: impl FnMut(Vec<Value>) -> Result<bool>,
+) -> Result<()> {
+    let keep = |row: &[Value]| -> Result<bool> {
+        Ok(match filter {
+            Some(w) => truth(&eval(w, row, env)?) == Some(true),
+            None => true,
+        })
+    };
+    match access {
+        Access::Point(keys) => {
+            let pk: Vec<Value> = keys.iter().map(|e| eval(e, &[], env)).collect::<Result<_>>()?;
+            if pk.iter().any(Value::is_null) {
+                return Ok(());
+            }
+            let got = match lock {
+                Some(m) => t.table.get_locking(trx, &pk, m),
+                None => t.table.get_tx(trx, &pk),
+            };
+            match got {
+                Ok(Some(row)) if keep(&row)? => {
+                    f(row)?;
+                }
+                Ok(_) => {}
+                Err(e) if no_match(&e) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Access::Points { index, keys } => {
+            let mut vals: Vec<Value> = keys.iter().map(|e| eval(e, &[], env)).collect::<Result<_>>()?;
+            vals.retain(|v| !v.is_null());
+            vals.sort_by(|a, b| compare(a, b, Collation::Utf8mb4GeneralCi).unwrap_or(Ordering::Equal));
+            vals.dedup_by(|a, b| compare(a, b, Collation::Utf8mb4GeneralCi) == Some(Ordering::Equal));
+            if dir == Direction::Backward {
+                vals.reverse();
+            }
+            for v in vals {
+                let k = [v];
+                let r = scan(t, *index, Bound::Included(&k), Bound::Included(&k), dir, lock, trx, &keep, &mut f);
+                match r {
+                    Ok(true) => {}
+                    Ok(false) => return Ok(()),
+                    Err(Scan::Engine(e)) if no_match(&e) => {}
+                    Err(Scan::Engine(e)) => return Err(e.into()),
+                    Err(Scan::Sql(e)) => return Err(e),
+                }
+            }
+        }
+        Access::Range { index, lo, hi } => {
+            let (lo, hi) = (eval_bound(lo, env)?, eval_bound(hi, env)?);
+            let nullb = |b: &Bound<Vec<Value>>| matches!(b, Bound::Included(v) | Bound::Excluded(v) if v.iter().any(Value::is_null));
+            if nullb(&lo) || nullb(&hi) {
+                return Ok(());
+            }
+            match scan(t, *index, as_slice(&lo), as_slice(&hi), dir, lock, trx, &keep, &mut f) {
+                Ok(_) => {}
+                Err(Scan::Engine(e)) if no_match(&e) => {}
+                Err(Scan::Engine(e)) => return Err(e.into()),
+                Err(Scan::Sql(e)) => return Err(e),
+            }
+        }
+        Access::Full => {
+            match scan(t, IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, dir, lock, trx, &keep, &mut f) {
+                Ok(_) => {}
+                Err(Scan::Engine(e)) => return Err(e.into()),
+                Err(Scan::Sql(e)) => return Err(e),
+            }
+        }
+    }
+    Ok(())
+}
+
+enum Scan {
+    Engine(quire_engine::Error),
+    Sql(SqlError),
+}
+
+/// One range: `Ok(false)` once `f` asked to stop.
+#[allow(clippy::too_many_arguments)]
+fn scan(
+    t: &TableRef,
+    index: IndexRef,
+    lo: Bound<&[Value]>,
+    hi: Bound<&[Value]>,
+    dir: Direction,
+    lock: Option<LockMode>,
+    trx: &mut Trx,
+    keep: &dyn Fn(&[Value]) -> Result<bool>,
+    f: &mut dyn FnMut(Vec<Value>) -> Result<bool>,
+) -> std::result::Result<bool, Scan> {
+    if let Some(m) = lock {
+        let mut rows = t.table.scan_locking(trx, index, lo, hi, m, None).map_err(Scan::Engine)?;
+        if dir == Direction::Backward {
+            rows.reverse();
+        }
+        for row in rows {
+            if keep(&row).map_err(Scan::Sql)? && !f(row).map_err(Scan::Sql)? {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
+    let mut c = t.table.scan_tx(trx, index, lo, hi, dir).map_err(Scan::Engine)?;
+    while let Some(row) = c.next().map_err(Scan::Engine)? {
+        if keep(&row).map_err(Scan::Sql)? && !f(row).map_err(Scan::Sql)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Running state of one aggregate.
+#[derive(Clone)]
+struct AggState {
+    count: i64,
+    sum: Option<Decimal>,
+    best: Option<Value>,
+    seen: Option<HashSet<String>>,
+}
+
+impl AggState {
+    fn new(a: &Agg) -> Self {
+        Self { count: 0, sum: None, best: None, seen: a.distinct.then(HashSet::new) }
+    }
+
+    fn add(&mut self, a: &Agg, row: &[Value], env: &dyn Env) -> Result<()> {
+        let v = match &a.arg {
+            Some(x) => eval(x, row, env)?,
+            None => Value::Int(1),
+        };
+        if v.is_null() {
+            return Ok(());
+        }
+        if let Some(seen) = &mut self.seen {
+            if !seen.insert(format!("{v:?}")) {
+                return Ok(());
+            }
+        }
+        self.count += 1;
+        match a.func {
+            AggFn::Sum | AggFn::Avg => {
+                let d = to_decimal(&v).unwrap_or(Decimal::ZERO);
+                self.sum = Some(match self.sum {
+                    Some(s) => s.checked_add(d).ok_or_else(|| SqlError::new(1690, "22003", "SUM is out of range"))?,
+                    None => d,
+                });
+            }
+            AggFn::Min | AggFn::Max => {
+                let better = match &self.best {
+                    None => true,
+                    Some(b) => {
+                        let o = compare(&v, b, Collation::Utf8mb4GeneralCi);
+                        if a.func == AggFn::Min {
+                            o == Some(Ordering::Less)
+                        } else {
+                            o == Some(Ordering::Greater)
+                        }
+                    }
+                };
+                if better {
+                    self.best = Some(v);
+                }
+            }
+            AggFn::Count | AggFn::CountStar => {}
+        }
+        Ok(())
+    }
+
+    fn result(&self, a: &Agg) -> Value {
+        match a.func {
+            AggFn::Count | AggFn::CountStar => Value::Int(self.count),
+            AggFn::Sum => self.sum.map_or(Value::Null, Value::Decimal),
+            AggFn::Avg => match self.sum {
+                Some(s) if self.count > 0 => {
+                    s.checked_div(Decimal::from_i64(self.count), 4).map_or(Value::Null, Value::Decimal)
+                }
+                _ => Value::Null,
+            },
+            AggFn::Min | AggFn::Max => self.best.clone().unwrap_or(Value::Null),
+        }
+    }
+}
+
+fn limit_value(e: &Option<Expr>, env: &dyn Env) -> Result<Option<usize>> {
+    match e {
+        None => Ok(None),
+        Some(x) => match expr::to_i128(&eval(x, &[], env)?) {
+            Some(n) if n >= 0 => Ok(Some(n.min(usize::MAX as i128) as usize)),
+            _ => Err(SqlError::wrong_arguments("LIMIT")),
+        },
+    }
+}
+
+/// Runs a SELECT; returns its rows.
+pub fn run_select(p: &SelectPlan, trx: Option<&mut Trx>, ctx: &mut Ctx<'_>) -> Result<Vec<Vec<Value>>> {
+    let limit = limit_value(&p.limit, ctx)?;
+    let offset = limit_value(&p.offset, ctx)?.unwrap_or(0);
+    let aggregated = !p.aggs.is_empty() || !p.group_by.is_empty();
+    let sort = !p.order.is_empty() && p.index_order.is_none();
+    let streaming = !aggregated && !sort && !p.distinct;
+    let stop_after = if streaming { limit.map(|l| l.saturating_add(offset)) } else { None };
+    if stop_after == Some(0) {
+        return Ok(Vec::new());
+    }
+    // Base rows.
+    let mut base: Vec<Vec<Value>> = Vec::new();
+    match (&p.table, trx) {
+        (Some(t), Some(trx)) => {
+            let dir = p.index_order.unwrap_or(Direction::Forward);
+            for_each_row(t, &p.access, p.filter.as_ref(), dir, p.lock, trx, ctx, |row| {
+                base.push(row);
+                Ok(stop_after.is_none_or(|n| base.len() < n))
+            })?;
+        }
+        (Some(_), None) => return Err(SqlError::internal("a table read without a transaction")),
+        (None, _) => {
+            let keep = match &p.filter {
+                Some(w) => truth(&eval(w, &[], ctx)?) == Some(true),
+                None => true,
+            };
+            if keep {
+                base.push(Vec::new());
+            }
+        }
+    }
+    // (output row, sort keys)
+    let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+    if aggregated {
+        let mut groups: Vec<(Vec<Value>, Vec<AggState>)> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for row in &base {
+            let key: Vec<Value> = p.group_by.iter().map(|g| eval(g, row, ctx)).collect::<Result<_>>()?;
+            let k = group_key(&key);
+            let gi = match index.get(&k) {
+                Some(&i) => i,
+                None => {
+                    groups.push((row.clone(), p.aggs.iter().map(AggState::new).collect()));
+                    index.insert(k, groups.len() - 1);
+                    groups.len() - 1
+                }
+            };
+            for (st, a) in groups[gi].1.iter_mut().zip(&p.aggs) {
+                st.add(a, row, ctx)?;
+            }
+        }
+        if groups.is_empty() && p.group_by.is_empty() {
+            groups.push((vec![Value::Null; p.table.as_ref().map_or(0, |t| t.columns.len())], p.aggs.iter().map(AggState::new).collect()));
+        }
+        for (rep, states) in groups {
+            ctx.aggs = states.iter().zip(&p.aggs).map(|(s, a)| s.result(a)).collect();
+            if let Some(h) = &p.having {
+                if truth(&eval(h, &rep, ctx)?) != Some(true) {
+                    continue;
+                }
+            }
+            let vals = p.items.iter().map(|x| eval(x, &rep, ctx)).collect::<Result<Vec<_>>>()?;
+            let keys = if sort { p.order.iter().map(|(x, _)| eval(x, &rep, ctx)).collect::<Result<_>>()? } else { vec![] };
+            out.push((vals, keys));
+        }
+    } else {
+        for row in &base {
+            let vals = p.items.iter().map(|x| eval(x, row, ctx)).collect::<Result<Vec<_>>>()?;
+            let keys = if sort { p.order.iter().map(|(x, _)| eval(x, row, ctx)).collect::<Result<_>>()? } else { vec![] };
+            out.push((vals, keys));
+        }
+    }
+    if p.distinct {
+        let mut seen = HashSet::new();
+        out.retain(|(v, _)| seen.insert(group_key(v)));
+    }
+    if sort {
+        let desc: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
+        out.sort_by(|(_, a), (_, b)| {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                let o = match (x.is_null(), y.is_null()) {
+                    (true, true) => Ordering::Equal,
+                    (true, false) => Ordering::Less,
+                    (false, true) => Ordering::Greater,
+                    _ => compare(x, y, Collation::Utf8mb4GeneralCi).unwrap_or(Ordering::Equal),
+                };
+                let o = if desc[i] { o.reverse() } else { o };
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            Ordering::Equal
+        });
+    }
+    let rows = out.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).map(|(v, _)| v).collect();
+    Ok(rows)
+}
+
+/// A grouping / DISTINCT key: equal under the default collation.
+fn group_key(vals: &[Value]) -> String {
+    let mut k = String::new();
+    for v in vals {
+        match v {
+            Value::Str(s) => {
+                let mut w = Vec::new();
+                quire_engine::row::key::weights(Collation::Utf8mb4GeneralCi, s, &mut w);
+                k.push_str(&format!("s{w:?}|"));
+            }
+            Value::Null => k.push_str("n|"),
+            other => k.push_str(&format!("v{}|", to_decimal(other).map_or_else(|| other.to_string(), |d| d.to_string()))),
+        }
+    }
+    k
+}
+
+/// Result metadata of a plan.
+pub fn columns(p: &SelectPlan) -> Vec<ColMeta> {
+    p.columns.clone()
+}
+
+/// A NULL-typed column for statements answered by the server itself.
+pub fn text_column(name: &str) -> ColMeta {
+    ColMeta::expr(name, MetaType::Str { len: 255, fixed: false })
+}

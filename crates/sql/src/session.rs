@@ -1,0 +1,836 @@
+//! Sessions: one per client connection. A session owns its transaction,
+//! its prepared statements and its variables, and runs statements:
+//! parse (cached), plan (cached with the parse), execute.
+//!
+//! Transactions, as MySQL runs them:
+//! - `autocommit=1` and no BEGIN: every statement is its own transaction,
+//!   committed when it succeeds, rolled back when it fails;
+//! - BEGIN / START TRANSACTION, or `autocommit=0`: statements run in one
+//!   transaction until COMMIT / ROLLBACK (or an implicit commit: DDL,
+//!   BEGIN, `SET autocommit=1`); a failing statement is undone alone
+//!   (savepoint), except a deadlock (1213), which rolls back the whole
+//!   transaction and ends it.
+//!
+//! Plans hold open tables, so every DDL bumps `Shared::ddl_epoch` and a
+//! cached plan from an older epoch is compiled again.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use quire_engine::row::Value;
+use quire_engine::table::Trx;
+use quire_engine::txn::Isolation;
+use quire_engine::Engine;
+use sqlparser::ast;
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::Parser;
+
+use crate::catalog::{self, Catalog};
+use crate::dml::{self, DeletePlan, InsertPlan, UpdatePlan};
+use crate::error::{Result, SqlError};
+use crate::plan::{ColMeta, MetaType, TableRef};
+use crate::query::{self, Ctx, Resolver, SelectPlan, SessionEnv};
+use crate::sysvars::{SessionVars, SysVars, VarValue};
+use crate::{admin, Output};
+
+/// Server-wide state every session shares.
+pub struct Shared {
+    pub engine: Arc<Engine>,
+    pub catalog: Catalog,
+    pub sysvars: Arc<SysVars>,
+    /// Bumped by every DDL: plans of older epochs are stale.
+    pub ddl_epoch: AtomicU64,
+    /// Plans of COM_QUERY texts, by (database, text).
+    plans: Mutex<HashMap<(String, String), Arc<Compiled>>>,
+    pub stats: Stats,
+    /// A SHUTDOWN statement asked the server to stop.
+    shutdown: std::sync::atomic::AtomicBool,
+}
+
+/// Counters for SHOW STATUS.
+#[derive(Default)]
+pub struct Stats {
+    pub questions: AtomicU64,
+    pub com_select: AtomicU64,
+    pub com_insert: AtomicU64,
+    pub com_update: AtomicU64,
+    pub com_delete: AtomicU64,
+    pub com_begin: AtomicU64,
+    pub com_commit: AtomicU64,
+    pub com_rollback: AtomicU64,
+    pub com_stmt_prepare: AtomicU64,
+    pub com_stmt_execute: AtomicU64,
+    pub plan_cache_hits: AtomicU64,
+    pub connections: AtomicU64,
+    pub threads_connected: AtomicU64,
+    pub started: std::sync::OnceLock<std::time::Instant>,
+}
+
+const PLAN_CACHE_MAX: usize = 4096;
+
+impl Shared {
+    pub fn new(engine: Arc<Engine>, catalog: Catalog, sysvars: Arc<SysVars>) -> Arc<Self> {
+        let s = Arc::new(Self {
+            engine,
+            catalog,
+            sysvars,
+            ddl_epoch: AtomicU64::new(1),
+            plans: Mutex::new(HashMap::new()),
+            stats: Stats::default(),
+            shutdown: Default::default(),
+        });
+        let _ = s.stats.started.set(std::time::Instant::now());
+        s
+    }
+
+    pub fn epoch(&self) -> u64 {
+        self.ddl_epoch.load(Ordering::Acquire)
+    }
+
+    pub fn request_shutdown(&self) {
+        self.shutdown.store(true, Ordering::Release);
+    }
+
+    pub fn shutdown_requested(&self) -> bool {
+        self.shutdown.load(Ordering::Acquire)
+    }
+
+    pub fn bump_epoch(&self) {
+        self.ddl_epoch.fetch_add(1, Ordering::AcqRel);
+        self.plans.lock().clear();
+    }
+}
+
+/// A compiled statement.
+pub enum Plan {
+    Select(SelectPlan),
+    Insert(InsertPlan),
+    Update(UpdatePlan),
+    Delete(DeletePlan),
+    /// Run from the AST each time (DDL, SET, SHOW, transaction control).
+    Other(Box<ast::Statement>),
+    /// Statements quire parses itself (users, grants, SHOW WARNINGS ...).
+    Admin(admin::AdminStmt),
+}
+
+pub struct Compiled {
+    pub plan: Plan,
+    pub params: usize,
+    pub epoch: u64,
+    pub db: Option<String>,
+}
+
+impl Compiled {
+    pub fn columns(&self) -> Vec<ColMeta> {
+        match &self.plan {
+            Plan::Select(p) => query::columns(p),
+            Plan::Other(s) => admin::columns_of(s),
+            Plan::Admin(a) => a.columns(),
+            _ => vec![],
+        }
+    }
+}
+
+/// A prepared statement.
+pub struct Prepared {
+    pub sql: String,
+    pub compiled: Arc<Compiled>,
+}
+
+/// One client's session.
+pub struct Session {
+    pub shared: Arc<Shared>,
+    pub user: String,
+    pub db: Option<String>,
+    pub connection_id: u32,
+    pub vars: SessionVars,
+    trx: Option<Trx>,
+    /// In a transaction (BEGIN, or a statement under autocommit=0).
+    in_txn: bool,
+    /// Isolation for the next transaction only (SET TRANSACTION ...).
+    next_isolation: Option<Isolation>,
+    pub last_insert_id: u64,
+    pub prepared: HashMap<u32, Prepared>,
+    next_stmt_id: u32,
+    pub user_vars: HashMap<String, Value>,
+}
+
+/// Replaces what sqlparser does not accept with what it does.
+fn preprocess(sql: &str) -> String {
+    let trimmed = sql.trim().trim_end_matches(';').trim_end();
+    let upper = trimmed.to_ascii_uppercase();
+    if let Some(i) = upper.find("LOCK IN SHARE MODE") {
+        return format!("{}FOR SHARE{}", &trimmed[..i], &trimmed[i + "LOCK IN SHARE MODE".len()..]);
+    }
+    trimmed.to_string()
+}
+
+/// Splits `SET a=1, NAMES x` (which sqlparser refuses) into single SETs.
+fn split_set(sql: &str) -> Option<Vec<String>> {
+    let rest = sql.trim_start();
+    if rest.len() < 4 || !rest[..4].eq_ignore_ascii_case("set ") {
+        return None;
+    }
+    let body = &rest[4..];
+    let (mut parts, mut cur, mut quote) = (Vec::new(), String::new(), None::<char>);
+    let mut depth = 0;
+    for ch in body.chars() {
+        match (quote, ch) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(ch),
+            (None, '(') => depth += 1,
+            (None, ')') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                parts.push(format!("SET {}", cur.trim()));
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    parts.push(format!("SET {}", cur.trim()));
+    (parts.len() > 1).then_some(parts)
+}
+
+pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
+    let text = preprocess(sql);
+    match Parser::parse_sql(&MySqlDialect {}, &text) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            if let Some(parts) = split_set(&text) {
+                let mut out = Vec::new();
+                for p in parts {
+                    out.extend(Parser::parse_sql(&MySqlDialect {}, &p).map_err(|e| SqlError::syntax(e))?);
+                }
+                return Ok(out);
+            }
+            Err(SqlError::syntax(e))
+        }
+    }
+}
+
+fn isolation_of(name: &str) -> Isolation {
+    match name.to_ascii_uppercase().replace(' ', "-").as_str() {
+        "READ-UNCOMMITTED" => Isolation::ReadUncommitted,
+        "READ-COMMITTED" => Isolation::ReadCommitted,
+        "SERIALIZABLE" => Isolation::Serializable,
+        _ => Isolation::RepeatableRead,
+    }
+}
+
+/// Name resolution for the session's current database.
+struct SessionResolver<'a> {
+    shared: &'a Shared,
+    db: Option<&'a str>,
+    user: &'a str,
+}
+
+impl Resolver for SessionResolver<'_> {
+    fn resolve(&self, name: &ast::ObjectName, alias: Option<String>) -> Result<TableRef> {
+        let parts: Vec<String> = name.0.iter().map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_default()).collect();
+        let (db, table) = match parts.as_slice() {
+            [t] => (self.db.ok_or_else(SqlError::no_database)?.to_string(), t.clone()),
+            [d, t] => (d.clone(), t.clone()),
+            _ => return Err(SqlError::syntax(format!("bad table name {name}"))),
+        };
+        if !self.shared.catalog.user(self.user).is_some_and(|u| u.may_use(&db)) {
+            return Err(SqlError::new(
+                1142,
+                "42000",
+                format!("command denied to user '{}'@'%' for table '{table}'", self.user),
+            ));
+        }
+        if !self.shared.catalog.database_exists(&db) {
+            return Err(SqlError::unknown_database(&db));
+        }
+        let t = self
+            .shared
+            .engine
+            .table(&format!("{db}/{table}"))
+            .map_err(|_| SqlError::no_such_table(&db, &table))?;
+        Ok(TableRef::new(&db, &table, alias, t))
+    }
+}
+
+/// Reads of session state for expressions.
+struct Env<'a> {
+    s: &'a Session,
+}
+
+impl SessionEnv for Env<'_> {
+    fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
+        let v = if global {
+            self.s.shared.sysvars.global(name).ok_or_else(|| {
+                SqlError::new(1193, "HY000", format!("Unknown system variable '{name}'"))
+            })?
+        } else {
+            match name {
+                "autocommit" => VarValue::Bool(self.s.autocommit()),
+                "last_insert_id" | "identity" => VarValue::UInt(self.s.last_insert_id),
+                _ => self.s.shared.sysvars.value(&self.s.vars, name).map_err(|e| SqlError::new(e.code, e.state, e.message))?,
+            }
+        };
+        Ok(var_to_value(&v))
+    }
+
+    fn session_func(&self, name: &str) -> Option<Value> {
+        Some(match name {
+            "database" | "schema" => self.s.db.clone().map_or(Value::Null, Value::Str),
+            "user" | "session_user" | "system_user" => Value::Str(format!("{}@localhost", self.s.user)),
+            "current_user" => Value::Str(format!("{}@%", self.s.user)),
+            "connection_id" => Value::Int(self.s.connection_id as i64),
+            "last_insert_id" => Value::UInt(self.s.last_insert_id),
+            _ => return None,
+        })
+    }
+}
+
+pub fn var_to_value(v: &VarValue) -> Value {
+    match v {
+        VarValue::Int(i) => Value::Int(*i),
+        VarValue::UInt(u) => Value::UInt(*u),
+        VarValue::Bool(b) => Value::Int(*b as i64),
+        other => Value::Str(other.display()),
+    }
+}
+
+pub fn value_to_var(v: &Value) -> VarValue {
+    match v {
+        Value::Int(i) => VarValue::Int(*i),
+        Value::UInt(u) => VarValue::UInt(*u),
+        Value::Null => VarValue::Str(String::new()),
+        other => VarValue::Str(crate::expr::as_string(other)),
+    }
+}
+
+impl Session {
+    pub fn new(shared: Arc<Shared>, user: &str, db: Option<&str>, connection_id: u32) -> Result<Self> {
+        if let Some(d) = db {
+            if !shared.catalog.database_exists(d) {
+                return Err(SqlError::unknown_database(d));
+            }
+            if !shared.catalog.user(user).is_some_and(|u| u.may_use(d)) {
+                return Err(SqlError::new(1044, "42000", format!("Access denied for user '{user}'@'%' to database '{d}'")));
+            }
+        }
+        let vars = shared.sysvars.session_defaults();
+        Ok(Self {
+            shared,
+            user: user.to_string(),
+            db: db.map(str::to_string),
+            connection_id,
+            vars,
+            trx: None,
+            in_txn: false,
+            next_isolation: None,
+            last_insert_id: 0,
+            prepared: HashMap::new(),
+            next_stmt_id: 1,
+            user_vars: HashMap::new(),
+        })
+    }
+
+    pub fn autocommit(&self) -> bool {
+        self.vars.autocommit()
+    }
+
+    pub fn in_transaction(&self) -> bool {
+        self.in_txn
+    }
+
+    fn isolation(&mut self) -> Isolation {
+        self.next_isolation.take().unwrap_or_else(|| isolation_of(self.vars.transaction_isolation()))
+    }
+
+    fn begin(&mut self) -> Trx {
+        let iso = self.isolation();
+        let mut t = self.shared.engine.begin(iso);
+        let secs = self.vars.innodb_lock_wait_timeout_secs();
+        let _ = secs; // the engine's timeout is global; per-session timeouts are not yet honoured
+        t.set_isolation(iso);
+        t
+    }
+
+    /// Commits the open transaction, if any.
+    pub fn commit(&mut self) -> Result<()> {
+        self.in_txn = false;
+        if let Some(mut t) = self.trx.take() {
+            t.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Rolls back the open transaction, if any.
+    pub fn rollback(&mut self) -> Result<()> {
+        self.in_txn = false;
+        if let Some(mut t) = self.trx.take() {
+            t.rollback()?;
+        }
+        Ok(())
+    }
+
+    /// COM_RESET_CONNECTION.
+    pub fn reset(&mut self) {
+        let _ = self.rollback();
+        self.prepared.clear();
+        self.vars = self.shared.sysvars.session_defaults();
+        self.user_vars.clear();
+        self.last_insert_id = 0;
+        self.next_isolation = None;
+    }
+
+    fn resolver(&self) -> SessionResolver<'_> {
+        SessionResolver { shared: &self.shared, db: self.db.as_deref(), user: &self.user }
+    }
+
+    /// Compiles one parsed statement.
+    pub fn compile(&self, stmt: ast::Statement) -> Result<Compiled> {
+        let r = self.resolver();
+        let epoch = self.shared.epoch();
+        let (plan, params) = match stmt {
+            ast::Statement::Query(q) => {
+                let p = query::compile_select(&q, &r)?;
+                let n = p.params;
+                (Plan::Select(p), n)
+            }
+            ast::Statement::Insert(ins) => {
+                let p = dml::compile_insert(&ins, &r)?;
+                let n = p.params;
+                (Plan::Insert(p), n)
+            }
+            ast::Statement::Update(u) => {
+                let p = dml::compile_update(&u, &r)?;
+                let n = p.params;
+                (Plan::Update(p), n)
+            }
+            ast::Statement::Delete(d) => {
+                let p = dml::compile_delete(&d, &r)?;
+                let n = p.params;
+                (Plan::Delete(p), n)
+            }
+            other => (Plan::Other(Box::new(other)), 0),
+        };
+        Ok(Compiled { plan, params, epoch, db: self.db.clone() })
+    }
+
+    /// Parses and compiles `sql` as one statement (COM_STMT_PREPARE).
+    pub fn compile_one(&self, sql: &str) -> Result<Compiled> {
+        if let Some(a) = admin::parse(sql)? {
+            return Ok(Compiled { plan: Plan::Admin(a), params: 0, epoch: self.shared.epoch(), db: self.db.clone() });
+        }
+        let mut stmts = parse(sql)?;
+        if stmts.len() != 1 {
+            return Err(SqlError::syntax("expected exactly one statement"));
+        }
+        self.compile(stmts.remove(0))
+    }
+
+    /// COM_QUERY: every statement of `sql`; stops at the first error.
+    pub fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Output>> {
+        self.shared.stats.questions.fetch_add(1, Ordering::Relaxed);
+        // A cached plan for the whole text.
+        let key = (self.db.clone().unwrap_or_default(), sql.to_string());
+        let cached = self.shared.plans.lock().get(&key).cloned();
+        if let Some(c) = cached {
+            if c.epoch == self.shared.epoch() {
+                self.shared.stats.plan_cache_hits.fetch_add(1, Ordering::Relaxed);
+                return vec![self.execute(&c, &[])];
+            }
+        }
+        if let Some(a) = match admin::parse(sql) {
+            Ok(a) => a,
+            Err(e) => return vec![Err(e)],
+        } {
+            return vec![self.run_admin(&a)];
+        }
+        let stmts = match parse(sql) {
+            Ok(s) => s,
+            Err(e) => return vec![Err(e)],
+        };
+        if stmts.is_empty() {
+            return vec![Err(SqlError::new(1065, "42000", "Query was empty"))];
+        }
+        if stmts.len() > 1 && !multi {
+            return vec![Err(SqlError::syntax("multiple statements need CLIENT_MULTI_STATEMENTS"))];
+        }
+        let single = stmts.len() == 1;
+        let mut out = Vec::new();
+        for stmt in stmts {
+            let r = self.compile(stmt).map(Arc::new).and_then(|c| {
+                let cacheable = single && matches!(c.plan, Plan::Select(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_));
+                if cacheable && c.params == 0 {
+                    let mut plans = self.shared.plans.lock();
+                    if plans.len() >= PLAN_CACHE_MAX {
+                        plans.clear();
+                    }
+                    plans.insert(key.clone(), c.clone());
+                }
+                self.execute(&c, &[])
+            });
+            let failed = r.is_err();
+            out.push(r);
+            if failed {
+                break;
+            }
+        }
+        out
+    }
+
+    /// COM_STMT_PREPARE: (id, parameters, result columns).
+    pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColMeta>)> {
+        self.shared.stats.com_stmt_prepare.fetch_add(1, Ordering::Relaxed);
+        let c = self.compile_one(sql)?;
+        let max = self.shared.sysvars.global("max_prepared_stmt_count").and_then(|v| v.as_u64()).unwrap_or(16382);
+        if self.prepared.len() as u64 >= max {
+            return Err(SqlError::new(
+                1461,
+                "42000",
+                format!("Can't create more than max_prepared_stmt_count statements (current value: {max})"),
+            ));
+        }
+        let id = self.next_stmt_id;
+        self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
+        let (params, cols) = (c.params, c.columns());
+        self.prepared.insert(id, Prepared { sql: sql.to_string(), compiled: Arc::new(c) });
+        Ok((id, params, cols))
+    }
+
+    /// COM_STMT_EXECUTE.
+    pub fn execute_prepared(&mut self, id: u32, params: &[Value]) -> Result<Output> {
+        self.shared.stats.com_stmt_execute.fetch_add(1, Ordering::Relaxed);
+        self.shared.stats.questions.fetch_add(1, Ordering::Relaxed);
+        let p = self.prepared.get(&id).ok_or_else(|| {
+            SqlError::new(1243, "HY000", format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"))
+        })?;
+        let mut c = p.compiled.clone();
+        if c.epoch != self.shared.epoch() || c.db != self.db {
+            let sql = p.sql.clone();
+            c = Arc::new(self.compile_one(&sql)?);
+            if let Some(p) = self.prepared.get_mut(&id) {
+                p.compiled = c.clone();
+            }
+        }
+        if params.len() != c.params {
+            return Err(SqlError::wrong_arguments("mysqld_stmt_execute"));
+        }
+        self.execute(&c, params)
+    }
+
+    pub fn close_prepared(&mut self, id: u32) {
+        self.prepared.remove(&id);
+    }
+
+    /// Runs a data statement in the session's transaction (or its own).
+    fn in_trx<T>(&mut self, f: impl FnOnce(&mut Trx, &Session) -> Result<T>) -> Result<T> {
+        let (mut trx, own) = match self.trx.take() {
+            Some(t) => (t, false),
+            None => (self.begin(), self.autocommit() && !self.in_txn),
+        };
+        let sp = trx.savepoint();
+        let r = f(&mut trx, self);
+        match r {
+            Ok(v) => {
+                if own {
+                    trx.commit()?;
+                } else {
+                    self.trx = Some(trx);
+                    self.in_txn = true;
+                }
+                Ok(v)
+            }
+            Err(e) => {
+                if e.code == 1213 {
+                    // The engine rolled the whole transaction back.
+                    let _ = trx.rollback();
+                    self.in_txn = false;
+                } else if own {
+                    let _ = trx.rollback();
+                } else {
+                    if let Err(re) = trx.rollback_to(sp) {
+                        let _ = trx.rollback();
+                        self.in_txn = false;
+                        return Err(re.into());
+                    }
+                    self.trx = Some(trx);
+                    self.in_txn = true;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// Executes a compiled statement with `params`.
+    pub fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Output> {
+        match &c.plan {
+            Plan::Select(p) => {
+                self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
+                let rows = if p.table.is_some() {
+                    self.in_trx(|trx, s| {
+                        let mut ctx = Ctx { params, aggs: vec![], session: &Env { s } };
+                        query::run_select(p, Some(trx), &mut ctx)
+                    })?
+                } else {
+                    let mut ctx = Ctx { params, aggs: vec![], session: &Env { s: self } };
+                    query::run_select(p, None, &mut ctx)?
+                };
+                Ok(Output::Rows { columns: query::columns(p), rows })
+            }
+            Plan::Insert(p) => {
+                self.shared.stats.com_insert.fetch_add(1, Ordering::Relaxed);
+                let r = self.in_trx(|trx, s| dml::run_insert(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
+                if r.first_insert_id != 0 {
+                    self.last_insert_id = r.first_insert_id;
+                }
+                let info = if p.rows.len() > 1 {
+                    format!("Records: {}  Duplicates: 0  Warnings: 0", r.affected)
+                } else {
+                    String::new()
+                };
+                Ok(Output::Ok { affected: r.affected, last_insert_id: r.first_insert_id, info })
+            }
+            Plan::Update(p) => {
+                self.shared.stats.com_update.fetch_add(1, Ordering::Relaxed);
+                let r = self.in_trx(|trx, s| dml::run_update(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
+                Ok(Output::Ok {
+                    affected: r.affected,
+                    last_insert_id: 0,
+                    info: format!("Rows matched: {}  Changed: {}  Warnings: 0", r.matched, r.affected),
+                })
+            }
+            Plan::Delete(p) => {
+                self.shared.stats.com_delete.fetch_add(1, Ordering::Relaxed);
+                let r = self.in_trx(|trx, s| dml::run_delete(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
+                Ok(Output::Ok { affected: r.affected, last_insert_id: 0, info: String::new() })
+            }
+            Plan::Other(stmt) => self.run_other(stmt, params),
+            Plan::Admin(a) => self.run_admin(a),
+        }
+    }
+
+    fn run_admin(&mut self, a: &admin::AdminStmt) -> Result<Output> {
+        if a.is_ddl() {
+            self.commit()?;
+        }
+        admin::run(self, a)
+    }
+
+    /// DDL commits the open transaction first, as MySQL does.
+    fn implicit_commit(&mut self) -> Result<()> {
+        self.commit()
+    }
+
+    fn run_other(&mut self, stmt: &ast::Statement, params: &[Value]) -> Result<Output> {
+        use ast::Statement as S;
+        match stmt {
+            S::StartTransaction { modes, .. } => {
+                self.shared.stats.com_begin.fetch_add(1, Ordering::Relaxed);
+                self.commit()?;
+                for m in modes {
+                    if let ast::TransactionMode::IsolationLevel(l) = m {
+                        self.next_isolation = Some(level(l));
+                    }
+                }
+                let t = self.begin();
+                self.trx = Some(t);
+                self.in_txn = true;
+                Ok(Output::ok())
+            }
+            S::Commit { .. } => {
+                self.shared.stats.com_commit.fetch_add(1, Ordering::Relaxed);
+                self.commit()?;
+                Ok(Output::ok())
+            }
+            S::Rollback { savepoint: None, .. } => {
+                self.shared.stats.com_rollback.fetch_add(1, Ordering::Relaxed);
+                self.rollback()?;
+                Ok(Output::ok())
+            }
+            S::Rollback { savepoint: Some(_), .. } | S::Savepoint { .. } | S::ReleaseSavepoint { .. } => {
+                Err(SqlError::unsupported("SAVEPOINT"))
+            }
+            S::Set(set) => self.run_set(set, params),
+            S::Use(u) => {
+                let name = match u {
+                    ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => n.to_string(),
+                    other => other.to_string(),
+                };
+                let name = name.trim_matches('`').to_string();
+                self.use_database(&name)?;
+                Ok(Output::ok())
+            }
+            S::CreateDatabase { db_name, if_not_exists, .. } | S::CreateSchema { schema_name: ast::SchemaName::Simple(db_name), if_not_exists, .. } => {
+                self.implicit_commit()?;
+                let name = db_name.to_string().trim_matches('`').to_string();
+                catalog::check_name(&name)?;
+                let created = self.shared.catalog.create_database(&name, *if_not_exists)?;
+                Ok(Output::Ok { affected: created as u64, last_insert_id: 0, info: String::new() })
+            }
+            S::Drop { object_type, if_exists, names, table, .. } => {
+                self.implicit_commit()?;
+                let r = admin::drop(self, *object_type, *if_exists, names, table.as_ref());
+                self.shared.bump_epoch();
+                r
+            }
+            S::CreateTable(ct) => {
+                self.implicit_commit()?;
+                let r = admin::create_table(self, ct);
+                self.shared.bump_epoch();
+                r
+            }
+            S::CreateIndex(ci) => {
+                self.implicit_commit()?;
+                let r = admin::create_index(self, ci);
+                self.shared.bump_epoch();
+                r
+            }
+            S::Truncate(t) => {
+                self.implicit_commit()?;
+                let r = admin::truncate(self, t);
+                self.shared.bump_epoch();
+                r
+            }
+            S::AlterTable(at) => {
+                self.implicit_commit()?;
+                let r = admin::alter_table(self, at);
+                self.shared.bump_epoch();
+                r
+            }
+            other => admin::show(self, other),
+        }
+    }
+
+    pub fn use_database(&mut self, name: &str) -> Result<()> {
+        if !self.shared.catalog.database_exists(name) {
+            return Err(SqlError::unknown_database(name));
+        }
+        if !self.shared.catalog.user(&self.user).is_some_and(|u| u.may_use(name)) {
+            return Err(SqlError::new(
+                1044,
+                "42000",
+                format!("Access denied for user '{}'@'%' to database '{name}'", self.user),
+            ));
+        }
+        self.db = Some(name.to_string());
+        Ok(())
+    }
+
+    fn set_var(&mut self, name: &str, global: bool, v: Value) -> Result<()> {
+        let lname = name.to_ascii_lowercase();
+        let lname = lname.trim_start_matches("@@").to_string();
+        let (lname, global) = if let Some(n) = lname.strip_prefix("global.") {
+            (n.to_string(), true)
+        } else if let Some(n) = lname.strip_prefix("session.").or_else(|| lname.strip_prefix("local.")) {
+            (n.to_string(), global)
+        } else {
+            (lname, global)
+        };
+        let mut val = value_to_var(&v);
+        if matches!(lname.as_str(), "transaction_isolation" | "tx_isolation") {
+            if let VarValue::Str(s) = &val {
+                val = VarValue::Str(s.to_ascii_uppercase().replace(' ', "-"));
+            }
+        }
+        if global {
+            return self.shared.sysvars.set_global(&lname, &val).map_err(|e| SqlError::new(e.code, e.state, e.message));
+        }
+        let was = self.autocommit();
+        self.vars.set_by_name(&lname, &val).map_err(|e| SqlError::new(e.code, e.state, e.message))?;
+        if lname == "autocommit" && self.autocommit() && !was {
+            self.commit()?; // SET autocommit=1 commits
+        }
+        Ok(())
+    }
+
+    fn run_set(&mut self, set: &ast::Set, params: &[Value]) -> Result<Output> {
+        let env = Env { s: self };
+        let eval_value = |e: &ast::Expr| -> Result<Value> {
+            // Bare words (SET autocommit=ON, isolation names) are strings.
+            if let ast::Expr::Identifier(i) = e {
+                if !i.value.starts_with("@@") {
+                    return Ok(Value::Str(i.value.clone()));
+                }
+            }
+            let mut scope = crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list" };
+            let x = crate::expr::compile(e, &mut scope)?;
+            crate::expr::eval(&x, &[], &Ctx { params, aggs: vec![], session: &env })
+        };
+        let mut assignments: Vec<(String, bool, Value)> = Vec::new();
+        match set {
+            ast::Set::SingleAssignment { scope, variable, values, .. } => {
+                let v = values.first().map(eval_value).transpose()?.unwrap_or(Value::Null);
+                assignments.push((variable.to_string(), matches!(scope, Some(ast::ContextModifier::Global)), v));
+            }
+            ast::Set::MultipleAssignments { assignments: list } => {
+                for a in list {
+                    let v = eval_value(&a.value)?;
+                    assignments.push((a.name.to_string(), matches!(a.scope, Some(ast::ContextModifier::Global)), v));
+                }
+            }
+            ast::Set::SetNames { .. } | ast::Set::SetNamesDefault {} => return Ok(Output::ok()),
+            ast::Set::SetTransaction { modes, session, .. } => {
+                let mut chosen = None;
+                for m in modes {
+                    if let ast::TransactionMode::IsolationLevel(l) = m {
+                        chosen = Some(level(l));
+                    }
+                }
+                let session = *session;
+                std::mem::drop(env);
+                if let Some(iso) = chosen {
+                    if session {
+                        let name = match iso {
+                            Isolation::ReadUncommitted => "READ-UNCOMMITTED",
+                            Isolation::ReadCommitted => "READ-COMMITTED",
+                            Isolation::RepeatableRead => "REPEATABLE-READ",
+                            Isolation::Serializable => "SERIALIZABLE",
+                        };
+                        self.set_var("transaction_isolation", false, Value::Str(name.into()))?;
+                    } else {
+                        self.next_isolation = Some(iso);
+                    }
+                }
+                return Ok(Output::ok());
+            }
+            other => return Err(SqlError::unsupported(format!("{other}"))),
+        }
+        for (name, global, v) in assignments {
+            if let Some(u) = name.strip_prefix('@').filter(|n| !n.starts_with('@')) {
+                self.user_vars.insert(u.to_ascii_lowercase(), v);
+                continue;
+            }
+            if name.eq_ignore_ascii_case("names") || name.eq_ignore_ascii_case("character set") {
+                continue;
+            }
+            self.set_var(&name, global, v)?;
+        }
+        Ok(Output::ok())
+    }
+
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.shared.engine
+    }
+}
+
+fn level(l: &ast::TransactionIsolationLevel) -> Isolation {
+    match l {
+        ast::TransactionIsolationLevel::ReadUncommitted => Isolation::ReadUncommitted,
+        ast::TransactionIsolationLevel::ReadCommitted => Isolation::ReadCommitted,
+        ast::TransactionIsolationLevel::Serializable => Isolation::Serializable,
+        _ => Isolation::RepeatableRead,
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.rollback();
+    }
+}
+
+/// Columns of a statement the server answers itself, by its shape.
+pub fn text_columns(names: &[&str]) -> Vec<ColMeta> {
+    names.iter().map(|n| ColMeta::expr(n, MetaType::Str { len: 255, fixed: false })).collect()
+}
