@@ -222,3 +222,17 @@ pub trait Backend: Send + Sync + 'static {
     /// the connection is closed.
     fn max_allowed_packet(&self) -> usize;
 }
+
+pub mod auth;
+pub mod codec;
+pub mod conn;
+pub mod handshake;
+pub mod listener;
+pub mod packet;
+pub mod response;
+pub mod stmt;
+
+pub use auth::credentials_for_password;
+pub use conn::{serve_connection, serve_connection_with, ConnOptions};
+pub use handshake::AuthPlugin;
+pub use listener::{Listener, ListenerHandle, ListenerOptions, Stopper};

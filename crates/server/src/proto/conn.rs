@@ -1,0 +1,381 @@
+//! One client connection from handshake to close: authentication, then the
+//! command loop, each command answered through the [`Session`].
+//!
+//! States and transitions:
+//!
+//! | state        | event                          | next         | done by                 |
+//! |--------------|--------------------------------|--------------|-------------------------|
+//! | Handshake    | proof accepted, session opened | Command      | [`serve_connection_with`] |
+//! | Handshake    | refused / bad handshake        | Closed       | `handshake::authenticate` |
+//! | Command      | a command other than QUIT      | Command      | `Conn::dispatch`        |
+//! | Command      | COM_QUIT, EOF                  | Closed       | `Conn::run`             |
+//! | any          | framing error, oversized packet| Closed (ERR) | `end_with`              |
+//!
+//! Invariants:
+//! 1. Every command's sequence ids start at 0 (the client's packet).
+//! 2. A malformed command body gets an ERR and the connection continues; a
+//!    malformed frame (truncated, out of order, too large) ends it.
+//! 3. Every reply is flushed before the next command is read.
+//! 4. In a multi-result reply, every OK/EOF but the last carries
+//!    [`STATUS_MORE_RESULTS`].
+
+use std::io::{self, ErrorKind, Read, Write};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use super::codec::put_lenenc_int;
+use super::handshake::{authenticate, capability, send_err, AuthPlugin};
+use super::packet::{PacketError, PacketIo};
+use super::stmt::Statements;
+use super::{charset, column_type, response, Backend, ColumnDef, ErrPacket, Reply, Session, STATUS_MORE_RESULTS};
+
+/// Command bytes (`enum_server_command`).
+pub mod command {
+    pub const QUIT: u8 = 0x01;
+    pub const INIT_DB: u8 = 0x02;
+    pub const QUERY: u8 = 0x03;
+    pub const FIELD_LIST: u8 = 0x04;
+    pub const STATISTICS: u8 = 0x09;
+    pub const PING: u8 = 0x0e;
+    pub const STMT_PREPARE: u8 = 0x16;
+    pub const STMT_EXECUTE: u8 = 0x17;
+    pub const STMT_SEND_LONG_DATA: u8 = 0x18;
+    pub const STMT_CLOSE: u8 = 0x19;
+    pub const STMT_RESET: u8 = 0x1a;
+    pub const SET_OPTION: u8 = 0x1b;
+    pub const STMT_FETCH: u8 = 0x1c;
+    pub const RESET_CONNECTION: u8 = 0x1f;
+}
+
+/// The largest packet accepted before authentication (a handshake
+/// response with connection attributes fits easily).
+pub const HANDSHAKE_MAX_BYTES: usize = 64 * 1024;
+
+/// Per-listener choices for every connection.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConnOptions {
+    /// The plugin announced in the handshake (MySQL's
+    /// `default_authentication_plugin`). Either is verified; a client on
+    /// any other plugin is switched to mysql_native_password.
+    pub auth_plugin: AuthPlugin,
+}
+
+/// ER_NET_PACKET_TOO_LARGE.
+pub fn packet_too_large() -> ErrPacket {
+    ErrPacket::new(1153, "08S01", "Got a packet bigger than 'max_allowed_packet' bytes")
+}
+
+/// ER_NET_PACKETS_OUT_OF_ORDER.
+pub fn packets_out_of_order() -> ErrPacket {
+    ErrPacket::new(1156, "08S01", "Got packets out of order")
+}
+
+/// ER_UNKNOWN_COM_ERROR.
+pub fn unknown_command() -> ErrPacket {
+    ErrPacket::new(1047, "08S01", "Unknown command")
+}
+
+/// Serves one connection with default options until the client quits or
+/// the connection fails. `Ok` for an orderly end (including a refused
+/// login); `Err` when the stream failed or the client broke the framing.
+pub fn serve_connection<B: Backend, S: Read + Write>(
+    backend: &B,
+    stream: S,
+    connection_id: u32,
+    peer_host: &str,
+) -> io::Result<()> {
+    serve_connection_with(backend, stream, connection_id, peer_host, &ConnOptions::default())
+}
+
+/// [`serve_connection`] with explicit options.
+pub fn serve_connection_with<B: Backend, S: Read + Write>(
+    backend: &B,
+    stream: S,
+    connection_id: u32,
+    peer_host: &str,
+    options: &ConnOptions,
+) -> io::Result<()> {
+    let max_packet = backend.max_allowed_packet();
+    let mut io = PacketIo::new(stream, HANDSHAKE_MAX_BYTES.min(max_packet));
+    let auth = match authenticate(&mut io, backend, options.auth_plugin, connection_id, peer_host) {
+        Ok(Some(a)) => a,
+        Ok(None) => return Ok(()),
+        Err(e) => return end_with(&mut io, e),
+    };
+    let session = match backend.open_session(&auth.user, auth.database.as_deref(), connection_id) {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = send_err(&mut io, &e);
+            return Ok(());
+        }
+    };
+    io.set_max_payload_bytes(max_packet);
+    let mut conn = Conn {
+        io,
+        multi_statements: auth.capabilities & capability::MULTI_STATEMENTS != 0,
+        session,
+        statements: Statements::new(max_packet),
+        questions: 0,
+        buf: Vec::with_capacity(1024),
+    };
+    let status = conn.session.status_flags();
+    conn.send_ok(0, 0, status, 0, "")?;
+    conn.io.flush()?;
+    match conn.run() {
+        Ok(()) => Ok(()),
+        Err(e) => end_with(&mut conn.io, e),
+    }
+}
+
+/// Ends a connection on a read failure: tells the client why when it can
+/// still listen.
+fn end_with<S: Read + Write>(io: &mut PacketIo<S>, e: PacketError) -> io::Result<()> {
+    match e {
+        PacketError::Closed => Ok(()),
+        PacketError::Truncated => Err(io::Error::new(ErrorKind::UnexpectedEof, "connection closed inside a packet")),
+        PacketError::TooLarge => {
+            let _ = send_err(io, &packet_too_large());
+            Err(io::Error::new(ErrorKind::InvalidData, PacketError::TooLarge))
+        }
+        PacketError::OutOfOrder { .. } => {
+            let _ = send_err(io, &packets_out_of_order());
+            Err(io::Error::new(ErrorKind::InvalidData, e))
+        }
+        PacketError::Io(e) => Err(e),
+    }
+}
+
+fn started() -> Instant {
+    static START: OnceLock<Instant> = OnceLock::new();
+    *START.get_or_init(Instant::now)
+}
+
+/// An authenticated connection in the command phase.
+struct Conn<S, T> {
+    io: PacketIo<S>,
+    session: T,
+    /// Prepared statements' parameter types and long data.
+    statements: Statements,
+    /// CLIENT_MULTI_STATEMENTS, as toggled by COM_SET_OPTION.
+    multi_statements: bool,
+    /// Commands served (COM_STATISTICS' "Questions").
+    questions: u64,
+    /// Scratch space for one outgoing payload.
+    buf: Vec<u8>,
+}
+
+impl<S: Read + Write, T: Session> Conn<S, T> {
+    fn run(&mut self) -> Result<(), PacketError> {
+        let mut packet = Vec::with_capacity(1024);
+        loop {
+            self.io.reset_seq();
+            self.io.read_packet_into(&mut packet)?;
+            self.questions += 1;
+            let Some((&cmd, body)) = packet.split_first() else {
+                self.send_err(&unknown_command())?;
+                self.io.flush()?;
+                continue;
+            };
+            if cmd == command::QUIT {
+                return Ok(());
+            }
+            self.dispatch(cmd, body)?;
+            self.io.flush()?;
+        }
+    }
+
+    fn dispatch(&mut self, cmd: u8, body: &[u8]) -> Result<(), PacketError> {
+        match cmd {
+            command::PING => self.send_status_ok(),
+            command::INIT_DB => match self.session.init_db(&String::from_utf8_lossy(body)) {
+                Ok(()) => self.send_status_ok(),
+                Err(e) => self.send_err(&e),
+            },
+            command::QUERY => match std::str::from_utf8(body) {
+                Ok(sql) => {
+                    let replies = self.session.query(sql, self.multi_statements);
+                    self.send_replies(replies, false)
+                }
+                Err(_) => self.send_err(&ErrPacket::new(1300, "HY000", "Invalid utf8mb4 character string")),
+            },
+            command::FIELD_LIST => {
+                let status = self.session.status_flags();
+                self.send_eof(status)
+            }
+            command::STATISTICS => {
+                let uptime = started().elapsed().as_secs();
+                let qps = self.questions as f64 / uptime.max(1) as f64;
+                let text = format!(
+                    "Uptime: {uptime}  Questions: {}  Slow queries: 0  Opens: 0  Flush tables: 0  Open tables: 0  Queries per second avg: {qps:.3}",
+                    self.questions
+                );
+                self.io.write_packet(text.as_bytes())?;
+                Ok(())
+            }
+            command::STMT_PREPARE => self.prepare(body),
+            command::STMT_EXECUTE => match self.statements.parse_execute(body) {
+                Ok((id, params)) => {
+                    let reply = self.session.execute(id, &params);
+                    self.send_replies(vec![reply], true)
+                }
+                Err(e) => self.send_err(&e),
+            },
+            command::STMT_SEND_LONG_DATA => {
+                self.statements.send_long_data(body);
+                Ok(())
+            }
+            command::STMT_CLOSE => {
+                if let Some(id) = body.get(..4) {
+                    let id = u32::from_le_bytes([id[0], id[1], id[2], id[3]]);
+                    self.statements.close(id);
+                    self.session.close_statement(id);
+                }
+                Ok(())
+            }
+            command::STMT_RESET => {
+                let Some(id) = body.get(..4) else {
+                    return self.send_err(&unknown_command());
+                };
+                let id = u32::from_le_bytes([id[0], id[1], id[2], id[3]]);
+                if !self.statements.reset(id) {
+                    return self.send_err(&super::stmt::unknown_statement(id, "mysqld_stmt_reset"));
+                }
+                match self.session.reset_statement(id) {
+                    Ok(()) => self.send_status_ok(),
+                    Err(e) => self.send_err(&e),
+                }
+            }
+            command::SET_OPTION => match body {
+                [0, 0] | [1, 0] => {
+                    self.multi_statements = body[0] == 0;
+                    let status = self.session.status_flags();
+                    self.send_eof(status)
+                }
+                _ => self.send_err(&unknown_command()),
+            },
+            command::STMT_FETCH => {
+                let id = body.get(..4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                self.send_err(&ErrPacket::new(1421, "HY000", format!("The statement ({id}) has no open cursor.")))
+            }
+            command::RESET_CONNECTION => {
+                self.session.reset_connection();
+                self.statements.clear();
+                self.send_status_ok()
+            }
+            _ => self.send_err(&unknown_command()),
+        }
+    }
+
+    fn prepare(&mut self, body: &[u8]) -> Result<(), PacketError> {
+        let Ok(sql) = std::str::from_utf8(body) else {
+            return self.send_err(&ErrPacket::new(1300, "HY000", "Invalid utf8mb4 character string"));
+        };
+        let prepared = match self.session.prepare(sql) {
+            Ok(p) => p,
+            Err(e) => return self.send_err(&e),
+        };
+        self.statements.prepared(prepared.id, prepared.params);
+        let columns = u16::try_from(prepared.columns.len()).unwrap_or(u16::MAX);
+        self.buf.clear();
+        self.buf.push(0x00);
+        self.buf.extend_from_slice(&prepared.id.to_le_bytes());
+        self.buf.extend_from_slice(&columns.to_le_bytes());
+        self.buf.extend_from_slice(&prepared.params.to_le_bytes());
+        self.buf.push(0);
+        self.buf.extend_from_slice(&0u16.to_le_bytes());
+        self.io.write_packet(&self.buf)?;
+        let status = self.session.status_flags();
+        if prepared.params > 0 {
+            let param =
+                ColumnDef { charset: charset::BINARY, length: 0, ..ColumnDef::expr("?", column_type::VAR_STRING) };
+            for _ in 0..prepared.params {
+                self.send_column_def(&param)?;
+            }
+            self.send_eof(status)?;
+        }
+        if !prepared.columns.is_empty() {
+            for c in &prepared.columns {
+                self.send_column_def(c)?;
+            }
+            self.send_eof(status)?;
+        }
+        Ok(())
+    }
+
+    /// Sends what the statements answered (invariant 4). `binary`: rows in
+    /// the binary protocol (COM_STMT_EXECUTE).
+    fn send_replies(&mut self, replies: Vec<Reply>, binary: bool) -> Result<(), PacketError> {
+        if replies.is_empty() {
+            return self.send_status_ok();
+        }
+        let last = replies.len() - 1;
+        for (i, reply) in replies.into_iter().enumerate() {
+            let mut status = self.session.status_flags();
+            if i < last {
+                status |= STATUS_MORE_RESULTS;
+            }
+            match reply {
+                Reply::Ok { affected_rows, last_insert_id, warnings, info } => {
+                    self.send_ok(affected_rows, last_insert_id, status, warnings, &info)?;
+                }
+                // A result set without columns cannot be framed (a column
+                // count of 0 reads as OK): answer OK.
+                Reply::Rows { columns, .. } if columns.is_empty() => self.send_ok(0, 0, status, 0, "")?,
+                Reply::Rows { columns, rows } => {
+                    self.buf.clear();
+                    put_lenenc_int(&mut self.buf, columns.len() as u64);
+                    self.io.write_packet(&self.buf)?;
+                    for c in &columns {
+                        self.send_column_def(c)?;
+                    }
+                    self.send_eof(status)?;
+                    for row in &rows {
+                        self.buf.clear();
+                        if binary {
+                            response::binary_row(&mut self.buf, &columns, row);
+                        } else {
+                            response::text_row(&mut self.buf, &columns, row);
+                        }
+                        self.io.write_packet(&self.buf)?;
+                    }
+                    self.send_eof(status)?;
+                }
+                Reply::Err(e) => {
+                    // An error ends the statement list.
+                    return self.send_err(&e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn send_column_def(&mut self, c: &ColumnDef) -> Result<(), PacketError> {
+        self.buf.clear();
+        response::column_def(&mut self.buf, c);
+        self.io.write_packet(&self.buf)?;
+        Ok(())
+    }
+
+    fn send_ok(&mut self, affected: u64, insert_id: u64, status: u16, warnings: u16, info: &str) -> io::Result<()> {
+        self.buf.clear();
+        response::ok(&mut self.buf, affected, insert_id, status, warnings, info);
+        self.io.write_packet(&self.buf)
+    }
+
+    fn send_status_ok(&mut self) -> Result<(), PacketError> {
+        let status = self.session.status_flags();
+        Ok(self.send_ok(0, 0, status, 0, "")?)
+    }
+
+    fn send_eof(&mut self, status: u16) -> Result<(), PacketError> {
+        self.buf.clear();
+        response::eof(&mut self.buf, 0, status);
+        Ok(self.io.write_packet(&self.buf)?)
+    }
+
+    fn send_err(&mut self, e: &ErrPacket) -> Result<(), PacketError> {
+        self.buf.clear();
+        response::err(&mut self.buf, e);
+        Ok(self.io.write_packet(&self.buf)?)
+    }
+}

@@ -1,0 +1,355 @@
+//! Accepting connections: a TCP socket and/or a Unix socket, one accept
+//! thread polling both, one OS thread per connection (named `conn-N`).
+//!
+//! Invariants:
+//! 1. Connection ids count from 1 and are never reused while the listener
+//!    lives (refused connections use one up too, as in MySQL).
+//! 2. `open` counts connection threads alive: incremented by the accept
+//!    thread before spawning, decremented by a guard the connection thread
+//!    drops on exit (even by panic). Only the accept thread increments, so
+//!    "check then increment" against `max_connections` is race-free.
+//! 3. Beyond `max_connections` a client gets ERR 1040 in place of the
+//!    handshake (in the pre-4.1 form without SQLSTATE, as MySQL sends it
+//!    before it knows the client's capabilities), then the socket closes.
+//! 4. The accept thread polls with a timeout, so setting the stop flag ends
+//!    it within [`POLL_INTERVAL_MS`]; accept errors (EMFILE, ECONNABORTED)
+//!    are logged and retried after a short sleep, never fatal.
+//!
+//! Stopping the listener does not close open connections: they end when
+//! their clients quit.
+
+use std::io::{self, ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileTypeExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::conn::{serve_connection_with, ConnOptions};
+use super::{response, Backend, ErrPacket};
+
+/// How long the accept thread waits before looking at the stop flag.
+pub const POLL_INTERVAL_MS: i32 = 100;
+
+/// Back-off after a failed accept.
+const ACCEPT_RETRY: Duration = Duration::from_millis(50);
+
+/// ER_CON_COUNT_ERROR.
+pub fn too_many_connections() -> ErrPacket {
+    ErrPacket::new(1040, "08004", "Too many connections")
+}
+
+/// Bound sockets, not yet accepting.
+pub struct Listener {
+    tcp: Option<TcpListener>,
+    unix: Option<UnixListener>,
+    /// The Unix socket's file, removed when the listener stops.
+    unix_path: Option<PathBuf>,
+}
+
+/// How a listener serves.
+#[derive(Clone, Copy, Debug)]
+pub struct ListenerOptions {
+    /// Connections served at once; more get ERR 1040.
+    pub max_connections: usize,
+    pub conn: ConnOptions,
+}
+
+impl Default for ListenerOptions {
+    fn default() -> Self {
+        Self { max_connections: 151, conn: ConnOptions::default() }
+    }
+}
+
+impl Listener {
+    /// Binds `tcp_addr` (e.g. "127.0.0.1:3306"; port 0 picks one) and/or
+    /// the Unix socket `unix_path` (a stale socket file there is removed
+    /// first; one a live server answers on is left alone: AddrInUse).
+    pub fn bind(tcp_addr: Option<&str>, unix_path: Option<&Path>) -> io::Result<Self> {
+        let tcp = match tcp_addr {
+            Some(a) => {
+                let addrs: Vec<SocketAddr> = a.to_socket_addrs()?.collect();
+                Some(TcpListener::bind(&addrs[..])?)
+            }
+            None => None,
+        };
+        let unix = match unix_path {
+            Some(p) => {
+                remove_stale_socket(p)?;
+                Some(UnixListener::bind(p)?)
+            }
+            None => None,
+        };
+        Ok(Self { tcp, unix, unix_path: unix_path.map(Path::to_path_buf) })
+    }
+
+    /// Wraps sockets bound elsewhere.
+    pub fn from_sockets(tcp: Option<TcpListener>, unix: Option<UnixListener>) -> Self {
+        let unix_path =
+            unix.as_ref().and_then(|u| u.local_addr().ok()).and_then(|a| a.as_pathname().map(Path::to_path_buf));
+        Self { tcp, unix, unix_path }
+    }
+
+    /// The TCP address bound (with the real port when 0 was asked for).
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.tcp.as_ref().and_then(|l| l.local_addr().ok())
+    }
+
+    pub fn unix_path(&self) -> Option<&Path> {
+        self.unix_path.as_deref()
+    }
+
+    /// Starts the accept thread.
+    pub fn spawn<B: Backend>(self, backend: Arc<B>, options: ListenerOptions) -> io::Result<ListenerHandle> {
+        let shared = Shared::new(Arc::new(AtomicBool::new(false)));
+        let local_addr = self.local_addr();
+        let unix_path = self.unix_path.clone();
+        let thread = self.start(backend, options, Arc::clone(&shared))?;
+        Ok(ListenerHandle { shared, thread: Some(thread), local_addr, unix_path })
+    }
+
+    fn start<B: Backend>(
+        self,
+        backend: Arc<B>,
+        options: ListenerOptions,
+        shared: Arc<Shared>,
+    ) -> io::Result<JoinHandle<()>> {
+        if let Some(l) = &self.tcp {
+            l.set_nonblocking(true)?;
+        }
+        if let Some(l) = &self.unix {
+            l.set_nonblocking(true)?;
+        }
+        std::thread::Builder::new().name("accept".into()).spawn(move || accept_loop(self, backend, options, &shared))
+    }
+}
+
+/// Serves `tcp` and/or `unix` until `stop` is raised: one accept thread
+/// (returned; it ends within [`POLL_INTERVAL_MS`] of `stop`), one thread per
+/// connection, ERR 1040 beyond `max_connections`.
+pub fn spawn<B: Backend>(
+    backend: Arc<B>,
+    tcp: Option<TcpListener>,
+    unix: Option<UnixListener>,
+    max_connections: usize,
+    stop: Arc<AtomicBool>,
+) -> io::Result<Vec<JoinHandle<()>>> {
+    let options = ListenerOptions { max_connections, ..ListenerOptions::default() };
+    let thread = Listener::from_sockets(tcp, unix).start(backend, options, Shared::new(stop))?;
+    Ok(vec![thread])
+}
+
+/// Removes a socket file nobody answers on.
+fn remove_stale_socket(p: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_socket() => {
+            if UnixStream::connect(p).is_ok() {
+                return Err(io::Error::new(ErrorKind::AddrInUse, format!("a server is listening on {}", p.display())));
+            }
+            std::fs::remove_file(p)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// State shared by the accept thread, connection threads and the handle.
+struct Shared {
+    stop: Arc<AtomicBool>,
+    /// Connection threads alive (invariant 2).
+    open: AtomicUsize,
+    /// The next connection id (invariant 1).
+    next_id: AtomicU32,
+}
+
+impl Shared {
+    fn new(stop: Arc<AtomicBool>) -> Arc<Self> {
+        Arc::new(Self { stop, open: AtomicUsize::new(0), next_id: AtomicU32::new(1) })
+    }
+}
+
+/// A running listener.
+pub struct ListenerHandle {
+    shared: Arc<Shared>,
+    thread: Option<JoinHandle<()>>,
+    local_addr: Option<SocketAddr>,
+    unix_path: Option<PathBuf>,
+}
+
+/// Stops a listener from anywhere (a signal handler thread, say).
+#[derive(Clone)]
+pub struct Stopper(Arc<Shared>);
+
+impl Stopper {
+    pub fn stop(&self) {
+        self.0.stop.store(true, Ordering::Release);
+    }
+}
+
+impl ListenerHandle {
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.local_addr
+    }
+
+    /// Connections being served now.
+    pub fn open_connections(&self) -> usize {
+        self.shared.open.load(Ordering::Acquire)
+    }
+
+    pub fn stopper(&self) -> Stopper {
+        Stopper(Arc::clone(&self.shared))
+    }
+
+    /// Waits until a [`Stopper`] stops the listener.
+    pub fn join(mut self) {
+        self.join_thread();
+    }
+
+    /// Stops accepting and waits for the accept thread; removes the Unix
+    /// socket file.
+    pub fn stop(mut self) {
+        self.shared.stop.store(true, Ordering::Release);
+        self.join_thread();
+    }
+
+    fn join_thread(&mut self) {
+        if let Some(t) = self.thread.take() {
+            if t.join().is_err() {
+                tracing::error!("accept thread panicked");
+            }
+        }
+        if let Some(p) = self.unix_path.take() {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+impl Drop for ListenerHandle {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Release);
+        self.join_thread();
+    }
+}
+
+/// Decrements the open count when a connection thread ends (invariant 2).
+struct OpenGuard(Arc<Shared>);
+
+impl Drop for OpenGuard {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+fn accept_loop<B: Backend>(listener: Listener, backend: Arc<B>, options: ListenerOptions, shared: &Arc<Shared>) {
+    let mut fds = Vec::new();
+    if let Some(l) = &listener.tcp {
+        fds.push(libc::pollfd { fd: l.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+    }
+    if let Some(l) = &listener.unix {
+        fds.push(libc::pollfd { fd: l.as_raw_fd(), events: libc::POLLIN, revents: 0 });
+    }
+    while !shared.stop.load(Ordering::Acquire) {
+        for f in &mut fds {
+            f.revents = 0;
+        }
+        // SAFETY: `fds` is a valid, exclusively borrowed array of pollfd of
+        // the given length for the duration of the call; the descriptors
+        // belong to listeners that outlive it.
+        let rc = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, POLL_INTERVAL_MS) };
+        if rc < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() != ErrorKind::Interrupted {
+                tracing::warn!("poll on listening sockets failed: {e}");
+                std::thread::sleep(ACCEPT_RETRY);
+            }
+            continue;
+        }
+        if rc == 0 {
+            continue;
+        }
+        if let Some(l) = &listener.tcp {
+            loop {
+                match l.accept() {
+                    Ok((stream, addr)) => {
+                        let host = addr.ip().to_string();
+                        if let Err(e) = prepare_tcp(&stream) {
+                            tracing::debug!("dropping connection from {host}: {e}");
+                            continue;
+                        }
+                        start_connection(stream, host, &backend, &options, shared);
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        tracing::warn!("accept on TCP failed: {e}");
+                        std::thread::sleep(ACCEPT_RETRY);
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some(l) = &listener.unix {
+            loop {
+                match l.accept() {
+                    Ok((stream, _)) => {
+                        if let Err(e) = stream.set_nonblocking(false) {
+                            tracing::debug!("dropping Unix socket connection: {e}");
+                            continue;
+                        }
+                        start_connection(stream, "localhost".to_string(), &backend, &options, shared);
+                    }
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        tracing::warn!("accept on Unix socket failed: {e}");
+                        std::thread::sleep(ACCEPT_RETRY);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn prepare_tcp(stream: &TcpStream) -> io::Result<()> {
+    stream.set_nonblocking(false)?;
+    stream.set_nodelay(true)
+}
+
+fn start_connection<B: Backend, S: Read + Write + Send + 'static>(
+    mut stream: S,
+    host: String,
+    backend: &Arc<B>,
+    options: &ListenerOptions,
+    shared: &Arc<Shared>,
+) {
+    let id = shared.next_id.fetch_add(1, Ordering::AcqRel);
+    if shared.open.load(Ordering::Acquire) >= options.max_connections {
+        let mut payload = Vec::new();
+        response::err_without_sqlstate(&mut payload, &too_many_connections());
+        let len = (payload.len() as u32).to_le_bytes();
+        let mut packet = vec![len[0], len[1], len[2], 0];
+        packet.extend_from_slice(&payload);
+        // A fresh socket's send buffer takes this small packet at once.
+        let _ = stream.write_all(&packet);
+        return;
+    }
+    shared.open.fetch_add(1, Ordering::AcqRel);
+    let guard = OpenGuard(Arc::clone(shared));
+    let backend = Arc::clone(backend);
+    let conn_options = options.conn;
+    let spawned = std::thread::Builder::new().name(format!("conn-{id}")).spawn(move || {
+        let _guard = guard;
+        match serve_connection_with(&*backend, stream, id, &host, &conn_options) {
+            Ok(()) => tracing::debug!("connection {id} from {host} closed"),
+            Err(e) => tracing::debug!("connection {id} from {host} ended: {e}"),
+        }
+    });
+    if let Err(e) = spawned {
+        // The closure (and its guard) was dropped: the count is already back.
+        tracing::warn!("could not start a thread for connection {id}: {e}");
+    }
+}
