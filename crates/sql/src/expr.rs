@@ -450,6 +450,7 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
     match (a, b) {
         (Value::Null, _) | (_, Value::Null) => None,
         (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
+        (Value::Str(x), Value::Str(y)) if x.is_ascii() && y.is_ascii() => Some(ascii_cmp(x, y, coll)),
         (Value::Str(x), Value::Str(y)) => {
             let (mut wx, mut wy) = (Vec::new(), Vec::new());
             weights(coll, x, &mut wx);
@@ -470,6 +471,23 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
         }
         _ if is_numeric(a) || is_numeric(b) || true => Some(to_decimal(a)?.cmp(&to_decimal(b)?)),
         _ => None,
+    }
+}
+
+/// ASCII strings under a PAD SPACE collation, without building weights.
+fn ascii_cmp(x: &str, y: &str, coll: Collation) -> Ordering {
+    let (x, y) = (x.trim_end_matches(' ').as_bytes(), y.trim_end_matches(' ').as_bytes());
+    match coll {
+        Collation::Utf8mb4Bin => x.cmp(y),
+        Collation::Utf8mb4GeneralCi => {
+            for (a, b) in x.iter().zip(y) {
+                match a.to_ascii_uppercase().cmp(&b.to_ascii_uppercase()) {
+                    Ordering::Equal => {}
+                    o => return o,
+                }
+            }
+            x.len().cmp(&y.len())
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
 
 use quire_engine::btree::Direction;
-use quire_engine::row::{Collation, Decimal, Value};
+use quire_engine::row::{Collation, DateTime, Decimal, Value};
 use quire_engine::table::{IndexRef, Trx};
 use quire_engine::txn::lock::LockMode;
 use sqlparser::ast;
@@ -435,7 +435,7 @@ struct AggState {
     count: i64,
     sum: Option<Decimal>,
     best: Option<Value>,
-    seen: Option<HashSet<String>>,
+    seen: Option<HashSet<Vec<u8>>>,
 }
 
 impl AggState {
@@ -452,7 +452,7 @@ impl AggState {
             return Ok(());
         }
         if let Some(seen) = &mut self.seen {
-            if !seen.insert(format!("{v:?}")) {
+            if !seen.insert(group_key(std::slice::from_ref(&v))) {
                 return Ok(());
             }
         }
@@ -547,7 +547,7 @@ pub fn run_select(p: &SelectPlan, trx: Option<&mut Trx>, ctx: &mut Ctx<'_>) -> R
     let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
     if aggregated {
         let mut groups: Vec<(Vec<Value>, Vec<AggState>)> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
         for row in &base {
             let key: Vec<Value> = p.group_by.iter().map(|g| eval(g, row, ctx)).collect::<Result<_>>()?;
             let k = group_key(&key);
@@ -590,14 +590,11 @@ pub fn run_select(p: &SelectPlan, trx: Option<&mut Trx>, ctx: &mut Ctx<'_>) -> R
     }
     if sort {
         let desc: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
-        out.sort_by(|(_, a), (_, b)| {
+        let mut keyed: Vec<(Vec<SortKey>, Vec<Value>)> =
+            out.into_iter().map(|(v, k)| (k.iter().map(sort_key).collect(), v)).collect();
+        keyed.sort_by(|(a, _), (b, _)| {
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                let o = match (x.is_null(), y.is_null()) {
-                    (true, true) => Ordering::Equal,
-                    (true, false) => Ordering::Less,
-                    (false, true) => Ordering::Greater,
-                    _ => compare(x, y, Collation::Utf8mb4GeneralCi).unwrap_or(Ordering::Equal),
-                };
+                let o = x.cmp(y);
                 let o = if desc[i] { o.reverse() } else { o };
                 if o != Ordering::Equal {
                     return o;
@@ -605,26 +602,60 @@ pub fn run_select(p: &SelectPlan, trx: Option<&mut Trx>, ctx: &mut Ctx<'_>) -> R
             }
             Ordering::Equal
         });
+        out = keyed.into_iter().map(|(_, v)| (v, Vec::new())).collect();
     }
     let rows = out.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).map(|(v, _)| v).collect();
     Ok(rows)
 }
 
 /// A grouping / DISTINCT key: equal under the default collation.
-fn group_key(vals: &[Value]) -> String {
-    let mut k = String::new();
+fn group_key(vals: &[Value]) -> Vec<u8> {
+    let mut k = Vec::new();
     for v in vals {
         match v {
             Value::Str(s) => {
-                let mut w = Vec::new();
-                quire_engine::row::key::weights(Collation::Utf8mb4GeneralCi, s, &mut w);
-                k.push_str(&format!("s{w:?}|"));
+                k.push(b's');
+                quire_engine::row::key::weights(Collation::Utf8mb4GeneralCi, s, &mut k);
             }
-            Value::Null => k.push_str("n|"),
-            other => k.push_str(&format!("v{}|", to_decimal(other).map_or_else(|| other.to_string(), |d| d.to_string()))),
+            Value::Null => k.push(b'n'),
+            other => {
+                k.push(b'v');
+                match to_decimal(other) {
+                    Some(d) => {
+                        let d = d.rescale(30).unwrap_or(d);
+                        k.extend_from_slice(&d.coef.to_le_bytes());
+                    }
+                    None => k.extend_from_slice(other.to_string().as_bytes()),
+                }
+            }
         }
+        k.extend_from_slice(&[0xff, 0xfe]);
     }
     k
+}
+
+/// A sort key computed once per row: compares as the value does.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum SortKey {
+    Null,
+    Num(Decimal),
+    Temporal(DateTime),
+    /// Collation weights.
+    Str(Vec<u8>),
+}
+
+fn sort_key(v: &Value) -> SortKey {
+    match v {
+        Value::Null => SortKey::Null,
+        Value::Str(s) => {
+            let mut w = Vec::with_capacity(s.len() * 2);
+            quire_engine::row::key::weights(Collation::Utf8mb4GeneralCi, s, &mut w);
+            SortKey::Str(w)
+        }
+        Value::Date(d) => SortKey::Temporal(DateTime { date: *d, hour: 0, minute: 0, second: 0, micros: 0 }),
+        Value::DateTime(dt) => SortKey::Temporal(*dt),
+        other => SortKey::Num(to_decimal(other).unwrap_or(Decimal::ZERO)),
+    }
 }
 
 /// Result metadata of a plan.

@@ -96,6 +96,12 @@ pub fn weights(coll: Collation, s: &str, out: &mut Vec<u8>) {
     let s = s.trim_end_matches(' ');
     match coll {
         Collation::Utf8mb4Bin => out.extend_from_slice(s.as_bytes()),
+        Collation::Utf8mb4GeneralCi if s.is_ascii() => {
+            out.reserve(s.len() * 2);
+            for b in s.bytes() {
+                out.extend_from_slice(&[0, b.to_ascii_uppercase()]);
+            }
+        }
         Collation::Utf8mb4GeneralCi => {
             for ch in s.chars() {
                 out.extend_from_slice(&general_ci_weight(ch).to_be_bytes());
