@@ -149,15 +149,14 @@ pub fn param_value(p: &Param) -> Value {
         Cell::Null => Value::Null,
         Cell::Int(i) => Value::Int(*i),
         Cell::UInt(u) => Value::UInt(*u),
-        Cell::Double(f) => {
-            Decimal::parse(&format!("{f}")).map_or_else(|| Value::Str(f.to_string()), Value::Decimal)
-        }
+        Cell::Double(f) => Decimal::parse(&format!("{f}")).map_or_else(|| Value::Str(f.to_string()), Value::Decimal),
         Cell::Bytes(b) => Value::Str(String::from_utf8_lossy(b).into_owned()),
-        Cell::Date { year, month, day } => {
-            Date::new(*year, *month, *day).map_or_else(|| Value::Str(format!("{year:04}-{month:02}-{day:02}")), Value::Date)
-        }
+        Cell::Date { year, month, day } => Date::new(*year, *month, *day)
+            .map_or_else(|| Value::Str(format!("{year:04}-{month:02}-{day:02}")), Value::Date),
         Cell::DateTime { year, month, day, hour, minute, second, micros } => match Date::new(*year, *month, *day) {
-            Some(date) => Value::DateTime(DateTime { date, hour: *hour, minute: *minute, second: *second, micros: *micros }),
+            Some(date) => {
+                Value::DateTime(DateTime { date, hour: *hour, minute: *minute, second: *second, micros: *micros })
+            }
             None => Value::Str(format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}")),
         },
         Cell::Time { negative, days, hours, minutes, seconds, .. } => {
@@ -174,10 +173,7 @@ fn reply(o: Output) -> Reply {
         }
         Output::Rows { columns, rows } => {
             let defs = columns.iter().map(column_def).collect();
-            let rows = rows
-                .iter()
-                .map(|r| r.iter().zip(&columns).map(|(v, c)| cell(v, c.ty)).collect())
-                .collect();
+            let rows = rows.iter().map(|r| r.iter().zip(&columns).map(|(v, c)| cell(v, c.ty)).collect()).collect();
             Reply::Rows { columns: defs, rows }
         }
     }
@@ -251,7 +247,11 @@ impl Session for SqlSession {
         if self.inner.prepared.contains_key(&id) {
             Ok(())
         } else {
-            Err(ErrPacket::new(1243, "HY000", format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_reset")))
+            Err(ErrPacket::new(
+                1243,
+                "HY000",
+                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_reset"),
+            ))
         }
     }
 

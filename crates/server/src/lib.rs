@@ -6,5 +6,5 @@
 
 pub mod backend;
 pub mod config;
-pub mod serve;
 pub mod proto;
+pub mod serve;

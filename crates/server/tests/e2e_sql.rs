@@ -76,8 +76,10 @@ fn tables_rows_and_errors_through_text_and_prepared_statements() {
     )
     .unwrap();
     assert_eq!(code(c.query_drop("CREATE TABLE items (id INT PRIMARY KEY)").unwrap_err()), 1050);
-    c.query_drop("INSERT INTO items (name, price, qty, added) VALUES ('apple', 1.25, 10, '2026-01-02'), ('pear', 2.5, 3, NULL)")
-        .unwrap();
+    c.query_drop(
+        "INSERT INTO items (name, price, qty, added) VALUES ('apple', 1.25, 10, '2026-01-02'), ('pear', 2.5, 3, NULL)",
+    )
+    .unwrap();
     assert_eq!(c.affected_rows(), 2);
     assert_eq!(c.last_insert_id(), 1, "the first generated id of a multi-row insert");
     c.query_drop("INSERT INTO items VALUES (0, 'plum', NULL, 7, NULL, NULL, 'ab')").unwrap();
@@ -250,10 +252,60 @@ fn random_sql_always_gets_an_error_never_a_crash() {
     c.query_drop("USE f").unwrap();
     c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, k INT, s VARCHAR(8), KEY k (k))").unwrap();
     let words = [
-        "SELECT", "INSERT", "UPDATE", "DELETE", "FROM", "WHERE", "t", "id", "k", "s", "(", ")", ",", "=", "<", ">",
-        "AND", "OR", "NOT", "NULL", "1", "-1", "'x'", "*", "+", "/", "VALUES", "INTO", "SET", "ORDER", "BY", "LIMIT",
-        "GROUP", "COUNT(*)", "SUM(k)", "IN", "BETWEEN", "LIKE", "?", ";", "99999999999999999999", "@@version",
-        "DROP", "CREATE", "TABLE", "INDEX", "ON", "BEGIN", "COMMIT", "'", "`", "\\", "FOR", "UPDATE",
+        "SELECT",
+        "INSERT",
+        "UPDATE",
+        "DELETE",
+        "FROM",
+        "WHERE",
+        "t",
+        "id",
+        "k",
+        "s",
+        "(",
+        ")",
+        ",",
+        "=",
+        "<",
+        ">",
+        "AND",
+        "OR",
+        "NOT",
+        "NULL",
+        "1",
+        "-1",
+        "'x'",
+        "*",
+        "+",
+        "/",
+        "VALUES",
+        "INTO",
+        "SET",
+        "ORDER",
+        "BY",
+        "LIMIT",
+        "GROUP",
+        "COUNT(*)",
+        "SUM(k)",
+        "IN",
+        "BETWEEN",
+        "LIKE",
+        "?",
+        ";",
+        "99999999999999999999",
+        "@@version",
+        "DROP",
+        "CREATE",
+        "TABLE",
+        "INDEX",
+        "ON",
+        "BEGIN",
+        "COMMIT",
+        "'",
+        "`",
+        "\\",
+        "FOR",
+        "UPDATE",
     ];
     let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
     for _ in 0..1500 {

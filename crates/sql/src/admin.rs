@@ -15,12 +15,30 @@ use crate::Output;
 /// A statement quire parses itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AdminStmt {
-    CreateUser { name: String, password: String, if_not_exists: bool },
-    DropUser { names: Vec<String>, if_exists: bool },
-    SetPassword { name: Option<String>, password: String },
-    Grant { db: String, user: String },
-    Revoke { db: String, user: String },
-    ShowGrants { user: Option<String> },
+    CreateUser {
+        name: String,
+        password: String,
+        if_not_exists: bool,
+    },
+    DropUser {
+        names: Vec<String>,
+        if_exists: bool,
+    },
+    SetPassword {
+        name: Option<String>,
+        password: String,
+    },
+    Grant {
+        db: String,
+        user: String,
+    },
+    Revoke {
+        db: String,
+        user: String,
+    },
+    ShowGrants {
+        user: Option<String>,
+    },
     /// SHOW WARNINGS / ERRORS: nothing is kept, the list is empty.
     ShowWarnings,
     ShowEngines,
@@ -48,10 +66,14 @@ impl AdminStmt {
         match self {
             AdminStmt::ShowGrants { .. } => text_columns(&["Grants"]),
             AdminStmt::ShowWarnings => text_columns(&["Level", "Code", "Message"]),
-            AdminStmt::ShowEngines => text_columns(&["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"]),
+            AdminStmt::ShowEngines => {
+                text_columns(&["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"])
+            }
             AdminStmt::ShowCharset => text_columns(&["Charset", "Description", "Default collation", "Maxlen"]),
             AdminStmt::ShowCollation => text_columns(&["Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"]),
-            AdminStmt::ShowProcesslist => text_columns(&["Id", "User", "Host", "db", "Command", "Time", "State", "Info"]),
+            AdminStmt::ShowProcesslist => {
+                text_columns(&["Id", "User", "Host", "db", "Command", "Time", "State", "Info"])
+            }
             _ => vec![],
         }
     }
@@ -224,7 +246,7 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
     if w(0, "GRANT") || w(0, "REVOKE") {
         let on = t.iter().position(|x| word(Some(x), "ON")).ok_or_else(|| SqlError::syntax("ON expected"))?;
         let privs: Vec<String> = t[1..on].iter().map(|x| x.to_ascii_uppercase()).collect();
-        if !(privs.first().is_some_and(|p| p == "ALL")) {
+        if privs.first().is_none_or(|p| p != "ALL") {
             return Err(SqlError::unsupported("privileges other than ALL [PRIVILEGES]"));
         }
         let db = name(t.get(on + 1).ok_or_else(|| SqlError::syntax("database expected"))?);
@@ -241,7 +263,13 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
 pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
     let cat = &s.shared.catalog;
     let may_admin = cat.user(&s.user).is_some_and(|u| u.grants.contains("*"));
-    let denied = || SqlError::new(1227, "42000", "Access denied; you need (at least one of) the CREATE USER privilege(s) for this operation");
+    let denied = || {
+        SqlError::new(
+            1227,
+            "42000",
+            "Access denied; you need (at least one of) the CREATE USER privilege(s) for this operation",
+        )
+    };
     match a {
         AdminStmt::CreateUser { name, password, if_not_exists } => {
             if !may_admin {
@@ -310,8 +338,22 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
         AdminStmt::ShowCollation => Ok(Output::Rows {
             columns: a.columns(),
             rows: vec![
-                vec![Value::Str("utf8mb4_general_ci".into()), Value::Str("utf8mb4".into()), Value::Int(45), Value::Str("Yes".into()), Value::Str("Yes".into()), Value::Int(1)],
-                vec![Value::Str("utf8mb4_bin".into()), Value::Str("utf8mb4".into()), Value::Int(46), Value::Str("".into()), Value::Str("Yes".into()), Value::Int(1)],
+                vec![
+                    Value::Str("utf8mb4_general_ci".into()),
+                    Value::Str("utf8mb4".into()),
+                    Value::Int(45),
+                    Value::Str("Yes".into()),
+                    Value::Str("Yes".into()),
+                    Value::Int(1),
+                ],
+                vec![
+                    Value::Str("utf8mb4_bin".into()),
+                    Value::Str("utf8mb4".into()),
+                    Value::Int(46),
+                    Value::Str("".into()),
+                    Value::Str("Yes".into()),
+                    Value::Int(1),
+                ],
             ],
         }),
         AdminStmt::ShowProcesslist => Ok(Output::Rows {
@@ -330,7 +372,11 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
         AdminStmt::ShowWarnings => Ok(Output::Rows { columns: a.columns(), rows: vec![] }),
         AdminStmt::Shutdown => {
             if !may_admin {
-                return Err(SqlError::new(1227, "42000", "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for this operation"));
+                return Err(SqlError::new(
+                    1227,
+                    "42000",
+                    "Access denied; you need (at least one of) the SHUTDOWN privilege(s) for this operation",
+                ));
             }
             s.shared.request_shutdown();
             Ok(Output::ok())
@@ -349,7 +395,11 @@ fn split_name(s: &Session, n: &ast::ObjectName) -> Result<(String, String)> {
 
 fn check_access(s: &Session, db: &str) -> Result<()> {
     if !s.shared.catalog.user(&s.user).is_some_and(|u| u.may_use(db)) {
-        return Err(SqlError::new(1044, "42000", format!("Access denied for user '{}'@'%' to database '{db}'", s.user)));
+        return Err(SqlError::new(
+            1044,
+            "42000",
+            format!("Access denied for user '{}'@'%' to database '{db}'", s.user),
+        ));
     }
     if !s.shared.catalog.database_exists(db) {
         return Err(SqlError::unknown_database(db));
@@ -395,9 +445,17 @@ pub fn create_index(s: &mut Session, ci: &ast::CreateIndex) -> Result<Output> {
                 .ok_or_else(|| SqlError::new(1072, "42000", format!("Key column '{n}' doesn't exist in table")))
         })
         .collect::<Result<Vec<_>>>()?;
-    let name = ci.name.as_ref().map(|n| n.to_string().trim_matches('`').to_string()).unwrap_or_else(|| schema.columns[cols[0]].name.clone());
+    let name = ci
+        .name
+        .as_ref()
+        .map(|n| n.to_string().trim_matches('`').to_string())
+        .unwrap_or_else(|| schema.columns[cols[0]].name.clone());
     if schema.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&name)) {
-        return if ci.if_not_exists { Ok(Output::ok()) } else { Err(SqlError::new(1061, "42000", format!("Duplicate key name '{name}'"))) };
+        return if ci.if_not_exists {
+            Ok(Output::ok())
+        } else {
+            Err(SqlError::new(1061, "42000", format!("Duplicate key name '{name}'")))
+        };
     }
     s.engine().create_index(&format!("{db}/{table}"), IndexDef { name, columns: cols, unique: ci.unique })?;
     Ok(Output::ok())
@@ -415,7 +473,9 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 let names: Vec<String> = schema.columns.iter().map(|c| c.name.clone()).collect();
                 let (name, cols, unique) = match constraint {
                     ast::TableConstraint::Index(ix) => (ix.name.as_ref().map(|n| n.value.clone()), &ix.columns, false),
-                    ast::TableConstraint::Unique(u) => (u.index_name.as_ref().map(|n| n.value.clone()), &u.columns, true),
+                    ast::TableConstraint::Unique(u) => {
+                        (u.index_name.as_ref().map(|n| n.value.clone()), &u.columns, true)
+                    }
                     other => return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other}"))),
                 };
                 let cols: Vec<usize> = cols
@@ -521,7 +581,9 @@ pub fn columns_of(stmt: &ast::Statement) -> Vec<ColMeta> {
         S::ShowDatabases { .. } => text_columns(&["Database"]),
         S::ShowTables { .. } => text_columns(&["Tables_in_db"]),
         S::ShowCreate { .. } => text_columns(&["Table", "Create Table"]),
-        S::ExplainTable { .. } | S::ShowColumns { .. } => text_columns(&["Field", "Type", "Null", "Key", "Default", "Extra"]),
+        S::ExplainTable { .. } | S::ShowColumns { .. } => {
+            text_columns(&["Field", "Type", "Null", "Key", "Default", "Extra"])
+        }
         _ => vec![],
     }
 }
@@ -569,7 +631,8 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
         S::ShowVariables { filter, global, .. } => {
             let keep = like_filter(filter);
             let all = if *global { s.shared.sysvars.all() } else { s.shared.sysvars.all_session(&s.vars) };
-            let mut v: Vec<(String, String)> = all.into_iter().filter(|(n, _)| keep(n)).map(|(n, v)| (n.to_string(), v)).collect();
+            let mut v: Vec<(String, String)> =
+                all.into_iter().filter(|(n, _)| keep(n)).map(|(n, v)| (n.to_string(), v)).collect();
             for (n, val) in v.iter_mut() {
                 if n == "autocommit" && !*global {
                     *val = if s.autocommit() { "ON".into() } else { "OFF".into() };
@@ -624,7 +687,14 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
             let sql = ddl::create_table_sql(&t, &tab.schema());
             Ok(Output::Rows { columns: cols, rows: vec![vec![Value::Str(t), Value::Str(sql)]] })
         }
-        S::ExplainTable { table_name, .. } | S::ShowColumns { show_options: ast::ShowStatementOptions { show_in: Some(ast::ShowStatementIn { parent_name: Some(table_name), .. }), .. }, .. } => {
+        S::ExplainTable { table_name, .. }
+        | S::ShowColumns {
+            show_options:
+                ast::ShowStatementOptions {
+                    show_in: Some(ast::ShowStatementIn { parent_name: Some(table_name), .. }), ..
+                },
+            ..
+        } => {
             let (db, t) = split_name(s, table_name)?;
             check_access(s, &db)?;
             let tab = s.engine().table(&format!("{db}/{t}")).map_err(|_| SqlError::no_such_table(&db, &t))?;

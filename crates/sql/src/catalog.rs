@@ -327,7 +327,11 @@ impl Catalog {
     pub fn grant(&self, name: &str, db: &str) -> Result<()> {
         let _g = self.ddl.lock();
         if !self.users.read().contains_key(name) {
-            return Err(SqlError::new(1133, "28000", format!("Can't find any matching row in the user table for '{name}'")));
+            return Err(SqlError::new(
+                1133,
+                "28000",
+                format!("Can't find any matching row in the user table for '{name}'"),
+            ));
         }
         if self.users.read().get(name).is_some_and(|u| u.grants.contains(db)) {
             return Ok(());
@@ -343,7 +347,11 @@ impl Catalog {
     pub fn revoke(&self, name: &str, db: &str) -> Result<()> {
         let _g = self.ddl.lock();
         if !self.users.read().get(name).is_some_and(|u| u.grants.contains(db)) {
-            return Err(SqlError::new(1141, "42000", format!("There is no such grant defined for user '{name}' on host '%'")));
+            return Err(SqlError::new(
+                1141,
+                "42000",
+                format!("There is no such grant defined for user '{name}' on host '%'"),
+            ));
         }
         self.table(GRANT_TABLE)?.delete(&[Value::Str(name.to_string()), Value::Str(db.to_string())])?;
         if let Some(u) = self.users.write().get_mut(name) {

@@ -30,7 +30,11 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
             let p = arg(0, 10).min(65) as u8;
             let sc = arg(1, 0).min(30) as u8;
             if sc > p {
-                return Err(SqlError::new(1427, "42000", "For float(M,D), double(M,D) or decimal(M,D), M must be >= D"));
+                return Err(SqlError::new(
+                    1427,
+                    "42000",
+                    "For float(M,D), double(M,D) or decimal(M,D), M must be >= D",
+                ));
             }
             ColumnType::Decimal { precision: p, scale: sc }
         }
@@ -60,9 +64,10 @@ fn index_columns(cols: &[ast::IndexColumn], names: &[String]) -> Result<Vec<usiz
                 ast::Expr::Identifier(i) => i.value.clone(),
                 other => other.to_string(),
             };
-            names.iter().position(|c| c.eq_ignore_ascii_case(&n)).ok_or_else(|| {
-                SqlError::new(1072, "42000", format!("Key column '{n}' doesn't exist in table"))
-            })
+            names
+                .iter()
+                .position(|c| c.eq_ignore_ascii_case(&n))
+                .ok_or_else(|| SqlError::new(1072, "42000", format!("Key column '{n}' doesn't exist in table")))
         })
         .collect()
 }

@@ -149,7 +149,10 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
             ast::AssignmentTarget::ColumnName(n) => object_parts(n).pop().unwrap_or_default(),
             other => return Err(SqlError::unsupported(format!("assignment to {other}"))),
         };
-        let c = names.iter().position(|x| x.eq_ignore_ascii_case(&col)).ok_or_else(|| SqlError::unknown_column(&col, "field list"))?;
+        let c = names
+            .iter()
+            .position(|x| x.eq_ignore_ascii_case(&col))
+            .ok_or_else(|| SqlError::unknown_column(&col, "field list"))?;
         sets.push((c, expr::compile(&a.value, &mut scope)?));
     }
     scope.place = "where clause";

@@ -74,9 +74,15 @@ impl From<EngineError> for SqlError {
             EngineError::DuplicateKey { index, key } => {
                 SqlError::new(1062, "23000", format!("Duplicate entry '{key}' for key '{index}'"))
             }
-            EngineError::TableExists(t) => SqlError::new(1050, "42S01", format!("Table '{}' already exists", dotted(&t))),
-            EngineError::NoSuchTable(t) => SqlError::new(1146, "42S02", format!("Table '{}' doesn't exist", dotted(&t))),
-            EngineError::NoSuchColumn(c) => SqlError::new(1054, "42S22", format!("Unknown column '{c}' in 'field list'")),
+            EngineError::TableExists(t) => {
+                SqlError::new(1050, "42S01", format!("Table '{}' already exists", dotted(&t)))
+            }
+            EngineError::NoSuchTable(t) => {
+                SqlError::new(1146, "42S02", format!("Table '{}' doesn't exist", dotted(&t)))
+            }
+            EngineError::NoSuchColumn(c) => {
+                SqlError::new(1054, "42S22", format!("Unknown column '{c}' in 'field list'"))
+            }
             EngineError::NoSuchIndex(i) => {
                 SqlError::new(1091, "42000", format!("Can't DROP '{i}'; check that column/key exists"))
             }

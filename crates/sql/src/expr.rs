@@ -67,15 +67,35 @@ pub enum Expr {
     Not(Box<Expr>),
     Neg(Box<Expr>),
     IsNull(Box<Expr>, bool),
-    Between { expr: Box<Expr>, low: Box<Expr>, high: Box<Expr>, negated: bool },
-    InList { expr: Box<Expr>, list: Vec<Expr>, negated: bool },
-    Like { expr: Box<Expr>, pattern: Box<Expr>, negated: bool },
-    Case { operand: Option<Box<Expr>>, whens: Vec<(Expr, Expr)>, otherwise: Option<Box<Expr>> },
+    Between {
+        expr: Box<Expr>,
+        low: Box<Expr>,
+        high: Box<Expr>,
+        negated: bool,
+    },
+    InList {
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+    },
+    Like {
+        expr: Box<Expr>,
+        pattern: Box<Expr>,
+        negated: bool,
+    },
+    Case {
+        operand: Option<Box<Expr>>,
+        whens: Vec<(Expr, Expr)>,
+        otherwise: Option<Box<Expr>>,
+    },
     Func(String, Vec<Expr>),
     /// The i-th aggregate's result (aggregated queries only).
     Agg(usize),
     /// `@@[global.|session.]name`.
-    SysVar { name: String, global: bool },
+    SysVar {
+        name: String,
+        global: bool,
+    },
 }
 
 /// What compiled expressions may refer to.
@@ -263,7 +283,8 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 other => other.to_string(),
             };
             let ty = ts.data_type.to_string().to_ascii_uppercase();
-            let f = if ty.starts_with("DATETIME") || ty.starts_with("TIMESTAMP") { "cast_datetime" } else { "cast_date" };
+            let f =
+                if ty.starts_with("DATETIME") || ty.starts_with("TIMESTAMP") { "cast_datetime" } else { "cast_date" };
             Expr::Func(f.into(), vec![Expr::Lit(Value::Str(s))])
         }
         other => return Err(SqlError::unsupported(format!("expression {other}"))),
@@ -331,12 +352,57 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
     }
     let args = args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?;
     const KNOWN: &[&str] = &[
-        "database", "schema", "version", "connection_id", "last_insert_id", "user", "current_user", "session_user",
-        "system_user", "now", "current_timestamp", "sysdate", "curdate", "current_date", "concat", "concat_ws",
-        "length", "char_length", "character_length", "upper", "ucase", "lower", "lcase", "coalesce", "ifnull", "if",
-        "nullif", "abs", "floor", "ceil", "ceiling", "round", "mod", "greatest", "least", "substring", "substr",
-        "left", "right", "trim", "ltrim", "rtrim", "repeat", "replace", "rand", "found_rows", "row_count",
-        "unix_timestamp", "utc_timestamp", "isnull", "hex",
+        "database",
+        "schema",
+        "version",
+        "connection_id",
+        "last_insert_id",
+        "user",
+        "current_user",
+        "session_user",
+        "system_user",
+        "now",
+        "current_timestamp",
+        "sysdate",
+        "curdate",
+        "current_date",
+        "concat",
+        "concat_ws",
+        "length",
+        "char_length",
+        "character_length",
+        "upper",
+        "ucase",
+        "lower",
+        "lcase",
+        "coalesce",
+        "ifnull",
+        "if",
+        "nullif",
+        "abs",
+        "floor",
+        "ceil",
+        "ceiling",
+        "round",
+        "mod",
+        "greatest",
+        "least",
+        "substring",
+        "substr",
+        "left",
+        "right",
+        "trim",
+        "ltrim",
+        "rtrim",
+        "repeat",
+        "replace",
+        "rand",
+        "found_rows",
+        "row_count",
+        "unix_timestamp",
+        "utc_timestamp",
+        "isnull",
+        "hex",
     ];
     if !KNOWN.contains(&name.as_str()) {
         return Err(SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist")));
@@ -441,10 +507,6 @@ pub fn int_value(n: i128) -> Result<Value> {
     }
 }
 
-fn is_numeric(v: &Value) -> bool {
-    matches!(v, Value::Int(_) | Value::UInt(_) | Value::Decimal(_))
-}
-
 /// Compares two non-NULL values as MySQL does (`None` if either is NULL).
 pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
     match (a, b) {
@@ -469,8 +531,9 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
             let other = parse_temporal(s)?;
             compare(&other, b, coll)
         }
-        _ if is_numeric(a) || is_numeric(b) || true => Some(to_decimal(a)?.cmp(&to_decimal(b)?)),
-        _ => None,
+        // Anything else compares as numbers (MySQL's fallback to DOUBLE;
+        // exact here).
+        _ => Some(to_decimal(a)?.cmp(&to_decimal(b)?)),
     }
 }
 

@@ -165,7 +165,13 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
             } else {
                 let s: Vec<char> = as_string(&args[0]).chars().collect();
                 let pos = to_i128(&args[1]).unwrap_or(0);
-                let start = if pos > 0 { (pos - 1) as usize } else if pos < 0 { s.len().saturating_sub((-pos) as usize) } else { s.len() };
+                let start = if pos > 0 {
+                    (pos - 1) as usize
+                } else if pos < 0 {
+                    s.len().saturating_sub((-pos) as usize)
+                } else {
+                    s.len()
+                };
                 let len = args.get(2).and_then(to_i128).map_or(s.len(), |l| l.max(0) as usize);
                 Value::Str(s.iter().skip(start).take(len).collect())
             }
@@ -250,7 +256,7 @@ mod tests {
 
     #[test]
     fn unix_epoch_converts_to_civil_time() {
-        assert_eq!(from_unix(0).to_string(), "1970-01-01 00:00:00");
+        assert_eq!(from_unix(0).format(0), "1970-01-01 00:00:00");
         assert_eq!(from_unix(951_782_400).date, Date { year: 2000, month: 2, day: 29 });
     }
 }

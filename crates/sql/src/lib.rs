@@ -18,6 +18,7 @@ pub mod dml;
 pub mod error;
 pub mod expr;
 pub mod func;
+pub mod normalize;
 pub mod plan;
 pub mod query;
 pub mod session;

@@ -50,9 +50,16 @@ pub enum Access {
     /// Equality on every primary key column (values in key order).
     Point(Vec<Expr>),
     /// A range of an index, bounds on a prefix of its columns.
-    Range { index: IndexRef, lo: Bound<Vec<Expr>>, hi: Bound<Vec<Expr>> },
+    Range {
+        index: IndexRef,
+        lo: Bound<Vec<Expr>>,
+        hi: Bound<Vec<Expr>>,
+    },
     /// Several equality ranges (IN on the first column).
-    Points { index: IndexRef, keys: Vec<Expr> },
+    Points {
+        index: IndexRef,
+        keys: Vec<Expr>,
+    },
     Full,
 }
 
@@ -122,11 +129,11 @@ fn bounds_for(terms: &[&Expr], col: usize) -> ColBounds {
                     _ => {}
                 }
             }
-            Expr::Between { expr, low, high, negated: false } if matches!(**expr, Expr::Col(c) if c == col) => {
-                if constant(low) && constant(high) {
-                    b.lo = Some(((**low).clone(), true));
-                    b.hi = Some(((**high).clone(), true));
-                }
+            Expr::Between { expr, low, high, negated: false }
+                if matches!(**expr, Expr::Col(c) if c == col) && constant(low) && constant(high) =>
+            {
+                b.lo = Some(((**low).clone(), true));
+                b.hi = Some(((**high).clone(), true));
             }
             Expr::InList { expr, list, negated: false }
                 if matches!(**expr, Expr::Col(c) if c == col) && list.iter().all(constant) && !list.is_empty() =>
@@ -215,14 +222,27 @@ pub fn choose_access(t: &TableRef, filter: Option<&Expr>) -> Access {
 /// The type of a result column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MetaType {
-    Int { unsigned: bool, width: u8 },
-    Decimal { precision: u8, scale: u8 },
+    Int {
+        unsigned: bool,
+        width: u8,
+    },
+    Decimal {
+        precision: u8,
+        scale: u8,
+    },
     /// CHAR / VARCHAR / TEXT / computed strings, with a length in characters.
-    Str { len: u32, fixed: bool },
+    Str {
+        len: u32,
+        fixed: bool,
+    },
     Text,
     Date,
-    DateTime { fsp: u8 },
-    Timestamp { fsp: u8 },
+    DateTime {
+        fsp: u8,
+    },
+    Timestamp {
+        fsp: u8,
+    },
     Null,
 }
 
@@ -294,7 +314,8 @@ impl ColMeta {
     /// A column of a table, named `name` in the result.
     pub fn column(t: &TableRef, c: usize, name: &str) -> Self {
         let col = &t.schema.columns[c];
-        let in_index = |unique: bool| t.schema.indexes.iter().any(|i| i.unique == unique && i.columns.first() == Some(&c));
+        let in_index =
+            |unique: bool| t.schema.indexes.iter().any(|i| i.unique == unique && i.columns.first() == Some(&c));
         Self {
             name: name.to_string(),
             org_name: col.name.clone(),
@@ -323,7 +344,9 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
         Expr::Agg(i) => match aggs.get(*i) {
             Some(a) => match a.func {
                 AggFn::Count | AggFn::CountStar => int,
-                AggFn::Sum | AggFn::Avg => MetaType::Decimal { precision: 65, scale: if a.func == AggFn::Avg { 4 } else { 0 } },
+                AggFn::Sum | AggFn::Avg => {
+                    MetaType::Decimal { precision: 65, scale: if a.func == AggFn::Avg { 4 } else { 0 } }
+                }
                 AggFn::Min | AggFn::Max => a.arg.as_ref().map_or(text, |x| infer(x, t, aggs)),
             },
             None => text,
@@ -345,7 +368,9 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
             "connection_id" | "last_insert_id" | "length" | "char_length" | "character_length" | "found_rows"
             | "row_count" | "unix_timestamp" | "cast_signed" | "isnull" => int,
             "cast_unsigned" => MetaType::Int { unsigned: true, width: 8 },
-            "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "cast_datetime" => MetaType::DateTime { fsp: 0 },
+            "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "cast_datetime" => {
+                MetaType::DateTime { fsp: 0 }
+            }
             "curdate" | "current_date" | "cast_date" => MetaType::Date,
             "abs" | "floor" | "ceil" | "ceiling" | "round" | "greatest" | "least" | "coalesce" | "ifnull" => {
                 args.first().map_or(text, |a| infer(a, t, aggs))

@@ -125,7 +125,8 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
     };
     let having = match &sel.having {
         Some(h) => {
-            let mut scope = Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "having clause" };
+            let mut scope =
+                Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "having clause" };
             let x = resolve_alias(h, &sel.projection, &items, &mut scope)?;
             params = scope.params;
             Some(x)
@@ -138,7 +139,8 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
             return Err(SqlError::unsupported("ORDER BY ALL"));
         };
         for o in list {
-            let mut scope = Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "order clause" };
+            let mut scope =
+                Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "order clause" };
             let x = resolve_alias(&o.expr, &sel.projection, &items, &mut scope)?;
             params = scope.params;
             let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
@@ -174,7 +176,11 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
             let idx = access.index().unwrap_or(IndexRef::Primary);
             let first = t.index_columns(idx).first().copied();
             let ordered_access = !matches!(access, Access::Points { .. });
-            (first == Some(*c) && ordered_access).then_some(if *desc { Direction::Backward } else { Direction::Forward })
+            (first == Some(*c) && ordered_access).then_some(if *desc {
+                Direction::Backward
+            } else {
+                Direction::Forward
+            })
         }
         _ => None,
     };
@@ -207,10 +213,7 @@ fn resolve_alias(e: &ast::Expr, proj: &[ast::SelectItem], items: &[Expr], scope:
     if let ast::Expr::Value(v) = e {
         if let ast::Value::Number(n, _) = &v.value {
             if let Ok(pos) = n.parse::<usize>() {
-                return items
-                    .get(pos.wrapping_sub(1))
-                    .cloned()
-                    .ok_or_else(|| SqlError::unknown_column(n, scope.place));
+                return items.get(pos.wrapping_sub(1)).cloned().ok_or_else(|| SqlError::unknown_column(n, scope.place));
             }
         }
     }
@@ -311,6 +314,7 @@ fn no_match(e: &quire_engine::Error) -> bool {
 
 /// Reads the rows of `t` the access path finds and `filter` accepts,
 /// calling `f` on each until it returns false. `lock`: locking reads.
+#[allow(clippy::too_many_arguments)]
 pub fn for_each_row(
     t: &TableRef,
     access: &Access,
@@ -564,7 +568,10 @@ pub fn run_select(p: &SelectPlan, trx: Option<&mut Trx>, ctx: &mut Ctx<'_>) -> R
             }
         }
         if groups.is_empty() && p.group_by.is_empty() {
-            groups.push((vec![Value::Null; p.table.as_ref().map_or(0, |t| t.columns.len())], p.aggs.iter().map(AggState::new).collect()));
+            groups.push((
+                vec![Value::Null; p.table.as_ref().map_or(0, |t| t.columns.len())],
+                p.aggs.iter().map(AggState::new).collect(),
+            ));
         }
         for (rep, states) in groups {
             ctx.aggs = states.iter().zip(&p.aggs).map(|(s, a)| s.result(a)).collect();
@@ -574,13 +581,15 @@ pub fn run_select(p: &SelectPlan, trx: Option<&mut Trx>, ctx: &mut Ctx<'_>) -> R
                 }
             }
             let vals = p.items.iter().map(|x| eval(x, &rep, ctx)).collect::<Result<Vec<_>>>()?;
-            let keys = if sort { p.order.iter().map(|(x, _)| eval(x, &rep, ctx)).collect::<Result<_>>()? } else { vec![] };
+            let keys =
+                if sort { p.order.iter().map(|(x, _)| eval(x, &rep, ctx)).collect::<Result<_>>()? } else { vec![] };
             out.push((vals, keys));
         }
     } else {
         for row in &base {
             let vals = p.items.iter().map(|x| eval(x, row, ctx)).collect::<Result<Vec<_>>>()?;
-            let keys = if sort { p.order.iter().map(|(x, _)| eval(x, row, ctx)).collect::<Result<_>>()? } else { vec![] };
+            let keys =
+                if sort { p.order.iter().map(|(x, _)| eval(x, row, ctx)).collect::<Result<_>>()? } else { vec![] };
             out.push((vals, keys));
         }
     }

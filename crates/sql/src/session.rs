@@ -104,6 +104,7 @@ impl Shared {
 }
 
 /// A compiled statement.
+#[allow(clippy::large_enum_variant)]
 pub enum Plan {
     Select(SelectPlan),
     Insert(InsertPlan),
@@ -204,7 +205,7 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
             if let Some(parts) = split_set(&text) {
                 let mut out = Vec::new();
                 for p in parts {
-                    out.extend(Parser::parse_sql(&MySqlDialect {}, &p).map_err(|e| SqlError::syntax(e))?);
+                    out.extend(Parser::parse_sql(&MySqlDialect {}, &p).map_err(SqlError::syntax)?);
                 }
                 return Ok(out);
             }
@@ -231,7 +232,8 @@ struct SessionResolver<'a> {
 
 impl Resolver for SessionResolver<'_> {
     fn resolve(&self, name: &ast::ObjectName, alias: Option<String>) -> Result<TableRef> {
-        let parts: Vec<String> = name.0.iter().map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_default()).collect();
+        let parts: Vec<String> =
+            name.0.iter().map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_default()).collect();
         let (db, table) = match parts.as_slice() {
             [t] => (self.db.ok_or_else(SqlError::no_database)?.to_string(), t.clone()),
             [d, t] => (d.clone(), t.clone()),
@@ -247,11 +249,7 @@ impl Resolver for SessionResolver<'_> {
         if !self.shared.catalog.database_exists(&db) {
             return Err(SqlError::unknown_database(&db));
         }
-        let t = self
-            .shared
-            .engine
-            .table(&format!("{db}/{table}"))
-            .map_err(|_| SqlError::no_such_table(&db, &table))?;
+        let t = self.shared.engine.table(&format!("{db}/{table}")).map_err(|_| SqlError::no_such_table(&db, &table))?;
         Ok(TableRef::new(&db, &table, alias, t))
     }
 }
@@ -264,14 +262,21 @@ struct Env<'a> {
 impl SessionEnv for Env<'_> {
     fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
         let v = if global {
-            self.s.shared.sysvars.global(name).ok_or_else(|| {
-                SqlError::new(1193, "HY000", format!("Unknown system variable '{name}'"))
-            })?
+            self.s
+                .shared
+                .sysvars
+                .global(name)
+                .ok_or_else(|| SqlError::new(1193, "HY000", format!("Unknown system variable '{name}'")))?
         } else {
             match name {
                 "autocommit" => VarValue::Bool(self.s.autocommit()),
                 "last_insert_id" | "identity" => VarValue::UInt(self.s.last_insert_id),
-                _ => self.s.shared.sysvars.value(&self.s.vars, name).map_err(|e| SqlError::new(e.code, e.state, e.message))?,
+                _ => self
+                    .s
+                    .shared
+                    .sysvars
+                    .value(&self.s.vars, name)
+                    .map_err(|e| SqlError::new(e.code, e.state, e.message))?,
             }
         };
         Ok(var_to_value(&v))
@@ -314,7 +319,11 @@ impl Session {
                 return Err(SqlError::unknown_database(d));
             }
             if !shared.catalog.user(user).is_some_and(|u| u.may_use(d)) {
-                return Err(SqlError::new(1044, "42000", format!("Access denied for user '{user}'@'%' to database '{d}'")));
+                return Err(SqlError::new(
+                    1044,
+                    "42000",
+                    format!("Access denied for user '{user}'@'%' to database '{d}'"),
+                ));
             }
         }
         let vars = shared.sysvars.session_defaults();
@@ -441,6 +450,37 @@ impl Session {
                 return vec![self.execute(&c, &[])];
             }
         }
+        // The same statement with other literals: one plan (parameters).
+        if let Some((norm, vals)) = crate::normalize::normalize(sql) {
+            let nkey = (key.0.clone(), norm);
+            let cached = self.shared.plans.lock().get(&nkey).cloned();
+            let c = match cached {
+                Some(c) if c.epoch == self.shared.epoch() => {
+                    self.shared.stats.plan_cache_hits.fetch_add(1, Ordering::Relaxed);
+                    Some(c)
+                }
+                _ => match parse(&nkey.1) {
+                    Ok(mut stmts) if stmts.len() == 1 => match self.compile(stmts.remove(0)) {
+                        Ok(c) if c.params == vals.len() => {
+                            let c = Arc::new(c);
+                            if vals.len() <= 64 {
+                                let mut plans = self.shared.plans.lock();
+                                if plans.len() >= PLAN_CACHE_MAX {
+                                    plans.clear();
+                                }
+                                plans.insert(nkey, c.clone());
+                            }
+                            Some(c)
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                },
+            };
+            if let Some(c) = c {
+                return vec![self.execute(&c, &vals)];
+            }
+        }
         if let Some(a) = match admin::parse(sql) {
             Ok(a) => a,
             Err(e) => return vec![Err(e)],
@@ -461,7 +501,8 @@ impl Session {
         let mut out = Vec::new();
         for stmt in stmts {
             let r = self.compile(stmt).map(Arc::new).and_then(|c| {
-                let cacheable = single && matches!(c.plan, Plan::Select(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_));
+                let cacheable =
+                    single && matches!(c.plan, Plan::Select(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_));
                 if cacheable && c.params == 0 {
                     let mut plans = self.shared.plans.lock();
                     if plans.len() >= PLAN_CACHE_MAX {
@@ -504,7 +545,11 @@ impl Session {
         self.shared.stats.com_stmt_execute.fetch_add(1, Ordering::Relaxed);
         self.shared.stats.questions.fetch_add(1, Ordering::Relaxed);
         let p = self.prepared.get(&id).ok_or_else(|| {
-            SqlError::new(1243, "HY000", format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"))
+            SqlError::new(
+                1243,
+                "HY000",
+                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
+            )
         })?;
         let mut c = p.compiled.clone();
         if c.epoch != self.shared.epoch() || c.db != self.db {
@@ -581,7 +626,8 @@ impl Session {
             }
             Plan::Insert(p) => {
                 self.shared.stats.com_insert.fetch_add(1, Ordering::Relaxed);
-                let r = self.in_trx(|trx, s| dml::run_insert(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
+                let r =
+                    self.in_trx(|trx, s| dml::run_insert(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
                 if r.first_insert_id != 0 {
                     self.last_insert_id = r.first_insert_id;
                 }
@@ -594,7 +640,8 @@ impl Session {
             }
             Plan::Update(p) => {
                 self.shared.stats.com_update.fetch_add(1, Ordering::Relaxed);
-                let r = self.in_trx(|trx, s| dml::run_update(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
+                let r =
+                    self.in_trx(|trx, s| dml::run_update(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
                 Ok(Output::Ok {
                     affected: r.affected,
                     last_insert_id: 0,
@@ -603,7 +650,8 @@ impl Session {
             }
             Plan::Delete(p) => {
                 self.shared.stats.com_delete.fetch_add(1, Ordering::Relaxed);
-                let r = self.in_trx(|trx, s| dml::run_delete(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
+                let r =
+                    self.in_trx(|trx, s| dml::run_delete(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
                 Ok(Output::Ok { affected: r.affected, last_insert_id: 0, info: String::new() })
             }
             Plan::Other(stmt) => self.run_other(stmt, params),
@@ -662,7 +710,8 @@ impl Session {
                 self.use_database(&name)?;
                 Ok(Output::ok())
             }
-            S::CreateDatabase { db_name, if_not_exists, .. } | S::CreateSchema { schema_name: ast::SchemaName::Simple(db_name), if_not_exists, .. } => {
+            S::CreateDatabase { db_name, if_not_exists, .. }
+            | S::CreateSchema { schema_name: ast::SchemaName::Simple(db_name), if_not_exists, .. } => {
                 self.implicit_commit()?;
                 let name = db_name.to_string().trim_matches('`').to_string();
                 catalog::check_name(&name)?;
@@ -754,7 +803,8 @@ impl Session {
                     return Ok(Value::Str(i.value.clone()));
                 }
             }
-            let mut scope = crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list" };
+            let mut scope =
+                crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list" };
             let x = crate::expr::compile(e, &mut scope)?;
             crate::expr::eval(&x, &[], &Ctx { params, aggs: vec![], session: &env })
         };
@@ -779,7 +829,6 @@ impl Session {
                     }
                 }
                 let session = *session;
-                std::mem::drop(env);
                 if let Some(iso) = chosen {
                     if session {
                         let name = match iso {

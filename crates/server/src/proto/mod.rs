@@ -114,10 +114,29 @@ pub enum Cell {
     Double(f64),
     /// Strings, decimals (as their text), anything sent as bytes.
     Bytes(Vec<u8>),
-    Date { year: u16, month: u8, day: u8 },
-    DateTime { year: u16, month: u8, day: u8, hour: u8, minute: u8, second: u8, micros: u32 },
+    Date {
+        year: u16,
+        month: u8,
+        day: u8,
+    },
+    DateTime {
+        year: u16,
+        month: u8,
+        day: u8,
+        hour: u8,
+        minute: u8,
+        second: u8,
+        micros: u32,
+    },
     /// TIME as a signed duration.
-    Time { negative: bool, days: u32, hours: u8, minutes: u8, seconds: u8, micros: u32 },
+    Time {
+        negative: bool,
+        days: u32,
+        hours: u8,
+        minutes: u8,
+        seconds: u8,
+        micros: u32,
+    },
 }
 
 /// A parameter of COM_STMT_EXECUTE, decoded from the binary protocol by the

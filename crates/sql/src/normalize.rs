@@ -1,0 +1,161 @@
+//! Query text normalisation for the plan cache: the literals of a
+//! SELECT / INSERT / UPDATE / DELETE become `?` markers and their values
+//! are kept, so `SELECT c FROM t WHERE id=5` and `... id=7` share one
+//! parsed and planned statement (as prepared statements do).
+//!
+//! Only what is certainly a value is replaced: plain numbers and strings
+//! outside the select list (whose text names result columns) and outside
+//! ORDER BY / GROUP BY (where a number is a column position). Anything
+//! unusual — comments, escapes in strings, introducers (`_utf8'x'`,
+//! `X'..'`), hex numbers, an existing `?` — gives up (`None`), and the
+//! text is parsed as it is.
+
+use quire_engine::row::Value;
+
+use crate::expr::number;
+
+/// The normalised text and the literal values, in order.
+pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
+    let b = sql.as_bytes();
+    let first = sql.trim_start().get(..6)?.to_ascii_uppercase();
+    if !matches!(first.as_str(), "SELECT" | "INSERT" | "UPDATE" | "DELETE") {
+        return None;
+    }
+    let mut out = String::with_capacity(sql.len());
+    let mut vals = Vec::new();
+    let mut i = 0;
+    // Inside the select list (SELECT .. FROM) or an ORDER/GROUP BY list.
+    let mut in_projection = first == "SELECT";
+    let mut in_by = false;
+    let mut prev_word = String::new();
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\'' | b'"' => {
+                let q = c;
+                let mut j = i + 1;
+                let mut s = Vec::new();
+                loop {
+                    let ch = *b.get(j)?;
+                    if ch == b'\\' {
+                        return None;
+                    }
+                    if ch == q {
+                        if b.get(j + 1) == Some(&q) {
+                            s.push(q);
+                            j += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    s.push(ch);
+                    j += 1;
+                }
+                let text = String::from_utf8(s).ok()?;
+                if in_projection || in_by {
+                    out.push_str(&sql[i..=j]);
+                } else {
+                    out.push('?');
+                    vals.push(Value::Str(text));
+                }
+                i = j + 1;
+                prev_word.clear();
+            }
+            b'`' => {
+                let j = i + 1 + sql[i + 1..].find('`')?;
+                out.push_str(&sql[i..=j]);
+                i = j + 1;
+                prev_word.clear();
+            }
+            b'0'..=b'9' | b'.' if c != b'.' || b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
+                let mut j = i;
+                while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.') {
+                    j += 1;
+                }
+                if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
+                    j += 1;
+                    if j < b.len() && (b[j] == b'+' || b[j] == b'-') {
+                        j += 1;
+                    }
+                    while j < b.len() && b[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                }
+                if j < b.len() && (b[j].is_ascii_alphabetic() || b[j] == b'_') {
+                    return None; // 0x1F, 1abc: not a plain number
+                }
+                let text = &sql[i..j];
+                if in_projection || in_by {
+                    out.push_str(text);
+                } else {
+                    out.push('?');
+                    vals.push(number(text).ok()?);
+                }
+                i = j;
+                prev_word.clear();
+            }
+            b'?' | b'#' => return None,
+            b'-' if b.get(i + 1) == Some(&b'-') => return None,
+            b'/' if b.get(i + 1) == Some(&b'*') => return None,
+            c if c.is_ascii_alphabetic() || c == b'_' || c == b'@' || c == b'$' => {
+                let mut j = i;
+                while j < b.len() && (b[j].is_ascii_alphanumeric() || matches!(b[j], b'_' | b'@' | b'$' | b'.')) {
+                    j += 1;
+                }
+                if j < b.len() && (b[j] == b'\'' || b[j] == b'"') {
+                    return None; // an introducer or X'..'
+                }
+                let w = sql[i..j].to_ascii_uppercase();
+                match w.as_str() {
+                    "FROM" => in_projection = false,
+                    "BY" if prev_word == "ORDER" || prev_word == "GROUP" => in_by = true,
+                    "LIMIT" | "HAVING" | "FOR" | "LOCK" | "WHERE" | "UNION" => {
+                        in_by = false;
+                        if w != "UNION" {
+                            in_projection = false;
+                        }
+                    }
+                    _ => {}
+                }
+                out.push_str(&sql[i..j]);
+                prev_word = w;
+                i = j;
+            }
+            _ if !c.is_ascii() => return None,
+            _ => {
+                out.push(c as char);
+                if !c.is_ascii_whitespace() {
+                    prev_word.clear();
+                }
+                i += 1;
+            }
+        }
+    }
+    Some((out, vals))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_become_markers_outside_select_lists_and_order_by() {
+        let (t, v) = normalize("SELECT c FROM sbtest1 WHERE id BETWEEN 5 AND 104 ORDER BY c").unwrap();
+        assert_eq!(t, "SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c");
+        assert_eq!(v, [Value::Int(5), Value::Int(104)]);
+        let (t, v) = normalize("SELECT 1, 'a' FROM t WHERE s = 'it''s' ORDER BY 1 LIMIT 10").unwrap();
+        assert_eq!(t, "SELECT 1, 'a' FROM t WHERE s = ? ORDER BY 1 LIMIT ?");
+        assert_eq!(v, [Value::Str("it's".into()), Value::Int(10)]);
+        let (t, _) = normalize("INSERT INTO t1 (id, k) VALUES (0, -1.5e3)").unwrap();
+        assert_eq!(t, "INSERT INTO t1 (id, k) VALUES (?, -?)");
+    }
+
+    #[test]
+    fn anything_unusual_is_left_to_the_parser() {
+        assert!(normalize("SELECT * FROM t WHERE s = 'a\\'b'").is_none());
+        assert!(normalize("SELECT * FROM t WHERE s = _utf8mb4'x'").is_none());
+        assert!(normalize("SELECT * FROM t WHERE id = 0x1F").is_none());
+        assert!(normalize("SELECT * FROM t /* hint */ WHERE id = 1").is_none());
+        assert!(normalize("CREATE TABLE t (id INT)").is_none());
+    }
+}
