@@ -31,7 +31,7 @@ pub use quire_engine::row::Value;
 pub use session::{Session, Shared};
 
 /// `version()`: what clients see (MySQL-compatible version first).
-pub const VERSION: &str = "8.0.36-quire";
+pub const VERSION: &str = sysvars::VERSION;
 
 /// What a statement answers.
 #[derive(Clone, Debug, PartialEq)]

@@ -358,8 +358,7 @@ impl Session {
     fn begin(&mut self) -> Trx {
         let iso = self.isolation();
         let mut t = self.shared.engine.begin(iso);
-        let secs = self.vars.innodb_lock_wait_timeout_secs();
-        let _ = secs; // the engine's timeout is global; per-session timeouts are not yet honoured
+        t.set_lock_wait_timeout(std::time::Duration::from_secs(self.vars.innodb_lock_wait_timeout_secs()));
         t.set_isolation(iso);
         t
     }

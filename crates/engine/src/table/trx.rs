@@ -192,6 +192,8 @@ pub struct Trx {
     /// Roll pointers of this transaction's undo records, oldest first.
     undo_ptrs: Vec<RollPtr>,
     view: Option<(ReadView, Arc<ViewHandle>)>,
+    /// The session's `innodb_lock_wait_timeout` (`None`: the global one).
+    lock_wait_timeout: Option<Duration>,
 }
 
 /// A point a transaction can roll back to (a statement's start).
@@ -200,7 +202,16 @@ pub struct Savepoint(usize);
 
 impl Trx {
     pub(crate) fn new(sys: Arc<TxnSys>, isolation: Isolation) -> Self {
-        Self { sys, isolation, id: 0, locks: TrxLocks::default(), undo: None, undo_ptrs: Vec::new(), view: None }
+        Self {
+            sys,
+            isolation,
+            id: 0,
+            locks: TrxLocks::default(),
+            undo: None,
+            undo_ptrs: Vec::new(),
+            view: None,
+            lock_wait_timeout: None,
+        }
     }
 
     /// The transaction's id (0 while it has not written).
@@ -216,6 +227,12 @@ impl Trx {
     /// if this one has already read or written.
     pub fn set_isolation(&mut self, level: Isolation) {
         self.isolation = level;
+    }
+
+    /// Sets this transaction's lock wait timeout (a session's
+    /// `innodb_lock_wait_timeout`).
+    pub fn set_lock_wait_timeout(&mut self, t: Duration) {
+        self.lock_wait_timeout = Some(t);
     }
 
     /// Whether gap (next-key) locks protect locking reads.
@@ -310,7 +327,7 @@ impl Trx {
     /// (`Table::end_statement`).
     pub(crate) fn lock(&mut self, key: LockKey, mode: LockMode, kind: LockKind) -> Result<()> {
         let trx = self.lock_owner();
-        let timeout = self.sys.lock_wait_timeout();
+        let timeout = self.lock_wait_timeout.unwrap_or_else(|| self.sys.lock_wait_timeout());
         match self.sys.locks.lock(trx, &mut self.locks, key, mode, kind, timeout) {
             Ok(()) => Ok(()),
             Err(LockError::Timeout) => Err(Error::LockWaitTimeout("try restarting transaction".into())),
