@@ -230,6 +230,8 @@ fn accounts_grants_and_data_survive_a_restart() {
     s.shutdown().unwrap();
 
     let s = start(dir.path());
+    let report = s.shared.engine.recovery_report();
+    assert_eq!(report.records, 0, "a clean shutdown leaves nothing to recover: {report:?}");
     let mut alice = Conn::new(opts(&s, "alice", "secret", Some("app"))).unwrap();
     let v: Vec<String> = alice.query("SELECT v FROM t ORDER BY id").unwrap();
     assert_eq!(v, ["one", "two"]);
