@@ -645,17 +645,25 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
             let v = status_rows(s).into_iter().filter(|(n, _)| keep(n)).collect();
             Ok(Output::Rows { columns: cols, rows: pairs(v) })
         }
-        S::ShowDatabases { .. } => {
+        S::ShowDatabases { show_options, .. } => {
+            let filter = show_options.filter_position.as_ref().map(|f| match f {
+                ast::ShowStatementFilterPosition::Infix(f) | ast::ShowStatementFilterPosition::Suffix(f) => f.clone(),
+            });
+            let keep = like_filter(&filter);
             let u = s.shared.catalog.user(&s.user);
             let rows = s
                 .shared
                 .catalog
                 .databases()
                 .into_iter()
-                .filter(|d| u.as_ref().is_some_and(|u| u.may_use(d)))
+                .filter(|d| u.as_ref().is_some_and(|u| u.may_use(d)) && keep(d))
                 .map(|d| vec![Value::Str(d)])
                 .collect();
-            Ok(Output::Rows { columns: cols, rows })
+            let columns = match &filter {
+                Some(ast::ShowStatementFilter::Like(p)) => text_columns(&[&format!("Database ({p})")]),
+                _ => cols,
+            };
+            Ok(Output::Rows { columns, rows })
         }
         S::ShowTables { show_options, .. } => {
             let db = match &show_options.show_in {
@@ -665,9 +673,10 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
             .or_else(|| s.db.clone())
             .ok_or_else(SqlError::no_database)?;
             check_access(s, &db)?;
-            let keep = like_filter(&show_options.filter_position.as_ref().map(|f| match f {
+            let filter = show_options.filter_position.as_ref().map(|f| match f {
                 ast::ShowStatementFilterPosition::Infix(f) | ast::ShowStatementFilterPosition::Suffix(f) => f.clone(),
-            }));
+            });
+            let keep = like_filter(&filter);
             let prefix = format!("{db}/");
             let rows = s
                 .engine()
@@ -677,14 +686,18 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                 .filter(|t| keep(t))
                 .map(|t| vec![Value::Str(t)])
                 .collect();
-            let columns = text_columns(&[&format!("Tables_in_{db}")]);
+            let header = match &filter {
+                Some(ast::ShowStatementFilter::Like(p)) => format!("Tables_in_{db} ({p})"),
+                _ => format!("Tables_in_{db}"),
+            };
+            let columns = text_columns(&[&header]);
             Ok(Output::Rows { columns, rows })
         }
         S::ShowCreate { obj_type: ast::ShowCreateObject::Table, obj_name } => {
             let (db, t) = split_name(s, obj_name)?;
             check_access(s, &db)?;
             let tab = s.engine().table(&format!("{db}/{t}")).map_err(|_| SqlError::no_such_table(&db, &t))?;
-            let sql = ddl::create_table_sql(&t, &tab.schema());
+            let sql = ddl::create_table_sql(&t, &tab.schema(), tab.next_auto_increment());
             Ok(Output::Rows { columns: cols, rows: vec![vec![Value::Str(t), Value::Str(sql)]] })
         }
         S::ExplainTable { table_name, .. }

@@ -164,7 +164,7 @@ fn quote(v: &Value) -> String {
 }
 
 /// SHOW CREATE TABLE's text.
-pub fn create_table_sql(name: &str, s: &TableSchema) -> String {
+pub fn create_table_sql(name: &str, s: &TableSchema, next_auto_increment: u64) -> String {
     let mut lines = Vec::new();
     for c in &s.columns {
         let mut l = format!("  `{}` {}", c.name, c.ty.sql());
@@ -178,7 +178,7 @@ pub fn create_table_sql(name: &str, s: &TableSchema) -> String {
             l.push_str(" AUTO_INCREMENT");
         } else if let Some(d) = &c.default {
             l.push_str(&format!(" DEFAULT {}", quote(d)));
-        } else if c.nullable {
+        } else if c.nullable && c.ty != quire_engine::row::ColumnType::Text {
             l.push_str(" DEFAULT NULL");
         }
         lines.push(l);
@@ -189,8 +189,13 @@ pub fn create_table_sql(name: &str, s: &TableSchema) -> String {
         let kind = if ix.unique { "UNIQUE KEY" } else { "KEY" };
         lines.push(format!("  {kind} `{}` ({})", ix.name, cols(&ix.columns)));
     }
+    let auto = if s.columns.iter().any(|c| c.auto_increment) && next_auto_increment > 1 {
+        format!(" AUTO_INCREMENT={next_auto_increment}")
+    } else {
+        String::new()
+    };
     format!(
-        "CREATE TABLE `{name}` (\n{}\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
+        "CREATE TABLE `{name}` (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
         lines.join(",\n")
     )
 }

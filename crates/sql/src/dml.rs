@@ -88,6 +88,10 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
     let mut rows = Vec::with_capacity(values.rows.len());
     for row in &values.rows {
         let row: &Vec<ast::Expr> = row;
+        if row.is_empty() && (ins.columns.is_empty() || targets.is_empty()) {
+            rows.push(Vec::new()); // VALUES (): every column takes its default
+            continue;
+        }
         if row.len() != targets.len() {
             return Err(SqlError::new(1136, "21S01", "Column count doesn't match value count at row 1"));
         }
@@ -100,8 +104,9 @@ pub fn run_insert(p: &InsertPlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteR
     let mut res = WriteResult::default();
     let schema = &p.table.schema;
     for exprs in &p.rows {
+        let targets = if exprs.is_empty() { &[][..] } else { &p.targets[..] };
         let mut row: Vec<Value> = schema.columns.iter().map(|c| c.default.clone().unwrap_or(Value::Null)).collect();
-        for (&c, e) in p.targets.iter().zip(exprs) {
+        for (&c, e) in targets.iter().zip(exprs) {
             row[c] = eval(e, &[], env)?;
         }
         if let Some(id) = p.table.table.insert_tx(trx, row)? {

@@ -153,6 +153,10 @@ pub struct Session {
     /// Isolation for the next transaction only (SET TRANSACTION ...).
     next_isolation: Option<Isolation>,
     pub last_insert_id: u64,
+    /// ROW_COUNT(): rows the last statement changed (-1 after a SELECT).
+    row_count: i64,
+    /// FOUND_ROWS(): rows the last SELECT returned.
+    found_rows: u64,
     pub prepared: HashMap<u32, Prepared>,
     next_stmt_id: u32,
     pub user_vars: HashMap<String, Value>,
@@ -247,7 +251,7 @@ impl Resolver for SessionResolver<'_> {
             ));
         }
         if !self.shared.catalog.database_exists(&db) {
-            return Err(SqlError::unknown_database(&db));
+            return Err(SqlError::no_such_table(&db, &table));
         }
         let t = self.shared.engine.table(&format!("{db}/{table}")).map_err(|_| SqlError::no_such_table(&db, &table))?;
         Ok(TableRef::new(&db, &table, alias, t))
@@ -289,6 +293,8 @@ impl SessionEnv for Env<'_> {
             "current_user" => Value::Str(format!("{}@%", self.s.user)),
             "connection_id" => Value::Int(self.s.connection_id as i64),
             "last_insert_id" => Value::UInt(self.s.last_insert_id),
+            "row_count" => Value::Int(self.s.row_count),
+            "found_rows" => Value::UInt(self.s.found_rows),
             _ => return None,
         })
     }
@@ -337,6 +343,8 @@ impl Session {
             in_txn: false,
             next_isolation: None,
             last_insert_id: 0,
+            row_count: -1,
+            found_rows: 0,
             prepared: HashMap::new(),
             next_stmt_id: 1,
             user_vars: HashMap::new(),
@@ -609,6 +617,19 @@ impl Session {
 
     /// Executes a compiled statement with `params`.
     pub fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Output> {
+        let r = self.execute_inner(c, params);
+        match &r {
+            Ok(Output::Ok { affected, .. }) => self.row_count = *affected as i64,
+            Ok(Output::Rows { rows, .. }) => {
+                self.row_count = -1;
+                self.found_rows = rows.len() as u64;
+            }
+            Err(_) => self.row_count = -1,
+        }
+        r
+    }
+
+    fn execute_inner(&mut self, c: &Compiled, params: &[Value]) -> Result<Output> {
         match &c.plan {
             Plan::Select(p) => {
                 self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
