@@ -210,3 +210,52 @@ fn dirty_pages_evicted_under_pressure_come_back_changed() {
     assert!(pool.stats.evictions.get() > 300);
     pool.check_lists();
 }
+
+/// Per-table flush (seed 003): flushing one tablespace writes that space's
+/// dirty pages and nothing else, found through the flush list's index by
+/// space rather than a walk of every dirty page of every instance.
+#[test]
+fn flushing_one_tablespace_writes_only_its_pages() {
+    let vfs: Arc<dyn Vfs> = quire_io::MemVfs::new();
+    let files = Arc::new(SpaceFiles::new(vfs, 4096, false));
+    files.open(1, Path::new("/d/big.qbd"), true).unwrap();
+    files.open(2, Path::new("/d/small.qbd"), true).unwrap();
+    let pool = Arc::new(
+        BufferPool::new(
+            PoolConfig {
+                page_size: 4096,
+                size_bytes: 2048 * 4096,
+                instances: 4,
+                old_blocks_pct: 37,
+                old_blocks_time_ms: 0,
+            },
+            files,
+            Arc::new(AtomicU64::new(0)),
+        )
+        .unwrap(),
+    );
+    space::init_space(&pool, 1).unwrap();
+    space::init_space(&pool, 2).unwrap();
+    let big = make_pages(&pool, 1000);
+    let mut small = Vec::new();
+    for _ in 0..5 {
+        let mut mtr = Mtr::new(&pool);
+        let no = space::alloc_page(&pool, 2, &mut mtr).unwrap();
+        let id = PageId::new(2, no);
+        let mut g = pool.create_page(id).unwrap();
+        page::init_header(g.data_mut(), id, PageType::Overflow);
+        mtr.keep(g);
+        mtr.commit();
+        small.push(id);
+    }
+    let dirty_before = pool.dirty_pages();
+    assert!(dirty_before > 1000, "the big space's pages are dirty: {dirty_before}");
+    let written_before = pool.stats.writes.get();
+    let n = pool.flush_space(2).unwrap();
+    assert!(n >= small.len(), "the small space's pages are written: {n}");
+    assert_eq!(pool.stats.writes.get() - written_before, n as u64, "nothing else is written");
+    assert_eq!(pool.stats.flushed_space.get(), n as u64);
+    assert_eq!(pool.dirty_pages(), dirty_before - n, "the big space's pages stay dirty");
+    assert_eq!(pool.flush_space(2).unwrap(), 0, "nothing left to flush in the small space");
+    assert!(big.len() == 1000);
+}

@@ -5,8 +5,30 @@ use quire_engine::Engine;
 
 pub fn engine_status(e: &Engine) -> Vec<(String, String)> {
     let pool = e.pool();
-    let mut v = vec![("Innodb_page_size".to_string(), pool.page_size().to_string())];
     let log = e.log();
-    v.push(("Innodb_lsn_current".into(), log.current_lsn().to_string()));
-    v
+    let s = &pool.stats;
+    let v: Vec<(&str, String)> = vec![
+        ("Innodb_page_size", pool.page_size().to_string()),
+        ("Innodb_buffer_pool_pages_total", pool.frames_total().to_string()),
+        ("Innodb_buffer_pool_pages_data", pool.resident_pages().to_string()),
+        ("Innodb_buffer_pool_pages_dirty", pool.dirty_pages().to_string()),
+        ("Innodb_buffer_pool_pages_free", pool.frames_total().saturating_sub(pool.resident_pages()).to_string()),
+        ("Innodb_buffer_pool_read_requests", s.requests.get().to_string()),
+        ("Innodb_buffer_pool_reads", s.reads.get().to_string()),
+        ("Innodb_buffer_pool_pages_flushed", s.writes.get().to_string()),
+        ("Innodb_buffer_pool_pages_LRU_flushed", s.flushed_lru.get().to_string()),
+        ("Innodb_buffer_pool_pages_space_flushed", s.flushed_space.get().to_string()),
+        ("Innodb_buffer_pool_pages_made_young", s.made_young.get().to_string()),
+        ("Innodb_buffer_pool_pages_made_not_young", s.not_made_young.get().to_string()),
+        ("Innodb_buffer_pool_pages_evicted", s.evictions.get().to_string()),
+        ("Innodb_lsn_current", log.current_lsn().to_string()),
+        ("Innodb_lsn_last_checkpoint", log.checkpoint_lsn().to_string()),
+        ("Innodb_checkpoint_age", log.checkpoint_age().to_string()),
+        ("Innodb_redo_log_capacity", log.capacity().to_string()),
+    ];
+    let mut out: Vec<(String, String)> = v.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    if let Some(d) = pool.dblwr() {
+        out.push(("Innodb_dblwr_writes".into(), d.stats.batches.get().to_string()));
+    }
+    out
 }

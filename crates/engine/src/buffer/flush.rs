@@ -96,6 +96,9 @@ impl BufferPool {
             return Err(e);
         }
         self.stats.writes.add(taken.len() as u64);
+        if ty == FlushType::Lru {
+            self.stats.flushed_lru.add(taken.len() as u64);
+        }
         // Step 4: clean, unless changed meanwhile.
         for (f, id, newest, _) in &taken {
             let frame = &inst.frames[*f as usize];
@@ -134,14 +137,10 @@ impl BufferPool {
         let mut out = Vec::new();
         for (i, inst) in self.instances.iter().enumerate() {
             let fl = inst.flush_list.lock();
-            for &(_, f) in fl.iter() {
-                let keep = match space {
-                    None => true,
-                    Some(s) => inst.frames[f as usize].page().is_some_and(|id| id.space == s),
-                };
-                if keep {
-                    out.push((i, f));
-                }
+            match space {
+                None => out.extend(fl.by_lsn.iter().map(|&(_, f)| (i, f))),
+                // Only this space's pages: never a scan of the others.
+                Some(s) => out.extend(fl.by_space.get(&s).into_iter().flatten().map(|&f| (i, f))),
             }
         }
         out
@@ -170,7 +169,7 @@ impl BufferPool {
             let mut victims = Vec::new();
             for (i, inst) in self.instances.iter().enumerate() {
                 let fl = inst.flush_list.lock();
-                victims.extend(fl.iter().take_while(|&&(o, _)| o < lsn).map(|&(_, f)| (i, f)));
+                victims.extend(fl.by_lsn.iter().take_while(|&&(o, _)| o < lsn).map(|&(_, f)| (i, f)));
             }
             if victims.is_empty() {
                 break;
@@ -184,6 +183,7 @@ impl BufferPool {
     pub fn flush_space(&self, space: SpaceId) -> Result<usize> {
         let mut n = 0;
         n += self.flush_frames(&self.dirty_frames(Some(space)))?;
+        self.stats.flushed_space.add(n as u64);
         self.files.get(space)?.sync()?;
         Ok(n)
     }

@@ -76,10 +76,52 @@ struct Instance {
     _memory: FrameMemory,
     table: PageTable,
     lists: Mutex<Lists>,
-    /// Dirty frames by (oldest modification, frame number).
-    flush_list: Mutex<BTreeSet<(Lsn, u32)>>,
+    /// Dirty frames by oldest modification, and by tablespace.
+    flush_list: Mutex<FlushList>,
     /// Set at the first eviction; until then hits never reorder the LRU.
     has_evicted: AtomicBool,
+}
+
+/// An instance's dirty frames: ordered by oldest modification (what
+/// checkpoints and page cleaners take first), and indexed by tablespace, so
+/// that flushing one table visits only its own pages (seed 003: adding an
+/// index must not scan every dirty page of the pool).
+#[derive(Default)]
+struct FlushList {
+    /// (oldest modification, frame number).
+    by_lsn: BTreeSet<(Lsn, u32)>,
+    /// Frame numbers by space.
+    by_space: std::collections::HashMap<crate::SpaceId, std::collections::HashSet<u32>>,
+}
+
+impl FlushList {
+    fn insert(&mut self, oldest: Lsn, f: u32, space: crate::SpaceId) {
+        self.by_lsn.insert((oldest, f));
+        self.by_space.entry(space).or_default().insert(f);
+    }
+
+    fn remove(&mut self, oldest: Lsn, f: u32, space: Option<crate::SpaceId>) {
+        self.by_lsn.remove(&(oldest, f));
+        match space {
+            Some(s) => {
+                if let Some(set) = self.by_space.get_mut(&s) {
+                    set.remove(&f);
+                    if set.is_empty() {
+                        self.by_space.remove(&s);
+                    }
+                }
+            }
+            // A frame without a page cannot be dirty; be thorough anyway.
+            None => self.by_space.retain(|_, set| {
+                set.remove(&f);
+                !set.is_empty()
+            }),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.by_lsn.len()
+    }
 }
 
 /// Counters reported as `Innodb_buffer_pool_*`.
@@ -91,6 +133,10 @@ pub struct PoolStats {
     pub reads: Counter,
     /// Pages written (`pages_flushed`).
     pub writes: Counter,
+    /// Of those, written to free a frame (`Innodb_buffer_pool_pages_LRU_flushed`).
+    pub flushed_lru: Counter,
+    /// Of those, written by per-table flushes.
+    pub flushed_space: Counter,
     /// Frames taken from the LRU tail.
     pub evictions: Counter,
     /// Pages moved from the old to the young part.
@@ -154,7 +200,7 @@ impl BufferPool {
                         free: (0..per as u32).rev().collect(),
                         lru: Lru::new(per, cfg.old_blocks_pct),
                     }),
-                    flush_list: Mutex::new(BTreeSet::new()),
+                    flush_list: Mutex::new(FlushList::default()),
                     has_evicted: AtomicBool::new(false),
                     frames,
                     _memory: memory,
@@ -644,7 +690,7 @@ impl BufferPool {
             frame.oldest_modification.store(oldest, Ordering::Release);
             let inst = self.instance_of(page_table::hash(id));
             let f = self.frame_no(inst, frame);
-            inst.flush_list.lock().insert((oldest, f));
+            inst.flush_list.lock().insert(oldest, f, id.space);
         }
     }
 
@@ -664,7 +710,7 @@ impl BufferPool {
     fn remove_from_flush_list(&self, inst: &Instance, f: u32, frame: &Frame) {
         let oldest = frame.oldest_modification.swap(0, Ordering::AcqRel);
         if oldest != 0 {
-            inst.flush_list.lock().remove(&(oldest, f));
+            inst.flush_list.lock().remove(oldest, f, frame.page().map(|id| id.space));
         }
     }
 
@@ -676,6 +722,7 @@ impl BufferPool {
         crate::page::seal(&mut copy);
         self.write_sealed(inst.id, crate::dblwr::FlushType::Lru, &[(id, &copy)])?;
         self.stats.writes.inc();
+        self.stats.flushed_lru.inc();
         Ok(())
     }
 
@@ -704,7 +751,7 @@ impl BufferPool {
 
     /// The smallest oldest-modification LSN of any dirty page.
     pub fn oldest_modification(&self) -> Option<Lsn> {
-        self.instances.iter().filter_map(|i| i.flush_list.lock().first().map(|e| e.0)).min()
+        self.instances.iter().filter_map(|i| i.flush_list.lock().by_lsn.first().map(|e| e.0)).min()
     }
 
     /// Pages currently cached.
