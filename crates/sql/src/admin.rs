@@ -250,6 +250,9 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
             return Err(SqlError::unsupported("privileges other than ALL [PRIVILEGES]"));
         }
         let db = name(t.get(on + 1).ok_or_else(|| SqlError::syntax("database expected"))?);
+        if t.get(on + 2).map(String::as_str) == Some(".") && t.get(on + 3).map(String::as_str) != Some("*") {
+            return Err(SqlError::unsupported("table-level privileges (GRANT ... ON db.table)"));
+        }
         let to = t
             .iter()
             .position(|x| word(Some(x), "TO") || word(Some(x), "FROM"))
@@ -309,6 +312,13 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
         }
         AdminStmt::ShowGrants { user } => {
             let u = user.clone().unwrap_or_else(|| s.user.clone());
+            if u != s.user && !may_admin {
+                return Err(SqlError::new(
+                    1044,
+                    "42000",
+                    format!("Access denied for user '{}'@'%' to database 'mysql'", s.user),
+                ));
+            }
             let rec = cat.user(&u).ok_or_else(|| {
                 SqlError::new(1141, "42000", format!("There is no such grant defined for user '{u}' on host '%'"))
             })?;
@@ -540,6 +550,13 @@ pub fn drop(
         ast::ObjectType::Database | ast::ObjectType::Schema => {
             let n = names.first().ok_or_else(|| SqlError::syntax("database name expected"))?;
             let db = n.to_string().trim_matches('`').to_string();
+            if !s.shared.catalog.user(&s.user).is_some_and(|u| u.grants.contains("*") || u.grants.contains(&db)) {
+                return Err(SqlError::new(
+                    1044,
+                    "42000",
+                    format!("Access denied for user '{}'@'%' to database '{db}'", s.user),
+                ));
+            }
             let dropped = s.shared.catalog.drop_database(&db, if_exists)?;
             if dropped.is_some() && s.db.as_deref() == Some(db.as_str()) {
                 s.db = None;

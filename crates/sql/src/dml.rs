@@ -80,6 +80,11 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
             })
             .collect::<Result<_>>()?
     };
+    for (i, c) in targets.iter().enumerate() {
+        if targets[..i].contains(c) {
+            return Err(SqlError::new(1110, "42000", format!("Column '{}' specified twice", table.columns[*c])));
+        }
+    }
     let source = ins.source.as_ref().ok_or_else(|| SqlError::unsupported("INSERT without VALUES"))?;
     let ast::SetExpr::Values(values) = &*source.body else {
         return Err(SqlError::unsupported("INSERT ... SELECT"));
@@ -144,6 +149,9 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
     if u.from.is_some() {
         return Err(SqlError::unsupported("UPDATE ... FROM"));
     }
+    if !u.order_by.is_empty() {
+        return Err(SqlError::unsupported("UPDATE ... ORDER BY"));
+    }
     let table = single_table(&u.table, r)?;
     let names = table.columns.clone();
     let tname = (table.name.as_str(), table.alias.as_deref());
@@ -163,6 +171,9 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
     scope.place = "where clause";
     let filter = u.selection.as_ref().map(|w| expr::compile(w, &mut scope)).transpose()?;
     let params = scope.params;
+    let colls: Vec<quire_engine::row::Collation> = table.schema.columns.iter().map(|c| c.collation).collect();
+    let filter = filter.map(|f| expr::with_collations(f, &colls));
+    let sets = sets.into_iter().map(|(c, x)| (c, expr::with_collations(x, &colls))).collect();
     let access = choose_access(&table, filter.as_ref());
     let limit = const_limit(u.limit.as_ref())?;
     Ok(UpdatePlan { table, access, filter, sets, limit, params })
@@ -182,6 +193,8 @@ pub fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<DeletePlan> {
     let mut scope = Scope { table: Some(tname), columns: &names, aggs: None, params: 0, place: "where clause" };
     let filter = d.selection.as_ref().map(|w| expr::compile(w, &mut scope)).transpose()?;
     let params = scope.params;
+    let colls: Vec<quire_engine::row::Collation> = table.schema.columns.iter().map(|c| c.collation).collect();
+    let filter = filter.map(|f| expr::with_collations(f, &colls));
     let access = choose_access(&table, filter.as_ref());
     let limit = const_limit(d.limit.as_ref())?;
     if !d.order_by.is_empty() {
@@ -222,8 +235,12 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteR
             let pk: Vec<Value> = k.iter().map(|e| eval(e, &[], env)).collect::<Result<_>>()?;
             if pk.iter().any(Value::is_null) {
                 vec![]
-            } else {
+            } else if crate::query::point_key_usable(&p.table, &pk) {
                 vec![pk]
+            } else {
+                // Not a key this table can hold as it is (another type, out
+                // of range): find the rows the way a scan would.
+                locked_keys(&p.table, &Access::Full, p.filter.as_ref(), p.limit, trx, env)?
             }
         }
         other => locked_keys(&p.table, other, p.filter.as_ref(), p.limit, trx, env)?,

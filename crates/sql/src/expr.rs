@@ -96,6 +96,90 @@ pub enum Expr {
         name: String,
         global: bool,
     },
+    /// Evaluates the inner comparison under a column's collation (other
+    /// than the default): see [`with_collations`].
+    Collate(Collation, Box<Expr>),
+}
+
+/// Makes comparisons that involve a column compare by that column's
+/// collation: `colls[i]` is column i's. Only needed where some column's
+/// collation is not the default (utf8mb4_general_ci).
+pub fn with_collations(e: Expr, colls: &[Collation]) -> Expr {
+    if colls.iter().all(|&c| c == Collation::Utf8mb4GeneralCi) {
+        return e;
+    }
+    let coll_of = |x: &Expr| match x {
+        Expr::Col(i) => colls.get(*i).copied().filter(|&c| c != Collation::Utf8mb4GeneralCi),
+        _ => None,
+    };
+    let rec = |x: Box<Expr>| Box::new(with_collations(*x, colls));
+    let wrap = |c: Option<Collation>, x: Expr| match c {
+        Some(c) => Expr::Collate(c, Box::new(x)),
+        None => x,
+    };
+    match e {
+        Expr::Bin(op, l, r) => {
+            let (l, r) = (rec(l), rec(r));
+            let c = if matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) { None } else { coll_of(&l).or(coll_of(&r)) };
+            wrap(c, Expr::Bin(op, l, r))
+        }
+        Expr::Between { expr, low, high, negated } => {
+            let c = coll_of(&expr);
+            wrap(c, Expr::Between { expr: rec(expr), low: rec(low), high: rec(high), negated })
+        }
+        Expr::InList { expr, list, negated } => {
+            let c = coll_of(&expr);
+            let list = list.into_iter().map(|x| with_collations(x, colls)).collect();
+            wrap(c, Expr::InList { expr: rec(expr), list, negated })
+        }
+        Expr::Like { expr, pattern, negated } => {
+            let c = coll_of(&expr);
+            wrap(c, Expr::Like { expr: rec(expr), pattern: rec(pattern), negated })
+        }
+        Expr::Not(x) => Expr::Not(rec(x)),
+        Expr::Neg(x) => Expr::Neg(rec(x)),
+        Expr::IsNull(x, n) => Expr::IsNull(rec(x), n),
+        Expr::Func(n, args) => Expr::Func(n, args.into_iter().map(|x| with_collations(x, colls)).collect()),
+        Expr::Case { operand, whens, otherwise } => Expr::Case {
+            operand: operand.map(rec),
+            whens: whens.into_iter().map(|(w, t)| (with_collations(w, colls), with_collations(t, colls))).collect(),
+            otherwise: otherwise.map(rec),
+        },
+        other => other,
+    }
+}
+
+/// The collation a sort or group key compares by: its column's, if it is
+/// a column.
+pub fn key_collation(e: &Expr, colls: &[Collation]) -> Collation {
+    match e {
+        Expr::Col(i) => colls.get(*i).copied().unwrap_or(Collation::Utf8mb4GeneralCi),
+        _ => Collation::Utf8mb4GeneralCi,
+    }
+}
+
+/// An environment that compares strings by another collation.
+struct CollEnv<'a> {
+    inner: &'a dyn Env,
+    coll: Collation,
+}
+
+impl Env for CollEnv<'_> {
+    fn param(&self, i: usize) -> Result<Value> {
+        self.inner.param(i)
+    }
+    fn agg(&self, i: usize) -> Result<Value> {
+        self.inner.agg(i)
+    }
+    fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
+        self.inner.sysvar(name, global)
+    }
+    fn func(&self, name: &str, args: &[Value]) -> Result<Value> {
+        self.inner.func(name, args)
+    }
+    fn collation(&self) -> Collation {
+        self.coll
+    }
 }
 
 /// What compiled expressions may refer to.
@@ -199,7 +283,7 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             match op {
                 ast::UnaryOperator::Not => Expr::Not(Box::new(x)),
                 ast::UnaryOperator::Minus => match x {
-                    Expr::Lit(Value::Int(i)) => Expr::Lit(Value::Int(-i)),
+                    Expr::Lit(Value::Int(i)) => Expr::Lit(int_value(-(i as i128))?),
                     Expr::Lit(Value::Decimal(d)) => Expr::Lit(Value::Decimal(Decimal::new(-d.coef, d.scale))),
                     Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => Expr::Lit(Value::Int(i64::MIN)),
                     x => Expr::Neg(Box::new(x)),
@@ -573,6 +657,7 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
         Expr::Col(i) => row.get(*i).cloned().ok_or_else(|| SqlError::internal("column out of the row"))?,
         Expr::Agg(i) => env.agg(*i)?,
         Expr::SysVar { name, global } => env.sysvar(name, *global)?,
+        Expr::Collate(c, x) => eval(x, row, &CollEnv { inner: env, coll: *c })?,
         Expr::Not(x) => bool_value(truth(&eval(x, row, env)?).map(|b| !b)),
         Expr::Neg(x) => match eval(x, row, env)? {
             Value::Null => Value::Null,
@@ -617,7 +702,7 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
             if v.is_null() || p.is_null() {
                 Value::Null
             } else {
-                let m = like(&as_string(&v), &as_string(&p));
+                let m = like_in(&as_string(&v), &as_string(&p), env.collation());
                 Value::Int((m != *negated) as i64)
             }
         }
@@ -753,21 +838,69 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
     })
 }
 
-/// SQL LIKE with `%`, `_` and `\` escapes, case-insensitive (the default
+/// SQL LIKE with `%`, `_` and `\\` escapes, case-insensitive (the default
 /// collation).
 pub fn like(s: &str, p: &str) -> bool {
-    let s: Vec<char> = s.chars().flat_map(|c| c.to_lowercase()).collect();
-    let p: Vec<char> = p.chars().flat_map(|c| c.to_lowercase()).collect();
-    fn go(s: &[char], p: &[char]) -> bool {
-        match p.first() {
-            None => s.is_empty(),
-            Some('%') => (0..=s.len()).any(|i| go(&s[i..], &p[1..])),
-            Some('_') => !s.is_empty() && go(&s[1..], &p[1..]),
-            Some('\\') if p.len() > 1 => s.first() == Some(&p[1]) && go(&s[1..], &p[2..]),
-            Some(c) => s.first() == Some(c) && go(&s[1..], &p[1..]),
+    like_in(s, p, Collation::Utf8mb4GeneralCi)
+}
+
+/// LIKE under `coll`: iterative, backtracking only to the last `%`, so it
+/// never takes exponential time.
+pub fn like_in(s: &str, p: &str, coll: Collation) -> bool {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Tok {
+        Any,
+        One,
+        Lit(char),
+    }
+    let fold = |x: &str| -> Vec<char> {
+        match coll {
+            Collation::Utf8mb4Bin => x.chars().collect(),
+            Collation::Utf8mb4GeneralCi => x.chars().flat_map(|c| c.to_lowercase()).collect(),
+        }
+    };
+    let (s, p) = (fold(s), fold(p));
+    let mut toks = Vec::with_capacity(p.len());
+    let mut k = 0;
+    while k < p.len() {
+        toks.push(match p[k] {
+            '%' => Tok::Any,
+            '_' => Tok::One,
+            '\\' if k + 1 < p.len() => {
+                k += 1;
+                Tok::Lit(p[k])
+            }
+            c => Tok::Lit(c),
+        });
+        k += 1;
+    }
+    let (mut si, mut pi) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while si < s.len() {
+        match toks.get(pi) {
+            Some(Tok::Any) => {
+                star = Some((pi, si));
+                pi += 1;
+            }
+            Some(Tok::One) => {
+                si += 1;
+                pi += 1;
+            }
+            Some(Tok::Lit(c)) if *c == s[si] => {
+                si += 1;
+                pi += 1;
+            }
+            _ => match star {
+                Some((sp, ss)) => {
+                    pi = sp + 1;
+                    si = ss + 1;
+                    star = Some((sp, ss + 1));
+                }
+                None => return false,
+            },
         }
     }
-    go(&s, &p)
+    toks[pi..].iter().all(|t| *t == Tok::Any)
 }
 
 #[cfg(test)]

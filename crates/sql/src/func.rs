@@ -21,6 +21,19 @@ pub fn now() -> DateTime {
     from_unix(secs)
 }
 
+/// Seconds since the epoch of a (UTC) date and time.
+fn to_unix(dt: &DateTime) -> i64 {
+    let (y, m, d) = (dt.date.year as i64, dt.date.month as i64, dt.date.day as i64);
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    days * 86_400 + dt.hour as i64 * 3600 + dt.minute as i64 * 60 + dt.second as i64
+}
+
 fn from_unix(secs: i64) -> DateTime {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
@@ -49,6 +62,20 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
     Ok(match name {
         "now" | "current_timestamp" | "sysdate" | "utc_timestamp" => Value::DateTime(now()),
         "curdate" | "current_date" => Value::Date(now().date),
+        "unix_timestamp" if !args.is_empty() => match args[0].clone() {
+            Value::Null => Value::Null,
+            v => {
+                let dt = match v {
+                    Value::DateTime(dt) => Some(dt),
+                    Value::Date(d) => Some(DateTime { date: d, hour: 0, minute: 0, second: 0, micros: 0 }),
+                    other => DateTime::parse(&as_string(&other)),
+                };
+                match dt {
+                    Some(dt) => Value::Int(to_unix(&dt)),
+                    None => Value::Int(0),
+                }
+            }
+        },
         "unix_timestamp" => {
             let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
             Value::Int(secs as i64)
@@ -83,7 +110,15 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
         "trim" => map_str(args, |s| s.trim().to_string())?,
         "ltrim" => map_str(args, |s| s.trim_start().to_string())?,
         "rtrim" => map_str(args, |s| s.trim_end().to_string())?,
-        "hex" => map_str(args, |s| s.bytes().map(|b| format!("{b:02X}")).collect())?,
+        "hex" => match a0() {
+            Value::Null => Value::Null,
+            v @ (Value::Int(_) | Value::UInt(_) | Value::Decimal(_)) => match to_i128(&v) {
+                Some(n) if n >= 0 => Value::Str(format!("{n:X}")),
+                Some(n) => Value::Str(format!("{:X}", n as i64 as u64)),
+                None => Value::Null,
+            },
+            v => Value::Str(as_string(&v).bytes().map(|b| format!("{b:02X}")).collect()),
+        },
         "coalesce" => args.iter().find(|v| !v.is_null()).cloned().unwrap_or(Value::Null),
         "ifnull" => {
             arity(name, args, 2..=2)?;
@@ -118,6 +153,32 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
             Value::UInt(u) => Value::UInt(u),
             v => to_decimal(&v).map_or(Value::Null, |d| Value::Decimal(Decimal::new(d.coef.abs(), d.scale))),
         },
+        "round" if args.len() == 2 => {
+            // ROUND(x, d): half away from zero at d digits (d < 0: left of
+            // the point).
+            match (&args[0], to_i128(&args[1])) {
+                (Value::Null, _) | (_, None) => Value::Null,
+                (v, Some(d)) => {
+                    let x = to_decimal(v).unwrap_or(Decimal::ZERO);
+                    let d = d.clamp(-30, 30) as i32;
+                    let keep = d.max(0) as u8;
+                    let drop = x.scale as i32 - d;
+                    if drop <= 0 {
+                        v.clone()
+                    } else {
+                        let p = 10i128.checked_pow(drop as u32).unwrap_or(i128::MAX);
+                        let half = p / 2;
+                        let q = if x.coef >= 0 { (x.coef + half) / p } else { (x.coef - half) / p };
+                        let coef = if d < 0 { q.saturating_mul(10i128.pow((-d) as u32)) } else { q };
+                        if keep == 0 && matches!(v, Value::Int(_) | Value::UInt(_) | Value::Decimal(_)) && d <= 0 {
+                            int_value(coef)?
+                        } else {
+                            Value::Decimal(Decimal::new(coef, keep))
+                        }
+                    }
+                }
+            }
+        }
         "floor" | "ceil" | "ceiling" | "round" => {
             arity(name, args, 1..=2)?;
             match a0() {
@@ -191,8 +252,14 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
             if args.iter().any(Value::is_null) {
                 Value::Null
             } else {
-                let n = to_i128(&args[1]).unwrap_or(0).clamp(0, 1 << 20) as usize;
-                Value::Str(as_string(&args[0]).repeat(n))
+                let n = to_i128(&args[1]).unwrap_or(0).clamp(0, 1 << 30) as usize;
+                let s = as_string(&args[0]);
+                // MySQL returns NULL beyond max_allowed_packet (64 MiB here).
+                if s.len().saturating_mul(n) > 64 << 20 {
+                    Value::Null
+                } else {
+                    Value::Str(s.repeat(n))
+                }
             }
         }
         "replace" => {
@@ -258,5 +325,11 @@ mod tests {
     fn unix_epoch_converts_to_civil_time() {
         assert_eq!(from_unix(0).format(0), "1970-01-01 00:00:00");
         assert_eq!(from_unix(951_782_400).date, Date { year: 2000, month: 2, day: 29 });
+        assert_eq!(to_unix(&from_unix(1_700_000_123)), 1_700_000_123);
+        let round =
+            |x: &str, d: i64| call("round", &[Value::Decimal(Decimal::parse(x).unwrap()), Value::Int(d)]).unwrap();
+        assert_eq!(round("1.2345", 2).to_string(), "1.23");
+        assert_eq!(call("round", &[Value::Int(15), Value::Int(-1)]).unwrap(), Value::Int(20));
+        assert_eq!(call("hex", &[Value::Int(255)]).unwrap(), Value::Str("FF".into()));
     }
 }

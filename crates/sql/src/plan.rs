@@ -110,6 +110,11 @@ struct ColBounds {
 fn bounds_for(terms: &[&Expr], col: usize) -> ColBounds {
     let mut b = ColBounds::default();
     for t in terms {
+        // A column's own collation is its index's: the bounds hold.
+        let t = match t {
+            Expr::Collate(_, x) => &**x,
+            t => *t,
+        };
         match t {
             Expr::Bin(op, l, r) => {
                 let (c, v, op) = match (&**l, &**r) {
@@ -332,6 +337,20 @@ impl ColMeta {
     }
 }
 
+fn same_kind(a: MetaType, b: MetaType) -> bool {
+    matches!(
+        (a, b),
+        (MetaType::Int { .. }, MetaType::Int { .. })
+            | (MetaType::Decimal { .. }, MetaType::Decimal { .. })
+            | (MetaType::Str { .. } | MetaType::Text, MetaType::Str { .. } | MetaType::Text)
+            | (MetaType::Date, MetaType::Date)
+            | (
+                MetaType::DateTime { .. } | MetaType::Timestamp { .. },
+                MetaType::DateTime { .. } | MetaType::Timestamp { .. }
+            )
+    ) || matches!(b, MetaType::Null)
+}
+
 /// The type an expression's values will have (for result metadata before
 /// execution, e.g. COM_STMT_PREPARE).
 pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaType {
@@ -372,11 +391,19 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
                 MetaType::DateTime { fsp: 0 }
             }
             "curdate" | "current_date" | "cast_date" => MetaType::Date,
-            "abs" | "floor" | "ceil" | "ceiling" | "round" | "greatest" | "least" | "coalesce" | "ifnull" => {
-                args.first().map_or(text, |a| infer(a, t, aggs))
+            "abs" | "floor" | "ceil" | "ceiling" | "round" => args.first().map_or(text, |a| infer(a, t, aggs)),
+            "greatest" | "least" | "coalesce" | "ifnull" | "if" | "nullif" => {
+                // One type if every (result) argument has it, else text.
+                let skip = usize::from(name == "if");
+                let types: Vec<MetaType> = args.iter().skip(skip).map(|a| infer(a, t, aggs)).collect();
+                match types.first() {
+                    Some(&first) if types.iter().all(|&x| same_kind(x, first)) => first,
+                    _ => text,
+                }
             }
             _ => text,
         },
+        Expr::Collate(_, x) => infer(x, t, aggs),
         Expr::Case { .. } | Expr::SysVar { .. } => text,
     }
 }

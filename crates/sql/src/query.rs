@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
 
 use quire_engine::btree::Direction;
-use quire_engine::row::{Collation, DateTime, Decimal, Value};
+use quire_engine::row::{Collation, Column, ColumnType, DateTime, Decimal, Value};
 use quire_engine::table::{IndexRef, Trx};
 use quire_engine::txn::lock::LockMode;
 use sqlparser::ast;
@@ -40,6 +40,13 @@ pub struct SelectPlan {
     pub offset: Option<Expr>,
     pub lock: Option<LockMode>,
     pub params: usize,
+    /// Collations of the ORDER BY keys, GROUP BY keys and result columns
+    /// (for sorting, grouping and DISTINCT).
+    pub order_colls: Vec<Collation>,
+    pub group_colls: Vec<Collation>,
+    pub item_colls: Vec<Collation>,
+    /// Collations of the aggregates' arguments (DISTINCT, MIN, MAX).
+    pub agg_colls: Vec<Collation>,
 }
 
 /// Resolves `db.table` names to open tables.
@@ -78,9 +85,12 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
     // Projection.
     let mut items = Vec::new();
     let mut columns = Vec::new();
+    let mut proj_pos: Vec<usize> = Vec::new();
     {
         let mut scope = Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "field list" };
         for item in &sel.projection {
+            // Where this select item's (first) expression lands in `items`.
+            proj_pos.push(items.len());
             match item {
                 ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
                     let t = table.as_ref().ok_or_else(|| SqlError::new(1096, "HY000", "No tables used"))?;
@@ -116,8 +126,10 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
     let group_by = match &sel.group_by {
         ast::GroupByExpr::Expressions(exprs, _) => {
             let mut scope = Scope { table: tname, columns: &names, aggs: None, params, place: "group statement" };
-            let g: Vec<Expr> =
-                exprs.iter().map(|e| resolve_alias(e, &sel.projection, &items, &mut scope)).collect::<Result<_>>()?;
+            let g: Vec<Expr> = exprs
+                .iter()
+                .map(|e| resolve_alias(e, &sel.projection, &proj_pos, &items, &mut scope))
+                .collect::<Result<_>>()?;
             params = scope.params;
             g
         }
@@ -127,7 +139,7 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         Some(h) => {
             let mut scope =
                 Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "having clause" };
-            let x = resolve_alias(h, &sel.projection, &items, &mut scope)?;
+            let x = resolve_alias(h, &sel.projection, &proj_pos, &items, &mut scope)?;
             params = scope.params;
             Some(x)
         }
@@ -141,7 +153,7 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         for o in list {
             let mut scope =
                 Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "order clause" };
-            let x = resolve_alias(&o.expr, &sel.projection, &items, &mut scope)?;
+            let x = resolve_alias(&o.expr, &sel.projection, &proj_pos, &items, &mut scope)?;
             params = scope.params;
             let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
             order.push((x, desc));
@@ -166,6 +178,19 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         ast::LockType::Share => LockMode::S,
         ast::LockType::Update => LockMode::X,
     });
+    // Comparisons on columns of another collation than the default.
+    let colls: Vec<Collation> =
+        table.as_ref().map(|t| t.schema.columns.iter().map(|c| c.collation).collect()).unwrap_or_default();
+    let filter = filter.map(|f| expr::with_collations(f, &colls));
+    let items: Vec<Expr> = items.into_iter().map(|x| expr::with_collations(x, &colls)).collect();
+    let having = having.map(|h| expr::with_collations(h, &colls));
+    let order_colls: Vec<Collation> = order.iter().map(|(x, _)| expr::key_collation(x, &colls)).collect();
+    let group_colls: Vec<Collation> = group_by.iter().map(|x| expr::key_collation(x, &colls)).collect();
+    let item_colls: Vec<Collation> = items.iter().map(|x| expr::key_collation(x, &colls)).collect();
+    let agg_colls: Vec<Collation> = aggs
+        .iter()
+        .map(|a| a.arg.as_ref().map_or(Collation::Utf8mb4GeneralCi, |x| expr::key_collation(x, &colls)))
+        .collect();
     let access = match &table {
         Some(t) => choose_access(t, filter.as_ref()),
         None => Access::Full,
@@ -205,11 +230,21 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         offset,
         lock,
         params,
+        order_colls,
+        group_colls,
+        item_colls,
+        agg_colls,
     })
 }
 
 /// ORDER BY / GROUP BY / HAVING may name a select alias or a position.
-fn resolve_alias(e: &ast::Expr, proj: &[ast::SelectItem], items: &[Expr], scope: &mut Scope<'_>) -> Result<Expr> {
+fn resolve_alias(
+    e: &ast::Expr,
+    proj: &[ast::SelectItem],
+    proj_pos: &[usize],
+    items: &[Expr],
+    scope: &mut Scope<'_>,
+) -> Result<Expr> {
     if let ast::Expr::Value(v) = e {
         if let ast::Value::Number(n, _) = &v.value {
             if let Ok(pos) = n.parse::<usize>() {
@@ -222,7 +257,8 @@ fn resolve_alias(e: &ast::Expr, proj: &[ast::SelectItem], items: &[Expr], scope:
             for (k, p) in proj.iter().enumerate() {
                 if let ast::SelectItem::ExprWithAlias { alias, .. } = p {
                     if alias.value.eq_ignore_ascii_case(&i.value) {
-                        return items.get(k).cloned().ok_or_else(|| SqlError::internal("alias out of range"));
+                        let at = proj_pos.get(k).copied().unwrap_or(usize::MAX);
+                        return items.get(at).cloned().ok_or_else(|| SqlError::internal("alias out of range"));
                     }
                 }
             }
@@ -300,6 +336,85 @@ fn as_slice(b: &Bound<Vec<Value>>) -> Bound<&[Value]> {
     }
 }
 
+/// Whether `v` compares with `col` the way the column's index orders it:
+/// numbers with numeric columns, strings with string columns, strings or
+/// dates with temporal ones. Otherwise MySQL compares by another type
+/// (`'1abc' = 1`, `5 = '05'`) and the index cannot be used.
+fn key_kind_matches(col: &Column, v: &Value) -> bool {
+    let temporal = matches!(col.ty, ColumnType::Date | ColumnType::DateTime { .. } | ColumnType::Timestamp { .. });
+    match v {
+        Value::Null => true,
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => {
+            col.ty.is_integer() || matches!(col.ty, ColumnType::Decimal { .. })
+        }
+        Value::Str(_) => col.ty.is_string() || temporal,
+        Value::Date(_) | Value::DateTime(_) => temporal,
+    }
+}
+
+/// A decimal with a fraction compared with an integer column.
+fn fractional_for_int(col: &Column, v: &Value) -> Option<Decimal> {
+    match v {
+        Value::Decimal(d)
+            if col.ty.is_integer() && d.rescale(0).is_none_or(|r| r.coef * 10i128.pow(d.scale as u32) != d.coef) =>
+        {
+            Some(*d)
+        }
+        _ => None,
+    }
+}
+
+/// Whether `pk` can be looked up as it is: every value of its column's
+/// kind, storable, and no fraction for an integer column.
+pub fn point_key_usable(t: &TableRef, pk: &[Value]) -> bool {
+    pk.iter().zip(&t.schema.primary_key).all(|(v, &c)| {
+        let col = &t.schema.columns[c];
+        key_kind_matches(col, v) && fractional_for_int(col, v).is_none() && col.coerce(v.clone()).is_ok()
+    })
+}
+
+/// A range bound made safe for the index (a superset of what the WHERE
+/// clause accepts): a value of another kind, or one the column cannot
+/// hold, leaves that side unbounded; a fraction on an integer column
+/// becomes the nearest integer inside the range.
+fn sanitize_bound(t: &TableRef, index: IndexRef, b: Bound<Vec<Value>>, low: bool) -> Bound<Vec<Value>> {
+    let (mut vals, included) = match b {
+        Bound::Unbounded => return Bound::Unbounded,
+        Bound::Included(v) => (v, true),
+        Bound::Excluded(v) => (v, false),
+    };
+    let cols = t.index_columns(index);
+    let n = vals.len();
+    let mut included = included;
+    for (i, v) in vals.iter_mut().enumerate() {
+        let Some(&c) = cols.get(i) else { return Bound::Unbounded };
+        let col = &t.schema.columns[c];
+        if !key_kind_matches(col, v) {
+            return Bound::Unbounded;
+        }
+        if let Some(d) = fractional_for_int(col, v) {
+            if i + 1 != n {
+                return Bound::Unbounded;
+            }
+            let p = 10i128.pow(d.scale as u32);
+            let r = if low { -((-d.coef).div_euclid(p)) } else { d.coef.div_euclid(p) };
+            *v = match i64::try_from(r) {
+                Ok(x) => Value::Int(x),
+                Err(_) => return Bound::Unbounded,
+            };
+            included = true;
+        }
+        if col.coerce(v.clone()).is_err() {
+            return Bound::Unbounded;
+        }
+    }
+    if included {
+        Bound::Included(vals)
+    } else {
+        Bound::Excluded(vals)
+    }
+}
+
 /// A key value the engine cannot store (wrong type, out of range) matches
 /// no row: the access path yields nothing rather than an error.
 fn no_match(e: &quire_engine::Error) -> bool {
@@ -337,6 +452,9 @@ pub fn for_each_row(
             if pk.iter().any(Value::is_null) {
                 return Ok(());
             }
+            if !pk.iter().zip(&t.schema.primary_key).all(|(v, &c)| key_kind_matches(&t.schema.columns[c], v)) {
+                return for_each_row(t, &Access::Full, filter, dir, lock, trx, env, f);
+            }
             let got = match lock {
                 Some(m) => t.table.get_locking(trx, &pk, m),
                 None => t.table.get_tx(trx, &pk),
@@ -353,8 +471,14 @@ pub fn for_each_row(
         Access::Points { index, keys } => {
             let mut vals: Vec<Value> = keys.iter().map(|e| eval(e, &[], env)).collect::<Result<_>>()?;
             vals.retain(|v| !v.is_null());
-            vals.sort_by(|a, b| compare(a, b, Collation::Utf8mb4GeneralCi).unwrap_or(Ordering::Equal));
-            vals.dedup_by(|a, b| compare(a, b, Collation::Utf8mb4GeneralCi) == Some(Ordering::Equal));
+            let col = t.index_columns(*index).first().map(|&c| &t.schema.columns[c]);
+            if col.is_some_and(|col| vals.iter().any(|v| !key_kind_matches(col, v))) {
+                return for_each_row(t, &Access::Full, filter, dir, lock, trx, env, f);
+            }
+            // Equal under the index's collation means the same range.
+            let coll = col.map_or(Collation::Utf8mb4GeneralCi, |c| c.collation);
+            vals.sort_by(|a, b| compare(a, b, coll).unwrap_or(Ordering::Equal));
+            vals.dedup_by(|a, b| compare(a, b, coll) == Some(Ordering::Equal));
             if dir == Direction::Backward {
                 vals.reverse();
             }
@@ -372,6 +496,7 @@ pub fn for_each_row(
         }
         Access::Range { index, lo, hi } => {
             let (lo, hi) = (eval_bound(lo, env)?, eval_bound(hi, env)?);
+            let (lo, hi) = (sanitize_bound(t, *index, lo, true), sanitize_bound(t, *index, hi, false));
             let nullb = |b: &Bound<Vec<Value>>| matches!(b, Bound::Included(v) | Bound::Excluded(v) if v.iter().any(Value::is_null));
             if nullb(&lo) || nullb(&hi) {
                 return Ok(());
@@ -447,7 +572,7 @@ impl AggState {
         Self { count: 0, sum: None, best: None, seen: a.distinct.then(HashSet::new) }
     }
 
-    fn add(&mut self, a: &Agg, row: &[Value], env: &dyn Env) -> Result<()> {
+    fn add(&mut self, a: &Agg, coll: Collation, row: &[Value], env: &dyn Env) -> Result<()> {
         let v = match &a.arg {
             Some(x) => eval(x, row, env)?,
             None => Value::Int(1),
@@ -456,7 +581,7 @@ impl AggState {
             return Ok(());
         }
         if let Some(seen) = &mut self.seen {
-            if !seen.insert(group_key(std::slice::from_ref(&v))) {
+            if !seen.insert(group_key(std::slice::from_ref(&v), &[coll])) {
                 return Ok(());
             }
         }
@@ -473,7 +598,7 @@ impl AggState {
                 let better = match &self.best {
                     None => true,
                     Some(b) => {
-                        let o = compare(&v, b, Collation::Utf8mb4GeneralCi);
+                        let o = compare(&v, b, coll);
                         if a.func == AggFn::Min {
                             o == Some(Ordering::Less)
                         } else {
@@ -554,7 +679,7 @@ pub fn run_select(p: &SelectPlan, trx: Option<&mut Trx>, ctx: &mut Ctx<'_>) -> R
         let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
         for row in &base {
             let key: Vec<Value> = p.group_by.iter().map(|g| eval(g, row, ctx)).collect::<Result<_>>()?;
-            let k = group_key(&key);
+            let k = group_key(&key, &p.group_colls);
             let gi = match index.get(&k) {
                 Some(&i) => i,
                 None => {
@@ -563,8 +688,8 @@ pub fn run_select(p: &SelectPlan, trx: Option<&mut Trx>, ctx: &mut Ctx<'_>) -> R
                     groups.len() - 1
                 }
             };
-            for (st, a) in groups[gi].1.iter_mut().zip(&p.aggs) {
-                st.add(a, row, ctx)?;
+            for ((st, a), &coll) in groups[gi].1.iter_mut().zip(&p.aggs).zip(&p.agg_colls) {
+                st.add(a, coll, row, ctx)?;
             }
         }
         if groups.is_empty() && p.group_by.is_empty() {
@@ -595,12 +720,14 @@ pub fn run_select(p: &SelectPlan, trx: Option<&mut Trx>, ctx: &mut Ctx<'_>) -> R
     }
     if p.distinct {
         let mut seen = HashSet::new();
-        out.retain(|(v, _)| seen.insert(group_key(v)));
+        out.retain(|(v, _)| seen.insert(group_key(v, &p.item_colls)));
     }
     if sort {
         let desc: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
-        let mut keyed: Vec<(Vec<SortKey>, Vec<Value>)> =
-            out.into_iter().map(|(v, k)| (k.iter().map(sort_key).collect(), v)).collect();
+        let mut keyed: Vec<(Vec<SortKey>, Vec<Value>)> = out
+            .into_iter()
+            .map(|(v, k)| (k.iter().zip(&p.order_colls).map(|(x, &c)| sort_key(x, c)).collect(), v))
+            .collect();
         keyed.sort_by(|(a, _), (b, _)| {
             for (i, (x, y)) in a.iter().zip(b).enumerate() {
                 let o = x.cmp(y);
@@ -618,21 +745,29 @@ pub fn run_select(p: &SelectPlan, trx: Option<&mut Trx>, ctx: &mut Ctx<'_>) -> R
 }
 
 /// A grouping / DISTINCT key: equal under the default collation.
-fn group_key(vals: &[Value]) -> Vec<u8> {
+fn group_key(vals: &[Value], colls: &[Collation]) -> Vec<u8> {
     let mut k = Vec::new();
-    for v in vals {
+    for (i, v) in vals.iter().enumerate() {
         match v {
             Value::Str(s) => {
                 k.push(b's');
-                quire_engine::row::key::weights(Collation::Utf8mb4GeneralCi, s, &mut k);
+                let coll = colls.get(i).copied().unwrap_or(Collation::Utf8mb4GeneralCi);
+                quire_engine::row::key::weights(coll, s, &mut k);
             }
             Value::Null => k.push(b'n'),
             other => {
                 k.push(b'v');
                 match to_decimal(other) {
                     Some(d) => {
-                        let d = d.rescale(30).unwrap_or(d);
-                        k.extend_from_slice(&d.coef.to_le_bytes());
+                        // Normalised (no trailing zeros), so 1.50 and 1.5
+                        // meet, and coefficient and scale both count.
+                        let (mut coef, mut scale) = (d.coef, d.scale);
+                        while scale > 0 && coef % 10 == 0 {
+                            coef /= 10;
+                            scale -= 1;
+                        }
+                        k.extend_from_slice(&coef.to_le_bytes());
+                        k.push(scale);
                     }
                     None => k.extend_from_slice(other.to_string().as_bytes()),
                 }
@@ -653,12 +788,12 @@ enum SortKey {
     Str(Vec<u8>),
 }
 
-fn sort_key(v: &Value) -> SortKey {
+fn sort_key(v: &Value, coll: Collation) -> SortKey {
     match v {
         Value::Null => SortKey::Null,
         Value::Str(s) => {
             let mut w = Vec::with_capacity(s.len() * 2);
-            quire_engine::row::key::weights(Collation::Utf8mb4GeneralCi, s, &mut w);
+            quire_engine::row::key::weights(coll, s, &mut w);
             SortKey::Str(w)
         }
         Value::Date(d) => SortKey::Temporal(DateTime { date: *d, hour: 0, minute: 0, second: 0, micros: 0 }),

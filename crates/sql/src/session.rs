@@ -166,7 +166,12 @@ pub struct Session {
 fn preprocess(sql: &str) -> String {
     let trimmed = sql.trim().trim_end_matches(';').trim_end();
     let upper = trimmed.to_ascii_uppercase();
-    if let Some(i) = upper.find("LOCK IN SHARE MODE") {
+    let outside_quotes = |i: usize| {
+        let before = &trimmed.as_bytes()[..i];
+        before.iter().filter(|&&b| b == b'\'').count() % 2 == 0
+            && before.iter().filter(|&&b| b == b'"').count() % 2 == 0
+    };
+    if let Some(i) = upper.rfind("LOCK IN SHARE MODE").filter(|&i| outside_quotes(i)) {
         return format!("{}FOR SHARE{}", &trimmed[..i], &trimmed[i + "LOCK IN SHARE MODE".len()..]);
     }
     trimmed.to_string()
@@ -175,10 +180,10 @@ fn preprocess(sql: &str) -> String {
 /// Splits `SET a=1, NAMES x` (which sqlparser refuses) into single SETs.
 fn split_set(sql: &str) -> Option<Vec<String>> {
     let rest = sql.trim_start();
-    if rest.len() < 4 || !rest[..4].eq_ignore_ascii_case("set ") {
+    if !rest.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("set ")) {
         return None;
     }
-    let body = &rest[4..];
+    let body = rest.get(4..)?;
     let (mut parts, mut cur, mut quote) = (Vec::new(), String::new(), None::<char>);
     let mut depth = 0;
     for ch in body.chars() {
@@ -449,7 +454,9 @@ impl Session {
     pub fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Output>> {
         self.shared.stats.questions.fetch_add(1, Ordering::Relaxed);
         // A cached plan for the whole text.
-        let key = (self.db.clone().unwrap_or_default(), sql.to_string());
+        // Plans are checked against the user's privileges when compiled, so
+        // the cache is per user (and account changes clear it).
+        let key = (format!("{}\u{0}{}", self.user, self.db.as_deref().unwrap_or("")), sql.to_string());
         let cached = self.shared.plans.lock().get(&key).cloned();
         if let Some(c) = cached {
             if c.epoch == self.shared.epoch() {
@@ -683,7 +690,12 @@ impl Session {
         if a.is_ddl() {
             self.commit()?;
         }
-        admin::run(self, a)
+        let r = admin::run(self, a);
+        if a.is_ddl() {
+            // Grants changed: plans compiled under the old ones go.
+            self.shared.bump_epoch();
+        }
+        r
     }
 
     /// DDL commits the open transaction first, as MySQL does.
@@ -735,6 +747,19 @@ impl Session {
                 self.implicit_commit()?;
                 let name = db_name.to_string().trim_matches('`').to_string();
                 catalog::check_name(&name)?;
+                if !self
+                    .shared
+                    .catalog
+                    .user(&self.user)
+                    .is_some_and(|u| u.grants.contains("*") || u.grants.contains(&name))
+                    || catalog::VIRTUAL_DATABASES.iter().any(|v| v.eq_ignore_ascii_case(&name))
+                {
+                    return Err(SqlError::new(
+                        1044,
+                        "42000",
+                        format!("Access denied for user '{}'@'%' to database '{name}'", self.user),
+                    ));
+                }
                 let created = self.shared.catalog.create_database(&name, *if_not_exists)?;
                 Ok(Output::Ok { affected: created as u64, last_insert_id: 0, info: String::new() })
             }
@@ -804,6 +829,13 @@ impl Session {
             }
         }
         if global {
+            if !self.shared.catalog.user(&self.user).is_some_and(|u| u.grants.contains("*")) {
+                return Err(SqlError::new(
+                    1227,
+                    "42000",
+                    "Access denied; you need (at least one of) the SUPER or SYSTEM_VARIABLES_ADMIN privilege(s) for this operation",
+                ));
+            }
             return self.shared.sysvars.set_global(&lname, &val).map_err(|e| SqlError::new(e.code, e.state, e.message));
         }
         let was = self.autocommit();
