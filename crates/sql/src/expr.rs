@@ -329,6 +329,29 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             list: list.iter().map(|x| compile(x, scope)).collect::<Result<_>>()?,
             negated: *negated,
         },
+        E::Like { escape_char: Some(c), .. } if c.to_string() != "\\" && c.to_string() != "'\\'" => {
+            return Err(SqlError::unsupported("LIKE ... ESCAPE other than '\\'"))
+        }
+        E::Floor { expr, field: ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime) } => {
+            Expr::Func("floor".into(), vec![compile(expr, scope)?])
+        }
+        E::Ceil { expr, field: ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime) } => {
+            Expr::Func("ceil".into(), vec![compile(expr, scope)?])
+        }
+        E::Substring { expr, substring_from, substring_for, .. } => {
+            let mut args = vec![compile(expr, scope)?];
+            args.push(match substring_from {
+                Some(f) => compile(f, scope)?,
+                None => Expr::Lit(Value::Int(1)),
+            });
+            if let Some(n) = substring_for {
+                args.push(compile(n, scope)?);
+            }
+            Expr::Func("substring".into(), args)
+        }
+        E::Trim { expr, trim_where: None, trim_what: None, trim_characters: None } => {
+            Expr::Func("trim".into(), vec![compile(expr, scope)?])
+        }
         E::Like { negated, expr, pattern, .. } => Expr::Like {
             expr: Box::new(compile(expr, scope)?),
             pattern: Box::new(compile(pattern, scope)?),

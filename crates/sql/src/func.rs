@@ -107,9 +107,10 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
         }
         "upper" | "ucase" => map_str(args, |s| s.to_uppercase())?,
         "lower" | "lcase" => map_str(args, |s| s.to_lowercase())?,
-        "trim" => map_str(args, |s| s.trim().to_string())?,
-        "ltrim" => map_str(args, |s| s.trim_start().to_string())?,
-        "rtrim" => map_str(args, |s| s.trim_end().to_string())?,
+        // MySQL trims spaces only (not tabs or newlines).
+        "trim" => map_str(args, |s| s.trim_matches(' ').to_string())?,
+        "ltrim" => map_str(args, |s| s.trim_start_matches(' ').to_string())?,
+        "rtrim" => map_str(args, |s| s.trim_end_matches(' ').to_string())?,
         "hex" => match a0() {
             Value::Null => Value::Null,
             v @ (Value::Int(_) | Value::UInt(_) | Value::Decimal(_)) => match to_i128(&v) {
