@@ -24,13 +24,16 @@
 //! 4. A dirty page is removed from the page table only after it was written,
 //!    so a reader can never read a stale copy from disk.
 //!
-//! Eviction of a dirty victim writes it synchronously from the evicting
-//! thread. That is scaffolding: background LRU flushers replace it.
+//! Free frames come from the LRU flushers ([`lru_flush`]) once they run
+//! (the engine starts them): user threads then never write a page. A pool
+//! without them (unit tests of the pool alone, shutdown) writes a dirty
+//! victim from the thread that needs the frame.
 
 pub mod flush;
 pub mod frame;
 pub mod guard;
 pub mod lru;
+pub mod lru_flush;
 pub mod page_table;
 
 use std::collections::BTreeSet;
@@ -80,6 +83,12 @@ struct Instance {
     flush_list: Mutex<FlushList>,
     /// Set at the first eviction; until then hits never reorder the LRU.
     has_evicted: AtomicBool,
+    /// The LRU flusher's event: free frames are wanted (with `lists`).
+    lru_wake: parking_lot::Condvar,
+    /// Frames were put on the free list (with `lists`).
+    free_ready: parking_lot::Condvar,
+    /// The LRU flusher's last write error, while it lasts.
+    flush_error: Mutex<Option<lru_flush::FlushError>>,
 }
 
 /// An instance's dirty frames: ordered by oldest modification (what
@@ -137,6 +146,12 @@ pub struct PoolStats {
     pub flushed_lru: Counter,
     /// Of those, written by per-table flushes.
     pub flushed_space: Counter,
+    /// Of those, written by a thread that needed a frame (only while no
+    /// LRU flusher runs).
+    pub flushed_by_user: Counter,
+    /// Times a thread found no free frame and waited for the LRU flusher
+    /// (`Innodb_buffer_pool_wait_free`).
+    pub wait_free: Counter,
     /// Frames taken from the LRU tail.
     pub evictions: Counter,
     /// Pages moved from the old to the young part.
@@ -155,6 +170,11 @@ pub struct BufferPool {
     log: std::sync::OnceLock<Arc<RedoLog>>,
     dblwr: std::sync::OnceLock<Arc<Doublewrite>>,
     pub stats: PoolStats,
+    /// `innodb_lru_scan_depth`.
+    lru_scan_depth: std::sync::atomic::AtomicUsize,
+    lru_flushers: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    flushers_running: AtomicBool,
+    stopping: AtomicBool,
 }
 
 /// Where a page was last found: a guess that saves a page-table probe for
@@ -202,6 +222,9 @@ impl BufferPool {
                     }),
                     flush_list: Mutex::new(FlushList::default()),
                     has_evicted: AtomicBool::new(false),
+                    lru_wake: Default::default(),
+                    free_ready: Default::default(),
+                    flush_error: Mutex::new(None),
                     frames,
                     _memory: memory,
                 }
@@ -217,6 +240,10 @@ impl BufferPool {
             log: std::sync::OnceLock::new(),
             dblwr: std::sync::OnceLock::new(),
             stats: PoolStats::default(),
+            lru_scan_depth: std::sync::atomic::AtomicUsize::new(1024),
+            lru_flushers: Mutex::new(Vec::new()),
+            flushers_running: AtomicBool::new(false),
+            stopping: AtomicBool::new(false),
         })
     }
 
@@ -547,6 +574,9 @@ impl BufferPool {
         inst: &'a Instance,
         mut lists: parking_lot::MutexGuard<'a, Lists>,
     ) -> Result<(u32, parking_lot::MutexGuard<'a, Lists>)> {
+        if self.flushers_running.load(Ordering::Acquire) {
+            return self.take_free_frame_waiting(inst, lists);
+        }
         let mut attempts = 0u32;
         // Victims whose write failed: not tried again by this call.
         let mut failed: Vec<u32> = Vec::new();
@@ -594,6 +624,9 @@ impl BufferPool {
                         batch_written = true;
                         drop(lists);
                         let res = self.flush_batch(inst.id, &dirty, crate::dblwr::FlushType::Lru, false);
+                        if let Ok(n) = &res {
+                            self.stats.flushed_by_user.add(*n as u64);
+                        }
                         lists = inst.lists.lock();
                         res?;
                         break;
@@ -723,6 +756,7 @@ impl BufferPool {
         self.write_sealed(inst.id, crate::dblwr::FlushType::Lru, &[(id, &copy)])?;
         self.stats.writes.inc();
         self.stats.flushed_lru.inc();
+        self.stats.flushed_by_user.inc();
         Ok(())
     }
 

@@ -234,6 +234,7 @@ impl Engine {
         });
         engine.load_tables()?;
         engine.recover_transactions()?;
+        engine.pool.start_lru_flushers()?;
         for w in 0..engine.cfg.purge_threads.max(1) {
             let sys = engine.txn.clone();
             let h = std::thread::Builder::new()
@@ -714,6 +715,7 @@ impl Engine {
                 let _ = h.join();
             }
         }
+        self.pool.stop_lru_flushers();
         let flushed = (|| {
             self.pool.flush_all()?;
             self.log.checkpoint(self.log.ready_lsn())

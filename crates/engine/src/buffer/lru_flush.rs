@@ -1,0 +1,277 @@
+//! LRU flushers: one thread per buffer pool instance keeps free frames
+//! ready before anyone asks (seeds 000 and 003).
+//!
+//! Protocol:
+//! 1. A thread that takes a free frame and leaves fewer than the target on
+//!    the free list signals the instance's `lru_wake` event; so does a
+//!    thread that finds the list empty. The flusher sleeps on that event —
+//!    never a sleep-and-poll loop (its only timeout, 1 s, is a safety net).
+//! 2. Woken, the flusher walks the LRU from its tail, at most
+//!    `innodb_lru_scan_depth` frames: clean frames nobody holds go to the
+//!    free list; dirty ones are collected into one doublewrite batch (LRU
+//!    shard), written with no mutex held, and freed on the next walk.
+//! 3. A user thread never writes a page to get a frame. With the free list
+//!    empty it may take a clean frame near the tail (no write), else it
+//!    signals the flusher and waits on `free_ready` (bounded; counted as
+//!    `Innodb_buffer_pool_wait_free`). If the flusher's writes fail (disk
+//!    full), waiting threads get that error instead of waiting on.
+//!
+//! Latching: the flusher takes frame latches only with `try_lock` under the
+//! instance mutex (contract 1 of `buffer/mod.rs`), and writes through
+//! `flush_batch` without blocking on latches, so a pool nearly all dirty
+//! and latched makes progress as soon as any holder lets go.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::frame::NO_PAGE;
+use super::{page_table, BufferPool, Instance, Lists};
+use crate::dblwr::FlushType;
+use crate::{Error, Result};
+
+/// How long a user thread waits for a free frame before giving up.
+const WAIT_FREE_LIMIT: Duration = Duration::from_secs(30);
+
+/// A flusher's last write error, kept to hand to waiting threads.
+#[derive(Clone, Debug)]
+pub(super) struct FlushError {
+    os: Option<i32>,
+    kind: std::io::ErrorKind,
+    message: String,
+}
+
+impl FlushError {
+    fn of(e: &Error) -> Self {
+        match e {
+            Error::Io { source, .. } => {
+                FlushError { os: source.raw_os_error(), kind: source.kind(), message: e.to_string() }
+            }
+            other => FlushError { os: None, kind: std::io::ErrorKind::Other, message: other.to_string() },
+        }
+    }
+
+    fn to_error(&self) -> Error {
+        let source = match self.os {
+            Some(code) => std::io::Error::from_raw_os_error(code),
+            None => std::io::Error::new(self.kind, self.message.clone()),
+        };
+        Error::io(format!("a page write by the LRU flusher ({})", self.message), source)
+    }
+}
+
+impl BufferPool {
+    /// Free frames an instance keeps ready: `innodb_lru_scan_depth`, at
+    /// most an eighth of the instance.
+    pub(super) fn free_target(&self, inst: &Instance) -> usize {
+        self.lru_scan_depth.load(Ordering::Relaxed).min(inst.frames.len() / 8).max(2)
+    }
+
+    /// `innodb_lru_scan_depth`.
+    pub fn set_lru_scan_depth(&self, n: usize) {
+        self.lru_scan_depth.store(n.max(1), Ordering::Relaxed);
+        for inst in self.instances.iter() {
+            inst.lru_wake.notify_one();
+        }
+    }
+
+    /// Starts one LRU flusher per instance. From then on user threads never
+    /// write a page to get a frame.
+    pub fn start_lru_flushers(self: &Arc<Self>) -> Result<()> {
+        let mut threads = self.lru_flushers.lock();
+        if !threads.is_empty() {
+            return Ok(());
+        }
+        self.stopping.store(false, Ordering::Release);
+        for i in 0..self.instances.len() {
+            let pool = Arc::clone(self);
+            let t = std::thread::Builder::new()
+                .name(format!("lru_flusher-{i}"))
+                .spawn(move || pool.lru_flusher_loop(i))
+                .map_err(|e| Error::io("starting an LRU flusher", e))?;
+            threads.push(t);
+        }
+        self.flushers_running.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Stops the LRU flushers (shutdown); user threads write victims
+    /// themselves again.
+    pub fn stop_lru_flushers(&self) {
+        self.stopping.store(true, Ordering::Release);
+        let threads: Vec<_> = self.lru_flushers.lock().drain(..).collect();
+        for inst in self.instances.iter() {
+            let _l = inst.lists.lock();
+            inst.lru_wake.notify_all();
+        }
+        for t in threads {
+            let _ = t.join();
+        }
+        self.flushers_running.store(false, Ordering::Release);
+        for inst in self.instances.iter() {
+            let _l = inst.lists.lock();
+            inst.free_ready.notify_all();
+        }
+    }
+
+    /// Frames on the free lists now.
+    pub fn free_frames(&self) -> usize {
+        self.instances.iter().map(|i| i.lists.lock().free.len()).sum()
+    }
+
+    /// The free frames the LRU flushers keep ready, over all instances.
+    pub fn free_frames_target(&self) -> usize {
+        self.instances.iter().map(|i| self.free_target(i)).sum()
+    }
+
+    pub fn lru_flushers_running(&self) -> bool {
+        self.flushers_running.load(Ordering::Acquire)
+    }
+
+    /// Frees frame `f` if it is clean and nobody holds it. With `keep` it
+    /// stays exclusively latched for the caller; otherwise it goes to the
+    /// free list. REQUIRES: the instance mutex (`lists`).
+    pub(super) fn try_evict_clean(&self, inst: &Instance, lists: &mut Lists, f: u32, keep: bool) -> bool {
+        let frame = &inst.frames[f as usize];
+        if frame.is_dirty() || frame.flushing.load(Ordering::Acquire) || !frame.latch.try_lock_exclusive() {
+            return false;
+        }
+        let id = match frame.page() {
+            Some(id) if !frame.is_dirty() && !frame.flushing.load(Ordering::Acquire) => id,
+            _ => {
+                // SAFETY: latched just above.
+                unsafe { frame.latch.unlock_exclusive() };
+                return false;
+            }
+        };
+        lists.lru.remove(f, &inst.frames);
+        inst.table.remove(id, page_table::hash(id), f, &inst.frames);
+        frame.page_id.store(NO_PAGE, Ordering::Release);
+        self.stats.evictions.inc();
+        if !inst.has_evicted.load(Ordering::Relaxed) {
+            inst.has_evicted.store(true, Ordering::Relaxed);
+        }
+        if !keep {
+            lists.free.push(f);
+            // SAFETY: latched above.
+            unsafe { frame.latch.unlock_exclusive() };
+        }
+        true
+    }
+
+    /// A free frame for a user thread while the flushers run (protocol
+    /// step 3). Returns it exclusively latched.
+    pub(super) fn take_free_frame_waiting<'a>(
+        &'a self,
+        inst: &'a Instance,
+        mut lists: parking_lot::MutexGuard<'a, Lists>,
+    ) -> Result<(u32, parking_lot::MutexGuard<'a, Lists>)> {
+        let started = Instant::now();
+        let mut counted = false;
+        loop {
+            if let Some(f) = lists.free.pop() {
+                if inst.frames[f as usize].latch.try_lock_exclusive() {
+                    if lists.free.len() < self.free_target(inst) {
+                        inst.lru_wake.notify_one();
+                    }
+                    return Ok((f, lists));
+                }
+                // A stale reader holds it for a moment; put it back at the bottom.
+                lists.free.insert(0, f);
+            }
+            // A clean frame near the tail costs no write.
+            let depth = (inst.frames.len() / 16).max(8);
+            let mut cand = lists.lru.tail();
+            let mut scanned = 0;
+            while let Some(f) = cand {
+                if scanned >= depth {
+                    break;
+                }
+                scanned += 1;
+                let prev = lists.lru.prev_of(f);
+                if self.try_evict_clean(inst, &mut lists, f, true) {
+                    inst.lru_wake.notify_one();
+                    return Ok((f, lists));
+                }
+                cand = prev;
+            }
+            inst.lru_wake.notify_one();
+            if !counted {
+                self.stats.wait_free.inc();
+                counted = true;
+            }
+            if let Some(e) = inst.flush_error.lock().as_ref() {
+                return Err(e.to_error());
+            }
+            if !self.flushers_running.load(Ordering::Acquire) {
+                // Shutting down: the caller's own path takes over.
+                return self.take_free_frame(inst, lists);
+            }
+            if started.elapsed() > WAIT_FREE_LIMIT {
+                return Err(Error::PoolExhausted { instance: inst.id });
+            }
+            inst.free_ready.wait_for(&mut lists, Duration::from_millis(10));
+        }
+    }
+
+    /// One instance's LRU flusher (protocol step 2).
+    fn lru_flusher_loop(self: Arc<Self>, i: usize) {
+        let inst = &self.instances[i];
+        let batch = self.dblwr().map_or(64, |d| d.batch_pages());
+        let mut lists = inst.lists.lock();
+        while !self.stopping.load(Ordering::Acquire) {
+            let target = self.free_target(inst);
+            if lists.free.len() >= target {
+                inst.lru_wake.wait_for(&mut lists, Duration::from_secs(1));
+                continue;
+            }
+            let depth = self.lru_scan_depth.load(Ordering::Relaxed).min(inst.frames.len());
+            let mut dirty = Vec::new();
+            let mut freed = 0;
+            let mut scanned = 0;
+            let mut cand = lists.lru.tail();
+            while let Some(f) = cand {
+                if scanned >= depth || lists.free.len() >= target {
+                    break;
+                }
+                scanned += 1;
+                let prev = lists.lru.prev_of(f);
+                let frame = &inst.frames[f as usize];
+                if frame.is_dirty() {
+                    if dirty.len() < batch && !frame.flushing.load(Ordering::Acquire) {
+                        dirty.push(f);
+                    }
+                } else if self.try_evict_clean(inst, &mut lists, f, false) {
+                    freed += 1;
+                }
+                cand = prev;
+            }
+            if freed > 0 {
+                inst.free_ready.notify_all();
+            }
+            if lists.free.len() >= target {
+                continue;
+            }
+            if dirty.is_empty() {
+                // Everything near the tail is latched: wait for a holder
+                // to let go (or for more demand).
+                inst.lru_wake.wait_for(&mut lists, Duration::from_millis(1));
+                continue;
+            }
+            drop(lists);
+            let res = self.flush_batch(i, &dirty, FlushType::Lru, false);
+            lists = inst.lists.lock();
+            match res {
+                Ok(_) => *inst.flush_error.lock() = None,
+                Err(e) => {
+                    tracing::warn!("LRU flusher {i}: {e}");
+                    *inst.flush_error.lock() = Some(FlushError::of(&e));
+                    inst.free_ready.notify_all();
+                    drop(lists);
+                    std::thread::sleep(Duration::from_millis(50));
+                    lists = inst.lists.lock();
+                }
+            }
+        }
+    }
+}
