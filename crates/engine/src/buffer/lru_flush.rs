@@ -6,10 +6,11 @@
 //!    the free list signals the instance's `lru_wake` event; so does a
 //!    thread that finds the list empty. The flusher sleeps on that event —
 //!    never a sleep-and-poll loop (its only timeout, 1 s, is a safety net).
-//! 2. Woken, the flusher walks the LRU from its tail, at most
-//!    `innodb_lru_scan_depth` frames: clean frames nobody holds go to the
-//!    free list; dirty ones are collected into one doublewrite batch (LRU
-//!    shard), written with no mutex held, and freed on the next walk.
+//! 2. Woken, the flusher walks the LRU's old part from its tail, at most
+//!    `innodb_lru_scan_depth` frames: clean frames nobody holds near the
+//!    tail go to the free list; dirty ones are collected into one
+//!    doublewrite batch (LRU shard), written with no mutex held, and freed
+//!    on the next walk.
 //! 3. A user thread never writes a page to get a frame. With the free list
 //!    empty it may take a clean frame near the tail (no write), else it
 //!    signals the flusher and waits on `free_ready` (bounded; counted as
@@ -62,9 +63,10 @@ impl FlushError {
 
 impl BufferPool {
     /// Free frames an instance keeps ready: `innodb_lru_scan_depth`, at
-    /// most an eighth of the instance.
+    /// most 1/64 of the instance (every free frame is a page not cached:
+    /// a larger cushion costs hit ratio on small pools).
     pub(super) fn free_target(&self, inst: &Instance) -> usize {
-        self.lru_scan_depth.load(Ordering::Relaxed).min(inst.frames.len() / 8).max(2)
+        self.lru_scan_depth.load(Ordering::Relaxed).min(inst.frames.len() / 64).max(4)
     }
 
     /// `innodb_lru_scan_depth`.
@@ -210,7 +212,7 @@ impl BufferPool {
             if started.elapsed() > WAIT_FREE_LIMIT {
                 return Err(Error::PoolExhausted { instance: inst.id });
             }
-            inst.free_ready.wait_for(&mut lists, Duration::from_millis(10));
+            inst.free_ready.wait_for(&mut lists, Duration::from_millis(1));
         }
     }
 
@@ -225,7 +227,13 @@ impl BufferPool {
                 inst.lru_wake.wait_for(&mut lists, Duration::from_secs(1));
                 continue;
             }
-            let depth = self.lru_scan_depth.load(Ordering::Relaxed).min(inst.frames.len());
+            // Walk the old part only, up to innodb_lru_scan_depth; free
+            // clean frames only near the tail. Reaching further for clean
+            // frames would evict pages just read (inner B+tree nodes,
+            // clean) while dirty pages pile up at the tail: write those
+            // instead, and free them on the next walk.
+            let depth = self.lru_scan_depth.load(Ordering::Relaxed).min(lists.lru.old_len().max(1) as usize);
+            let clean_depth = (inst.frames.len() / 16).max(8);
             let mut dirty = Vec::new();
             let mut freed = 0;
             let mut scanned = 0;
@@ -241,7 +249,7 @@ impl BufferPool {
                     if dirty.len() < batch && !frame.flushing.load(Ordering::Acquire) {
                         dirty.push(f);
                     }
-                } else if self.try_evict_clean(inst, &mut lists, f, false) {
+                } else if scanned <= clean_depth && self.try_evict_clean(inst, &mut lists, f, false) {
                     freed += 1;
                 }
                 cand = prev;
