@@ -66,6 +66,18 @@ fn hooks(cfg: &ServerConfig, engine: &Arc<Engine>) {
         }),
     );
     let e = engine.clone();
+    if let Some(n) = sv.global("innodb_lru_scan_depth").and_then(|v| v.as_u64()) {
+        e.pool().set_lru_scan_depth(n as usize);
+    }
+    let _ = sv.on_change(
+        "innodb_lru_scan_depth",
+        Box::new(move |v| {
+            if let Some(n) = v.as_u64() {
+                e.pool().set_lru_scan_depth(n as usize);
+            }
+        }),
+    );
+    let e = engine.clone();
     let _ = sv.on_change(
         "innodb_flush_log_at_trx_commit",
         Box::new(move |v| {

@@ -579,7 +579,7 @@ pub static VARS: &[VarDef] = &[
     def("innodb_log_group_home_dir", G, RO, Str, "", COMPAT),
     def("innodb_log_write_ahead_size", G, DYN, uint(512, 65536), "8192", COMPAT),
     def("innodb_log_writer_threads", G, DYN, Bool, "ON", COMPAT),
-    def("innodb_lru_scan_depth", G, DYN, uint(100, U64), "1024", COMPAT),
+    def("innodb_lru_scan_depth", G, DYN, uint(100, U64), "1024", USED),
     def("innodb_max_dirty_pages_pct", G, DYN, Float, "90", COMPAT),
     def("innodb_max_dirty_pages_pct_lwm", G, DYN, Float, "10", COMPAT),
     def("innodb_max_purge_lag", G, DYN, uint(0, U32), "4096", USED),
