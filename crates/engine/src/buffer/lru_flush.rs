@@ -11,9 +11,10 @@
 //!    tail go to the free list; dirty ones are collected into one
 //!    doublewrite batch (LRU shard), written with no mutex held, and freed
 //!    on the next walk.
-//! 3. A user thread never writes a page to get a frame. With the free list
-//!    empty it may take a clean frame near the tail (no write), else it
-//!    signals the flusher and waits on `free_ready` (bounded; counted as
+//! 3. A user thread never writes a page to get a frame. It takes a clean
+//!    frame near the tail if there is one (no write: the free list stays
+//!    for when the tail is dirty), else a free frame, else it signals the
+//!    flusher and waits on `free_ready` (bounded; counted as
 //!    `Innodb_buffer_pool_wait_free`). If the flusher's writes fail (disk
 //!    full), waiting threads get that error instead of waiting on.
 //!
@@ -171,17 +172,9 @@ impl BufferPool {
         let started = Instant::now();
         let mut counted = false;
         loop {
-            if let Some(f) = lists.free.pop() {
-                if inst.frames[f as usize].latch.try_lock_exclusive() {
-                    if lists.free.len() < self.free_target(inst) {
-                        inst.lru_wake.notify_one();
-                    }
-                    return Ok((f, lists));
-                }
-                // A stale reader holds it for a moment; put it back at the bottom.
-                lists.free.insert(0, f);
-            }
-            // A clean frame near the tail costs no write.
+            // A clean frame at the very tail costs no write and keeps the
+            // free list for when the tail is dirty: take it first (a
+            // read-mostly load then never needs the flusher).
             let depth = (inst.frames.len() / 16).max(8);
             let mut cand = lists.lru.tail();
             let mut scanned = 0;
@@ -192,10 +185,20 @@ impl BufferPool {
                 scanned += 1;
                 let prev = lists.lru.prev_of(f);
                 if self.try_evict_clean(inst, &mut lists, f, true) {
-                    inst.lru_wake.notify_one();
                     return Ok((f, lists));
                 }
                 cand = prev;
+            }
+            if let Some(f) = lists.free.pop() {
+                if inst.frames[f as usize].latch.try_lock_exclusive() {
+                    // The tail is dirty: the flusher must write it.
+                    if lists.free.len() < self.free_target(inst) {
+                        inst.lru_wake.notify_one();
+                    }
+                    return Ok((f, lists));
+                }
+                // A stale reader holds it for a moment; put it back at the bottom.
+                lists.free.insert(0, f);
             }
             inst.lru_wake.notify_one();
             if !counted {
