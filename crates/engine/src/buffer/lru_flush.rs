@@ -11,9 +11,10 @@
 //!    tail go to the free list; dirty ones are collected into one
 //!    doublewrite batch (LRU shard), written with no mutex held, and freed
 //!    on the next walk.
-//! 3. A user thread never writes a page to get a frame. It takes a clean
-//!    frame near the tail if there is one (no write: the free list stays
-//!    for when the tail is dirty), else a free frame, else it signals the
+//! 3. A user thread never writes a page to get a frame. While more frames
+//!    than the target are free (warm-up) it takes one of them; then a
+//!    clean frame near the tail if there is one (no write: the free list
+//!    stays for when the tail is dirty), else a free frame, else it signals the
 //!    flusher and waits on `free_ready` (bounded; counted as
 //!    `Innodb_buffer_pool_wait_free`). If the flusher's writes fail (disk
 //!    full), waiting threads get that error instead of waiting on.
@@ -172,6 +173,17 @@ impl BufferPool {
         let started = Instant::now();
         let mut counted = false;
         loop {
+            // While the pool still has more free frames than the flusher's
+            // target (warming up), use them: evicting the tail then would
+            // only throw away pages in use.
+            if lists.free.len() > self.free_target(inst) {
+                if let Some(f) = lists.free.pop() {
+                    if inst.frames[f as usize].latch.try_lock_exclusive() {
+                        return Ok((f, lists));
+                    }
+                    lists.free.insert(0, f);
+                }
+            }
             // A clean frame at the very tail costs no write and keeps the
             // free list for when the tail is dirty: take it first (a
             // read-mostly load then never needs the flusher).
