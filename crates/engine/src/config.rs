@@ -62,6 +62,10 @@ pub struct EngineConfig {
     /// `innodb_max_purge_lag_delay`: the longest such wait, in
     /// microseconds (0 = up to `innodb_lock_wait_timeout`).
     pub max_purge_lag_delay_us: u64,
+    /// Page cleaners and their pacing (`innodb_page_cleaners`,
+    /// `innodb_io_capacity[_max]`, `innodb_max_dirty_pages_pct[_lwm]`,
+    /// `innodb_adaptive_flushing[_lwm]`).
+    pub flushing: crate::buffer::page_cleaner::FlushTuningConfig,
 }
 
 impl EngineConfig {
@@ -81,6 +85,7 @@ impl EngineConfig {
             purge_threads: 4,
             max_purge_lag: 4096,
             max_purge_lag_delay_us: 1_000_000,
+            flushing: Default::default(),
         }
     }
 

@@ -152,3 +152,32 @@ fn free_frames_come_within_milliseconds_of_demand_when_every_page_is_dirty() {
     assert!(worst < Duration::from_millis(500), "a read waited {worst:?} for a frame");
     pool.stop_lru_flushers();
 }
+
+/// Page cleaners: with the server quiet, dirty pages are written in the
+/// background (idle flushing at `innodb_io_capacity` pages a second) until
+/// none is left, without a checkpoint asking for it.
+#[test]
+fn page_cleaners_write_dirty_pages_in_the_background() {
+    let vfs: Arc<dyn Vfs> = MemVfs::new();
+    let mut cfg = EngineConfig::new("/data")
+        .page_size(4096)
+        .buffer_pool_size(4096 * 4096)
+        .buffer_pool_instances(2)
+        .flush_method(FlushMethod::Fsync);
+    cfg.flushing.page_cleaners = 2;
+    cfg.flushing.io_capacity = 2000;
+    let e = Engine::open(cfg, vfs).unwrap();
+    let t = e.create_table("t", schema()).unwrap();
+    for id in 0..2000 {
+        t.insert(row(id, 0)).unwrap();
+    }
+    let dirty = e.pool().dirty_pages();
+    assert!(dirty > 50, "the inserts left dirty pages: {dirty}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while e.pool().dirty_pages() > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(e.pool().dirty_pages(), 0, "the cleaners wrote every dirty page");
+    assert!(e.pool().stats.flushed_by_cleaners.get() >= dirty as u64 / 2);
+    e.shutdown().unwrap();
+}

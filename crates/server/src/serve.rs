@@ -65,6 +65,35 @@ fn hooks(cfg: &ServerConfig, engine: &Arc<Engine>) {
             }
         }),
     );
+    for name in [
+        "innodb_io_capacity",
+        "innodb_io_capacity_max",
+        "innodb_max_dirty_pages_pct",
+        "innodb_max_dirty_pages_pct_lwm",
+        "innodb_adaptive_flushing",
+        "innodb_adaptive_flushing_lwm",
+    ] {
+        let e = engine.clone();
+        let _ = sv.on_change(
+            name,
+            Box::new(move |v| {
+                let t = &e.pool().tuning;
+                match name {
+                    "innodb_io_capacity" => t.io_capacity.store(v.as_u64().unwrap_or(200).max(1), Ordering::Relaxed),
+                    "innodb_io_capacity_max" => {
+                        t.io_capacity_max.store(v.as_u64().unwrap_or(2000).max(1), Ordering::Relaxed)
+                    }
+                    "innodb_max_dirty_pages_pct" => t.set_max_dirty_pages_pct(v.as_f64().unwrap_or(90.0)),
+                    "innodb_max_dirty_pages_pct_lwm" => t.set_max_dirty_pages_pct_lwm(v.as_f64().unwrap_or(10.0)),
+                    "innodb_adaptive_flushing" => {
+                        t.adaptive_flushing.store(v.as_bool().unwrap_or(true), Ordering::Relaxed)
+                    }
+                    _ => t.adaptive_flushing_lwm.store(v.as_u64().unwrap_or(10), Ordering::Relaxed),
+                }
+                e.pool().wake_page_cleaners();
+            }),
+        );
+    }
     let e = engine.clone();
     if let Some(n) = sv.global("innodb_lru_scan_depth").and_then(|v| v.as_u64()) {
         e.pool().set_lru_scan_depth(n as usize);

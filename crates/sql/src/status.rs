@@ -14,6 +14,7 @@ pub fn engine_status(e: &Engine) -> Vec<(String, String)> {
         ("Innodb_buffer_pool_pages_dirty", pool.dirty_pages().to_string()),
         ("Innodb_buffer_pool_pages_free", pool.free_frames().to_string()),
         ("Innodb_buffer_pool_wait_free", s.wait_free.get().to_string()),
+        ("Innodb_buffer_pool_pages_flushed_by_page_cleaners", s.flushed_by_cleaners.get().to_string()),
         ("Innodb_buffer_pool_read_requests", s.requests.get().to_string()),
         ("Innodb_buffer_pool_reads", s.reads.get().to_string()),
         ("Innodb_buffer_pool_pages_flushed", s.writes.get().to_string()),

@@ -34,6 +34,7 @@ pub mod frame;
 pub mod guard;
 pub mod lru;
 pub mod lru_flush;
+pub mod page_cleaner;
 pub mod page_table;
 
 use std::collections::BTreeSet;
@@ -152,6 +153,8 @@ pub struct PoolStats {
     /// Times a thread found no free frame and waited for the LRU flusher
     /// (`Innodb_buffer_pool_wait_free`).
     pub wait_free: Counter,
+    /// Pages written by the page cleaners.
+    pub flushed_by_cleaners: Counter,
     /// Frames taken from the LRU tail.
     pub evictions: Counter,
     /// Pages moved from the old to the young part.
@@ -175,6 +178,11 @@ pub struct BufferPool {
     lru_flushers: Mutex<Vec<std::thread::JoinHandle<()>>>,
     flushers_running: AtomicBool,
     stopping: AtomicBool,
+    /// Page cleaners' pacing (SET GLOBAL changes it live).
+    pub tuning: page_cleaner::FlushTuning,
+    page_cleaners: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    cleaners_stopping: AtomicBool,
+    cleaner_wake: (Mutex<()>, parking_lot::Condvar),
 }
 
 /// Where a page was last found: a guess that saves a page-table probe for
@@ -244,6 +252,14 @@ impl BufferPool {
             lru_flushers: Mutex::new(Vec::new()),
             flushers_running: AtomicBool::new(false),
             stopping: AtomicBool::new(false),
+            tuning: {
+                let t = page_cleaner::FlushTuning::default();
+                t.set(&page_cleaner::FlushTuningConfig::default());
+                t
+            },
+            page_cleaners: Mutex::new(Vec::new()),
+            cleaners_stopping: AtomicBool::new(false),
+            cleaner_wake: (Mutex::new(()), parking_lot::Condvar::new()),
         })
     }
 

@@ -235,6 +235,8 @@ impl Engine {
         engine.load_tables()?;
         engine.recover_transactions()?;
         engine.pool.start_lru_flushers()?;
+        engine.pool.tuning.set(&engine.cfg.flushing);
+        engine.pool.start_page_cleaners(engine.cfg.flushing.page_cleaners)?;
         for w in 0..engine.cfg.purge_threads.max(1) {
             let sys = engine.txn.clone();
             let h = std::thread::Builder::new()
@@ -715,6 +717,7 @@ impl Engine {
                 let _ = h.join();
             }
         }
+        self.pool.stop_page_cleaners();
         self.pool.stop_lru_flushers();
         let flushed = (|| {
             self.pool.flush_all()?;
