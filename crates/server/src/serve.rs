@@ -11,7 +11,6 @@ use quire_engine::log::FlushAtCommit;
 use quire_engine::Engine;
 use quire_io::{OsVfs, Vfs};
 use quire_sql::catalog::Catalog;
-use quire_sql::sysvars::VarValue;
 use quire_sql::Shared;
 
 use crate::backend::SqlBackend;
@@ -196,9 +195,4 @@ pub fn run(cfg: &ServerConfig, root_password: Option<&str>) -> Result<(), Box<dy
     server.shutdown()?;
     println!("quire: shut down cleanly");
     Ok(())
-}
-
-/// A value for `SET GLOBAL` from text.
-pub fn var_text(s: &str) -> VarValue {
-    VarValue::Str(s.to_string())
 }

@@ -279,9 +279,6 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteR
             }
             Ok(RowUpdate::Unchanged) => res.matched += matched.get() as u64,
             Ok(RowUpdate::NotFound) => {}
-            Err(e) if matches!(e, quire_engine::Error::BadValue { .. }) && matches!(p.access, Access::Point(_)) => {
-                return Err(e.into())
-            }
             Err(e) => return Err(e.into()),
         }
     }

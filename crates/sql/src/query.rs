@@ -20,7 +20,7 @@ use sqlparser::ast;
 
 use crate::error::{Result, SqlError};
 use crate::expr::{self, compare, eval, to_decimal, truth, Agg, AggFn, Env, Expr, Scope};
-use crate::plan::{choose_access, infer, Access, ColMeta, MetaType, TableRef};
+use crate::plan::{choose_access, infer, Access, ColMeta, TableRef};
 
 /// A compiled SELECT of at most one table.
 pub struct SelectPlan {
@@ -805,9 +805,4 @@ fn sort_key(v: &Value, coll: Collation) -> SortKey {
 /// Result metadata of a plan.
 pub fn columns(p: &SelectPlan) -> Vec<ColMeta> {
     p.columns.clone()
-}
-
-/// A NULL-typed column for statements answered by the server itself.
-pub fn text_column(name: &str) -> ColMeta {
-    ColMeta::expr(name, MetaType::Str { len: 255, fixed: false })
 }

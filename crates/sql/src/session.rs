@@ -18,7 +18,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
 use quire_engine::row::Value;
 use quire_engine::table::Trx;
 use quire_engine::txn::Isolation;
@@ -43,7 +42,9 @@ pub struct Shared {
     /// Bumped by every DDL: plans of older epochs are stale.
     pub ddl_epoch: AtomicU64,
     /// Plans of COM_QUERY texts, by (database, text).
-    plans: Mutex<HashMap<(String, String), Arc<Compiled>>>,
+    /// Read on every COM_QUERY, written only on a miss: a reader-writer
+    /// lock, so that lookups from many sessions do not serialise.
+    plans: parking_lot::RwLock<HashMap<(String, String), Arc<Compiled>>>,
     pub stats: Stats,
     /// A SHUTDOWN statement asked the server to stop.
     shutdown: std::sync::atomic::AtomicBool,
@@ -77,7 +78,7 @@ impl Shared {
             catalog,
             sysvars,
             ddl_epoch: AtomicU64::new(1),
-            plans: Mutex::new(HashMap::new()),
+            plans: parking_lot::RwLock::new(HashMap::new()),
             stats: Stats::default(),
             shutdown: Default::default(),
         });
@@ -97,9 +98,19 @@ impl Shared {
         self.shutdown.load(Ordering::Acquire)
     }
 
+    /// Caches a plan (the cache is emptied when full: plans are cheap to
+    /// make again, and a bounded map needs no eviction order).
+    fn cache_plan(&self, key: (String, String), c: Arc<Compiled>) {
+        let mut plans = self.plans.write();
+        if plans.len() >= PLAN_CACHE_MAX {
+            plans.clear();
+        }
+        plans.insert(key, c);
+    }
+
     pub fn bump_epoch(&self) {
         self.ddl_epoch.fetch_add(1, Ordering::AcqRel);
-        self.plans.lock().clear();
+        self.plans.write().clear();
     }
 }
 
@@ -457,7 +468,7 @@ impl Session {
         // Plans are checked against the user's privileges when compiled, so
         // the cache is per user (and account changes clear it).
         let key = (format!("{}\u{0}{}", self.user, self.db.as_deref().unwrap_or("")), sql.to_string());
-        let cached = self.shared.plans.lock().get(&key).cloned();
+        let cached = self.shared.plans.read().get(&key).cloned();
         if let Some(c) = cached {
             if c.epoch == self.shared.epoch() {
                 self.shared.stats.plan_cache_hits.fetch_add(1, Ordering::Relaxed);
@@ -467,7 +478,7 @@ impl Session {
         // The same statement with other literals: one plan (parameters).
         if let Some((norm, vals)) = crate::normalize::normalize(sql) {
             let nkey = (key.0.clone(), norm);
-            let cached = self.shared.plans.lock().get(&nkey).cloned();
+            let cached = self.shared.plans.read().get(&nkey).cloned();
             let c = match cached {
                 Some(c) if c.epoch == self.shared.epoch() => {
                     self.shared.stats.plan_cache_hits.fetch_add(1, Ordering::Relaxed);
@@ -478,11 +489,7 @@ impl Session {
                         Ok(c) if c.params == vals.len() => {
                             let c = Arc::new(c);
                             if vals.len() <= 64 {
-                                let mut plans = self.shared.plans.lock();
-                                if plans.len() >= PLAN_CACHE_MAX {
-                                    plans.clear();
-                                }
-                                plans.insert(nkey, c.clone());
+                                self.shared.cache_plan(nkey, c.clone());
                             }
                             Some(c)
                         }
@@ -518,11 +525,7 @@ impl Session {
                 let cacheable =
                     single && matches!(c.plan, Plan::Select(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_));
                 if cacheable && c.params == 0 {
-                    let mut plans = self.shared.plans.lock();
-                    if plans.len() >= PLAN_CACHE_MAX {
-                        plans.clear();
-                    }
-                    plans.insert(key.clone(), c.clone());
+                    self.shared.cache_plan(key.clone(), c.clone());
                 }
                 self.execute(&c, &[])
             });

@@ -123,15 +123,6 @@ impl BufferPool {
         self.instances.iter().map(|i| i.lists.lock().free.len()).sum()
     }
 
-    /// The free frames the LRU flushers keep ready, over all instances.
-    pub fn free_frames_target(&self) -> usize {
-        self.instances.iter().map(|i| self.free_target(i)).sum()
-    }
-
-    pub fn lru_flushers_running(&self) -> bool {
-        self.flushers_running.load(Ordering::Acquire)
-    }
-
     /// Frees frame `f` if it is clean and nobody holds it. With `keep` it
     /// stays exclusively latched for the caller; otherwise it goes to the
     /// free list. REQUIRES: the instance mutex (`lists`).
