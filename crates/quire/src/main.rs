@@ -4,6 +4,8 @@
 //! - `commit-bench`: group commit.
 //! - `rw-bench`: the read-write mix with and without transactions.
 //! - `serve`: the MySQL-compatible server.
+//! - `bench`: sysbench-style OLTP load against quire (embedded) and any
+//!   MySQL server, with a report of CSV, JSON, charts and markdown.
 
 mod commit_bench;
 mod engine_bench;
@@ -37,6 +39,10 @@ enum Command {
     /// A write workload that prints every acknowledged change, for crash
     /// tests that SIGKILL it (see tests/kill.rs).
     KillWorkload(workload::Args),
+    /// sysbench's OLTP workloads against an embedded quire and any
+    /// `--target mysql://...`, swept over threads and settings; writes a
+    /// report folder (CSV, JSON, SVG/PNG charts, markdown).
+    Bench(quire_bench::Args),
     /// Serve MySQL clients: `quire serve [--defaults-file=my.cnf]
     /// [--root-password=PW] [--any_variable=value ...]`.
     Serve(ServeArgs),
@@ -64,17 +70,23 @@ fn serve(a: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() {
+    let cli = Cli::parse();
+    // The benchmark's embedded server logs only warnings: its own progress
+    // lines are the output.
+    let default_filter = if matches!(cli.command, Command::Bench(_)) { "warn" } else { "info" };
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default_filter.into()),
+        )
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
     let res = match cli.command {
         Command::EngineBench(a) => engine_bench::run(a),
         Command::CommitBench(a) => commit_bench::run(a),
         Command::RwBench(a) => rw_bench::run(a),
         Command::KillWorkload(a) => workload::run(a),
         Command::Serve(a) => serve(a),
+        Command::Bench(a) => quire_bench::run(a).map_err(Into::into),
     };
     if let Err(e) = res {
         eprintln!("quire: {e}");
