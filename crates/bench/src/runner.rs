@@ -265,7 +265,17 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
                     match t.apply(s, &mut soft)? {
                         Some(reason) => {
                             eprintln!("quire bench: {} {}={}: {reason}", t.label, s.variable, s.label);
-                            notes.push(note(reason));
+                            // "not available" holds for every value: said once.
+                            let again = notes.iter().any(|n: &Note| {
+                                n.target == t.label && n.scenario == phase.scenario && n.text == reason
+                            });
+                            if !again {
+                                let mut n = note(reason.clone());
+                                if reason.starts_with("not available") {
+                                    n.setting = None;
+                                }
+                                notes.push(n);
+                            }
                             done += phase.runs.len();
                             continue;
                         }

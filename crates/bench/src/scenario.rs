@@ -102,6 +102,9 @@ pub const DEFAULT_THREADS: [u32; 5] = [1, 4, 16, 64, 256];
 /// Seconds per point unless `--time` says otherwise.
 pub const DEFAULT_SECONDS: u64 = 8;
 
+/// The smallest buffer pool (innodb_buffer_pool_size's minimum).
+const MIN_BUFFER_POOL_MIB: u64 = 5;
+
 /// `1, 2, 4, ... 1024`.
 pub fn doubling_threads() -> Vec<u32> {
     (0..=10).map(|i| 1u32 << i).collect()
@@ -161,12 +164,13 @@ pub fn phases(scenario: Scenario, c: &Choices, data_bytes: u64) -> Vec<Phase> {
         Scenario::Timeline => vec![timeline()],
         Scenario::BufferPool => {
             // Whole MiB, and never below the 5 MiB InnoDB (and quire) accept.
-            let size = |num: u64, den: u64| (data_bytes * num / den).div_ceil(1 << 20).max(5) << 20;
-            settings(vec![
-                (size(2, 1).to_string(), format!("2x data ({})", mib(size(2, 1)))),
-                (size(1, 2).to_string(), format!("1/2 of data ({})", mib(size(1, 2)))),
-                (size(1, 4).to_string(), format!("1/4 of data ({})", mib(size(1, 4)))),
-            ])
+            let value = |num: u64, den: u64, name: &str| {
+                let want = (data_bytes * num / den).div_ceil(1 << 20);
+                let size = want.max(MIN_BUFFER_POOL_MIB) << 20;
+                let floor = if want < MIN_BUFFER_POOL_MIB { ", the minimum" } else { "" };
+                (size.to_string(), format!("{name} ({}{floor})", mib(size)))
+            };
+            settings(vec![value(2, 1, "2x data"), value(1, 2, "1/2 of data"), value(1, 4, "1/4 of data")])
         }
         Scenario::Doublewrite => settings(simple(&["OFF", "ON"])),
         Scenario::FlushLog => settings(simple(&["0", "1", "2"])),

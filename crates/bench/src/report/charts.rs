@@ -102,7 +102,7 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &ChartSpec) -> s
     let log2 = spec.log2_x;
     let x_fmt = move |v: &f64| {
         if !log2 {
-            return format!("{v}");
+            return if (v - v.round()).abs() < 1e-6 { format!("{v:.0}") } else { format!("{v:.1}") };
         }
         if (v - v.round()).abs() < 1e-6 {
             format!("{}", 2f64.powf(v.round()) as u64)
@@ -129,7 +129,8 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, spec: &ChartSpec) -> s
         .y_label_formatter(&y_fmt)
         .label_style((FONT_NAME, 14))
         .axis_desc_style((FONT_NAME, 15))
-        .light_line_style(RGBColor(235, 235, 235))
+        .max_light_lines(0)
+        .bold_line_style(RGBColor(225, 225, 225))
         .draw()
         .map_err(|x| e(&x))?;
     for (i, s) in spec.series.iter().enumerate() {
