@@ -62,6 +62,10 @@ pub struct EngineConfig {
     /// `innodb_max_purge_lag_delay`: the longest such wait, in
     /// microseconds (0 = up to `innodb_lock_wait_timeout`).
     pub max_purge_lag_delay_us: u64,
+    /// Rollback segments a new data directory gets (an existing one keeps
+    /// what it was created with): commits and purge latch one segment's
+    /// page each, so more segments spread them.
+    pub rollback_segments: usize,
     /// Page cleaners and their pacing (`innodb_page_cleaners`,
     /// `innodb_io_capacity[_max]`, `innodb_max_dirty_pages_pct[_lwm]`,
     /// `innodb_adaptive_flushing[_lwm]`).
@@ -85,6 +89,7 @@ impl EngineConfig {
             purge_threads: 4,
             max_purge_lag: 4096,
             max_purge_lag_delay_us: 1_000_000,
+            rollback_segments: crate::txn::rsegs::DEFAULT_SEGMENTS,
             flushing: Default::default(),
         }
     }

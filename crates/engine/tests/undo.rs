@@ -7,12 +7,58 @@ mod common;
 use std::sync::Arc;
 
 use quire_engine::config::FlushMethod;
+use quire_engine::txn::rsegs::RollbackSegments;
 use quire_engine::txn::undo::{self, RollbackSegment, STATE_ACTIVE, STATE_COMMITTED};
 use quire_engine::{space, Engine, EngineConfig, SYSTEM_SPACE};
 use quire_io::{CrashPolicy, FaultVfs, Vfs};
 
 fn payload(i: usize) -> Vec<u8> {
     (0..(i * 37) % 900 + 1).map(|j| (i + j) as u8).collect()
+}
+
+#[test]
+fn transactions_spread_over_rollback_segments_and_each_keeps_its_logs() {
+    let pool = common::mem_pool(4096, 256 * 4096, 1);
+    pool.files().open(SYSTEM_SPACE, std::path::Path::new("/t/sys.qbd"), true).unwrap();
+    space::init_space(&pool, SYSTEM_SPACE).unwrap();
+    let (rsegs, dir) = RollbackSegments::create(&pool, 3).unwrap();
+    assert_eq!(rsegs.len(), 3);
+    let mut logs: Vec<_> = (0..6u64).map(|t| rsegs.begin(&pool, 100 + t).unwrap()).collect();
+    let mut used: Vec<usize> = logs.iter().map(|l| l.rseg).collect();
+    used.sort();
+    assert_eq!(used, vec![0, 0, 1, 1, 2, 2], "round-robin over the segments");
+    for l in &mut logs {
+        l.append(&pool, &payload(l.trx as usize)).unwrap();
+    }
+    // Half commit: their logs move to their own segment's history list.
+    for l in logs.iter().filter(|l| l.trx % 2 == 0) {
+        rsegs.finish(&pool, l, l.trx, STATE_COMMITTED).unwrap();
+    }
+    let listed = |r: &RollbackSegments| {
+        let mut v: Vec<(u64, usize, u8)> = r.logs(&pool).unwrap().iter().map(|i| (i.trx, i.rseg, i.state)).collect();
+        v.sort();
+        v
+    };
+    let before = listed(&rsegs);
+    assert_eq!(before.len(), 6);
+    for (trx, rseg, state) in &before {
+        let log = logs.iter().find(|l| l.trx == *trx).unwrap();
+        assert_eq!(*rseg, log.rseg);
+        assert_eq!(*state, if trx % 2 == 0 { STATE_COMMITTED } else { STATE_ACTIVE });
+    }
+    // Reopened through the directory: the same logs, in the same segments.
+    let again = RollbackSegments::open(&pool, rsegs.first_page(), dir).unwrap();
+    assert_eq!(listed(&again), before);
+    // A data directory without a directory page has the one segment.
+    let single = RollbackSegments::open(&pool, rsegs.first_page(), 0).unwrap();
+    assert_eq!(single.len(), 1);
+    assert!(listed(&single).iter().all(|&(_, r, _)| r == 0));
+    // Purge frees from the segment that holds the log.
+    for l in logs.iter().filter(|l| l.trx % 2 == 0) {
+        again.free(&pool, &l.info(STATE_COMMITTED)).unwrap();
+    }
+    assert_eq!(again.cached(), 3);
+    assert_eq!(listed(&again).iter().filter(|l| l.2 == undo::STATE_CACHED).count(), 3);
 }
 
 #[test]

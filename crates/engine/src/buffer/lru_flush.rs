@@ -91,7 +91,10 @@ impl BufferPool {
             let pool = Arc::clone(self);
             let t = std::thread::Builder::new()
                 .name(format!("lru_flusher-{i}"))
-                .spawn(move || pool.lru_flusher_loop(i))
+                .spawn(move || {
+                    crate::sync::priority::raise_background_priority();
+                    pool.lru_flusher_loop(i)
+                })
                 .map_err(|e| Error::io("starting an LRU flusher", e))?;
             threads.push(t);
         }
@@ -219,6 +222,25 @@ impl BufferPool {
                 return Err(Error::PoolExhausted { instance: inst.id });
             }
             inst.free_ready.wait_for(&mut lists, Duration::from_millis(1));
+        }
+    }
+
+    /// Waits (up to a second) until every instance has a free frame: for
+    /// a caller about to create a page while holding a latch many threads
+    /// queue on (a rollback segment page), so that waiting for the LRU
+    /// flusher happens before the latch, not under it. Another thread may
+    /// still take the frame first; this only makes that wait rare.
+    pub fn wait_for_free_frames(&self) {
+        if !self.flushers_running.load(Ordering::Acquire) {
+            return;
+        }
+        let deadline = Instant::now() + Duration::from_secs(1);
+        for inst in self.instances.iter() {
+            let mut lists = inst.lists.lock();
+            while lists.free.is_empty() && Instant::now() < deadline && self.flushers_running.load(Ordering::Acquire) {
+                inst.lru_wake.notify_one();
+                inst.free_ready.wait_for(&mut lists, Duration::from_millis(1));
+            }
         }
     }
 

@@ -134,7 +134,10 @@ impl BufferPool {
             let pool = Arc::clone(self);
             let t = std::thread::Builder::new()
                 .name(format!("page_cleaner-{c}"))
-                .spawn(move || pool.page_cleaner_loop(c, n))
+                .spawn(move || {
+                    crate::sync::priority::raise_background_priority();
+                    pool.page_cleaner_loop(c, n)
+                })
                 .map_err(|e| Error::io("starting a page cleaner", e))?;
             threads.push(t);
         }

@@ -296,11 +296,24 @@ impl RedoLog {
     pub fn start(self: &Arc<Self>) {
         let mut threads = self.threads.lock();
         let w = self.clone();
-        threads
-            .push(std::thread::Builder::new().name("log_writer".into()).spawn(move || w.writer_loop()).expect("spawn"));
+        threads.push(
+            std::thread::Builder::new()
+                .name("log_writer".into())
+                .spawn(move || {
+                    crate::sync::priority::raise_background_priority();
+                    w.writer_loop()
+                })
+                .expect("spawn"),
+        );
         let f = self.clone();
         threads.push(
-            std::thread::Builder::new().name("log_flusher".into()).spawn(move || f.flusher_loop()).expect("spawn"),
+            std::thread::Builder::new()
+                .name("log_flusher".into())
+                .spawn(move || {
+                    crate::sync::priority::raise_background_priority();
+                    f.flusher_loop()
+                })
+                .expect("spawn"),
         );
     }
 

@@ -66,6 +66,8 @@ pub enum PageType {
     Undo = 5,
     /// Rollback segment header: the directory of undo logs.
     RollbackSegment = 6,
+    /// The list of rollback segment pages.
+    RollbackSegmentDirectory = 7,
 }
 
 impl PageType {
@@ -78,6 +80,7 @@ impl PageType {
             4 => PageType::Overflow,
             5 => PageType::Undo,
             6 => PageType::RollbackSegment,
+            7 => PageType::RollbackSegmentDirectory,
             _ => return None,
         })
     }

@@ -4,6 +4,7 @@
 
 pub mod counter;
 pub mod latch;
+pub mod priority;
 pub mod view;
 
 pub use counter::Counter;

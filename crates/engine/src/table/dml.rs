@@ -277,21 +277,24 @@ impl Table {
                 Some(g) => g,
                 None => continue,
             };
-            let undo = UndoRec::encode(UndoKind::Update, st.def.space_id, &key, Some((h, &old_bytes)));
-            let roll = trx.append_undo(&undo)?;
-            let rec = clustered_value(RecHeader::new(trx.id(), roll, false), &value);
-            let val = self.clustered.prepare_value(&key, &rec)?;
-            let mut plan = vec![TreeOps::new(&self.clustered, vec![Op::Replace { key: key.clone(), val }])];
+            let mut sec_ops = Vec::new();
             for (ix, sec) in st.secondary.iter().enumerate() {
                 let (ok, _) = Self::sec_key(schema, ix, &old, &key);
                 let (nk, prefix) = Self::sec_key(schema, ix, &new_row, &key);
                 if ok != nk {
-                    plan.push(TreeOps::new(
+                    sec_ops.push(TreeOps::new(
                         &sec.tree,
                         vec![Op::Ensure { key: nk, val: inline(&prefix.to_le_bytes()) }],
                     ));
                 }
             }
+            let kind = if sec_ops.is_empty() { UndoKind::UpdateNoIndexChange } else { UndoKind::Update };
+            let undo = UndoRec::encode(kind, st.def.space_id, &key, Some((h, &old_bytes)));
+            let roll = trx.append_undo(&undo)?;
+            let rec = clustered_value(RecHeader::new(trx.id(), roll, false), &value);
+            let val = self.clustered.prepare_value(&key, &rec)?;
+            let mut plan = vec![TreeOps::new(&self.clustered, vec![Op::Replace { key: key.clone(), val }])];
+            plan.extend(sec_ops);
             return match self.write_for(trx, plan)? {
                 Some(RowWrite::Done) => Ok(RowUpdate::Changed),
                 Some(RowWrite::LockWait(k)) => {

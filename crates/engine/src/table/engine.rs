@@ -49,7 +49,8 @@ use crate::log::RedoLog;
 use crate::page;
 use crate::row::{codec, IndexDef, TableSchema, Value};
 use crate::space::{self, files::SpaceFiles};
-use crate::txn::undo::{self, RollbackSegment, UndoLog};
+use crate::txn::rsegs::RollbackSegments;
+use crate::txn::undo::{self, UndoLog};
 use crate::txn::Isolation;
 use crate::{Error, PageId, Result, SYSTEM_SPACE};
 
@@ -61,6 +62,9 @@ const SYS_CATALOG_ROOT: usize = 64;
 const SYS_NEXT_SPACE_ID: usize = 68;
 const SYS_NEXT_INDEX_ID: usize = 80;
 const SYS_RSEG_PAGE: usize = 84;
+/// The rollback segment directory (`txn/rsegs.rs`); 0 in a data directory
+/// made with one segment.
+const SYS_RSEG_DIR: usize = 88;
 /// Index id of the catalog B+tree.
 const CATALOG_INDEX_ID: u32 = 1;
 
@@ -147,7 +151,7 @@ impl Engine {
             files.open(SYSTEM_SPACE, &sys_path, true)?;
             space::init_space(&pool, SYSTEM_SPACE)?;
             let catalog = BTree::create(&pool, SYSTEM_SPACE, CATALOG_INDEX_ID)?;
-            let rseg = RollbackSegment::create(&pool)?;
+            let (rseg, rseg_dir) = RollbackSegments::create(&pool, cfg.rollback_segments)?;
             space::set_owner_fields(
                 &pool,
                 SYSTEM_SPACE,
@@ -156,7 +160,8 @@ impl Engine {
                     (SYS_NEXT_SPACE_ID, &1u32.to_le_bytes()),
                     (SYS_TRX_ID_MARK, &1u64.to_le_bytes()),
                     (SYS_NEXT_INDEX_ID, &(CATALOG_INDEX_ID + 1).to_le_bytes()),
-                    (SYS_RSEG_PAGE, &rseg.page().to_le_bytes()),
+                    (SYS_RSEG_PAGE, &rseg.first_page().to_le_bytes()),
+                    (SYS_RSEG_DIR, &rseg_dir.to_le_bytes()),
                 ],
             )?;
             pool.flush_all()?;
@@ -209,7 +214,11 @@ impl Engine {
             }
             space::check_header(&pool, SYSTEM_SPACE)?;
             let root = space::owner_u32(&pool, SYSTEM_SPACE, SYS_CATALOG_ROOT)?;
-            let rseg = RollbackSegment::open(&pool, space::owner_u32(&pool, SYSTEM_SPACE, SYS_RSEG_PAGE)?)?;
+            let rseg = RollbackSegments::open(
+                &pool,
+                space::owner_u32(&pool, SYSTEM_SPACE, SYS_RSEG_PAGE)?,
+                space::owner_u32(&pool, SYSTEM_SPACE, SYS_RSEG_DIR)?,
+            )?;
             (log, BTree::open(&pool, PageId::new(SYSTEM_SPACE, root), CATALOG_INDEX_ID)?, rseg)
         };
         let id_mark = space::owner_u32(&pool, SYSTEM_SPACE, SYS_TRX_ID_MARK)? as u64
@@ -241,7 +250,10 @@ impl Engine {
             let sys = engine.txn.clone();
             let h = std::thread::Builder::new()
                 .name(format!("purge-{w}"))
-                .spawn(move || super::purge::purge_loop(sys, w))
+                .spawn(move || {
+                    crate::sync::priority::raise_background_priority();
+                    super::purge::purge_loop(sys, w)
+                })
                 .map_err(|e| Error::io("starting purge", e))?;
             engine.purge_workers.lock().push(h);
         }

@@ -24,20 +24,46 @@ pub(crate) fn purge_loop(sys: Arc<TxnSys>, worker: usize) {
     let purger = u64::MAX - worker as u64;
     while !sys.shutting_down.load(Ordering::Acquire) {
         let limit = sys.trx_sys.oldest_view_limit();
-        for log in sys.history.take(limit, BATCH, Duration::from_millis(100)) {
-            if let Err(e) = purge_log(&sys, &log, purger) {
-                if !sys.shutting_down.load(Ordering::Acquire) {
-                    tracing::error!("purge of the undo log of transaction {} failed: {e}", log.trx);
-                    std::thread::sleep(Duration::from_secs(1));
-                }
-                sys.history.give_back(log);
+        let batch = sys.history.take(limit, BATCH, Duration::from_millis(100));
+        let mut done = Vec::with_capacity(batch.len());
+        for log in batch {
+            match purge_records(&sys, &log, purger) {
+                Ok(()) => done.push(log),
+                Err(e) => give_back(&sys, log, e),
+            }
+        }
+        if done.is_empty() {
+            continue;
+        }
+        free_barrier(&sys);
+        for log in done {
+            match sys.rseg.free(&sys.pool, &log) {
+                Ok(()) => sys.history.purged_one(),
+                Err(e) => give_back(&sys, log, e),
             }
         }
     }
 }
 
-/// Purges one log (every view sees its transaction) and frees it.
-pub(crate) fn purge_log(sys: &TxnSys, log: &UndoLogInfo, purger: u64) -> Result<()> {
+fn give_back(sys: &TxnSys, log: UndoLogInfo, e: Error) {
+    if !sys.shutting_down.load(Ordering::Acquire) {
+        tracing::error!("purge of the undo log of transaction {} failed: {e}", log.trx);
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    sys.history.give_back(log);
+}
+
+/// A barrier, not a critical section: walkers of version chains hold
+/// `free_latch` shared and take the purge limit inside it, so once every
+/// walker that began before now has finished, none can reach a log purge
+/// took before the barrier (its transaction is below every limit taken
+/// from now on). One barrier covers a whole batch.
+fn free_barrier(sys: &TxnSys) {
+    drop(sys.free_latch.write());
+}
+
+/// Removes what one log's records made obsolete; the log stays.
+fn purge_records(sys: &TxnSys, log: &UndoLogInfo, purger: u64) -> Result<()> {
     let pool = &sys.pool;
     if log.state == STATE_COMMITTED {
         let ul = UndoLog::reopen(pool, log)?;
@@ -53,12 +79,5 @@ pub(crate) fn purge_log(sys: &TxnSys, log: &UndoLogInfo, purger: u64) -> Result<
             }
         }
     }
-    // A barrier, not a critical section: walkers of version chains hold
-    // `free_latch` shared and take the purge limit inside it, so once every
-    // walker that began before now has finished, none can reach this log
-    // (its transaction is below every limit taken from now on).
-    drop(sys.free_latch.write());
-    sys.rseg.free(pool, log)?;
-    sys.history.purged_one();
     Ok(())
 }

@@ -41,7 +41,8 @@ use crate::space;
 use crate::txn::lock::{LockError, LockKey, LockKind, LockMode, LockSys, TrxLocks};
 use crate::txn::purge::History;
 use crate::txn::record::UndoRec;
-use crate::txn::undo::{self, RollPtr, RollbackSegment, UndoLog, STATE_ROLLED_BACK};
+use crate::txn::rsegs::RollbackSegments;
+use crate::txn::undo::{self, RollPtr, UndoLog, STATE_ROLLED_BACK};
 use crate::txn::view::{ReadView, TrxSys, ViewHandle};
 use crate::txn::{Isolation, TrxId};
 use crate::{Error, Result, SYSTEM_SPACE};
@@ -57,7 +58,7 @@ pub struct TxnSys {
     pub(crate) log: Arc<RedoLog>,
     pub trx_sys: Arc<TrxSys>,
     pub locks: LockSys,
-    pub(crate) rseg: RollbackSegment,
+    pub(crate) rseg: RollbackSegments,
     pub history: History,
     /// Tables by space id (rollback and purge find tables through it).
     tables: RwLock<HashMap<u32, Arc<Table>>>,
@@ -85,7 +86,7 @@ impl TxnSys {
     pub(crate) fn new(
         pool: Arc<BufferPool>,
         log: Arc<RedoLog>,
-        rseg: RollbackSegment,
+        rseg: RollbackSegments,
         id_mark: u64,
         cfg: &crate::EngineConfig,
     ) -> Self {
@@ -138,8 +139,13 @@ impl TxnSys {
     /// (InnoDB sleeps a delay computed from the lag instead; waiting on
     /// the backlog itself bounds it at any number of writers). History an
     /// open read view pins is not counted: purge could not shorten it.
+    ///
+    /// The lag is capped at 1/8 of the buffer pool's pages: every undo log
+    /// in the history holds at least a page, and a history larger than the
+    /// pool can keep is evicted before purge reads it back — purge then
+    /// waits on the disk and falls further behind.
     fn wait_for_purge(&self) {
-        let lag = self.max_purge_lag.load(Ordering::Relaxed) as usize;
+        let lag = (self.max_purge_lag.load(Ordering::Relaxed) as usize).min(self.pool.frames_total() / 8);
         if lag == 0 || self.history.purgeable() <= lag {
             return;
         }
@@ -149,9 +155,7 @@ impl TxnSys {
             0 => self.lock_wait_timeout(),
             us => Duration::from_micros(us),
         };
-        while self.history.purgeable() > lag && start.elapsed() < cap && !self.shutting_down.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        self.history.wait_for_lag(lag, start + cap, &self.shutting_down);
         self.purge_lag_delay_us.add(start.elapsed().as_micros() as u64);
     }
 

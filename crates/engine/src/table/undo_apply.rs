@@ -105,6 +105,12 @@ impl Table {
     /// that no version still needs. `purger` is the id purge locks under.
     pub(crate) fn purge_record(&self, sys: &TxnSys, trx: TrxId, rec: &UndoRec, purger: TrxId) -> Result<()> {
         let Some((_, prow)) = &rec.prev else { return Ok(()) }; // an insert leaves nothing behind
+        if rec.kind == UndoKind::UpdateNoIndexChange {
+            // Every secondary entry of the previous version is also one of
+            // the version this update wrote: a later change that removes
+            // one purges it through its own undo record.
+            return Ok(());
+        }
         let mut locks = TrxLocks::default();
         let key = self.row_lock_key(&rec.key);
         let timeout = std::time::Duration::from_secs(1);

@@ -7,6 +7,7 @@
 pub mod lock;
 pub mod purge;
 pub mod record;
+pub mod rsegs;
 pub mod undo;
 pub mod view;
 

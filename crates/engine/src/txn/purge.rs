@@ -35,6 +35,10 @@ pub struct History {
     /// shorten it anyway) does not slow writers.
     purgeable: AtomicUsize,
     wake: Condvar,
+    /// Writers held by `innodb_max_purge_lag` wait here; `take` wakes
+    /// them when it brings `purgeable` down.
+    lag_mutex: Mutex<()>,
+    lag_wake: Condvar,
     /// Logs purged and freed since startup.
     pub purged: crate::sync::Counter,
 }
@@ -58,6 +62,10 @@ impl History {
         logs.insert(log.trx, log);
         self.len.store(logs.len(), Ordering::Relaxed);
         drop(logs);
+        // Counted as purgeable until the next `take` counts again: a
+        // writer held by the lag must see the history grow even while
+        // every purge worker is busy.
+        self.purgeable.fetch_add(1, Ordering::Relaxed);
         self.wake.notify_one();
     }
 
@@ -87,8 +95,25 @@ impl History {
         }
         self.in_flight.fetch_add(out.len(), Ordering::Relaxed);
         self.len.store(logs.len(), Ordering::Relaxed);
-        self.purgeable.store(logs.range(..limit).take(PURGEABLE_CAP).count(), Ordering::Relaxed);
+        let purgeable = count_below(&logs, limit);
+        drop(logs);
+        let before = self.purgeable.swap(purgeable, Ordering::Relaxed);
+        if purgeable < before {
+            let _g = self.lag_mutex.lock();
+            self.lag_wake.notify_all();
+        }
         out
+    }
+
+    /// Waits while more than `lag` logs are purgeable, until `deadline`
+    /// or `stop` (writers held by `innodb_max_purge_lag`).
+    pub fn wait_for_lag(&self, lag: usize, deadline: std::time::Instant, stop: &std::sync::atomic::AtomicBool) {
+        let mut g = self.lag_mutex.lock();
+        while self.purgeable() > lag && !stop.load(Ordering::Relaxed) {
+            if self.lag_wake.wait_until(&mut g, deadline).timed_out() {
+                return;
+            }
+        }
     }
 
     /// Logs purge could take now (see the field).
@@ -96,8 +121,29 @@ impl History {
         self.purgeable.load(Ordering::Relaxed)
     }
 
-    /// Wakes every waiting worker (shutdown).
+    /// Wakes every waiting worker and writer (shutdown).
     pub fn wake_all(&self) {
         self.wake.notify_all();
+        let _g = self.lag_mutex.lock();
+        self.lag_wake.notify_all();
+    }
+}
+
+/// The number of logs below `limit`, up to `PURGEABLE_CAP`, at the cost of
+/// the smaller side: the logs at or above the limit (transactions a view
+/// still pins) are usually few, the ones below few when a view pins
+/// almost everything.
+fn count_below(logs: &BTreeMap<TrxId, UndoLogInfo>, limit: TrxId) -> usize {
+    let mut below = logs.range(..limit);
+    let mut above = logs.range(limit..);
+    let mut n = 0;
+    loop {
+        if below.next().is_none() {
+            return n.min(PURGEABLE_CAP);
+        }
+        n += 1;
+        if above.next().is_none() {
+            return (logs.len() - logs.range(limit..).count()).min(PURGEABLE_CAP);
+        }
     }
 }

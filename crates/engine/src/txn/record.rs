@@ -12,10 +12,11 @@
 //! Undo record payload (inside the framing of txn/undo.rs):
 //! ```text
 //!  0  u8   kind: 1 insert, 2 update, 3 delete-mark, 4 insert over a
-//!          delete-marked record
+//!          delete-marked record, 5 update that changed no secondary
+//!          index key
 //!  1  u32  space id of the table
 //!  5  u16  key length, then the clustered key
-//!     for kinds 2..4: the previous version: its 14-byte header, then
+//!     for kinds 2..5: the previous version: its 14-byte header, then
 //!     its row (the rest of the record)
 //! ```
 //! Every integer is little-endian.
@@ -84,6 +85,9 @@ pub enum UndoKind {
     /// A delete-marked record was reused by an insert; the record holds
     /// the delete-marked version.
     Revive = 4,
+    /// Like `Update`, but no secondary index key changed: purge has
+    /// nothing to remove (InnoDB's "no ordering field changed").
+    UpdateNoIndexChange = 5,
 }
 
 /// A decoded undo record.
@@ -117,6 +121,7 @@ impl UndoRec {
             2 => UndoKind::Update,
             3 => UndoKind::DeleteMark,
             4 => UndoKind::Revive,
+            5 => UndoKind::UpdateNoIndexChange,
             _ => return None,
         };
         let space = u32::from_le_bytes(b.get(1..5)?.try_into().ok()?);

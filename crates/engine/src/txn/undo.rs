@@ -107,6 +107,8 @@ pub fn max_record(page_size: usize) -> usize {
 
 /// The directory of undo logs.
 pub struct RollbackSegment {
+    /// Its place in the [`RollbackSegments`] (0 when used alone).
+    index: usize,
     page: PageNo,
     slots: usize,
     /// Cached logs (state 4): (slot, first page).
@@ -118,6 +120,8 @@ pub struct RollbackSegment {
 /// An undo log found in the directory or the history list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UndoLogInfo {
+    /// Its rollback segment (index in [`RollbackSegments`]).
+    pub rseg: usize,
     /// Its slot while active or cached; `None` once in the history list.
     pub slot: Option<usize>,
     pub first_page: PageNo,
@@ -137,7 +141,7 @@ impl RollbackSegment {
         });
         mtr.keep(g);
         mtr.commit();
-        Ok(Self { page: no, slots, cache: Default::default(), free_slots: slots.into() })
+        Ok(Self { index: 0, page: no, slots, cache: Default::default(), free_slots: slots.into() })
     }
 
     pub fn open(pool: &BufferPool, page: PageNo) -> Result<Self> {
@@ -151,7 +155,13 @@ impl RollbackSegment {
             return Err(Error::corruption(id, "rollback segment slot count too large"));
         }
         let free = (0..slots).filter(|&s| get_u32(g.data(), RSEG_SLOT0 + 4 * s) == 0).count();
-        Ok(Self { page, slots, cache: Default::default(), free_slots: free.into() })
+        Ok(Self { index: 0, page, slots, cache: Default::default(), free_slots: free.into() })
+    }
+
+    /// This segment as number `index` of a [`super::rsegs::RollbackSegments`].
+    pub fn with_index(mut self, index: usize) -> Self {
+        self.index = index;
+        self
     }
 
     /// Whether [`RollbackSegment::begin`] would find a slot now.
@@ -194,7 +204,13 @@ impl RollbackSegment {
             if page::page_type(h.data()) != Some(PageType::Undo) || !matches!(state, STATE_ACTIVE | STATE_CACHED) {
                 return Err(Error::corruption(h.id(), "a rollback segment slot names no active or cached undo log"));
             }
-            out.push(UndoLogInfo { slot: Some(slot), first_page: first, trx: get_u64(h.data(), U_TRX), state });
+            out.push(UndoLogInfo {
+                rseg: self.index,
+                slot: Some(slot),
+                first_page: first,
+                trx: get_u64(h.data(), U_TRX),
+                state,
+            });
         }
         let mut prev = 0;
         let mut seen = 0;
@@ -209,7 +225,7 @@ impl RollbackSegment {
             {
                 return Err(Error::corruption(h.id(), "the undo history list is broken"));
             }
-            out.push(UndoLogInfo { slot: None, first_page: next, trx: get_u64(p, U_TRX), state });
+            out.push(UndoLogInfo { rseg: self.index, slot: None, first_page: next, trx: get_u64(p, U_TRX), state });
             seen += 1;
             prev = next;
             next = get_u32(p, U_HIST_NEXT);
@@ -226,6 +242,10 @@ impl RollbackSegment {
     pub fn finish(&self, pool: &BufferPool, log: &UndoLog, trx_no: u64, state: u8) -> Result<()> {
         let first = PageId::new(SYSTEM_SPACE, log.first);
         let slot = log.slot.ok_or_else(|| Error::corruption(first, "finishing an undo log that holds no slot"))?;
+        // The pages this mtr latches after the rollback segment page are
+        // read into the pool before (see `free`).
+        let tail = get_u32(pool.fix_shared(self.id())?.data(), RSEG_HIST_LAST);
+        prefetch(pool, &[log.first, tail]);
         let mut mtr = Mtr::new(pool);
         let rseg = mtr.x_latch(self.id())?;
         let me = mtr.x_latch(PageId::new(SYSTEM_SPACE, log.first))?;
@@ -270,8 +290,11 @@ impl RollbackSegment {
             init_undo_page(&mut hdr, trx, 0, true, no);
             mtr.write_held(g, U_TRX, &hdr[U_TRX..U_RECORDS]);
             mtr.commit();
-            return Ok(UndoLog { trx, slot: Some(slot), first: no, last: no });
+            return Ok(UndoLog { rseg: self.index, trx, slot: Some(slot), first: no, last: no });
         }
+        // A new page needs a frame: wait for one before latching the
+        // segment page every commit in this segment needs.
+        pool.wait_for_free_frames();
         let mut mtr = Mtr::new(pool);
         let rseg = mtr.x_latch(self.id())?;
         let slot = (0..self.slots)
@@ -284,7 +307,7 @@ impl RollbackSegment {
         mtr.write_held(rseg, RSEG_SLOT0 + 4 * slot, &no.to_le_bytes());
         mtr.commit();
         self.free_slots.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-        Ok(UndoLog { trx, slot: Some(slot), first: no, last: no })
+        Ok(UndoLog { rseg: self.index, trx, slot: Some(slot), first: no, last: no })
     }
 
     /// Frees a log of the history list once purge no longer needs it; its
@@ -311,7 +334,14 @@ impl RollbackSegment {
             page_no = prev;
         }
         // Then, in one mtr: out of the history list, and into the cache or
-        // freed.
+        // freed. Every commit latches the rollback segment page too: the
+        // pages this mtr needs are read into the pool first, so that no
+        // disk read happens while it is held.
+        let (prev, next) = {
+            let g = pool.fix_shared(PageId::new(SYSTEM_SPACE, log.first_page))?;
+            (get_u32(g.data(), U_HIST_PREV), get_u32(g.data(), U_HIST_NEXT))
+        };
+        prefetch(pool, &[prev, next]);
         let mut mtr = Mtr::new(pool);
         let rseg = mtr.x_latch(self.id())?;
         let me = mtr.x_latch(PageId::new(SYSTEM_SPACE, log.first_page))?;
@@ -373,6 +403,8 @@ fn init_undo_page(p: &mut [u8], trx: TrxId, prev: PageNo, first: bool, no: PageN
 /// A transaction's undo log, open for appending.
 #[derive(Debug)]
 pub struct UndoLog {
+    /// Its rollback segment (index in [`RollbackSegments`]).
+    pub rseg: usize,
     pub trx: TrxId,
     /// Its slot while active (`None` for a finished log reopened by purge).
     pub slot: Option<usize>,
@@ -385,12 +417,12 @@ impl UndoLog {
     pub fn reopen(pool: &BufferPool, info: &UndoLogInfo) -> Result<Self> {
         let g = pool.fix_shared(PageId::new(SYSTEM_SPACE, info.first_page))?;
         let last = get_u32(g.data(), U_LAST);
-        Ok(Self { trx: info.trx, slot: info.slot, first: info.first_page, last })
+        Ok(Self { rseg: info.rseg, trx: info.trx, slot: info.slot, first: info.first_page, last })
     }
 
     /// How the history list names this log once it has finished.
     pub fn info(&self, state: u8) -> UndoLogInfo {
-        UndoLogInfo { slot: None, first_page: self.first, trx: self.trx, state }
+        UndoLogInfo { rseg: self.rseg, slot: None, first_page: self.first, trx: self.trx, state }
     }
 
     /// Appends a record; returns its roll pointer. A record larger than a
@@ -535,6 +567,17 @@ pub fn read(pool: &BufferPool, ptr: RollPtr) -> Result<Vec<u8>> {
             if page_no == 0 {
                 return Err(Error::corruption(id, format!("undo record {ptr:#x} is cut short")));
             }
+        }
+    }
+}
+
+/// Brings undo pages into the buffer pool (page numbers in the system
+/// space; 0 is skipped) so that a later latch on them does no I/O. A page
+/// that cannot be read is left for the caller to meet, with its error.
+fn prefetch(pool: &BufferPool, pages: &[u32]) {
+    for &no in pages {
+        if no != 0 {
+            let _ = pool.fix_shared(PageId::new(SYSTEM_SPACE, no));
         }
     }
 }
