@@ -15,6 +15,8 @@ pub fn engine_status(e: &Engine) -> Vec<(String, String)> {
         ("Innodb_buffer_pool_pages_free", pool.free_frames().to_string()),
         ("Innodb_buffer_pool_wait_free", s.wait_free.get().to_string()),
         ("Innodb_buffer_pool_pages_flushed_by_page_cleaners", s.flushed_by_cleaners.get().to_string()),
+        ("Innodb_buffer_pool_sync_flushes", s.sync_flushes.get().to_string()),
+        ("Innodb_buffer_pool_pages_sync_flushed", s.flushed_sync.get().to_string()),
         ("Innodb_buffer_pool_read_requests", s.requests.get().to_string()),
         ("Innodb_buffer_pool_reads", s.reads.get().to_string()),
         ("Innodb_buffer_pool_pages_flushed", s.writes.get().to_string()),
@@ -27,6 +29,8 @@ pub fn engine_status(e: &Engine) -> Vec<(String, String)> {
         ("Innodb_lsn_last_checkpoint", log.checkpoint_lsn().to_string()),
         ("Innodb_checkpoint_age", log.checkpoint_age().to_string()),
         ("Innodb_redo_log_capacity", log.capacity().to_string()),
+        ("Innodb_log_waits", log.stats.buffer_waits.get().to_string()),
+        ("Innodb_checkpoint_waits", log.stats.checkpoint_waits.get().to_string()),
     ];
     let mut out: Vec<(String, String)> = v.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     if let Some(d) = pool.dblwr() {

@@ -155,6 +155,11 @@ pub struct PoolStats {
     pub wait_free: Counter,
     /// Pages written by the page cleaners.
     pub flushed_by_cleaners: Counter,
+    /// Of those, pages written for a sync flush (the redo log filling
+    /// faster than the pacing wrote).
+    pub flushed_sync: Counter,
+    /// Sync flushes asked for (`Innodb_buffer_pool_sync_flushes`).
+    pub sync_flushes: Counter,
     /// Frames taken from the LRU tail.
     pub evictions: Counter,
     /// Pages moved from the old to the young part.
@@ -182,6 +187,11 @@ pub struct BufferPool {
     pub tuning: page_cleaner::FlushTuning,
     page_cleaners: Mutex<Vec<std::thread::JoinHandle<()>>>,
     cleaners_stopping: AtomicBool,
+    /// A sync flush asked of the cleaners: every page whose oldest change
+    /// is below this LSN, at full speed (0: none).
+    sync_flush_lsn: AtomicU64,
+    /// Signalled by a cleaner after each sync flush round.
+    sync_flush_done: (Mutex<()>, parking_lot::Condvar),
     cleaner_wake: (Mutex<()>, parking_lot::Condvar),
 }
 
@@ -259,6 +269,8 @@ impl BufferPool {
             },
             page_cleaners: Mutex::new(Vec::new()),
             cleaners_stopping: AtomicBool::new(false),
+            sync_flush_lsn: AtomicU64::new(0),
+            sync_flush_done: (Mutex::new(()), parking_lot::Condvar::new()),
             cleaner_wake: (Mutex::new(()), parking_lot::Condvar::new()),
         })
     }

@@ -19,8 +19,15 @@
 //!    `pages`, go through the flush-list doublewrite shards without waiting
 //!    for latches.
 //!
-//! The checkpointer still writes synchronously when the log is half full
-//! (a safety net); with cleaners pacing, it rarely has to.
+//!
+//! Sync flush: when the redo log fills faster than the pacing writes (the
+//! checkpoint age passes half the capacity), the checkpointer asks the
+//! cleaners for every page below an LSN ([`BufferPool::sync_flush`]); they
+//! drop the pacing and write those at full speed, each its own instances,
+//! still in parallel and without a barrier, while the checkpointer waits
+//! for the oldest modification to pass the LSN (InnoDB's
+//! `buf_flush_sync_lsn`). Only with no cleaner running does the caller
+//! write the pages itself.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -157,6 +164,67 @@ impl BufferPool {
         }
     }
 
+    /// Has every page whose oldest change is below `lsn` written by the
+    /// cleaners at full speed, and waits for it (see the module note), up
+    /// to `timeout`; after that, or with no cleaner running, the caller
+    /// writes what is left itself.
+    pub fn sync_flush(&self, lsn: crate::Lsn, timeout: Duration) -> Result<()> {
+        let below = |pool: &Self| pool.oldest_modification().is_some_and(|o| o < lsn);
+        if lsn == 0 || !below(self) {
+            return Ok(());
+        }
+        self.stats.sync_flushes.inc();
+        let running = !self.page_cleaners.lock().is_empty() && !self.cleaners_stopping.load(Ordering::Acquire);
+        if running {
+            self.sync_flush_lsn.fetch_max(lsn, Ordering::AcqRel);
+            self.wake_page_cleaners();
+            let deadline = std::time::Instant::now() + timeout;
+            while below(self) && std::time::Instant::now() < deadline && !self.cleaners_stopping.load(Ordering::Acquire)
+            {
+                let mut g = self.sync_flush_done.0.lock();
+                self.sync_flush_done.1.wait_for(&mut g, Duration::from_millis(10));
+            }
+            let _ = self.sync_flush_lsn.compare_exchange(lsn, 0, Ordering::AcqRel, Ordering::Acquire);
+        }
+        self.flush_older_than(lsn)?;
+        Ok(())
+    }
+
+    /// One cleaner's part of a sync flush: the pages of its instances below
+    /// the asked LSN, batch after batch. Returns the pages written.
+    fn sync_flush_round(&self, me: usize, mine: &[usize], lsn: crate::Lsn) -> usize {
+        let batch = self.dblwr().map_or(64, |d| d.batch_pages());
+        let mut written = 0;
+        for &i in mine {
+            loop {
+                let victims: Vec<u32> = self.instances[i]
+                    .flush_list
+                    .lock()
+                    .by_lsn
+                    .iter()
+                    .take_while(|&&(o, _)| o < lsn)
+                    .take(batch)
+                    .map(|&(_, f)| f)
+                    .collect();
+                if victims.is_empty() || self.cleaners_stopping.load(Ordering::Acquire) {
+                    break;
+                }
+                match self.flush_batch(i, &victims, FlushType::FlushList, false) {
+                    Ok(0) => break, // latched or being written by another: next round
+                    Ok(n) => written += n,
+                    Err(e) => {
+                        tracing::warn!("page cleaner {me}: {e}");
+                        break;
+                    }
+                }
+            }
+        }
+        self.stats.flushed_sync.add(written as u64);
+        let _g = self.sync_flush_done.0.lock();
+        self.sync_flush_done.1.notify_all();
+        written
+    }
+
     /// Wakes the page cleaners for a round now.
     pub fn wake_page_cleaners(&self) {
         let _g = self.cleaner_wake.0.lock();
@@ -170,12 +238,22 @@ impl BufferPool {
         loop {
             {
                 let mut g = self.cleaner_wake.0.lock();
+                let sync = self.sync_flush_lsn.load(Ordering::Acquire) != 0;
                 if !self.cleaners_stopping.load(Ordering::Acquire) {
-                    self.cleaner_wake.1.wait_for(&mut g, Duration::from_secs(1));
+                    // During a sync flush, look again soon for pages that
+                    // were latched or newly dirtied below the LSN.
+                    let wait = if sync { Duration::from_millis(5) } else { Duration::from_secs(1) };
+                    self.cleaner_wake.1.wait_for(&mut g, wait);
                 }
             }
             if self.cleaners_stopping.load(Ordering::Acquire) {
                 return;
+            }
+            let sync_lsn = self.sync_flush_lsn.load(Ordering::Acquire);
+            if sync_lsn != 0 {
+                let written = self.sync_flush_round(me, &mine, sync_lsn);
+                self.stats.flushed_by_cleaners.add(written as u64);
+                continue;
             }
             let Some(log) = self.log().cloned() else { continue };
             let dirty = self.dirty_pages();

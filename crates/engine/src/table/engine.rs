@@ -62,6 +62,9 @@ const SYS_CATALOG_ROOT: usize = 64;
 const SYS_NEXT_SPACE_ID: usize = 68;
 const SYS_NEXT_INDEX_ID: usize = 80;
 const SYS_RSEG_PAGE: usize = 84;
+/// How long a checkpoint waits for the page cleaners' sync flush before
+/// writing what is left itself.
+const SYNC_FLUSH_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 /// The rollback segment directory (`txn/rsegs.rs`); 0 in a data directory
 /// made with one segment.
 const SYS_RSEG_DIR: usize = 88;
@@ -321,7 +324,7 @@ impl Engine {
     /// to the oldest change not yet on disk.
     pub fn checkpoint(&self, flush_below: u64) -> Result<()> {
         let ready = self.log.ready_lsn();
-        self.pool.flush_older_than(flush_below.min(ready))?;
+        self.pool.sync_flush(flush_below.min(ready), SYNC_FLUSH_WAIT)?;
         // The target first, then the sync: a page written after the target
         // was taken is still on a flush list at or above it, and every page
         // written before is covered by the sync.
