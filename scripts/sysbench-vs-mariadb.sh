@@ -5,9 +5,18 @@
 # Usage: scripts/sysbench-vs-mariadb.sh OUTDIR
 # Env:   TABLES=4 ROWS=100000 BP=512M TIME=10 THREADS="1 16 64 256"
 #        TESTS="oltp_point_select oltp_read_only oltp_read_write"
+#        WARMUP=0      seconds of oltp_read_write (16 threads) on each
+#                      server after the load, before the first point
+#        MEM_BP=       when set (e.g. 4G), a second quire with this buffer
+#                      pool (larger than the data: memory-resident) runs
+#                      every point too, and the table shows quire's
+#                      I/O-bound / memory-resident ratio
 #        QUIRE=target/release/quire
-# Prints a markdown table (TPS, or QPS for point_select) with the ratio
-# quire / MariaDB, and keeps every sysbench output under OUTDIR.
+# The servers run one after the other, each alone on the machine. Every
+# run reports once a second (--report-interval=1); the table shows
+# TPS (QPS for point_select), the ratio quire / MariaDB, and per server the
+# seconds with no transaction at all ("stalled") and the lowest one-second
+# throughput. Every sysbench output stays under OUTDIR.
 set -euo pipefail
 out=$(realpath -m "${1:?usage: sysbench-vs-mariadb.sh OUTDIR}")
 here=$(dirname "$(realpath "$0")")
@@ -16,21 +25,30 @@ anchors=${ANCHORS:-$root/../shared/anchors}
 TABLES=${TABLES:-4} ROWS=${ROWS:-100000} BP=${BP:-512M} TIME=${TIME:-10}
 THREADS=${THREADS:-"1 16 64 256"}
 TESTS=${TESTS:-"oltp_point_select oltp_read_only oltp_read_write"}
+WARMUP=${WARMUP:-0} MEM_BP=${MEM_BP:-}
 QUIRE=${QUIRE:-$root/target/release/quire}
 mkdir -p "$out"
 command -v sysbench >/dev/null || { apt-get update -qq && apt-get install -y -qq sysbench mariadb-client mariadb-server >/dev/null; }
 
-BP=$BP "$anchors/start-mariadb.sh" "$out/mariadb" 3307 >"$out/mariadb.start" 2>&1
-trap 'mariadb-admin -S "$out/mariadb/data/mysqld.sock" -uroot shutdown 2>/dev/null || true; kill $qpid 2>/dev/null || true' EXIT
+ports="3307 3308"
+[ -n "$MEM_BP" ] && ports="3307 3308 3309"
+qpid=
+cleanup() {
+  mariadb-admin -S "$out/mariadb/data/mysqld.sock" -uroot shutdown 2>/dev/null || true
+  if [ -n "$qpid" ]; then kill "$qpid" 2>/dev/null || true; wait "$qpid" 2>/dev/null || true; fi
+}
+trap cleanup EXIT
 
-cat >"$out/quire.cnf" <<CNF
+# start_quire NAME PORT BUFFER_POOL
+start_quire() {
+  cat >"$out/$1.cnf" <<CNF
 [mysqld]
-datadir=$out/quire/data
-port=3308
+datadir=$out/$1/data
+port=$2
 bind-address=127.0.0.1
 max_connections=5000
 max_prepared_stmt_count=512000
-innodb_buffer_pool_size=$BP
+innodb_buffer_pool_size=$3
 innodb_redo_log_capacity=1G
 innodb_doublewrite=1
 innodb_flush_log_at_trx_commit=1
@@ -41,36 +59,85 @@ innodb_flush_neighbors=0
 innodb_adaptive_hash_index=0
 performance_schema=OFF
 CNF
-rm -rf "$out/quire"
-"$QUIRE" serve --root-password=root --defaults-file="$out/quire.cnf" >"$out/quire.log" 2>&1 &
-qpid=$!
-for _ in $(seq 60); do mariadb -h127.0.0.1 -P3308 -uroot -proot -e 'select 1' >/dev/null 2>&1 && break; sleep 1; done
-mariadb -h127.0.0.1 -P3308 -uroot -proot -e "CREATE DATABASE sbtest; CREATE USER sbtest IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO sbtest"
+  rm -rf "${out:?}/$1"
+  "$QUIRE" serve --root-password=root --defaults-file="$out/$1.cnf" >"$out/$1.log" 2>&1 &
+  qpid=$!
+  for _ in $(seq 60); do mariadb -h127.0.0.1 -P"$2" -uroot -proot -e 'select 1' >/dev/null 2>&1 && break; sleep 1; done
+  mariadb -h127.0.0.1 -P"$2" -uroot -proot -e "CREATE DATABASE sbtest; CREATE USER sbtest IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO sbtest"
+}
+
+# One server at a time, alone on the machine (an idle server's background
+# flushing and purge would otherwise run under the other's measurement):
+# start, load, warm up, every point, stop.
+start_server() {
+  case $1 in
+    3307) rm -rf "${out:?}/mariadb"; BP=$BP "$anchors/start-mariadb.sh" "$out/mariadb" 3307 >"$out/mariadb.start" 2>&1 ;;
+    3308) start_quire quire 3308 "$BP" ;;
+    3309) start_quire quire-mem 3309 "$MEM_BP" ;;
+  esac
+}
+stop_server() {
+  case $1 in
+    3307) mariadb-admin -S "$out/mariadb/data/mysqld.sock" -uroot shutdown 2>/dev/null || true; rm -rf "${out:?}/mariadb/data" ;;
+    *) kill "$qpid" 2>/dev/null || true; wait "$qpid" 2>/dev/null || true; qpid=; rm -rf "${out:?}/quire" "${out:?}/quire-mem" ;;
+  esac
+}
 
 sb() { sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$1" --mysql-user=sbtest \
   --mysql-password=sbtest --mysql-db=sbtest --tables="$TABLES" --table-size="$ROWS" "${@:2}"; }
-for port in 3307 3308; do
+for port in $ports; do
+  start_server "$port"
   start=$(date +%s)
-  sb $port --threads=4 oltp_read_write prepare >"$out/prepare.$port" 2>&1
+  sb "$port" --threads=4 oltp_read_write prepare >"$out/prepare.$port" 2>&1
   echo "prepare on $port: $(( $(date +%s) - start )) s" >&2
+  if [ "$WARMUP" -gt 0 ]; then
+    sb "$port" --threads=16 --time="$WARMUP" oltp_read_write run >"$out/warmup.$port" 2>&1 || true
+  fi
+  for t in $TESTS; do
+    for n in $THREADS; do
+      sb "$port" --threads="$n" --time="$TIME" --report-interval=1 "$t" run >"$out/$t.$n.$port" 2>&1 || true
+    done
+  done
+  stop_server "$port"
 done
 
-echo "| test | threads | MariaDB | quire | quire / MariaDB |"
-echo "|---|---:|---:|---:|---:|"
+# summary FILE TEST -> "throughput stalled_seconds lowest_second"
+summary() {
+  awk -v qps="$([ "$2" = oltp_point_select ] && echo 1 || echo 0)" '
+    /^\[ *[0-9]+s \]/ {
+      for (i = 1; i <= NF; i++) {
+        if ($i == "tps:") t = $(i + 1) + 0
+        if ($i == "qps:") q = $(i + 1) + 0
+      }
+      v = qps ? q : t; n++
+      if (v == 0) z++
+      if (n == 1 || v < lo) lo = v
+    }
+    /transactions:/ { gsub(/\(/, "", $3); tps = $3 }
+    /queries:/ { gsub(/\(/, "", $3); qs = $3 }
+    END { printf "%s %d %d\n", (qps ? qs : tps) + 0, z + 0, lo + 0 }' "$1"
+}
+
+head="| test | threads | MariaDB | quire | quire / MariaDB | stalled s (M / q) | lowest 1 s (M / q) |"
+sep="|---|---:|---:|---:|---:|---:|---:|"
+if [ -n "$MEM_BP" ]; then
+  head="$head quire mem-resident | I/O-bound / mem |"
+  sep="$sep---:|---:|"
+fi
+echo "$head"
+echo "$sep"
 for t in $TESTS; do
   for n in $THREADS; do
-    declare -A r=()
-    for port in 3307 3308; do
-      f="$out/$t.$n.$port"
-      sb $port --threads="$n" --time="$TIME" "$t" run >"$f" 2>&1 || true
-      if [ "$t" = oltp_point_select ]; then
-        r[$port]=$(awk '/queries:/ {gsub(/\(/,"",$3); print $3}' "$f")
-      else
-        r[$port]=$(awk '/transactions:/ {gsub(/\(/,"",$3); print $3}' "$f")
-      fi
-      r[$port]=${r[$port]:-0}
+    declare -A r=() z=() lo=()
+    for port in $ports; do
+      read -r r[$port] z[$port] lo[$port] < <(summary "$out/$t.$n.$port" "$t")
     done
     ratio=$(awk -v a="${r[3308]}" -v b="${r[3307]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-    echo "| $t | $n | ${r[3307]} | ${r[3308]} | $ratio |"
+    row="| $t | $n | ${r[3307]} | ${r[3308]} | $ratio | ${z[3307]} / ${z[3308]} | ${lo[3307]} / ${lo[3308]} |"
+    if [ -n "$MEM_BP" ]; then
+      mr=$(awk -v a="${r[3308]}" -v b="${r[3309]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+      row="$row ${r[3309]} | $mr |"
+    fi
+    echo "$row"
   done
 done
