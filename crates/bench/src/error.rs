@@ -33,8 +33,20 @@ pub trait Context<T> {
 
 impl<T, E: fmt::Display> Context<T> for std::result::Result<T, E> {
     fn context(self, what: impl FnOnce() -> String) -> Result<T> {
-        self.map_err(|e| Error::new(format!("{}: {e}", what())))
+        self.map_err(|e| Error::new(format!("{}: {}", what(), describe(&e))))
     }
+}
+
+/// An error as a sentence: the `mysql` crate's `MySqlError { ERROR 1238
+/// (HY000): ... }` wrapper becomes `ERROR 1238 (HY000): ...`.
+pub fn describe(e: &impl fmt::Display) -> String {
+    let text = e.to_string();
+    for wrapper in ["MySqlError { ", "DriverError { ", "IoError { ", "CodecError { ", "UrlError { "] {
+        if let Some(inner) = text.strip_prefix(wrapper).and_then(|t| t.strip_suffix(" }")) {
+            return inner.to_string();
+        }
+    }
+    text
 }
 
 /// The MySQL error code of a server error (`None` for I/O and driver
@@ -43,5 +55,16 @@ pub fn server_code(e: &mysql::Error) -> Option<u16> {
     match e {
         mysql::Error::MySqlError(m) => Some(m.code),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn describe_drops_the_client_crates_wrapper() {
+        assert_eq!(describe(&"MySqlError { ERROR 1238 (HY000): read only }"), "ERROR 1238 (HY000): read only");
+        assert_eq!(describe(&"plain words"), "plain words");
     }
 }

@@ -10,6 +10,10 @@
 //!   value the server rounded is noted, and the original value is restored
 //!   after the scenario. `sync_binlog` on a server without a binary log is
 //!   skipped too (it would change nothing).
+//!
+//! Points alternate between targets (quire 1 thread, the other server 1
+//! thread, quire 4 threads ...) with the same random numbers, so that the
+//! ratios of one run are fair on a machine whose load drifts.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -19,7 +23,7 @@ use mysql::prelude::Queryable;
 use crate::driver::prepare::{self, DataSpec};
 use crate::driver::{self, Mix, RunConfig, RunResult};
 use crate::embedded::Embedded;
-use crate::error::{Error, Result};
+use crate::error::{describe, Error, Result};
 use crate::report::{Meta, Note, Point, Report, TargetInfo};
 use crate::scenario::{self, Choices, Phase, Scenario, Setting};
 use crate::target::{ServerInfo, TargetSpec};
@@ -98,7 +102,7 @@ impl Target {
         match conn.query_first::<mysql::Value, _>(format!("SELECT @@global.{var}")) {
             Ok(v) => Ok(v.map(text)),
             Err(e) if crate::error::server_code(&e) == Some(1193) => Ok(None),
-            Err(e) => Err(Error::new(format!("{}: SELECT @@global.{var}: {e}", self.label))),
+            Err(e) => Err(Error::new(format!("{}: SELECT @@global.{var}: {}", self.label, describe(&e)))),
         }
     }
 
@@ -131,7 +135,7 @@ impl Target {
             self.saved.push((var.to_string(), before));
         }
         if let Err(e) = conn.query_drop(format!("SET GLOBAL {var} = {}", sql_value(&s.value))) {
-            return Ok(Some(format!("could not change {var} to {}: {e}", s.value)));
+            return Ok(Some(format!("could not change {var} to {}: {}", s.value, describe(&e))));
         }
         if var == "innodb_buffer_pool_size" {
             wait_for_resize(&mut conn);
@@ -250,51 +254,59 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
         o.scenarios.iter().map(|s| (*s, scenario::phases(*s, &o.choices, data_bytes))).collect();
     let total: usize = plans.iter().flat_map(|(_, ps)| ps.iter().map(|p| p.runs.len())).sum::<usize>() * targets.len();
     let mut done = 0;
+    let mut run_no = 0u64;
     for (sc, phases) in &plans {
         for phase in phases {
-            for t in targets.iter_mut() {
-                let label = t.label.clone();
-                let note = |text: String| Note {
-                    target: label.clone(),
-                    scenario: phase.scenario.to_string(),
-                    setting: phase.setting.as_ref().map(|s| format!("{}={}", s.variable, s.label)),
-                    text,
-                };
-                if let Some(s) = &phase.setting {
+            let setting = phase.setting.as_ref().map(|s| format!("{}={}", s.variable, s.label));
+            let note = |target: &str, text: String| Note {
+                target: target.to_string(),
+                scenario: phase.scenario.to_string(),
+                setting: setting.clone(),
+                text,
+            };
+            // 1. The phase's setting on every target, or why not.
+            let mut active = vec![true; targets.len()];
+            if let Some(s) = &phase.setting {
+                for (i, t) in targets.iter_mut().enumerate() {
                     let mut soft = Vec::new();
-                    match t.apply(s, &mut soft)? {
-                        Some(reason) => {
-                            eprintln!("quire bench: {} {}={}: {reason}", t.label, s.variable, s.label);
-                            // "not available" holds for every value: said once.
-                            let again = notes.iter().any(|n: &Note| {
-                                n.target == t.label && n.scenario == phase.scenario && n.text == reason
-                            });
-                            if !again {
-                                let mut n = note(reason.clone());
-                                if reason.starts_with("not available") {
-                                    n.setting = None;
-                                }
-                                notes.push(n);
-                            }
-                            done += phase.runs.len();
-                            continue;
-                        }
-                        None => notes.extend(soft.into_iter().map(note)),
-                    }
-                    prepare::prewarm(&t.spec, o.data.tables)?;
-                }
-                for r in &phase.runs {
-                    done += 1;
-                    let cfg = RunConfig {
-                        workload: r.workload,
-                        threads: r.threads,
-                        duration: r.duration,
-                        events: o.events,
-                        tables: o.data.tables,
-                        table_size: o.data.table_size,
-                        mix: o.mix,
-                        seed: o.seed.wrapping_mul(1_000_003).wrapping_add(done as u64),
+                    let Some(reason) = t.apply(s, &mut soft)? else {
+                        notes.extend(soft.into_iter().map(|text| note(&t.label, text)));
+                        prepare::prewarm(&t.spec, o.data.tables)?;
+                        continue;
                     };
+                    eprintln!("quire bench: {} {}={}: {reason}", t.label, s.variable, s.label);
+                    active[i] = false;
+                    done += phase.runs.len();
+                    // "not available" holds for every value: said once.
+                    let again = notes
+                        .iter()
+                        .any(|n: &Note| n.target == t.label && n.scenario == phase.scenario && n.text == reason);
+                    if !again {
+                        let mut n = note(&t.label, reason.clone());
+                        if reason.starts_with("not available") {
+                            n.setting = None;
+                        }
+                        notes.push(n);
+                    }
+                }
+            }
+            // 2. Each run on every target in turn, with the same random
+            //    numbers, so that noise drifting on a shared machine falls
+            //    on all targets alike.
+            for r in &phase.runs {
+                run_no += 1;
+                let cfg = RunConfig {
+                    workload: r.workload,
+                    threads: r.threads,
+                    duration: r.duration,
+                    events: o.events,
+                    tables: o.data.tables,
+                    table_size: o.data.table_size,
+                    mix: o.mix,
+                    seed: o.seed.wrapping_mul(1_000_003).wrapping_add(run_no),
+                };
+                for t in targets.iter().zip(&active).filter(|(_, a)| **a).map(|(t, _)| t) {
+                    done += 1;
                     let res = match o.driver {
                         DriverKind::Builtin => driver::run(&t.spec, &cfg),
                         DriverKind::Sysbench => crate::sysbench::run(&t.spec, &cfg),
@@ -307,7 +319,7 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
                         Err(e) => {
                             eprintln!("[{done:>3}/{total}] FAILED: {e}");
                             failed += 1;
-                            notes.push(note(format!("failed at {} threads: {e}", r.threads)));
+                            notes.push(note(&t.label, format!("failed at {} threads: {e}", r.threads)));
                         }
                     }
                 }

@@ -113,17 +113,17 @@ impl TargetSpec {
         use mysql::DriverError::{ConnectTimeout, CouldNotConnect};
         const UNREACHABLE: &str = " (is the server running and listening there?)";
         let (cause, hint) = match e {
-            mysql::Error::MySqlError(m) if m.code == 1045 => (e.to_string(), " (wrong user or password)"),
+            mysql::Error::MySqlError(m) if m.code == 1045 => (m.to_string(), " (wrong user or password)"),
             mysql::Error::MySqlError(m) if m.code == 1049 => {
-                (e.to_string(), " (create the database first, or name another)")
+                (m.to_string(), " (create the database first, or name another)")
             }
-            mysql::Error::MySqlError(m) if m.code == 1040 => (e.to_string(), " (raise the server's max_connections)"),
+            mysql::Error::MySqlError(m) if m.code == 1040 => (m.to_string(), " (raise the server's max_connections)"),
             mysql::Error::DriverError(CouldNotConnect(Some((_, desc, _)))) => (desc.clone(), UNREACHABLE),
             mysql::Error::DriverError(ConnectTimeout) => {
                 (format!("no answer within {} s", CONNECT_TIMEOUT.as_secs()), UNREACHABLE)
             }
             mysql::Error::IoError(io) => (io.to_string(), UNREACHABLE),
-            _ => (e.to_string(), ""),
+            _ => (crate::error::describe(e), ""),
         };
         Error::new(format!("cannot connect to {} (target {}): {cause}{hint}", self.display(), self.name()))
     }
@@ -141,8 +141,9 @@ pub struct ServerInfo {
 impl ServerInfo {
     /// Asks the server over `conn`.
     pub fn query(conn: &mut Conn) -> Result<ServerInfo> {
-        let version: Option<String> =
-            conn.query_first("SELECT VERSION()").map_err(|e| Error::new(format!("SELECT VERSION(): {e}")))?;
+        let version: Option<String> = conn
+            .query_first("SELECT VERSION()")
+            .map_err(|e| Error::new(format!("SELECT VERSION(): {}", crate::error::describe(&e))))?;
         let comment: Option<String> = conn.query_first("SELECT @@version_comment").unwrap_or(None);
         Ok(ServerInfo { version: version.unwrap_or_default(), comment: comment.unwrap_or_default() })
     }

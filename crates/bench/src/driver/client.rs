@@ -77,7 +77,9 @@ impl Client {
         let cache = kinds.len() * tables as usize + 8;
         let mut conn = spec.connect(true, cache)?;
         let prep = |conn: &mut Conn, text: String| -> Result<Statement> {
-            conn.prep(&text).map_err(|e| crate::Error::new(format!("{}: cannot prepare '{text}': {e}", spec.name())))
+            conn.prep(&text).map_err(|e| {
+                crate::Error::new(format!("{}: cannot prepare '{text}': {}", spec.name(), crate::error::describe(&e)))
+            })
         };
         let (begin, commit) = if workload.transactional() {
             (Some(prep(&mut conn, sql(Kind::Begin, 0))?), Some(prep(&mut conn, sql(Kind::Commit, 0))?))

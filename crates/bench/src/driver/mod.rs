@@ -225,7 +225,7 @@ fn client_thread(i: usize, spec: &TargetSpec, cfg: &RunConfig, shared: &Shared) 
                         spec.name(),
                         cfg.threads,
                         e.sql,
-                        e.error
+                        crate::error::describe(&e.error)
                     )));
                 }
             }

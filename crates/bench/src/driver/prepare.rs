@@ -15,7 +15,7 @@ use mysql::prelude::Queryable;
 use mysql::Conn;
 
 use super::rand::{SbRand, C_TEMPLATE, PAD_TEMPLATE};
-use crate::error::{Context, Error, Result};
+use crate::error::{describe, Context, Error, Result};
 use crate::target::TargetSpec;
 
 /// Rows per multi-row INSERT (about 190 KB of SQL).
@@ -44,9 +44,9 @@ pub fn prepare(spec: &TargetSpec, data: DataSpec, threads: u32, progress: bool) 
     let db = &spec.database;
     if let Err(e) = admin.query_drop(format!("CREATE DATABASE IF NOT EXISTS `{db}`")) {
         // A user without CREATE may still own an existing database.
-        admin
-            .query_drop(format!("USE `{db}`"))
-            .map_err(|_| Error::new(format!("{}: cannot create or use database '{db}': {e}", spec.name())))?;
+        admin.query_drop(format!("USE `{db}`")).map_err(|_| {
+            Error::new(format!("{}: cannot create or use database '{db}': {}", spec.name(), describe(&e)))
+        })?;
     }
     drop(admin);
     let total = u64::from(data.tables) * u64::from(data.table_size);
@@ -131,6 +131,7 @@ pub fn check_tables(spec: &TargetSpec, tables: u32) -> Result<()> {
     let mut conn = spec.connect(true, 4)?;
     for n in 1..=tables {
         conn.query_drop(format!("SELECT id FROM sbtest{n} WHERE id = 1")).map_err(|e| {
+            let e = describe(&e);
             Error::new(format!("{}: table sbtest{n} is not usable ({e}); run without --skip-prepare", spec.name()))
         })?;
     }

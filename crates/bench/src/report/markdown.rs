@@ -139,7 +139,7 @@ fn table(o: &mut String, points: &[&Point], labels: &[String]) {
         let _ = write!(head, " {l} p95 ms |");
         rule.push_str("---:|");
     }
-    head.push_str(" errors |");
+    head.push_str(" retried errors |");
     rule.push_str("---:|");
     let _ = writeln!(o, "{head}\n{rule}");
     let mut rows: Vec<(String, u32)> = Vec::new();
