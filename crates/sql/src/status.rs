@@ -35,6 +35,7 @@ pub fn engine_status(e: &Engine) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = v.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     if let Some(d) = pool.dblwr() {
         out.push(("Innodb_dblwr_writes".into(), d.stats.batches.get().to_string()));
+        out.push(("Innodb_dblwr_pages_written".into(), d.stats.pages.get().to_string()));
     }
     out
 }
