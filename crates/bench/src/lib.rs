@@ -93,7 +93,8 @@ pub struct Args {
     /// Seconds of the TPS-over-time run (default 30).
     #[arg(long)]
     pub timeline_time: Option<u64>,
-    /// Use the tables already on the targets instead of loading them.
+    /// Use the tables already on the --target servers instead of loading
+    /// them (the embedded quire is always loaded).
     #[arg(long)]
     pub skip_prepare: bool,
     /// Tables loaded in parallel.

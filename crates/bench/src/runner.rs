@@ -239,7 +239,8 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
         );
     }
     for t in &targets {
-        if o.skip_prepare {
+        // The embedded quire starts empty: it is always loaded.
+        if o.skip_prepare && matches!(t.kind, Kind::External) {
             prepare::check_tables(&t.spec, o.data.tables)?;
         } else {
             eprintln!("quire bench: loading {} tables x {} rows into {}", o.data.tables, o.data.table_size, t.label);
