@@ -82,6 +82,9 @@ pub struct TxnSys {
     pub(crate) shutting_down: AtomicBool,
 }
 
+/// The smallest cap `TxnSys::wait_for_purge` puts on the purge lag.
+const MIN_LAG_CAP: usize = 64;
+
 impl TxnSys {
     pub(crate) fn new(
         pool: Arc<BufferPool>,
@@ -140,12 +143,13 @@ impl TxnSys {
     /// the backlog itself bounds it at any number of writers). History an
     /// open read view pins is not counted: purge could not shorten it.
     ///
-    /// The lag is capped at 1/8 of the buffer pool's pages: every undo log
+    /// The lag is capped at 1/8 of the buffer pool's pages (at least
+    /// `MIN_LAG_CAP`, for toy pools): every undo log
     /// in the history holds at least a page, and a history larger than the
     /// pool can keep is evicted before purge reads it back — purge then
     /// waits on the disk and falls further behind.
     fn wait_for_purge(&self) {
-        let lag = (self.max_purge_lag.load(Ordering::Relaxed) as usize).min(self.pool.frames_total() / 8);
+        let lag = (self.max_purge_lag.load(Ordering::Relaxed) as usize).min((self.pool.frames_total() / 8).max(MIN_LAG_CAP));
         if lag == 0 || self.history.purgeable() <= lag {
             return;
         }
