@@ -85,6 +85,7 @@ pub struct TxnSys {
 /// The smallest cap `TxnSys::wait_for_purge` puts on the purge lag.
 const MIN_LAG_CAP: usize = 64;
 
+
 impl TxnSys {
     pub(crate) fn new(
         pool: Arc<BufferPool>,
@@ -138,9 +139,14 @@ impl TxnSys {
 
     /// Holds a transaction about to write while purge is behind: while
     /// more than `innodb_max_purge_lag` undo logs are purgeable, wait for
-    /// purge to bring them down, up to `innodb_max_purge_lag_delay`
-    /// (InnoDB sleeps a delay computed from the lag instead; waiting on
-    /// the backlog itself bounds it at any number of writers). History an
+    /// purge to bring them down, at most a time set by the measured purge
+    /// rate, the number of writers held and the excess over the lag (see
+    /// the body), and never more than `innodb_max_purge_lag_delay`. The
+    /// admission rate then follows purge's (InnoDB's delay grows with the
+    /// ratio, blind to the rate); a backlog just over the lag — such as
+    /// the one the read views of a burst of read-write transactions leave
+    /// when they close — slows a lone writer by a fraction of a
+    /// millisecond instead of stopping it for the whole cap. History an
     /// open read view pins is not counted: purge could not shorten it.
     ///
     /// The lag is capped at 1/8 of the buffer pool's pages (at least
@@ -159,7 +165,17 @@ impl TxnSys {
             0 => self.lock_wait_timeout(),
             us => Duration::from_micros(us),
         };
-        self.history.wait_for_lag(lag, start + cap, &self.shutting_down);
+        // Writers get through at purge's pace, a little slower the further
+        // the backlog is over the lag: each of the W writers held waits
+        // W / rate (then W of them add W logs while purge frees as many),
+        // times (1 + excess). One writer behind a burst's backlog waits
+        // well under a millisecond per transaction; a thousand wait as
+        // long as purge needs for their logs.
+        let excess = self.history.purgeable().saturating_sub(lag) as f64 / lag as f64;
+        let writers = (self.history.lag_waiters() + 1) as f64;
+        let rate = self.history.purge_rate().max(1.0);
+        let delay = Duration::from_secs_f64(writers / rate * (1.0 + excess)).clamp(Duration::from_micros(100), cap);
+        self.history.wait_for_lag(lag, start + delay, &self.shutting_down);
         self.purge_lag_delay_us.add(start.elapsed().as_micros() as u64);
     }
 

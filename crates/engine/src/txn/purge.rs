@@ -22,7 +22,6 @@ use super::TrxId;
 /// `History::purgeable` counts up to this many.
 const PURGEABLE_CAP: usize = 1 << 20;
 
-#[derive(Default)]
 pub struct History {
     logs: Mutex<BTreeMap<TrxId, UndoLogInfo>>,
     /// `logs.len()`, readable without the mutex (every write checks it).
@@ -39,6 +38,12 @@ pub struct History {
     /// them when it brings `purgeable` down.
     lag_mutex: Mutex<()>,
     lag_wake: Condvar,
+    /// Logs freed since startup (what `purge_rate` measures).
+    freed: std::sync::atomic::AtomicU64,
+    /// `purge_rate`'s last sample: when, `freed` then, the rate.
+    rate: Mutex<(std::time::Instant, u64, f64)>,
+    /// Writers waiting in `wait_for_lag`.
+    lag_waiters: AtomicUsize,
     /// Logs purged and freed since startup.
     pub purged: crate::sync::Counter,
 }
@@ -48,6 +53,25 @@ impl History {
     pub fn purged_one(&self) {
         self.in_flight.fetch_sub(1, Ordering::Relaxed);
         self.purged.inc();
+        self.freed.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Logs freed per second, measured over the last 100 ms or more (an
+    /// estimate refreshed by whoever asks).
+    pub fn purge_rate(&self) -> f64 {
+        let now = std::time::Instant::now();
+        let freed = self.freed.load(Ordering::Relaxed);
+        let mut r = self.rate.lock();
+        let (at, then, rate) = *r;
+        let dt = now.duration_since(at).as_secs_f64();
+        if dt >= 0.1 {
+            let fresh = (freed - then) as f64 / dt;
+            // The first sample, or half the old and half the new.
+            let rate = if then == 0 && rate == 0.0 { fresh } else { (rate + fresh) / 2.0 };
+            *r = (now, freed, rate);
+            return rate;
+        }
+        rate
     }
 
     /// Gives back a log taken by `take` that could not be purged.
@@ -108,6 +132,8 @@ impl History {
     /// Waits while more than `lag` logs are purgeable, until `deadline`
     /// or `stop` (writers held by `innodb_max_purge_lag`).
     pub fn wait_for_lag(&self, lag: usize, deadline: std::time::Instant, stop: &std::sync::atomic::AtomicBool) {
+        self.lag_waiters.fetch_add(1, Ordering::Relaxed);
+        let _count = LagWaiter(&self.lag_waiters);
         let mut g = self.lag_mutex.lock();
         while self.purgeable() > lag && !stop.load(Ordering::Relaxed) {
             if self.lag_wake.wait_until(&mut g, deadline).timed_out() {
@@ -121,11 +147,43 @@ impl History {
         self.purgeable.load(Ordering::Relaxed)
     }
 
+    /// Writers waiting for the purge lag now.
+    pub fn lag_waiters(&self) -> usize {
+        self.lag_waiters.load(Ordering::Relaxed)
+    }
+
     /// Wakes every waiting worker and writer (shutdown).
     pub fn wake_all(&self) {
         self.wake.notify_all();
         let _g = self.lag_mutex.lock();
         self.lag_wake.notify_all();
+    }
+}
+
+impl Default for History {
+    fn default() -> Self {
+        Self {
+            logs: Default::default(),
+            len: Default::default(),
+            in_flight: Default::default(),
+            purgeable: Default::default(),
+            wake: Default::default(),
+            lag_mutex: Default::default(),
+            lag_wake: Default::default(),
+            freed: Default::default(),
+            rate: Mutex::new((std::time::Instant::now(), 0, 0.0)),
+            lag_waiters: Default::default(),
+            purged: Default::default(),
+        }
+    }
+}
+
+/// Counts a writer out of `lag_waiters` however its wait ends.
+struct LagWaiter<'a>(&'a AtomicUsize);
+
+impl Drop for LagWaiter<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
