@@ -394,3 +394,34 @@ fn privileges_index_bounds_and_collations_hold() {
     drop((root, u1));
     s.shutdown().unwrap();
 }
+
+#[test]
+fn max_prepared_stmt_count_bounds_statements_across_connections() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path());
+    let open = |s: &Server| Conn::new(opts(s, "root", "rootpw", None).stmt_cache_size(Some(0))).expect("connect");
+    let (mut a, mut b) = (open(&s), open(&s));
+    a.query_drop("SET GLOBAL max_prepared_stmt_count = 3").unwrap();
+    let count = |c: &mut Conn| -> u64 {
+        let r: Option<(String, u64)> = c.query_first("SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'").unwrap();
+        r.expect("the status row").1
+    };
+    let a1 = a.prep("SELECT 1").unwrap();
+    let _a2 = a.prep("SELECT 2").unwrap();
+    let _b1 = b.prep("SELECT 3").unwrap();
+    assert_eq!(count(&mut b), 3, "the count is server-wide");
+    assert_eq!(code(b.prep("SELECT 4").unwrap_err()), 1461, "the limit is server-wide, not per connection");
+    a.close(a1).unwrap();
+    let _b2 = b.prep("SELECT 4").unwrap();
+    // A connection that goes away gives its statements back.
+    drop(a);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while count(&mut b) != 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(count(&mut b), 2);
+    let _b3 = b.prep("SELECT 5").unwrap();
+    b.query_drop("SET GLOBAL max_prepared_stmt_count = 16382").unwrap();
+    drop(b);
+    s.shutdown().unwrap();
+}

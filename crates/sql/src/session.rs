@@ -53,6 +53,9 @@ pub struct Shared {
 /// Counters for SHOW STATUS.
 #[derive(Default)]
 pub struct Stats {
+    /// Prepared statements open in all sessions (`Prepared_stmt_count`;
+    /// `max_prepared_stmt_count` bounds it, server-wide as in MySQL).
+    pub prepared_stmt_count: AtomicU64,
     pub questions: AtomicU64,
     pub com_select: AtomicU64,
     pub com_insert: AtomicU64,
@@ -408,7 +411,7 @@ impl Session {
     /// COM_RESET_CONNECTION.
     pub fn reset(&mut self) {
         let _ = self.rollback();
-        self.prepared.clear();
+        self.close_all_prepared();
         self.vars = self.shared.sysvars.session_defaults();
         self.user_vars.clear();
         self.last_insert_id = 0;
@@ -543,7 +546,9 @@ impl Session {
         self.shared.stats.com_stmt_prepare.fetch_add(1, Ordering::Relaxed);
         let c = self.compile_one(sql)?;
         let max = self.shared.sysvars.global("max_prepared_stmt_count").and_then(|v| v.as_u64()).unwrap_or(16382);
-        if self.prepared.len() as u64 >= max {
+        let open = &self.shared.stats.prepared_stmt_count;
+        if open.fetch_add(1, Ordering::AcqRel) >= max {
+            open.fetch_sub(1, Ordering::AcqRel);
             return Err(SqlError::new(
                 1461,
                 "42000",
@@ -583,7 +588,16 @@ impl Session {
     }
 
     pub fn close_prepared(&mut self, id: u32) {
-        self.prepared.remove(&id);
+        if self.prepared.remove(&id).is_some() {
+            self.shared.stats.prepared_stmt_count.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// Closes every prepared statement of the session.
+    fn close_all_prepared(&mut self) {
+        let n = self.prepared.len() as u64;
+        self.prepared.clear();
+        self.shared.stats.prepared_stmt_count.fetch_sub(n, Ordering::AcqRel);
     }
 
     /// Runs a data statement in the session's transaction (or its own).
@@ -931,6 +945,7 @@ fn level(l: &ast::TransactionIsolationLevel) -> Isolation {
 impl Drop for Session {
     fn drop(&mut self) {
         let _ = self.rollback();
+        self.close_all_prepared();
     }
 }
 

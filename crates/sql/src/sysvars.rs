@@ -661,7 +661,7 @@ pub static VARS: &[VarDef] = &[
     def("max_connections", G, DYN, uint(1, 100_000), "151", USED),
     def("max_execution_time", B, DYN, uint(0, U32), "0", COMPAT),
     def("max_heap_table_size", B, DYN, uint(16384, U64), "16777216", COMPAT),
-    def("max_prepared_stmt_count", G, DYN, uint(0, 4_194_304), "16382", COMPAT),
+    def("max_prepared_stmt_count", G, DYN, uint(0, 4_194_304), "16382", USED),
     def("max_sort_length", B, DYN, uint(4, 8_388_608), "1024", COMPAT),
     def("max_user_connections", B, DYN, uint(0, U32), "0", COMPAT),
     def("myisam_sort_buffer_size", B, DYN, uint(4096, U64), "8388608", COMPAT),
