@@ -85,7 +85,6 @@ pub struct TxnSys {
 /// The smallest cap `TxnSys::wait_for_purge` puts on the purge lag.
 const MIN_LAG_CAP: usize = 64;
 
-
 impl TxnSys {
     pub(crate) fn new(
         pool: Arc<BufferPool>,
@@ -155,7 +154,8 @@ impl TxnSys {
     /// pool can keep is evicted before purge reads it back — purge then
     /// waits on the disk and falls further behind.
     fn wait_for_purge(&self) {
-        let lag = (self.max_purge_lag.load(Ordering::Relaxed) as usize).min((self.pool.frames_total() / 8).max(MIN_LAG_CAP));
+        let lag =
+            (self.max_purge_lag.load(Ordering::Relaxed) as usize).min((self.pool.frames_total() / 8).max(MIN_LAG_CAP));
         if lag == 0 || self.history.purgeable() <= lag {
             return;
         }
