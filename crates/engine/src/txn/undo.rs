@@ -112,9 +112,36 @@ pub struct RollbackSegment {
     page: PageNo,
     slots: usize,
     /// Cached logs (state 4): (slot, first page).
-    cache: parking_lot::Mutex<Vec<(usize, PageNo)>>,
+    cache: LogCache,
     /// Slots holding no log.
     free_slots: std::sync::atomic::AtomicUsize,
+}
+
+/// Cached logs (slot, first page), with their number readable without the
+/// lock (every new transaction asks, in each segment it looks at).
+#[derive(Default)]
+struct LogCache {
+    logs: parking_lot::Mutex<Vec<(usize, PageNo)>>,
+    len: std::sync::atomic::AtomicUsize,
+}
+
+impl LogCache {
+    fn push(&self, log: (usize, PageNo)) {
+        let mut v = self.logs.lock();
+        v.push(log);
+        self.len.store(v.len(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn pop(&self) -> Option<(usize, PageNo)> {
+        let mut v = self.logs.lock();
+        let log = v.pop();
+        self.len.store(v.len(), std::sync::atomic::Ordering::Relaxed);
+        log
+    }
+
+    fn len(&self) -> usize {
+        self.len.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 /// An undo log found in the directory or the history list.
@@ -166,19 +193,19 @@ impl RollbackSegment {
 
     /// Whether [`RollbackSegment::begin`] would find a slot now.
     pub fn available(&self) -> bool {
-        self.free_slots.load(std::sync::atomic::Ordering::Relaxed) > 0 || !self.cache.lock().is_empty()
+        self.free_slots.load(std::sync::atomic::Ordering::Relaxed) > 0 || self.cache.len() > 0
     }
 
     /// Takes back a cached log found at startup.
     pub fn recache(&self, log: &UndoLogInfo) {
         if let Some(slot) = log.slot {
-            self.cache.lock().push((slot, log.first_page));
+            self.cache.push((slot, log.first_page));
         }
     }
 
     /// Cached logs ready for reuse.
     pub fn cached(&self) -> usize {
-        self.cache.lock().len()
+        self.cache.len()
     }
 
     pub fn page(&self) -> PageNo {
@@ -275,13 +302,13 @@ impl RollbackSegment {
     /// Starts the undo log of transaction `trx`. Fails if every slot is
     /// taken (too many transactions with uncommitted or unpurged undo).
     pub fn begin(&self, pool: &BufferPool, trx: TrxId) -> Result<UndoLog> {
-        let cached = self.cache.lock().pop();
+        let cached = self.cache.pop();
         if let Some((slot, no)) = cached {
             let mut mtr = Mtr::new(pool);
             let g = match mtr.x_latch(PageId::new(SYSTEM_SPACE, no)) {
                 Ok(g) => g,
                 Err(e) => {
-                    self.cache.lock().push((slot, no));
+                    self.cache.push((slot, no));
                     return Err(e);
                 }
             };
@@ -363,7 +390,7 @@ impl RollbackSegment {
         }
         let len = get_u32(mtr.page(rseg).data(), RSEG_HIST_LEN);
         mtr.write_held(rseg, RSEG_HIST_LEN, &len.saturating_sub(1).to_le_bytes());
-        let slot = if self.cache.lock().len() < CACHE_MAX {
+        let slot = if self.cache.len() < CACHE_MAX {
             (0..self.slots).find(|&s| get_u32(mtr.page(rseg).data(), RSEG_SLOT0 + 4 * s) == 0)
         } else {
             None
@@ -377,7 +404,7 @@ impl RollbackSegment {
                 mtr.write_held(rseg, RSEG_SLOT0 + 4 * slot, &log.first_page.to_le_bytes());
                 self.free_slots.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
                 mtr.commit();
-                self.cache.lock().push((slot, log.first_page));
+                self.cache.push((slot, log.first_page));
             }
             None => {
                 let id = PageId::new(SYSTEM_SPACE, log.first_page);
