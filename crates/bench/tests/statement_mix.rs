@@ -70,18 +70,9 @@ fn the_driver_and_sysbench_move_the_servers_counters_alike() {
     ];
     let e = Embedded::start(Some(tmp.path()), opts, 20).expect("embedded quire starts");
     prepare::prepare(e.spec(), DATA, 2, false).expect("tables load");
-    // oltp_delete last: it empties rows the others use.
-    let workloads = [
-        Workload::PointSelect,
-        Workload::ReadOnly,
-        Workload::ReadWrite,
-        Workload::WriteOnly,
-        Workload::UpdateIndex,
-        Workload::UpdateNonIndex,
-        Workload::Insert,
-        Workload::Delete,
-    ];
-    for w in workloads {
+    // `Workload::ALL` ends with oltp_delete: it empties rows the others use.
+    assert_eq!(Workload::ALL.last(), Some(&Workload::Delete));
+    for w in Workload::ALL {
         let cfg = RunConfig {
             workload: w,
             threads: 1,
