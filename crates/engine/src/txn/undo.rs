@@ -269,10 +269,12 @@ impl RollbackSegment {
     pub fn finish(&self, pool: &BufferPool, log: &UndoLog, trx_no: u64, state: u8) -> Result<()> {
         let first = PageId::new(SYSTEM_SPACE, log.first);
         let slot = log.slot.ok_or_else(|| Error::corruption(first, "finishing an undo log that holds no slot"))?;
-        // The pages this mtr latches after the rollback segment page are
-        // read into the pool before (see `free`).
-        let tail = get_u32(pool.fix_shared(self.id())?.data(), RSEG_HIST_LAST);
-        prefetch(pool, &[log.first, tail]);
+        // This log's first page is read into the pool before the segment
+        // latch (see `free`). The history's tail, the last log committed
+        // in this segment, is not looked up first: that would fix the
+        // segment page on every commit, and the tail was written moments
+        // ago.
+        prefetch(pool, &[log.first]);
         let mut mtr = Mtr::new(pool);
         let rseg = mtr.x_latch(self.id())?;
         let me = mtr.x_latch(PageId::new(SYSTEM_SPACE, log.first))?;
