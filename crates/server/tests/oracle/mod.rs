@@ -1,0 +1,249 @@
+//! The oracle: a throw-away MariaDB started by the test itself, and a quire
+//! server beside it, so that a test can run the same statements on both and
+//! demand the same answers (results, error codes, affected rows, warnings).
+//!
+//! MariaDB listens on a Unix socket only (no port to collide on), in a
+//! temporary data directory; it is started once per test binary and
+//! stopped when the binary exits (a watchdog shell kills it when the test
+//! process is gone, whatever way it ended). `mariadbd` comes from Debian's
+//! `mariadb-server` package, which `.ci/run` installs; without it the test
+//! fails and says so.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use mysql::prelude::Queryable;
+use mysql::{Conn, OptsBuilder, Row, Value};
+use quire_server::config;
+use quire_server::serve::Server;
+
+pub const QUIRE_ROOT_PASSWORD: &str = "rootpw";
+
+/// A running MariaDB for this test binary.
+pub struct MariaDb {
+    pub socket: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn mariadbd_path() -> PathBuf {
+    for p in ["/usr/sbin/mariadbd", "/usr/bin/mariadbd", "/usr/local/sbin/mariadbd"] {
+        if Path::new(p).exists() {
+            return PathBuf::from(p);
+        }
+    }
+    panic!("mariadbd not found: install Debian's mariadb-server (.ci/run does) to run the MariaDB comparison tests");
+}
+
+impl MariaDb {
+    /// The binary's shared MariaDB, started on first use.
+    pub fn get() -> &'static MariaDb {
+        static M: OnceLock<MariaDb> = OnceLock::new();
+        M.get_or_init(MariaDb::start)
+    }
+
+    fn start() -> MariaDb {
+        let mariadbd = mariadbd_path();
+        let dir = tempfile::Builder::new().prefix("quire-oracle-").tempdir().expect("tempdir");
+        let data = dir.path().join("data");
+        let socket = dir.path().join("mysqld.sock");
+        let cnf = dir.path().join("my.cnf");
+        std::fs::write(
+            &cnf,
+            format!(
+                "[mysqld]\nuser=root\ndatadir={data}\nsocket={sock}\nskip-networking\nskip-log-bin\n\
+                 innodb_buffer_pool_size=64M\ninnodb_log_file_size=16M\ninnodb_flush_log_at_trx_commit=2\n\
+                 performance_schema=OFF\nskip-name-resolve\nlog-error={err}\ncharacter-set-server=utf8mb4\n\
+                 collation-server=utf8mb4_general_ci\n",
+                data = data.display(),
+                sock = socket.display(),
+                err = dir.path().join("mysqld.err").display(),
+            ),
+        )
+        .expect("write my.cnf");
+        let install = Command::new("mariadb-install-db")
+            .arg(format!("--defaults-file={}", cnf.display()))
+            .arg("--auth-root-authentication-method=normal")
+            .arg("--skip-test-db")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run mariadb-install-db (Debian's mariadb-server)");
+        assert!(install.status.success(), "mariadb-install-db failed: {}", String::from_utf8_lossy(&install.stderr));
+        // The watchdog: mariadbd in the background, killed as soon as this
+        // test process is gone.
+        let script = format!(
+            "'{mariadbd}' --defaults-file='{cnf}' & m=$!; \
+             while kill -0 {me} 2>/dev/null && kill -0 $m 2>/dev/null; do sleep 0.5; done; \
+             kill -9 $m 2>/dev/null",
+            mariadbd = mariadbd.display(),
+            cnf = cnf.display(),
+            me = std::process::id(),
+        );
+        Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start mariadbd");
+        let m = MariaDb { socket, _dir: dir };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            match Conn::new(m.opts(None)) {
+                Ok(_) => break,
+                Err(e) if Instant::now() < deadline => {
+                    let _ = e;
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                Err(e) => {
+                    let log = std::fs::read_to_string(m._dir.path().join("mysqld.err")).unwrap_or_default();
+                    panic!("MariaDB did not start in 60 s: {e}\n{log}");
+                }
+            }
+        }
+        m
+    }
+
+    pub fn opts(&self, db: Option<&str>) -> OptsBuilder {
+        OptsBuilder::new().socket(Some(self.socket.display().to_string())).user(Some("root")).pass(Some("")).db_name(db)
+    }
+
+    pub fn connect(&self, db: Option<&str>) -> Conn {
+        Conn::new(self.opts(db)).expect("connect to MariaDB")
+    }
+
+    /// A fresh database named `db` (dropped first if it exists) and a
+    /// connection to it.
+    pub fn fresh_db(&self, db: &str) -> Conn {
+        let mut c = self.connect(None);
+        c.query_drop(format!("DROP DATABASE IF EXISTS `{db}`")).expect("drop");
+        c.query_drop(format!("CREATE DATABASE `{db}`")).expect("create");
+        c.query_drop(format!("USE `{db}`")).expect("use");
+        c
+    }
+}
+
+/// An embedded quire server on an ephemeral port in a temporary directory,
+/// with `extra` settings over small test defaults.
+pub struct Quire {
+    pub server: Server,
+    _dir: tempfile::TempDir,
+}
+
+impl Quire {
+    pub fn start(extra: &[(&str, &str)]) -> Quire {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut overrides: Vec<(String, String)> = vec![
+            ("datadir".into(), dir.path().display().to_string()),
+            ("port".into(), "0".into()),
+            ("innodb_buffer_pool_size".into(), "32M".into()),
+            ("innodb_page_size".into(), "4096".into()),
+            ("innodb_flush_log_at_trx_commit".into(), "2".into()),
+            ("innodb_lock_wait_timeout".into(), "2".into()),
+        ];
+        for (k, v) in extra {
+            overrides.retain(|(ok, _)| ok != k);
+            overrides.push((k.to_string(), v.to_string()));
+        }
+        let cfg = config::load(None, &overrides).expect("config");
+        let server = Server::start(&cfg, Some(QUIRE_ROOT_PASSWORD)).expect("quire starts");
+        Quire { server, _dir: dir }
+    }
+
+    pub fn opts(&self, db: Option<&str>) -> OptsBuilder {
+        let addr = self.server.tcp_addr.expect("tcp");
+        OptsBuilder::new()
+            .ip_or_hostname(Some("127.0.0.1"))
+            .tcp_port(addr.port())
+            .user(Some("root"))
+            .pass(Some(QUIRE_ROOT_PASSWORD))
+            .db_name(db)
+            .prefer_socket(false)
+    }
+
+    pub fn connect(&self, db: Option<&str>) -> Conn {
+        Conn::new(self.opts(db)).expect("connect to quire")
+    }
+
+    pub fn fresh_db(&self, db: &str) -> Conn {
+        let mut c = self.connect(None);
+        c.query_drop(format!("DROP DATABASE IF EXISTS `{db}`")).expect("drop");
+        c.query_drop(format!("CREATE DATABASE `{db}`")).expect("create");
+        c.query_drop(format!("USE `{db}`")).expect("use");
+        c
+    }
+}
+
+/// What one statement answered, in a form two servers can be compared by.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    /// Rows as text (NULL as `None`), in the order sent.
+    Rows(Vec<Vec<Option<String>>>),
+    /// OK: affected rows, warnings, and the info text.
+    Ok { affected: u64, warnings: u16, info: String },
+    /// An error code.
+    Err(u16),
+}
+
+fn cell(v: &Value) -> Option<String> {
+    match v {
+        Value::NULL => None,
+        Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        Value::Int(i) => Some(i.to_string()),
+        Value::UInt(u) => Some(u.to_string()),
+        Value::Float(f) => Some(f.to_string()),
+        Value::Double(d) => Some(d.to_string()),
+        other => Some(other.as_sql(true).trim_matches('\'').to_string()),
+    }
+}
+
+/// Runs `sql` (one statement, text protocol) and records the answer.
+pub fn answer(c: &mut Conn, sql: &str) -> Answer {
+    match c.query_iter(sql) {
+        Ok(mut result) => {
+            let has_columns = !result.columns().as_ref().is_empty();
+            let mut rows = Vec::new();
+            if has_columns {
+                for r in result.by_ref() {
+                    match r {
+                        Ok(row) => rows.push(row_cells(&row)),
+                        Err(e) => return Answer::Err(err_code(&e)),
+                    }
+                }
+                Answer::Rows(rows)
+            } else {
+                let affected = result.affected_rows();
+                let info = result.info_str().into_owned();
+                let warnings = result.warnings();
+                drop(result);
+                Answer::Ok { affected, warnings, info }
+            }
+        }
+        Err(e) => Answer::Err(err_code(&e)),
+    }
+}
+
+pub fn row_cells(row: &Row) -> Vec<Option<String>> {
+    (0..row.len()).map(|i| row.as_ref(i).map(cell).unwrap_or(None)).collect()
+}
+
+/// The server error code of `e` (0 for a client-side error).
+pub fn err_code(e: &mysql::Error) -> u16 {
+    match e {
+        mysql::Error::MySqlError(m) => m.code,
+        _ => 0,
+    }
+}
+
+/// Runs each statement on both servers and asserts the same answers.
+pub fn assert_same(quire: &mut Conn, maria: &mut Conn, statements: &[&str]) {
+    for sql in statements {
+        let q = answer(quire, sql);
+        let m = answer(maria, sql);
+        assert_eq!(q, m, "quire and MariaDB differ on: {sql}");
+    }
+}
