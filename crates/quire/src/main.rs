@@ -62,11 +62,39 @@ struct ServeArgs {
 
 fn serve(a: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     use quire_server::config;
-    let mut overrides = config::parse_cli_overrides(&a.options)?;
+    let mut options = a.options;
+    // `--root-password` after the first server option lands among the
+    // trailing options; it is quire's own option wherever it stands.
+    let trailing_pw = take_root_password(&mut options)?;
+    let mut overrides = config::parse_cli_overrides(&options)?;
     let file = config::take_defaults_file(&mut overrides);
     let cfg = config::load(file.as_deref(), &overrides)?;
-    let pw = a.root_password.or_else(|| std::env::var("QUIRE_ROOT_PASSWORD").ok());
+    let pw = trailing_pw.or(a.root_password).or_else(|| std::env::var("QUIRE_ROOT_PASSWORD").ok());
     quire_server::serve::run(&cfg, pw.as_deref())
+}
+
+/// Removes `--root-password=PW` / `--root-password PW` (`_` or `-`) from
+/// `options` and returns the last password given.
+fn take_root_password(options: &mut Vec<String>) -> Result<Option<String>, String> {
+    let mut found = None;
+    let mut i = 0;
+    while i < options.len() {
+        let body = options[i].strip_prefix("--").map(|b| b.replace('_', "-"));
+        match body.as_deref() {
+            Some(b) if b.starts_with("root-password=") => {
+                found = Some(options.remove(i)["--root-password=".len()..].to_string());
+            }
+            Some("root-password") => {
+                options.remove(i);
+                if i >= options.len() {
+                    return Err("option '--root-password' requires a value".into());
+                }
+                found = Some(options.remove(i));
+            }
+            _ => i += 1,
+        }
+    }
+    Ok(found)
 }
 
 fn main() {
@@ -79,6 +107,8 @@ fn main() {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default_filter.into()),
         )
         .with_writer(std::io::stderr)
+        // Colour only on a terminal: a log file or pipe gets plain text.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let res = match cli.command {
         Command::EngineBench(a) => engine_bench::run(a),
@@ -91,5 +121,27 @@ fn main() {
     if let Err(e) = res {
         eprintln!("quire: {e}");
         std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::take_root_password;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn root_password_is_taken_wherever_it_stands_in_either_form() {
+        let mut o = args(&["--defaults-file=/f", "--root-password=x", "--port=1"]);
+        assert_eq!(take_root_password(&mut o), Ok(Some("x".into())));
+        assert_eq!(o, args(&["--defaults-file=/f", "--port=1"]));
+        let mut o = args(&["--defaults-file=/f", "--root_password", "y"]);
+        assert_eq!(take_root_password(&mut o), Ok(Some("y".into())));
+        assert_eq!(o, args(&["--defaults-file=/f"]));
+        let mut o = args(&["--datadir=/d"]);
+        assert_eq!(take_root_password(&mut o), Ok(None));
+        assert!(take_root_password(&mut args(&["--root-password"])).is_err());
     }
 }

@@ -549,7 +549,7 @@ fn server_restarts_with_data_and_shuts_down_cleanly_on_sigterm() {
 }
 
 #[test]
-fn my_cnf_configures_the_server_and_unknown_variables_only_warn() {
+fn my_cnf_configures_the_server_unknown_variables_only_warn_and_the_log_file_is_plain_text() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let datadir = tmp.path().join("data");
     let cnf = tmp.path().join("my.cnf");
@@ -568,7 +568,9 @@ fn my_cnf_configures_the_server_and_unknown_variables_only_warn() {
             datadir.display()
         );
         std::fs::write(&cnf, text).expect("write my.cnf");
-        vec![format!("--root-password={ROOT_PASSWORD}"), format!("--defaults-file={}", cnf.display())]
+        // quire's own --root-password after the server options is still
+        // taken (the connections below log in with it).
+        vec![format!("--defaults-file={}", cnf.display()), "--root-password".into(), ROOT_PASSWORD.into()]
     });
     assert_eq!(
         server.query(
@@ -581,6 +583,8 @@ fn my_cnf_configures_the_server_and_unknown_variables_only_warn() {
         )
     );
     assert!(datadir.is_dir(), "datadir from my.cnf not used");
+    let raw_log = std::fs::read_to_string(&server.stderr_path).expect("read the log");
+    assert!(!raw_log.contains('\u{1b}'), "a log written to a file has colour codes:\n{raw_log:?}");
     let stderr = server.stderr();
     let warning = |needle: &str| stderr.lines().any(|l| l.contains("WARN") && l.contains(needle));
     assert!(warning("unknown variable 'frobnicate'"), "no warning for frobnicate:\n{stderr}");

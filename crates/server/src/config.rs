@@ -312,11 +312,18 @@ pub fn parse_cli_overrides(args: &[String]) -> Result<Vec<(String, String)>, Con
 /// last one given), for callers that hand the raw command line to
 /// [`parse_cli_overrides`] and then call [`load`].
 pub fn take_defaults_file(options: &mut Vec<(String, String)>) -> Option<PathBuf> {
+    take_option(options, "defaults_file").map(PathBuf::from)
+}
+
+/// Removes every option named `name` (`-` and `_` alike) and returns the
+/// last one's value.
+pub fn take_option(options: &mut Vec<(String, String)>, name: &str) -> Option<String> {
+    let name = normalise_name(name);
     let mut found = None;
     options.retain(|(k, v)| {
-        let is_it = normalise_name(k) == "defaults_file";
+        let is_it = normalise_name(k) == name;
         if is_it {
-            found = Some(PathBuf::from(v));
+            found = Some(v.clone());
         }
         !is_it
     });
