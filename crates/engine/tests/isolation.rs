@@ -1,6 +1,8 @@
 //! Isolation scenarios: two or three sessions interleaved step by step,
 //! each named for the anomaly it checks, asserting what MySQL/InnoDB does
-//! at REPEATABLE READ and READ COMMITTED. A step that must block runs on
+//! at each level (READ UNCOMMITTED and SERIALIZABLE's engine part at the
+//! end: SERIALIZABLE's plain reads becoming locking reads is the SQL
+//! layer's, tested in crates/server/tests/isolation_levels.rs). A step that must block runs on
 //! its own thread; "blocks" means no answer within 300 ms, and the answer
 //! must come once the blocker ends.
 
@@ -13,7 +15,7 @@ use quire_engine::btree::Direction;
 use quire_engine::row::{Column, ColumnType, IndexDef, TableSchema, Value};
 use quire_engine::table::{IndexRef, RowUpdate, Trx};
 use quire_engine::txn::lock::LockMode;
-use quire_engine::txn::Isolation::{self, ReadCommitted, RepeatableRead};
+use quire_engine::txn::Isolation::{self, ReadCommitted, ReadUncommitted, RepeatableRead, Serializable};
 use quire_engine::{Engine, EngineConfig, Error, Table};
 use quire_io::{OsVfs, Vfs};
 
@@ -442,4 +444,111 @@ fn three_sessions_each_see_their_own_snapshot() {
     assert_eq!(get(&d.t, &mut s1, 1), Some(10));
     assert_eq!(get(&d.t, &mut s2, 1), Some(11));
     assert_eq!(get(&d.t, &mut s3, 1), Some(12));
+}
+
+/// The ids of the whole table by a consistent read of the primary key.
+fn all_consistent(t: &Table, trx: &mut Trx) -> Vec<i64> {
+    let rows = t
+        .scan_tx(trx, IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+        .unwrap()
+        .collect_all()
+        .unwrap();
+    ids(&rows)
+}
+
+#[test]
+fn dirty_read_happens_only_under_read_uncommitted() {
+    for level in [ReadUncommitted, ReadCommitted, RepeatableRead, Serializable] {
+        let d = db();
+        let mut writer = d.e.begin(RepeatableRead);
+        set_v(&d.t, &mut writer, 1, 11).unwrap();
+        d.t.insert_tx(&mut writer, vec![Value::Int(5), Value::Int(50), Value::Int(5)]).unwrap();
+        d.t.delete_tx(&mut writer, &id(3)).unwrap();
+        // Row 2 moves from k = 2 to k = 40 in the secondary index.
+        d.t.update_tx(&mut writer, &id(2), |old| Ok(vec![old[0].clone(), old[1].clone(), Value::Int(40)])).unwrap();
+        let mut reader = d.e.begin(level);
+        let dirty = level == ReadUncommitted;
+        let got = (
+            get(&d.t, &mut reader, 1),
+            get(&d.t, &mut reader, 5),
+            get(&d.t, &mut reader, 3),
+            all_consistent(&d.t, &mut reader),
+            ks_consistent(&d.t, &mut reader, 0, 9),
+            ks_consistent(&d.t, &mut reader, 30, 50),
+        );
+        if dirty {
+            assert_eq!(
+                got,
+                (Some(11), Some(50), None, vec![1, 2, 5, 10], vec![1, 5], vec![2]),
+                "{level:?}: the newest versions, uncommitted included"
+            );
+        } else {
+            assert_eq!(
+                got,
+                (Some(10), None, Some(30), vec![1, 2, 3, 10], vec![1, 2, 3], vec![]),
+                "{level:?}: only committed versions"
+            );
+        }
+        writer.rollback().unwrap();
+        assert_eq!(get(&d.t, &mut reader, 1), Some(10), "{level:?}: the rollback is seen");
+        assert_eq!(all_consistent(&d.t, &mut reader), [1, 2, 3, 10], "{level:?}");
+        assert_eq!(ks_consistent(&d.t, &mut reader, 0, 9), [1, 2, 3], "{level:?}");
+        reader.commit().unwrap();
+    }
+}
+
+#[test]
+fn read_uncommitted_writes_and_locking_reads_lock_records_but_no_gaps() {
+    let d = db();
+    let mut reader = d.e.begin(ReadUncommitted);
+    let scan = |trx: &mut Trx| {
+        ids(&d
+            .t
+            .scan_locking(trx, IndexRef::Primary, Bound::Included(&id(1)), Bound::Included(&id(5)), LockMode::S, None)
+            .unwrap())
+    };
+    assert_eq!(scan(&mut reader), [1, 2, 3]);
+    d.t.insert(vec![Value::Int(4), Value::Int(40), Value::Int(4)]).unwrap();
+    assert_eq!(scan(&mut reader), [1, 2, 3, 4], "no gap lock held the insert back");
+    let (e, t) = (d.e.clone(), d.t.clone());
+    let upd = spawn(move || {
+        let mut w = e.begin(ReadUncommitted);
+        let r = set_v(&t, &mut w, 2, 0);
+        w.commit().map(|_| r)
+    });
+    assert!(upd.recv_timeout(BLOCKED).is_err(), "an S-locked record's update waits");
+    reader.commit().unwrap();
+    upd.recv_timeout(ANSWER).unwrap().unwrap().unwrap();
+}
+
+#[test]
+fn serializable_reads_one_snapshot_and_its_locking_reads_take_next_key_locks() {
+    let d = db();
+    let mut reader = d.e.begin(Serializable);
+    assert_eq!(get(&d.t, &mut reader, 1), Some(10));
+    let mut w = d.e.begin(Serializable);
+    set_v(&d.t, &mut w, 1, 12).unwrap();
+    w.commit().unwrap();
+    assert_eq!(get(&d.t, &mut reader, 1), Some(10), "a consistent read keeps the transaction's snapshot");
+    let locked = ids(&d
+        .t
+        .scan_locking(
+            &mut reader,
+            IndexRef::Secondary(0),
+            Bound::Included(&id(1)),
+            Bound::Included(&id(5)),
+            LockMode::S,
+            None,
+        )
+        .unwrap());
+    assert_eq!(locked, [1, 2, 3]);
+    let (e, t) = (d.e.clone(), d.t.clone());
+    let ins = spawn(move || {
+        let mut w = e.begin(Serializable);
+        t.insert_tx(&mut w, vec![Value::Int(4), Value::Int(40), Value::Int(4)])?;
+        w.commit()
+    });
+    assert!(ins.recv_timeout(BLOCKED).is_err(), "an insert into the gap the locking read covered waits");
+    reader.commit().unwrap();
+    ins.recv_timeout(ANSWER).unwrap().unwrap();
 }

@@ -22,6 +22,7 @@ pub mod normalize;
 pub mod plan;
 pub mod query;
 pub mod session;
+pub mod set_transaction;
 pub mod status;
 pub mod sysvars;
 

@@ -16,6 +16,7 @@ use quire_engine::btree::Direction;
 use quire_engine::row::{Collation, Column, ColumnType, DateTime, Decimal, Value};
 use quire_engine::table::{IndexRef, Trx};
 use quire_engine::txn::lock::LockMode;
+use quire_engine::txn::Isolation;
 use sqlparser::ast;
 
 use crate::error::{Result, SqlError};
@@ -640,8 +641,23 @@ fn limit_value(e: &Option<Expr>, env: &dyn Env) -> Result<Option<usize>> {
     }
 }
 
-/// Runs a SELECT; returns its rows.
-pub fn run_select(p: &SelectPlan, trx: Option<&mut Trx>, ctx: &mut Ctx<'_>) -> Result<Vec<Vec<Value>>> {
+/// How a SELECT without FOR UPDATE / FOR SHARE reads, InnoDB's rule:
+/// under SERIALIZABLE, when autocommit is off or a transaction was begun,
+/// as a share-mode locking read (next-key locks: writers of the rows and
+/// gaps it read wait for the transaction, and it waits for theirs); an
+/// autocommit SELECT, and every other level, reads consistently.
+pub fn plain_read_lock(isolation: Isolation, autocommit_statement: bool) -> Option<LockMode> {
+    (isolation == Isolation::Serializable && !autocommit_statement).then_some(LockMode::S)
+}
+
+/// Runs a SELECT; returns its rows. `plain_lock`: how reads without FOR
+/// UPDATE / FOR SHARE lock ([`plain_read_lock`]).
+pub fn run_select(
+    p: &SelectPlan,
+    trx: Option<&mut Trx>,
+    plain_lock: Option<LockMode>,
+    ctx: &mut Ctx<'_>,
+) -> Result<Vec<Vec<Value>>> {
     let limit = limit_value(&p.limit, ctx)?;
     let offset = limit_value(&p.offset, ctx)?.unwrap_or(0);
     let aggregated = !p.aggs.is_empty() || !p.group_by.is_empty();
@@ -656,7 +672,7 @@ pub fn run_select(p: &SelectPlan, trx: Option<&mut Trx>, ctx: &mut Ctx<'_>) -> R
     match (&p.table, trx) {
         (Some(t), Some(trx)) => {
             let dir = p.index_order.unwrap_or(Direction::Forward);
-            for_each_row(t, &p.access, p.filter.as_ref(), dir, p.lock, trx, ctx, |row| {
+            for_each_row(t, &p.access, p.filter.as_ref(), dir, p.lock.or(plain_lock), trx, ctx, |row| {
                 base.push(row);
                 Ok(stop_after.is_none_or(|n| base.len() < n))
             })?;

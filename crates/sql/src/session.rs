@@ -32,7 +32,7 @@ use crate::error::{Result, SqlError};
 use crate::plan::{ColMeta, MetaType, TableRef};
 use crate::query::{self, Ctx, Resolver, SelectPlan, SessionEnv};
 use crate::sysvars::{SessionVars, SysVars, VarValue};
-use crate::{admin, Output};
+use crate::{admin, set_transaction, Output};
 
 /// Server-wide state every session shares.
 pub struct Shared {
@@ -222,27 +222,23 @@ fn split_set(sql: &str) -> Option<Vec<String>> {
 
 pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
     let text = preprocess(sql);
-    match Parser::parse_sql(&MySqlDialect {}, &text) {
+    let parse_one = |text: &str| -> Result<Vec<ast::Statement>> {
+        let mut stmts = Parser::parse_sql(&MySqlDialect {}, text).map_err(SqlError::syntax)?;
+        set_transaction::apply_scopes(text, &mut stmts)?;
+        Ok(stmts)
+    };
+    match parse_one(&text) {
         Ok(v) => Ok(v),
         Err(e) => {
             if let Some(parts) = split_set(&text) {
                 let mut out = Vec::new();
                 for p in parts {
-                    out.extend(Parser::parse_sql(&MySqlDialect {}, &p).map_err(SqlError::syntax)?);
+                    out.extend(parse_one(&p)?);
                 }
                 return Ok(out);
             }
-            Err(SqlError::syntax(e))
+            Err(e)
         }
-    }
-}
-
-fn isolation_of(name: &str) -> Isolation {
-    match name.to_ascii_uppercase().replace(' ', "-").as_str() {
-        "READ-UNCOMMITTED" => Isolation::ReadUncommitted,
-        "READ-COMMITTED" => Isolation::ReadCommitted,
-        "SERIALIZABLE" => Isolation::Serializable,
-        _ => Isolation::RepeatableRead,
     }
 }
 
@@ -379,7 +375,9 @@ impl Session {
     }
 
     fn isolation(&mut self) -> Isolation {
-        self.next_isolation.take().unwrap_or_else(|| isolation_of(self.vars.transaction_isolation()))
+        self.next_isolation
+            .take()
+            .unwrap_or_else(|| set_transaction::isolation_named(self.vars.transaction_isolation()))
     }
 
     fn begin(&mut self) -> Trx {
@@ -660,11 +658,12 @@ impl Session {
                 let rows = if p.table.is_some() {
                     self.in_trx(|trx, s| {
                         let mut ctx = Ctx { params, aggs: vec![], session: &Env { s } };
-                        query::run_select(p, Some(trx), &mut ctx)
+                        let plain = query::plain_read_lock(trx.isolation(), s.autocommit() && !s.in_txn);
+                        query::run_select(p, Some(trx), plain, &mut ctx)
                     })?
                 } else {
                     let mut ctx = Ctx { params, aggs: vec![], session: &Env { s: self } };
-                    query::run_select(p, None, &mut ctx)?
+                    query::run_select(p, None, None, &mut ctx)?
                 };
                 Ok(Output::Rows { columns: query::columns(p), rows })
             }
@@ -728,7 +727,7 @@ impl Session {
                 self.commit()?;
                 for m in modes {
                     if let ast::TransactionMode::IsolationLevel(l) = m {
-                        self.next_isolation = Some(level(l));
+                        self.next_isolation = Some(set_transaction::isolation_level(l)?);
                     }
                 }
                 let t = self.begin();
@@ -890,25 +889,19 @@ impl Session {
                 }
             }
             ast::Set::SetNames { .. } | ast::Set::SetNamesDefault {} => return Ok(Output::ok()),
-            ast::Set::SetTransaction { modes, session, .. } => {
-                let mut chosen = None;
+            // The next transaction only: `parse` turned the SESSION and
+            // GLOBAL forms into variable assignments (set_transaction.rs).
+            ast::Set::SetTransaction { modes, .. } => {
+                if self.in_txn {
+                    return Err(SqlError::new(
+                        1568,
+                        "25001",
+                        "Transaction characteristics can't be changed while a transaction is in progress",
+                    ));
+                }
                 for m in modes {
                     if let ast::TransactionMode::IsolationLevel(l) = m {
-                        chosen = Some(level(l));
-                    }
-                }
-                let session = *session;
-                if let Some(iso) = chosen {
-                    if session {
-                        let name = match iso {
-                            Isolation::ReadUncommitted => "READ-UNCOMMITTED",
-                            Isolation::ReadCommitted => "READ-COMMITTED",
-                            Isolation::RepeatableRead => "REPEATABLE-READ",
-                            Isolation::Serializable => "SERIALIZABLE",
-                        };
-                        self.set_var("transaction_isolation", false, Value::Str(name.into()))?;
-                    } else {
-                        self.next_isolation = Some(iso);
+                        self.next_isolation = Some(set_transaction::isolation_level(l)?);
                     }
                 }
                 return Ok(Output::ok());
@@ -930,15 +923,6 @@ impl Session {
 
     pub fn engine(&self) -> &Arc<Engine> {
         &self.shared.engine
-    }
-}
-
-fn level(l: &ast::TransactionIsolationLevel) -> Isolation {
-    match l {
-        ast::TransactionIsolationLevel::ReadUncommitted => Isolation::ReadUncommitted,
-        ast::TransactionIsolationLevel::ReadCommitted => Isolation::ReadCommitted,
-        ast::TransactionIsolationLevel::Serializable => Isolation::Serializable,
-        _ => Isolation::RepeatableRead,
     }
 }
 

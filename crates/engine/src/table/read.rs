@@ -9,6 +9,10 @@
 //! entry's values (so a row reached through a stale entry is skipped: the
 //! version the view sees is reached through its own entry).
 //!
+//! Under READ UNCOMMITTED a consistent read takes no view: it returns each
+//! record's newest version (an uncommitted change included, a delete-marked
+//! record as absent), as InnoDB does.
+//!
 //! **Locking reads** (FOR UPDATE / FOR SHARE, and the reads of UPDATE and
 //! DELETE) read the latest version under a lock. A range scan under
 //! REPEATABLE READ takes a next-key lock on every entry it visits and a
@@ -64,6 +68,12 @@ impl Table {
         let st = self.state.read();
         let schema = &st.def.schema;
         let k = Self::pk_from_values(schema, pk)?;
+        if trx.reads_uncommitted() {
+            return match self.latest(&k)? {
+                Some((h, row)) if !h.deleted => self.decode(schema, &k, &row).map(Some),
+                _ => Ok(None),
+            };
+        }
         let (view, _h) = trx.read_view();
         let mut buf = Vec::new();
         if !self.clustered.get(&k, &mut buf)? {
@@ -112,6 +122,8 @@ impl Table {
     }
 
     /// A consistent-read range scan (see [`Table::scan`] for the bounds).
+    /// Under READ UNCOMMITTED the cursor has no view and returns newest
+    /// versions.
     pub fn scan_tx(
         &self,
         trx: &mut Trx,
@@ -120,9 +132,9 @@ impl Table {
         upper: Bound<&[Value]>,
         dir: Direction,
     ) -> Result<RowCursor> {
-        let (view, handle) = trx.read_view();
+        let view = (!trx.reads_uncommitted()).then(|| trx.read_view());
         let mut c = self.scan_with(index, lower, upper, dir)?;
-        c.view = Some((view, handle));
+        c.view = view;
         Ok(c)
     }
 

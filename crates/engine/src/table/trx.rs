@@ -274,11 +274,20 @@ impl Trx {
         self.undo.is_some()
     }
 
-    /// The view consistent reads use: for REPEATABLE READ the one taken at
-    /// the first read; for READ COMMITTED a fresh one per call (per
-    /// statement, for the callers of the table API).
+    /// Whether consistent reads return the newest version of each row,
+    /// committed or not, instead of consulting a read view (READ
+    /// UNCOMMITTED).
+    pub(crate) fn reads_uncommitted(&self) -> bool {
+        self.isolation == Isolation::ReadUncommitted
+    }
+
+    /// The view consistent reads use: for REPEATABLE READ and SERIALIZABLE
+    /// the one taken at the first read; for READ COMMITTED a fresh one per
+    /// call (per statement, for the callers of the table API). READ
+    /// UNCOMMITTED reads use no view (`reads_uncommitted`).
     pub(crate) fn read_view(&mut self) -> (ReadView, Arc<ViewHandle>) {
-        let fresh = matches!(self.isolation, Isolation::ReadCommitted | Isolation::ReadUncommitted);
+        debug_assert!(!self.reads_uncommitted(), "READ UNCOMMITTED reads take no view");
+        let fresh = self.isolation == Isolation::ReadCommitted;
         if fresh || self.view.is_none() {
             let (v, h) = self.sys.trx_sys.open_view(self.id);
             self.view = Some((v, Arc::new(h)));
