@@ -165,6 +165,17 @@ fn the_diagnostics_area_lives_until_a_statement_uses_a_table_or_raises_a_conditi
             "INSERT INTO t (id, d, nn) VALUES (3, 1.235, 0), (4, 1.5, 0)",
         ],
     );
+    // IF [NOT] EXISTS finding what it allows for leaves a note.
+    assert_same_diagnostics(
+        &mut qc,
+        &mut mc,
+        &[
+            "DROP TABLE IF EXISTS no_such_1, no_such_2",
+            "CREATE TABLE IF NOT EXISTS t (id INT PRIMARY KEY)",
+            "CREATE DATABASE IF NOT EXISTS warn_area",
+            "DROP DATABASE IF EXISTS warn_area_none",
+        ],
+    );
     // A syntax error is the area too (the messages differ: quire's parser
     // is not MariaDB's).
     assert_same(&mut qc, &mut mc, &["SELEKT 1", "SHOW COUNT(*) ERRORS", "SELECT @@error_count"]);

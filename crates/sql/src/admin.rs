@@ -485,6 +485,7 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
     let full = format!("{db}/{table}");
     if s.engine().table(&full).is_ok() {
         return if ct.if_not_exists {
+            s.note(1050, format!("Table '{table}' already exists"));
             Ok(Output::ok())
         } else {
             Err(SqlError::new(1050, "42S01", format!("Table '{table}' already exists")))
@@ -600,8 +601,12 @@ pub fn drop(
                     Err(e) => return Err(e.into()),
                 }
             }
-            if !missing.is_empty() && !if_exists {
-                return Err(SqlError::new(1051, "42S02", format!("Unknown table '{}'", missing.join(","))));
+            if !missing.is_empty() {
+                let message = format!("Unknown table '{}'", missing.join(","));
+                if !if_exists {
+                    return Err(SqlError::new(1051, "42S02", message));
+                }
+                s.note(1051, message);
             }
             Ok(Output::ok())
         }
@@ -616,6 +621,9 @@ pub fn drop(
                 ));
             }
             let dropped = s.shared.catalog.drop_database(&db, if_exists)?;
+            if dropped.is_none() {
+                s.note(1008, format!("Can't drop database '{db}'; database doesn't exist"));
+            }
             if dropped.is_some() && s.db.as_deref() == Some(db.as_str()) {
                 s.db = None;
             }

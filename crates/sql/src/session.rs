@@ -437,6 +437,11 @@ impl Session {
         u16::try_from(self.diag.borrow().statement_count()).unwrap_or(u16::MAX)
     }
 
+    /// Raises a note (`IF [NOT] EXISTS` finding what it allows for).
+    pub fn note(&self, code: u16, message: String) {
+        self.diag.borrow_mut().push(Condition::new(Level::Note, code, message));
+    }
+
     /// The diagnostics area, for SHOW WARNINGS / SHOW ERRORS.
     pub fn diagnostics(&self) -> std::cell::Ref<'_, Diagnostics> {
         self.diag.borrow()
@@ -899,6 +904,9 @@ impl Session {
                     ));
                 }
                 let created = self.shared.catalog.create_database(&name, *if_not_exists)?;
+                if !created {
+                    self.note(1007, format!("Can't create database '{name}'; database exists"));
+                }
                 Ok(Output::Ok { affected: created as u64, last_insert_id: 0, info: String::new() })
             }
             S::Drop { object_type, if_exists, names, table, .. } => {
