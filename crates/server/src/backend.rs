@@ -166,15 +166,16 @@ pub fn param_value(p: &Param) -> Value {
     }
 }
 
-fn reply(o: Output) -> Reply {
+/// A statement's reply; `warnings`: the conditions it raised.
+fn reply(o: Output, warnings: u16) -> Reply {
     match o {
         Output::Ok { affected, last_insert_id, info } => {
-            Reply::Ok { affected_rows: affected, last_insert_id, warnings: 0, info }
+            Reply::Ok { affected_rows: affected, last_insert_id, warnings, info }
         }
         Output::Rows { columns, rows } => {
             let defs = columns.iter().map(column_def).collect();
             let rows = rows.iter().map(|r| r.iter().zip(&columns).map(|(v, c)| cell(v, c.ty)).collect()).collect();
-            Reply::Rows { columns: defs, rows }
+            Reply::Rows { columns: defs, rows, warnings }
         }
     }
 }
@@ -211,10 +212,10 @@ impl Drop for SqlSession {
 impl Session for SqlSession {
     fn query(&mut self, sql: &str, multi: bool) -> Vec<Reply> {
         self.inner
-            .query(sql, multi)
+            .query_counted(sql, multi)
             .into_iter()
-            .map(|r| match r {
-                Ok(o) => reply(o),
+            .map(|(r, warnings)| match r {
+                Ok(o) => reply(o, warnings),
                 Err(e) => Reply::Err(err(e)),
             })
             .collect()
@@ -234,7 +235,7 @@ impl Session for SqlSession {
     fn execute(&mut self, id: u32, params: &[Param]) -> Reply {
         let vals: Vec<Value> = params.iter().map(param_value).collect();
         match self.inner.execute_prepared(id, &vals) {
-            Ok(o) => reply(o),
+            Ok(o) => reply(o, self.inner.statement_warnings()),
             Err(e) => Reply::Err(err(e)),
         }
     }

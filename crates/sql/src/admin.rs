@@ -8,7 +8,7 @@ use sqlparser::ast;
 
 use crate::ddl;
 use crate::error::{Result, SqlError};
-use crate::plan::ColMeta;
+use crate::plan::{ColMeta, MetaType};
 use crate::session::{text_columns, Session};
 use crate::Output;
 
@@ -39,8 +39,14 @@ pub enum AdminStmt {
     ShowGrants {
         user: Option<String>,
     },
-    /// SHOW WARNINGS / ERRORS: nothing is kept, the list is empty.
-    ShowWarnings,
+    /// SHOW WARNINGS / SHOW ERRORS [LIMIT [offset,] n], SHOW COUNT(*)
+    /// WARNINGS / ERRORS: the diagnostics area (`diag.rs`).
+    ShowWarnings {
+        errors_only: bool,
+        count: bool,
+        offset: usize,
+        limit: Option<usize>,
+    },
     ShowEngines,
     ShowCharset,
     ShowCollation,
@@ -51,6 +57,12 @@ pub enum AdminStmt {
 }
 
 impl AdminStmt {
+    /// Whether the statement clears the diagnostics area when it starts:
+    /// all but the diagnostic statements themselves.
+    pub fn uses_tables(&self) -> bool {
+        !matches!(self, AdminStmt::ShowWarnings { .. })
+    }
+
     pub fn is_ddl(&self) -> bool {
         matches!(
             self,
@@ -65,7 +77,15 @@ impl AdminStmt {
     pub fn columns(&self) -> Vec<ColMeta> {
         match self {
             AdminStmt::ShowGrants { .. } => text_columns(&["Grants"]),
-            AdminStmt::ShowWarnings => text_columns(&["Level", "Code", "Message"]),
+            AdminStmt::ShowWarnings { count: true, errors_only, .. } => {
+                let name = if *errors_only { "@@session.error_count" } else { "@@session.warning_count" };
+                vec![ColMeta::expr(name, MetaType::Int { unsigned: true, width: 8 })]
+            }
+            AdminStmt::ShowWarnings { .. } => vec![
+                ColMeta::expr("Level", MetaType::Str { len: 7, fixed: false }),
+                ColMeta::expr("Code", MetaType::Int { unsigned: true, width: 4 }),
+                ColMeta::expr("Message", MetaType::Str { len: 512, fixed: false }),
+            ],
             AdminStmt::ShowEngines => {
                 text_columns(&["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"])
             }
@@ -144,6 +164,11 @@ fn user_at(t: &[String], i: usize) -> Result<(String, usize)> {
     Ok((name(u), j))
 }
 
+/// A LIMIT count (a number token).
+fn count_at(t: &str) -> Result<usize> {
+    t.parse().map_err(|_| SqlError::syntax(format!("near '{t}'")))
+}
+
 /// Parses an account statement; `None` if `sql` is not one.
 pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
     let t = tokens(sql.trim().trim_end_matches(';'));
@@ -156,8 +181,24 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
         if w(i, "FULL") {
             i += 1;
         }
-        if w(i, "WARNINGS") || w(i, "ERRORS") || (w(i, "COUNT") && t.len() > 3) {
-            return Ok(Some(AdminStmt::ShowWarnings));
+        if w(i, "WARNINGS") || w(i, "ERRORS") {
+            let errors_only = w(i, "ERRORS");
+            let (offset, limit) = match &t[i + 1..] {
+                [] => (0, None),
+                [l, n] if word(Some(l), "LIMIT") => (0, Some(count_at(n)?)),
+                [l, o, comma, n] if word(Some(l), "LIMIT") && comma == "," => (count_at(o)?, Some(count_at(n)?)),
+                _ => return Err(SqlError::syntax(format!("near '{}'", t[i + 1..].join(" ")))),
+            };
+            return Ok(Some(AdminStmt::ShowWarnings { errors_only, count: false, offset, limit }));
+        }
+        if w(i, "COUNT") {
+            let star = t.get(i + 1..i + 4).is_some_and(|p| p.join("") == "(*)");
+            let what = t.get(i + 4).filter(|_| star && t.len() == i + 5);
+            if let Some(what) = what.filter(|x| word(Some(x), "WARNINGS") || word(Some(x), "ERRORS")) {
+                let errors_only = word(Some(what), "ERRORS");
+                return Ok(Some(AdminStmt::ShowWarnings { errors_only, count: true, offset: 0, limit: None }));
+            }
+            return Err(SqlError::syntax(format!("near '{}'", t[i..].join(" "))));
         }
         if w(i, "ENGINES") || (w(i, "STORAGE") && w(i + 1, "ENGINES")) {
             return Ok(Some(AdminStmt::ShowEngines));
@@ -379,7 +420,24 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
                 Value::Str("SHOW PROCESSLIST".into()),
             ]],
         }),
-        AdminStmt::ShowWarnings => Ok(Output::Rows { columns: a.columns(), rows: vec![] }),
+        AdminStmt::ShowWarnings { errors_only, count, offset, limit } => {
+            let d = s.diagnostics();
+            let rows = if *count {
+                vec![vec![Value::UInt(if *errors_only { d.error_count() } else { d.warning_count() })]]
+            } else {
+                d.list(*errors_only, *offset, *limit)
+                    .into_iter()
+                    .map(|c| {
+                        vec![
+                            Value::Str(c.level.name().into()),
+                            Value::UInt(c.code.into()),
+                            Value::Str(c.message.clone()),
+                        ]
+                    })
+                    .collect()
+            };
+            Ok(Output::Rows { columns: a.columns(), rows })
+        }
         AdminStmt::Shutdown => {
             if !may_admin {
                 return Err(SqlError::new(
@@ -427,6 +485,7 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
     let full = format!("{db}/{table}");
     if s.engine().table(&full).is_ok() {
         return if ct.if_not_exists {
+            s.note(1050, format!("Table '{table}' already exists"));
             Ok(Output::ok())
         } else {
             Err(SqlError::new(1050, "42S01", format!("Table '{table}' already exists")))
@@ -542,8 +601,12 @@ pub fn drop(
                     Err(e) => return Err(e.into()),
                 }
             }
-            if !missing.is_empty() && !if_exists {
-                return Err(SqlError::new(1051, "42S02", format!("Unknown table '{}'", missing.join(","))));
+            if !missing.is_empty() {
+                let message = format!("Unknown table '{}'", missing.join(","));
+                if !if_exists {
+                    return Err(SqlError::new(1051, "42S02", message));
+                }
+                s.note(1051, message);
             }
             Ok(Output::ok())
         }
@@ -558,6 +621,9 @@ pub fn drop(
                 ));
             }
             let dropped = s.shared.catalog.drop_database(&db, if_exists)?;
+            if dropped.is_none() {
+                s.note(1008, format!("Can't drop database '{db}'; database doesn't exist"));
+            }
             if dropped.is_some() && s.db.as_deref() == Some(db.as_str()) {
                 s.db = None;
             }

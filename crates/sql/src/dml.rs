@@ -13,10 +13,12 @@ use quire_engine::table::{RowUpdate, Trx};
 use quire_engine::txn::lock::LockMode;
 use sqlparser::ast;
 
+use crate::diag::{Condition, Mode};
 use crate::error::{Result, SqlError};
 use crate::expr::{self, eval, truth, Env, Expr, Scope};
 use crate::plan::{choose_access, Access, TableRef};
 use crate::query::{for_each_row, ident, Resolver};
+use crate::store::{self, Place};
 
 pub struct InsertPlan {
     pub table: TableRef,
@@ -108,11 +110,29 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
 pub fn run_insert(p: &InsertPlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteResult> {
     let mut res = WriteResult::default();
     let schema = &p.table.schema;
-    for exprs in &p.rows {
+    // NULL into NOT NULL is an error in a single-row INSERT, a warning
+    // (in non-strict mode) when there are several rows, as in MySQL.
+    let lenient_null = p.rows.len() > 1;
+    for (i, exprs) in p.rows.iter().enumerate() {
+        let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
         let targets = if exprs.is_empty() { &[][..] } else { &p.targets[..] };
-        let mut row: Vec<Value> = schema.columns.iter().map(|c| c.default.clone().unwrap_or(Value::Null)).collect();
+        let mut row = Vec::with_capacity(schema.columns.len());
+        for (c, col) in schema.columns.iter().enumerate() {
+            row.push(match &col.default {
+                Some(d) => d.clone(),
+                None if col.nullable || col.auto_increment || targets.contains(&c) => Value::Null,
+                None => store::missing_value(col, env)?,
+            });
+        }
         for (&c, e) in targets.iter().zip(exprs) {
-            row[c] = eval(e, &[], env)?;
+            let col = &schema.columns[c];
+            row[c] = match eval(e, &[], env)? {
+                Value::Null if !col.nullable && !col.auto_increment => {
+                    store::null_into_not_null(col, lenient_null, env)?
+                }
+                Value::Null => Value::Null,
+                v => store::assign(col, v, at, env)?,
+            };
         }
         if let Some(id) = p.table.table.insert_tx(trx, row)? {
             if res.first_insert_id == 0 {
@@ -229,13 +249,59 @@ fn carried() -> quire_engine::Error {
     quire_engine::Error::InvalidSchema("(sql error)".into())
 }
 
+/// The environment of one row change: its conditions are kept until the
+/// engine has applied the change, because the engine calls the row function
+/// again after a lock wait or a page split, and each condition must be
+/// reported once. Warnings that end the statement (strict mode) are errors
+/// at once.
+struct RowEnv<'a> {
+    inner: &'a dyn Env,
+    kept: RefCell<Vec<Condition>>,
+    /// The WHERE clause was already judged (and its conditions reported)
+    /// by the scan that found the row.
+    mute: Cell<bool>,
+}
+
+impl Env for RowEnv<'_> {
+    fn param(&self, i: usize) -> Result<Value> {
+        self.inner.param(i)
+    }
+    fn agg(&self, i: usize) -> Result<Value> {
+        self.inner.agg(i)
+    }
+    fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
+        self.inner.sysvar(name, global)
+    }
+    fn func(&self, name: &str, args: &[Value]) -> Result<Value> {
+        self.inner.func(name, args)
+    }
+    fn warn(&self, c: Condition) -> Result<()> {
+        if c.level == crate::diag::Level::Warning && self.mode().abort_on_warning {
+            return Err(c.into_error());
+        }
+        if !self.mute.get() {
+            self.kept.borrow_mut().push(c);
+        }
+        Ok(())
+    }
+    fn mode(&self) -> Mode {
+        self.inner.mode()
+    }
+    fn collation(&self) -> quire_engine::row::Collation {
+        self.inner.collation()
+    }
+}
+
 pub fn run_update(p: &UpdatePlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteResult> {
+    // Whether the scan evaluated WHERE on each row (a point read does not).
+    let mut scanned = true;
     let keys: Vec<Vec<Value>> = match &p.access {
         Access::Point(k) => {
             let pk: Vec<Value> = k.iter().map(|e| eval(e, &[], env)).collect::<Result<_>>()?;
             if pk.iter().any(Value::is_null) {
                 vec![]
             } else if crate::query::point_key_usable(&p.table, &pk) {
+                scanned = false;
                 vec![pk]
             } else {
                 // Not a key this table can hold as it is (another type, out
@@ -247,19 +313,31 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteR
     };
     let mut res = WriteResult::default();
     let error: RefCell<Option<SqlError>> = RefCell::new(None);
+    let row_env = RowEnv { inner: env, kept: RefCell::new(Vec::new()), mute: Cell::new(false) };
+    let schema = &p.table.schema;
     for pk in keys {
         let matched = Cell::new(false);
+        let at = Place { db: &p.table.db, table: &p.table.name, row: res.matched + 1 };
         let f = |old: &[Value]| -> quire_engine::Result<Vec<Value>> {
             let go = || -> Result<Vec<Value>> {
+                row_env.kept.borrow_mut().clear();
                 if let Some(w) = &p.filter {
-                    if truth(&eval(w, old, env)?) != Some(true) {
+                    row_env.mute.set(scanned);
+                    let keep = eval(w, old, &row_env);
+                    row_env.mute.set(false);
+                    if truth(&keep?) != Some(true) {
                         return Ok(old.to_vec());
                     }
                 }
                 matched.set(true);
                 let mut row = old.to_vec();
                 for (c, e) in &p.sets {
-                    row[*c] = eval(e, &row, env)?;
+                    let col = &schema.columns[*c];
+                    row[*c] = match eval(e, &row, &row_env)? {
+                        Value::Null if !col.nullable => store::null_into_not_null(col, true, &row_env)?,
+                        Value::Null => Value::Null,
+                        v => store::assign(col, v, at, &row_env)?,
+                    };
                 }
                 Ok(row)
             };
@@ -269,6 +347,9 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteR
             })
         };
         let r = p.table.table.update_tx(trx, &pk, f);
+        for c in row_env.kept.borrow_mut().drain(..) {
+            env.warn(c)?;
+        }
         if let Some(e) = error.borrow_mut().take() {
             return Err(e);
         }

@@ -12,6 +12,7 @@ use quire_engine::row::key::weights;
 use quire_engine::row::{Collation, Date, DateTime, Decimal, Value};
 use sqlparser::ast;
 
+use crate::diag::{Condition, Level, Mode};
 use crate::error::{Result, SqlError};
 
 /// Binary operators.
@@ -176,6 +177,12 @@ impl Env for CollEnv<'_> {
     }
     fn func(&self, name: &str, args: &[Value]) -> Result<Value> {
         self.inner.func(name, args)
+    }
+    fn warn(&self, c: Condition) -> Result<()> {
+        self.inner.warn(c)
+    }
+    fn mode(&self) -> Mode {
+        self.inner.mode()
     }
     fn collation(&self) -> Collation {
         self.coll
@@ -523,6 +530,11 @@ pub trait Env {
     fn agg(&self, i: usize) -> Result<Value>;
     fn sysvar(&self, name: &str, global: bool) -> Result<Value>;
     fn func(&self, name: &str, args: &[Value]) -> Result<Value>;
+    /// Raises a condition in the session's diagnostics area; a warning is
+    /// an error instead when [`Mode::abort_on_warning`] (`diag.rs`).
+    fn warn(&self, c: Condition) -> Result<()>;
+    /// The running statement's `sql_mode` flags.
+    fn mode(&self) -> Mode;
     /// The collation strings compare by.
     fn collation(&self) -> Collation {
         Collation::Utf8mb4GeneralCi
@@ -552,13 +564,30 @@ fn bool_value(b: Option<bool>) -> Value {
 /// The numeric prefix of a string (MySQL converts `'12abc'` to 12).
 pub fn str_to_decimal(s: &str) -> Option<Decimal> {
     let t = s.trim_start();
-    let mut end = 0;
+    Decimal::parse(&t[..numeric_prefix_len(t)]).or(Some(Decimal::ZERO))
+}
+
+/// Length of the number `t` starts with: `[+-]digits[.digits][e[+-]digits]`
+/// (0 when it starts with no digit).
+pub fn numeric_prefix_len(t: &str) -> usize {
     let b = t.as_bytes();
-    if end < b.len() && (b[end] == b'-' || b[end] == b'+') {
-        end += 1;
+    let digits = |mut i: usize| {
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        i
+    };
+    let mut end = usize::from(!b.is_empty() && (b[0] == b'-' || b[0] == b'+'));
+    let int_end = digits(end);
+    let mut any = int_end > end;
+    end = int_end;
+    if end < b.len() && b[end] == b'.' {
+        let frac_end = digits(end + 1);
+        any |= frac_end > end + 1;
+        end = frac_end;
     }
-    while end < b.len() && (b[end].is_ascii_digit() || b[end] == b'.') {
-        end += 1;
+    if !any {
+        return 0;
     }
     if end < b.len() && (b[end] == b'e' || b[end] == b'E') {
         let mut e = end + 1;
@@ -566,13 +595,40 @@ pub fn str_to_decimal(s: &str) -> Option<Decimal> {
             e += 1;
         }
         if e < b.len() && b[e].is_ascii_digit() {
-            while e < b.len() && b[e].is_ascii_digit() {
-                e += 1;
-            }
-            end = e;
+            end = digits(e);
         }
     }
-    Decimal::parse(&t[..end]).or(Some(Decimal::ZERO))
+    end
+}
+
+/// How a string reads as a number, as MySQL judges it: `None` when all
+/// of it is the number (leading spaces allowed), a note when only
+/// trailing spaces follow it, a warning when anything else does or there
+/// is no number at all.
+pub fn number_text_level(s: &str) -> Option<Level> {
+    let t = s.trim_start();
+    let n = numeric_prefix_len(t);
+    let rest = &t[n..];
+    if n == 0 {
+        Some(Level::Warning)
+    } else if rest.is_empty() {
+        None
+    } else if rest.trim_start().is_empty() {
+        Some(Level::Note)
+    } else {
+        Some(Level::Warning)
+    }
+}
+
+/// Raises 1292 for a string used as a number that is not all a number
+/// (`'12abc' + 1`; MySQL converts such operands to DOUBLE).
+fn check_number_operand(v: &Value, env: &dyn Env) -> Result<()> {
+    if let Value::Str(s) = v {
+        if let Some(level) = number_text_level(s) {
+            env.warn(Condition::new(level, 1292, format!("Truncated incorrect DOUBLE value: '{s}'")))?;
+        }
+    }
+    Ok(())
 }
 
 /// A value as an exact number (`None` for NULL).
@@ -684,6 +740,12 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
         Expr::Not(x) => bool_value(truth(&eval(x, row, env)?).map(|b| !b)),
         Expr::Neg(x) => match eval(x, row, env)? {
             Value::Null => Value::Null,
+            Value::Str(s) => {
+                let v = Value::Str(s);
+                check_number_operand(&v, env)?;
+                let d = to_decimal(&v).unwrap_or(Decimal::ZERO);
+                Value::Decimal(Decimal::new(-d.coef, d.scale))
+            }
             Value::Int(i) => int_value(-(i as i128))?,
             Value::UInt(u) => int_value(-(u as i128))?,
             other => match to_decimal(&other) {
@@ -812,7 +874,15 @@ fn binary(op: BinOp, l: &Expr, r: &Expr, row: &[Value], env: &dyn Env) -> Result
             (Some(x), Some(y)) => Value::Int((x != y) as i64),
             _ => Value::Null,
         },
-        _ => arith(op, &a, &b)?,
+        _ => {
+            check_number_operand(&a, env)?;
+            check_number_operand(&b, env)?;
+            let divides = matches!(op, BinOp::Div | BinOp::IntDiv | BinOp::Mod);
+            if divides && !a.is_null() && to_decimal(&b).is_some_and(|d| d.is_zero()) && env.mode().div_zero {
+                env.warn(Condition::new(Level::Warning, 1365, "Division by 0"))?;
+            }
+            arith(op, &a, &b)?
+        }
     })
 }
 

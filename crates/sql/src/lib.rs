@@ -8,12 +8,15 @@
 //!   DELETE of one table.
 //! - `ddl`, `admin`, `catalog`: DDL, SHOW, accounts.
 //! - `sysvars`: system variables.
+//! - `diag`: the diagnostics area (SHOW WARNINGS, warning counts);
+//!   `store`: values into columns, with MySQL's warnings or errors.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod admin;
 pub mod catalog;
 pub mod ddl;
+pub mod diag;
 pub mod dml;
 pub mod error;
 pub mod expr;
@@ -24,6 +27,7 @@ pub mod query;
 pub mod session;
 pub mod set_transaction;
 pub mod status;
+pub mod store;
 pub mod sysvars;
 
 pub use error::{Result, SqlError};

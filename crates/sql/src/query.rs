@@ -301,6 +301,9 @@ pub struct Ctx<'a> {
 pub trait SessionEnv {
     fn sysvar(&self, name: &str, global: bool) -> Result<Value>;
     fn session_func(&self, name: &str) -> Option<Value>;
+    /// [`Env::warn`]: into the session's diagnostics area.
+    fn warn(&self, c: crate::diag::Condition) -> Result<()>;
+    fn mode(&self) -> crate::diag::Mode;
 }
 
 impl Env for Ctx<'_> {
@@ -318,6 +321,12 @@ impl Env for Ctx<'_> {
             Some(v) if args.is_empty() || name == "last_insert_id" => Ok(v),
             _ => crate::func::call(name, args),
         }
+    }
+    fn warn(&self, c: crate::diag::Condition) -> Result<()> {
+        self.session.warn(c)
+    }
+    fn mode(&self) -> crate::diag::Mode {
+        self.session.mode()
     }
 }
 

@@ -14,6 +14,7 @@
 //! Plans hold open tables, so every DDL bumps `Shared::ddl_epoch` and a
 //! cached plan from an older epoch is compiled again.
 
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -27,6 +28,7 @@ use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 
 use crate::catalog::{self, Catalog};
+use crate::diag::{Condition, Diagnostics, Level, Mode};
 use crate::dml::{self, DeletePlan, InsertPlan, UpdatePlan};
 use crate::error::{Result, SqlError};
 use crate::plan::{ColMeta, MetaType, TableRef};
@@ -138,6 +140,27 @@ pub struct Compiled {
 }
 
 impl Compiled {
+    /// Whether the statement uses tables, and so clears the diagnostics
+    /// area when it starts (`diag.rs`, rule 1).
+    fn uses_tables(&self) -> bool {
+        use ast::Statement as S;
+        match &self.plan {
+            Plan::Select(p) => p.table.is_some(),
+            Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_) => true,
+            Plan::Other(s) => !matches!(
+                **s,
+                S::StartTransaction { .. }
+                    | S::Commit { .. }
+                    | S::Rollback { .. }
+                    | S::Savepoint { .. }
+                    | S::ReleaseSavepoint { .. }
+                    | S::Set(_)
+                    | S::Use(_)
+            ),
+            Plan::Admin(a) => a.uses_tables(),
+        }
+    }
+
     pub fn columns(&self) -> Vec<ColMeta> {
         match &self.plan {
             Plan::Select(p) => query::columns(p),
@@ -174,6 +197,11 @@ pub struct Session {
     pub prepared: HashMap<u32, Prepared>,
     next_stmt_id: u32,
     pub user_vars: HashMap<String, Value>,
+    /// Conditions of the last statements (`diag.rs`). In a cell because
+    /// expressions raise them through the shared [`SessionEnv`].
+    diag: RefCell<Diagnostics>,
+    /// `sql_mode` flags of the running statement.
+    mode: Cell<Mode>,
 }
 
 /// Replaces what sqlparser does not accept with what it does.
@@ -289,6 +317,8 @@ impl SessionEnv for Env<'_> {
         } else {
             match name {
                 "autocommit" => VarValue::Bool(self.s.autocommit()),
+                "warning_count" => VarValue::UInt(self.s.diag.borrow().warning_count()),
+                "error_count" => VarValue::UInt(self.s.diag.borrow().error_count()),
                 "last_insert_id" | "identity" => VarValue::UInt(self.s.last_insert_id),
                 _ => self
                     .s
@@ -312,6 +342,18 @@ impl SessionEnv for Env<'_> {
             "found_rows" => Value::UInt(self.s.found_rows),
             _ => return None,
         })
+    }
+
+    fn warn(&self, c: Condition) -> Result<()> {
+        if c.level == Level::Warning && self.s.mode.get().abort_on_warning {
+            return Err(c.into_error());
+        }
+        self.s.diag.borrow_mut().push(c);
+        Ok(())
+    }
+
+    fn mode(&self) -> Mode {
+        self.s.mode.get()
     }
 }
 
@@ -363,7 +405,42 @@ impl Session {
             prepared: HashMap::new(),
             next_stmt_id: 1,
             user_vars: HashMap::new(),
+            diag: RefCell::new(Diagnostics::default()),
+            mode: Cell::new(Mode::default()),
         })
+    }
+
+    /// A statement starts: its `sql_mode` flags are read and the
+    /// diagnostics area is cleared if it uses tables (`diag.rs`).
+    fn begin_statement(&self, uses_tables: bool, writes: bool) {
+        let mut mode = Mode::from_sql_mode(self.vars.sql_mode());
+        mode.abort_on_warning = mode.strict && writes;
+        self.mode.set(mode);
+        self.diag.borrow_mut().begin_statement(uses_tables, self.vars.max_error_count(), self.vars.sql_notes());
+    }
+
+    /// A statement that failed before it could run (parse errors, unknown
+    /// statement ids): its error alone is the diagnostics area.
+    fn fail(&self, e: SqlError) -> Result<Output> {
+        self.begin_statement(false, false);
+        self.diag.borrow_mut().push_error(&e);
+        Err(e)
+    }
+
+    /// Conditions the last statement raised: the count its OK / EOF packet
+    /// carries.
+    pub fn statement_warnings(&self) -> u16 {
+        u16::try_from(self.diag.borrow().statement_count()).unwrap_or(u16::MAX)
+    }
+
+    /// Raises a note (`IF [NOT] EXISTS` finding what it allows for).
+    pub fn note(&self, code: u16, message: String) {
+        self.diag.borrow_mut().push(Condition::new(Level::Note, code, message));
+    }
+
+    /// The diagnostics area, for SHOW WARNINGS / SHOW ERRORS.
+    pub fn diagnostics(&self) -> std::cell::Ref<'_, Diagnostics> {
+        self.diag.borrow()
     }
 
     pub fn autocommit(&self) -> bool {
@@ -414,6 +491,7 @@ impl Session {
         self.user_vars.clear();
         self.last_insert_id = 0;
         self.next_isolation = None;
+        *self.diag.borrow_mut() = Diagnostics::default();
     }
 
     fn resolver(&self) -> SessionResolver<'_> {
@@ -464,6 +542,32 @@ impl Session {
 
     /// COM_QUERY: every statement of `sql`; stops at the first error.
     pub fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Output>> {
+        self.query_counted(sql, multi).into_iter().map(|(r, _)| r).collect()
+    }
+
+    /// [`Session::query`], with the number of conditions each statement
+    /// raised (the warning count of its OK / EOF packet).
+    pub fn query_counted(&mut self, sql: &str, multi: bool) -> Vec<(Result<Output>, u16)> {
+        let mut out = Vec::new();
+        self.query_each(sql, multi, &mut |s, r| out.push((r, s.statement_warnings())));
+        out
+    }
+
+    fn query_each(&mut self, sql: &str, multi: bool, out: &mut dyn FnMut(&Session, Result<Output>)) {
+        for r in self.query_inner(sql, multi, out) {
+            out(self, r);
+        }
+    }
+
+    /// Runs the statements of `sql`: what it returns goes to `out` after
+    /// the statements it hands `out` itself (one per statement of a
+    /// multi-statement text, as they finish).
+    fn query_inner(
+        &mut self,
+        sql: &str,
+        multi: bool,
+        out: &mut dyn FnMut(&Session, Result<Output>),
+    ) -> Vec<Result<Output>> {
         self.shared.stats.questions.fetch_add(1, Ordering::Relaxed);
         // A cached plan for the whole text.
         // Plans are checked against the user's privileges when compiled, so
@@ -505,38 +609,50 @@ impl Session {
         }
         if let Some(a) = match admin::parse(sql) {
             Ok(a) => a,
-            Err(e) => return vec![Err(e)],
+            Err(e) => return vec![self.fail(e)],
         } {
-            return vec![self.run_admin(&a)];
+            self.begin_statement(a.uses_tables(), false);
+            let r = self.run_admin(&a);
+            return vec![self.finish(r)];
         }
         let stmts = match parse(sql) {
             Ok(s) => s,
-            Err(e) => return vec![Err(e)],
+            Err(e) => return vec![self.fail(e)],
         };
         if stmts.is_empty() {
-            return vec![Err(SqlError::new(1065, "42000", "Query was empty"))];
+            return vec![self.fail(SqlError::new(1065, "42000", "Query was empty"))];
         }
         if stmts.len() > 1 && !multi {
-            return vec![Err(SqlError::syntax("multiple statements need CLIENT_MULTI_STATEMENTS"))];
+            return vec![self.fail(SqlError::syntax("multiple statements need CLIENT_MULTI_STATEMENTS"))];
         }
         let single = stmts.len() == 1;
-        let mut out = Vec::new();
-        for stmt in stmts {
-            let r = self.compile(stmt).map(Arc::new).and_then(|c| {
-                let cacheable =
-                    single && matches!(c.plan, Plan::Select(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_));
-                if cacheable && c.params == 0 {
-                    self.shared.cache_plan(key.clone(), c.clone());
+        let last = stmts.len() - 1;
+        for (i, stmt) in stmts.into_iter().enumerate() {
+            let r = match self.compile(stmt).map(Arc::new) {
+                Ok(c) => {
+                    let cacheable = single
+                        && matches!(c.plan, Plan::Select(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_));
+                    if cacheable && c.params == 0 {
+                        self.shared.cache_plan(key.clone(), c.clone());
+                    }
+                    self.execute(&c, &[])
                 }
-                self.execute(&c, &[])
-            });
-            let failed = r.is_err();
-            out.push(r);
-            if failed {
-                break;
+                Err(e) => self.fail(e),
+            };
+            if i == last || r.is_err() {
+                return vec![r];
             }
+            out(self, r);
         }
-        out
+        vec![]
+    }
+
+    /// Records a failed statement's error as the last condition (rule 3).
+    fn finish(&self, r: Result<Output>) -> Result<Output> {
+        if let Err(e) = &r {
+            self.diag.borrow_mut().push_error(e);
+        }
+        r
     }
 
     /// COM_STMT_PREPARE: (id, parameters, result columns).
@@ -564,23 +680,26 @@ impl Session {
     pub fn execute_prepared(&mut self, id: u32, params: &[Value]) -> Result<Output> {
         self.shared.stats.com_stmt_execute.fetch_add(1, Ordering::Relaxed);
         self.shared.stats.questions.fetch_add(1, Ordering::Relaxed);
-        let p = self.prepared.get(&id).ok_or_else(|| {
-            SqlError::new(
+        let Some(p) = self.prepared.get(&id) else {
+            return self.fail(SqlError::new(
                 1243,
                 "HY000",
                 format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
-            )
-        })?;
+            ));
+        };
         let mut c = p.compiled.clone();
         if c.epoch != self.shared.epoch() || c.db != self.db {
             let sql = p.sql.clone();
-            c = Arc::new(self.compile_one(&sql)?);
+            c = match self.compile_one(&sql) {
+                Ok(c) => Arc::new(c),
+                Err(e) => return self.fail(e),
+            };
             if let Some(p) = self.prepared.get_mut(&id) {
                 p.compiled = c.clone();
             }
         }
         if params.len() != c.params {
-            return Err(SqlError::wrong_arguments("mysqld_stmt_execute"));
+            return self.fail(SqlError::wrong_arguments("mysqld_stmt_execute"));
         }
         self.execute(&c, params)
     }
@@ -639,7 +758,9 @@ impl Session {
 
     /// Executes a compiled statement with `params`.
     pub fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Output> {
+        self.begin_statement(c.uses_tables(), matches!(c.plan, Plan::Insert(_) | Plan::Update(_)));
         let r = self.execute_inner(c, params);
+        let r = self.finish(r);
         match &r {
             Ok(Output::Ok { affected, .. }) => self.row_count = *affected as i64,
             Ok(Output::Rows { rows, .. }) => {
@@ -675,7 +796,7 @@ impl Session {
                     self.last_insert_id = r.first_insert_id;
                 }
                 let info = if p.rows.len() > 1 {
-                    format!("Records: {}  Duplicates: 0  Warnings: 0", r.affected)
+                    format!("Records: {}  Duplicates: 0  Warnings: {}", r.affected, self.statement_warnings())
                 } else {
                     String::new()
                 };
@@ -688,7 +809,12 @@ impl Session {
                 Ok(Output::Ok {
                     affected: r.affected,
                     last_insert_id: 0,
-                    info: format!("Rows matched: {}  Changed: {}  Warnings: 0", r.matched, r.affected),
+                    info: format!(
+                        "Rows matched: {}  Changed: {}  Warnings: {}",
+                        r.matched,
+                        r.affected,
+                        self.statement_warnings()
+                    ),
                 })
             }
             Plan::Delete(p) => {
@@ -777,6 +903,9 @@ impl Session {
                     ));
                 }
                 let created = self.shared.catalog.create_database(&name, *if_not_exists)?;
+                if !created {
+                    self.note(1007, format!("Can't create database '{name}'; database exists"));
+                }
                 Ok(Output::Ok { affected: created as u64, last_insert_id: 0, info: String::new() })
             }
             S::Drop { object_type, if_exists, names, table, .. } => {

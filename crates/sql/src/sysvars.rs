@@ -511,7 +511,7 @@ pub static VARS: &[VarDef] = &[
     def("default_tmp_storage_engine", B, DYN, Str, "InnoDB", COMPAT),
     def("disabled_storage_engines", G, RO, Str, "", COMPAT),
     def("enforce_gtid_consistency", G, DYN, VarKind::Enum(&["OFF", "ON", "WARN"]), "OFF", COMPAT),
-    def("error_count", S, RO, uint(0, U64), "0", COMPAT),
+    def("error_count", S, RO, uint(0, U64), "0", USED),
     def("event_scheduler", G, DYN, VarKind::Enum(&["OFF", "ON", "DISABLED"]), "OFF", COMPAT),
     def("expire_logs_days", G, DYN, uint(0, 99), "0", COMPAT),
     def("explicit_defaults_for_timestamp", B, DYN, Bool, "ON", COMPAT),
@@ -659,6 +659,7 @@ pub static VARS: &[VarDef] = &[
     def("max_binlog_size", G, DYN, uint(4096, 1_073_741_824), "1073741824", COMPAT),
     def("max_connect_errors", G, DYN, uint(1, U64), "100", COMPAT),
     def("max_connections", G, DYN, uint(1, 100_000), "151", USED),
+    def("max_error_count", B, DYN, uint(0, 65535), "64", USED),
     def("max_execution_time", B, DYN, uint(0, U32), "0", COMPAT),
     def("max_heap_table_size", B, DYN, uint(16384, U64), "16777216", COMPAT),
     def("max_prepared_stmt_count", G, DYN, uint(0, 4_194_304), "16382", USED),
@@ -712,7 +713,7 @@ pub static VARS: &[VarDef] = &[
         "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION",
         USED,
     ),
-    def("sql_notes", B, DYN, Bool, "ON", COMPAT),
+    def("sql_notes", B, DYN, Bool, "ON", USED),
     def("sql_quote_show_create", B, DYN, Bool, "ON", COMPAT),
     def("sql_require_primary_key", B, DYN, Bool, "OFF", COMPAT),
     def("sql_safe_updates", B, DYN, Bool, "OFF", COMPAT),
@@ -757,7 +758,7 @@ pub static VARS: &[VarDef] = &[
     def("version_compile_machine", G, RO, Str, std::env::consts::ARCH, USED),
     def("version_compile_os", G, RO, Str, COMPILE_OS, USED),
     def("wait_timeout", B, DYN, uint(1, 31_536_000), "28800", COMPAT),
-    def("warning_count", S, RO, uint(0, U64), "0", COMPAT),
+    def("warning_count", S, RO, uint(0, U64), "0", USED),
 ];
 
 /// Other names for variables in the table: old MySQL spellings and
@@ -1031,6 +1032,16 @@ impl SessionVars {
     /// `innodb_lock_wait_timeout` in seconds.
     pub fn innodb_lock_wait_timeout_secs(&self) -> u64 {
         self.values.get("innodb_lock_wait_timeout").and_then(VarValue::as_u64).unwrap_or(50)
+    }
+
+    /// `max_error_count`: conditions the diagnostics area keeps.
+    pub fn max_error_count(&self) -> u64 {
+        self.values.get("max_error_count").and_then(VarValue::as_u64).unwrap_or(64)
+    }
+
+    /// `sql_notes`: whether notes are recorded.
+    pub fn sql_notes(&self) -> bool {
+        self.values.get("sql_notes").and_then(VarValue::as_bool).unwrap_or(true)
     }
 }
 

@@ -320,8 +320,10 @@ impl<S: Read + Write, T: Session> Conn<S, T> {
                 }
                 // A result set without columns cannot be framed (a column
                 // count of 0 reads as OK): answer OK.
-                Reply::Rows { columns, .. } if columns.is_empty() => self.send_ok(0, 0, status, 0, "")?,
-                Reply::Rows { columns, rows } => {
+                Reply::Rows { columns, warnings, .. } if columns.is_empty() => {
+                    self.send_ok(0, 0, status, warnings, "")?
+                }
+                Reply::Rows { columns, rows, warnings } => {
                     self.buf.clear();
                     put_lenenc_int(&mut self.buf, columns.len() as u64);
                     self.io.write_packet(&self.buf)?;
@@ -338,7 +340,7 @@ impl<S: Read + Write, T: Session> Conn<S, T> {
                         }
                         self.io.write_packet(&self.buf)?;
                     }
-                    self.send_eof(status)?;
+                    self.send_eof_with(warnings, status)?;
                 }
                 Reply::Err(e) => {
                     // An error ends the statement list.
@@ -368,8 +370,13 @@ impl<S: Read + Write, T: Session> Conn<S, T> {
     }
 
     fn send_eof(&mut self, status: u16) -> Result<(), PacketError> {
+        self.send_eof_with(0, status)
+    }
+
+    /// The EOF that ends a result set: it carries the statement's warnings.
+    fn send_eof_with(&mut self, warnings: u16, status: u16) -> Result<(), PacketError> {
         self.buf.clear();
-        response::eof(&mut self.buf, 0, status);
+        response::eof(&mut self.buf, warnings, status);
         Ok(self.io.write_packet(&self.buf)?)
     }
 

@@ -167,8 +167,18 @@ impl ErrPacket {
 /// What one statement answers.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
-    Ok { affected_rows: u64, last_insert_id: u64, warnings: u16, info: String },
-    Rows { columns: Vec<ColumnDef>, rows: Vec<Vec<Cell>> },
+    Ok {
+        affected_rows: u64,
+        last_insert_id: u64,
+        warnings: u16,
+        info: String,
+    },
+    /// A result set; `warnings` goes in the EOF packet after the rows.
+    Rows {
+        columns: Vec<ColumnDef>,
+        rows: Vec<Vec<Cell>>,
+        warnings: u16,
+    },
     Err(ErrPacket),
 }
 

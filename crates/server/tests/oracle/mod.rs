@@ -247,3 +247,42 @@ pub fn assert_same(quire: &mut Conn, maria: &mut Conn, statements: &[&str]) {
         assert_eq!(q, m, "quire and MariaDB differ on: {sql}");
     }
 }
+
+/// A condition as SHOW WARNINGS lists it: (Level, Code, Message).
+pub type Shown = (String, u16, String);
+
+/// One statement's answer with its diagnostics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagnosed {
+    pub answer: Answer,
+    /// The warning count of the statement's last packet: its OK, or the
+    /// EOF after its rows (0 for an error, which carries none).
+    pub warnings: u16,
+    /// What SHOW WARNINGS lists right after it.
+    pub shown: Vec<Shown>,
+}
+
+/// SHOW WARNINGS (or any statement answering Level, Code, Message rows).
+pub fn show(c: &mut Conn, sql: &str) -> Vec<Shown> {
+    c.query_map(sql, |(level, code, message): (String, u16, String)| (level, code, message))
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+/// Runs `sql` and records its answer, its packet's warning count and the
+/// conditions SHOW WARNINGS lists after it.
+pub fn diagnosed(c: &mut Conn, sql: &str) -> Diagnosed {
+    let answer = answer(c, sql);
+    let warnings = if matches!(answer, Answer::Err(_)) { 0 } else { c.warnings() };
+    let shown = show(c, "SHOW WARNINGS");
+    Diagnosed { answer, warnings, shown }
+}
+
+/// Runs each statement on both servers and asserts the same answers,
+/// warning counts and SHOW WARNINGS lists.
+pub fn assert_same_diagnostics(quire: &mut Conn, maria: &mut Conn, statements: &[&str]) {
+    for sql in statements {
+        let q = diagnosed(quire, sql);
+        let m = diagnosed(maria, sql);
+        assert_eq!(q, m, "quire and MariaDB differ on: {sql}");
+    }
+}

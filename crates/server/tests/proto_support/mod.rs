@@ -54,7 +54,7 @@ fn err(code: u16, state: &str, msg: &str) -> ErrPacket {
 }
 
 fn one_row(name: &str, t: u8, cell: Cell) -> Reply {
-    Reply::Rows { columns: vec![ColumnDef::expr(name, t)], rows: vec![vec![cell]] }
+    Reply::Rows { columns: vec![ColumnDef::expr(name, t)], rows: vec![vec![cell]], warnings: 0 }
 }
 
 impl ToySession {
@@ -82,7 +82,7 @@ impl ToySession {
             "types" => {
                 let cells = every_cell();
                 let columns = cells.iter().map(column_for).collect();
-                Reply::Rows { columns, rows: vec![cells] }
+                Reply::Rows { columns, rows: vec![cells], warnings: 0 }
             }
             _ => Reply::Err(err(1064, "42000", "You have an error in your SQL syntax")),
         }
@@ -166,7 +166,7 @@ impl Session for ToySession {
         if sql.starts_with("insert") {
             return Reply::Ok { affected_rows: 1, last_insert_id: 7, warnings: 0, info: String::new() };
         }
-        Reply::Rows { columns: params.iter().map(column_for).collect(), rows: vec![params.to_vec()] }
+        Reply::Rows { columns: params.iter().map(column_for).collect(), rows: vec![params.to_vec()], warnings: 0 }
     }
 
     fn close_statement(&mut self, id: u32) {

@@ -1,0 +1,268 @@
+//! Storing a value into a column, as MySQL's INSERT and UPDATE do: the
+//! value is converted to the column's type, and what does not fit raises a
+//! condition (`diag.rs`) — a warning with an adjusted value in non-strict
+//! `sql_mode`, an error in strict mode (warnings become errors there by
+//! [`Mode::abort_on_warning`](crate::diag::Mode), except that a too-long
+//! string is 1406 and a bad date 1292, as MySQL has it).
+//!
+//! | what | non-strict (warning, value stored) | strict (error) |
+//! |---|---|---|
+//! | number out of range | 1264, clipped to the nearest bound | 1264 |
+//! | `'12abc'` into a number | 1265, the numeric prefix | 1265 |
+//! | `'abc'` into a number | 1366, 0 | 1366 |
+//! | string too long | 1265, cut to the length | 1406 |
+//! | bad date / datetime | 1265, the zero date | 1292 |
+//! | NULL into NOT NULL (UPDATE, multi-row INSERT) | 1048, the implicit default | 1048 |
+//! | NOT NULL column without default left out | 1364, the implicit default | 1364 |
+//!
+//! Whatever the mode, decimals rounded to the column's scale, a date's time
+//! part dropped and trailing spaces cut from a VARCHAR raise Note 1265, and
+//! NULL into NOT NULL in a single-row INSERT is error 1048 (MariaDB's
+//! messages; its `db`.`table`.`column` form for 1366 and 1292).
+//!
+//! The values returned are already of the column's type and in range, so
+//! the engine's own (strict) check accepts them unchanged.
+
+use quire_engine::row::{Column, ColumnType, Date, DateTime, Decimal, Value, TEXT_MAX_BYTES};
+
+use crate::diag::{Condition, Level};
+use crate::error::{Result, SqlError};
+use crate::expr::{self, Env};
+
+/// Where a value goes, for messages: the table and the 1-based row of the
+/// statement.
+#[derive(Clone, Copy, Debug)]
+pub struct Place<'a> {
+    pub db: &'a str,
+    pub table: &'a str,
+    pub row: u64,
+}
+
+/// The value a NOT NULL column takes when it gets no usable value in
+/// non-strict mode (MySQL's implicit default).
+pub fn implicit_default(col: &Column) -> Value {
+    let zero_date = Date { year: 0, month: 0, day: 0 };
+    match col.ty {
+        t if t.is_integer() && t.is_unsigned() => Value::UInt(0),
+        t if t.is_integer() => Value::Int(0),
+        ColumnType::Decimal { scale, .. } => Value::Decimal(Decimal::new(0, scale)),
+        ColumnType::Date => Value::Date(zero_date),
+        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => {
+            Value::DateTime(DateTime { date: zero_date, hour: 0, minute: 0, second: 0, micros: 0 })
+        }
+        _ => Value::Str(String::new()),
+    }
+}
+
+/// 1048 for NULL into NOT NULL: the implicit default with a warning when
+/// `lenient` (UPDATE, multi-row INSERT; an error anyway in strict mode),
+/// else the error.
+pub fn null_into_not_null(col: &Column, lenient: bool, env: &dyn Env) -> Result<Value> {
+    let c = Condition::new(Level::Warning, 1048, format!("Column '{}' cannot be null", col.name));
+    if !lenient {
+        return Err(c.into_error());
+    }
+    env.warn(c)?;
+    Ok(implicit_default(col))
+}
+
+/// 1364 for a NOT NULL column without a default that an INSERT leaves out.
+pub fn missing_value(col: &Column, env: &dyn Env) -> Result<Value> {
+    env.warn(Condition::new(Level::Warning, 1364, format!("Field '{}' doesn't have a default value", col.name)))?;
+    Ok(implicit_default(col))
+}
+
+/// Converts non-NULL `v` for `col` (see the table above).
+pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Value> {
+    debug_assert!(!v.is_null(), "NULL is the caller's to handle");
+    let truncated = |level: Level| {
+        Condition::new(level, 1265, format!("Data truncated for column '{}' at row {}", col.name, at.row))
+    };
+    let out_of_range = || {
+        Condition::new(Level::Warning, 1264, format!("Out of range value for column '{}' at row {}", col.name, at.row))
+    };
+    let incorrect = |kind: &str, s: &str| {
+        Condition::new(
+            Level::Warning,
+            1366,
+            format!(
+                "Incorrect {kind} value: '{s}' for column `{}`.`{}`.`{}` at row {}",
+                at.db, at.table, col.name, at.row
+            ),
+        )
+    };
+    match col.ty {
+        t if t.is_integer() => {
+            let n = match &v {
+                Value::Str(s) => match expr::number_text_level(s) {
+                    Some(Level::Warning) if expr::numeric_prefix_len(s.trim_start()) == 0 => {
+                        env.warn(incorrect("integer", s))?;
+                        0
+                    }
+                    level => {
+                        if let Some(level) = level {
+                            env.warn(truncated(level))?;
+                        }
+                        rounded(expr::str_to_decimal(s).unwrap_or(Decimal::ZERO))
+                    }
+                },
+                other => expr::to_i128(other).unwrap_or(0),
+            };
+            let (lo, hi) = t.int_range();
+            let n = if n < lo || n > hi {
+                env.warn(out_of_range())?;
+                n.clamp(lo, hi)
+            } else {
+                n
+            };
+            Ok(if t.is_unsigned() { Value::UInt(n as u64) } else { Value::Int(n as i64) })
+        }
+        ColumnType::Decimal { precision, scale } => {
+            let (d, mut note) = match &v {
+                Value::Str(s) => match expr::number_text_level(s) {
+                    Some(Level::Warning) if expr::numeric_prefix_len(s.trim_start()) == 0 => {
+                        env.warn(incorrect("decimal", s))?;
+                        (Decimal::ZERO, None)
+                    }
+                    level => (expr::str_to_decimal(s).unwrap_or(Decimal::ZERO), level),
+                },
+                other => (expr::to_decimal(other).unwrap_or(Decimal::ZERO), None),
+            };
+            let max = Decimal::new(10i128.pow(u32::from(precision)) - 1, scale);
+            match d.rescale(scale).filter(|r| r.fits(precision, scale)) {
+                Some(r) => {
+                    if note.is_none() && r != d && r.rescale(d.scale) != Some(d) {
+                        note = Some(Level::Note);
+                    }
+                    if let Some(level) = note {
+                        env.warn(truncated(level))?;
+                    }
+                    Ok(Value::Decimal(r))
+                }
+                None => {
+                    env.warn(out_of_range())?;
+                    Ok(Value::Decimal(if d.coef < 0 { Decimal::new(-max.coef, scale) } else { max }))
+                }
+            }
+        }
+        ColumnType::Char { len } | ColumnType::Varchar { len } => {
+            let mut s = text_of(v);
+            let fixed = matches!(col.ty, ColumnType::Char { .. });
+            if fixed {
+                s.truncate(s.trim_end_matches(' ').len());
+            }
+            let len = len as usize;
+            if s.chars().count() > len {
+                if s.trim_end_matches(' ').chars().count() > len {
+                    too_long(col, at, env)?;
+                } else if !fixed {
+                    env.warn(truncated(Level::Note))?;
+                }
+                s = s.chars().take(len).collect();
+            }
+            Ok(Value::Str(s))
+        }
+        ColumnType::Text => {
+            let mut s = text_of(v);
+            if s.len() > TEXT_MAX_BYTES {
+                too_long(col, at, env)?;
+                let mut end = TEXT_MAX_BYTES;
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                s.truncate(end);
+            }
+            Ok(Value::Str(s))
+        }
+        ColumnType::Date => {
+            let dt = match v {
+                Value::Date(d) => return Ok(Value::Date(d)),
+                Value::DateTime(dt) => Ok(dt),
+                other => parse_datetime(text_of(other)),
+            };
+            match dt {
+                Ok(dt) => {
+                    if (dt.hour, dt.minute, dt.second, dt.micros) != (0, 0, 0, 0) {
+                        env.warn(truncated(Level::Note))?;
+                    }
+                    Ok(Value::Date(dt.date))
+                }
+                Err(text) => bad_date(col, at, "date", &text, env).map(|_| implicit_default(col)),
+            }
+        }
+        ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => {
+            let dt = match v {
+                Value::DateTime(dt) => Ok(dt),
+                Value::Date(d) => Ok(DateTime { date: d, hour: 0, minute: 0, second: 0, micros: 0 }),
+                other => parse_datetime(text_of(other)),
+            };
+            match dt {
+                Ok(dt) => Ok(Value::DateTime(dt.with_fsp(fsp))),
+                Err(text) => bad_date(col, at, "datetime", &text, env).map(|_| implicit_default(col)),
+            }
+        }
+        _ => Err(SqlError::internal(format!("no conversion into {}", col.ty.sql()))),
+    }
+}
+
+/// An integer from a decimal, rounding half away from zero (a value too
+/// large for i128 is clipped by the range check anyway).
+fn rounded(d: Decimal) -> i128 {
+    d.rescale(0).map_or(if d.coef < 0 { i128::MIN } else { i128::MAX }, |r| r.coef)
+}
+
+fn text_of(v: Value) -> String {
+    match v {
+        Value::Str(s) => s,
+        other => expr::as_string(&other),
+    }
+}
+
+fn too_long(col: &Column, at: Place<'_>, env: &dyn Env) -> Result<()> {
+    if env.mode().abort_on_warning {
+        return Err(SqlError::new(1406, "22001", format!("Data too long for column '{}' at row {}", col.name, at.row)));
+    }
+    env.warn(Condition::new(
+        Level::Warning,
+        1265,
+        format!("Data truncated for column '{}' at row {}", col.name, at.row),
+    ))
+}
+
+/// A value no date can be made of: 1292 in strict mode, else 1265 (the
+/// caller stores the zero date).
+fn bad_date(col: &Column, at: Place<'_>, kind: &str, text: &str, env: &dyn Env) -> Result<()> {
+    if env.mode().abort_on_warning {
+        return Err(SqlError::new(
+            1292,
+            "22007",
+            format!(
+                "Incorrect {kind} value: '{text}' for column `{}`.`{}`.`{}` at row {}",
+                at.db, at.table, col.name, at.row
+            ),
+        ));
+    }
+    env.warn(Condition::new(
+        Level::Warning,
+        1265,
+        format!("Data truncated for column '{}' at row {}", col.name, at.row),
+    ))
+}
+
+/// A date or datetime from text: `YYYY-MM-DD[ hh:mm:ss[.ffffff]]`,
+/// `YYYYMMDD`, and the zero date (allowed: quire's sql_mode has no
+/// NO_ZERO_DATE). The text back when it is none of these.
+fn parse_datetime(s: String) -> std::result::Result<DateTime, String> {
+    if let Some(d) = Date::parse(&s) {
+        return Ok(DateTime { date: d, hour: 0, minute: 0, second: 0, micros: 0 });
+    }
+    if let Some(dt) = DateTime::parse(&s) {
+        return Ok(dt);
+    }
+    let t = s.trim();
+    let zero = t.starts_with("0000") && t.bytes().all(|b| matches!(b, b'0' | b'-' | b':' | b' ' | b'.' | b'/'));
+    if zero {
+        return Ok(DateTime { date: Date { year: 0, month: 0, day: 0 }, hour: 0, minute: 0, second: 0, micros: 0 });
+    }
+    Err(s)
+}
