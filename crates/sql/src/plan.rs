@@ -365,7 +365,7 @@ fn int_of_len(len: u32, unsigned: bool) -> MetaType {
 
 /// The most characters an integer-valued expression prints as (sign
 /// included), as MySQL estimates it to choose LONG or LONGLONG.
-fn int_len(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> u32 {
+fn int_len(e: &Expr, t: Option<&TableRef>) -> u32 {
     match e {
         Expr::Lit(Value::Int(i)) => i.to_string().len() as u32,
         Expr::Lit(Value::UInt(u)) => u.to_string().len() as u32,
@@ -378,13 +378,13 @@ fn int_len(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> u32 {
             Some(ColumnType::Decimal { precision, scale }) => u32::from(precision - scale) + 1,
             _ => 21,
         },
-        Expr::Neg(x) => int_len(x, t, aggs) + 1,
-        Expr::Bin(BinOp::Add | BinOp::Sub, l, r) => int_len(l, t, aggs).max(int_len(r, t, aggs)) + 1,
-        Expr::Bin(BinOp::Mul, l, r) => int_len(l, t, aggs) + int_len(r, t, aggs),
-        Expr::Bin(BinOp::IntDiv, l, _) => int_len(l, t, aggs),
-        Expr::Bin(BinOp::Mod, l, r) => int_len(l, t, aggs).max(int_len(r, t, aggs)),
+        Expr::Neg(x) => int_len(x, t) + 1,
+        Expr::Bin(BinOp::Add | BinOp::Sub, l, r) => int_len(l, t).max(int_len(r, t)) + 1,
+        Expr::Bin(BinOp::Mul, l, r) => int_len(l, t) + int_len(r, t),
+        Expr::Bin(BinOp::IntDiv, l, _) => int_len(l, t),
+        Expr::Bin(BinOp::Mod, l, r) => int_len(l, t).max(int_len(r, t)),
         Expr::Func(name, args) if matches!(name.as_str(), "floor" | "ceil" | "ceiling" | "round" | "abs") => {
-            args.first().map_or(21, |a| int_len(a, t, aggs) + 1)
+            args.first().map_or(21, |a| int_len(a, t) + 1)
         }
         _ => 21,
     }
@@ -408,18 +408,11 @@ fn decimal(scale: u8) -> MetaType {
 /// exact DECIMAL whose scale is the larger one for + - MOD, the sum for *,
 /// and the dividend's plus div_precision_increment for `/`. DIV is always
 /// an integer.
-fn arith_type(
-    op: BinOp,
-    e: &Expr,
-    l: MetaType,
-    r: MetaType,
-    t: Option<&TableRef>,
-    aggs: &[crate::expr::Agg],
-) -> MetaType {
+fn arith_type(op: BinOp, e: &Expr, l: MetaType, r: MetaType, t: Option<&TableRef>) -> MetaType {
     let approx = |m: MetaType| matches!(m, MetaType::Double | MetaType::Str { .. } | MetaType::Text);
     if op == BinOp::IntDiv {
         let unsigned = matches!((l, r), (MetaType::Int { unsigned: true, .. }, MetaType::Int { unsigned: true, .. }));
-        return int_of_len(int_len(e, t, aggs), unsigned);
+        return int_of_len(int_len(e, t), unsigned);
     }
     if matches!(l, MetaType::Null) || matches!(r, MetaType::Null) {
         return if op == BinOp::Div { decimal(crate::expr::DIV_PRECISION_INCREMENT) } else { MetaType::Null };
@@ -431,7 +424,7 @@ fn arith_type(
         (BinOp::Div, _, _) => decimal(scale_of(l) + crate::expr::DIV_PRECISION_INCREMENT),
         (_, MetaType::Int { unsigned: lu, .. }, MetaType::Int { unsigned: ru, .. }) => {
             // MySQL: unsigned if either operand is (for + - * MOD).
-            int_of_len(int_len(e, t, aggs), lu || ru)
+            int_of_len(int_len(e, t), lu || ru)
         }
         (BinOp::Mul, _, _) => decimal(scale_of(l) + scale_of(r)),
         _ => decimal(scale_of(l).max(scale_of(r))),
@@ -464,9 +457,7 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
     let boolean = MetaType::Int { unsigned: false, width: 4 };
     let text = MetaType::Str { len: 255, fixed: false };
     match e {
-        Expr::Lit(Value::Int(_) | Value::UInt(_)) => {
-            int_of_len(int_len(e, t, aggs), matches!(e, Expr::Lit(Value::UInt(_))))
-        }
+        Expr::Lit(Value::Int(_) | Value::UInt(_)) => int_of_len(int_len(e, t), matches!(e, Expr::Lit(Value::UInt(_)))),
         Expr::Lit(v) => MetaType::of_value(v),
         Expr::Param(_) => text,
         Expr::Col(c) => t.map_or(text, |t| MetaType::of_column(t.schema.columns[*c].ty)),
@@ -489,13 +480,19 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
         },
         Expr::Bin(op, l, r) => match op {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod | BinOp::IntDiv => {
-                arith_type(*op, e, infer(l, t, aggs), infer(r, t, aggs), t, aggs)
+                // A `?` is typed only when executed: DECIMAL, which the
+                // protocol sends as text, so no value is narrowed.
+                let operand = |x: &Expr| match x {
+                    Expr::Param(_) => MetaType::Decimal { precision: 65, scale: 0 },
+                    x => infer(x, t, aggs),
+                };
+                arith_type(*op, e, operand(l), operand(r), t)
             }
             _ => boolean,
         },
         Expr::Not(_) | Expr::IsNull(..) | Expr::Between { .. } | Expr::InList { .. } | Expr::Like { .. } => boolean,
         Expr::Neg(x) => match infer(x, t, aggs) {
-            MetaType::Int { .. } => int_of_len(int_len(e, t, aggs), false),
+            MetaType::Int { .. } => int_of_len(int_len(e, t), false),
             other => other,
         },
         Expr::Func(name, args) => {
@@ -515,8 +512,8 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
                 "abs" => arg(0),
                 // FLOOR / CEIL of an exact number is an integer.
                 "floor" | "ceil" | "ceiling" => match arg(0) {
-                    MetaType::Int { unsigned, .. } => int_of_len(int_len(&args[0], t, aggs), unsigned),
-                    MetaType::Decimal { .. } => int_of_len(int_len(e, t, aggs), false),
+                    MetaType::Int { unsigned, .. } => int_of_len(int_len(&args[0], t), unsigned),
+                    MetaType::Decimal { .. } => int_of_len(int_len(e, t), false),
                     MetaType::Null => MetaType::Null,
                     _ => MetaType::Double,
                 },
@@ -531,7 +528,7 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
                         };
                         decimal(want.map_or(scale, |w| w.min(scale)))
                     }
-                    MetaType::Int { unsigned, .. } => int_of_len(int_len(&args[0], t, aggs), unsigned),
+                    MetaType::Int { unsigned, .. } => int_of_len(int_len(&args[0], t), unsigned),
                     MetaType::Null => MetaType::Null,
                     _ => MetaType::Double,
                 },
