@@ -9,6 +9,7 @@ use std::sync::Arc;
 use quire_engine::row::{Date, DateTime, Decimal, Value};
 use quire_sql::{ColMeta, MetaType, Output, Shared, SqlError};
 
+use crate::proto::handshake::capability;
 use crate::proto::{
     charset, column_flag, column_type, Backend, Cell, ColumnDef, Credentials, ErrPacket, Param, Prepared, Reply,
     Session, STATUS_AUTOCOMMIT, STATUS_IN_TRANS,
@@ -42,6 +43,8 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
         MetaType::Decimal { precision, scale } => {
             (column_type::NEWDECIMAL, precision as u32 + 2, scale, charset::BINARY)
         }
+        // 31 decimals: MySQL's NOT_FIXED_DEC, "as many as the value needs".
+        MetaType::Double => (column_type::DOUBLE, 22, 31, charset::BINARY),
         MetaType::Str { len, fixed } => {
             (if fixed { column_type::STRING } else { column_type::VAR_STRING }, len * 4, 0, charset::UTF8MB4_GENERAL_CI)
         }
@@ -76,10 +79,16 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
                 flags |= column_flag::UNSIGNED;
             }
         }
-        MetaType::Decimal { .. } => flags |= column_flag::NUM,
+        MetaType::Decimal { .. } | MetaType::Double => flags |= column_flag::NUM,
         MetaType::Text => flags |= column_flag::BLOB,
-        MetaType::Date | MetaType::DateTime { .. } | MetaType::Timestamp { .. } => flags |= column_flag::BINARY,
         _ => {}
+    }
+    // Computed columns of the binary character set (numbers, temporals,
+    // NULL) carry BINARY_FLAG, as MySQL's and MariaDB's do; of a table's
+    // columns, only temporal ones do.
+    let temporal = matches!(c.ty, MetaType::Date | MetaType::DateTime { .. } | MetaType::Timestamp { .. });
+    if cs == charset::BINARY && (c.org_table.is_empty() || temporal) {
+        flags |= column_flag::BINARY;
     }
     ColumnDef {
         schema: c.db.clone(),
@@ -111,6 +120,11 @@ pub fn cell(v: &Value, ty: MetaType) -> Cell {
         (other, MetaType::Int { unsigned, .. }) => match quire_sql::expr::to_i128(other) {
             Some(n) if unsigned && n >= 0 => Cell::UInt(n as u64),
             Some(n) => Cell::Int(n.clamp(i64::MIN as i128, i64::MAX as i128) as i64),
+            None => Cell::Null,
+        },
+        (other, MetaType::Double) => match quire_sql::expr::to_decimal(other) {
+            // Through the decimal text: Rust's parse rounds correctly.
+            Some(d) => Cell::Double(d.to_string().parse().unwrap_or_else(|_| d.to_f64())),
             None => Cell::Null,
         },
         (Value::Date(d), MetaType::Date) => date_cell(*d),
@@ -273,5 +287,9 @@ impl Session for SqlSession {
 
     fn database(&self) -> Option<String> {
         self.inner.db.clone()
+    }
+
+    fn client_capabilities(&mut self, caps: u32) {
+        self.inner.client_found_rows = caps & capability::FOUND_ROWS != 0;
     }
 }

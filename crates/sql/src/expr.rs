@@ -258,6 +258,11 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 scope.params += 1;
                 Expr::Param(scope.params - 1)
             }
+            // An exponent makes an approximate (DOUBLE) literal in MySQL:
+            // `1e3` is typed DOUBLE, though its value is kept exact here.
+            ast::Value::Number(n, _) if n.contains(['e', 'E']) => {
+                Expr::Func("cast_double".into(), vec![Expr::Lit(number(n)?)])
+            }
             other => Expr::Lit(literal(other)?),
         },
         E::Identifier(i) => {
@@ -382,6 +387,8 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 "cast_signed"
             } else if ty.starts_with("DECIMAL") {
                 "cast_decimal"
+            } else if ty.starts_with("DOUBLE") || ty.starts_with("FLOAT") || ty.starts_with("REAL") {
+                "cast_double"
             } else if ty.starts_with("DATETIME") {
                 "cast_datetime"
             } else if ty.starts_with("DATE") {
@@ -498,6 +505,7 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         "ceil",
         "ceiling",
         "round",
+        "truncate",
         "mod",
         "greatest",
         "least",
@@ -886,6 +894,14 @@ fn binary(op: BinOp, l: &Expr, r: &Expr, row: &[Value], env: &dyn Env) -> Result
     })
 }
 
+/// MySQL's `div_precision_increment` default: `/` gives the dividend's
+/// scale plus this many digits (`1/3` = 0.3333, `1.0/3` = 0.33333).
+pub const DIV_PRECISION_INCREMENT: u8 = 4;
+
+/// The most fractional digits a computed decimal keeps (MySQL's
+/// DECIMAL_MAX_SCALE).
+pub const MAX_RESULT_SCALE: u8 = 30;
+
 /// Arithmetic: integers stay integers (checked), anything else is exact
 /// decimal; `/` is always decimal (scale + 4, as MySQL's
 /// div_precision_increment); division by zero gives NULL.
@@ -905,7 +921,17 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
             BinOp::Mod => Some(x % y),
             _ => None,
         };
-        return int_value(r.ok_or_else(|| SqlError::new(1690, "22003", "BIGINT value is out of range"))?);
+        // MySQL: a result with an unsigned operand is BIGINT UNSIGNED
+        // (0..=2^64-1), otherwise BIGINT (i64); outside, error 1690. DIV
+        // and MOD results always fit.
+        let unsigned = matches!(a, Value::UInt(_)) || matches!(b, Value::UInt(_));
+        return match r {
+            Some(n) if matches!(op, BinOp::IntDiv | BinOp::Mod) => int_value(n),
+            Some(n) if unsigned && (0..=u64::MAX as i128).contains(&n) => Ok(Value::UInt(n as u64)),
+            Some(n) if !unsigned && i64::try_from(n).is_ok() => Ok(Value::Int(n as i64)),
+            _ if unsigned => Err(SqlError::new(1690, "22003", "BIGINT UNSIGNED value is out of range")),
+            _ => Err(SqlError::new(1690, "22003", "BIGINT value is out of range")),
+        };
     }
     let (x, y) = match (to_decimal(a), to_decimal(b)) {
         (Some(x), Some(y)) => (x, y),
@@ -916,17 +942,14 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
         BinOp::Add => Value::Decimal(x.checked_add(y).ok_or_else(overflow)?),
         BinOp::Sub => Value::Decimal(x.checked_sub(y).ok_or_else(overflow)?),
         BinOp::Mul => Value::Decimal(x.checked_mul(y).ok_or_else(overflow)?),
+        // Division by zero is NULL; warning 1365 ("Division by 0") is
+        // raised by the caller, `binary`, which reaches the session.
         BinOp::Div | BinOp::IntDiv | BinOp::Mod if y.is_zero() => Value::Null,
-        BinOp::Div => Value::Decimal(x.checked_div(y, 4).ok_or_else(overflow)?),
-        BinOp::IntDiv => {
-            let q = x.checked_div(y, 0).ok_or_else(overflow)?;
-            int_value(q.coef)?
-        }
-        BinOp::Mod => {
-            let q = x.checked_div(y, 0).ok_or_else(overflow)?;
-            let q = Decimal::new(q.coef, 0);
-            Value::Decimal(x.checked_sub(q.checked_mul(y).ok_or_else(overflow)?).ok_or_else(overflow)?)
-        }
+        BinOp::Div => Value::Decimal(x.checked_div(y, DIV_PRECISION_INCREMENT).ok_or_else(overflow)?),
+        // DIV truncates the exact quotient toward zero (never rounds), and
+        // the operands' scales are aligned first: 7.5 DIV 2 is 3.
+        BinOp::IntDiv => int_value(x.checked_div_trunc(y).ok_or_else(overflow)?)?,
+        BinOp::Mod => Value::Decimal(x.checked_rem(y).ok_or_else(overflow)?),
         _ => return Err(SqlError::internal("not an arithmetic operator")),
     })
 }

@@ -197,6 +197,35 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
                 }
             }
         }
+        "truncate" => {
+            // TRUNCATE(x, d): cut toward zero at d digits (d < 0: left of
+            // the point), never rounding.
+            arity(name, args, 2..=2)?;
+            match (&args[0], to_i128(&args[1])) {
+                (Value::Null, _) | (_, None) => Value::Null,
+                (v @ (Value::Int(_) | Value::UInt(_)), Some(d)) if d >= 0 => v.clone(),
+                (v, Some(d)) => {
+                    let x = to_decimal(v).unwrap_or(Decimal::ZERO);
+                    if d >= 0 {
+                        Value::Decimal(x.truncate_to(d.min(30) as u8))
+                    } else {
+                        let p = 10i128.checked_pow((-d).min(38) as u32).unwrap_or(i128::MAX);
+                        let int = x.truncate_to(0).coef;
+                        let cut = int / p * p;
+                        if matches!(v, Value::Int(_) | Value::UInt(_)) {
+                            int_value(cut)?
+                        } else {
+                            Value::Decimal(Decimal::new(cut, 0))
+                        }
+                    }
+                }
+            }
+        }
+        // The value stays exact; its column is typed DOUBLE (plan::infer).
+        "cast_double" => match a0() {
+            Value::Null => Value::Null,
+            v => to_decimal(&v).map_or(Value::Null, Value::Decimal),
+        },
         "mod" => {
             arity(name, args, 2..=2)?;
             crate::expr::arith(crate::expr::BinOp::Mod, &args[0], &args[1])?

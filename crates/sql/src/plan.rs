@@ -235,6 +235,10 @@ pub enum MetaType {
         precision: u8,
         scale: u8,
     },
+    /// DOUBLE: approximate literals (`1e3`), CAST(.. AS DOUBLE),
+    /// floating-point system variables. The value itself may be held as
+    /// an exact decimal; the protocol sends it as a double.
+    Double,
     /// CHAR / VARCHAR / TEXT / computed strings, with a length in characters.
     Str {
         len: u32,
@@ -342,6 +346,7 @@ fn same_kind(a: MetaType, b: MetaType) -> bool {
         (a, b),
         (MetaType::Int { .. }, MetaType::Int { .. })
             | (MetaType::Decimal { .. }, MetaType::Decimal { .. })
+            | (MetaType::Double, MetaType::Double)
             | (MetaType::Str { .. } | MetaType::Text, MetaType::Str { .. } | MetaType::Text)
             | (MetaType::Date, MetaType::Date)
             | (
@@ -351,59 +356,196 @@ fn same_kind(a: MetaType, b: MetaType) -> bool {
     ) || matches!(b, MetaType::Null)
 }
 
+/// An integer result of at most `len` characters: LONG when it fits 9
+/// (MariaDB's and MySQL's rule for computed integers, so that `SELECT 1`
+/// is LONG and `SELECT 2147483648` LONGLONG), else LONGLONG.
+fn int_of_len(len: u32, unsigned: bool) -> MetaType {
+    MetaType::Int { unsigned, width: if len <= 9 { 4 } else { 8 } }
+}
+
+/// The most characters an integer-valued expression prints as (sign
+/// included), as MySQL estimates it to choose LONG or LONGLONG.
+fn int_len(e: &Expr, t: Option<&TableRef>) -> u32 {
+    match e {
+        Expr::Lit(Value::Int(i)) => i.to_string().len() as u32,
+        Expr::Lit(Value::UInt(u)) => u.to_string().len() as u32,
+        Expr::Lit(Value::Decimal(d)) => d.int_digits().max(1) + u32::from(d.coef < 0),
+        Expr::Col(c) => match t.map(|t| t.schema.columns[*c].ty) {
+            Some(ColumnType::TinyInt { unsigned }) => 4 - u32::from(unsigned),
+            Some(ColumnType::SmallInt { unsigned }) => 6 - u32::from(unsigned),
+            Some(ColumnType::MediumInt { unsigned }) => 9 - u32::from(unsigned),
+            Some(ColumnType::Int { unsigned }) => 11 - u32::from(unsigned),
+            Some(ColumnType::Decimal { precision, scale }) => u32::from(precision - scale) + 1,
+            _ => 21,
+        },
+        Expr::Neg(x) => int_len(x, t) + 1,
+        Expr::Bin(BinOp::Add | BinOp::Sub, l, r) => int_len(l, t).max(int_len(r, t)) + 1,
+        Expr::Bin(BinOp::Mul, l, r) => int_len(l, t) + int_len(r, t),
+        Expr::Bin(BinOp::IntDiv, l, _) => int_len(l, t),
+        Expr::Bin(BinOp::Mod, l, r) => int_len(l, t).max(int_len(r, t)),
+        Expr::Func(name, args) if matches!(name.as_str(), "floor" | "ceil" | "ceiling" | "round" | "abs") => {
+            args.first().map_or(21, |a| int_len(a, t) + 1)
+        }
+        _ => 21,
+    }
+}
+
+/// The scale (fractional digits) of a numeric expression's values.
+fn scale_of(m: MetaType) -> u8 {
+    match m {
+        MetaType::Decimal { scale, .. } => scale,
+        _ => 0,
+    }
+}
+
+fn decimal(scale: u8) -> MetaType {
+    MetaType::Decimal { precision: 65, scale: scale.min(crate::expr::MAX_RESULT_SCALE) }
+}
+
+/// The result type of `l op r` for + - * / DIV MOD, by MySQL's rules:
+/// integers stay integers (except `/`), a DOUBLE or string operand makes a
+/// DOUBLE (MySQL converts strings to double for arithmetic), otherwise an
+/// exact DECIMAL whose scale is the larger one for + - MOD, the sum for *,
+/// and the dividend's plus div_precision_increment for `/`. DIV is always
+/// an integer.
+fn arith_type(op: BinOp, e: &Expr, l: MetaType, r: MetaType, t: Option<&TableRef>) -> MetaType {
+    let approx = |m: MetaType| matches!(m, MetaType::Double | MetaType::Str { .. } | MetaType::Text);
+    if op == BinOp::IntDiv {
+        let unsigned = matches!((l, r), (MetaType::Int { unsigned: true, .. }, MetaType::Int { unsigned: true, .. }));
+        return int_of_len(int_len(e, t), unsigned);
+    }
+    if matches!(l, MetaType::Null) || matches!(r, MetaType::Null) {
+        return if op == BinOp::Div { decimal(crate::expr::DIV_PRECISION_INCREMENT) } else { MetaType::Null };
+    }
+    if approx(l) || approx(r) {
+        return MetaType::Double;
+    }
+    match (op, l, r) {
+        (BinOp::Div, _, _) => decimal(scale_of(l) + crate::expr::DIV_PRECISION_INCREMENT),
+        (_, MetaType::Int { unsigned: lu, .. }, MetaType::Int { unsigned: ru, .. }) => {
+            // MySQL: unsigned if either operand is (for + - * MOD).
+            int_of_len(int_len(e, t), lu || ru)
+        }
+        (BinOp::Mul, _, _) => decimal(scale_of(l) + scale_of(r)),
+        _ => decimal(scale_of(l).max(scale_of(r))),
+    }
+}
+
+/// The type of a system variable's value: integers and booleans are
+/// LONGLONG (unsigned for unsigned variables), floats DOUBLE, the rest
+/// strings.
+fn sysvar_type(name: &str) -> MetaType {
+    use crate::sysvars::VarKind;
+    match name {
+        "last_insert_id" | "identity" => return MetaType::Int { unsigned: true, width: 8 },
+        "autocommit" => return MetaType::Int { unsigned: false, width: 8 },
+        _ => {}
+    }
+    match crate::sysvars::lookup(name).map(|d| &d.kind) {
+        Some(VarKind::Bool | VarKind::Int { .. }) => MetaType::Int { unsigned: false, width: 8 },
+        Some(VarKind::UInt { .. }) => MetaType::Int { unsigned: true, width: 8 },
+        Some(VarKind::Float) => MetaType::Double,
+        _ => MetaType::Str { len: 255, fixed: false },
+    }
+}
+
 /// The type an expression's values will have (for result metadata before
 /// execution, e.g. COM_STMT_PREPARE).
 pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaType {
-    let int = MetaType::Int { unsigned: false, width: 8 };
+    let longlong = MetaType::Int { unsigned: false, width: 8 };
+    // Truth values (comparisons, NOT, IS NULL, LIKE...): 0 or 1, a LONG.
+    let boolean = MetaType::Int { unsigned: false, width: 4 };
     let text = MetaType::Str { len: 255, fixed: false };
     match e {
+        Expr::Lit(Value::Int(_) | Value::UInt(_)) => int_of_len(int_len(e, t), matches!(e, Expr::Lit(Value::UInt(_)))),
         Expr::Lit(v) => MetaType::of_value(v),
         Expr::Param(_) => text,
         Expr::Col(c) => t.map_or(text, |t| MetaType::of_column(t.schema.columns[*c].ty)),
         Expr::Agg(i) => match aggs.get(*i) {
-            Some(a) => match a.func {
-                AggFn::Count | AggFn::CountStar => int,
-                AggFn::Sum | AggFn::Avg => {
-                    MetaType::Decimal { precision: 65, scale: if a.func == AggFn::Avg { 4 } else { 0 } }
+            Some(a) => {
+                let arg = a.arg.as_ref().map_or(text, |x| infer(x, t, aggs));
+                match a.func {
+                    AggFn::Count | AggFn::CountStar => longlong,
+                    AggFn::Sum | AggFn::Avg
+                        if matches!(arg, MetaType::Double | MetaType::Str { .. } | MetaType::Text) =>
+                    {
+                        MetaType::Double
+                    }
+                    AggFn::Sum => decimal(scale_of(arg)),
+                    AggFn::Avg => decimal(scale_of(arg) + crate::expr::DIV_PRECISION_INCREMENT),
+                    AggFn::Min | AggFn::Max => arg,
                 }
-                AggFn::Min | AggFn::Max => a.arg.as_ref().map_or(text, |x| infer(x, t, aggs)),
-            },
+            }
             None => text,
         },
         Expr::Bin(op, l, r) => match op {
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Mod | BinOp::IntDiv => {
-                match (infer(l, t, aggs), infer(r, t, aggs)) {
-                    (MetaType::Int { .. }, MetaType::Int { .. }) => int,
-                    _ if *op == BinOp::IntDiv => int,
-                    _ => MetaType::Decimal { precision: 65, scale: 4 },
-                }
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod | BinOp::IntDiv => {
+                // A `?` is typed only when executed: DECIMAL, which the
+                // protocol sends as text, so no value is narrowed.
+                let operand = |x: &Expr| match x {
+                    Expr::Param(_) => MetaType::Decimal { precision: 65, scale: 0 },
+                    x => infer(x, t, aggs),
+                };
+                arith_type(*op, e, operand(l), operand(r), t)
             }
-            BinOp::Div => MetaType::Decimal { precision: 65, scale: 4 },
-            _ => int,
+            _ => boolean,
         },
-        Expr::Not(_) | Expr::IsNull(..) | Expr::Between { .. } | Expr::InList { .. } | Expr::Like { .. } => int,
-        Expr::Neg(x) => infer(x, t, aggs),
-        Expr::Func(name, args) => match name.as_str() {
-            "connection_id" | "last_insert_id" | "length" | "char_length" | "character_length" | "found_rows"
-            | "row_count" | "unix_timestamp" | "cast_signed" | "isnull" => int,
-            "cast_unsigned" => MetaType::Int { unsigned: true, width: 8 },
-            "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "cast_datetime" => {
-                MetaType::DateTime { fsp: 0 }
-            }
-            "curdate" | "current_date" | "cast_date" => MetaType::Date,
-            "abs" | "floor" | "ceil" | "ceiling" | "round" => args.first().map_or(text, |a| infer(a, t, aggs)),
-            "greatest" | "least" | "coalesce" | "ifnull" | "if" | "nullif" => {
-                // One type if every (result) argument has it, else text.
-                let skip = usize::from(name == "if");
-                let types: Vec<MetaType> = args.iter().skip(skip).map(|a| infer(a, t, aggs)).collect();
-                match types.first() {
-                    Some(&first) if types.iter().all(|&x| same_kind(x, first)) => first,
-                    _ => text,
-                }
-            }
-            _ => text,
+        Expr::Not(_) | Expr::IsNull(..) | Expr::Between { .. } | Expr::InList { .. } | Expr::Like { .. } => boolean,
+        Expr::Neg(x) => match infer(x, t, aggs) {
+            MetaType::Int { .. } => int_of_len(int_len(e, t), false),
+            other => other,
         },
+        Expr::Func(name, args) => {
+            let arg = |i: usize| args.get(i).map_or(MetaType::Null, |a| infer(a, t, aggs));
+            match name.as_str() {
+                "connection_id" => MetaType::Int { unsigned: true, width: 4 },
+                "last_insert_id" => MetaType::Int { unsigned: true, width: 8 },
+                "length" | "char_length" | "character_length" => MetaType::Int { unsigned: false, width: 4 },
+                "found_rows" | "row_count" | "unix_timestamp" | "cast_signed" => longlong,
+                "isnull" => boolean,
+                "cast_unsigned" => MetaType::Int { unsigned: true, width: 8 },
+                "cast_double" => MetaType::Double,
+                "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "cast_datetime" => {
+                    MetaType::DateTime { fsp: 0 }
+                }
+                "curdate" | "current_date" | "cast_date" => MetaType::Date,
+                "abs" => arg(0),
+                // FLOOR / CEIL of an exact number is an integer.
+                "floor" | "ceil" | "ceiling" => match arg(0) {
+                    MetaType::Int { unsigned, .. } => int_of_len(int_len(&args[0], t), unsigned),
+                    MetaType::Decimal { .. } => int_of_len(int_len(e, t), false),
+                    MetaType::Null => MetaType::Null,
+                    _ => MetaType::Double,
+                },
+                // ROUND / TRUNCATE keep the argument's kind; a DECIMAL
+                // keeps at most the requested digits (a constant count).
+                "round" | "truncate" => match arg(0) {
+                    MetaType::Decimal { scale, .. } => {
+                        let want = match args.get(1) {
+                            None => Some(0),
+                            Some(Expr::Lit(Value::Int(d))) => Some((*d).clamp(0, 30) as u8),
+                            Some(_) => None,
+                        };
+                        decimal(want.map_or(scale, |w| w.min(scale)))
+                    }
+                    MetaType::Int { unsigned, .. } => int_of_len(int_len(&args[0], t), unsigned),
+                    MetaType::Null => MetaType::Null,
+                    _ => MetaType::Double,
+                },
+                "greatest" | "least" | "coalesce" | "ifnull" | "if" | "nullif" => {
+                    // One type if every (result) argument has it, else text.
+                    let skip = usize::from(name == "if");
+                    let types: Vec<MetaType> = args.iter().skip(skip).map(|a| infer(a, t, aggs)).collect();
+                    match types.first() {
+                        Some(&first) if types.iter().all(|&x| same_kind(x, first)) => first,
+                        _ => text,
+                    }
+                }
+                _ => text,
+            }
+        }
         Expr::Collate(_, x) => infer(x, t, aggs),
-        Expr::Case { .. } | Expr::SysVar { .. } => text,
+        Expr::SysVar { name, .. } => sysvar_type(name),
+        Expr::Case { .. } => text,
     }
 }

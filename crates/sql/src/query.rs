@@ -271,6 +271,11 @@ fn resolve_alias(
 fn display_name(e: &ast::Expr) -> String {
     match e {
         ast::Expr::Identifier(i) => i.value.clone(),
+        // MySQL names a string literal's column by its text, unquoted.
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+            other => other.to_string(),
+        },
         ast::Expr::CompoundIdentifier(parts) => {
             let last = parts.last().map(|p| p.value.clone()).unwrap_or_default();
             if parts.first().is_some_and(|p| p.value.starts_with("@@")) {

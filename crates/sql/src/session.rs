@@ -202,6 +202,10 @@ pub struct Session {
     diag: RefCell<Diagnostics>,
     /// `sql_mode` flags of the running statement.
     mode: Cell<Mode>,
+    /// The client connected with CLIENT_FOUND_ROWS: UPDATE reports the
+    /// rows it matched as affected (and ROW_COUNT() follows), not only
+    /// the rows whose values changed.
+    pub client_found_rows: bool,
 }
 
 /// Replaces what sqlparser does not accept with what it does.
@@ -339,7 +343,8 @@ impl SessionEnv for Env<'_> {
             "connection_id" => Value::Int(self.s.connection_id as i64),
             "last_insert_id" => Value::UInt(self.s.last_insert_id),
             "row_count" => Value::Int(self.s.row_count),
-            "found_rows" => Value::UInt(self.s.found_rows),
+            // Signed in MySQL: FOUND_ROWS() - 5 may be negative.
+            "found_rows" => Value::Int(self.s.found_rows as i64),
             _ => return None,
         })
     }
@@ -407,6 +412,7 @@ impl Session {
             user_vars: HashMap::new(),
             diag: RefCell::new(Diagnostics::default()),
             mode: Cell::new(Mode::default()),
+            client_found_rows: false,
         })
     }
 
@@ -806,8 +812,12 @@ impl Session {
                 self.shared.stats.com_update.fetch_add(1, Ordering::Relaxed);
                 let r =
                     self.in_trx(|trx, s| dml::run_update(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
+                // The info text always tells both counts; the affected
+                // count is the changed rows unless the client asked for
+                // the matched ones (CLIENT_FOUND_ROWS).
+                let affected = if self.client_found_rows { r.matched } else { r.affected };
                 Ok(Output::Ok {
-                    affected: r.affected,
+                    affected,
                     last_insert_id: 0,
                     info: format!(
                         "Rows matched: {}  Changed: {}  Warnings: {}",

@@ -165,6 +165,43 @@ impl Decimal {
         Some(Decimal { coef: rounded, scale })
     }
 
+    /// Both operands at their common (larger) scale: integer coefficients
+    /// whose quotient and remainder are the decimals' own. `None` on
+    /// overflow.
+    fn aligned(self, o: Self) -> Option<(i128, i128, u8)> {
+        let s = self.scale.max(o.scale);
+        Some((self.rescale(s)?.coef, o.rescale(s)?.coef, s))
+    }
+
+    /// `self DIV o`: the quotient truncated toward zero, as an integer
+    /// (MySQL's DIV never rounds, whatever the operands' scales). `None`
+    /// on division by zero or overflow.
+    pub fn checked_div_trunc(self, o: Self) -> Option<i128> {
+        let (a, b, _) = self.aligned(o)?;
+        a.checked_div(b)
+    }
+
+    /// `self MOD o`: the remainder of the truncated quotient, with the
+    /// dividend's sign and the larger of the two scales (MySQL: `-7.5 MOD 2`
+    /// is `-1.5`). `None` on division by zero or overflow.
+    pub fn checked_rem(self, o: Self) -> Option<Self> {
+        let (a, b, scale) = self.aligned(o)?;
+        Some(Decimal { coef: a.checked_rem(b)?, scale })
+    }
+
+    /// The value cut (not rounded) to `scale` fractional digits, toward
+    /// zero: TRUNCATE(x, d) for d >= 0.
+    pub fn truncate_to(self, scale: u8) -> Self {
+        if scale >= self.scale {
+            return self;
+        }
+        let diff = self.scale - scale;
+        if diff > 38 {
+            return Decimal { coef: 0, scale };
+        }
+        Decimal { coef: self.coef / pow10(diff), scale }
+    }
+
     fn cmp_value(&self, o: &Self) -> Ordering {
         let s = self.scale.max(o.scale);
         match (self.rescale(s), o.rescale(s)) {
@@ -239,5 +276,20 @@ mod tests {
         assert_eq!(a.checked_mul(b).unwrap().to_string(), "0.02");
         assert_eq!(Decimal::from_i64(1).checked_div(Decimal::from_i64(3), 4).unwrap().to_string(), "0.3333");
         assert_eq!(Decimal::from_i64(2).checked_div(Decimal::from_i64(3), 4).unwrap().to_string(), "0.6667");
+    }
+
+    #[test]
+    fn div_truncates_and_mod_keeps_the_larger_scale() {
+        let d = |s: &str| Decimal::parse(s).unwrap();
+        assert_eq!(d("7.5").checked_div_trunc(d("2")), Some(3));
+        assert_eq!(d("7.9").checked_div_trunc(d("1")), Some(7));
+        assert_eq!(d("91").checked_div_trunc(d("53.0")), Some(1));
+        assert_eq!(d("-7.9").checked_div_trunc(d("2")), Some(-3));
+        assert_eq!(d("1").checked_div_trunc(d("0.00")), None);
+        assert_eq!(d("7.5").checked_rem(d("2")).unwrap().to_string(), "1.5");
+        assert_eq!(d("-7.5").checked_rem(d("2")).unwrap().to_string(), "-1.5");
+        assert_eq!(d("7").checked_rem(d("-2.25")).unwrap().to_string(), "0.25");
+        assert_eq!(d("1.999").truncate_to(2).to_string(), "1.99");
+        assert_eq!(d("-1.999").truncate_to(0).to_string(), "-1");
     }
 }

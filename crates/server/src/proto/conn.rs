@@ -102,13 +102,14 @@ pub fn serve_connection_with<B: Backend, S: Read + Write>(
         Ok(None) => return Ok(()),
         Err(e) => return end_with(&mut io, e),
     };
-    let session = match backend.open_session(&auth.user, auth.database.as_deref(), connection_id) {
+    let mut session = match backend.open_session(&auth.user, auth.database.as_deref(), connection_id) {
         Ok(s) => s,
         Err(e) => {
             let _ = send_err(&mut io, &e);
             return Ok(());
         }
     };
+    session.client_capabilities(auth.capabilities);
     io.set_max_payload_bytes(max_packet);
     let mut conn = Conn {
         io,

@@ -235,6 +235,11 @@ pub trait Session: Send {
     fn status_flags(&self) -> u16;
     /// The current database (for the handshake's reply and COM_INIT_DB).
     fn database(&self) -> Option<String>;
+    /// The capability flags the client sent in its handshake response,
+    /// told once before the first command. A session whose answers depend
+    /// on them (CLIENT_FOUND_ROWS changes UPDATE's affected rows) keeps
+    /// what it needs; one whose answers do not may leave this empty.
+    fn client_capabilities(&mut self, _caps: u32) {}
 }
 
 /// The server behind the protocol: users and sessions.
