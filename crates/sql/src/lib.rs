@@ -8,6 +8,8 @@
 //!   DELETE of one table.
 //! - `ddl`, `admin`, `catalog`: DDL, SHOW, accounts.
 //! - `sysvars`: system variables.
+//! - `process`: the process list (KILL, SHOW PROCESSLIST) and statement
+//!   interrupts (`max_execution_time`).
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
@@ -18,8 +20,11 @@ pub mod dml;
 pub mod error;
 pub mod expr;
 pub mod func;
+pub mod hints;
+pub mod kill;
 pub mod normalize;
 pub mod plan;
+pub mod process;
 pub mod query;
 pub mod session;
 pub mod status;

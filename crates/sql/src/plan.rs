@@ -92,7 +92,8 @@ fn constant(e: &Expr) -> bool {
             matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && constant(l) && constant(r)
         }
         Expr::Func(name, args) => {
-            !matches!(name.as_str(), "rand" | "now" | "current_timestamp" | "sysdate") && args.iter().all(constant)
+            !matches!(name.as_str(), "rand" | "now" | "current_timestamp" | "sysdate" | "sleep")
+                && args.iter().all(constant)
         }
         _ => false,
     }
@@ -385,7 +386,7 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
         Expr::Neg(x) => infer(x, t, aggs),
         Expr::Func(name, args) => match name.as_str() {
             "connection_id" | "last_insert_id" | "length" | "char_length" | "character_length" | "found_rows"
-            | "row_count" | "unix_timestamp" | "cast_signed" | "isnull" => int,
+            | "row_count" | "unix_timestamp" | "cast_signed" | "isnull" | "sleep" => int,
             "cast_unsigned" => MetaType::Int { unsigned: true, width: 8 },
             "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "cast_datetime" => {
                 MetaType::DateTime { fsp: 0 }
