@@ -294,7 +294,7 @@ impl Session for SqlSession {
     }
 
     fn idle_timeout(&self) -> Option<Duration> {
-        self.inner.vars.get("wait_timeout").and_then(|v| v.as_u64()).map(Duration::from_secs)
+        Some(Duration::from_secs(self.inner.vars.wait_timeout_secs()))
     }
 
     fn set_interactive(&mut self) {

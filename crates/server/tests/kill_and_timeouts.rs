@@ -117,8 +117,14 @@ fn an_administrator_takes_the_extra_connection_at_max_connections() {
     let u1 = user().unwrap();
     // root + u1 fill max_connections: a user gets 1040 ...
     assert_eq!(code(user().map(drop).unwrap_err()), 1040);
-    // ... an administrator gets the extra connection ...
-    let mut extra = q.connect(None);
+    // ... an administrator gets the extra connection (once the refused
+    // connection's thread has ended: until then it holds that slot) ...
+    let mut extra = None;
+    wait_for("the administrator's connection", || {
+        extra = Conn::new(q.opts(None)).ok();
+        extra.is_some()
+    });
+    let mut extra = extra.unwrap();
     assert_eq!(extra.query_first::<i64, _>("SELECT 1").unwrap(), Some(1));
     // ... and only one.
     assert_eq!(code(Conn::new(q.opts(None)).map(drop).unwrap_err()), 1040);

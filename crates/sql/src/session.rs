@@ -735,9 +735,7 @@ impl Session {
     /// A SELECT's time limit: the hint, else `max_execution_time` (ms; 0
     /// is none), as MySQL 8.0 (other statements have none).
     fn select_deadline(&self) -> Option<std::time::Instant> {
-        let ms = self
-            .time_limit_hint_ms
-            .or_else(|| self.shared.sysvars.value(&self.vars, "max_execution_time").ok().and_then(|v| v.as_u64()))?;
+        let ms = self.time_limit_hint_ms.unwrap_or_else(|| self.vars.max_execution_time_ms());
         (ms > 0).then(|| std::time::Instant::now() + std::time::Duration::from_millis(ms))
     }
 

@@ -1032,6 +1032,16 @@ impl SessionVars {
     pub fn innodb_lock_wait_timeout_secs(&self) -> u64 {
         self.values.get("innodb_lock_wait_timeout").and_then(VarValue::as_u64).unwrap_or(50)
     }
+
+    /// `max_execution_time` in milliseconds (0: no limit).
+    pub fn max_execution_time_ms(&self) -> u64 {
+        self.values.get("max_execution_time").and_then(VarValue::as_u64).unwrap_or(0)
+    }
+
+    /// `wait_timeout` in seconds.
+    pub fn wait_timeout_secs(&self) -> u64 {
+        self.values.get("wait_timeout").and_then(VarValue::as_u64).unwrap_or(28_800)
+    }
 }
 
 #[cfg(test)]
