@@ -63,6 +63,10 @@ pub enum Error {
     /// back whole (MySQL error 1213).
     #[error("deadlock found when trying to get lock; try restarting transaction")]
     Deadlock,
+    /// The statement was interrupted (KILL QUERY, or its deadline passed)
+    /// while it waited for a row lock; only the statement is undone.
+    #[error("query execution was interrupted")]
+    Interrupted,
     /// The transaction is no longer usable (rolled back as a deadlock
     /// victim, or after a failed rollback); only ROLLBACK is accepted.
     #[error("transaction is not active: {0}")]

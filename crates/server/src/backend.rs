@@ -5,14 +5,15 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use quire_engine::row::{Date, DateTime, Decimal, Value};
 use quire_sql::{ColMeta, MetaType, Output, Shared, SqlError};
 
 use crate::proto::handshake::capability;
 use crate::proto::{
-    charset, column_flag, column_type, Backend, Cell, ColumnDef, Credentials, ErrPacket, Param, Prepared, Reply,
-    Session, STATUS_AUTOCOMMIT, STATUS_IN_TRANS,
+    charset, column_flag, column_type, Backend, Cell, Closer, ColumnDef, ConnEnd, Credentials, ErrPacket, Param,
+    Prepared, Reply, Session, STATUS_AUTOCOMMIT, STATUS_IN_TRANS,
 };
 
 pub struct SqlBackend {
@@ -203,8 +204,6 @@ impl Backend for SqlBackend {
 
     fn open_session(&self, user: &str, db: Option<&str>, connection_id: u32) -> Result<SqlSession, ErrPacket> {
         let inner = quire_sql::Session::new(self.shared.clone(), user, db, connection_id).map_err(err)?;
-        self.shared.stats.connections.fetch_add(1, Ordering::Relaxed);
-        self.shared.stats.threads_connected.fetch_add(1, Ordering::Relaxed);
         Ok(SqlSession { inner })
     }
 
@@ -215,11 +214,31 @@ impl Backend for SqlBackend {
     fn max_allowed_packet(&self) -> usize {
         self.shared.sysvars.global("max_allowed_packet").and_then(|v| v.as_u64()).unwrap_or(64 << 20) as usize
     }
-}
 
-impl Drop for SqlSession {
-    fn drop(&mut self) {
-        self.inner.shared.stats.threads_connected.fetch_sub(1, Ordering::Relaxed);
+    fn connection_opened(&self, connection_id: u32, peer: &str, closer: Option<Closer>) {
+        // `Connections` counts attempts, successful or not (as MySQL).
+        self.shared.stats.connections.fetch_add(1, Ordering::Relaxed);
+        self.shared.processes.register(connection_id, peer, closer);
+    }
+
+    fn connection_closed(&self, connection_id: u32, end: ConnEnd) {
+        if let Some(p) = self.shared.processes.get(connection_id) {
+            self.shared.processes.remove(&p);
+        }
+        let counter = match end {
+            ConnEnd::Quit => return,
+            ConnEnd::LoginFailed => &self.shared.stats.aborted_connects,
+            ConnEnd::Aborted => &self.shared.stats.aborted_clients,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn is_connection_admin(&self, user: &str) -> bool {
+        self.shared.catalog.user(user).is_some_and(|u| u.grants.contains("*"))
+    }
+
+    fn connect_timeout(&self) -> Option<Duration> {
+        self.shared.sysvars.global("connect_timeout").and_then(|v| v.as_u64()).map(Duration::from_secs)
     }
 }
 
@@ -291,5 +310,20 @@ impl Session for SqlSession {
 
     fn client_capabilities(&mut self, caps: u32) {
         self.inner.client_found_rows = caps & capability::FOUND_ROWS != 0;
+    }
+
+    fn idle_timeout(&self) -> Option<Duration> {
+        Some(Duration::from_secs(self.inner.vars.wait_timeout_secs()))
+    }
+
+    fn set_interactive(&mut self) {
+        if let Some(v) = self.inner.shared.sysvars.global("interactive_timeout") {
+            // Both are uint(1, 31536000): the value always fits.
+            let _ = self.inner.vars.set_by_name("wait_timeout", &v);
+        }
+    }
+
+    fn killed(&self) -> bool {
+        self.inner.process.killed()
     }
 }

@@ -145,6 +145,15 @@ impl Server {
         let tcp_addr = listener.local_addr();
         let options = ListenerOptions { max_connections: cfg.max_connections(), ..Default::default() };
         let listener = listener.spawn(backend, options)?;
+        let max_connections = listener.max_connections();
+        let _ = cfg.sysvars.on_change(
+            "max_connections",
+            Box::new(move |v| {
+                if let Some(n) = v.as_u64() {
+                    max_connections.store(n as usize, Ordering::Release);
+                }
+            }),
+        );
         tracing::info!("quire {} ready for connections on {:?}", quire_sql::VERSION, tcp_addr);
         Ok(Server { shared, tcp_addr, socket, listener })
     }

@@ -51,7 +51,15 @@ pub enum AdminStmt {
     ShowCharset,
     ShowCollation,
     /// SHOW [FULL] PROCESSLIST.
-    ShowProcesslist,
+    ShowProcesslist {
+        full: bool,
+    },
+    /// KILL [CONNECTION | QUERY] id (`kill.rs`).
+    Kill {
+        query: bool,
+        /// The expression naming the connection.
+        id: String,
+    },
     /// SHUTDOWN: a clean stop of the server.
     Shutdown,
 }
@@ -91,9 +99,7 @@ impl AdminStmt {
             }
             AdminStmt::ShowCharset => text_columns(&["Charset", "Description", "Default collation", "Maxlen"]),
             AdminStmt::ShowCollation => text_columns(&["Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"]),
-            AdminStmt::ShowProcesslist => {
-                text_columns(&["Id", "User", "Host", "db", "Command", "Time", "State", "Info"])
-            }
+            AdminStmt::ShowProcesslist { .. } => crate::kill::processlist_columns(),
             _ => vec![],
         }
     }
@@ -176,9 +182,13 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
     if w(0, "SHUTDOWN") && t.len() == 1 {
         return Ok(Some(AdminStmt::Shutdown));
     }
+    if let Some((query, id)) = crate::kill::parse(sql) {
+        return Ok(Some(AdminStmt::Kill { query, id }));
+    }
     if w(0, "SHOW") {
         let mut i = 1;
-        if w(i, "FULL") {
+        let full = w(i, "FULL");
+        if full {
             i += 1;
         }
         if w(i, "WARNINGS") || w(i, "ERRORS") {
@@ -209,8 +219,8 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
         if w(i, "COLLATION") {
             return Ok(Some(AdminStmt::ShowCollation));
         }
-        if w(i, "PROCESSLIST") {
-            return Ok(Some(AdminStmt::ShowProcesslist));
+        if w(i, "PROCESSLIST") && t.len() == i + 1 {
+            return Ok(Some(AdminStmt::ShowProcesslist { full }));
         }
         if w(i, "GRANTS") {
             let user = if w(i + 1, "FOR") { Some(user_at(&t, i + 2)?.0) } else { None };
@@ -407,19 +417,8 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
                 ],
             ],
         }),
-        AdminStmt::ShowProcesslist => Ok(Output::Rows {
-            columns: a.columns(),
-            rows: vec![vec![
-                Value::Int(s.connection_id as i64),
-                Value::Str(s.user.clone()),
-                Value::Str("localhost".into()),
-                s.db.clone().map_or(Value::Null, Value::Str),
-                Value::Str("Query".into()),
-                Value::Int(0),
-                Value::Str("executing".into()),
-                Value::Str("SHOW PROCESSLIST".into()),
-            ]],
-        }),
+        AdminStmt::ShowProcesslist { full } => crate::kill::show_processlist(s, *full),
+        AdminStmt::Kill { query, id } => crate::kill::kill(s, *query, id),
         AdminStmt::ShowWarnings { errors_only, count, offset, limit } => {
             let d = s.diagnostics();
             let rows = if *count {
@@ -678,7 +677,9 @@ fn status_rows(s: &Session) -> Vec<(String, String)> {
     let txn = e.txn();
     let uptime = st.started.get().map_or(0, |t| t.elapsed().as_secs());
     let mut v = vec![
-        ("Com_begin".to_string(), st.com_begin.load(Relaxed).to_string()),
+        ("Aborted_clients".to_string(), st.aborted_clients.load(Relaxed).to_string()),
+        ("Aborted_connects".into(), st.aborted_connects.load(Relaxed).to_string()),
+        ("Com_begin".into(), st.com_begin.load(Relaxed).to_string()),
         ("Com_commit".into(), st.com_commit.load(Relaxed).to_string()),
         ("Com_delete".into(), st.com_delete.load(Relaxed).to_string()),
         ("Com_insert".into(), st.com_insert.load(Relaxed).to_string()),
@@ -696,7 +697,7 @@ fn status_rows(s: &Session) -> Vec<(String, String)> {
         ("Qcache_hits".into(), "0".into()),
         ("Questions".into(), st.questions.load(Relaxed).to_string()),
         ("Quire_plan_cache_hits".into(), st.plan_cache_hits.load(Relaxed).to_string()),
-        ("Threads_connected".into(), st.threads_connected.load(Relaxed).to_string()),
+        ("Threads_connected".into(), s.shared.processes.len().to_string()),
         ("Uptime".into(), uptime.to_string()),
     ];
     v.extend(crate::status::engine_status(e));

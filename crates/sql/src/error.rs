@@ -54,6 +54,22 @@ impl SqlError {
         Self::new(1105, "HY000", msg.to_string())
     }
 
+    /// 1317 ER_QUERY_INTERRUPTED (KILL QUERY).
+    pub fn interrupted() -> Self {
+        Self::new(1317, "70100", "Query execution was interrupted")
+    }
+
+    /// 3024 ER_QUERY_TIMEOUT (`max_execution_time`, MySQL 8.0).
+    pub fn execution_time_exceeded() -> Self {
+        Self::new(3024, "HY000", "Query execution was interrupted, maximum statement execution time exceeded")
+    }
+
+    /// 1927 ER_CONNECTION_KILLED (MariaDB's answer to a connection that
+    /// kills itself).
+    pub fn connection_killed() -> Self {
+        Self::new(1927, "70100", "Connection was killed")
+    }
+
     /// 1210 ER_WRONG_ARGUMENTS.
     pub fn wrong_arguments(f: &str) -> Self {
         Self::new(1210, "HY000", format!("Incorrect arguments to {f}"))
@@ -108,6 +124,7 @@ impl From<EngineError> for SqlError {
             EngineError::Deadlock => {
                 SqlError::new(1213, "40001", "Deadlock found when trying to get lock; try restarting transaction")
             }
+            EngineError::Interrupted => SqlError::interrupted(),
             EngineError::UndoSlotsFull => SqlError::new(1637, "HY000", "Too many active concurrent transactions"),
             EngineError::TrxNotActive(m) => SqlError::new(1105, "HY000", format!("Transaction is not active: {m}")),
             EngineError::Shutdown => SqlError::new(1053, "08S01", "Server shutdown in progress"),

@@ -525,6 +525,7 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         "utc_timestamp",
         "isnull",
         "hex",
+        "sleep",
     ];
     if !KNOWN.contains(&name.as_str()) {
         return Err(SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist")));
@@ -543,6 +544,11 @@ pub trait Env {
     fn warn(&self, c: Condition) -> Result<()>;
     /// The running statement's `sql_mode` flags.
     fn mode(&self) -> Mode;
+    /// `Err` when the running statement must stop (KILL QUERY,
+    /// `max_execution_time`); row loops ask once per row.
+    fn check_interrupt(&self) -> Result<()> {
+        Ok(())
+    }
     /// The collation strings compare by.
     fn collation(&self) -> Collation {
         Collation::Utf8mb4GeneralCi

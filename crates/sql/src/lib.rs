@@ -10,6 +10,8 @@
 //! - `sysvars`: system variables.
 //! - `diag`: the diagnostics area (SHOW WARNINGS, warning counts);
 //!   `store`: values into columns, with MySQL's warnings or errors.
+//! - `process`: the process list (KILL, SHOW PROCESSLIST) and statement
+//!   interrupts (`max_execution_time`).
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
@@ -21,8 +23,11 @@ pub mod dml;
 pub mod error;
 pub mod expr;
 pub mod func;
+pub mod hints;
+pub mod kill;
 pub mod normalize;
 pub mod plan;
+pub mod process;
 pub mod query;
 pub mod session;
 pub mod set_transaction;

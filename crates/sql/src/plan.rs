@@ -92,7 +92,8 @@ fn constant(e: &Expr) -> bool {
             matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && constant(l) && constant(r)
         }
         Expr::Func(name, args) => {
-            !matches!(name.as_str(), "rand" | "now" | "current_timestamp" | "sysdate") && args.iter().all(constant)
+            !matches!(name.as_str(), "rand" | "now" | "current_timestamp" | "sysdate" | "sleep")
+                && args.iter().all(constant)
         }
         _ => false,
     }
@@ -503,6 +504,7 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
                 "length" | "char_length" | "character_length" => MetaType::Int { unsigned: false, width: 4 },
                 "found_rows" | "row_count" | "unix_timestamp" | "cast_signed" => longlong,
                 "isnull" => boolean,
+                "sleep" => int_of_len(1, false),
                 "cast_unsigned" => MetaType::Int { unsigned: true, width: 8 },
                 "cast_double" => MetaType::Double,
                 "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "cast_datetime" => {

@@ -309,6 +309,27 @@ pub trait SessionEnv {
     /// [`Env::warn`]: into the session's diagnostics area.
     fn warn(&self, c: crate::diag::Condition) -> Result<()>;
     fn mode(&self) -> crate::diag::Mode;
+    /// `Err` when the running statement must stop (see [`Env::check_interrupt`]).
+    fn check_interrupt(&self) -> Result<()> {
+        Ok(())
+    }
+    /// SLEEP(): waits `d` unless the statement is interrupted; 0, or 1 when
+    /// cut short (MySQL's result; the statement then fails unless SLEEP is
+    /// all it does).
+    fn sleep(&self, d: std::time::Duration) -> Value {
+        std::thread::sleep(d);
+        Value::Int(0)
+    }
+}
+
+/// SLEEP's argument as a duration: NULL, negative or non-numeric is 0 (as
+/// MariaDB; MySQL 8.0 would refuse NULL and negatives in strict mode).
+fn sleep_duration(args: &[Value]) -> Result<std::time::Duration> {
+    let [v] = args else {
+        return Err(SqlError::new(1582, "42000", "Incorrect parameter count in the call to native function 'sleep'"));
+    };
+    let secs = expr::to_decimal(v).map_or(0.0, |d| d.to_f64());
+    Ok(std::time::Duration::from_secs_f64(if secs.is_finite() { secs.clamp(0.0, 31_536_000.0) } else { 0.0 }))
 }
 
 impl Env for Ctx<'_> {
@@ -322,6 +343,9 @@ impl Env for Ctx<'_> {
         self.session.sysvar(name, global)
     }
     fn func(&self, name: &str, args: &[Value]) -> Result<Value> {
+        if name == "sleep" {
+            return Ok(self.session.sleep(sleep_duration(args)?));
+        }
         match self.session.session_func(name) {
             Some(v) if args.is_empty() || name == "last_insert_id" => Ok(v),
             _ => crate::func::call(name, args),
@@ -332,6 +356,9 @@ impl Env for Ctx<'_> {
     }
     fn mode(&self) -> crate::diag::Mode {
         self.session.mode()
+    }
+    fn check_interrupt(&self) -> Result<()> {
+        self.session.check_interrupt()
     }
 }
 
@@ -456,6 +483,7 @@ pub fn for_each_row(
     mut f: impl FnMut(Vec<Value>) -> Result<bool>,
 ) -> Result<()> {
     let keep = |row: &[Value]| -> Result<bool> {
+        env.check_interrupt()?;
         Ok(match filter {
             Some(w) => truth(&eval(w, row, env)?) == Some(true),
             None => true,
@@ -653,6 +681,12 @@ fn limit_value(e: &Option<Expr>, env: &dyn Env) -> Result<Option<usize>> {
             _ => Err(SqlError::wrong_arguments("LIMIT")),
         },
     }
+}
+
+/// Whether the SELECT is only a call of SLEEP() (MySQL answers it with 1,
+/// not an error, when interrupted).
+pub fn only_sleep(p: &SelectPlan) -> bool {
+    p.table.is_none() && matches!(p.items.as_slice(), [Expr::Func(name, _)] if name == "sleep")
 }
 
 /// How a SELECT without FOR UPDATE / FOR SHARE reads, InnoDB's rule:

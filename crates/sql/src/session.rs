@@ -13,6 +13,13 @@
 //!
 //! Plans hold open tables, so every DDL bumps `Shared::ddl_epoch` and a
 //! cached plan from an older epoch is compiled again.
+//!
+//! Interrupts: each command resets the connection's [`Process`]
+//! interrupt; a SELECT gets a deadline from `/*+ MAX_EXECUTION_TIME(n) */`
+//! or `max_execution_time`. Row loops, row-lock waits and SLEEP stop when
+//! it is raised (KILL) or the deadline passes, and the statement fails
+//! with 1317 (3024 for the deadline) and is undone like any failed
+//! statement.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -21,6 +28,7 @@ use std::sync::Arc;
 
 use quire_engine::row::Value;
 use quire_engine::table::Trx;
+use quire_engine::txn::interrupt::InterruptReason;
 use quire_engine::txn::Isolation;
 use quire_engine::Engine;
 use sqlparser::ast;
@@ -32,6 +40,7 @@ use crate::diag::{Condition, Diagnostics, Level, Mode};
 use crate::dml::{self, DeletePlan, InsertPlan, UpdatePlan};
 use crate::error::{Result, SqlError};
 use crate::plan::{ColMeta, MetaType, TableRef};
+use crate::process::{Process, ProcessList};
 use crate::query::{self, Ctx, Resolver, SelectPlan, SessionEnv};
 use crate::sysvars::{SessionVars, SysVars, VarValue};
 use crate::{admin, set_transaction, Output};
@@ -48,6 +57,8 @@ pub struct Shared {
     /// lock, so that lookups from many sessions do not serialise.
     plans: parking_lot::RwLock<HashMap<(String, String), Arc<Compiled>>>,
     pub stats: Stats,
+    /// Every connection (KILL, SHOW PROCESSLIST, `Threads_connected`).
+    pub processes: ProcessList,
     /// A SHUTDOWN statement asked the server to stop.
     shutdown: std::sync::atomic::AtomicBool,
 }
@@ -70,7 +81,12 @@ pub struct Stats {
     pub com_stmt_execute: AtomicU64,
     pub plan_cache_hits: AtomicU64,
     pub connections: AtomicU64,
-    pub threads_connected: AtomicU64,
+    /// Connections that ended before logging in (bad password, handshake
+    /// timeout, broken handshake).
+    pub aborted_connects: AtomicU64,
+    /// Logged-in connections that ended without COM_QUIT (timeout, killed,
+    /// the client vanished).
+    pub aborted_clients: AtomicU64,
     pub started: std::sync::OnceLock<std::time::Instant>,
 }
 
@@ -85,6 +101,7 @@ impl Shared {
             ddl_epoch: AtomicU64::new(1),
             plans: parking_lot::RwLock::new(HashMap::new()),
             stats: Stats::default(),
+            processes: ProcessList::default(),
             shutdown: Default::default(),
         });
         let _ = s.stats.started.set(std::time::Instant::now());
@@ -206,6 +223,13 @@ pub struct Session {
     /// rows it matched as affected (and ROW_COUNT() follows), not only
     /// the rows whose values changed.
     pub client_found_rows: bool,
+    /// This connection in the process list: its interrupt, what it runs.
+    pub process: Arc<Process>,
+    /// The session registered `process` itself (no server connection
+    /// did) and removes it when dropped.
+    owns_process: bool,
+    /// `/*+ MAX_EXECUTION_TIME(n) */` of the statement being run.
+    time_limit_hint_ms: Option<u64>,
 }
 
 /// Replaces what sqlparser does not accept with what it does.
@@ -360,6 +384,28 @@ impl SessionEnv for Env<'_> {
     fn mode(&self) -> Mode {
         self.s.mode.get()
     }
+
+    fn check_interrupt(&self) -> Result<()> {
+        match self.s.process.interrupt.check() {
+            None => Ok(()),
+            Some(r) => Err(interrupt_error(r)),
+        }
+    }
+
+    fn sleep(&self, d: std::time::Duration) -> Value {
+        self.s.process.set_state("User sleep");
+        let cut = self.s.process.interrupt.sleep(d);
+        self.s.process.set_state("executing");
+        Value::Int(i64::from(cut.is_some()))
+    }
+}
+
+/// The error a statement stopped for `r` gets.
+fn interrupt_error(r: InterruptReason) -> SqlError {
+    match r {
+        InterruptReason::Timeout => SqlError::execution_time_exceeded(),
+        InterruptReason::KillQuery | InterruptReason::KillConnection => SqlError::interrupted(),
+    }
 }
 
 pub fn var_to_value(v: &VarValue) -> Value {
@@ -395,6 +441,13 @@ impl Session {
             }
         }
         let vars = shared.sysvars.session_defaults();
+        // A server connection registered itself when accepted; a session
+        // made without one (embedded use) registers itself.
+        let (process, owns_process) = match shared.processes.get(connection_id) {
+            Some(p) => (p, false),
+            None => (shared.processes.register(connection_id, "localhost", None), true),
+        };
+        process.logged_in(user, db);
         Ok(Self {
             shared,
             user: user.to_string(),
@@ -413,6 +466,9 @@ impl Session {
             diag: RefCell::new(Diagnostics::default()),
             mode: Cell::new(Mode::default()),
             client_found_rows: false,
+            process,
+            owns_process,
+            time_limit_hint_ms: None,
         })
     }
 
@@ -467,6 +523,7 @@ impl Session {
         let iso = self.isolation();
         let mut t = self.shared.engine.begin(iso);
         t.set_lock_wait_timeout(std::time::Duration::from_secs(self.vars.innodb_lock_wait_timeout_secs()));
+        t.set_interrupt(self.process.interrupt.clone());
         t.set_isolation(iso);
         t
     }
@@ -560,9 +617,20 @@ impl Session {
     }
 
     fn query_each(&mut self, sql: &str, multi: bool, out: &mut dyn FnMut(&Session, Result<Output>)) {
+        self.process.begin("Query", sql);
+        self.process.interrupt.reset();
+        self.time_limit_hint_ms = crate::hints::max_execution_time(sql);
         for r in self.query_inner(sql, multi, out) {
             out(self, r);
         }
+        self.statement_done();
+    }
+
+    /// The command ended: idle in the process list, no deadline left.
+    fn statement_done(&mut self) {
+        self.time_limit_hint_ms = None;
+        self.process.interrupt.set_deadline(None);
+        self.process.idle();
     }
 
     /// Runs the statements of `sql`: what it returns goes to `out` after
@@ -684,6 +752,16 @@ impl Session {
 
     /// COM_STMT_EXECUTE.
     pub fn execute_prepared(&mut self, id: u32, params: &[Value]) -> Result<Output> {
+        let sql = self.prepared.get(&id).map(|p| p.sql.clone()).unwrap_or_default();
+        self.process.begin("Execute", &sql);
+        self.process.interrupt.reset();
+        self.time_limit_hint_ms = crate::hints::max_execution_time(&sql);
+        let r = self.execute_prepared_inner(id, params);
+        self.statement_done();
+        r
+    }
+
+    fn execute_prepared_inner(&mut self, id: u32, params: &[Value]) -> Result<Output> {
         self.shared.stats.com_stmt_execute.fetch_add(1, Ordering::Relaxed);
         self.shared.stats.questions.fetch_add(1, Ordering::Relaxed);
         let Some(p) = self.prepared.get(&id) else {
@@ -730,7 +808,9 @@ impl Session {
             None => (self.begin(), self.autocommit() && !self.in_txn),
         };
         let sp = trx.savepoint();
-        let r = f(&mut trx, self);
+        // A statement interrupted after its last check (a SLEEP in WHERE,
+        // a kill during its final row) fails rather than commits.
+        let r = f(&mut trx, self).and_then(|v| self.interrupted().map(|()| v));
         match r {
             Ok(v) => {
                 if own {
@@ -762,10 +842,38 @@ impl Session {
         }
     }
 
+    /// `Err` if the running statement was interrupted.
+    fn interrupted(&self) -> Result<()> {
+        match self.process.interrupt.check() {
+            None => Ok(()),
+            Some(r) => Err(interrupt_error(r)),
+        }
+    }
+
+    /// A SELECT's time limit: the hint, else `max_execution_time` (ms; 0
+    /// is none), as MySQL 8.0 (other statements have none).
+    fn select_deadline(&self) -> Option<std::time::Instant> {
+        let ms = self.time_limit_hint_ms.unwrap_or_else(|| self.vars.max_execution_time_ms());
+        (ms > 0).then(|| std::time::Instant::now() + std::time::Duration::from_millis(ms))
+    }
+
     /// Executes a compiled statement with `params`.
     pub fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Output> {
         self.begin_statement(c.uses_tables(), matches!(c.plan, Plan::Insert(_) | Plan::Update(_)));
-        let r = self.execute_inner(c, params);
+        let timed = matches!(c.plan, Plan::Select(_));
+        if timed {
+            self.process.interrupt.set_deadline(self.select_deadline());
+        }
+        let mut r = self.execute_inner(c, params);
+        if timed {
+            self.process.interrupt.set_deadline(None);
+        }
+        if let Err(e) = &mut r {
+            // The engine reports any interrupt as 1317; a deadline is 3024.
+            if e.code == 1317 && self.process.interrupt.raised().is_none() {
+                *e = SqlError::execution_time_exceeded();
+            }
+        }
         let r = self.finish(r);
         match &r {
             Ok(Output::Ok { affected, .. }) => self.row_count = *affected as i64,
@@ -790,7 +898,13 @@ impl Session {
                     })?
                 } else {
                     let mut ctx = Ctx { params, aggs: vec![], session: &Env { s: self } };
-                    query::run_select(p, None, None, &mut ctx)?
+                    let rows = query::run_select(p, None, None, &mut ctx)?;
+                    // MySQL: a query that is only SLEEP() answers 1 when
+                    // interrupted, without an error; otherwise it fails.
+                    if !query::only_sleep(p) {
+                        self.interrupted()?;
+                    }
+                    rows
                 };
                 Ok(Output::Rows { columns: query::columns(p), rows })
             }
@@ -964,6 +1078,7 @@ impl Session {
             ));
         }
         self.db = Some(name.to_string());
+        self.process.set_db(Some(name));
         Ok(())
     }
 
@@ -1060,6 +1175,17 @@ impl Session {
         Ok(Output::ok())
     }
 
+    /// The value of a constant expression given as text (KILL's id).
+    pub fn eval_constant(&self, text: &str) -> Result<Value> {
+        let e = Parser::new(&MySqlDialect {})
+            .try_with_sql(text)
+            .and_then(|mut p| p.parse_expr())
+            .map_err(SqlError::syntax)?;
+        let mut scope = crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list" };
+        let x = crate::expr::compile(&e, &mut scope)?;
+        crate::expr::eval(&x, &[], &Ctx { params: &[], aggs: vec![], session: &Env { s: self } })
+    }
+
     pub fn engine(&self) -> &Arc<Engine> {
         &self.shared.engine
     }
@@ -1069,6 +1195,9 @@ impl Drop for Session {
     fn drop(&mut self) {
         let _ = self.rollback();
         self.close_all_prepared();
+        if self.owns_process {
+            self.shared.processes.remove(&self.process);
+        }
     }
 }
 

@@ -502,7 +502,7 @@ pub static VARS: &[VarDef] = &[
     def("collation_connection", B, DYN, Str, "utf8mb4_general_ci", COMPAT),
     def("collation_database", B, DYN, Str, "utf8mb4_general_ci", COMPAT),
     def("collation_server", B, DYN, Str, "utf8mb4_general_ci", COMPAT),
-    def("connect_timeout", G, DYN, uint(2, 31_536_000), "10", COMPAT),
+    def("connect_timeout", G, DYN, uint(2, 31_536_000), "10", USED),
     def("core_file", G, RO, Bool, "OFF", COMPAT),
     def("datadir", G, RO, Str, "./quire-data", USED),
     def("default_authentication_plugin", G, RO, VarKind::Enum(AUTH_PLUGINS), "caching_sha2_password", COMPAT),
@@ -632,7 +632,7 @@ pub static VARS: &[VarDef] = &[
     def("innodb_use_native_aio", G, RO, Bool, "ON", COMPAT),
     def("innodb_write_io_threads", G, RO, uint(1, 64), "4", COMPAT),
     def("insert_id", S, DYN, uint(0, U64), "0", COMPAT),
-    def("interactive_timeout", B, DYN, uint(1, 31_536_000), "28800", COMPAT),
+    def("interactive_timeout", B, DYN, uint(1, 31_536_000), "28800", USED),
     def("internal_tmp_mem_storage_engine", B, DYN, VarKind::Enum(INTERNAL_ENGINES), "TempTable", COMPAT),
     def("join_buffer_size", B, DYN, uint(128, U64), "262144", COMPAT),
     def("key_buffer_size", G, DYN, uint(0, U64), "8388608", COMPAT),
@@ -660,7 +660,7 @@ pub static VARS: &[VarDef] = &[
     def("max_connect_errors", G, DYN, uint(1, U64), "100", COMPAT),
     def("max_connections", G, DYN, uint(1, 100_000), "151", USED),
     def("max_error_count", B, DYN, uint(0, 65535), "64", USED),
-    def("max_execution_time", B, DYN, uint(0, U32), "0", COMPAT),
+    def("max_execution_time", B, DYN, uint(0, U32), "0", USED),
     def("max_heap_table_size", B, DYN, uint(16384, U64), "16777216", COMPAT),
     def("max_prepared_stmt_count", G, DYN, uint(0, 4_194_304), "16382", USED),
     def("max_sort_length", B, DYN, uint(4, 8_388_608), "1024", COMPAT),
@@ -757,7 +757,7 @@ pub static VARS: &[VarDef] = &[
     def("version_comment", G, RO, Str, "quire", USED),
     def("version_compile_machine", G, RO, Str, std::env::consts::ARCH, USED),
     def("version_compile_os", G, RO, Str, COMPILE_OS, USED),
-    def("wait_timeout", B, DYN, uint(1, 31_536_000), "28800", COMPAT),
+    def("wait_timeout", B, DYN, uint(1, 31_536_000), "28800", USED),
     def("warning_count", S, RO, uint(0, U64), "0", USED),
 ];
 
@@ -1042,6 +1042,16 @@ impl SessionVars {
     /// `sql_notes`: whether notes are recorded.
     pub fn sql_notes(&self) -> bool {
         self.values.get("sql_notes").and_then(VarValue::as_bool).unwrap_or(true)
+    }
+
+    /// `max_execution_time` in milliseconds (0: no limit).
+    pub fn max_execution_time_ms(&self) -> u64 {
+        self.values.get("max_execution_time").and_then(VarValue::as_u64).unwrap_or(0)
+    }
+
+    /// `wait_timeout` in seconds.
+    pub fn wait_timeout_secs(&self) -> u64 {
+        self.values.get("wait_timeout").and_then(VarValue::as_u64).unwrap_or(28_800)
     }
 }
 

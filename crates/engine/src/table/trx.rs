@@ -38,6 +38,7 @@ use super::Table;
 use crate::buffer::BufferPool;
 use crate::log::RedoLog;
 use crate::space;
+use crate::txn::interrupt::Interrupt;
 use crate::txn::lock::{LockError, LockKey, LockKind, LockMode, LockSys, TrxLocks};
 use crate::txn::purge::History;
 use crate::txn::record::UndoRec;
@@ -218,6 +219,9 @@ pub struct Trx {
     view: Option<(ReadView, Arc<ViewHandle>)>,
     /// The session's `innodb_lock_wait_timeout` (`None`: the global one).
     lock_wait_timeout: Option<Duration>,
+    /// The connection's interrupt: ends row-lock waits early (KILL QUERY,
+    /// `max_execution_time`).
+    interrupt: Option<Arc<Interrupt>>,
 }
 
 /// A point a transaction can roll back to (a statement's start).
@@ -235,6 +239,7 @@ impl Trx {
             undo_ptrs: Vec::new(),
             view: None,
             lock_wait_timeout: None,
+            interrupt: None,
         }
     }
 
@@ -257,6 +262,12 @@ impl Trx {
     /// `innodb_lock_wait_timeout`).
     pub fn set_lock_wait_timeout(&mut self, t: Duration) {
         self.lock_wait_timeout = Some(t);
+    }
+
+    /// Lets `i` end this transaction's row-lock waits
+    /// ([`Error::Interrupted`]).
+    pub fn set_interrupt(&mut self, i: Arc<Interrupt>) {
+        self.interrupt = Some(i);
     }
 
     /// Whether gap (next-key) locks protect locking reads.
@@ -361,10 +372,19 @@ impl Trx {
     pub(crate) fn lock(&mut self, key: LockKey, mode: LockMode, kind: LockKind) -> Result<()> {
         let trx = self.lock_owner();
         let timeout = self.lock_wait_timeout.unwrap_or_else(|| self.sys.lock_wait_timeout());
-        match self.sys.locks.lock(trx, &mut self.locks, key, mode, kind, timeout) {
+        match self.sys.locks.lock_interruptible(
+            trx,
+            &mut self.locks,
+            key,
+            mode,
+            kind,
+            timeout,
+            self.interrupt.as_deref(),
+        ) {
             Ok(()) => Ok(()),
             Err(LockError::Timeout) => Err(Error::LockWaitTimeout("try restarting transaction".into())),
             Err(LockError::Deadlock) => Err(Error::Deadlock),
+            Err(LockError::Interrupted) => Err(Error::Interrupted),
         }
     }
 

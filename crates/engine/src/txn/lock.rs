@@ -31,7 +31,10 @@
 //!    one it is the deadlock victim (it gets [`LockError::Deadlock`] and
 //!    its caller rolls the whole transaction back). Waits are bounded by
 //!    the caller's timeout (`innodb_lock_wait_timeout`:
-//!    [`LockError::Timeout`]).
+//!    [`LockError::Timeout`]). A wait given an [`Interrupt`] also ends
+//!    when it is raised or its deadline passes ([`LockError::Interrupted`],
+//!    KILL QUERY and `max_execution_time`); the request leaves the queue as
+//!    after a timeout.
 //! 3. Waiters queue in arrival order; a new request also waits behind an
 //!    earlier waiter it conflicts with, so writers are not starved by a
 //!    stream of readers.
@@ -44,6 +47,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
+use super::interrupt::Interrupt;
 use super::TrxId;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -92,6 +96,8 @@ pub enum LockError {
     Timeout,
     /// This transaction was chosen as a deadlock victim (error 1213).
     Deadlock,
+    /// The waiter's [`Interrupt`] was raised or its deadline passed.
+    Interrupted,
 }
 
 /// Whether a request conflicts with a lock held (or queued earlier) by
@@ -218,6 +224,22 @@ impl LockSys {
         kind: LockKind,
         timeout: Duration,
     ) -> Result<(), LockError> {
+        self.lock_interruptible(trx, locks, key, mode, kind, timeout, None)
+    }
+
+    /// [`LockSys::lock`], whose wait also ends when `interrupt` is raised
+    /// or its deadline passes ([`LockError::Interrupted`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn lock_interruptible(
+        &self,
+        trx: TrxId,
+        locks: &mut TrxLocks,
+        key: LockKey,
+        mode: LockMode,
+        kind: LockKind,
+        timeout: Duration,
+        interrupt: Option<&Interrupt>,
+    ) -> Result<(), LockError> {
         let slot = {
             let mut shard = self.shards[shard_of(&key)].lock();
             let q = shard.queues.entry(key.clone()).or_default();
@@ -250,22 +272,42 @@ impl LockSys {
         self.stats.waits.inc();
         let started = Instant::now();
         let deadline = started + timeout;
+        if let Some(i) = interrupt {
+            // The waker takes the slot's mutex, under which the loop below
+            // checks the interrupt (interrupt.rs, invariant 2).
+            let s = slot.clone();
+            i.set_waker(Some(Arc::new(move || {
+                let _g = s.granted.lock();
+                s.cond.notify_all();
+            })));
+        }
+        let wake_at = interrupt.and_then(Interrupt::deadline).map_or(deadline, |d| d.min(deadline));
+        let mut interrupted = false;
         let granted = {
             let mut g = slot.granted.lock();
             while !*g {
-                if slot.cond.wait_until(&mut g, deadline).timed_out() {
+                if interrupt.is_some_and(|i| i.check().is_some()) {
+                    interrupted = true;
                     break;
                 }
+                if Instant::now() >= deadline {
+                    break;
+                }
+                slot.cond.wait_until(&mut g, wake_at);
             }
             *g
         };
+        if let Some(i) = interrupt {
+            i.set_waker(None);
+        }
         self.stats.wait_us.add(started.elapsed().as_micros() as u64);
         if granted {
             self.waits_for.lock().remove(&trx);
             locks.held.push((key, mode, kind));
             return Ok(());
         }
-        // Timed out: leave the queue, unless granted in the meantime.
+        // Timed out or interrupted: leave the queue, unless granted in the
+        // meantime.
         let mut shard = self.shards[shard_of(&key)].lock();
         self.waits_for.lock().remove(&trx);
         if *slot.granted.lock() {
@@ -278,6 +320,9 @@ impl LockSys {
             if q.reqs.is_empty() {
                 shard.queues.remove(&key);
             }
+        }
+        if interrupted {
+            return Err(LockError::Interrupted);
         }
         self.stats.timeouts.inc();
         Err(LockError::Timeout)
@@ -432,6 +477,35 @@ mod tests {
         assert!(b.is_empty());
         ls.release_all(1, &mut a);
         assert_eq!(ls.lock_count(), 0);
+    }
+
+    #[test]
+    fn an_interrupt_ends_a_lock_wait_at_once_and_leaves_no_trace() {
+        use crate::txn::interrupt::InterruptReason;
+        let ls = Arc::new(LockSys::new());
+        let mut a = TrxLocks::default();
+        ls.lock(1, &mut a, k(1), LockMode::X, LockKind::Record, T).unwrap();
+        let int = Arc::new(Interrupt::new());
+        let (ls2, int2) = (ls.clone(), int.clone());
+        let w = std::thread::spawn(move || {
+            let mut b = TrxLocks::default();
+            let long = Duration::from_secs(60);
+            let r = ls2.lock_interruptible(2, &mut b, k(1), LockMode::X, LockKind::Record, long, Some(&int2));
+            (r, b.len())
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!w.is_finished());
+        int.raise(InterruptReason::KillQuery);
+        assert_eq!(w.join().unwrap(), (Err(LockError::Interrupted), 0));
+        assert_eq!(ls.lock_count(), 1, "only the holder's lock is left");
+        assert_eq!(ls.stats.timeouts.get(), 0, "an interrupt is not a timeout");
+        // A deadline ends the wait too.
+        int.reset();
+        int.set_deadline(Some(Instant::now() + Duration::from_millis(30)));
+        let mut c = TrxLocks::default();
+        let r = ls.lock_interruptible(3, &mut c, k(1), LockMode::S, LockKind::Record, T, Some(&int));
+        assert_eq!(r, Err(LockError::Interrupted));
+        assert_eq!(int.check(), Some(InterruptReason::Timeout));
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! Transactions: the row lock system ([`lock`]), transaction ids with MVCC
 //! read views ([`view`]), undo log storage ([`undo`]), the record header and
-//! undo record format ([`record`]) and the history list purge works from
-//! ([`purge`]). How table operations use them (locking, undo logging,
+//! undo record format ([`record`]), the history list purge works from
+//! ([`purge`]) and statement interrupts that end lock waits ([`interrupt`]). How table operations use them (locking, undo logging,
 //! consistent reads, rollback, purge) is in `table/`.
 
+pub mod interrupt;
 pub mod lock;
 pub mod purge;
 pub mod record;

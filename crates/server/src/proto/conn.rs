@@ -8,7 +8,11 @@
 //! | Handshake    | proof accepted, session opened | Command      | [`serve_connection_with`] |
 //! | Handshake    | refused / bad handshake        | Closed       | `handshake::authenticate` |
 //! | Command      | a command other than QUIT      | Command      | `Conn::dispatch`        |
+//! | Handshake    | no packet within connect_timeout | Closed     | [`serve_connection_in`] |
+//! | Handshake    | over max_connections, no admin | Closed (1040)| [`serve_connection_in`] |
 //! | Command      | COM_QUIT, EOF                  | Closed       | `Conn::run`             |
+//! | Command      | idle beyond wait_timeout       | Closed       | `Conn::run`             |
+//! | Command      | KILL CONNECTION                | Closed       | `Conn::run`, the killer shuts the socket |
 //! | any          | framing error, oversized packet| Closed (ERR) | `end_with`              |
 //!
 //! Invariants:
@@ -18,16 +22,22 @@
 //! 3. Every reply is flushed before the next command is read.
 //! 4. In a multi-result reply, every OK/EOF but the last carries
 //!    [`STATUS_MORE_RESULTS`].
+//! 5. A connection served by [`serve_connection_in`] is reported to the
+//!    backend exactly once opened and once closed, with how it ended (the
+//!    close is reported by a guard, even if the thread unwinds).
 
 use std::io::{self, ErrorKind, Read, Write};
-use std::sync::OnceLock;
-use std::time::Instant;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use super::codec::put_lenenc_int;
 use super::handshake::{authenticate, capability, send_err, AuthPlugin};
 use super::packet::{PacketError, PacketIo};
+use super::socket::{is_timeout, SocketControl};
 use super::stmt::Statements;
-use super::{charset, column_type, response, Backend, ColumnDef, ErrPacket, Reply, Session, STATUS_MORE_RESULTS};
+use super::{
+    charset, column_type, response, Backend, ColumnDef, ConnEnd, ErrPacket, Reply, Session, STATUS_MORE_RESULTS,
+};
 
 /// Command bytes (`enum_server_command`).
 pub mod command {
@@ -95,13 +105,85 @@ pub fn serve_connection_with<B: Backend, S: Read + Write>(
     peer_host: &str,
     options: &ConnOptions,
 ) -> io::Result<()> {
+    let env = ConnEnv { peer: peer_host, socket: None, over_limit: &|| false };
+    serve_connection_in(backend, stream, connection_id, peer_host, options, &env)
+}
+
+/// What the listener knows of a connection besides its stream.
+pub struct ConnEnv<'a> {
+    /// `ip:port`, or `localhost` for a Unix socket (SHOW PROCESSLIST).
+    pub peer: &'a str,
+    /// The socket, for read timeouts and KILL CONNECTION (`None`: the
+    /// stream has no timeouts and cannot be killed from outside).
+    pub socket: Option<Arc<dyn SocketControl>>,
+    /// More connections are open than `max_connections`: this one is the
+    /// extra one, for an administrator only.
+    pub over_limit: &'a dyn Fn() -> bool,
+}
+
+/// Reports the end of a connection to the backend, once (invariant 5).
+struct EndGuard<'a, B: Backend> {
+    backend: &'a B,
+    id: u32,
+    end: ConnEnd,
+}
+
+impl<B: Backend> Drop for EndGuard<'_, B> {
+    fn drop(&mut self) {
+        self.backend.connection_closed(self.id, self.end);
+    }
+}
+
+/// MySQL's note for a connection that ended badly.
+fn log_aborted(id: u32, db: Option<&str>, user: &str, host: &str, why: &str) {
+    let db = db.unwrap_or("unconnected");
+    tracing::info!("Aborted connection {id} to db: '{db}' user: '{user}' host: '{host}' ({why})");
+}
+
+/// Why a read ended the connection, in MySQL's words.
+fn read_failure(e: &PacketError) -> &'static str {
+    match e {
+        PacketError::Io(io) if is_timeout(io) => "Got timeout reading communication packets",
+        _ => "Got an error reading communication packets",
+    }
+}
+
+/// Serves one connection the listener accepted: registers it with the
+/// backend, bounds the handshake by `connect_timeout`, lets only an
+/// administrator take the connection beyond `max_connections`, bounds
+/// idle time by the session's `wait_timeout`, and closes it when killed.
+pub fn serve_connection_in<B: Backend, S: Read + Write>(
+    backend: &B,
+    stream: S,
+    connection_id: u32,
+    peer_host: &str,
+    options: &ConnOptions,
+    env: &ConnEnv<'_>,
+) -> io::Result<()> {
+    let closer = env.socket.clone().map(|s| Box::new(move || s.shutdown()) as super::Closer);
+    backend.connection_opened(connection_id, env.peer, closer);
+    let mut end = EndGuard { backend, id: connection_id, end: ConnEnd::LoginFailed };
+    let socket = env.socket.as_deref();
+    let connect_timeout = backend.connect_timeout();
+    if let (Some(s), Some(_)) = (socket, connect_timeout) {
+        s.set_read_timeout(connect_timeout)?;
+    }
     let max_packet = backend.max_allowed_packet();
     let mut io = PacketIo::new(stream, HANDSHAKE_MAX_BYTES.min(max_packet));
     let auth = match authenticate(&mut io, backend, options.auth_plugin, connection_id, peer_host) {
         Ok(Some(a)) => a,
         Ok(None) => return Ok(()),
-        Err(e) => return end_with(&mut io, e),
+        Err(e) => {
+            if matches!(&e, PacketError::Io(io) if is_timeout(io)) {
+                log_aborted(connection_id, None, "unauthenticated", peer_host, read_failure(&e));
+            }
+            return end_with(&mut io, e);
+        }
     };
+    if (env.over_limit)() && !backend.is_connection_admin(&auth.user) {
+        let _ = send_err(&mut io, &super::listener::too_many_connections());
+        return Ok(());
+    }
     let mut session = match backend.open_session(&auth.user, auth.database.as_deref(), connection_id) {
         Ok(s) => s,
         Err(e) => {
@@ -110,6 +192,10 @@ pub fn serve_connection_with<B: Backend, S: Read + Write>(
         }
     };
     session.client_capabilities(auth.capabilities);
+    if auth.capabilities & capability::INTERACTIVE != 0 {
+        session.set_interactive();
+    }
+    end.end = ConnEnd::Aborted;
     io.set_max_payload_bytes(max_packet);
     let mut conn = Conn {
         io,
@@ -118,13 +204,26 @@ pub fn serve_connection_with<B: Backend, S: Read + Write>(
         statements: Statements::new(max_packet),
         questions: 0,
         buf: Vec::with_capacity(1024),
+        socket,
+        read_timeout: connect_timeout,
     };
     let status = conn.session.status_flags();
     conn.send_ok(0, 0, status, 0, "")?;
     conn.io.flush()?;
-    match conn.run() {
+    let r = conn.run();
+    let killed = conn.session.killed();
+    match r {
+        Ok(()) if !killed => {
+            end.end = ConnEnd::Quit;
+            Ok(())
+        }
         Ok(()) => Ok(()),
-        Err(e) => end_with(&mut conn.io, e),
+        Err(e) => {
+            if !killed {
+                log_aborted(connection_id, conn.session.database().as_deref(), &auth.user, peer_host, read_failure(&e));
+            }
+            end_with(&mut conn.io, e)
+        }
     }
 }
 
@@ -152,7 +251,7 @@ fn started() -> Instant {
 }
 
 /// An authenticated connection in the command phase.
-struct Conn<S, T> {
+struct Conn<'a, S, T> {
     io: PacketIo<S>,
     session: T,
     /// Prepared statements' parameter types and long data.
@@ -163,12 +262,22 @@ struct Conn<S, T> {
     questions: u64,
     /// Scratch space for one outgoing payload.
     buf: Vec<u8>,
+    /// The socket, to bound idle reads by the session's `wait_timeout`.
+    socket: Option<&'a dyn SocketControl>,
+    /// The read timeout the socket has now.
+    read_timeout: Option<Duration>,
 }
 
-impl<S: Read + Write, T: Session> Conn<S, T> {
+impl<S: Read + Write, T: Session> Conn<'_, S, T> {
+    /// The command loop; `Ok` on COM_QUIT, or after the command during
+    /// which the session was killed.
     fn run(&mut self) -> Result<(), PacketError> {
         let mut packet = Vec::with_capacity(1024);
         loop {
+            if self.session.killed() {
+                return Ok(());
+            }
+            self.set_idle_timeout()?;
             self.io.reset_seq();
             self.io.read_packet_into(&mut packet)?;
             self.questions += 1;
@@ -181,8 +290,29 @@ impl<S: Read + Write, T: Session> Conn<S, T> {
                 return Ok(());
             }
             self.dispatch(cmd, body)?;
+            if self.session.killed() {
+                // The last answer: to a connection that killed itself; one
+                // killed by another has its socket shut already, and the
+                // answer goes nowhere.
+                let _ = self.io.flush();
+                return Ok(());
+            }
             self.io.flush()?;
         }
+    }
+
+    /// Bounds the wait for the next command by the session's
+    /// `wait_timeout` (one system call, only when it changed).
+    fn set_idle_timeout(&mut self) -> io::Result<()> {
+        let Some(socket) = self.socket else {
+            return Ok(());
+        };
+        let t = self.session.idle_timeout();
+        if t != self.read_timeout {
+            socket.set_read_timeout(t)?;
+            self.read_timeout = t;
+        }
+        Ok(())
     }
 
     fn dispatch(&mut self, cmd: u8, body: &[u8]) -> Result<(), PacketError> {

@@ -34,6 +34,8 @@ pub mod capability {
     pub const LONG_FLAG: u32 = 1 << 2;
     pub const CONNECT_WITH_DB: u32 = 1 << 3;
     pub const PROTOCOL_41: u32 = 1 << 9;
+    /// The client is interactive: `interactive_timeout` applies.
+    pub const INTERACTIVE: u32 = 1 << 10;
     pub const SSL: u32 = 1 << 11;
     pub const TRANSACTIONS: u32 = 1 << 13;
     pub const SECURE_CONNECTION: u32 = 1 << 15;
@@ -54,6 +56,7 @@ pub const SERVER_CAPABILITIES: u32 = capability::LONG_PASSWORD
     | capability::LONG_FLAG
     | capability::CONNECT_WITH_DB
     | capability::PROTOCOL_41
+    | capability::INTERACTIVE
     | capability::TRANSACTIONS
     | capability::SECURE_CONNECTION
     | capability::MULTI_STATEMENTS

@@ -8,9 +8,14 @@
 //!    thread before spawning, decremented by a guard the connection thread
 //!    drops on exit (even by panic). Only the accept thread increments, so
 //!    "check then increment" against `max_connections` is race-free.
-//! 3. Beyond `max_connections` a client gets ERR 1040 in place of the
-//!    handshake (in the pre-4.1 form without SQLSTATE, as MySQL sends it
-//!    before it knows the client's capabilities), then the socket closes.
+//! 3. Up to `max_connections + 1` connections are served: the last one
+//!    only to an administrator (MySQL's connection kept for SUPER /
+//!    CONNECTION_ADMIN), which the connection checks after authentication
+//!    (`over_limit`; anyone else then gets 1040 in place of the OK).
+//!    Beyond that a client gets ERR 1040 in place of the handshake (in the
+//!    pre-4.1 form without SQLSTATE, as MySQL sends it before it knows the
+//!    client's capabilities), then the socket closes. `max_connections`
+//!    may change while the listener runs (`SET GLOBAL`).
 //! 4. The accept thread polls with a timeout, so setting the stop flag ends
 //!    it within [`POLL_INTERVAL_MS`]; accept errors (EMFILE, ECONNABORTED)
 //!    are logged and retried after a short sleep, never fatal.
@@ -29,7 +34,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::conn::{serve_connection_with, ConnOptions};
+use super::conn::{serve_connection_in, ConnEnv, ConnOptions};
+use super::socket::SocketControl;
 use super::{response, Backend, ErrPacket};
 
 /// How long the accept thread waits before looking at the stop flag.
@@ -54,7 +60,8 @@ pub struct Listener {
 /// How a listener serves.
 #[derive(Clone, Copy, Debug)]
 pub struct ListenerOptions {
-    /// Connections served at once; more get ERR 1040.
+    /// Connections served at once (plus one for an administrator); more
+    /// get ERR 1040.
     pub max_connections: usize,
     pub conn: ConnOptions,
 }
@@ -105,7 +112,7 @@ impl Listener {
 
     /// Starts the accept thread.
     pub fn spawn<B: Backend>(self, backend: Arc<B>, options: ListenerOptions) -> io::Result<ListenerHandle> {
-        let shared = Shared::new(Arc::new(AtomicBool::new(false)));
+        let shared = Shared::new(Arc::new(AtomicBool::new(false)), options.max_connections);
         let local_addr = self.local_addr();
         let unix_path = self.unix_path.clone();
         let thread = self.start(backend, options, Arc::clone(&shared))?;
@@ -139,7 +146,7 @@ pub fn spawn<B: Backend>(
     stop: Arc<AtomicBool>,
 ) -> io::Result<Vec<JoinHandle<()>>> {
     let options = ListenerOptions { max_connections, ..ListenerOptions::default() };
-    let thread = Listener::from_sockets(tcp, unix).start(backend, options, Shared::new(stop))?;
+    let thread = Listener::from_sockets(tcp, unix).start(backend, options, Shared::new(stop, max_connections))?;
     Ok(vec![thread])
 }
 
@@ -163,11 +170,23 @@ struct Shared {
     open: AtomicUsize,
     /// The next connection id (invariant 1).
     next_id: AtomicU32,
+    /// `max_connections` now (invariant 3).
+    max_connections: Arc<AtomicUsize>,
 }
 
 impl Shared {
-    fn new(stop: Arc<AtomicBool>) -> Arc<Self> {
-        Arc::new(Self { stop, open: AtomicUsize::new(0), next_id: AtomicU32::new(1) })
+    fn new(stop: Arc<AtomicBool>, max_connections: usize) -> Arc<Self> {
+        Arc::new(Self {
+            stop,
+            open: AtomicUsize::new(0),
+            next_id: AtomicU32::new(1),
+            max_connections: Arc::new(AtomicUsize::new(max_connections)),
+        })
+    }
+
+    /// More connections are open than `max_connections`.
+    fn over_limit(&self) -> bool {
+        self.open.load(Ordering::Acquire) > self.max_connections.load(Ordering::Acquire)
     }
 }
 
@@ -197,6 +216,12 @@ impl ListenerHandle {
     /// Connections being served now.
     pub fn open_connections(&self) -> usize {
         self.shared.open.load(Ordering::Acquire)
+    }
+
+    /// `max_connections`, which may be changed while the listener runs
+    /// (the server stores `SET GLOBAL max_connections` here).
+    pub fn max_connections(&self) -> Arc<AtomicUsize> {
+        Arc::clone(&self.shared.max_connections)
     }
 
     pub fn stopper(&self) -> Stopper {
@@ -275,11 +300,15 @@ fn accept_loop<B: Backend>(listener: Listener, backend: Arc<B>, options: Listene
                 match l.accept() {
                     Ok((stream, addr)) => {
                         let host = addr.ip().to_string();
-                        if let Err(e) = prepare_tcp(&stream) {
-                            tracing::debug!("dropping connection from {host}: {e}");
-                            continue;
-                        }
-                        start_connection(stream, host, &backend, &options, shared);
+                        let control = match prepare_tcp(&stream) {
+                            Ok(c) => c,
+                            Err(e) => {
+                                tracing::debug!("dropping connection from {host}: {e}");
+                                continue;
+                            }
+                        };
+                        let peer = addr.to_string();
+                        start_connection(stream, host, peer, control, &backend, &options, shared);
                     }
                     Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                     Err(e) if e.kind() == ErrorKind::Interrupted => continue,
@@ -295,11 +324,16 @@ fn accept_loop<B: Backend>(listener: Listener, backend: Arc<B>, options: Listene
             loop {
                 match l.accept() {
                     Ok((stream, _)) => {
-                        if let Err(e) = stream.set_nonblocking(false) {
-                            tracing::debug!("dropping Unix socket connection: {e}");
-                            continue;
-                        }
-                        start_connection(stream, "localhost".to_string(), &backend, &options, shared);
+                        let control = stream.set_nonblocking(false).and_then(|()| stream.try_clone());
+                        let control: Arc<dyn SocketControl> = match control {
+                            Ok(c) => Arc::new(c),
+                            Err(e) => {
+                                tracing::debug!("dropping Unix socket connection: {e}");
+                                continue;
+                            }
+                        };
+                        let host = "localhost".to_string();
+                        start_connection(stream, host.clone(), host, control, &backend, &options, shared);
                     }
                     Err(e) if e.kind() == ErrorKind::WouldBlock => break,
                     Err(e) if e.kind() == ErrorKind::Interrupted => continue,
@@ -314,20 +348,28 @@ fn accept_loop<B: Backend>(listener: Listener, backend: Arc<B>, options: Listene
     }
 }
 
-fn prepare_tcp(stream: &TcpStream) -> io::Result<()> {
+/// Blocking mode, no Nagle; returns a clone of the socket to control it.
+fn prepare_tcp(stream: &TcpStream) -> io::Result<Arc<dyn SocketControl>> {
     stream.set_nonblocking(false)?;
-    stream.set_nodelay(true)
+    stream.set_nodelay(true)?;
+    Ok(Arc::new(stream.try_clone()?))
 }
 
+/// `host`: the client's address for access checks and messages; `peer`:
+/// `ip:port` for SHOW PROCESSLIST.
 fn start_connection<B: Backend, S: Read + Write + Send + 'static>(
     mut stream: S,
     host: String,
+    peer: String,
+    control: Arc<dyn SocketControl>,
     backend: &Arc<B>,
     options: &ListenerOptions,
     shared: &Arc<Shared>,
 ) {
     let id = shared.next_id.fetch_add(1, Ordering::AcqRel);
-    if shared.open.load(Ordering::Acquire) >= options.max_connections {
+    // One more than max_connections, for an administrator (invariant 3).
+    let limit = shared.max_connections.load(Ordering::Acquire).saturating_add(1);
+    if shared.open.load(Ordering::Acquire) >= limit {
         let mut payload = Vec::new();
         response::err_without_sqlstate(&mut payload, &too_many_connections());
         let len = (payload.len() as u32).to_le_bytes();
@@ -341,9 +383,12 @@ fn start_connection<B: Backend, S: Read + Write + Send + 'static>(
     let guard = OpenGuard(Arc::clone(shared));
     let backend = Arc::clone(backend);
     let conn_options = options.conn;
+    let shared = Arc::clone(shared);
     let spawned = std::thread::Builder::new().name(format!("conn-{id}")).spawn(move || {
         let _guard = guard;
-        match serve_connection_with(&*backend, stream, id, &host, &conn_options) {
+        let over_limit = || shared.over_limit();
+        let env = ConnEnv { peer: &peer, socket: Some(control), over_limit: &over_limit };
+        match serve_connection_in(&*backend, stream, id, &host, &conn_options, &env) {
             Ok(()) => tracing::debug!("connection {id} from {host} closed"),
             Err(e) => tracing::debug!("connection {id} from {host} ended: {e}"),
         }

@@ -240,7 +240,37 @@ pub trait Session: Send {
     /// on them (CLIENT_FOUND_ROWS changes UPDATE's affected rows) keeps
     /// what it needs; one whose answers do not may leave this empty.
     fn client_capabilities(&mut self, _caps: u32) {}
+    /// How long the connection may idle between commands
+    /// (`wait_timeout`); `None`: for ever.
+    fn idle_timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
+    /// The client announced CLIENT_INTERACTIVE: the session's
+    /// `wait_timeout` becomes `interactive_timeout` (as MySQL does).
+    fn set_interactive(&mut self) {}
+    /// KILL CONNECTION hit this session: the connection closes after the
+    /// command being answered.
+    fn killed(&self) -> bool {
+        false
+    }
 }
+
+/// How a connection ended, for the server's counters
+/// (`Aborted_connects`, `Aborted_clients`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConnEnd {
+    /// The client logged in and left with COM_QUIT.
+    Quit,
+    /// It never logged in: refused, broken or timed-out handshake, or gone
+    /// before answering.
+    LoginFailed,
+    /// It logged in and then vanished, timed out (`wait_timeout`), broke
+    /// the protocol or was killed.
+    Aborted,
+}
+
+/// Closes a connection's socket from another thread (KILL CONNECTION).
+pub type Closer = Box<dyn Fn() + Send + Sync>;
 
 /// The server behind the protocol: users and sessions.
 pub trait Backend: Send + Sync + 'static {
@@ -255,6 +285,22 @@ pub trait Backend: Send + Sync + 'static {
     /// `max_allowed_packet` in bytes: a larger packet gets error 1153 and
     /// the connection is closed.
     fn max_allowed_packet(&self) -> usize;
+    /// A connection was accepted, before its handshake; `peer` is
+    /// `ip:port` or `localhost`, `closer` shuts its socket.
+    fn connection_opened(&self, _connection_id: u32, _peer: &str, _closer: Option<Closer>) {}
+    /// The connection ended (after [`Backend::connection_opened`], always,
+    /// once).
+    fn connection_closed(&self, _connection_id: u32, _end: ConnEnd) {}
+    /// Whether `user` may take the connection kept for administrators
+    /// beyond `max_connections` (MySQL's SUPER / CONNECTION_ADMIN).
+    fn is_connection_admin(&self, _user: &str) -> bool {
+        false
+    }
+    /// `connect_timeout`: how long the handshake waits for each of the
+    /// client's packets; `None`: for ever.
+    fn connect_timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 pub mod auth;
@@ -264,9 +310,11 @@ pub mod handshake;
 pub mod listener;
 pub mod packet;
 pub mod response;
+pub mod socket;
 pub mod stmt;
 
 pub use auth::credentials_for_password;
 pub use conn::{serve_connection, serve_connection_with, ConnOptions};
 pub use handshake::AuthPlugin;
 pub use listener::{Listener, ListenerHandle, ListenerOptions, Stopper};
+pub use socket::SocketControl;
