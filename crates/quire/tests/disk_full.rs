@@ -33,7 +33,8 @@ const ROWS: u64 = 50;
 /// A loop-mounted ext4 image; unmounted and deleted on drop, also when a
 /// test fails.
 struct LoopMount {
-    root: tempfile::TempDir,
+    /// Holds the image and mount point; deleted (after the unmount) on drop.
+    _root: tempfile::TempDir,
     mnt: PathBuf,
 }
 
@@ -59,7 +60,7 @@ impl LoopMount {
         }
         let mount = Command::new("mount").args(["-o", "loop"]).arg(&img).arg(&mnt).output();
         match mount {
-            Ok(o) if o.status.success() => Some(LoopMount { root, mnt }),
+            Ok(o) if o.status.success() => Some(LoopMount { _root: root, mnt }),
             Ok(o) => {
                 println!("SKIPPED: cannot loop-mount a file system here: {}", String::from_utf8_lossy(&o.stderr));
                 None
@@ -80,7 +81,6 @@ impl Drop for LoopMount {
                 _ => std::thread::sleep(Duration::from_millis(100)),
             }
         }
-        // `root` (image and mount point) is deleted after this.
     }
 }
 
@@ -290,6 +290,12 @@ fn a_full_disk_fails_writes_cleanly_keeps_reads_and_loses_no_commit() {
     let o = run_txn(&mut c, k);
     assert_eq!(o, Outcome::InsertFailed(1114), "a write needing space on the full disk");
     outcomes.push(o);
+    // A row that fits in a page with room needs no new space.
+    c.query_drop("UPDATE d.t SET pad = REPEAT('y', 900) WHERE id < 10").expect("an update in place on the full disk");
+    c.query_drop("UPDATE d.t SET pad = REPEAT('x', 900) WHERE id < 10").expect("and back");
+    // A new table needs a file: refused cleanly, leaving nothing behind.
+    let e = c.query_drop("CREATE TABLE d.u (a INT PRIMARY KEY)").expect_err("CREATE TABLE on the full disk");
+    assert_eq!(code(&e), 1114, "{e}");
     drop(c);
 
     // 4. SIGTERM on the full disk shuts down cleanly.
@@ -308,11 +314,15 @@ fn a_full_disk_fails_writes_cleanly_keeps_reads_and_loses_no_commit() {
         assert_eq!(o, Outcome::Committed, "writes resume once space is freed\n{}", server.stderr());
         outcomes.push(o);
     }
+    c.query_drop("CREATE TABLE d.u (a INT PRIMARY KEY)").expect("CREATE TABLE once space is freed");
+    c.query_drop("INSERT INTO d.u VALUES (1), (2)").unwrap();
     drop(c);
     server.stop_cleanly("after space was freed");
     let server = Server::start(&datadir, logs.path(), "final");
     let mut c = server.connect();
     check_outcomes(&mut c, &outcomes, "after the final restart");
+    let n: u64 = c.query_first("SELECT COUNT(*) FROM d.u").unwrap().unwrap();
+    assert_eq!(n, 2);
     drop(c);
     server.stop_cleanly("at the end");
 }

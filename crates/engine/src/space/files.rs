@@ -66,6 +66,11 @@ impl SpaceFile {
         let ps = self.page_size as u64;
         self.file.allocate(have as u64 * ps, (pages - have) as u64 * ps).map_err(|e| {
             if matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT)) {
+                // InnoDB logs each one too ("The table 't' is full").
+                tracing::error!(
+                    "cannot extend {} to {pages} pages: {e}; the statement fails (1114)",
+                    self.path.display()
+                );
                 Error::TableFull { path: self.path.display().to_string() }
             } else {
                 Error::io(format!("extension of {}", self.path.display()), e)
