@@ -50,6 +50,10 @@ pub enum Error {
     /// small for the concurrency.
     #[error("buffer pool exhausted: no frame could be freed in instance {instance}")]
     PoolExhausted { instance: usize },
+    /// A space file could not grow: the disk (or quota) is full. Nothing
+    /// was changed (MySQL's 1114 "The table is full").
+    #[error("the table is full: no space to extend {path}")]
+    TableFull { path: String },
     #[error("the engine is shut down")]
     Shutdown,
     /// A wait for a lock (or a DDL wait for users of an object) timed out.

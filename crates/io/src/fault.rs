@@ -66,6 +66,10 @@ pub enum OpKind {
     Read,
     Write,
     Sync,
+    /// Operations that need new blocks: `allocate`, and writes that end
+    /// past the end of the file. A sticky ENOSPC rule on these is a full
+    /// disk: overwrites of space already there still succeed.
+    Allocate,
     Any,
 }
 
@@ -218,12 +222,18 @@ impl FaultVfs {
     }
 
     fn check(&self, op: OpKind, generation: u64) -> io::Result<()> {
+        self.check_any(&[op], generation)
+    }
+
+    /// `check` for one operation that is of several kinds at once (a write
+    /// that grows the file also allocates): counted once.
+    fn check_any(&self, ops: &[OpKind], generation: u64) -> io::Result<()> {
         if generation != self.generation.load(Ordering::SeqCst) {
             return Err(io::Error::other("handle invalidated by a simulated crash"));
         }
         let mut rule = self.rule.lock();
         if let Some(r) = rule.as_mut() {
-            if r.op == OpKind::Any || r.op == op {
+            if r.op == OpKind::Any || ops.contains(&r.op) {
                 if r.fired {
                     if r.sticky {
                         return Err(r.kind.error());
@@ -377,7 +387,9 @@ impl FileHandle for FaultFile {
     }
 
     fn write_all_at(&self, buf: &[u8], offset: u64) -> io::Result<()> {
-        self.vfs.check(OpKind::Write, self.generation)?;
+        let grows = offset + buf.len() as u64 > self.shared.state.lock().current.len() as u64;
+        let kinds: &[OpKind] = if grows { &[OpKind::Write, OpKind::Allocate] } else { &[OpKind::Write] };
+        self.vfs.check_any(kinds, self.generation)?;
         self.vfs.writes.fetch_add(1, Ordering::Relaxed);
         let mut st = self.shared.state.lock();
         apply(&mut st.current, offset, buf);
@@ -409,6 +421,17 @@ impl FileHandle for FaultFile {
         let mut st = self.shared.state.lock();
         st.current.resize(len as usize, 0);
         st.pending.push(Pending::SetLen(len));
+        Ok(())
+    }
+
+    fn allocate(&self, offset: u64, len: u64) -> io::Result<()> {
+        self.vfs.check(OpKind::Allocate, self.generation)?;
+        let end = offset + len;
+        let mut st = self.shared.state.lock();
+        if (st.current.len() as u64) < end {
+            st.current.resize(end as usize, 0);
+            st.pending.push(Pending::SetLen(end));
+        }
         Ok(())
     }
 
@@ -483,6 +506,22 @@ mod tests {
                 assert!(chunk.iter().all(|&x| x == chunk[0]), "a chunk was split inside the boundary");
             }
         }
+    }
+
+    #[test]
+    fn a_full_disk_fails_allocations_and_growing_writes_but_not_overwrites() {
+        let vfs = FaultVfs::new();
+        let f = open(&vfs, "a");
+        f.allocate(0, 8192).unwrap();
+        assert_eq!(f.len().unwrap(), 8192);
+        vfs.fail_nth(OpKind::Allocate, 1, FaultKind::NoSpace, true);
+        f.write_all_at(&[7u8; 4096], 4096).unwrap();
+        assert_eq!(f.write_all_at(&[7u8; 4096], 8192).unwrap_err().raw_os_error(), Some(libc::ENOSPC));
+        assert_eq!(f.allocate(8192, 4096).unwrap_err().raw_os_error(), Some(libc::ENOSPC));
+        assert_eq!(f.len().unwrap(), 8192, "a failed allocation leaves the size alone");
+        vfs.clear_faults();
+        f.allocate(8192, 4096).unwrap();
+        assert_eq!(f.len().unwrap(), 12288);
     }
 
     #[test]

@@ -94,8 +94,24 @@ pub trait FileHandle: Send + Sync {
     fn is_empty(&self) -> io::Result<bool> {
         Ok(self.len()? == 0)
     }
-    /// Grows or shrinks the file; new bytes read as zeros.
+    /// Grows or shrinks the file; new bytes read as zeros. Growing this way
+    /// may leave a hole (no blocks reserved): a later write into it can
+    /// still fail with ENOSPC. Use [`FileHandle::allocate`] for space that
+    /// must be there.
     fn set_len(&self, len: u64) -> io::Result<()>;
+    /// Reserves blocks for `[offset, offset + len)`, growing the file if
+    /// that ends past it (new bytes read as zeros), like `posix_fallocate`:
+    /// once it returned Ok, writes inside the range never fail for lack of
+    /// space. A full disk is ENOSPC here, when the caller can still refuse
+    /// cleanly, instead of at a later write. The default (for files with no
+    /// notion of blocks) only grows the file.
+    fn allocate(&self, offset: u64, len: u64) -> io::Result<()> {
+        let end = offset + len;
+        if self.len()? < end {
+            self.set_len(end)?;
+        }
+        Ok(())
+    }
     /// Whether this handle really bypasses the page cache.
     fn is_direct(&self) -> bool;
     fn path(&self) -> &Path;

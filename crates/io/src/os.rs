@@ -7,6 +7,7 @@
 use std::collections::HashSet;
 use std::fs;
 use std::io;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -170,6 +171,27 @@ impl FileHandle for OsFile {
         self.file.set_len(len)
     }
 
+    fn allocate(&self, offset: u64, len: u64) -> io::Result<()> {
+        if len == 0 {
+            return Ok(());
+        }
+        let (Ok(off), Ok(n)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len)) else {
+            return Err(io::Error::from_raw_os_error(libc::EFBIG));
+        };
+        loop {
+            // SAFETY: a plain system call on a file descriptor we own.
+            let rc = unsafe { libc::posix_fallocate(self.file.as_raw_fd(), off, n) };
+            match rc {
+                0 => return Ok(()),
+                libc::EINTR => continue,
+                // A file system without fallocate (some network and FUSE
+                // ones): write zeros, which reserves the blocks just the same.
+                libc::EOPNOTSUPP | libc::EINVAL => return self.allocate_by_writing(offset, len),
+                e => return Err(io::Error::from_raw_os_error(e)),
+            }
+        }
+    }
+
     fn is_direct(&self) -> bool {
         self.direct
     }
@@ -180,6 +202,23 @@ impl FileHandle for OsFile {
 }
 
 impl OsFile {
+    /// `allocate` where fallocate is not supported: zeros written over the
+    /// part of the range past the end of the file (the part before it may
+    /// hold data and is left alone; it has blocks unless it is a hole).
+    fn allocate_by_writing(&self, offset: u64, len: u64) -> io::Result<()> {
+        const CHUNK: u64 = 1 << 20;
+        let end = offset + len;
+        // Unaligned starts are fine: `write_all_at` bounces them.
+        let mut pos = self.len()?.max(offset);
+        let zeros = AlignedBuf::zeroed(CHUNK as usize);
+        while pos < end {
+            let n = (end - pos).min(CHUNK) as usize;
+            self.write_all_at(&zeros[..n], pos)?;
+            pos += n as u64;
+        }
+        Ok(())
+    }
+
     /// Reads until `buf` is full or EOF; returns the bytes read.
     fn read_upto(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         let mut done = 0;
@@ -237,6 +276,24 @@ mod tests {
         let mut past = [0u8; 10];
         let err = f.read_exact_at(&mut past, 1 << 20).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn allocate_reserves_blocks_grows_the_file_and_keeps_its_data() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let f = OsVfs::new().open(&path, &OpenOptions::create()).unwrap();
+        f.write_all_at(b"keep", 0).unwrap();
+        f.allocate(0, 1 << 20).unwrap();
+        assert_eq!(f.len().unwrap(), 1 << 20);
+        // st_blocks counts 512-byte units actually reserved: no hole.
+        assert!(fs::metadata(&path).unwrap().blocks() * 512 >= 1 << 20, "allocate left a hole");
+        let mut b = [0u8; 4];
+        f.read_exact_at(&mut b, 0).unwrap();
+        assert_eq!(&b, b"keep");
+        f.allocate(0, 4096).unwrap();
+        assert_eq!(f.len().unwrap(), 1 << 20, "allocate never shrinks");
     }
 
     #[test]

@@ -128,6 +128,10 @@ impl From<EngineError> for SqlError {
             EngineError::UndoSlotsFull => SqlError::new(1637, "HY000", "Too many active concurrent transactions"),
             EngineError::TrxNotActive(m) => SqlError::new(1105, "HY000", format!("Transaction is not active: {m}")),
             EngineError::Shutdown => SqlError::new(1053, "08S01", "Server shutdown in progress"),
+            EngineError::TableFull { path } => {
+                let stem = std::path::Path::new(&path).file_stem().map(|s| s.to_string_lossy().into_owned());
+                SqlError::new(1114, "HY000", format!("The table '{}' is full", stem.unwrap_or(path)))
+            }
             EngineError::Io { what, source } if source.raw_os_error() == Some(libc_enospc()) => {
                 SqlError::new(1021, "HY000", format!("Disk full ({what}); waiting for someone to free some space"))
             }

@@ -16,8 +16,13 @@
 //!    clean frame near the tail if there is one (no write: the free list
 //!    stays for when the tail is dirty), else a free frame, else it signals the
 //!    flusher and waits on `free_ready` (bounded; counted as
-//!    `Innodb_buffer_pool_wait_free`). If the flusher's writes fail (disk
-//!    full), waiting threads get that error instead of waiting on.
+//!    `Innodb_buffer_pool_wait_free`).
+//! 4. While the flusher's writes fail (a full disk, a failing device),
+//!    dirty frames cannot be freed but clean ones still can: the flusher
+//!    and waiting threads then look for clean frames along the whole LRU,
+//!    not only near its tail, so reads go on. Only when no frame at all is
+//!    clean does a waiting thread get the write error, after
+//!    `WAIT_FREE_WHILE_FAILING` (the flusher retries meanwhile).
 //!
 //! Latching: the flusher takes frame latches only with `try_lock` under the
 //! instance mutex (contract 1 of `buffer/mod.rs`), and writes through
@@ -35,6 +40,8 @@ use crate::{Error, Result};
 
 /// How long a user thread waits for a free frame before giving up.
 const WAIT_FREE_LIMIT: Duration = Duration::from_secs(30);
+/// How long it waits while the flusher's writes fail (protocol step 4).
+const WAIT_FREE_WHILE_FAILING: Duration = Duration::from_secs(1);
 
 /// A flusher's last write error, kept to hand to waiting threads.
 #[derive(Clone, Debug)]
@@ -181,7 +188,8 @@ impl BufferPool {
             // A clean frame at the very tail costs no write and keeps the
             // free list for when the tail is dirty: take it first (a
             // read-mostly load then never needs the flusher).
-            let depth = (inst.frames.len() / 16).max(8);
+            let failing = inst.flush_error.lock().is_some();
+            let depth = if failing { inst.frames.len() } else { (inst.frames.len() / 16).max(8) };
             let mut cand = lists.lru.tail();
             let mut scanned = 0;
             while let Some(f) = cand {
@@ -212,7 +220,9 @@ impl BufferPool {
                 counted = true;
             }
             if let Some(e) = inst.flush_error.lock().as_ref() {
-                return Err(e.to_error());
+                if started.elapsed() > WAIT_FREE_WHILE_FAILING {
+                    return Err(e.to_error());
+                }
             }
             if !self.flushers_running.load(Ordering::Acquire) {
                 // Shutting down: the caller's own path takes over.
@@ -260,8 +270,16 @@ impl BufferPool {
             // frames would evict pages just read (inner B+tree nodes,
             // clean) while dirty pages pile up at the tail: write those
             // instead, and free them on the next walk.
-            let depth = self.lru_scan_depth.load(Ordering::Relaxed).min(lists.lru.old_len().max(1) as usize);
-            let clean_depth = (inst.frames.len() / 16).max(8);
+            let failing = inst.flush_error.lock().is_some();
+            let (depth, clean_depth) = if failing {
+                // Writes fail: free clean frames wherever they are (step 4).
+                (inst.frames.len(), inst.frames.len())
+            } else {
+                (
+                    self.lru_scan_depth.load(Ordering::Relaxed).min(lists.lru.old_len().max(1) as usize),
+                    (inst.frames.len() / 16).max(8),
+                )
+            };
             let mut dirty = Vec::new();
             let mut freed = 0;
             let mut scanned = 0;
@@ -298,9 +316,16 @@ impl BufferPool {
             let res = self.flush_batch(i, &dirty, FlushType::Lru, false);
             lists = inst.lists.lock();
             match res {
-                Ok(_) => *inst.flush_error.lock() = None,
+                Ok(_) => {
+                    if inst.flush_error.lock().take().is_some() {
+                        tracing::info!("LRU flusher {i}: page writes succeed again");
+                    }
+                }
                 Err(e) => {
-                    tracing::warn!("LRU flusher {i}: {e}");
+                    // Said once per failure episode, not every 50 ms.
+                    if inst.flush_error.lock().is_none() {
+                        tracing::warn!("LRU flusher {i}: {e}; retrying, reads go on from clean pages");
+                    }
                     *inst.flush_error.lock() = Some(FlushError::of(&e));
                     inst.free_ready.notify_all();
                     drop(lists);

@@ -801,7 +801,10 @@ impl BufferPool {
     /// log is durable up to it.
     pub(crate) fn wal_check(&self, lsn: Lsn) -> Result<()> {
         match self.log() {
-            Some(log) => log.flush_up_to(lsn),
+            // A page write can be retried: it gives up (ENOSPC) rather
+            // than wait for a full disk without end, so that a flusher
+            // stays stoppable.
+            Some(log) => log.flush_up_to_retryable(lsn),
             None => Ok(()),
         }
     }

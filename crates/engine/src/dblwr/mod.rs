@@ -154,8 +154,16 @@ impl Doublewrite {
             let f = vfs
                 .open(&path, &OpenOptions::create().direct(true))
                 .map_err(|e| Error::io(format!("open of {}", path.display()), e))?;
-            if f.len().map_err(|e| Error::io("doublewrite file size", e))? < file_bytes {
-                f.set_len(file_bytes).map_err(|e| Error::io(format!("sizing {}", path.display()), e))?;
+            // Blocks reserved, not just a length: batch writes then never
+            // meet a full disk (docs/ARCHITECTURE.md, "Disk full").
+            let long_enough = f.len().map_err(|e| Error::io("doublewrite file size", e))? >= file_bytes;
+            match f.allocate(0, file_bytes) {
+                Ok(()) => {}
+                Err(e) if long_enough => tracing::warn!(
+                    "could not reserve the blocks of {} ({e}); its writes may fail while the disk is full",
+                    path.display()
+                ),
+                Err(e) => return Err(Error::io(format!("sizing {}", path.display()), e)),
             }
             files.push(f);
         }

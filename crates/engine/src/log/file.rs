@@ -47,7 +47,10 @@ impl LogFile {
             return Err(Error::Config(format!("innodb_log_file_size must be at least {MIN_FILE_SIZE} bytes")));
         }
         let io = |e| Error::io(format!("formatting {}", file.path().display()), e);
-        file.set_len(size).map_err(io)?;
+        // Every block reserved now: appending to the log never needs new
+        // space, so a full disk cannot fail a commit (InnoDB preallocates
+        // its redo log for the same reason).
+        file.allocate(0, size).map_err(io)?;
         let mut hdr = vec![0u8; BLOCK as usize];
         hdr[0..8].copy_from_slice(MAGIC);
         hdr[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -83,6 +86,12 @@ impl LogFile {
         let actual = file.len().map_err(|e| Error::io("redo log size", e))?;
         if actual < size {
             return Err(bad(&file, format!("redo log is {actual} bytes, its header says {size}")));
+        }
+        // A log made before logs were preallocated may have holes: reserve
+        // them now if the disk allows (a full disk only gets a warning: the
+        // log still works, and its writer waits out ENOSPC).
+        if let Err(e) = file.allocate(0, size) {
+            tracing::warn!("could not reserve the blocks of the redo log {} ({e})", file.path().display());
         }
         let lf = LogFile { file, capacity: size - DATA_START };
         let mut best: Option<(u64, Lsn)> = None;

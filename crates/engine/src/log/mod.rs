@@ -195,7 +195,7 @@ pub struct RedoLog {
     failed: Mutex<Option<String>>,
     has_failed: AtomicBool,
     /// Set while writes fail with ENOSPC; the writer keeps retrying and
-    /// clears it when a write succeeds. Commits report it meanwhile.
+    /// clears it when a write succeeds. Commits wait meanwhile.
     disk_full: AtomicBool,
     shutdown: AtomicBool,
     /// The writer sleeps here; appenders that need it poke it.
@@ -221,8 +221,15 @@ const FLUSH_EVENT_BLOCK: u64 = 512;
 const FLUSH_EVENT_SLOTS: usize = 64;
 /// The longest a waiter sleeps without a notification.
 const WAIT_SAFETY_NET: Duration = Duration::from_millis(100);
-/// How long a commit waits for a full disk to clear before failing.
-const DISK_FULL_PATIENCE: Duration = Duration::from_millis(500);
+/// How long a checkpoint or a page write waits for a full disk to clear
+/// before failing (both are retried; a commit never gives up, see
+/// `wait_until`).
+const CHECKPOINT_DISK_FULL_PATIENCE: Duration = Duration::from_millis(500);
+/// How long shutdown waits for a full disk to clear before it gives up
+/// the unwritten tail of the log (never acknowledged to anyone).
+const SHUTDOWN_DISK_FULL_PATIENCE: Duration = Duration::from_secs(10);
+/// How often a thread waiting on a full disk says so in the error log.
+const DISK_FULL_REPORT_EVERY: Duration = Duration::from_secs(30);
 /// How long the writer and flusher sleep when idle.
 const IDLE_WAIT: Duration = Duration::from_millis(1);
 
@@ -369,7 +376,9 @@ impl RedoLog {
     fn on_io_error(&self, e: &Error) -> bool {
         if matches!(e, Error::Io { source, .. } if source.raw_os_error() == Some(libc::ENOSPC)) {
             if !self.disk_full.swap(true, Ordering::AcqRel) {
-                tracing::error!("redo log: {e}; commits fail until space is freed, retrying");
+                tracing::error!(
+                    "redo log: {e}; commits wait (they do not fail) until space is freed; retrying every 50 ms"
+                );
             }
             self.notify_everyone();
             std::thread::sleep(Duration::from_millis(50));
@@ -413,7 +422,7 @@ impl RedoLog {
             self.wait_until(
                 &self.written_event,
                 || end <= self.written_lsn() + ring && start < self.ready_lsn() + window,
-                false,
+                None,
             )?;
         }
         // SAFETY: [start, end) was reserved above by our fetch_add and is
@@ -438,7 +447,7 @@ impl RedoLog {
             return Ok(());
         }
         self.stats.checkpoint_waits.inc();
-        self.wait_until(&self.checkpoint_event, || self.checkpoint_age() <= limit, true)
+        self.wait_until(&self.checkpoint_event, || self.checkpoint_age() <= limit, None)
     }
 
     fn notify_everyone(&self) {
@@ -452,11 +461,15 @@ impl RedoLog {
     /// Waits until `done()` holds, spinning briefly, then sleeping on
     /// `event`.
     ///
-    /// With `durability`, a full disk ends the wait with ENOSPC (a commit
-    /// reports it; its change stays and becomes durable once space frees).
-    /// Without, the wait goes on: an append must not fail halfway through
-    /// a mini-transaction.
-    fn wait_until(&self, event: &Event, done: impl Fn() -> bool, durability: bool) -> Result<()> {
+    /// While the disk is full the wait goes on, reported in the error log
+    /// every 30 s, unless `full_patience` is given: then a full disk that
+    /// has lasted that long ends the wait with ENOSPC. Commits and appends
+    /// pass `None`: by the time a commit waits, its change is visible and
+    /// will be durable once space frees, so an error would lie ("an error
+    /// at COMMIT means not committed"); an append must not fail halfway
+    /// through a mini-transaction. Only a checkpoint and shutdown, which
+    /// can retry or give up honestly, pass a patience.
+    fn wait_until(&self, event: &Event, done: impl Fn() -> bool, full_patience: Option<Duration>) -> Result<()> {
         for _ in 0..SPIN_ROUNDS {
             if done() {
                 return Ok(());
@@ -466,6 +479,8 @@ impl RedoLog {
         self.check_failed()?;
         self.poke_writer();
         let start = Instant::now();
+        let mut full_since: Option<Instant> = None;
+        let mut reported = start;
         let mut g = event.lock.lock();
         event.waiters.fetch_add(1, Ordering::SeqCst);
         let res = loop {
@@ -475,11 +490,22 @@ impl RedoLog {
             if let Err(e) = self.check_failed() {
                 break Err(e);
             }
-            // A full disk fails the wait once it has lasted a while (the
-            // writer retries every 50 ms meanwhile).
+            // The writer retries every 50 ms while the disk is full.
             let full = self.disk_full.load(Ordering::Acquire);
-            if durability && full && start.elapsed() > DISK_FULL_PATIENCE {
-                break Err(self.disk_full_error());
+            if full {
+                let since = *full_since.get_or_insert_with(Instant::now);
+                if full_patience.is_some_and(|p| since.elapsed() > p) {
+                    break Err(self.disk_full_error());
+                }
+                if reported.elapsed() > DISK_FULL_REPORT_EVERY {
+                    reported = Instant::now();
+                    tracing::warn!(
+                        "waiting {:.0}s for the redo log to be written: the disk is full; free some space",
+                        start.elapsed().as_secs_f64()
+                    );
+                }
+            } else {
+                full_since = None;
             }
             // Notifications are reliable; the timeout is a safety net (and
             // paces the disk-full check).
@@ -510,15 +536,28 @@ impl RedoLog {
         self.writer_event.notify_all();
     }
 
-    /// Waits until the log is durable up to `lsn` (the WAL rule).
+    /// Waits until the log is durable up to `lsn` (the WAL rule). While
+    /// the disk is full this waits; it fails only if the log failed (EIO).
     pub fn flush_up_to(&self, lsn: Lsn) -> Result<()> {
+        self.flush_up_to_within(lsn, None)
+    }
+
+    /// `flush_up_to` for a caller that can retry (a page write under the
+    /// WAL rule): a disk full for half a second fails it with ENOSPC.
+    pub fn flush_up_to_retryable(&self, lsn: Lsn) -> Result<()> {
+        self.flush_up_to_within(lsn, Some(CHECKPOINT_DISK_FULL_PATIENCE))
+    }
+
+    /// `flush_up_to`, giving up with ENOSPC once a full disk has lasted
+    /// `full_patience`.
+    fn flush_up_to_within(&self, lsn: Lsn, full_patience: Option<Duration>) -> Result<()> {
         if self.flushed_lsn() >= lsn {
             return Ok(());
         }
         self.flush_waiters.fetch_add(1, Ordering::AcqRel);
         self.poke_writer();
         self.flusher_event.notify_all();
-        let res = self.wait_until(self.flushed_event_for(lsn), || self.flushed_lsn() >= lsn, true);
+        let res = self.wait_until(self.flushed_event_for(lsn), || self.flushed_lsn() >= lsn, full_patience);
         self.flush_waiters.fetch_sub(1, Ordering::AcqRel);
         res
     }
@@ -536,7 +575,7 @@ impl RedoLog {
                     return Ok(());
                 }
                 self.poke_writer();
-                self.wait_until(&self.written_event, || self.written_lsn() >= lsn, true)
+                self.wait_until(&self.written_event, || self.written_lsn() >= lsn, None)
             }
             FlushAtCommit::Lazy => self.check_failed(),
         }
@@ -644,7 +683,7 @@ impl RedoLog {
         if lsn <= self.checkpoint_lsn() {
             return Ok(());
         }
-        self.flush_up_to(lsn)?;
+        self.flush_up_to_within(lsn, Some(CHECKPOINT_DISK_FULL_PATIENCE))?;
         let no = self.checkpoint_no.load(Ordering::Acquire) + 1;
         if let Err(e) = self.file.write_checkpoint(no, lsn) {
             self.fail(&e);
@@ -660,10 +699,11 @@ impl RedoLog {
     /// threads stop even if that fails (the error is returned).
     pub fn shutdown(&self) -> Result<()> {
         let end = self.current_lsn();
-        let res = self.flush_up_to(end);
+        let res = self.flush_up_to_within(end, Some(SHUTDOWN_DISK_FULL_PATIENCE));
         if res.is_err() && !self.has_failed.load(Ordering::Acquire) {
-            // Cannot catch up (a full disk): give up on the tail; it was
-            // never acknowledged as durable.
+            // Cannot catch up (the disk stayed full): give up on the tail.
+            // It was never acknowledged as durable: commits waiting for it
+            // get an error, and it is not there after a restart.
             self.fail(&Error::io("the redo log", std::io::Error::other("shut down with unwritten log")));
         }
         self.shutdown.store(true, Ordering::Release);

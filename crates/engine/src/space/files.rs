@@ -53,14 +53,29 @@ impl SpaceFile {
         Ok((len / self.page_size as u64) as u32)
     }
 
-    /// Grows the file to `pages` pages (new pages read as zeros).
+    /// Grows the file to `pages` pages (new pages read as zeros), with
+    /// their blocks reserved: page writes into them never meet a full disk
+    /// later, in a flusher that could only retry. A full disk (or quota) is
+    /// [`Error::TableFull`] here, while the statement that needs the space
+    /// can still fail cleanly (InnoDB's 1114).
     pub fn extend_to(&self, pages: u32) -> Result<()> {
-        if self.size_pages()? >= pages {
+        let have = self.size_pages()?;
+        if have >= pages {
             return Ok(());
         }
-        self.file
-            .set_len(pages as u64 * self.page_size as u64)
-            .map_err(|e| Error::io(format!("extension of {}", self.path.display()), e))
+        let ps = self.page_size as u64;
+        self.file.allocate(have as u64 * ps, (pages - have) as u64 * ps).map_err(|e| {
+            if matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT)) {
+                // InnoDB logs each one too ("The table 't' is full").
+                tracing::error!(
+                    "cannot extend {} to {pages} pages: {e}; the statement fails (1114)",
+                    self.path.display()
+                );
+                Error::TableFull { path: self.path.display().to_string() }
+            } else {
+                Error::io(format!("extension of {}", self.path.display()), e)
+            }
+        })
     }
 
     pub fn is_direct(&self) -> bool {

@@ -1,0 +1,155 @@
+//! A full disk, with the fault-injecting file system: what fails, what
+//! waits, and that nothing acknowledged is lost (docs/ARCHITECTURE.md,
+//! "Disk full").
+//!
+//! Two models of a full disk:
+//! - `OpKind::Allocate` failing (sticky): a real full disk as quire meets
+//!   it. Its redo log and doublewrite files are preallocated and its data
+//!   files grow by reserved extents, so only growing a space fails, and the
+//!   statement that needed the space gets `TableFull` (1114).
+//! - `OpKind::Write` failing (sticky): every write fails, as on a device
+//!   that lies about space. Commits then wait; reads go on from clean
+//!   pages.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use quire_engine::config::FlushMethod;
+use quire_engine::row::{Column, ColumnType, TableSchema, Value};
+use quire_engine::txn::Isolation;
+use quire_engine::{Engine, EngineConfig, Error};
+use quire_io::{CrashPolicy, FaultKind, FaultVfs, OpKind, Vfs};
+
+fn schema() -> TableSchema {
+    TableSchema {
+        columns: vec![
+            Column::new("id", ColumnType::Int { unsigned: false }).not_null(),
+            Column::new("payload", ColumnType::Varchar { len: 200 }).not_null(),
+        ],
+        primary_key: vec![0],
+        indexes: vec![],
+    }
+}
+
+fn row(i: i64) -> Vec<Value> {
+    vec![Value::Int(i), Value::Str(format!("{i:0>200}"))]
+}
+
+/// A 64-page buffer pool: a few thousand rows are several times larger.
+fn open(fault: &Arc<FaultVfs>) -> Arc<Engine> {
+    let vfs: Arc<dyn Vfs> = Arc::new(fault.clone());
+    let cfg = EngineConfig::new("/data").page_size(4096).buffer_pool_size(64 * 4096).flush_method(FlushMethod::Fsync);
+    Engine::open(cfg, vfs).unwrap()
+}
+
+#[test]
+fn a_full_disk_fails_the_growing_insert_with_table_full_and_every_read_still_works() {
+    let fault = FaultVfs::new();
+    let e = open(&fault);
+    let t = e.create_table("t", schema()).unwrap();
+    fault.fail_nth(OpKind::Allocate, 1, FaultKind::NoSpace, true);
+    let mut inserted = 0;
+    let err = loop {
+        match t.insert(row(inserted)) {
+            Ok(_) => inserted += 1,
+            Err(e) => break e,
+        }
+        assert!(inserted < 100_000, "the disk never filled");
+    };
+    assert!(matches!(err, Error::TableFull { ref path } if path.ends_with("t.qbd")), "{err}");
+    assert!(inserted > 10, "the first extent held rows");
+    // The pool is much smaller than the table: these reads evict pages and
+    // the flushers write dirty ones into space already reserved.
+    for round in 0..2 {
+        for i in 0..inserted {
+            assert_eq!(t.get(&[Value::Int(i)]).unwrap().unwrap(), row(i), "row {i}, round {round}");
+        }
+    }
+    assert_eq!(t.get(&[Value::Int(inserted)]).unwrap(), None, "the failed insert left nothing");
+    // Updates in place need no new space: they commit while the disk is full.
+    for i in (0..inserted).step_by(3) {
+        assert!(t.update(&[Value::Int(i)], vec![Value::Int(i), Value::Str(format!("u{i}"))]).unwrap());
+    }
+    fault.clear_faults();
+    for i in inserted..inserted + 300 {
+        t.insert(row(i)).unwrap();
+    }
+    e.shutdown().unwrap();
+    drop(e);
+    let e = open(&fault);
+    let t = e.table("t").unwrap();
+    for i in 0..inserted + 300 {
+        let want = if i < inserted && i % 3 == 0 { vec![Value::Int(i), Value::Str(format!("u{i}"))] } else { row(i) };
+        assert_eq!(t.get(&[Value::Int(i)]).unwrap().unwrap(), want, "row {i} after restart");
+    }
+}
+
+#[test]
+fn a_commit_waits_while_the_log_cannot_be_written_and_is_durable_once_it_returns() {
+    let fault = FaultVfs::new();
+    let e = open(&fault);
+    let t = e.create_table("t", schema()).unwrap();
+    for i in 0..10 {
+        t.insert(row(i)).unwrap();
+    }
+    e.log().flush_up_to(e.log().current_lsn()).unwrap();
+    fault.fail_nth(OpKind::Write, 1, FaultKind::NoSpace, true);
+    let committer = {
+        let e = e.clone();
+        std::thread::spawn(move || {
+            let t = e.table("t").unwrap();
+            let mut trx = e.begin(Isolation::RepeatableRead);
+            t.insert_tx(&mut trx, row(100)).unwrap();
+            let res = trx.commit();
+            (res, Instant::now())
+        })
+    };
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(!committer.is_finished(), "a commit returned while its log could not be written");
+    // Reads of committed rows go on meanwhile.
+    for i in 0..10 {
+        assert_eq!(t.get(&[Value::Int(i)]).unwrap().unwrap(), row(i));
+    }
+    let freed = Instant::now();
+    fault.clear_faults();
+    let (res, returned) = committer.join().unwrap();
+    res.expect("the commit succeeds once space is freed: it never reports an error it then survives");
+    assert!(returned >= freed);
+    // Acknowledged means durable: a power loss right now keeps it.
+    fault.crash(CrashPolicy::DropUnsynced);
+    drop(t);
+    drop(e);
+    let e = open(&fault);
+    assert_eq!(e.table("t").unwrap().get(&[Value::Int(100)]).unwrap().unwrap(), row(100));
+}
+
+#[test]
+fn reads_keep_working_while_every_page_write_fails() {
+    let fault = FaultVfs::new();
+    {
+        let e = open(&fault);
+        let t = e.create_table("t", schema()).unwrap();
+        for i in 0..3000 {
+            t.insert(row(i)).unwrap();
+        }
+        e.shutdown().unwrap();
+    }
+    let e = open(&fault);
+    let t = e.table("t").unwrap();
+    // A few dirty pages near the LRU tail that cannot be written.
+    for i in (0..3000).step_by(80) {
+        assert!(t.update(&[Value::Int(i)], vec![Value::Int(i), Value::Str(format!("u{i}"))]).unwrap());
+    }
+    e.log().flush_up_to(e.log().current_lsn()).unwrap();
+    fault.fail_nth(OpKind::Write, 1, FaultKind::NoSpace, true);
+    // Every read needs a frame; only clean frames can give one.
+    for round in 0..2 {
+        for i in 0..3000 {
+            let got = t.get(&[Value::Int(i)]).unwrap_or_else(|err| panic!("row {i}, round {round}: {err}"));
+            let want = if i % 80 == 0 { vec![Value::Int(i), Value::Str(format!("u{i}"))] } else { row(i) };
+            assert_eq!(got.unwrap(), want);
+        }
+    }
+    fault.clear_faults();
+    e.shutdown().unwrap();
+}
