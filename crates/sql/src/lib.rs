@@ -13,6 +13,7 @@
 
 pub mod admin;
 pub mod catalog;
+pub mod check;
 pub mod ddl;
 pub mod dml;
 pub mod error;
