@@ -49,7 +49,7 @@ pub enum AdminStmt {
     /// SHUTDOWN: a clean stop of the server.
     Shutdown,
     /// CHECK TABLE (`check.rs`): (database, table) names.
-    CheckTable(Vec<(Option<String>, String)>),
+    CheckTable(crate::check::TableNames),
 }
 
 impl AdminStmt {

@@ -25,10 +25,13 @@ use crate::Output;
 /// The options MySQL accepts after the table list.
 const OPTIONS: &[&str] = &["QUICK", "FAST", "MEDIUM", "EXTENDED", "CHANGED"];
 
+/// The tables named: (database if given, table).
+pub type TableNames = Vec<(Option<String>, String)>;
+
 /// `tokens` as `admin::tokens` gives them (quoted names start with \u{1}).
 /// Returns the (database, table) names, or `None` if this is not CHECK
 /// TABLE.
-pub fn parse(t: &[String]) -> Result<Option<Vec<(Option<String>, String)>>> {
+pub fn parse(t: &[String]) -> Result<Option<TableNames>> {
     let w = |i: usize, s: &str| t.get(i).is_some_and(|x| !x.starts_with('\u{1}') && x.eq_ignore_ascii_case(s));
     if !(w(0, "CHECK") && (w(1, "TABLE") || w(1, "TABLES"))) {
         return Ok(None);
