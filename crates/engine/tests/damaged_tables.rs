@@ -40,6 +40,10 @@ fn schema() -> TableSchema {
     }
 }
 
+fn updated(i: u64) -> Vec<Value> {
+    vec![Value::UInt(i), Value::Str(format!("updated-{i}"))]
+}
+
 fn row(i: u64) -> Vec<Value> {
     vec![Value::UInt(i), Value::Str(format!("value-{i:06}-padding-padding"))]
 }
@@ -243,5 +247,61 @@ fn force_recovery_opens_a_table_with_a_damaged_header_read_only() {
     assert!(matches!(e.create_table("d/new", schema()), Err(Error::ReadOnly(_))));
     assert!(matches!(e.drop_table("d/t"), Err(Error::ReadOnly(_))));
     assert_eq!(all_rows(&e, "d/u").unwrap().len(), 10);
+    e.shutdown().unwrap();
+}
+
+#[test]
+fn a_damaged_page_that_redo_must_change_marks_only_its_table_corrupt_at_recovery() {
+    use quire_engine::config::FlushMethod;
+    use quire_engine::dblwr::DoublewriteMode;
+    use quire_io::{CrashPolicy, FaultVfs};
+
+    let fault = FaultVfs::new();
+    let open = |fault: &Arc<FaultVfs>| {
+        let vfs: Arc<dyn Vfs> = Arc::new(fault.clone());
+        // No doublewrite: it would restore the damaged page from its copy.
+        let cfg = EngineConfig::new("/data")
+            .page_size(PAGE)
+            .buffer_pool_size(256 * PAGE)
+            .flush_method(FlushMethod::Fsync)
+            .doublewrite(DoublewriteMode::Off);
+        Engine::open(cfg, vfs)
+    };
+    {
+        let e = open(&fault).unwrap();
+        let t = e.create_table("d/t", schema()).unwrap();
+        let u = e.create_table("d/u", schema()).unwrap();
+        for i in 0..200 {
+            t.insert(row(i)).unwrap();
+            u.insert(row(i)).unwrap();
+        }
+        e.checkpoint(u64::MAX).unwrap();
+        // Committed after the checkpoint: only the redo log has these.
+        for i in 0..200 {
+            t.update(&[Value::UInt(i)], updated(i)).unwrap();
+            u.update(&[Value::UInt(i)], updated(i)).unwrap();
+        }
+        fault.crash(CrashPolicy::DropUnsynced);
+    }
+    // Damage every tree page of t on "disk".
+    let path = Path::new("/data/d/t.qbd");
+    let len = fault.open(path, &quire_io::OpenOptions::existing()).unwrap().len().unwrap() as usize;
+    for page in 2..len / PAGE {
+        fault.corrupt_byte(path, (page * PAGE + 2000) as u64).unwrap();
+    }
+    let e = open(&fault).expect("the engine starts despite the damage");
+    assert_eq!(e.recovery_report().damaged.len(), 1, "only t is damaged");
+    let rows = all_rows(&e, "d/u").unwrap();
+    assert_eq!(rows.len(), 200);
+    assert!(rows.iter().all(|r| matches!(r[0], Value::UInt(i) if r == &updated(i))), "u fully recovered");
+    match e.table("d/t") {
+        Err(Error::TableCorrupt { path: p, reason, .. }) => {
+            assert_eq!(p, "/data/d/t.qbd");
+            assert!(reason.contains("redo could not be replayed"), "{reason}");
+        }
+        Err(other) => panic!("not a table corruption error: {other}"),
+        Ok(_) => panic!("a table whose redo could not be applied opened"),
+    }
+    e.drop_table("d/t").unwrap();
     e.shutdown().unwrap();
 }

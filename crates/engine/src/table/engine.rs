@@ -223,6 +223,11 @@ impl Engine {
             let repaired = std::mem::take(&mut report.repaired);
             let torn = std::mem::take(&mut report.torn_unrepaired);
             report = recovery::recover(&log, &pool, checkpoint)?;
+            for space_id in report.damaged.keys() {
+                // Half-replayed pages of a damaged table never reach disk;
+                // the table is marked corrupt below.
+                pool.discard_space(*space_id);
+            }
             report.repaired = repaired;
             report.torn_unrepaired = torn;
             log.resume(report.end_lsn);
@@ -409,6 +414,9 @@ impl Engine {
             let space_id = def.space_id;
             let path = table_path(&self.cfg.datadir, &def.name);
             let opened = (|| {
+                if let Some((page, reason)) = self.recovery.damaged.get(&space_id) {
+                    return Err(Error::corruption(*page, format!("{reason} (its redo could not be replayed)")));
+                }
                 self.pool.files().open(def.space_id, &path, false)?;
                 space::check_header(&self.pool, def.space_id)?;
                 self.open_table(def.clone(), salvage)
