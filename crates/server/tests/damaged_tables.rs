@@ -157,3 +157,80 @@ fn check_table_answers_as_mariadb_does_for_sound_missing_and_repeated_tables() {
     let mut mn = m.connect(None);
     assert_same(&mut qn, &mut mn, &["CHECK TABLE t", "CHECK TABLE diff_check.u"]);
 }
+
+/// Leaf pages (level 0, with entries) of the index whose root is `root`.
+fn leaves_of(path: &Path, root: usize) -> Vec<usize> {
+    use quire_engine::btree::node;
+    use quire_engine::page::{self, PageType};
+    let bytes = std::fs::read(path).unwrap();
+    let pages: Vec<&[u8]> = bytes.chunks(4096).collect();
+    let index = node::index_id(pages[root]);
+    (0..pages.len())
+        .filter(|&p| {
+            p != root
+                && page::page_type(pages[p]) == Some(PageType::BTreeNode)
+                && node::level(pages[p]) == 0
+                && node::index_id(pages[p]) == index
+                && node::count(pages[p]) > 0
+        })
+        .collect()
+}
+
+#[test]
+fn a_damaged_data_page_or_index_page_fails_only_the_reads_that_need_it_with_1877_and_check_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    make(dir.path());
+    {
+        let s = start(dir.path(), &[]);
+        let mut c = connect(&s, Some("d"));
+        c.query_drop("CREATE TABLE w (id INT PRIMARY KEY, v VARCHAR(20), KEY kv (v))").unwrap();
+        for i in 0..40 {
+            let values: Vec<String> = (0..10).map(|j| format!("({0}, 'v{0:05}')", i * 10 + j)).collect();
+            c.query_drop(format!("INSERT INTO w VALUES {}", values.join(","))).unwrap();
+        }
+        drop(c);
+        s.shutdown().unwrap();
+    }
+    let flip = |path: &Path, page: usize| {
+        let mut bytes = std::fs::read(path).unwrap();
+        bytes[page * 4096 + 1000] ^= 0x01;
+        std::fs::write(path, &bytes).unwrap();
+    };
+    // Page 2 is t's clustered root (its only leaf, three rows); in w, page
+    // 3 is the root of kv, and one of its leaves gets the damage.
+    let (t, w) = (dir.path().join("d/t.qbd"), dir.path().join("d/w.qbd"));
+    flip(&t, 2);
+    let kv_leaves = leaves_of(&w, 3);
+    assert!(kv_leaves.len() >= 2, "{kv_leaves:?}");
+    let bad = kv_leaves[0];
+    flip(&w, bad);
+
+    let s = start(dir.path(), &[]);
+    let mut c = connect(&s, Some("d"));
+    let tables: Vec<String> = c.query("SHOW TABLES").unwrap();
+    assert_eq!(tables, vec!["t".to_string(), "u".to_string(), "w".to_string()]);
+
+    // t's data page: index roots are read at open, so t is marked corrupt.
+    let (code, msg) = error(c.query_drop("SELECT * FROM t").unwrap_err());
+    assert_eq!(code, 1877, "{msg}");
+    assert!(msg.contains("page 2") && msg.contains(&t.display().to_string()), "{msg}");
+
+    // w's index page: reads through the primary key work, a scan of kv fails.
+    let n: i64 = c.query_first("SELECT COUNT(*) FROM w WHERE id >= 0").unwrap().unwrap();
+    assert_eq!(n, 400);
+    let (code, msg) = error(c.query_drop("SELECT id FROM w WHERE v >= 'v' ORDER BY v").unwrap_err());
+    assert_eq!(code, 1877, "{msg}");
+    assert!(msg.contains(&format!("page {bad} ")) && msg.contains(&w.display().to_string()), "{msg}");
+
+    let rows = check_rows(&mut c, "CHECK TABLE w, u");
+    let page_named = format!("page {bad} of {}", w.display());
+    assert!(rows.iter().any(|r| r.0 == "d.w" && r.2 == "Warning" && r.3.contains(&page_named)), "{rows:?}");
+    assert!(rows.contains(&("d.w".into(), "check".into(), "error".into(), "Corrupt".into())), "{rows:?}");
+    assert_eq!(rows.last().unwrap(), &("d.u".into(), "check".into(), "status".into(), "OK".into()));
+    assert_eq!(error(c.query_drop("CREATE TABLE t (id INT PRIMARY KEY)").unwrap_err()).0, 1050);
+    c.query_drop("DROP TABLE t, w").unwrap();
+    let tables: Vec<String> = c.query("SHOW TABLES").unwrap();
+    assert_eq!(tables, vec!["u".to_string()]);
+    drop(c);
+    s.shutdown().unwrap();
+}
