@@ -70,6 +70,12 @@ pub struct EngineConfig {
     /// `innodb_io_capacity[_max]`, `innodb_max_dirty_pages_pct[_lwm]`,
     /// `innodb_adaptive_flushing[_lwm]`).
     pub flushing: crate::buffer::page_cleaner::FlushTuningConfig,
+    /// `innodb_force_recovery` (0..=6): 0 is normal; 1 opens damaged
+    /// tables read-only and lets scans skip damaged pages; 2 also runs no
+    /// purge; 3 and above also leave transactions a crash left active
+    /// un-rolled-back and make every table read-only (docs/ARCHITECTURE.md,
+    /// "Damaged tables").
+    pub force_recovery: u8,
 }
 
 impl EngineConfig {
@@ -91,7 +97,13 @@ impl EngineConfig {
             max_purge_lag_delay_us: 1_000_000,
             rollback_segments: crate::txn::rsegs::DEFAULT_SEGMENTS,
             flushing: Default::default(),
+            force_recovery: 0,
         }
+    }
+
+    pub fn force_recovery(mut self, level: u8) -> Self {
+        self.force_recovery = level;
+        self
     }
 
     pub fn lock_wait_timeout(mut self, t: std::time::Duration) -> Self {

@@ -19,6 +19,15 @@ pub enum Error {
     /// contents. It is never served.
     #[error("corrupt page {page}: {reason}")]
     Corruption { page: PageId, reason: String },
+    /// A table whose file is damaged: it stays in the catalog (and in SHOW
+    /// TABLES) but every use answers this until it is dropped. `path` and
+    /// `page` say where the damage was found (MySQL's ER_TABLE_CORRUPT).
+    #[error("table '{table}' is corrupted: {page} of {path}: {reason}")]
+    TableCorrupt { table: String, path: String, page: PageId, reason: String },
+    /// A write to a table or server that `innodb_force_recovery` (or a
+    /// damaged file) made read-only.
+    #[error("table '{0}' is read only")]
+    ReadOnly(String),
     /// A file that is not what it should be (wrong magic, page size ...).
     #[error("corrupt file {path}: {reason}")]
     CorruptFile { path: String, reason: String },
@@ -87,6 +96,17 @@ impl Error {
     }
 
     pub fn is_corruption(&self) -> bool {
-        matches!(self, Error::Corruption { .. } | Error::CorruptFile { .. })
+        matches!(self, Error::Corruption { .. } | Error::CorruptFile { .. } | Error::TableCorrupt { .. })
+    }
+
+    /// Names the file a corrupt page was read from (the buffer pool knows
+    /// only the space id; the user needs the path).
+    pub fn in_file(self, path: &std::path::Path) -> Self {
+        match self {
+            Error::Corruption { page, reason } if !reason.contains(" in file ") => {
+                Error::Corruption { page, reason: format!("{reason} in file {}", path.display()) }
+            }
+            other => other,
+        }
     }
 }

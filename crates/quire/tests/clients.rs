@@ -593,3 +593,50 @@ fn my_cnf_configures_the_server_unknown_variables_only_warn_and_the_log_file_is_
     let stopped = server.stop_cleanly();
     assert!(!stopped.stderr.contains("panicked"), "{}", stopped.stderr);
 }
+
+#[test]
+fn a_damaged_table_file_is_logged_with_file_and_page_and_the_server_serves_the_rest() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let datadir = tmp.path().join("data");
+    let server = Server::start_on(tmp.path(), "healthy", &datadir, None);
+    let fill = "CREATE DATABASE d; USE d; \
+         CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20)); INSERT INTO t VALUES (1, 'a'), (2, 'b'); \
+         CREATE TABLE u (id INT PRIMARY KEY); INSERT INTO u VALUES (7);";
+    assert_client_ok(&server.mariadb(&["--batch"], fill), "fill the tables");
+    server.stop_cleanly();
+
+    // One flipped byte in t's space header while the server is down.
+    let file = datadir.join("d/t.qbd");
+    let mut bytes = std::fs::read(&file).expect("read t.qbd");
+    bytes[100] ^= 0x04;
+    std::fs::write(&file, &bytes).expect("write t.qbd");
+
+    let server = Server::start_on(tmp.path(), "damaged", &datadir, None);
+    let log = server.stderr();
+    assert!(log.contains(&format!("table 'd/t' is corrupt: page 0 of {}", file.display())), "{log}");
+    assert_eq!(server.query("SELECT id FROM d.u"), "id\n7\n", "the other table serves");
+    let out = server.mariadb(&["--batch", "-e", "SELECT * FROM d.t"], "");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("ERROR 1877"), "{err}");
+    assert!(err.contains(&file.display().to_string()), "the client sees the file: {err}");
+    let check = server.query("CHECK TABLE d.t, d.u");
+    let lines: Vec<&str> = check.lines().collect();
+    assert_eq!(lines[0], "Table\tOp\tMsg_type\tMsg_text");
+    assert!(lines[1].starts_with("d.t\tcheck\tError\tTable `d`.`t` is corrupted"), "{check}");
+    assert_eq!(&lines[2..], ["d.t\tcheck\terror\tCorrupt", "d.u\tcheck\tstatus\tOK"], "{check}");
+    server.stop_cleanly();
+
+    // innodb_force_recovery=1: the rows can be read out.
+    let server = Server::start(tmp.path(), "recovery", |port| {
+        let mut args = vec![
+            format!("--datadir={}", datadir.display()),
+            format!("--port={port}"),
+            "--innodb-force-recovery=1".to_string(),
+        ];
+        args.extend(SPEED_OPTIONS.iter().map(|s| s.to_string()));
+        args
+    });
+    assert_eq!(server.query("SELECT id, v FROM d.t ORDER BY id"), "id\tv\n1\ta\n2\tb\n");
+    assert_eq!(std::fs::read(&file).expect("read t.qbd"), bytes, "reading changed nothing");
+    server.stop_cleanly();
+}

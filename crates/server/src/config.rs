@@ -459,6 +459,7 @@ impl ServerConfig {
         cfg.purge_threads = self.usize("innodb_purge_threads")?;
         cfg.max_purge_lag = self.u64("innodb_max_purge_lag")?;
         cfg.max_purge_lag_delay_us = self.u64("innodb_max_purge_lag_delay")?;
+        cfg.force_recovery = self.u64("innodb_force_recovery")? as u8; // 0..=6, checked by its definition
         let pct = |name: &str| self.sysvars.global(name).and_then(|v| v.as_f64()).unwrap_or(0.0);
         cfg.flushing = quire_engine::buffer::page_cleaner::FlushTuningConfig {
             page_cleaners: self.usize("innodb_page_cleaners")?,

@@ -62,6 +62,8 @@ pub enum AdminStmt {
     },
     /// SHUTDOWN: a clean stop of the server.
     Shutdown,
+    /// CHECK TABLE (`check.rs`): (database, table) names.
+    CheckTable(crate::check::TableNames),
 }
 
 impl AdminStmt {
@@ -100,6 +102,7 @@ impl AdminStmt {
             AdminStmt::ShowCharset => text_columns(&["Charset", "Description", "Default collation", "Maxlen"]),
             AdminStmt::ShowCollation => text_columns(&["Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"]),
             AdminStmt::ShowProcesslist { .. } => crate::kill::processlist_columns(),
+            AdminStmt::CheckTable(_) => crate::check::columns(),
             _ => vec![],
         }
     }
@@ -179,6 +182,9 @@ fn count_at(t: &str) -> Result<usize> {
 pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
     let t = tokens(sql.trim().trim_end_matches(';'));
     let w = |i: usize, s: &str| word(t.get(i), s);
+    if let Some(tables) = crate::check::parse(&t)? {
+        return Ok(Some(AdminStmt::CheckTable(tables)));
+    }
     if w(0, "SHUTDOWN") && t.len() == 1 {
         return Ok(Some(AdminStmt::Shutdown));
     }
@@ -325,6 +331,7 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
         )
     };
     match a {
+        AdminStmt::CheckTable(tables) => crate::check::run(s, tables),
         AdminStmt::CreateUser { name, password, if_not_exists } => {
             if !may_admin {
                 return Err(denied());
@@ -460,7 +467,16 @@ fn split_name(s: &Session, n: &ast::ObjectName) -> Result<(String, String)> {
     }
 }
 
-fn check_access(s: &Session, db: &str) -> Result<()> {
+/// Why a table could not be opened: 1146 if it does not exist, else the
+/// engine's error (1877 for a damaged table, naming its file and page).
+pub(crate) fn open_error(e: quire_engine::Error, db: &str, table: &str) -> SqlError {
+    match e {
+        quire_engine::Error::NoSuchTable(_) => SqlError::no_such_table(db, table),
+        other => other.into(),
+    }
+}
+
+pub(crate) fn check_access(s: &Session, db: &str) -> Result<()> {
     if !s.shared.catalog.user(&s.user).is_some_and(|u| u.may_use(db)) {
         return Err(SqlError::new(
             1044,
@@ -482,7 +498,8 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
         return Err(SqlError::unsupported("CREATE TABLE ... SELECT / LIKE"));
     }
     let full = format!("{db}/{table}");
-    if s.engine().table(&full).is_ok() {
+    // A table marked corrupt exists too: its name and file stay its own.
+    if !matches!(s.engine().table(&full), Err(quire_engine::Error::NoSuchTable(_))) {
         return if ct.if_not_exists {
             s.note(1050, format!("Table '{table}' already exists"));
             Ok(Output::ok())
@@ -498,7 +515,7 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
 pub fn create_index(s: &mut Session, ci: &ast::CreateIndex) -> Result<Output> {
     let (db, table) = split_name(s, &ci.table_name)?;
     check_access(s, &db)?;
-    let t = s.engine().table(&format!("{db}/{table}")).map_err(|_| SqlError::no_such_table(&db, &table))?;
+    let t = s.engine().table(&format!("{db}/{table}")).map_err(|e| open_error(e, &db, &table))?;
     let schema = t.schema();
     let cols = ci
         .columns
@@ -533,7 +550,7 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
     let (db, table) = split_name(s, &at.name)?;
     check_access(s, &db)?;
     let full = format!("{db}/{table}");
-    let t = s.engine().table(&full).map_err(|_| SqlError::no_such_table(&db, &table))?;
+    let t = s.engine().table(&full).map_err(|e| open_error(e, &db, &table))?;
     for op in &at.operations {
         match op {
             ast::AlterTableOperation::AddConstraint { constraint, .. } => {
@@ -572,7 +589,7 @@ pub fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<Output> {
         let (db, table) = split_name(s, &target.name)?;
         check_access(s, &db)?;
         let full = format!("{db}/{table}");
-        let tab = s.engine().table(&full).map_err(|_| SqlError::no_such_table(&db, &table))?;
+        let tab = s.engine().table(&full).map_err(|e| open_error(e, &db, &table))?;
         let schema = tab.schema();
         std::mem::drop(tab);
         s.engine().drop_table(&full)?;
@@ -781,7 +798,7 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
         S::ShowCreate { obj_type: ast::ShowCreateObject::Table, obj_name } => {
             let (db, t) = split_name(s, obj_name)?;
             check_access(s, &db)?;
-            let tab = s.engine().table(&format!("{db}/{t}")).map_err(|_| SqlError::no_such_table(&db, &t))?;
+            let tab = s.engine().table(&format!("{db}/{t}")).map_err(|e| open_error(e, &db, &t))?;
             let sql = ddl::create_table_sql(&t, &tab.schema(), tab.next_auto_increment());
             Ok(Output::Rows { columns: cols, rows: vec![vec![Value::Str(t), Value::Str(sql)]] })
         }
@@ -795,7 +812,7 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
         } => {
             let (db, t) = split_name(s, table_name)?;
             check_access(s, &db)?;
-            let tab = s.engine().table(&format!("{db}/{t}")).map_err(|_| SqlError::no_such_table(&db, &t))?;
+            let tab = s.engine().table(&format!("{db}/{t}")).map_err(|e| open_error(e, &db, &t))?;
             let schema = tab.schema();
             let rows = schema
                 .columns

@@ -96,6 +96,30 @@ impl From<EngineError> for SqlError {
             EngineError::NoSuchTable(t) => {
                 SqlError::new(1146, "42S02", format!("Table '{}' doesn't exist", dotted(&t)))
             }
+            // MySQL's ER_TABLE_CORRUPT (MariaDB 10.11 answers the same
+            // code for a table whose pages fail their checks), with where
+            // the damage is, which MySQL leaves to the error log.
+            EngineError::TableCorrupt { table, path, page, reason } => SqlError::new(
+                1877,
+                "HY000",
+                format!(
+                    "Table {} is corrupted (page {} of {path}: {reason}). Please drop the table and recreate.",
+                    quoted(&table),
+                    page.page_no
+                ),
+            ),
+            EngineError::Corruption { page, reason } => SqlError::new(
+                1877,
+                "HY000",
+                format!(
+                    "A table is corrupted (page {} of space {}: {reason}). Please drop the table and recreate.",
+                    page.page_no, page.space
+                ),
+            ),
+            // ER_OPEN_AS_READONLY.
+            EngineError::ReadOnly(t) => {
+                SqlError::new(1036, "HY000", format!("Table '{}' is read only", t.rsplit('/').next().unwrap_or(&t)))
+            }
             EngineError::NoSuchColumn(c) => {
                 SqlError::new(1054, "42S22", format!("Unknown column '{c}' in 'field list'"))
             }
@@ -142,6 +166,11 @@ impl From<EngineError> for SqlError {
 
 fn libc_enospc() -> i32 {
     28
+}
+
+/// `db/table` as MySQL prints it in ER_TABLE_CORRUPT: `db`.`table`.
+fn quoted(name: &str) -> String {
+    name.split('/').map(|p| format!("`{p}`")).collect::<Vec<_>>().join(".")
 }
 
 /// `db/table` as MySQL prints it: `db.table`.

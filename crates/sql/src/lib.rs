@@ -17,6 +17,7 @@
 
 pub mod admin;
 pub mod catalog;
+pub mod check;
 pub mod ddl;
 pub mod diag;
 pub mod dml;

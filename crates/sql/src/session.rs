@@ -324,7 +324,7 @@ impl Resolver for SessionResolver<'_> {
         if !self.shared.catalog.database_exists(&db) {
             return Err(SqlError::no_such_table(&db, &table));
         }
-        let t = self.shared.engine.table(&format!("{db}/{table}")).map_err(|_| SqlError::no_such_table(&db, &table))?;
+        let t = self.shared.engine.table(&format!("{db}/{table}")).map_err(|e| admin::open_error(e, &db, &table))?;
         Ok(TableRef::new(&db, &table, alias, t))
     }
 }

@@ -564,7 +564,7 @@ pub static VARS: &[VarDef] = &[
     def("innodb_flush_neighbors", G, DYN, uint(0, 2), "0", COMPAT),
     def("innodb_flush_sync", G, DYN, Bool, "ON", COMPAT),
     def("innodb_flushing_avg_loops", G, DYN, uint(1, 1000), "30", COMPAT),
-    def("innodb_force_recovery", G, RO, uint(0, 6), "0", COMPAT),
+    def("innodb_force_recovery", G, RO, uint(0, 6), "0", USED),
     def("innodb_io_capacity", G, DYN, uint(100, U64), "200", USED),
     def("innodb_io_capacity_max", G, DYN, uint(100, U64), "2000", USED),
     def("innodb_large_prefix", G, DYN, Bool, "ON", COMPAT),

@@ -10,6 +10,10 @@
 //! pointers, and concurrent splits and merges cannot make a cursor skip or
 //! repeat a key: keys in one leaf are copied atomically, and each refill
 //! starts strictly after the last leaf's range.
+//!
+//! On a salvaging tree (`innodb_force_recovery`), a damaged page met on the
+//! way is skipped: the fences narrowed down to it bound the keys it held,
+//! so the scan logs the loss and continues past that range.
 
 use std::ops::Bound;
 
@@ -104,7 +108,15 @@ impl State {
         self.buf.clear();
         self.next = 0;
         loop {
-            match self.refill_once(tree, false)? {
+            let mut fences = Fences::default();
+            let step = match self.refill_once(tree, false, &mut fences) {
+                Err(e) if tree.salvage && e.is_corruption() => {
+                    self.skip_damaged(&fences, &e);
+                    return Ok(());
+                }
+                other => other?,
+            };
+            match step {
                 Ok(()) => return Ok(()),
                 Err(Restart) => {
                     // What the failed copy saw (including "past the end")
@@ -117,9 +129,37 @@ impl State {
         }
     }
 
+    /// Salvage: gives up the range `fences` (that of the damaged page the
+    /// last attempt reached) and moves past it.
+    fn skip_damaged(&mut self, fences: &Fences, e: &Error) {
+        let show = |k: &Option<Vec<u8>>| k.as_ref().map_or("-inf/+inf".to_string(), |k| format!("{k:02x?}"));
+        tracing::error!(
+            "innodb_force_recovery: a scan skips keys [{}, {}): {e}",
+            show(&fences.lower),
+            show(&fences.upper)
+        );
+        self.entries.clear();
+        self.buf.clear();
+        self.next = 0;
+        let next = match self.dir {
+            Direction::Forward => fences.upper.clone().map(Bound::Included),
+            Direction::Backward => fences.lower.clone().map(Bound::Excluded),
+        };
+        match next {
+            Some(b) => self.from = b,
+            None => self.done = true,
+        }
+    }
+
     /// One attempt at copying the next leaf. With `shared`, the leaf is read
-    /// under its shared latch (needed to follow overflow chains).
-    fn refill_once(&mut self, tree: &BTree, shared: bool) -> Result<std::result::Result<(), Restart>> {
+    /// under its shared latch (needed to follow overflow chains). `fences`
+    /// is left holding the range of the node where the attempt ended.
+    fn refill_once(
+        &mut self,
+        tree: &BTree,
+        shared: bool,
+        fences: &mut Fences,
+    ) -> Result<std::result::Result<(), Restart>> {
         let (seek_key, seek): (Vec<u8>, Seek) = match (&self.from, self.dir) {
             (Bound::Included(k) | Bound::Excluded(k), Direction::Forward) => (k.clone(), Seek::At),
             (Bound::Unbounded, Direction::Forward) => (Vec::new(), Seek::At),
@@ -127,8 +167,8 @@ impl State {
             (Bound::Excluded(k), Direction::Backward) => (k.clone(), Seek::Before),
             (Bound::Unbounded, Direction::Backward) => (Vec::new(), Seek::Last),
         };
-        let mut fences = Fences::default();
-        let path = match tree.descend(&seek_key, 0, seek, Some(&mut fences))? {
+        *fences = Fences::default();
+        let path = match tree.descend(&seek_key, 0, seek, Some(fences))? {
             Ok(p) => p,
             Err(r) => return Ok(Err(r)),
         };
@@ -167,17 +207,17 @@ impl State {
                 self.entries.clear();
                 self.buf.clear();
                 self.done = false;
-                return self.refill_once(tree, true);
+                return self.refill_once(tree, true, fences);
             }
         }
         // Where the next leaf starts, unless this one reached the end bound.
         if !self.done {
             match self.dir {
-                Direction::Forward => match fences.upper {
+                Direction::Forward => match fences.upper.take() {
                     Some(u) => self.from = Bound::Included(u),
                     None => self.done = true,
                 },
-                Direction::Backward => match fences.lower {
+                Direction::Backward => match fences.lower.take() {
                     Some(l) => self.from = Bound::Excluded(l),
                     None => self.done = true,
                 },

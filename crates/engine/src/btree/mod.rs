@@ -44,6 +44,9 @@ pub struct BTree {
     index_id: u32,
     /// Where the root's frame was last seen.
     root_hint: FrameHint,
+    /// `innodb_force_recovery`: scans skip the key range of a damaged
+    /// page (logged) instead of failing.
+    salvage: bool,
 }
 
 /// How to choose a child at each inner node.
@@ -90,7 +93,7 @@ impl BTree {
         mtr.node_init(&mut g, 0, index_id);
         mtr.keep(g);
         mtr.commit();
-        Ok(Self { pool: pool.clone(), root: id, index_id, root_hint: FrameHint::default() })
+        Ok(Self { pool: pool.clone(), root: id, index_id, root_hint: FrameHint::default(), salvage: false })
     }
 
     /// Opens the tree rooted at `root`.
@@ -103,7 +106,13 @@ impl BTree {
             return Err(Error::corruption(root, format!("root belongs to index {}", node::index_id(g.data()))));
         }
         drop(g);
-        Ok(Self { pool: pool.clone(), root, index_id, root_hint: FrameHint::default() })
+        Ok(Self { pool: pool.clone(), root, index_id, root_hint: FrameHint::default(), salvage: false })
+    }
+
+    /// This tree with salvaging scans (see `salvage`).
+    pub(crate) fn salvaging(mut self) -> Self {
+        self.salvage = true;
+        self
     }
 
     pub fn root(&self) -> PageId {
@@ -389,6 +398,12 @@ impl BTree {
         node::check(p).map_err(|e| Error::corruption(id, e.0))?;
         if node::level(p) != level {
             return Err(Error::corruption(id, format!("level {} where {level} expected", node::level(p))));
+        }
+        if node::index_id(p) != self.index_id {
+            return Err(Error::corruption(
+                id,
+                format!("node of index {} in index {}", node::index_id(p), self.index_id),
+            ));
         }
         *pages += 1;
         let n = node::count(p);

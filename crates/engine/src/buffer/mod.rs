@@ -547,10 +547,12 @@ impl BufferPool {
         let file = self.files.get(id.space);
         // SAFETY: exclusive latch held since take_free_frame.
         let bytes = unsafe { frame.bytes_mut(self.page_size()) };
-        let res = file
-            .and_then(|file| file.read_page(id.page_no, bytes))
-            .and_then(|()| crate::page::verify(bytes, id))
-            .and_then(|()| Self::check_structure(bytes, id));
+        let res = file.and_then(|file| {
+            file.read_page(id.page_no, bytes)?;
+            crate::page::verify(bytes, id)
+                .and_then(|()| Self::check_structure(bytes, id))
+                .map_err(|e| e.in_file(&file.path))
+        });
         self.stats.reads.inc();
         match res {
             Ok(()) => Ok(Some(ExclusiveGuard { pool: self, frame, id, modified: false })),

@@ -14,6 +14,10 @@
 //!    then resumes the log at the end found and checkpoints.
 //!
 //! Records for spaces that no longer exist (dropped tables) are skipped.
+//! So are, from the first one on, the records of a table space one of
+//! whose pages cannot be read (fails its checksum): the space is reported
+//! in `damaged`, the caller discards its pages and marks its table corrupt,
+//! and every other table recovers. Damage in the system space stays fatal.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -37,6 +41,9 @@ pub struct RecoveryReport {
     pub repaired: Vec<PageId>,
     /// Torn pages found that could not be restored (DETECT_ONLY).
     pub torn_unrepaired: Vec<PageId>,
+    /// Table spaces whose replay stopped at a page that cannot be read:
+    /// space -> (that page, why).
+    pub damaged: HashMap<crate::SpaceId, (PageId, String)>,
 }
 
 /// Replays the log from `from`; returns where it ends.
@@ -64,7 +71,7 @@ pub fn recover(log: &RedoLog, pool: &BufferPool, from: Lsn) -> Result<RecoveryRe
             break;
         }
         let end = lsn + len as u64;
-        report.records += apply_group(pool, &buf[group::HEADER..], lsn, end, &mut touched)?;
+        report.records += apply_group(pool, &buf[group::HEADER..], lsn, end, &mut touched, &mut report.damaged)?;
         report.groups += 1;
         lsn = end;
     }
@@ -80,6 +87,7 @@ fn apply_group(
     start: Lsn,
     end: Lsn,
     touched: &mut std::collections::HashSet<PageId>,
+    damaged: &mut HashMap<crate::SpaceId, (PageId, String)>,
 ) -> Result<u64> {
     let malformed =
         |page: PageId| Error::corruption(page, format!("malformed redo record in the group at LSN {start}"));
@@ -94,13 +102,25 @@ fn apply_group(
         let (g, applies) = match pages.entry(id) {
             std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
-                if pool.files().get(id.space).is_err() {
-                    continue; // the space was dropped
+                if pool.files().get(id.space).is_err() || damaged.contains_key(&id.space) {
+                    continue; // the space was dropped, or is damaged
                 }
                 let entry = if rec.ty == record::PAGE_ZERO {
                     (pool.create_page(id)?, true)
                 } else {
-                    let g = pool.fix_exclusive(id)?;
+                    let g = match pool.fix_exclusive(id) {
+                        Ok(g) => g,
+                        Err(e) if e.is_corruption() && id.space != crate::SYSTEM_SPACE => {
+                            tracing::error!("recovery: skipping the rest of space {}'s redo: {e}", id.space);
+                            let why = match e {
+                                Error::Corruption { reason, .. } => reason,
+                                other => other.to_string(),
+                            };
+                            damaged.insert(id.space, (id, why));
+                            continue;
+                        }
+                        Err(e) => return Err(e),
+                    };
                     let applies = page::page_lsn(g.data()) < end;
                     (g, applies)
                 };
@@ -112,7 +132,7 @@ fn apply_group(
         }
     }
     for (id, (mut g, applies)) in pages {
-        if applies {
+        if applies && !damaged.contains_key(&id.space) {
             g.stamp(start, end);
             touched.insert(id);
         }

@@ -264,6 +264,27 @@ pub fn free_page<'a>(pool: &'a BufferPool, id: PageId, mtr: &mut Mtr<'a>) -> Res
     Ok(())
 }
 
+/// Every page the space's bitmaps mark used, page 0 and the bitmap pages
+/// included, in page order (CHECK TABLE reads them all). Fails if page 0
+/// or a bitmap page cannot be read.
+pub fn used_pages(pool: &BufferPool, space: SpaceId) -> Result<Vec<PageNo>> {
+    let per = pages_per_bitmap(pool.page_size());
+    let size = usage(pool, space)?.0;
+    let mut out = Vec::new();
+    let mut range = 0;
+    while range * per < size {
+        let bm_id = PageId::new(space, range * per + 1);
+        let g = pool.fix_shared(bm_id)?;
+        if page::page_type(g.data()) != Some(PageType::AllocBitmap) {
+            return Err(Error::corruption(bm_id, "expected an allocation bitmap page"));
+        }
+        let hi = size.min((range + 1) * per) - range * per;
+        out.extend((0..hi).filter(|&bit| get_bit(g.data(), bit)).map(|bit| range * per + bit));
+        range += 1;
+    }
+    Ok(out)
+}
+
 /// (size in pages, pages in use) of a space.
 pub fn usage(pool: &BufferPool, space: SpaceId) -> Result<(u32, u32)> {
     let g = pool.fix_shared(PageId::new(space, 0))?;

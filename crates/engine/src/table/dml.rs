@@ -95,6 +95,7 @@ impl Table {
     /// Inserts a full row in `trx`. NULL or 0 in an AUTO_INCREMENT column
     /// generates the next value, which is returned.
     pub fn insert_tx(&self, trx: &mut Trx, row: Vec<Value>) -> Result<Option<u64>> {
+        self.check_writable()?;
         let r = self.insert_tx_inner(trx, row);
         Self::end_statement(trx, r)
     }
@@ -230,6 +231,7 @@ impl Table {
         pk: &[Value],
         f: impl Fn(&[Value]) -> Result<Vec<Value>>,
     ) -> Result<RowUpdate> {
+        self.check_writable()?;
         let r = self.update_tx_inner(trx, pk, f);
         Self::end_statement(trx, r)
     }
@@ -311,6 +313,7 @@ impl Table {
     /// Deletes the row with primary key `pk` in `trx`; `Ok(false)` if there
     /// is none.
     pub fn delete_tx(&self, trx: &mut Trx, pk: &[Value]) -> Result<bool> {
+        self.check_writable()?;
         let r = self.delete_tx_inner(trx, pk);
         Self::end_statement(trx, r)
     }

@@ -83,15 +83,22 @@ pub struct Engine {
     pool: Arc<BufferPool>,
     catalog: BTree,
     tables: RwLock<HashMap<String, Arc<Table>>>,
-    /// Tables that could not be opened: name -> (page, reason). Using one
-    /// reports the corruption; the rest of the server works.
-    broken: RwLock<HashMap<String, (PageId, String)>>,
+    /// Tables that could not be opened. Using one reports the corruption;
+    /// the rest of the server works, and only DROP TABLE touches its file.
+    broken: RwLock<HashMap<String, Broken>>,
     ddl: Mutex<()>,
     shut_down: AtomicBool,
     txn: Arc<TxnSys>,
     purge_workers: Mutex<Vec<std::thread::JoinHandle<()>>>,
     /// Transactions the last open found active and rolled back.
     recovered_rollbacks: std::sync::atomic::AtomicUsize,
+}
+
+/// Where a table that could not be opened is damaged.
+struct Broken {
+    page: PageId,
+    path: PathBuf,
+    reason: String,
 }
 
 /// `db/table` -> `<datadir>/db/table.qbd`, with characters unsafe in file
@@ -118,8 +125,27 @@ pub fn table_path(datadir: &Path, name: &str) -> PathBuf {
 
 impl Engine {
     /// Opens the data directory, creating it on first use.
-    pub fn open(cfg: EngineConfig, vfs: Arc<dyn Vfs>) -> Result<Arc<Engine>> {
+    pub fn open(mut cfg: EngineConfig, vfs: Arc<dyn Vfs>) -> Result<Arc<Engine>> {
         page::validate_page_size(cfg.page_size)?;
+        if cfg.force_recovery > 6 {
+            return Err(Error::Config(format!("innodb_force_recovery={} (0..6 allowed)", cfg.force_recovery)));
+        }
+        if cfg.force_recovery >= 2 {
+            // No purge runs, so writers must not wait for it.
+            cfg.max_purge_lag = 0;
+        }
+        if cfg.force_recovery > 0 {
+            tracing::warn!(
+                "innodb_force_recovery={}: damaged tables open read-only and scans skip damaged pages{}{}",
+                cfg.force_recovery,
+                if cfg.force_recovery >= 2 { "; purge is off" } else { "" },
+                if cfg.force_recovery >= 3 {
+                    "; transactions left active are not rolled back and every table is read-only"
+                } else {
+                    ""
+                }
+            );
+        }
         vfs.create_dir_all(&cfg.datadir).map_err(|e| Error::io(format!("creation of {}", cfg.datadir.display()), e))?;
         let sys_path = cfg.datadir.join(SYSTEM_FILE);
         let fresh = !vfs.exists(&sys_path);
@@ -197,6 +223,11 @@ impl Engine {
             let repaired = std::mem::take(&mut report.repaired);
             let torn = std::mem::take(&mut report.torn_unrepaired);
             report = recovery::recover(&log, &pool, checkpoint)?;
+            for space_id in report.damaged.keys() {
+                // Half-replayed pages of a damaged table never reach disk;
+                // the table is marked corrupt below.
+                pool.discard_space(*space_id);
+            }
             report.repaired = repaired;
             report.torn_unrepaired = torn;
             log.resume(report.end_lsn);
@@ -249,7 +280,8 @@ impl Engine {
         engine.pool.start_lru_flushers()?;
         engine.pool.tuning.set(&engine.cfg.flushing);
         engine.pool.start_page_cleaners(engine.cfg.flushing.page_cleaners)?;
-        for w in 0..engine.cfg.purge_threads.max(1) {
+        let purge_threads = if engine.cfg.force_recovery >= 2 { 0 } else { engine.cfg.purge_threads.max(1) };
+        for w in 0..purge_threads {
             let sys = engine.txn.clone();
             let h = std::thread::Builder::new()
                 .name(format!("purge-{w}"))
@@ -280,11 +312,18 @@ impl Engine {
             let mut p0 = vec![0u8; page_size];
             let id = match f.read_exact_at(&mut p0, 0) {
                 Ok(()) if page::check(&p0, page::page_id(&p0)).is_ok() => page::page_id(&p0).space,
-                _ => {
+                Ok(()) => {
+                    // A damaged page 0: if the catalog names this file, the
+                    // table is marked corrupt when the catalog is loaded.
                     tracing::warn!(
-                        "ignoring {}: no valid space header (a table creation that did not finish)",
-                        path.display()
+                        "{}: page 0 fails its check ({}); not used for recovery",
+                        path.display(),
+                        page::check(&p0, page::page_id(&p0)).expect_err("failed above")
                     );
+                    continue;
+                }
+                Err(_) => {
+                    tracing::warn!("ignoring {}: too short to hold a space header", path.display());
                     continue;
                 }
             };
@@ -369,47 +408,79 @@ impl Engine {
             })?;
             defs.push(def);
         }
+        let salvage = self.cfg.force_recovery >= 1;
         for def in defs {
             let name = def.name.clone();
             let space_id = def.space_id;
+            let path = table_path(&self.cfg.datadir, &def.name);
             let opened = (|| {
-                let path = table_path(&self.cfg.datadir, &def.name);
+                if let Some((page, reason)) = self.recovery.damaged.get(&space_id) {
+                    return Err(Error::corruption(*page, format!("{reason} (its redo could not be replayed)")));
+                }
                 self.pool.files().open(def.space_id, &path, false)?;
                 space::check_header(&self.pool, def.space_id)?;
-                self.open_table(def)
+                self.open_table(def.clone(), salvage)
             })();
-            match opened {
+            let e = match opened {
                 Ok(table) => {
-                    let t = Arc::new(table);
-                    self.txn.register(&t);
-                    self.tables.write().insert(name, t);
+                    table.set_read_only(self.cfg.force_recovery >= 3);
+                    self.register_table(name, table);
+                    continue;
                 }
-                Err(e) => {
-                    tracing::error!("table '{name}' cannot be opened: {e}");
-                    let (page, reason) = match e {
-                        Error::Corruption { page, reason } => (page, reason),
-                        other => (PageId::new(space_id, 0), other.to_string()),
-                    };
-                    self.broken.write().insert(name, (page, reason));
+                Err(e) => e,
+            };
+            let (page, reason) = match e {
+                Error::Corruption { page, reason } => {
+                    (page, reason.replace(&format!(" in file {}", path.display()), ""))
+                }
+                other => (PageId::new(space_id, 0), other.to_string()),
+            };
+            tracing::error!("table '{name}' is corrupt: page {} of {}: {reason}", page.page_no, path.display());
+            if salvage && self.pool.files().get(space_id).is_ok() {
+                // innodb_force_recovery: read what is readable, change nothing.
+                match self.open_table(def, true) {
+                    Ok(table) => {
+                        tracing::warn!("innodb_force_recovery: table '{name}' opened read-only despite the damage");
+                        table.set_read_only(true);
+                        self.register_table(name, table);
+                        continue;
+                    }
+                    Err(e) => tracing::error!("innodb_force_recovery: table '{name}' cannot be read at all: {e}"),
                 }
             }
+            self.broken.write().insert(name, Broken { page, path, reason });
         }
         Ok(())
     }
 
-    fn open_table(&self, def: TableDef) -> Result<Table> {
-        let clustered = BTree::open(&self.pool, PageId::new(def.space_id, def.clustered.0), def.clustered.1)?;
+    fn register_table(&self, name: String, table: Table) {
+        let t = Arc::new(table);
+        self.txn.register(&t);
+        self.tables.write().insert(name, t);
+    }
+
+    /// Opens a table's trees. With `salvage` (innodb_force_recovery) its
+    /// scans skip damaged pages, and an unreadable AUTO_INCREMENT maximum
+    /// is not fatal.
+    fn open_table(&self, def: TableDef, salvage: bool) -> Result<Table> {
+        let open = |root: u32, id: u32| -> Result<BTree> {
+            let t = BTree::open(&self.pool, PageId::new(def.space_id, root), id)?;
+            Ok(if salvage { t.salvaging() } else { t })
+        };
+        let clustered = open(def.clustered.0, def.clustered.1)?;
         let secondary = def
             .secondary
             .iter()
-            .map(|&(root, id)| {
-                Ok(Secondary {
-                    tree: BTree::open(&self.pool, PageId::new(def.space_id, root), id)?,
-                    users: Default::default(),
-                })
-            })
+            .map(|&(root, id)| Ok(Secondary { tree: open(root, id)?, users: Default::default() }))
             .collect::<Result<Vec<_>>>()?;
-        let auto_inc = Self::recover_auto_inc(&def, &clustered)?;
+        let auto_inc = match Self::recover_auto_inc(&def, &clustered) {
+            Ok(v) => v,
+            Err(e) if salvage => {
+                tracing::warn!("table '{}': AUTO_INCREMENT not recovered: {e}", def.name);
+                1
+            }
+            Err(e) => return Err(e),
+        };
         Ok(Table::new(def, clustered, secondary, auto_inc, self.txn.clone()))
     }
 
@@ -430,6 +501,12 @@ impl Engine {
                 continue;
             }
             self.txn.trx_sys.adopt(info.trx);
+            if self.cfg.force_recovery >= 3 {
+                // SRV_FORCE_NO_TRX_UNDO: its changes stay, invisible to
+                // consistent reads; a later normal start rolls it back.
+                tracing::warn!("innodb_force_recovery: transaction {} left active, not rolled back", info.trx);
+                continue;
+            }
             let log = UndoLog::reopen(pool, &info)?;
             let records = log.records_backward(pool)?;
             for (ptr, _) in &records {
@@ -510,6 +587,16 @@ impl Engine {
         }
     }
 
+    /// DDL is refused while `innodb_force_recovery` >= 3 made the server
+    /// read-only.
+    fn check_ddl_allowed(&self, name: &str) -> Result<()> {
+        self.check_open()?;
+        if self.cfg.force_recovery >= 3 {
+            return Err(Error::ReadOnly(name.to_string()));
+        }
+        Ok(())
+    }
+
     fn next_counter(&self, off: usize, n: u32) -> Result<u32> {
         let cur = space::owner_u32(&self.pool, SYSTEM_SPACE, off)?;
         space::set_owner_fields(&self.pool, SYSTEM_SPACE, &[(off, &(cur + n).to_le_bytes())])?;
@@ -518,13 +605,14 @@ impl Engine {
 
     /// Creates a table. `name` is `db/table` (or just `table`).
     pub fn create_table(&self, name: &str, schema: TableSchema) -> Result<Arc<Table>> {
-        self.check_open()?;
+        self.check_ddl_allowed(name)?;
         let _ddl = self.ddl.lock();
         if name.is_empty() || name.split('/').any(|p| p.is_empty()) {
             return Err(Error::InvalidSchema(format!("invalid table name '{name}'")));
         }
         schema.validate(self.cfg.page_size)?;
-        if self.tables.read().contains_key(name) {
+        // A damaged table still owns its name and its file.
+        if self.tables.read().contains_key(name) || self.broken.read().contains_key(name) {
             return Err(Error::TableExists(name.to_string()));
         }
         let space_id = self.next_counter(SYS_NEXT_SPACE_ID, 1)?;
@@ -534,8 +622,13 @@ impl Engine {
             self.vfs.create_dir_all(dir).map_err(|e| Error::io(format!("creation of {}", dir.display()), e))?;
         }
         if self.vfs.exists(&path) {
-            tracing::warn!("removing orphan tablespace {} (not in the catalog)", path.display());
-            self.vfs.remove_file(&path).map_err(|e| Error::io(format!("removal of {}", path.display()), e))?;
+            // Not in the catalog (a creation a crash interrupted, or a file
+            // put there by hand): nothing is deleted without DROP TABLE, so
+            // it is moved aside, where the next start ignores it.
+            let aside = (1..).map(|n| path.with_extension(format!("qbd.orphan-{n}"))).find(|p| !self.vfs.exists(p));
+            let aside = aside.expect("an unused name");
+            tracing::warn!("moving {} (not in the catalog) aside to {}", path.display(), aside.display());
+            self.vfs.rename(&path, &aside).map_err(|e| Error::io(format!("rename of {}", path.display()), e))?;
         }
         self.pool.files().open(space_id, &path, true)?;
         let build = || -> Result<Table> {
@@ -580,7 +673,7 @@ impl Engine {
 
     /// Drops a table and deletes its file. REQUIRES: nobody is using it.
     pub fn drop_table(&self, name: &str) -> Result<()> {
-        self.check_open()?;
+        self.check_ddl_allowed(name)?;
         let _ddl = self.ddl.lock();
         let open = self.tables.read().get(name).cloned();
         if let Some(t) = &open {
@@ -619,21 +712,33 @@ impl Engine {
             return Ok(t.clone());
         }
         match self.broken.read().get(name) {
-            Some((page, reason)) => Err(Error::corruption(*page, reason.clone())),
+            Some(b) => Err(Error::TableCorrupt {
+                table: name.to_string(),
+                path: b.path.display().to_string(),
+                page: b.page,
+                reason: b.reason.clone(),
+            }),
             None => Err(Error::NoSuchTable(name.to_string())),
         }
     }
 
+    /// Every table in the catalog, damaged ones included, once each.
     pub fn table_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self.tables.read().keys().cloned().collect();
         v.extend(self.broken.read().keys().cloned());
         v.sort();
+        v.dedup();
         v
+    }
+
+    /// The file of a space, if it is open (for messages naming it).
+    pub fn space_path(&self, space: u32) -> Option<PathBuf> {
+        self.pool.files().get(space).ok().map(|f| f.path.clone())
     }
 
     /// Adds a secondary index to a table that may already hold rows.
     pub fn create_index(&self, table: &str, index: IndexDef) -> Result<()> {
-        self.check_open()?;
+        self.check_ddl_allowed(table)?;
         let _ddl = self.ddl.lock();
         let t = self.table(table)?;
         let mut st = t.state().write();
@@ -688,7 +793,7 @@ impl Engine {
 
     /// Removes a secondary index and frees its pages.
     pub fn drop_index(&self, table: &str, index: &str) -> Result<()> {
-        self.check_open()?;
+        self.check_ddl_allowed(table)?;
         let _ddl = self.ddl.lock();
         let t = self.table(table)?;
         let mut st = t.state().write();

@@ -22,6 +22,7 @@
 //!    entry's values.
 
 pub mod catalog;
+mod check;
 mod dml;
 mod engine;
 mod purge;
@@ -36,6 +37,7 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
+pub use check::CheckReport;
 pub use dml::RowUpdate;
 pub use trx::{Savepoint, Trx, TxnSys};
 
@@ -121,6 +123,9 @@ pub struct Table {
     pub(crate) users: Arc<Users>,
     /// The transaction system (autocommit statements start transactions).
     txn: Arc<TxnSys>,
+    /// Opened by `innodb_force_recovery` despite damage (or while it makes
+    /// every table read-only): row changes are refused.
+    read_only: std::sync::atomic::AtomicBool,
 }
 
 /// Which index a scan uses.
@@ -160,7 +165,20 @@ impl Table {
             unique_lock: Mutex::new(()),
             users: Arc::new(Users::default()),
             txn,
+            read_only: Default::default(),
         }
+    }
+
+    pub(crate) fn set_read_only(&self, on: bool) {
+        self.read_only.store(on, Ordering::Relaxed);
+    }
+
+    /// Refuses a row change to a read-only table.
+    pub(crate) fn check_writable(&self) -> Result<()> {
+        if self.read_only.load(Ordering::Relaxed) {
+            return Err(Error::ReadOnly(self.name.clone()));
+        }
+        Ok(())
     }
 
     pub fn name(&self) -> &str {

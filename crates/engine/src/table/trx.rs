@@ -497,6 +497,12 @@ pub(crate) fn undo_one(sys: &TxnSys, trx: TrxId, ptr: RollPtr) -> Result<()> {
         Error::corruption(crate::PageId::new(SYSTEM_SPACE, (ptr >> 16) as u32), "undecodable undo record")
     })?;
     match sys.table(rec.space) {
+        // A damaged table opened read-only by innodb_force_recovery is not
+        // written, not even to roll back (its file may not take it).
+        Some(t) if t.check_writable().is_err() => {
+            tracing::warn!("not rolling back a change of transaction {trx} in read-only table '{}'", t.name());
+            Ok(())
+        }
         Some(t) => t.undo_record(sys, trx, ptr, &rec),
         None => Ok(()), // the table was dropped
     }
