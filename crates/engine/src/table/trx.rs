@@ -425,7 +425,7 @@ impl Trx {
         let lsn = crate::mtr::last_commit_lsn();
         self.sys.trx_sys.end(self.id);
         self.sys.locks.release_all(self.id, &mut self.locks);
-        self.sys.history.push(log.info(undo::STATE_COMMITTED));
+        self.sys.history.push(log.info(undo::STATE_COMMITTED), self.sys.trx_sys.pinned_by_a_view(self.id));
         self.reset();
         self.sys.log.commit(lsn)
     }
@@ -456,7 +456,7 @@ impl Trx {
         }
         self.sys.trx_sys.end(self.id);
         self.sys.locks.release_all(self.id, &mut self.locks);
-        self.sys.history.push(log.info(STATE_ROLLED_BACK));
+        self.sys.history.push(log.info(STATE_ROLLED_BACK), self.sys.trx_sys.pinned_by_a_view(self.id));
         self.reset();
         Ok(())
     }
