@@ -29,6 +29,7 @@ use std::sync::Arc;
 use quire_engine::row::Value;
 use quire_engine::table::Trx;
 use quire_engine::txn::interrupt::InterruptReason;
+use quire_engine::txn::lock::LockMode;
 use quire_engine::txn::Isolation;
 use quire_engine::Engine;
 use sqlparser::ast;
@@ -206,6 +207,11 @@ pub struct Session {
     in_txn: bool,
     /// Isolation for the next transaction only (SET TRANSACTION ...).
     next_isolation: Option<Isolation>,
+    /// READ ONLY / READ WRITE for the next transaction only (SET
+    /// TRANSACTION without a scope, START TRANSACTION READ ONLY).
+    next_read_only: Option<bool>,
+    /// The open transaction is READ ONLY: its writes get 1792.
+    trx_read_only: bool,
     pub last_insert_id: u64,
     /// ROW_COUNT(): rows the last statement changed (-1 after a SELECT).
     row_count: i64,
@@ -457,6 +463,8 @@ impl Session {
             trx: None,
             in_txn: false,
             next_isolation: None,
+            next_read_only: None,
+            trx_read_only: false,
             last_insert_id: 0,
             row_count: -1,
             found_rows: 0,
@@ -521,6 +529,7 @@ impl Session {
 
     fn begin(&mut self) -> Trx {
         let iso = self.isolation();
+        self.trx_read_only = self.next_read_only.take().unwrap_or_else(|| self.vars.transaction_read_only());
         let mut t = self.shared.engine.begin(iso);
         t.set_lock_wait_timeout(std::time::Duration::from_secs(self.vars.innodb_lock_wait_timeout_secs()));
         t.set_interrupt(self.process.interrupt.clone());
@@ -554,6 +563,7 @@ impl Session {
         self.user_vars.clear();
         self.last_insert_id = 0;
         self.next_isolation = None;
+        self.next_read_only = None;
         *self.diag.borrow_mut() = Diagnostics::default();
     }
 
@@ -891,6 +901,9 @@ impl Session {
             Plan::Select(p) => {
                 self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
                 let rows = if p.table.is_some() {
+                    if p.lock == Some(LockMode::X) {
+                        self.check_writable()?; // FOR UPDATE, as MariaDB
+                    }
                     self.in_trx(|trx, s| {
                         let mut ctx = Ctx { params, aggs: vec![], session: &Env { s } };
                         let plain = query::plain_read_lock(trx.isolation(), s.autocommit() && !s.in_txn);
@@ -910,6 +923,7 @@ impl Session {
             }
             Plan::Insert(p) => {
                 self.shared.stats.com_insert.fetch_add(1, Ordering::Relaxed);
+                self.check_writable()?;
                 let r =
                     self.in_trx(|trx, s| dml::run_insert(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
                 if r.first_insert_id != 0 {
@@ -924,6 +938,7 @@ impl Session {
             }
             Plan::Update(p) => {
                 self.shared.stats.com_update.fetch_add(1, Ordering::Relaxed);
+                self.check_writable()?;
                 let r =
                     self.in_trx(|trx, s| dml::run_update(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
                 // The info text always tells both counts; the affected
@@ -943,6 +958,7 @@ impl Session {
             }
             Plan::Delete(p) => {
                 self.shared.stats.com_delete.fetch_add(1, Ordering::Relaxed);
+                self.check_writable()?;
                 let r =
                     self.in_trx(|trx, s| dml::run_delete(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
                 Ok(Output::Ok { affected: r.affected, last_insert_id: 0, info: String::new() })
@@ -975,11 +991,7 @@ impl Session {
             S::StartTransaction { modes, .. } => {
                 self.shared.stats.com_begin.fetch_add(1, Ordering::Relaxed);
                 self.commit()?;
-                for m in modes {
-                    if let ast::TransactionMode::IsolationLevel(l) = m {
-                        self.next_isolation = Some(set_transaction::isolation_level(l)?);
-                    }
-                }
+                self.take_characteristics(modes)?;
                 let t = self.begin();
                 self.trx = Some(t);
                 self.in_txn = true;
@@ -987,11 +999,13 @@ impl Session {
             }
             S::Commit { .. } => {
                 self.shared.stats.com_commit.fetch_add(1, Ordering::Relaxed);
+                self.reset_one_shot_characteristics();
                 self.commit()?;
                 Ok(Output::ok())
             }
             S::Rollback { savepoint: None, .. } => {
                 self.shared.stats.com_rollback.fetch_add(1, Ordering::Relaxed);
+                self.reset_one_shot_characteristics();
                 self.rollback()?;
                 Ok(Output::ok())
             }
@@ -1153,11 +1167,7 @@ impl Session {
                         "Transaction characteristics can't be changed while a transaction is in progress",
                     ));
                 }
-                for m in modes {
-                    if let ast::TransactionMode::IsolationLevel(l) = m {
-                        self.next_isolation = Some(set_transaction::isolation_level(l)?);
-                    }
-                }
+                self.take_characteristics(modes)?;
                 return Ok(Output::ok());
             }
             other => return Err(SqlError::unsupported(format!("{other}"))),
@@ -1173,6 +1183,44 @@ impl Session {
             self.set_var(&name, global, v)?;
         }
         Ok(Output::ok())
+    }
+
+    /// COMMIT and ROLLBACK forget a pending `SET TRANSACTION` (MariaDB's
+    /// `trans_reset_one_shot_chistics`), even with no transaction open.
+    fn reset_one_shot_characteristics(&mut self) {
+        self.next_isolation = None;
+        self.next_read_only = None;
+    }
+
+    /// Isolation level and access mode for the next transaction.
+    fn take_characteristics(&mut self, modes: &[ast::TransactionMode]) -> Result<()> {
+        for m in modes {
+            match m {
+                ast::TransactionMode::IsolationLevel(l) => {
+                    self.next_isolation = Some(set_transaction::isolation_level(l)?);
+                }
+                ast::TransactionMode::AccessMode(a) => {
+                    self.next_read_only = Some(matches!(a, ast::TransactionAccessMode::ReadOnly));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// 1792 when the transaction a write would run in is READ ONLY: the
+    /// open one, else the one the write would begin. Checked before the
+    /// transaction begins, so a refused write leaves a pending `SET
+    /// TRANSACTION READ ONLY` pending (as MariaDB: it checks at table open).
+    fn check_writable(&self) -> Result<()> {
+        let read_only = if self.trx.is_some() {
+            self.trx_read_only
+        } else {
+            self.next_read_only.unwrap_or_else(|| self.vars.transaction_read_only())
+        };
+        if read_only {
+            return Err(SqlError::new(1792, "25006", "Cannot execute statement in a READ ONLY transaction"));
+        }
+        Ok(())
     }
 
     /// The value of a constant expression given as text (KILL's id).

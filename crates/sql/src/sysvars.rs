@@ -749,7 +749,7 @@ pub static VARS: &[VarDef] = &[
     def("transaction_alloc_block_size", B, DYN, uint(1024, 131_072), "8192", COMPAT),
     def("transaction_isolation", B, DYN, VarKind::Enum(ISOLATION), "REPEATABLE-READ", USED),
     def("transaction_prealloc_size", B, DYN, uint(1024, 131_072), "4096", COMPAT),
-    def("transaction_read_only", B, DYN, Bool, "OFF", COMPAT),
+    def("transaction_read_only", B, DYN, Bool, "OFF", USED),
     def("unique_checks", B, DYN, Bool, "ON", COMPAT),
     def("updatable_views_with_limit", B, DYN, VarKind::Enum(&["NO", "YES"]), "YES", COMPAT),
     def("user", G, RO, Str, "", COMPAT),
@@ -1030,6 +1030,11 @@ impl SessionVars {
     }
 
     /// `innodb_lock_wait_timeout` in seconds.
+    /// `transaction_read_only`: the session's transactions are READ ONLY.
+    pub fn transaction_read_only(&self) -> bool {
+        self.values.get("transaction_read_only").and_then(VarValue::as_bool).unwrap_or(false)
+    }
+
     pub fn innodb_lock_wait_timeout_secs(&self) -> u64 {
         self.values.get("innodb_lock_wait_timeout").and_then(VarValue::as_u64).unwrap_or(50)
     }
