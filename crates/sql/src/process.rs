@@ -89,11 +89,17 @@ impl Process {
 
     /// A command starts (`command` as MySQL names it, `sql` its text).
     pub fn begin(&self, command: &'static str, sql: &str) {
+        self.begin_shared(command, Arc::from(sql));
+    }
+
+    /// [`Process::begin`] with a text the caller keeps (a prepared
+    /// statement's): no copy.
+    pub fn begin_shared(&self, command: &'static str, sql: Arc<str>) {
         let mut a = self.activity.lock();
         a.command = command;
         a.state = "executing";
         a.since = Instant::now();
-        a.info = Some(Arc::from(sql));
+        a.info = Some(sql);
     }
 
     /// The statement's state changes (e.g. "User sleep").

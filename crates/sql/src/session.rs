@@ -191,7 +191,10 @@ impl Compiled {
 
 /// A prepared statement.
 pub struct Prepared {
-    pub sql: String,
+    /// Shared with the process list while it runs (no copy per execute).
+    pub sql: Arc<str>,
+    /// Its `/*+ MAX_EXECUTION_TIME(n) */` hint, read once.
+    time_limit_hint_ms: Option<u64>,
     pub compiled: Arc<Compiled>,
 }
 
@@ -756,16 +759,18 @@ impl Session {
         let id = self.next_stmt_id;
         self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
         let (params, cols) = (c.params, c.columns());
-        self.prepared.insert(id, Prepared { sql: sql.to_string(), compiled: Arc::new(c) });
+        let time_limit_hint_ms = crate::hints::max_execution_time(sql);
+        self.prepared.insert(id, Prepared { sql: Arc::from(sql), time_limit_hint_ms, compiled: Arc::new(c) });
         Ok((id, params, cols))
     }
 
     /// COM_STMT_EXECUTE.
     pub fn execute_prepared(&mut self, id: u32, params: &[Value]) -> Result<Output> {
-        let sql = self.prepared.get(&id).map(|p| p.sql.clone()).unwrap_or_default();
-        self.process.begin("Execute", &sql);
+        let (sql, hint) =
+            self.prepared.get(&id).map_or_else(|| (Arc::from(""), None), |p| (p.sql.clone(), p.time_limit_hint_ms));
+        self.process.begin_shared("Execute", sql);
         self.process.interrupt.reset();
-        self.time_limit_hint_ms = crate::hints::max_execution_time(&sql);
+        self.time_limit_hint_ms = hint;
         let r = self.execute_prepared_inner(id, params);
         self.statement_done();
         r
