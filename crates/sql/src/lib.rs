@@ -14,6 +14,7 @@
 pub mod admin;
 pub mod catalog;
 pub mod ddl;
+pub mod depth;
 pub mod dml;
 pub mod error;
 pub mod expr;

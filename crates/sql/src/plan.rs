@@ -79,6 +79,12 @@ fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             conjuncts(l, out);
             conjuncts(r, out);
         }
+        Expr::Chain(first, steps) if steps.iter().all(|s| s.op == BinOp::And && s.coll.is_none()) => {
+            conjuncts(first, out);
+            for s in steps {
+                conjuncts(&s.rhs, out);
+            }
+        }
         other => out.push(other),
     }
 }
@@ -90,6 +96,12 @@ fn constant(e: &Expr) -> bool {
         Expr::Neg(x) => constant(x),
         Expr::Bin(op, l, r) => {
             matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && constant(l) && constant(r)
+        }
+        Expr::Chain(first, steps) => {
+            constant(first)
+                && steps
+                    .iter()
+                    .all(|s| matches!(s.op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && constant(&s.rhs))
         }
         Expr::Func(name, args) => {
             !matches!(name.as_str(), "rand" | "now" | "current_timestamp" | "sysdate") && args.iter().all(constant)
@@ -351,6 +363,20 @@ fn same_kind(a: MetaType, b: MetaType) -> bool {
     ) || matches!(b, MetaType::Null)
 }
 
+/// The type of `l op r` from its operands' types.
+fn bin_type(op: BinOp, l: MetaType, r: MetaType) -> MetaType {
+    let int = MetaType::Int { unsigned: false, width: 8 };
+    match op {
+        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Mod | BinOp::IntDiv => match (l, r) {
+            (MetaType::Int { .. }, MetaType::Int { .. }) => int,
+            _ if op == BinOp::IntDiv => int,
+            _ => MetaType::Decimal { precision: 65, scale: 4 },
+        },
+        BinOp::Div => MetaType::Decimal { precision: 65, scale: 4 },
+        _ => int,
+    }
+}
+
 /// The type an expression's values will have (for result metadata before
 /// execution, e.g. COM_STMT_PREPARE).
 pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaType {
@@ -370,17 +396,10 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
             },
             None => text,
         },
-        Expr::Bin(op, l, r) => match op {
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Mod | BinOp::IntDiv => {
-                match (infer(l, t, aggs), infer(r, t, aggs)) {
-                    (MetaType::Int { .. }, MetaType::Int { .. }) => int,
-                    _ if *op == BinOp::IntDiv => int,
-                    _ => MetaType::Decimal { precision: 65, scale: 4 },
-                }
-            }
-            BinOp::Div => MetaType::Decimal { precision: 65, scale: 4 },
-            _ => int,
-        },
+        Expr::Bin(op, l, r) => bin_type(*op, infer(l, t, aggs), infer(r, t, aggs)),
+        Expr::Chain(first, steps) => {
+            steps.iter().fold(infer(first, t, aggs), |acc, s| bin_type(s.op, acc, infer(&s.rhs, t, aggs)))
+        }
         Expr::Not(_) | Expr::IsNull(..) | Expr::Between { .. } | Expr::InList { .. } | Expr::Like { .. } => int,
         Expr::Neg(x) => infer(x, t, aggs),
         Expr::Func(name, args) => match name.as_str() {

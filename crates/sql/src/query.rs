@@ -278,7 +278,7 @@ fn display_name(e: &ast::Expr) -> String {
                 last
             }
         }
-        other => other.to_string(),
+        other => crate::depth::display(other),
     }
 }
 

@@ -23,8 +23,6 @@ use quire_engine::table::Trx;
 use quire_engine::txn::Isolation;
 use quire_engine::Engine;
 use sqlparser::ast;
-use sqlparser::dialect::MySqlDialect;
-use sqlparser::parser::Parser;
 
 use crate::catalog::{self, Catalog};
 use crate::dml::{self, DeletePlan, InsertPlan, UpdatePlan};
@@ -222,17 +220,18 @@ fn split_set(sql: &str) -> Option<Vec<String>> {
 
 pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
     let text = preprocess(sql);
-    match Parser::parse_sql(&MySqlDialect {}, &text) {
+    // depth::parse_sql bounds how deep the AST may be (1436 beyond).
+    match crate::depth::parse_sql(&text) {
         Ok(v) => Ok(v),
         Err(e) => {
-            if let Some(parts) = split_set(&text) {
+            if let Some(parts) = split_set(&text).filter(|_| e.code == 1064) {
                 let mut out = Vec::new();
                 for p in parts {
-                    out.extend(Parser::parse_sql(&MySqlDialect {}, &p).map_err(SqlError::syntax)?);
+                    out.extend(crate::depth::parse_sql(&p)?);
                 }
                 return Ok(out);
             }
-            Err(SqlError::syntax(e))
+            Err(e)
         }
     }
 }
