@@ -172,18 +172,23 @@ fn is_marker(e: &E) -> bool {
 /// as MySQL names expression columns.
 pub fn display(e: &E) -> String {
     const MAX_NAME_CHARS: usize = 255;
+    let (mut e, mut parens) = (e, 0);
+    while let E::Nested(inner) = e {
+        (e, parens) = (inner, parens + 1);
+    }
     let mut s = match chain_parts(e) {
         Some((first, steps)) => {
-            let mut s = first.to_string();
+            let mut s = "(".repeat(parens);
+            s.push_str(&first.to_string());
             for (op, rhs) in steps {
                 if s.len() > 4 * MAX_NAME_CHARS {
                     break;
                 }
                 s.push_str(&format!(" {op} {rhs}"));
             }
-            s
+            s + &")".repeat(parens)
         }
-        None => e.to_string(),
+        None => format!("{}{e}{}", "(".repeat(parens), ")".repeat(parens)),
     };
     if let Some((i, _)) = s.char_indices().nth(MAX_NAME_CHARS) {
         s.truncate(i);

@@ -273,6 +273,11 @@ fn ident_name(i: &ast::Ident) -> &str {
 pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
     use ast::Expr as E;
     crate::depth::check()?;
+    // Parentheses add nothing: strip them without a frame per level.
+    let mut e = e;
+    while let E::Nested(inner) = e {
+        e = inner;
+    }
     Ok(match e {
         E::Value(v) => match &v.value {
             ast::Value::Placeholder(_) => {
@@ -305,7 +310,6 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 Expr::Col(scope.column(name, Some(q))?)
             }
         }
-        E::Nested(inner) => compile(inner, scope)?,
         E::UnaryOp { op, expr } => {
             let x = compile(expr, scope)?;
             match op {
