@@ -139,6 +139,35 @@ fn long_statements_answer_as_mariadb_does() {
             "SELECT 1 /* unterminated comment",
             "SELECT `unterminated",
             "SELECT '\0' = '\0'",
+            // Found by the statement fuzz: LEAST() without arguments ended
+            // the connection thread.
+            "SELECT LEAST()",
+            "SELECT GREATEST(1)",
         ],
     );
+}
+
+#[test]
+fn identifiers_longer_than_64_characters_are_refused_as_mariadb_does() {
+    let m = MariaDb::get();
+    let q = Quire::start(&[]);
+    let mut qc = q.fresh_db("long_idents");
+    let mut mc = m.fresh_db("long_idents");
+    let (a65, a64k, b64) = ("a".repeat(65), "a".repeat(65_536), "b".repeat(64));
+    let statements = [
+        format!("CREATE TABLE {a65} (id INT PRIMARY KEY)"),
+        format!("CREATE TABLE `{a64k}` (id INT PRIMARY KEY)"),
+        format!("CREATE DATABASE {a65}"),
+        format!("CREATE DATABASE `{a64k}`"),
+        format!("CREATE TABLE t65 ({a65} INT PRIMARY KEY)"),
+        format!("CREATE TABLE t64k (`{a64k}` INT PRIMARY KEY)"),
+        format!("CREATE TABLE t66 (id INT PRIMARY KEY, KEY {a65} (id))"),
+        format!("CREATE TABLE t64 ({b64} INT PRIMARY KEY)"),
+        format!("SELECT {b64} FROM t64"),
+        format!("SELECT * FROM `{a64k}`"),
+        format!("USE `{a64k}`"),
+        format!("SELECT 1 AS `{a64k}`"),
+    ];
+    let statements: Vec<&str> = statements.iter().map(String::as_str).collect();
+    assert_same(&mut qc, &mut mc, &statements);
 }

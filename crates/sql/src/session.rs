@@ -261,6 +261,7 @@ impl Resolver for SessionResolver<'_> {
             [d, t] => (d.clone(), t.clone()),
             _ => return Err(SqlError::syntax(format!("bad table name {name}"))),
         };
+        catalog::check_table_name(&table)?;
         if !self.shared.catalog.user(self.user).is_some_and(|u| u.may_use(&db)) {
             return Err(SqlError::new(
                 1142,
@@ -814,6 +815,7 @@ impl Session {
     }
 
     pub fn use_database(&mut self, name: &str) -> Result<()> {
+        catalog::check_name(name)?;
         if !self.shared.catalog.database_exists(name) {
             return Err(SqlError::unknown_database(name));
         }
