@@ -493,7 +493,7 @@ pub(crate) fn check_access(s: &Session, db: &str) -> Result<()> {
 pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
     let (db, table) = split_name(s, &ct.name)?;
     check_access(s, &db)?;
-    crate::catalog::check_name(&table)?;
+    crate::catalog::check_table_name(&table)?;
     if ct.query.is_some() || ct.like.is_some() {
         return Err(SqlError::unsupported("CREATE TABLE ... SELECT / LIKE"));
     }

@@ -361,11 +361,32 @@ impl Catalog {
     }
 }
 
-/// Database and table names: 1..=64 characters, no `/` (the engine's
-/// separator) and no NUL.
+/// Database names: 1..=64 characters, no `/` (the engine's separator) and
+/// no NUL; 1102 ER_WRONG_DB_NAME otherwise.
 pub fn check_name(name: &str) -> Result<()> {
-    if name.is_empty() || name.chars().count() > 64 || name.contains(['/', '\0', '\\']) || name.ends_with(' ') {
-        return Err(SqlError::new(1102, "42000", format!("Incorrect database or table name '{name}'")));
+    if !valid_name(name) {
+        return Err(SqlError::new(1102, "42000", format!("Incorrect database name '{name}'")));
     }
     Ok(())
+}
+
+/// Table names: as database names, 1103 ER_WRONG_TABLE_NAME otherwise.
+pub fn check_table_name(name: &str) -> Result<()> {
+    if !valid_name(name) {
+        return Err(SqlError::new(1103, "42000", format!("Incorrect table name '{name}'")));
+    }
+    Ok(())
+}
+
+/// Column and index names: at most 64 characters (1059
+/// ER_TOO_LONG_IDENT, as MySQL).
+pub fn check_identifier(name: &str) -> Result<()> {
+    if name.chars().count() > 64 {
+        return Err(SqlError::new(1059, "42000", format!("Identifier name '{name}' is too long")));
+    }
+    Ok(())
+}
+
+fn valid_name(name: &str) -> bool {
+    !(name.is_empty() || name.chars().count() > 64 || name.contains(['/', '\0', '\\']) || name.ends_with(' '))
 }

@@ -79,6 +79,7 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
     let mut indexes: Vec<IndexDef> = Vec::new();
     let names: Vec<String> = ct.columns.iter().map(|c| c.name.value.clone()).collect();
     for (pos, cd) in ct.columns.iter().enumerate() {
+        crate::catalog::check_identifier(&cd.name.value)?;
         if names[..pos].iter().any(|n| n.eq_ignore_ascii_case(&cd.name.value)) {
             return Err(SqlError::new(1060, "42S21", format!("Duplicate column name '{}'", cd.name.value)));
         }
@@ -118,11 +119,13 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
             ast::TableConstraint::Unique(u) => {
                 let cols = index_columns(&u.columns, &names)?;
                 let name = u.index_name.as_ref().map(|i| i.value.clone()).unwrap_or_else(|| names[cols[0]].clone());
+                crate::catalog::check_identifier(&name)?;
                 indexes.push(IndexDef { name, columns: cols, unique: true });
             }
             ast::TableConstraint::Index(ix) => {
                 let cols = index_columns(&ix.columns, &names)?;
                 let name = ix.name.as_ref().map(|i| i.value.clone()).unwrap_or_else(|| names[cols[0]].clone());
+                crate::catalog::check_identifier(&name)?;
                 indexes.push(IndexDef { name, columns: cols, unique: false });
             }
             other => return Err(SqlError::unsupported(format!("constraint {other}"))),

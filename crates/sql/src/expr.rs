@@ -65,6 +65,10 @@ pub enum Expr {
     /// A column of the scope's table, by position.
     Col(usize),
     Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// `first op1 rhs1 op2 rhs2 ...`, left to right: a long run of binary
+    /// operators (`1+1+...+1`), kept flat so that neither evaluation nor
+    /// drop recurses along it (see `depth`).
+    Chain(Box<Expr>, Vec<Step>),
     Not(Box<Expr>),
     Neg(Box<Expr>),
     IsNull(Box<Expr>, bool),
@@ -102,6 +106,16 @@ pub enum Expr {
     Collate(Collation, Box<Expr>),
 }
 
+/// One operator of a [`Expr::Chain`] and its right operand.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub op: BinOp,
+    pub rhs: Expr,
+    /// The collation this step compares by, when an operand is a column of
+    /// another collation than the default (see [`with_collations`]).
+    pub coll: Option<Collation>,
+}
+
 /// Makes comparisons that involve a column compare by that column's
 /// collation: `colls[i]` is column i's. Only needed where some column's
 /// collation is not the default (utf8mb4_general_ci).
@@ -136,6 +150,19 @@ pub fn with_collations(e: Expr, colls: &[Collation]) -> Expr {
         Expr::Like { expr, pattern, negated } => {
             let c = coll_of(&expr);
             wrap(c, Expr::Like { expr: rec(expr), pattern: rec(pattern), negated })
+        }
+        Expr::Chain(first, steps) => {
+            let first_coll = coll_of(&first);
+            let steps = steps
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let logical = matches!(s.op, BinOp::And | BinOp::Or | BinOp::Xor);
+                    let coll = if logical { None } else { coll_of(&s.rhs).or(if i == 0 { first_coll } else { None }) };
+                    Step { op: s.op, rhs: with_collations(s.rhs, colls), coll }
+                })
+                .collect();
+            Expr::Chain(rec(first), steps)
         }
         Expr::Not(x) => Expr::Not(rec(x)),
         Expr::Neg(x) => Expr::Neg(rec(x)),
@@ -252,6 +279,12 @@ fn ident_name(i: &ast::Ident) -> &str {
 /// Compiles `e` in `scope`.
 pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
     use ast::Expr as E;
+    crate::depth::check()?;
+    // Parentheses add nothing: strip them without a frame per level.
+    let mut e = e;
+    while let E::Nested(inner) = e {
+        e = inner;
+    }
     Ok(match e {
         E::Value(v) => match &v.value {
             ast::Value::Placeholder(_) => {
@@ -289,7 +322,6 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 Expr::Col(scope.column(name, Some(q))?)
             }
         }
-        E::Nested(inner) => compile(inner, scope)?,
         E::UnaryOp { op, expr } => {
             let x = compile(expr, scope)?;
             match op {
@@ -305,26 +337,17 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             }
         }
         E::BinaryOp { left, op, right } => {
-            let op = match op {
-                ast::BinaryOperator::Plus => BinOp::Add,
-                ast::BinaryOperator::Minus => BinOp::Sub,
-                ast::BinaryOperator::Multiply => BinOp::Mul,
-                ast::BinaryOperator::Divide => BinOp::Div,
-                ast::BinaryOperator::MyIntegerDivide => BinOp::IntDiv,
-                ast::BinaryOperator::Modulo => BinOp::Mod,
-                ast::BinaryOperator::Eq => BinOp::Eq,
-                ast::BinaryOperator::Spaceship => BinOp::NullSafeEq,
-                ast::BinaryOperator::NotEq => BinOp::Ne,
-                ast::BinaryOperator::Lt => BinOp::Lt,
-                ast::BinaryOperator::LtEq => BinOp::Le,
-                ast::BinaryOperator::Gt => BinOp::Gt,
-                ast::BinaryOperator::GtEq => BinOp::Ge,
-                ast::BinaryOperator::And => BinOp::And,
-                ast::BinaryOperator::Or => BinOp::Or,
-                ast::BinaryOperator::Xor => BinOp::Xor,
-                other => return Err(SqlError::unsupported(format!("operator {other}"))),
-            };
+            let op = bin_op(op)?;
             Expr::Bin(op, Box::new(compile(left, scope)?), Box::new(compile(right, scope)?))
+        }
+        E::Tuple(_) if crate::depth::chain_parts(e).is_some() => {
+            let (first, parts) = crate::depth::chain_parts(e).ok_or_else(|| SqlError::internal("not a chain"))?;
+            let first = compile(first, scope)?;
+            let mut steps = Vec::with_capacity(parts.len());
+            for (op, rhs) in parts {
+                steps.push(Step { op: bin_op(op)?, rhs: compile(rhs, scope)?, coll: None });
+            }
+            Expr::Chain(Box::new(first), steps)
         }
         E::IsNull(x) => Expr::IsNull(Box::new(compile(x, scope)?), false),
         E::IsNotNull(x) => Expr::IsNull(Box::new(compile(x, scope)?), true),
@@ -409,6 +432,29 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             Expr::Func(f.into(), vec![Expr::Lit(Value::Str(s))])
         }
         other => return Err(SqlError::unsupported(format!("expression {other}"))),
+    })
+}
+
+/// The compiled form of a binary operator of the parser.
+fn bin_op(op: &ast::BinaryOperator) -> Result<BinOp> {
+    Ok(match op {
+        ast::BinaryOperator::Plus => BinOp::Add,
+        ast::BinaryOperator::Minus => BinOp::Sub,
+        ast::BinaryOperator::Multiply => BinOp::Mul,
+        ast::BinaryOperator::Divide => BinOp::Div,
+        ast::BinaryOperator::MyIntegerDivide => BinOp::IntDiv,
+        ast::BinaryOperator::Modulo => BinOp::Mod,
+        ast::BinaryOperator::Eq => BinOp::Eq,
+        ast::BinaryOperator::Spaceship => BinOp::NullSafeEq,
+        ast::BinaryOperator::NotEq => BinOp::Ne,
+        ast::BinaryOperator::Lt => BinOp::Lt,
+        ast::BinaryOperator::LtEq => BinOp::Le,
+        ast::BinaryOperator::Gt => BinOp::Gt,
+        ast::BinaryOperator::GtEq => BinOp::Ge,
+        ast::BinaryOperator::And => BinOp::And,
+        ast::BinaryOperator::Or => BinOp::Or,
+        ast::BinaryOperator::Xor => BinOp::Xor,
+        other => return Err(SqlError::unsupported(format!("operator {other}"))),
     })
 }
 
@@ -744,6 +790,9 @@ fn parse_temporal(s: &str) -> Option<Value> {
 
 /// Evaluates `e` on `row`.
 pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
+    if !matches!(e, Expr::Lit(_) | Expr::Param(_) | Expr::Col(_)) {
+        crate::depth::check()?;
+    }
     Ok(match e {
         Expr::Lit(v) => v.clone(),
         Expr::Param(i) => env.param(*i)?,
@@ -768,7 +817,17 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
             },
         },
         Expr::IsNull(x, negated) => Value::Int((eval(x, row, env)?.is_null() != *negated) as i64),
-        Expr::Bin(op, l, r) => binary(*op, l, r, row, env)?,
+        Expr::Bin(op, l, r) => binary(*op, eval(l, row, env)?, r, row, env)?,
+        Expr::Chain(first, steps) => {
+            let mut acc = eval(first, row, env)?;
+            for s in steps {
+                acc = match s.coll {
+                    Some(coll) => binary(s.op, acc, &s.rhs, row, &CollEnv { inner: env, coll })?,
+                    None => binary(s.op, acc, &s.rhs, row, env)?,
+                };
+            }
+            acc
+        }
         Expr::Between { expr, low, high, negated } => {
             let v = eval(expr, row, env)?;
             let (lo, hi) = (eval(low, row, env)?, eval(high, row, env)?);
@@ -846,17 +905,19 @@ pub fn as_string(v: &Value) -> String {
     }
 }
 
-fn binary(op: BinOp, l: &Expr, r: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
+/// `a op r`, with `a` the left operand's value (already evaluated, so a
+/// chain folds left to right without recursing).
+fn binary(op: BinOp, a: Value, r: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
     match op {
         BinOp::And => {
-            let a = truth(&eval(l, row, env)?);
+            let a = truth(&a);
             if a == Some(false) {
                 return Ok(Value::Int(0));
             }
             return Ok(bool_value(and3(a, truth(&eval(r, row, env)?))));
         }
         BinOp::Or => {
-            let a = truth(&eval(l, row, env)?);
+            let a = truth(&a);
             if a == Some(true) {
                 return Ok(Value::Int(1));
             }
@@ -869,7 +930,7 @@ fn binary(op: BinOp, l: &Expr, r: &Expr, row: &[Value], env: &dyn Env) -> Result
         }
         _ => {}
     }
-    let (a, b) = (eval(l, row, env)?, eval(r, row, env)?);
+    let b = eval(r, row, env)?;
     let c = env.collation();
     let cmp = |f: fn(Ordering) -> bool| -> Value { bool_value(compare(&a, &b, c).map(f)) };
     Ok(match op {

@@ -231,6 +231,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
             crate::expr::arith(crate::expr::BinOp::Mod, &args[0], &args[1])?
         }
         "greatest" | "least" => {
+            arity(name, args, 2..=usize::MAX)?;
             if args.iter().any(Value::is_null) {
                 Value::Null
             } else {

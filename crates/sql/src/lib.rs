@@ -19,6 +19,7 @@ pub mod admin;
 pub mod catalog;
 pub mod check;
 pub mod ddl;
+pub mod depth;
 pub mod diag;
 pub mod dml;
 pub mod error;

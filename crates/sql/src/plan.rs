@@ -79,6 +79,12 @@ fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             conjuncts(l, out);
             conjuncts(r, out);
         }
+        Expr::Chain(first, steps) if steps.iter().all(|s| s.op == BinOp::And && s.coll.is_none()) => {
+            conjuncts(first, out);
+            for s in steps {
+                conjuncts(&s.rhs, out);
+            }
+        }
         other => out.push(other),
     }
 }
@@ -90,6 +96,12 @@ fn constant(e: &Expr) -> bool {
         Expr::Neg(x) => constant(x),
         Expr::Bin(op, l, r) => {
             matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && constant(l) && constant(r)
+        }
+        Expr::Chain(first, steps) => {
+            constant(first)
+                && steps
+                    .iter()
+                    .all(|s| matches!(s.op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && constant(&s.rhs))
         }
         Expr::Func(name, args) => {
             !matches!(name.as_str(), "rand" | "now" | "current_timestamp" | "sysdate" | "sleep")
@@ -491,6 +503,18 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
             }
             _ => boolean,
         },
+        // A long run of binary operators (`depth.rs` folds it): typed as
+        // the nested operators would be, left to right.
+        Expr::Chain(first, steps) => steps.iter().fold(infer(first, t, aggs), |acc, s| match s.op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod | BinOp::IntDiv => {
+                let rhs = match &s.rhs {
+                    Expr::Param(_) => MetaType::Decimal { precision: 65, scale: 0 },
+                    x => infer(x, t, aggs),
+                };
+                arith_type(s.op, e, acc, rhs, t)
+            }
+            _ => boolean,
+        }),
         Expr::Not(_) | Expr::IsNull(..) | Expr::Between { .. } | Expr::InList { .. } | Expr::Like { .. } => boolean,
         Expr::Neg(x) => match infer(x, t, aggs) {
             MetaType::Int { .. } => int_of_len(int_len(e, t), false),

@@ -284,7 +284,7 @@ fn display_name(e: &ast::Expr) -> String {
                 last
             }
         }
-        other => other.to_string(),
+        other => crate::depth::display(other),
     }
 }
 

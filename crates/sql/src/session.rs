@@ -33,8 +33,6 @@ use quire_engine::txn::lock::LockMode;
 use quire_engine::txn::Isolation;
 use quire_engine::Engine;
 use sqlparser::ast;
-use sqlparser::dialect::MySqlDialect;
-use sqlparser::parser::Parser;
 
 use crate::catalog::{self, Catalog};
 use crate::diag::{Condition, Diagnostics, Level, Mode};
@@ -287,15 +285,16 @@ fn split_set(sql: &str) -> Option<Vec<String>> {
 
 pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
     let text = preprocess(sql);
+    // depth::parse_sql bounds how deep the AST may be (1436 beyond).
     let parse_one = |text: &str| -> Result<Vec<ast::Statement>> {
-        let mut stmts = Parser::parse_sql(&MySqlDialect {}, text).map_err(SqlError::syntax)?;
+        let mut stmts = crate::depth::parse_sql(text)?;
         set_transaction::apply_scopes(text, &mut stmts)?;
         Ok(stmts)
     };
     match parse_one(&text) {
         Ok(v) => Ok(v),
         Err(e) => {
-            if let Some(parts) = split_set(&text) {
+            if let Some(parts) = split_set(&text).filter(|_| e.code == 1064) {
                 let mut out = Vec::new();
                 for p in parts {
                     out.extend(parse_one(&p)?);
@@ -323,6 +322,7 @@ impl Resolver for SessionResolver<'_> {
             [d, t] => (d.clone(), t.clone()),
             _ => return Err(SqlError::syntax(format!("bad table name {name}"))),
         };
+        catalog::check_table_name(&table)?;
         if !self.shared.catalog.user(self.user).is_some_and(|u| u.may_use(&db)) {
             return Err(SqlError::new(
                 1142,
@@ -1086,6 +1086,7 @@ impl Session {
     }
 
     pub fn use_database(&mut self, name: &str) -> Result<()> {
+        catalog::check_name(name)?;
         if !self.shared.catalog.database_exists(name) {
             return Err(SqlError::unknown_database(name));
         }
@@ -1230,10 +1231,21 @@ impl Session {
 
     /// The value of a constant expression given as text (KILL's id).
     pub fn eval_constant(&self, text: &str) -> Result<Value> {
-        let e = Parser::new(&MySqlDialect {})
-            .try_with_sql(text)
-            .and_then(|mut p| p.parse_expr())
-            .map_err(SqlError::syntax)?;
+        // Parsed as a SELECT's one item, so depth.rs bounds it as any
+        // statement (a deep expression is 1436, not a stack overflow).
+        let mut stmts = crate::depth::parse_sql(&format!("SELECT {text}"))?;
+        let e = match stmts.pop() {
+            Some(ast::Statement::Query(q)) if stmts.is_empty() => match *q.body {
+                ast::SetExpr::Select(sel) if sel.projection.len() == 1 && sel.from.is_empty() => {
+                    match sel.projection.into_iter().next() {
+                        Some(ast::SelectItem::UnnamedExpr(e)) => e,
+                        _ => return Err(SqlError::syntax(text)),
+                    }
+                }
+                _ => return Err(SqlError::syntax(text)),
+            },
+            _ => return Err(SqlError::syntax(text)),
+        };
         let mut scope = crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list" };
         let x = crate::expr::compile(&e, &mut scope)?;
         crate::expr::eval(&x, &[], &Ctx { params: &[], aggs: vec![], session: &Env { s: self } })
