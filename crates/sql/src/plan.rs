@@ -505,16 +505,27 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
         },
         // A long run of binary operators (`depth.rs` folds it): typed as
         // the nested operators would be, left to right.
-        Expr::Chain(first, steps) => steps.iter().fold(infer(first, t, aggs), |acc, s| match s.op {
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod | BinOp::IntDiv => {
-                let rhs = match &s.rhs {
-                    Expr::Param(_) => MetaType::Decimal { precision: 65, scale: 0 },
-                    x => infer(x, t, aggs),
-                };
-                arith_type(s.op, e, acc, rhs, t)
-            }
-            _ => boolean,
-        }),
+        Expr::Chain(first, steps) => {
+            // As in `Bin`: a `?` operand of arithmetic is DECIMAL.
+            let operand = |x: &Expr| match x {
+                Expr::Param(_) => MetaType::Decimal { precision: 65, scale: 0 },
+                x => infer(x, t, aggs),
+            };
+            let arithmetic = |op: BinOp| {
+                matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod | BinOp::IntDiv)
+            };
+            let start = match steps.first() {
+                Some(s) if arithmetic(s.op) => operand(first),
+                _ => infer(first, t, aggs),
+            };
+            steps.iter().fold(start, |acc, s| {
+                if arithmetic(s.op) {
+                    arith_type(s.op, e, acc, operand(&s.rhs), t)
+                } else {
+                    boolean
+                }
+            })
+        }
         Expr::Not(_) | Expr::IsNull(..) | Expr::Between { .. } | Expr::InList { .. } | Expr::Like { .. } => boolean,
         Expr::Neg(x) => match infer(x, t, aggs) {
             MetaType::Int { .. } => int_of_len(int_len(e, t), false),
