@@ -18,7 +18,6 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Instant;
 
 use parking_lot::Mutex;
 use quire_engine::txn::interrupt::{Interrupt, InterruptReason};
@@ -35,7 +34,8 @@ struct Activity {
     /// MySQL's command names: "Connect", "Sleep", "Query", "Execute".
     command: &'static str,
     /// When `command` started (SHOW PROCESSLIST's Time).
-    since: Instant,
+    /// When the state began, in [`coarse_now_ms`] time.
+    since_ms: u64,
     /// "login", "executing", "User sleep", or "" when idle.
     state: &'static str,
     /// The statement running.
@@ -75,7 +75,7 @@ impl Process {
         a.db = db.map(str::to_string);
         a.command = "Sleep";
         a.state = "";
-        a.since = Instant::now();
+        a.since_ms = coarse_now_ms();
     }
 
     /// The user, once logged in.
@@ -98,7 +98,7 @@ impl Process {
         let mut a = self.activity.lock();
         a.command = command;
         a.state = "executing";
-        a.since = Instant::now();
+        a.since_ms = coarse_now_ms();
         a.info = Some(sql);
     }
 
@@ -112,7 +112,7 @@ impl Process {
         let mut a = self.activity.lock();
         a.command = "Sleep";
         a.state = "";
-        a.since = Instant::now();
+        a.since_ms = coarse_now_ms();
         a.info = None;
     }
 
@@ -150,7 +150,7 @@ impl Process {
             host: self.host.clone(),
             db: a.db.clone(),
             command: a.command,
-            time_secs: a.since.elapsed().as_secs(),
+            time_secs: coarse_now_ms().saturating_sub(a.since_ms) / 1000,
             state: a.state,
             info,
         }
@@ -176,7 +176,7 @@ impl ProcessList {
                 user: None,
                 db: None,
                 command: "Connect",
-                since: Instant::now(),
+                since_ms: coarse_now_ms(),
                 state: "login",
                 info: None,
             }),
@@ -247,4 +247,17 @@ mod tests {
         list.remove(&old);
         assert!(list.get(1).is_some_and(|p| Arc::ptr_eq(&p, &new)));
     }
+}
+
+/// A monotonic clock in milliseconds, read from the kernel's coarse clock
+/// (a few nanoseconds, no time-stamp counter read): the process list only
+/// shows whole seconds, and every statement marks its start and end.
+fn coarse_now_ms() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
 }

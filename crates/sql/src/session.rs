@@ -486,7 +486,7 @@ impl Session {
     /// A statement starts: its `sql_mode` flags are read and the
     /// diagnostics area is cleared if it uses tables (`diag.rs`).
     fn begin_statement(&self, uses_tables: bool, writes: bool) {
-        let mut mode = Mode::from_sql_mode(self.vars.sql_mode());
+        let mut mode = self.vars.mode();
         mode.abort_on_warning = mode.strict && writes;
         self.mode.set(mode);
         self.diag.borrow_mut().begin_statement(uses_tables, self.vars.max_error_count(), self.vars.sql_notes());
@@ -525,9 +525,7 @@ impl Session {
     }
 
     fn isolation(&mut self) -> Isolation {
-        self.next_isolation
-            .take()
-            .unwrap_or_else(|| set_transaction::isolation_named(self.vars.transaction_isolation()))
+        self.next_isolation.take().unwrap_or_else(|| self.vars.isolation())
     }
 
     fn begin(&mut self) -> Trx {

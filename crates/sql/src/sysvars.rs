@@ -938,7 +938,7 @@ impl SysVars {
                 Scope::Session => Some((d.name, d.default_value())),
             })
             .collect();
-        SessionVars { values }
+        SessionVars::new(values)
     }
 
     /// `@@name` in a session: the session value if the variable has one,
@@ -969,9 +969,49 @@ fn host_name() -> Option<String> {
 #[derive(Clone, Debug)]
 pub struct SessionVars {
     values: HashMap<&'static str, VarValue>,
+    /// The values every statement reads, decoded once per change instead
+    /// of looked up by name per statement (invariant: equal to what
+    /// `values` says; refreshed by every write).
+    hot: Hot,
+}
+
+/// See [`SessionVars::hot`].
+#[derive(Clone, Copy, Debug, Default)]
+struct Hot {
+    autocommit: bool,
+    isolation: quire_engine::txn::Isolation,
+    mode: crate::diag::Mode,
+    transaction_read_only: bool,
+    lock_wait_timeout_secs: u64,
+    max_error_count: u64,
+    sql_notes: bool,
+    max_execution_time_ms: u64,
+    wait_timeout_secs: u64,
 }
 
 impl SessionVars {
+    fn new(values: HashMap<&'static str, VarValue>) -> Self {
+        let mut v = SessionVars { values, hot: Hot::default() };
+        v.refresh_hot();
+        v
+    }
+
+    fn refresh_hot(&mut self) {
+        let b = |n: &str, d: bool| self.values.get(n).and_then(VarValue::as_bool).unwrap_or(d);
+        let u = |n: &str, d: u64| self.values.get(n).and_then(VarValue::as_u64).unwrap_or(d);
+        self.hot = Hot {
+            autocommit: b("autocommit", true),
+            isolation: crate::set_transaction::isolation_named(self.transaction_isolation()),
+            mode: crate::diag::Mode::from_sql_mode(self.sql_mode()),
+            transaction_read_only: b("transaction_read_only", false),
+            lock_wait_timeout_secs: u("innodb_lock_wait_timeout", 50),
+            max_error_count: u("max_error_count", 64),
+            sql_notes: b("sql_notes", true),
+            max_execution_time_ms: u("max_execution_time", 0),
+            wait_timeout_secs: u("wait_timeout", 28_800),
+        };
+    }
+
     /// The session value; `None` for unknown and global-only variables
     /// (use [`SysVars::value`] for `@@name`).
     pub fn get(&self, name: &str) -> Option<VarValue> {
@@ -988,6 +1028,7 @@ impl SessionVars {
         }
         let value = def.check(value)?;
         self.values.insert(def.name, value);
+        self.refresh_hot();
         Ok(())
     }
 
@@ -1006,12 +1047,23 @@ impl SessionVars {
         }
         let value = def.check(value)?;
         self.values.insert(def.name, value);
+        self.refresh_hot();
         Ok(())
     }
 
     /// `autocommit`.
     pub fn autocommit(&self) -> bool {
-        self.values.get("autocommit").and_then(VarValue::as_bool).unwrap_or(true)
+        self.hot.autocommit
+    }
+
+    /// `transaction_isolation` as the engine's level.
+    pub fn isolation(&self) -> quire_engine::txn::Isolation {
+        self.hot.isolation
+    }
+
+    /// `sql_mode`'s flags the statements consult.
+    pub fn mode(&self) -> crate::diag::Mode {
+        self.hot.mode
     }
 
     /// `sql_mode`, comma-separated, in canonical order.
@@ -1029,34 +1081,34 @@ impl SessionVars {
         self.values.get("transaction_isolation").and_then(VarValue::as_str).unwrap_or("REPEATABLE-READ")
     }
 
-    /// `innodb_lock_wait_timeout` in seconds.
     /// `transaction_read_only`: the session's transactions are READ ONLY.
     pub fn transaction_read_only(&self) -> bool {
-        self.values.get("transaction_read_only").and_then(VarValue::as_bool).unwrap_or(false)
+        self.hot.transaction_read_only
     }
 
+    /// `innodb_lock_wait_timeout` in seconds.
     pub fn innodb_lock_wait_timeout_secs(&self) -> u64 {
-        self.values.get("innodb_lock_wait_timeout").and_then(VarValue::as_u64).unwrap_or(50)
+        self.hot.lock_wait_timeout_secs
     }
 
     /// `max_error_count`: conditions the diagnostics area keeps.
     pub fn max_error_count(&self) -> u64 {
-        self.values.get("max_error_count").and_then(VarValue::as_u64).unwrap_or(64)
+        self.hot.max_error_count
     }
 
     /// `sql_notes`: whether notes are recorded.
     pub fn sql_notes(&self) -> bool {
-        self.values.get("sql_notes").and_then(VarValue::as_bool).unwrap_or(true)
+        self.hot.sql_notes
     }
 
     /// `max_execution_time` in milliseconds (0: no limit).
     pub fn max_execution_time_ms(&self) -> u64 {
-        self.values.get("max_execution_time").and_then(VarValue::as_u64).unwrap_or(0)
+        self.hot.max_execution_time_ms
     }
 
     /// `wait_timeout` in seconds.
     pub fn wait_timeout_secs(&self) -> u64 {
-        self.values.get("wait_timeout").and_then(VarValue::as_u64).unwrap_or(28_800)
+        self.hot.wait_timeout_secs
     }
 }
 

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Two quire builds side by side under the real sysbench, same settings:
+# does a change slow the old paths? (The rule: measure before and after.)
+#
+# Usage: scripts/sysbench-quire-vs-quire.sh OUTDIR OLD_BINARY NEW_BINARY
+# Env:   TABLES=4 ROWS=100000 BP=512M TIME=10 THREADS="1 16 64"
+#        TESTS="oltp_point_select oltp_read_only oltp_read_write"
+#        DURABLE=1     innodb_flush_log_at_trx_commit (1: synced per commit)
+# Both servers are loaded once and stay up; every point runs on the old
+# build, then on the new, then the order flips for the next point, so a
+# drift in the machine's load falls on both alike. The table shows TPS
+# (QPS for point_select), new / old, and each server's CPU time per event
+# (per query for point_select) from /proc — the steadier figure on a
+# shared machine, where throughput drifts with the neighbours' load.
+set -euo pipefail
+out=$(realpath -m "${1:?usage: sysbench-quire-vs-quire.sh OUTDIR OLD NEW}")
+old=$(realpath "${2:?old binary}")
+new=$(realpath "${3:?new binary}")
+TABLES=${TABLES:-4} ROWS=${ROWS:-100000} BP=${BP:-512M} TIME=${TIME:-10}
+THREADS=${THREADS:-"1 16 64"}
+TESTS=${TESTS:-"oltp_point_select oltp_read_only oltp_read_write"}
+DURABLE=${DURABLE:-1}
+mkdir -p "$out"
+command -v sysbench >/dev/null || { apt-get update -qq && apt-get install -y -qq sysbench mariadb-client >/dev/null; }
+
+pids=()
+declare -A pid_of
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+# start NAME BINARY PORT
+start() {
+  cat >"$out/$1.cnf" <<CNF
+[mysqld]
+datadir=$out/$1/data
+port=$3
+bind-address=127.0.0.1
+max_connections=5000
+max_prepared_stmt_count=512000
+innodb_buffer_pool_size=$BP
+innodb_redo_log_capacity=1G
+innodb_doublewrite=1
+innodb_flush_log_at_trx_commit=$DURABLE
+innodb_flush_method=O_DIRECT
+CNF
+  rm -rf "${out:?}/$1"
+  "$2" serve --root-password=root --defaults-file="$out/$1.cnf" >"$out/$1.log" 2>&1 &
+  pids+=($!)
+  pid_of[$3]=$!
+  for _ in $(seq 60); do mariadb -h127.0.0.1 -P"$3" -uroot -proot -e 'select 1' >/dev/null 2>&1 && break; sleep 1; done
+  mariadb -h127.0.0.1 -P"$3" -uroot -proot -e "CREATE DATABASE sbtest; CREATE USER sbtest IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO sbtest"
+}
+
+sb() { sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$1" --mysql-user=sbtest \
+  --mysql-password=sbtest --mysql-db=sbtest --tables="$TABLES" --table-size="$ROWS" "${@:2}"; }
+
+start old "$old" 3321
+start new "$new" 3322
+for port in 3321 3322; do sb "$port" --threads=4 oltp_read_write prepare >"$out/prepare.$port" 2>&1; done
+
+# throughput FILE TEST
+throughput() {
+  if [ "$2" = oltp_point_select ]; then
+    awk '/queries:/ { gsub(/\(/, "", $3); print $3 + 0 }' "$1"
+  else
+    awk '/transactions:/ { gsub(/\(/, "", $3); print $3 + 0 }' "$1"
+  fi
+}
+
+# CPU clock ticks (user + system) the server on PORT has used.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/${pid_of[$1]}/stat"; }
+tick_us=$((1000000 / $(getconf CLK_TCK)))
+declare -A cpu_us
+
+echo "| test | threads | old | new | new / old | CPU µs per event old | new | new / old |" >"$out/README.md"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|" >>"$out/README.md"
+flip=0
+for t in $TESTS; do
+  for n in $THREADS; do
+    order="3321 3322"
+    [ $flip = 1 ] && order="3322 3321"
+    flip=$((1 - flip))
+    for port in $order; do
+      c0=$(cpu_ticks "$port")
+      sb "$port" --threads="$n" --time="$TIME" "$t" run >"$out/$t.$n.$port" 2>&1 || true
+      c1=$(cpu_ticks "$port")
+      events=$(throughput "$out/$t.$n.$port" "$t" | awk -v s="$TIME" '{ printf "%d", $1 * s }')
+      cpu_us[$port]=$(awk -v c=$((c1 - c0)) -v u="$tick_us" -v e="$events" 'BEGIN { if (e > 0) printf "%.1f", c * u / e; else print 0 }')
+    done
+    o=$(throughput "$out/$t.$n.3321" "$t")
+    w=$(throughput "$out/$t.$n.3322" "$t")
+    r=$(awk -v o="$o" -v w="$w" 'BEGIN { if (o > 0) printf "%.2f", w / o; else print "-" }')
+    rc=$(awk -v o="${cpu_us[3321]}" -v w="${cpu_us[3322]}" 'BEGIN { if (o > 0) printf "%.2f", w / o; else print "-" }')
+    echo "| $t | $n | $o | $w | $r | ${cpu_us[3321]} | ${cpu_us[3322]} | $rc |" | tee -a "$out/README.md"
+  done
+done
+echo "report: $out/README.md"
