@@ -25,7 +25,9 @@ pub const QUIRE_ROOT_PASSWORD: &str = "rootpw";
 /// A running MariaDB for this test binary.
 pub struct MariaDb {
     pub socket: PathBuf,
-    _dir: tempfile::TempDir,
+    /// Removed by the watchdog once the test process is gone (a static is
+    /// never dropped).
+    dir: PathBuf,
 }
 
 fn mariadbd_path() -> PathBuf {
@@ -73,14 +75,16 @@ impl MariaDb {
             .expect("run mariadb-install-db (Debian's mariadb-server)");
         assert!(install.status.success(), "mariadb-install-db failed: {}", String::from_utf8_lossy(&install.stderr));
         // The watchdog: mariadbd in the background, killed as soon as this
-        // test process is gone.
+        // test process is gone, and its data directory removed then.
+        let dir = dir.keep();
         let script = format!(
             "'{mariadbd}' --defaults-file='{cnf}' & m=$!; \
              while kill -0 {me} 2>/dev/null && kill -0 $m 2>/dev/null; do sleep 0.5; done; \
-             kill -9 $m 2>/dev/null",
+             kill -9 $m 2>/dev/null; sleep 0.5; rm -rf '{dir}'",
             mariadbd = mariadbd.display(),
             cnf = cnf.display(),
             me = std::process::id(),
+            dir = dir.display(),
         );
         Command::new("sh")
             .arg("-c")
@@ -90,7 +94,7 @@ impl MariaDb {
             .stderr(Stdio::null())
             .spawn()
             .expect("start mariadbd");
-        let m = MariaDb { socket, _dir: dir };
+        let m = MariaDb { socket, dir };
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             match Conn::new(m.opts(None)) {
@@ -100,7 +104,7 @@ impl MariaDb {
                     std::thread::sleep(Duration::from_millis(200));
                 }
                 Err(e) => {
-                    let log = std::fs::read_to_string(m._dir.path().join("mysqld.err")).unwrap_or_default();
+                    let log = std::fs::read_to_string(m.dir.join("mysqld.err")).unwrap_or_default();
                     panic!("MariaDB did not start in 60 s: {e}\n{log}");
                 }
             }
