@@ -552,3 +552,32 @@ fn serializable_reads_one_snapshot_and_its_locking_reads_take_next_key_locks() {
     reader.commit().unwrap();
     ins.recv_timeout(ANSWER).unwrap().unwrap();
 }
+
+/// READ COMMITTED as the SQL layer runs it: one view per statement
+/// (`Trx::start_statement`), so two reads of one statement see the same
+/// snapshot even when a commit lands between them, and the next statement
+/// sees that commit. Without statement marks each read call is fresh.
+#[test]
+fn read_committed_reads_of_one_statement_share_a_snapshot() {
+    let db = db();
+    let t = &db.t;
+    let mut reader = db.e.begin(ReadCommitted);
+    reader.start_statement();
+    assert_eq!(get(t, &mut reader, 1), Some(10));
+    let mut writer = db.e.begin(RepeatableRead);
+    set_v(t, &mut writer, 1, 11).unwrap();
+    set_v(t, &mut writer, 2, 21).unwrap();
+    writer.commit().unwrap();
+    assert_eq!(get(t, &mut reader, 2), Some(20), "the same statement still reads its snapshot");
+    reader.start_statement();
+    assert_eq!((get(t, &mut reader, 1), get(t, &mut reader, 2)), (Some(11), Some(21)), "the next statement sees it");
+    reader.commit().unwrap();
+
+    // Unmarked: each call takes a fresh view.
+    let mut plain = db.e.begin(ReadCommitted);
+    assert_eq!(get(t, &mut plain, 3), Some(30));
+    let mut writer = db.e.begin(RepeatableRead);
+    set_v(t, &mut writer, 3, 31).unwrap();
+    writer.commit().unwrap();
+    assert_eq!(get(t, &mut plain, 3), Some(31));
+}

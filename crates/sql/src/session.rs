@@ -821,6 +821,7 @@ impl Session {
             None => (self.begin(), self.autocommit() && !self.in_txn),
         };
         let sp = trx.savepoint();
+        trx.start_statement();
         // A statement interrupted after its last check (a SLEEP in WHERE,
         // a kill during its final row) fails rather than commits.
         let r = f(&mut trx, self).and_then(|v| self.interrupted().map(|()| v));

@@ -217,6 +217,9 @@ pub struct Trx {
     /// Roll pointers of this transaction's undo records, oldest first.
     undo_ptrs: Vec<RollPtr>,
     view: Option<(ReadView, Arc<ViewHandle>)>,
+    /// The caller marks statements (`start_statement`): a READ COMMITTED
+    /// view lasts for the statement, not for one read call.
+    statement_views: bool,
     /// The session's `innodb_lock_wait_timeout` (`None`: the global one).
     lock_wait_timeout: Option<Duration>,
     /// The connection's interrupt: ends row-lock waits early (KILL QUERY,
@@ -238,6 +241,7 @@ impl Trx {
             undo: None,
             undo_ptrs: Vec::new(),
             view: None,
+            statement_views: false,
             lock_wait_timeout: None,
             interrupt: None,
         }
@@ -292,13 +296,25 @@ impl Trx {
         self.isolation == Isolation::ReadUncommitted
     }
 
+    /// A statement begins (the SQL layer calls this): under READ
+    /// COMMITTED its consistent reads share one view taken at its first
+    /// read, as InnoDB's, so a statement reading several ranges sees one
+    /// snapshot. Without it, each read call takes a fresh view.
+    pub fn start_statement(&mut self) {
+        self.statement_views = true;
+        if self.isolation == Isolation::ReadCommitted {
+            self.view = None;
+        }
+    }
+
     /// The view consistent reads use: for REPEATABLE READ and SERIALIZABLE
-    /// the one taken at the first read; for READ COMMITTED a fresh one per
-    /// call (per statement, for the callers of the table API). READ
+    /// the one taken at the first read; for READ COMMITTED the one taken at
+    /// the statement's first read ([`Trx::start_statement`]), or a fresh
+    /// one per call for callers that do not mark statements. READ
     /// UNCOMMITTED reads use no view (`reads_uncommitted`).
     pub(crate) fn read_view(&mut self) -> (ReadView, Arc<ViewHandle>) {
         debug_assert!(!self.reads_uncommitted(), "READ UNCOMMITTED reads take no view");
-        let fresh = self.isolation == Isolation::ReadCommitted;
+        let fresh = self.isolation == Isolation::ReadCommitted && !self.statement_views;
         if fresh || self.view.is_none() {
             let (v, h) = self.sys.trx_sys.open_view(self.id);
             self.view = Some((v, Arc::new(h)));
