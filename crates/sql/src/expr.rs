@@ -373,12 +373,23 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
         E::Ceil { expr, field: ast::CeilFloorKind::DateTimeField(ast::DateTimeField::NoDateTime) } => {
             Expr::Func("ceil".into(), vec![compile(expr, scope)?])
         }
+        // `CEIL(x, d)` / `FLOOR(x TO unit)`: MySQL's CEIL and FLOOR take
+        // one argument.
+        E::Floor { .. } | E::Ceil { .. } => {
+            let name = if matches!(e, E::Floor { .. }) { "floor" } else { "ceil" };
+            return Err(SqlError::new(
+                1582,
+                "42000",
+                format!("Incorrect parameter count in the call to native function '{name}'"),
+            ));
+        }
         E::Substring { expr, substring_from, substring_for, .. } => {
             let mut args = vec![compile(expr, scope)?];
-            args.push(match substring_from {
-                Some(f) => compile(f, scope)?,
-                None => Expr::Lit(Value::Int(1)),
-            });
+            // MySQL's grammar has no SUBSTRING(str) (1064).
+            let Some(from) = substring_from else {
+                return Err(SqlError::syntax("SUBSTRING needs a position"));
+            };
+            args.push(compile(from, scope)?);
             if let Some(n) = substring_for {
                 args.push(compile(n, scope)?);
             }
@@ -518,63 +529,77 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         return Ok(Expr::Agg(aggs.len() - 1));
     }
     let args = args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?;
-    const KNOWN: &[&str] = &[
-        "database",
-        "schema",
-        "version",
-        "connection_id",
-        "last_insert_id",
-        "user",
-        "current_user",
-        "session_user",
-        "system_user",
-        "now",
-        "current_timestamp",
-        "sysdate",
-        "curdate",
-        "current_date",
-        "concat",
-        "concat_ws",
-        "length",
-        "char_length",
-        "character_length",
-        "upper",
-        "ucase",
-        "lower",
-        "lcase",
-        "coalesce",
-        "ifnull",
-        "if",
-        "nullif",
-        "abs",
-        "floor",
-        "ceil",
-        "ceiling",
-        "round",
-        "truncate",
-        "mod",
-        "greatest",
-        "least",
-        "substring",
-        "substr",
-        "left",
-        "right",
-        "trim",
-        "ltrim",
-        "rtrim",
-        "repeat",
-        "replace",
-        "rand",
-        "found_rows",
-        "row_count",
-        "unix_timestamp",
-        "utc_timestamp",
-        "isnull",
-        "hex",
-        "sleep",
+    // The functions quire has, with the argument counts MySQL accepts
+    // (`usize::MAX`: any number from the minimum), and whether MySQL's
+    // grammar spells the call out (a wrong count is then a syntax error,
+    // 1064, not 1582).
+    const ARITY: &[(&str, usize, usize, bool)] = &[
+        ("database", 0, 0, false),
+        ("schema", 0, 0, false),
+        ("version", 0, 0, false),
+        ("connection_id", 0, 0, false),
+        ("last_insert_id", 0, 1, false),
+        ("user", 0, 0, true),
+        ("current_user", 0, 0, true),
+        ("session_user", 0, 0, true),
+        ("system_user", 0, 0, true),
+        ("now", 0, 1, true),
+        ("current_timestamp", 0, 1, true),
+        ("sysdate", 0, 1, true),
+        ("utc_timestamp", 0, 1, true),
+        ("curdate", 0, 0, true),
+        ("current_date", 0, 0, true),
+        ("concat", 1, usize::MAX, false),
+        ("concat_ws", 2, usize::MAX, false),
+        ("length", 1, 1, false),
+        ("char_length", 1, 1, false),
+        ("character_length", 1, 1, false),
+        ("upper", 1, 1, false),
+        ("ucase", 1, 1, false),
+        ("lower", 1, 1, false),
+        ("lcase", 1, 1, false),
+        ("coalesce", 1, usize::MAX, false),
+        ("ifnull", 2, 2, false),
+        ("if", 3, 3, true),
+        ("nullif", 2, 2, false),
+        ("abs", 1, 1, false),
+        ("floor", 1, 1, false),
+        ("ceil", 1, 1, false),
+        ("ceiling", 1, 1, false),
+        ("round", 1, 2, false),
+        ("truncate", 2, 2, true),
+        ("mod", 2, 2, true),
+        ("greatest", 2, usize::MAX, false),
+        ("least", 2, usize::MAX, false),
+        ("substring", 2, 3, true),
+        ("substr", 2, 3, true),
+        ("left", 2, 2, true),
+        ("right", 2, 2, true),
+        ("trim", 1, 1, false),
+        ("ltrim", 1, 1, false),
+        ("rtrim", 1, 1, false),
+        ("repeat", 2, 2, true),
+        ("replace", 3, 3, true),
+        ("rand", 0, 1, false),
+        ("found_rows", 0, 0, false),
+        ("row_count", 0, 0, false),
+        ("unix_timestamp", 0, 1, false),
+        ("isnull", 1, 1, false),
+        ("hex", 1, 1, false),
+        ("sleep", 1, 1, false),
     ];
-    if !KNOWN.contains(&name.as_str()) {
+    let Some(&(_, min, max, grammar)) = ARITY.iter().find(|(n, ..)| *n == name) else {
         return Err(SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist")));
+    };
+    if (args.len() < min || args.len() > max) && grammar {
+        return Err(SqlError::syntax(format!("wrong number of arguments to {name}()")));
+    }
+    if args.len() < min || args.len() > max {
+        return Err(SqlError::new(
+            1582,
+            "42000",
+            format!("Incorrect parameter count in the call to native function '{name}'"),
+        ));
     }
     Ok(Expr::Func(name, args))
 }
