@@ -44,6 +44,10 @@ use quire_sql::sysvars::{self, normalise_name, SysVars, VarKind, VarValue};
 /// How deep `!include` may nest (a guard against include cycles).
 const MAX_INCLUDE_DEPTH: usize = 10;
 
+/// `back_log`'s upper bound; its autosized value (`max_connections`) is
+/// capped here, as in MySQL 8.0.
+const MAX_BACK_LOG: u64 = 65535;
+
 /// `my.cnf` groups quire reads.
 const GROUPS: &[&str] = &["mysqld", "server", "mysqld-8.0", "quire"];
 
@@ -386,6 +390,13 @@ pub fn load(defaults_file: Option<&Path>, overrides: &[(String, String)]) -> Res
     }
 
     let config = ServerConfig { sysvars, warnings, defaults_file: defaults_file.map(Path::to_path_buf) };
+    if !config.sysvars.is_set("back_log") {
+        let back_log = config.max_connections().min(MAX_BACK_LOG as usize) as u64;
+        config
+            .sysvars
+            .autosize("back_log", &VarValue::UInt(back_log))
+            .map_err(|e| value_error("back_log", e.message))?;
+    }
     config.engine_config()?;
     Ok(config)
 }
@@ -509,6 +520,17 @@ impl ServerConfig {
     /// `max_connections` (default 151).
     pub fn max_connections(&self) -> usize {
         self.usize("max_connections").unwrap_or(151)
+    }
+
+    /// `back_log`: the listen queue's length. Unless configured it is
+    /// `max_connections` (at most 65535), as in MySQL 8.0 (WL#9704), so
+    /// that every client of a server that lost all its connections can
+    /// reconnect at once. MariaDB 10.11 autosizes to 50 + max_connections
+    /// / 5, at most 900 (450 at max_connections=2000), which still
+    /// overflows under a burst of 1000 connects. The kernel caps the queue
+    /// at `net.core.somaxconn` (the listener warns).
+    pub fn back_log(&self) -> u32 {
+        self.u32("back_log").unwrap_or(151)
     }
 
     /// `max_allowed_packet` in bytes (default 64M).
@@ -688,8 +710,8 @@ loose-performance-schema-instrument='wait/synch/%=ON',
         let warned = |name: &str| {
             config.warnings.iter().any(|w| w == &format!("variable '{name}' is accepted but not used by quire"))
         };
+        assert_eq!(config.back_log(), 4000);
         for name in [
-            "back_log",
             "ssl",
             "log_bin",
             "character_set_client_handshake",
@@ -705,6 +727,7 @@ loose-performance-schema-instrument='wait/synch/%=ON',
             assert!(warned(name), "no warning for {name}: {:#?}", config.warnings);
         }
         for name in [
+            "back_log",
             "max_connections",
             "innodb_buffer_pool_size",
             "innodb_doublewrite",
@@ -731,6 +754,7 @@ loose-performance-schema-instrument='wait/synch/%=ON',
         assert_eq!(engine.buffer_pool_instances, 8);
         assert_eq!(engine.log.file_size, 128 << 20, "64M * the default 2 files");
         assert_eq!(config.max_connections(), 50000);
+        assert_eq!(config.back_log(), 50000, "autosized to max_connections");
         assert!(config.warnings.contains(&"unknown variable 'loose_innodb_log_checksum_algorithm' ignored".into()));
         assert!(
             !config.warnings.iter().any(|w| w.contains("'innodb_page_cleaners'")),
@@ -805,7 +829,23 @@ loose-performance-schema-instrument='wait/synch/%=ON',
         assert_eq!(config.socket(), None);
         assert_eq!(config.datadir(), PathBuf::from("./quire-data"));
         assert_eq!(config.max_connections(), 151);
+        assert_eq!(config.back_log(), 151);
         assert_eq!(config.max_allowed_packet(), 64 << 20);
+    }
+
+    #[test]
+    fn back_log_is_autosized_to_max_connections_capped_at_65535_unless_given() {
+        let opts = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        };
+        let config = load(None, &opts(&[("max_connections", "2000")])).unwrap();
+        assert_eq!(config.back_log(), 2000);
+        assert!(!config.sysvars.is_set("back_log"), "a derived value is not a configured one");
+        let config = load(None, &opts(&[("max_connections", "100000")])).unwrap();
+        assert_eq!(config.back_log(), 65535);
+        let config = load(None, &opts(&[("back_log", "300"), ("max_connections", "2000")])).unwrap();
+        assert_eq!(config.back_log(), 300, "a configured back_log wins");
+        assert!(load(None, &opts(&[("back_log", "70000")])).is_err(), "out of range");
     }
 
     #[test]

@@ -141,7 +141,7 @@ impl Server {
         let backend = Arc::new(SqlBackend { shared: shared.clone() });
         let socket = cfg.socket();
         let addr = format!("{}:{}", cfg.bind_address(), cfg.port());
-        let listener = Listener::bind(Some(&addr), socket.as_deref())?;
+        let listener = Listener::bind_with_backlog(Some(&addr), socket.as_deref(), cfg.back_log())?;
         let tcp_addr = listener.local_addr();
         let options = ListenerOptions { max_connections: cfg.max_connections(), ..Default::default() };
         let listener = listener.spawn(backend, options)?;

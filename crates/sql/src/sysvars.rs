@@ -482,7 +482,9 @@ pub static VARS: &[VarDef] = &[
     def("auto_increment_increment", B, DYN, uint(1, 65535), "1", USED),
     def("auto_increment_offset", B, DYN, uint(1, 65535), "1", USED),
     def("autocommit", B, DYN, Bool, "ON", USED),
-    def("back_log", G, RO, uint(1, 65535), "151", COMPAT),
+    // Autosized at startup to max_connections when not given (MySQL 8.0,
+    // WL#9704); the compiled-in default is max_connections' default.
+    def("back_log", G, RO, uint(1, 65535), "151", USED),
     def("basedir", G, RO, Str, "", COMPAT),
     def("big_tables", B, DYN, Bool, "OFF", COMPAT),
     def("bind_address", G, RO, Str, "127.0.0.1", USED),
@@ -885,6 +887,20 @@ impl SysVars {
         }
         let value = def.parse_startup(raw)?;
         self.store(def, value);
+        Ok(())
+    }
+
+    /// A startup value derived from other variables (MySQL's autosizing:
+    /// `back_log` from `max_connections`): becomes the global value but is
+    /// not marked as set, so [`SysVars::is_set`] still tells a configured
+    /// value from a derived one. No hooks run.
+    pub fn autosize(&self, name: &str, value: &VarValue) -> Result<(), VarError> {
+        let def = lookup(name).ok_or_else(|| VarError::unknown(name))?;
+        if def.scope == Scope::Session {
+            return Err(VarError::session_only(def.name));
+        }
+        let value = def.check(value)?;
+        self.globals.write().insert(def.name, value);
         Ok(())
     }
 

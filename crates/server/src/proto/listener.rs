@@ -19,6 +19,10 @@
 //! 4. The accept thread polls with a timeout, so setting the stop flag ends
 //!    it within [`POLL_INTERVAL_MS`]; accept errors (EMFILE, ECONNABORTED)
 //!    are logged and retried after a short sleep, never fatal.
+//! 5. Both sockets listen with the configured `back_log` (std's `bind`
+//!    would take 128, and a burst of connects beyond the queue waits for
+//!    TCP retransmission, a second and more). The kernel caps the queue at
+//!    `net.core.somaxconn`; binding warns when it does.
 //!
 //! Stopping the listener does not close open connections: they end when
 //! their clients quit.
@@ -34,12 +38,21 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use socket2::{Domain, Protocol, SockAddr, Socket, Type};
+
 use super::conn::{serve_connection_in, ConnEnv, ConnOptions};
 use super::socket::SocketControl;
 use super::{response, Backend, ErrPacket};
 
 /// How long the accept thread waits before looking at the stop flag.
 pub const POLL_INTERVAL_MS: i32 = 100;
+
+/// The listen queue when none is configured: MySQL's `back_log` for the
+/// default `max_connections`.
+pub const DEFAULT_BACK_LOG: u32 = 151;
+
+/// Where Linux publishes its cap on listen queues.
+const SOMAXCONN_PATH: &str = "/proc/sys/net/core/somaxconn";
 
 /// Back-off after a failed accept.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);
@@ -73,21 +86,33 @@ impl Default for ListenerOptions {
 }
 
 impl Listener {
+    /// [`Listener::bind_with_backlog`] with [`DEFAULT_BACK_LOG`].
+    pub fn bind(tcp_addr: Option<&str>, unix_path: Option<&Path>) -> io::Result<Self> {
+        Self::bind_with_backlog(tcp_addr, unix_path, DEFAULT_BACK_LOG)
+    }
+
     /// Binds `tcp_addr` (e.g. "127.0.0.1:3306"; port 0 picks one) and/or
     /// the Unix socket `unix_path` (a stale socket file there is removed
-    /// first; one a live server answers on is left alone: AddrInUse).
-    pub fn bind(tcp_addr: Option<&str>, unix_path: Option<&Path>) -> io::Result<Self> {
+    /// first; one a live server answers on is left alone: AddrInUse), both
+    /// listening with a queue of `back_log` (invariant 5).
+    pub fn bind_with_backlog(tcp_addr: Option<&str>, unix_path: Option<&Path>, back_log: u32) -> io::Result<Self> {
+        let backlog = i32::try_from(back_log.max(1)).unwrap_or(i32::MAX);
+        if let Some(cap) = somaxconn().filter(|&cap| backlog > cap) {
+            tracing::warn!(
+                "back_log {backlog} exceeds net.core.somaxconn {cap}: the kernel queues at most {cap} connections"
+            );
+        }
         let tcp = match tcp_addr {
-            Some(a) => {
-                let addrs: Vec<SocketAddr> = a.to_socket_addrs()?.collect();
-                Some(TcpListener::bind(&addrs[..])?)
-            }
+            Some(a) => Some(bind_tcp(a, backlog)?),
             None => None,
         };
         let unix = match unix_path {
             Some(p) => {
                 remove_stale_socket(p)?;
-                Some(UnixListener::bind(p)?)
+                let socket = Socket::new(Domain::UNIX, Type::STREAM, None)?;
+                socket.bind(&SockAddr::unix(p)?)?;
+                socket.listen(backlog)?;
+                Some(UnixListener::from(std::os::fd::OwnedFd::from(socket)))
             }
             None => None,
         };
@@ -148,6 +173,31 @@ pub fn spawn<B: Backend>(
     let options = ListenerOptions { max_connections, ..ListenerOptions::default() };
     let thread = Listener::from_sockets(tcp, unix).start(backend, options, Shared::new(stop, max_connections))?;
     Ok(vec![thread])
+}
+
+/// Binds the first of `addr`'s addresses that takes it, as std's
+/// `TcpListener::bind` does (SO_REUSEADDR, so a restart need not wait for
+/// TIME_WAIT), but listens with `backlog`.
+fn bind_tcp(addr: &str, backlog: i32) -> io::Result<TcpListener> {
+    let mut last = io::Error::new(ErrorKind::InvalidInput, format!("{addr} names no address"));
+    for a in addr.to_socket_addrs()? {
+        let bound = Socket::new(Domain::for_address(a), Type::STREAM, Some(Protocol::TCP)).and_then(|socket| {
+            socket.set_reuse_address(true)?;
+            socket.bind(&a.into())?;
+            socket.listen(backlog)?;
+            Ok(socket)
+        });
+        match bound {
+            Ok(socket) => return Ok(TcpListener::from(socket)),
+            Err(e) => last = e,
+        }
+    }
+    Err(last)
+}
+
+/// The kernel's cap on a listen queue, where the system publishes it.
+fn somaxconn() -> Option<i32> {
+    std::fs::read_to_string(SOMAXCONN_PATH).ok()?.trim().parse().ok()
 }
 
 /// Removes a socket file nobody answers on.
@@ -396,5 +446,63 @@ fn start_connection<B: Backend, S: Read + Write + Send + 'static>(
     if let Err(e) = spawned {
         // The closure (and its guard) was dropped: the count is already back.
         tracing::warn!("could not start a thread for connection {id}: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kernel's `sk_max_ack_backlog` of a listening TCP socket: Linux
+    /// reports it in `tcp_info.tcpi_sacked` for sockets in LISTEN.
+    fn kernel_backlog(l: &TcpListener) -> u32 {
+        // SAFETY: `info` is a plain C struct, zero is a valid value, and
+        // `len` holds its size; the descriptor is open for the call.
+        unsafe {
+            let mut info: libc::tcp_info = std::mem::zeroed();
+            let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
+            let rc = libc::getsockopt(
+                l.as_raw_fd(),
+                libc::IPPROTO_TCP,
+                libc::TCP_INFO,
+                (&mut info as *mut libc::tcp_info).cast(),
+                &mut len,
+            );
+            assert_eq!(rc, 0, "TCP_INFO: {}", io::Error::last_os_error());
+            info.tcpi_sacked
+        }
+    }
+
+    #[test]
+    fn tcp_socket_listens_with_the_configured_back_log_up_to_somaxconn() {
+        let cap = somaxconn().unwrap_or(i32::MAX) as u32;
+        for asked in [1, 300, 2000] {
+            let l = Listener::bind_with_backlog(Some("127.0.0.1:0"), None, asked).unwrap();
+            assert_eq!(kernel_backlog(l.tcp.as_ref().unwrap()), asked.min(cap), "back_log {asked}");
+        }
+        let l = Listener::bind(Some("127.0.0.1:0"), None).unwrap();
+        assert_eq!(kernel_backlog(l.tcp.as_ref().unwrap()), DEFAULT_BACK_LOG.min(cap));
+    }
+
+    #[test]
+    fn unix_socket_queues_back_log_connections_before_any_accept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("q.sock");
+        let l = Listener::bind_with_backlog(None, Some(&path), 200).unwrap();
+        // Nobody accepts: a connect completes while the queue has room
+        // (Linux queues back_log + 1), then fails at once on a
+        // non-blocking socket.
+        let mut queued = Vec::new();
+        loop {
+            let s = Socket::new(Domain::UNIX, Type::STREAM, None).unwrap();
+            s.set_nonblocking(true).unwrap();
+            if s.connect(&SockAddr::unix(&path).unwrap()).is_err() {
+                break;
+            }
+            queued.push(s);
+            assert!(queued.len() < 1000, "the queue never filled");
+        }
+        assert_eq!(queued.len(), 201);
+        drop(l);
     }
 }
