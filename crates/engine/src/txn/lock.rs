@@ -40,6 +40,14 @@
 //!    stream of readers.
 //! 4. Releasing (commit / rollback) grants, in queue order, every waiter
 //!    whose request no longer conflicts with anything ahead of it.
+//! 5. An insert intention granted at once is not recorded (InnoDB's
+//!    `lock_rec_insert_check_and_lock` creates no lock either): it blocks
+//!    nothing, so keeping it would only grow the queue of the key above the
+//!    inserts. A bulk insert at the end of an index asks for one on the
+//!    supremum for every row; recorded, each request scanned all the earlier
+//!    ones and a 100 000-row INSERT became quadratic. Only an insert
+//!    intention that had to wait stays in the queue (granted when the gap
+//!    lock before it goes), until its transaction ends.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -253,6 +261,13 @@ impl LockSys {
                 .map(|r| r.trx)
                 .collect();
             if blockers.is_empty() {
+                if kind == LockKind::InsertIntention {
+                    // Invariant 5: nothing to record.
+                    if q.reqs.is_empty() {
+                        shard.queues.remove(&key);
+                    }
+                    return Ok(());
+                }
                 q.reqs.push(Request { trx, mode, kind, wait: None });
                 locks.held.push((key, mode, kind));
                 return Ok(());
@@ -341,6 +356,9 @@ impl LockSys {
             if q.reqs.iter().any(|r| r.trx != trx && conflicts(mode, kind, r.mode, r.kind)) {
                 return false;
             }
+        }
+        if kind == LockKind::InsertIntention {
+            return true; // invariant 5: granted at once, nothing to record
         }
         shard.queues.entry(key.clone()).or_default().reqs.push(Request { trx, mode, kind, wait: None });
         locks.held.push((key.clone(), mode, kind));
@@ -551,6 +569,29 @@ mod tests {
         ls.lock(2, &mut b, LockKey::supremum(1), LockMode::X, LockKind::InsertIntention, T).unwrap();
         ls.release_all(1, &mut a);
         ls.lock(2, &mut b, k(5), LockMode::X, LockKind::InsertIntention, T).unwrap();
+    }
+
+    #[test]
+    fn insert_intentions_granted_at_once_leave_nothing_in_the_table_yet_later_gap_locks_still_stop_inserts() {
+        let ls = LockSys::new();
+        let (mut a, mut b) = (TrxLocks::default(), TrxLocks::default());
+        let top = LockKey::supremum(1);
+        for _ in 0..1000 {
+            ls.lock(1, &mut a, top.clone(), LockMode::X, LockKind::InsertIntention, T).unwrap();
+            assert!(ls.try_lock(1, &mut a, &top, LockMode::X, LockKind::InsertIntention));
+        }
+        assert_eq!((ls.lock_count(), a.len()), (0, 0), "a bulk insert at the end of an index records no lock");
+        // Another transaction now locks the gap: the next insert into it waits.
+        ls.lock(2, &mut b, top.clone(), LockMode::S, LockKind::Gap, T).unwrap();
+        assert!(!ls.try_lock(1, &mut a, &top, LockMode::X, LockKind::InsertIntention));
+        let short = Duration::from_millis(30);
+        assert_eq!(
+            ls.lock(1, &mut a, top.clone(), LockMode::X, LockKind::InsertIntention, short),
+            Err(LockError::Timeout)
+        );
+        ls.release_all(2, &mut b);
+        assert!(ls.try_lock(1, &mut a, &top, LockMode::X, LockKind::InsertIntention));
+        assert_eq!(ls.lock_count(), 0);
     }
 
     #[test]
