@@ -33,10 +33,7 @@ fn back_log_is_a_read_only_global_variable_as_in_mariadb() {
     assert_same(
         &mut q.connect(None),
         &mut m.connect(None),
-        &[
-            "SET GLOBAL back_log = 10",
-            "SELECT @@global.back_log > 0",
-        ],
+        &["SET GLOBAL back_log = 10", "SELECT @@global.back_log > 0"],
     );
 }
 

@@ -301,7 +301,7 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
         E::Identifier(i) => {
             let name = ident_name(i);
             if let Some(var) = name.strip_prefix("@@") {
-                sysvar(var)
+                sysvar(var)?
             } else if i.quote_style == Some('"') && scope.column(name, None).is_err() {
                 Expr::Lit(Value::Str(name.to_string()))
             } else {
@@ -312,7 +312,10 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             let first = parts.first().map(ident_name).unwrap_or_default();
             if let Some(scope_kw) = first.strip_prefix("@@") {
                 let name = parts[1..].iter().map(ident_name).collect::<Vec<_>>().join(".");
-                Expr::SysVar { name: name.to_ascii_lowercase(), global: scope_kw.eq_ignore_ascii_case("global") }
+                let global = scope_kw.eq_ignore_ascii_case("global");
+                let session = scope_kw.eq_ignore_ascii_case("session") || scope_kw.eq_ignore_ascii_case("local");
+                session_scope_allowed(&name, session)?;
+                Expr::SysVar { name: name.to_ascii_lowercase(), global }
             } else {
                 let (q, name) = match parts.as_slice() {
                     [t, c] => (t.value.as_str(), c.value.as_str()),
@@ -469,14 +472,26 @@ fn bin_op(op: &ast::BinaryOperator) -> Result<BinOp> {
     })
 }
 
-fn sysvar(var: &str) -> Expr {
+fn sysvar(var: &str) -> Result<Expr> {
     let lower = var.to_ascii_lowercase();
-    if let Some(n) = lower.strip_prefix("global.") {
+    Ok(if let Some(n) = lower.strip_prefix("global.") {
         Expr::SysVar { name: n.to_string(), global: true }
     } else if let Some(n) = lower.strip_prefix("session.").or_else(|| lower.strip_prefix("local.")) {
+        session_scope_allowed(n, true)?;
         Expr::SysVar { name: n.to_string(), global: false }
     } else {
         Expr::SysVar { name: lower, global: false }
+    })
+}
+
+/// `@@session.x` / `@@local.x` of a variable with only a global value is
+/// 1238, as in MySQL and MariaDB (`@@x` alone reads the global value).
+fn session_scope_allowed(name: &str, explicit_session: bool) -> Result<()> {
+    match crate::sysvars::lookup(name) {
+        Some(d) if explicit_session && d.scope == crate::sysvars::Scope::Global => {
+            Err(SqlError::new(1238, "HY000", format!("Variable '{}' is a GLOBAL variable", d.name)))
+        }
+        _ => Ok(()),
     }
 }
 
