@@ -57,24 +57,3 @@ fn wrong_argument_counts_get_1582_as_in_mariadb() {
         ],
     );
 }
-
-/// `@@session.` of a global-only variable is 1238 (MySQL and MariaDB);
-/// `@@x` and `@@global.x` read it.
-#[test]
-fn session_scope_of_a_global_only_variable_is_1238_as_in_mariadb() {
-    let m = MariaDb::get();
-    let q = Quire::start(&[]);
-    let mut qc = q.fresh_db("scopes");
-    let mut mc = m.fresh_db("scopes");
-    assert_same(
-        &mut qc,
-        &mut mc,
-        &[
-            "SELECT @@session.max_connections",
-            "SELECT @@local.max_connections",
-            "SELECT @@global.max_connections > 0",
-            "SELECT @@max_connections > 0",
-            "SELECT @@session.autocommit",
-        ],
-    );
-}

@@ -1036,11 +1036,12 @@ impl SessionVars {
 
     /// `SET [SESSION] name = value`.
     pub fn set(&mut self, def: &'static VarDef, value: &VarValue) -> Result<(), VarError> {
-        if def.scope == Scope::Global {
-            return Err(VarError::global_only(def.name));
-        }
+        // Read-only first, as MySQL and MariaDB check it (1238 before 1229).
         if !def.dynamic {
             return Err(VarError::read_only(def.name));
+        }
+        if def.scope == Scope::Global {
+            return Err(VarError::global_only(def.name));
         }
         let value = def.check(value)?;
         self.values.insert(def.name, value);
