@@ -6,6 +6,7 @@
 # Env:   TABLES=4 ROWS=100000 BP=512M TIME=10 THREADS="1 16 64"
 #        TESTS="oltp_point_select oltp_read_only oltp_read_write"
 #        DURABLE=1     innodb_flush_log_at_trx_commit (1: synced per commit)
+#        PORT_OLD=3321 PORT_NEW=3322
 # Both servers are loaded once and stay up; every point runs on the old
 # build, then on the new, then the order flips for the next point, so a
 # drift in the machine's load falls on both alike. The table shows TPS
@@ -20,6 +21,8 @@ TABLES=${TABLES:-4} ROWS=${ROWS:-100000} BP=${BP:-512M} TIME=${TIME:-10}
 THREADS=${THREADS:-"1 16 64"}
 TESTS=${TESTS:-"oltp_point_select oltp_read_only oltp_read_write"}
 DURABLE=${DURABLE:-1}
+# Ports of the old and new server (change them when another run uses these).
+PO=${PORT_OLD:-3321} PN=${PORT_NEW:-3322}
 mkdir -p "$out"
 command -v sysbench >/dev/null || { apt-get update -qq && apt-get install -y -qq sysbench mariadb-client >/dev/null; }
 
@@ -54,9 +57,9 @@ CNF
 sb() { sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$1" --mysql-user=sbtest \
   --mysql-password=sbtest --mysql-db=sbtest --tables="$TABLES" --table-size="$ROWS" "${@:2}"; }
 
-start old "$old" 3321
-start new "$new" 3322
-for port in 3321 3322; do sb "$port" --threads=4 oltp_read_write prepare >"$out/prepare.$port" 2>&1; done
+start old "$old" $PO
+start new "$new" $PN
+for port in $PO $PN; do sb "$port" --threads=4 oltp_read_write prepare >"$out/prepare.$port" 2>&1; done
 
 # throughput FILE TEST
 throughput() {
@@ -77,8 +80,8 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|" >>"$out/README.md"
 flip=0
 for t in $TESTS; do
   for n in $THREADS; do
-    order="3321 3322"
-    [ $flip = 1 ] && order="3322 3321"
+    order="$PO $PN"
+    [ $flip = 1 ] && order="$PN $PO"
     flip=$((1 - flip))
     for port in $order; do
       c0=$(cpu_ticks "$port")
@@ -87,11 +90,11 @@ for t in $TESTS; do
       events=$(throughput "$out/$t.$n.$port" "$t" | awk -v s="$TIME" '{ printf "%d", $1 * s }')
       cpu_us[$port]=$(awk -v c=$((c1 - c0)) -v u="$tick_us" -v e="$events" 'BEGIN { if (e > 0) printf "%.1f", c * u / e; else print 0 }')
     done
-    o=$(throughput "$out/$t.$n.3321" "$t")
-    w=$(throughput "$out/$t.$n.3322" "$t")
+    o=$(throughput "$out/$t.$n.$PO" "$t")
+    w=$(throughput "$out/$t.$n.$PN" "$t")
     r=$(awk -v o="$o" -v w="$w" 'BEGIN { if (o > 0) printf "%.2f", w / o; else print "-" }')
-    rc=$(awk -v o="${cpu_us[3321]}" -v w="${cpu_us[3322]}" 'BEGIN { if (o > 0) printf "%.2f", w / o; else print "-" }')
-    echo "| $t | $n | $o | $w | $r | ${cpu_us[3321]} | ${cpu_us[3322]} | $rc |" | tee -a "$out/README.md"
+    rc=$(awk -v o="${cpu_us[$PO]}" -v w="${cpu_us[$PN]}" 'BEGIN { if (o > 0) printf "%.2f", w / o; else print "-" }')
+    echo "| $t | $n | $o | $w | $r | ${cpu_us[$PO]} | ${cpu_us[$PN]} | $rc |" | tee -a "$out/README.md"
   done
 done
 echo "report: $out/README.md"
