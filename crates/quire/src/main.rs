@@ -4,19 +4,20 @@
 //! - `commit-bench`: group commit.
 //! - `rw-bench`: the read-write mix with and without transactions.
 //! - `serve`: the MySQL-compatible server.
+//! - `conn-memory`: resident memory per idle connection of a running
+//!   server (docs/BENCHMARKS.md).
 //! - `bench`: sysbench-style OLTP load against quire (embedded) and any
 //!   MySQL server, with a report of CSV, JSON, charts and markdown.
 
+mod allocator;
 mod commit_bench;
+mod conn_memory;
 mod engine_bench;
 mod rw_bench;
 mod rw_event;
 mod workload;
 
 use clap::{Parser, Subcommand};
-
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
 #[command(name = "quire", version, about = "quire: a MySQL-compatible transactional database server")]
@@ -46,6 +47,9 @@ enum Command {
     /// Serve MySQL clients: `quire serve [--defaults-file=my.cnf]
     /// [--root-password=PW] [--any_variable=value ...]`.
     Serve(ServeArgs),
+    /// Resident memory per idle connection of a running server, and how
+    /// much comes back when the connections close.
+    ConnMemory(conn_memory::Args),
 }
 
 #[derive(clap::Args)]
@@ -116,6 +120,7 @@ fn main() {
         Command::RwBench(a) => rw_bench::run(a),
         Command::KillWorkload(a) => workload::run(a),
         Command::Serve(a) => serve(a),
+        Command::ConnMemory(a) => conn_memory::run(a),
         Command::Bench(a) => quire_bench::run(a).map_err(Into::into),
     };
     if let Err(e) = res {
