@@ -4,17 +4,12 @@
 
 mod oracle;
 
-use oracle::{assert_same, MariaDb, Quire};
+use oracle::same_on_both;
 
 #[test]
 fn simple_dml_and_errors_answer_as_mariadb_does() {
-    let m = MariaDb::get();
-    let q = Quire::start(&[]);
-    let mut qc = q.fresh_db("diff_basics");
-    let mut mc = m.fresh_db("diff_basics");
-    assert_same(
-        &mut qc,
-        &mut mc,
+    same_on_both(
+        "diff_basics",
         &[
             "CREATE TABLE t (id INT PRIMARY KEY, k INT NOT NULL, s VARCHAR(20))",
             "INSERT INTO t VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, NULL)",

@@ -4,17 +4,12 @@
 
 mod oracle;
 
-use oracle::{assert_same, MariaDb, Quire};
+use oracle::same_on_both;
 
 #[test]
 fn wrong_argument_counts_get_1582_as_in_mariadb() {
-    let m = MariaDb::get();
-    let q = Quire::start(&[]);
-    let mut qc = q.fresh_db("arity");
-    let mut mc = m.fresh_db("arity");
-    assert_same(
-        &mut qc,
-        &mut mc,
+    same_on_both(
+        "arity",
         &[
             "SELECT ABS()",
             "SELECT ABS(1, 2)",

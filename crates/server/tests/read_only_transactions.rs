@@ -6,17 +6,12 @@
 
 mod oracle;
 
-use oracle::{assert_same, MariaDb, Quire};
+use oracle::same_on_both;
 
 #[test]
 fn writes_in_a_read_only_transaction_get_1792_as_in_mariadb() {
-    let m = MariaDb::get();
-    let q = Quire::start(&[]);
-    let mut qc = q.fresh_db("ro_trx");
-    let mut mc = m.fresh_db("ro_trx");
-    assert_same(
-        &mut qc,
-        &mut mc,
+    same_on_both(
+        "ro_trx",
         &[
             "CREATE TABLE t (id INT PRIMARY KEY, v INT)",
             "INSERT INTO t VALUES (1, 1)",

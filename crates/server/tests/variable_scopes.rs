@@ -3,20 +3,15 @@
 
 mod oracle;
 
-use oracle::{assert_same, MariaDb, Quire};
+use oracle::same_on_both;
 
 /// `@@session.` of a global-only variable is 1238 (MySQL and MariaDB);
 /// `@@x` and `@@global.x` read it. Setting one per session is 1229, a
 /// read-only one 1238 (read-only is checked first).
 #[test]
 fn session_scope_of_a_global_only_variable_is_1238_as_in_mariadb() {
-    let m = MariaDb::get();
-    let q = Quire::start(&[]);
-    let mut qc = q.fresh_db("scopes");
-    let mut mc = m.fresh_db("scopes");
-    assert_same(
-        &mut qc,
-        &mut mc,
+    same_on_both(
+        "scopes",
         &[
             "SELECT @@session.max_connections",
             "SELECT @@local.max_connections",

@@ -290,3 +290,13 @@ pub fn assert_same_diagnostics(quire: &mut Conn, maria: &mut Conn, statements: &
         assert_eq!(q, m, "quire and MariaDB differ on: {sql}");
     }
 }
+
+/// Runs `statements` on a fresh quire and on the shared MariaDB, each in a
+/// fresh database named `db`, and asserts the same answers.
+pub fn same_on_both(db: &str, statements: &[&str]) {
+    let m = MariaDb::get();
+    let q = Quire::start(&[]);
+    let mut qc = q.fresh_db(db);
+    let mut mc = m.fresh_db(db);
+    assert_same(&mut qc, &mut mc, statements);
+}
