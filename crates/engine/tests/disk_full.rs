@@ -14,32 +14,18 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use quire_engine::config::FlushMethod;
-use quire_engine::row::{Column, ColumnType, TableSchema, Value};
+use quire_engine::row::Value;
 use quire_engine::txn::Isolation;
-use quire_engine::{Engine, EngineConfig, Error};
-use quire_io::{CrashPolicy, FaultKind, FaultVfs, OpKind, Vfs};
+use quire_engine::{Engine, Error};
+use quire_io::{CrashPolicy, FaultKind, FaultVfs, OpKind};
 
-fn schema() -> TableSchema {
-    TableSchema {
-        columns: vec![
-            Column::new("id", ColumnType::Int { unsigned: false }).not_null(),
-            Column::new("payload", ColumnType::Varchar { len: 200 }).not_null(),
-        ],
-        primary_key: vec![0],
-        indexes: vec![],
-    }
-}
+mod common;
 
-fn row(i: i64) -> Vec<Value> {
-    vec![Value::Int(i), Value::Str(format!("{i:0>200}"))]
-}
+use common::{payload_row as row, payload_schema as schema};
 
 /// A 64-page buffer pool: a few thousand rows are several times larger.
 fn open(fault: &Arc<FaultVfs>) -> Arc<Engine> {
-    let vfs: Arc<dyn Vfs> = Arc::new(fault.clone());
-    let cfg = EngineConfig::new("/data").page_size(4096).buffer_pool_size(64 * 4096).flush_method(FlushMethod::Fsync);
-    Engine::open(cfg, vfs).unwrap()
+    common::open_on_faults(fault, 64)
 }
 
 #[test]

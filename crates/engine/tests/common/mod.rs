@@ -24,3 +24,35 @@ pub fn mem_pool(page_size: usize, pool_bytes: usize, instances: usize) -> Arc<Bu
     space::init_space(&pool, 1).unwrap();
     pool
 }
+
+/// The fault tests' table: `id INT` primary key and a 200-byte payload, so
+/// that a few thousand rows outgrow a small pool.
+pub fn payload_schema() -> quire_engine::row::TableSchema {
+    use quire_engine::row::{Column, ColumnType, TableSchema};
+    TableSchema {
+        columns: vec![
+            Column::new("id", ColumnType::Int { unsigned: false }).not_null(),
+            Column::new("payload", ColumnType::Varchar { len: 200 }).not_null(),
+        ],
+        primary_key: vec![0],
+        indexes: vec![],
+    }
+}
+
+/// Row `i` of [`payload_schema`].
+pub fn payload_row(i: i64) -> Vec<quire_engine::row::Value> {
+    use quire_engine::row::Value;
+    vec![Value::Int(i), Value::Str(format!("{i:0>200}"))]
+}
+
+/// An engine on `fault` at `/data` with 4 KiB pages and a pool of
+/// `pool_pages` pages, syncing with fsync.
+pub fn open_on_faults(fault: &Arc<quire_io::FaultVfs>, pool_pages: usize) -> Arc<quire_engine::Engine> {
+    use quire_engine::config::FlushMethod;
+    let vfs: Arc<dyn Vfs> = Arc::new(fault.clone());
+    let cfg = quire_engine::EngineConfig::new("/data")
+        .page_size(4096)
+        .buffer_pool_size(pool_pages * 4096)
+        .flush_method(FlushMethod::Fsync);
+    quire_engine::Engine::open(cfg, vfs).unwrap()
+}
