@@ -5,6 +5,8 @@
 # Usage: scripts/sysbench-quire-vs-quire.sh OUTDIR OLD_BINARY NEW_BINARY
 # Env:   TABLES=4 ROWS=100000 BP=512M TIME=10 THREADS="1 16 64"
 #        TESTS="oltp_point_select oltp_read_only oltp_read_write"
+#        SB_ARGS=      extra sysbench run options (e.g. --db-ps-mode=disable:
+#                      text protocol, the COM_QUERY path)
 #        DURABLE=1     innodb_flush_log_at_trx_commit (1: synced per commit)
 #        PORT_OLD=3321 PORT_NEW=3322
 # Both servers are loaded once and stay up; every point runs on the old
@@ -85,7 +87,7 @@ for t in $TESTS; do
     flip=$((1 - flip))
     for port in $order; do
       c0=$(cpu_ticks "$port")
-      sb "$port" --threads="$n" --time="$TIME" "$t" run >"$out/$t.$n.$port" 2>&1 || true
+      sb "$port" --threads="$n" --time="$TIME" ${SB_ARGS:-} "$t" run >"$out/$t.$n.$port" 2>&1 || true
       c1=$(cpu_ticks "$port")
       events=$(throughput "$out/$t.$n.$port" "$t" | awk -v s="$TIME" '{ printf "%d", $1 * s }')
       cpu_us[$port]=$(awk -v c=$((c1 - c0)) -v u="$tick_us" -v e="$events" 'BEGIN { if (e > 0) printf "%.1f", c * u / e; else print 0 }')
