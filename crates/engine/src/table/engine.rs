@@ -497,8 +497,7 @@ impl Engine {
             if info.state != undo::STATE_ACTIVE {
                 self.txn.trx_sys.adopt(info.trx);
                 self.txn.trx_sys.end(info.trx);
-                let pinned = self.txn.trx_sys.pinned_by_a_view(info.trx);
-                self.txn.history.push(info, pinned);
+                self.txn.history.push(info);
                 continue;
             }
             self.txn.trx_sys.adopt(info.trx);
@@ -515,7 +514,7 @@ impl Engine {
             }
             self.txn.rseg.finish(pool, &log, info.trx, undo::STATE_ROLLED_BACK)?;
             self.txn.trx_sys.end(info.trx);
-            self.txn.history.push(log.info(undo::STATE_ROLLED_BACK), self.txn.trx_sys.pinned_by_a_view(info.trx));
+            self.txn.history.push(log.info(undo::STATE_ROLLED_BACK));
             rolled_back += 1;
             tracing::info!("rolled back transaction {} ({} changes) left active by a crash", info.trx, records.len());
         }

@@ -441,7 +441,7 @@ impl Trx {
         let lsn = crate::mtr::last_commit_lsn();
         self.sys.trx_sys.end(self.id);
         self.sys.locks.release_all(self.id, &mut self.locks);
-        self.sys.history.push(log.info(undo::STATE_COMMITTED), self.sys.trx_sys.pinned_by_a_view(self.id));
+        self.sys.history.push(log.info(undo::STATE_COMMITTED));
         self.reset();
         self.sys.log.commit(lsn)
     }
@@ -472,7 +472,7 @@ impl Trx {
         }
         self.sys.trx_sys.end(self.id);
         self.sys.locks.release_all(self.id, &mut self.locks);
-        self.sys.history.push(log.info(STATE_ROLLED_BACK), self.sys.trx_sys.pinned_by_a_view(self.id));
+        self.sys.history.push(log.info(STATE_ROLLED_BACK));
         self.reset();
         Ok(())
     }

@@ -76,25 +76,20 @@ impl History {
 
     /// Gives back a log taken by `take` that could not be purged.
     pub fn give_back(&self, log: UndoLogInfo) {
-        // It was below the purge limit when taken.
-        self.push(log, false);
+        self.push(log);
         self.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
 
-    /// Adds a finished transaction's log and wakes purge. `pinned`: an
-    /// open view may still need it ([`super::view::TrxSys::pinned_by_a_view`]).
-    pub fn push(&self, log: UndoLogInfo, pinned: bool) {
+    /// Adds a finished transaction's log and wakes purge.
+    pub fn push(&self, log: UndoLogInfo) {
         let mut logs = self.logs.lock();
         logs.insert(log.trx, log);
         self.len.store(logs.len(), Ordering::Relaxed);
         drop(logs);
         // Counted as purgeable until the next `take` counts again: a
         // writer held by the lag must see the history grow even while
-        // every purge worker is busy. History a view pins is not counted
-        // (purge could not shorten it, so no writer should wait for it).
-        if !pinned {
-            self.purgeable.fetch_add(1, Ordering::Relaxed);
-        }
+        // every purge worker is busy.
+        self.purgeable.fetch_add(1, Ordering::Relaxed);
         self.wake.notify_one();
     }
 

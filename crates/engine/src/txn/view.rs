@@ -65,10 +65,6 @@ pub struct TrxSys {
     next_id: AtomicU64,
     inner: Mutex<Inner>,
     next_view: AtomicU64,
-    /// The smallest `up_limit` of the open views (`TrxId::MAX` with none),
-    /// kept under `inner` and readable without it: history at or above it
-    /// is pinned by a view.
-    oldest_view_up_limit: AtomicU64,
 }
 
 #[derive(Default)]
@@ -86,7 +82,6 @@ impl TrxSys {
             next_id: AtomicU64::new(first.max(1)),
             inner: Mutex::new(Inner::default()),
             next_view: AtomicU64::new(0),
-            oldest_view_up_limit: AtomicU64::new(TrxId::MAX),
         }
     }
 
@@ -124,19 +119,6 @@ impl TrxSys {
         self.inner.lock().views.len()
     }
 
-    /// Whether an open view may still need the history of transaction
-    /// `trx` (a hint read without the mutex: a view opened concurrently may
-    /// be missed).
-    pub fn pinned_by_a_view(&self, trx: TrxId) -> bool {
-        trx >= self.oldest_view_up_limit.load(Ordering::Acquire)
-    }
-
-    /// REQUIRES: `inner` locked (the caller's guard).
-    fn note_oldest_view(&self, inner: &Inner) {
-        let oldest = inner.views.first().map_or(TrxId::MAX, |&(l, _)| l);
-        self.oldest_view_up_limit.store(oldest, Ordering::Release);
-    }
-
     /// Takes a snapshot for `creator` (0 for a read-only transaction). The
     /// view is registered for purge in the same critical section, so purge
     /// can never miss it.
@@ -147,7 +129,6 @@ impl TrxSys {
         let ids: Vec<TrxId> = inner.active.iter().copied().filter(|&t| t != creator).collect();
         let up_limit = ids.first().copied().unwrap_or(low_limit);
         inner.views.insert((up_limit, token));
-        self.note_oldest_view(&inner);
         drop(inner);
         let view = ReadView { creator, low_limit, up_limit, active: ids };
         (view, ViewHandle { sys: self.clone(), key: (up_limit, token) })
@@ -174,9 +155,7 @@ pub struct ViewHandle {
 
 impl Drop for ViewHandle {
     fn drop(&mut self) {
-        let mut inner = self.sys.inner.lock();
-        inner.views.remove(&self.key);
-        self.sys.note_oldest_view(&inner);
+        self.sys.inner.lock().views.remove(&self.key);
     }
 }
 
