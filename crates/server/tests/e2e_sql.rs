@@ -412,6 +412,9 @@ fn max_prepared_stmt_count_bounds_statements_across_connections() {
     assert_eq!(count(&mut b), 3, "the count is server-wide");
     assert_eq!(code(b.prep("SELECT 4").unwrap_err()), 1461, "the limit is server-wide, not per connection");
     a.close(a1).unwrap();
+    // COM_STMT_CLOSE has no reply: a round trip on `a` makes sure the server
+    // has handled it before `b` asks for the freed slot.
+    a.query_drop("SELECT 1").unwrap();
     let _b2 = b.prep("SELECT 4").unwrap();
     // A connection that goes away gives its statements back.
     drop(a);
