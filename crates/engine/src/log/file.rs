@@ -47,10 +47,11 @@ impl LogFile {
             return Err(Error::Config(format!("innodb_log_file_size must be at least {MIN_FILE_SIZE} bytes")));
         }
         let io = |e| Error::io(format!("formatting {}", file.path().display()), e);
-        // Every block reserved now: appending to the log never needs new
-        // space, so a full disk cannot fail a commit (InnoDB preallocates
-        // its redo log for the same reason).
-        file.allocate(0, size).map_err(io)?;
+        // Every block reserved and written now: appending to the log never
+        // needs new space, so a full disk cannot fail a commit (InnoDB
+        // preallocates its redo log for the same reason), and a commit's
+        // sync writes only its data, no extent conversion.
+        file.initialize(0, size).map_err(io)?;
         let mut hdr = vec![0u8; BLOCK as usize];
         hdr[0..8].copy_from_slice(MAGIC);
         hdr[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
