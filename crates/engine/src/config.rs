@@ -76,6 +76,12 @@ pub struct EngineConfig {
     /// un-rolled-back and make every table read-only (docs/ARCHITECTURE.md,
     /// "Damaged tables").
     pub force_recovery: u8,
+    /// `innodb_read_io_threads`: threads that read ahead.
+    pub read_io_threads: usize,
+    /// `innodb_read_ahead_threshold` (0-64; 0: no linear read-ahead).
+    pub read_ahead_threshold: u32,
+    /// `innodb_random_read_ahead`.
+    pub random_read_ahead: bool,
 }
 
 impl EngineConfig {
@@ -98,6 +104,9 @@ impl EngineConfig {
             rollback_segments: crate::txn::rsegs::DEFAULT_SEGMENTS,
             flushing: Default::default(),
             force_recovery: 0,
+            read_io_threads: 4,
+            read_ahead_threshold: 56,
+            random_read_ahead: false,
         }
     }
 

@@ -105,6 +105,16 @@ fn hooks(cfg: &ServerConfig, engine: &Arc<Engine>) {
             }
         }),
     );
+    for name in ["innodb_read_ahead_threshold", "innodb_random_read_ahead"] {
+        let e = engine.clone();
+        let _ = sv.on_change(
+            name,
+            Box::new(move |v| match name {
+                "innodb_read_ahead_threshold" => e.pool().read_ahead.set_threshold(v.as_u64().unwrap_or(56) as u32),
+                _ => e.pool().read_ahead.set_random(v.as_bool().unwrap_or(false)),
+            }),
+        );
+    }
     let e = engine.clone();
     let _ = sv.on_change(
         "innodb_flush_log_at_trx_commit",

@@ -214,6 +214,19 @@ impl ProcessList {
     }
 }
 
+/// A monotonic clock in milliseconds, read from the kernel's coarse clock
+/// (a few nanoseconds, no time-stamp counter read): the process list only
+/// shows whole seconds, and every statement marks its start and end.
+fn coarse_now_ms() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut ts) };
+    if rc != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,17 +260,4 @@ mod tests {
         list.remove(&old);
         assert!(list.get(1).is_some_and(|p| Arc::ptr_eq(&p, &new)));
     }
-}
-
-/// A monotonic clock in milliseconds, read from the kernel's coarse clock
-/// (a few nanoseconds, no time-stamp counter read): the process list only
-/// shows whole seconds, and every statement marks its start and end.
-fn coarse_now_ms() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `ts` is a valid, writable timespec for the call's duration.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut ts) };
-    if rc != 0 {
-        return 0;
-    }
-    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
 }

@@ -602,9 +602,9 @@ pub static VARS: &[VarDef] = &[
     def("innodb_purge_batch_size", G, DYN, uint(1, 5000), "300", COMPAT),
     def("innodb_purge_rseg_truncate_frequency", G, DYN, uint(1, 128), "128", COMPAT),
     def("innodb_purge_threads", G, RO, uint(1, 32), "4", USED),
-    def("innodb_random_read_ahead", G, DYN, Bool, "OFF", COMPAT),
-    def("innodb_read_ahead_threshold", G, DYN, uint(0, 64), "56", COMPAT),
-    def("innodb_read_io_threads", G, RO, uint(1, 64), "4", COMPAT),
+    def("innodb_random_read_ahead", G, DYN, Bool, "OFF", USED),
+    def("innodb_read_ahead_threshold", G, DYN, uint(0, 64), "56", USED),
+    def("innodb_read_io_threads", G, RO, uint(1, 64), "4", USED),
     def("innodb_read_only", G, RO, Bool, "OFF", COMPAT),
     // innodb_redo_log_capacity (8.0.30) replaces the two above when set.
     def("innodb_redo_log_capacity", G, RO, uint(8_388_608, U64), "100663296", USED),

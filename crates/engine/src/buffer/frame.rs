@@ -37,6 +37,8 @@ pub struct Frame {
     pub in_old: AtomicBool,
     /// Milliseconds (pool clock) of the first access after the page was read.
     pub first_access_ms: AtomicU32,
+    /// Read by read-ahead and not accessed since ([`super::read_ahead`]).
+    pub read_ahead: AtomicBool,
     /// Start of this frame's page bytes; fixed for the pool's life.
     data: *mut u8,
 }
@@ -57,6 +59,7 @@ impl Frame {
             flushing: AtomicBool::new(false),
             in_old: AtomicBool::new(false),
             first_access_ms: AtomicU32::new(0),
+            read_ahead: AtomicBool::new(false),
             data,
         }
     }

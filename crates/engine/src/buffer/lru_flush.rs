@@ -153,6 +153,9 @@ impl BufferPool {
         inst.table.remove(id, page_table::hash(id), f, &inst.frames);
         frame.page_id.store(NO_PAGE, Ordering::Release);
         self.stats.evictions.inc();
+        if frame.read_ahead.swap(false, Ordering::Relaxed) {
+            self.read_ahead.stats.evicted_unused.inc();
+        }
         if !inst.has_evicted.load(Ordering::Relaxed) {
             inst.has_evicted.store(true, Ordering::Relaxed);
         }
@@ -162,6 +165,39 @@ impl BufferPool {
             unsafe { frame.latch.unlock_exclusive() };
         }
         true
+    }
+
+    /// A free frame without waiting, for read-ahead: the free list while it
+    /// is above the flusher's target, else a clean frame near the LRU tail.
+    /// `None` when neither is there (or the flushers do not run). The frame
+    /// is returned exclusively latched. REQUIRES: the instance mutex.
+    pub(super) fn try_take_free_frame(&self, inst: &Instance, lists: &mut Lists) -> Option<u32> {
+        if !self.flushers_running.load(Ordering::Acquire) {
+            return None;
+        }
+        if lists.free.len() > self.free_target(inst) {
+            if let Some(f) = lists.free.pop() {
+                if inst.frames[f as usize].latch.try_lock_exclusive() {
+                    return Some(f);
+                }
+                lists.free.insert(0, f);
+            }
+        }
+        let depth = (inst.frames.len() / 16).max(8);
+        let mut cand = lists.lru.tail();
+        let mut scanned = 0;
+        while let Some(f) = cand {
+            if scanned >= depth {
+                break;
+            }
+            scanned += 1;
+            let prev = lists.lru.prev_of(f);
+            if self.try_evict_clean(inst, lists, f, true) {
+                return Some(f);
+            }
+            cand = prev;
+        }
+        None
     }
 
     /// A free frame for a user thread while the flushers run (protocol

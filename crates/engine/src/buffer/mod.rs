@@ -36,6 +36,7 @@ pub mod lru;
 pub mod lru_flush;
 pub mod page_cleaner;
 pub mod page_table;
+pub mod read_ahead;
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -193,6 +194,8 @@ pub struct BufferPool {
     /// Signalled by a cleaner after each sync flush round.
     sync_flush_done: (Mutex<()>, parking_lot::Condvar),
     cleaner_wake: (Mutex<()>, parking_lot::Condvar),
+    /// Read-ahead settings, queue and threads.
+    pub read_ahead: read_ahead::ReadAhead,
 }
 
 /// Where a page was last found: a guess that saves a page-table probe for
@@ -272,6 +275,7 @@ impl BufferPool {
             sync_flush_lsn: AtomicU64::new(0),
             sync_flush_done: (Mutex::new(()), parking_lot::Condvar::new()),
             cleaner_wake: (Mutex::new(()), parking_lot::Condvar::new()),
+            read_ahead: read_ahead::ReadAhead::default(),
         })
     }
 
@@ -498,10 +502,26 @@ impl BufferPool {
     /// order does not matter and the list mutex is never taken on a hit.
     #[inline]
     fn touch(&self, inst: &Instance, f: u32, frame: &Frame) {
+        if frame.read_ahead.load(Ordering::Relaxed) {
+            self.first_touch_after_read_ahead(frame);
+        }
         if !frame.in_old.load(Ordering::Relaxed) || !inst.has_evicted.load(Ordering::Relaxed) {
             return;
         }
         self.touch_old(inst, f, frame);
+    }
+
+    /// The first access to a page read ahead: its access time starts now,
+    /// and it may trigger the next read-ahead.
+    #[cold]
+    fn first_touch_after_read_ahead(&self, frame: &Frame) {
+        if !frame.read_ahead.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        let _ = frame.first_access_ms.compare_exchange(0, self.now_ms(), Ordering::Relaxed, Ordering::Relaxed);
+        if let Some(id) = frame.page() {
+            self.on_first_access(id);
+        }
     }
 
     #[cold]
@@ -555,7 +575,13 @@ impl BufferPool {
         });
         self.stats.reads.inc();
         match res {
-            Ok(()) => Ok(Some(ExclusiveGuard { pool: self, frame, id, modified: false })),
+            Ok(()) => {
+                // The read is for an access: that is the page's first.
+                frame.first_access_ms.store(self.now_ms(), Ordering::Relaxed);
+                self.on_first_access(id);
+                self.after_miss(id);
+                Ok(Some(ExclusiveGuard { pool: self, frame, id, modified: false }))
+            }
             Err(e) => {
                 // Undo the installation; waiters see the frame no longer
                 // holds the page and retry (and meet the error themselves).
@@ -592,6 +618,7 @@ impl BufferPool {
         frame.oldest_modification.store(0, Ordering::Relaxed);
         frame.newest_modification.store(0, Ordering::Relaxed);
         frame.first_access_ms.store(0, Ordering::Relaxed);
+        frame.read_ahead.store(false, Ordering::Relaxed);
         inst.table.insert(id, h, f);
         lists.lru.insert_midpoint(f, &inst.frames);
     }

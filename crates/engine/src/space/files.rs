@@ -35,6 +35,16 @@ impl SpaceFile {
         })
     }
 
+    /// Reads consecutive pages from `first` into `buf` (a whole number of
+    /// pages) with one system call.
+    pub fn read_pages(&self, first: PageNo, buf: &mut [u8]) -> Result<()> {
+        debug_assert_eq!(buf.len() % self.page_size, 0);
+        let off = first as u64 * self.page_size as u64;
+        self.file
+            .read_exact_at(buf, off)
+            .map_err(|e| Error::io(format!("read of pages from {first} of {}", self.path.display()), e))
+    }
+
     pub fn write_page(&self, page_no: PageNo, buf: &[u8]) -> Result<()> {
         debug_assert_eq!(buf.len(), self.page_size);
         let off = page_no as u64 * self.page_size as u64;

@@ -278,6 +278,9 @@ impl Engine {
         engine.load_tables()?;
         engine.recover_transactions()?;
         engine.pool.start_lru_flushers()?;
+        engine.pool.read_ahead.set_threshold(engine.cfg.read_ahead_threshold);
+        engine.pool.read_ahead.set_random(engine.cfg.random_read_ahead);
+        engine.pool.start_read_ahead(engine.cfg.read_io_threads)?;
         engine.pool.tuning.set(&engine.cfg.flushing);
         engine.pool.start_page_cleaners(engine.cfg.flushing.page_cleaners)?;
         let purge_threads = if engine.cfg.force_recovery >= 2 { 0 } else { engine.cfg.purge_threads.max(1) };
@@ -837,6 +840,7 @@ impl Engine {
                 let _ = h.join();
             }
         }
+        self.pool.stop_read_ahead();
         self.pool.stop_page_cleaners();
         self.pool.stop_lru_flushers();
         let flushed = (|| {

@@ -86,6 +86,9 @@ impl MariaDb {
             me = std::process::id(),
             dir = dir.display(),
         );
+        // The watchdog outlives this handle on purpose (it cleans up after
+        // the test process exits); init reaps it.
+        #[allow(clippy::zombie_processes)]
         Command::new("sh")
             .arg("-c")
             .arg(script)
