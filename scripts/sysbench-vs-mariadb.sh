@@ -11,12 +11,17 @@
 #                      pool (larger than the data: memory-resident) runs
 #                      every point too, and the table shows quire's
 #                      I/O-bound / memory-resident ratio
+#        NULLSRV=1     the null server (../shared/anchors/nullsrv, built
+#                      here if needed) runs every point too: the ceiling of
+#                      the machine (sysbench, its client library, loopback)
 #        QUIRE=target/release/quire
 # The servers run one after the other, each alone on the machine. Every
 # run reports once a second (--report-interval=1); the table shows
 # TPS (QPS for point_select), the ratio quire / MariaDB, and per server the
 # seconds with no transaction at all ("stalled") and the lowest one-second
-# throughput. Every sysbench output stays under OUTDIR.
+# throughput, the 95th percentile latency, and each server's resident
+# memory (the highest VmRSS sampled once a second during the point).
+# Every sysbench output stays under OUTDIR.
 set -euo pipefail
 out=$(realpath -m "${1:?usage: sysbench-vs-mariadb.sh OUTDIR}")
 here=$(dirname "$(realpath "$0")")
@@ -25,17 +30,24 @@ anchors=${ANCHORS:-$root/../shared/anchors}
 TABLES=${TABLES:-4} ROWS=${ROWS:-100000} BP=${BP:-512M} TIME=${TIME:-10}
 THREADS=${THREADS:-"1 16 64 256"}
 TESTS=${TESTS:-"oltp_point_select oltp_read_only oltp_read_write"}
-WARMUP=${WARMUP:-0} MEM_BP=${MEM_BP:-}
+WARMUP=${WARMUP:-0} MEM_BP=${MEM_BP:-} NULLSRV=${NULLSRV:-}
 QUIRE=${QUIRE:-$root/target/release/quire}
 mkdir -p "$out"
 command -v sysbench >/dev/null || { apt-get update -qq && apt-get install -y -qq sysbench mariadb-client mariadb-server >/dev/null; }
 
 ports="3307 3308"
-[ -n "$MEM_BP" ] && ports="3307 3308 3309"
-qpid=
+[ -n "$MEM_BP" ] && ports="$ports 3309"
+[ -n "$NULLSRV" ] && ports="3399 $ports"
+if [ -n "$NULLSRV" ] && [ ! -x "$out/nullsrv-build/target/release/nullsrv" ]; then
+  rm -rf "$out/nullsrv-build"; mkdir -p "$out/nullsrv-build"
+  cp -r "$anchors/nullsrv/Cargo.toml" "$anchors/nullsrv/Cargo.lock" "$anchors/nullsrv/src" "$out/nullsrv-build/"
+  (cd "$out/nullsrv-build" && cargo build --release -q)
+fi
+qpid= npid=
 cleanup() {
   mariadb-admin -S "$out/mariadb/data/mysqld.sock" -uroot shutdown 2>/dev/null || true
   if [ -n "$qpid" ]; then kill "$qpid" 2>/dev/null || true; wait "$qpid" 2>/dev/null || true; fi
+  if [ -n "$npid" ]; then kill "$npid" 2>/dev/null || true; wait "$npid" 2>/dev/null || true; fi
 }
 trap cleanup EXIT
 
@@ -74,11 +86,24 @@ start_server() {
     3307) rm -rf "${out:?}/mariadb"; BP=$BP "$anchors/start-mariadb.sh" "$out/mariadb" 3307 >"$out/mariadb.start" 2>&1 ;;
     3308) start_quire quire 3308 "$BP" ;;
     3309) start_quire quire-mem 3309 "$MEM_BP" ;;
+    3399)
+      "$out/nullsrv-build/target/release/nullsrv" --listen 127.0.0.1:3399 >"$out/nullsrv.log" 2>&1 &
+      npid=$!
+      sleep 1 ;;
+  esac
+}
+# The server's process id, for its memory.
+server_pid() {
+  case $1 in
+    3307) pgrep -f "mariadbd --defaults-file=$out/mariadb/my.cnf" | head -1 ;;
+    3399) echo "$npid" ;;
+    *) echo "$qpid" ;;
   esac
 }
 stop_server() {
   case $1 in
     3307) mariadb-admin -S "$out/mariadb/data/mysqld.sock" -uroot shutdown 2>/dev/null || true; rm -rf "${out:?}/mariadb/data" ;;
+    3399) kill "$npid" 2>/dev/null || true; wait "$npid" 2>/dev/null || true; npid= ;;
     *) kill "$qpid" 2>/dev/null || true; wait "$qpid" 2>/dev/null || true; qpid=; rm -rf "${out:?}/quire" "${out:?}/quire-mem" ;;
   esac
 }
@@ -103,15 +128,24 @@ for port in $ports; do
   syncs[$port]=$(device_syncs)
   start_server "$port"
   start=$(date +%s)
-  sb "$port" --threads=4 oltp_read_write prepare >"$out/prepare.$port" 2>&1
+  if [ "$port" != 3399 ]; then
+    sb "$port" --threads=4 oltp_read_write prepare >"$out/prepare.$port" 2>&1
+  fi
   echo "load $(( $(date +%s) - start )) s" >"$out/prepare.time.$port"
   echo "prepare on $port: $(( $(date +%s) - start )) s" >&2
-  if [ "$WARMUP" -gt 0 ]; then
+  if [ "$WARMUP" -gt 0 ] && [ "$port" != 3399 ]; then
     sb "$port" --threads=16 --time="$WARMUP" oltp_read_write run >"$out/warmup.$port" 2>&1 || true
   fi
   for t in $TESTS; do
     for n in $THREADS; do
+      spid=$(server_pid "$port")
+      ( peak=0; while kill -0 "$spid" 2>/dev/null; do
+          r=$(awk '/VmRSS/ {print $2}' "/proc/$spid/status" 2>/dev/null || echo 0)
+          [ "${r:-0}" -gt "$peak" ] && peak=$r && echo $(( peak / 1024 )) >"$out/$t.$n.$port.rss"
+          sleep 1; done ) &
+      rss_sampler=$!
       sb "$port" --threads="$n" --time="$TIME" --report-interval=1 "$t" run >"$out/$t.$n.$port" 2>&1 || true
+      kill "$rss_sampler" 2>/dev/null || true; wait "$rss_sampler" 2>/dev/null || true
     done
   done
   stop_server "$port"
@@ -129,18 +163,23 @@ summary() {
       if (v == 0) z++
       if (n == 1 || v < lo) lo = v
     }
+    /95th percentile:/ { p95 = $3 }
     /transactions:/ { gsub(/\(/, "", $3); tps = $3 }
     /queries:/ { gsub(/\(/, "", $3); qs = $3 }
-    END { printf "%s %d %d\n", (qps ? qs : tps) + 0, z + 0, lo + 0 }' "$1"
+    END { printf "%s %d %d %s\n", (qps ? qs : tps) + 0, z + 0, lo + 0, p95 + 0 }' "$1"
 }
 
-head="| test | threads | MariaDB | quire | quire / MariaDB | stalled s (M / q) | lowest 1 s (M / q) |"
-sep="|---|---:|---:|---:|---:|---:|---:|"
+head="| test | threads | MariaDB | quire | quire / MariaDB | stalled s (M / q) | lowest 1 s (M / q) | p95 ms (M / q) | RSS MB (M / q) |"
+sep="|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 if [ -n "$MEM_BP" ]; then
   head="$head quire mem-resident | I/O-bound / mem |"
   sep="$sep---:|---:|"
 fi
-names=([3307]=MariaDB [3308]=quire [3309]="quire memory-resident")
+if [ -n "$NULLSRV" ]; then
+  head="$head null server | quire / null |"
+  sep="$sep---:|---:|"
+fi
+names=([3307]=MariaDB [3308]=quire [3309]="quire memory-resident" [3399]="null server")
 for port in $ports; do
   echo "${names[$port]}: device ${syncs[$port]} syncs/s before its series; $(cat "$out/prepare.time.$port" 2>/dev/null)"
 done
@@ -149,15 +188,20 @@ echo "$head"
 echo "$sep"
 for t in $TESTS; do
   for n in $THREADS; do
-    declare -A r=() z=() lo=()
+    declare -A r=() z=() lo=() p95=() rss=()
     for port in $ports; do
-      read -r r[$port] z[$port] lo[$port] < <(summary "$out/$t.$n.$port" "$t")
+      read -r r[$port] z[$port] lo[$port] p95[$port] < <(summary "$out/$t.$n.$port" "$t")
+      rss[$port]=$(cat "$out/$t.$n.$port.rss" 2>/dev/null || echo -)
     done
     ratio=$(awk -v a="${r[3308]}" -v b="${r[3307]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-    row="| $t | $n | ${r[3307]} | ${r[3308]} | $ratio | ${z[3307]} / ${z[3308]} | ${lo[3307]} / ${lo[3308]} |"
+    row="| $t | $n | ${r[3307]} | ${r[3308]} | $ratio | ${z[3307]} / ${z[3308]} | ${lo[3307]} / ${lo[3308]} | ${p95[3307]} / ${p95[3308]} | ${rss[3307]} / ${rss[3308]} |"
     if [ -n "$MEM_BP" ]; then
       mr=$(awk -v a="${r[3308]}" -v b="${r[3309]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
       row="$row ${r[3309]} | $mr |"
+    fi
+    if [ -n "$NULLSRV" ]; then
+      nr=$(awk -v a="${r[3308]}" -v b="${r[3399]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+      row="$row ${r[3399]} | $nr |"
     fi
     echo "$row"
   done
