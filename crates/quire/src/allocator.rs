@@ -38,8 +38,11 @@ pub(crate) mod tuning {
         (PURGE_DELAY, c"MIMALLOC_PURGE_DELAY", PURGE_DELAY_MS),
     ];
 
-    /// Freed pages are returned after this many milliseconds.
-    pub(crate) const PURGE_DELAY_MS: c_long = 0;
+    /// Freed pages are returned after this many milliseconds. 0 returned
+    /// the same memory to an idle server but made a bulk load ~25% more
+    /// CPU (every large statement's buffers were given back and faulted in
+    /// again); 100 returned a third on an idle server (BENCHMARKS.md).
+    pub(crate) const PURGE_DELAY_MS: c_long = 10;
 
     unsafe extern "C" {
         pub(crate) fn mi_option_set(option: c_int, value: c_long);
