@@ -7,10 +7,10 @@
 use std::ops::Bound;
 use std::sync::Arc;
 
+use quire_engine::btree::Direction;
 use quire_engine::config::FlushMethod;
 use quire_engine::log::FlushAtCommit;
 use quire_engine::row::{Column, ColumnType, TableSchema, Value};
-use quire_engine::btree::Direction;
 use quire_engine::table::IndexRef;
 use quire_engine::{Engine, EngineConfig};
 use quire_io::{MemVfs, Vfs};

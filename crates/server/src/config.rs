@@ -397,6 +397,13 @@ pub fn load(defaults_file: Option<&Path>, overrides: &[(String, String)]) -> Res
             .autosize("back_log", &VarValue::UInt(back_log))
             .map_err(|e| value_error("back_log", e.message))?;
     }
+    if !config.sysvars.is_set("thread_cache_size") {
+        let n = (8 + config.max_connections() / 100).min(100) as u64;
+        config
+            .sysvars
+            .autosize("thread_cache_size", &VarValue::UInt(n))
+            .map_err(|e| value_error("thread_cache_size", e.message))?;
+    }
     config.engine_config()?;
     Ok(config)
 }
@@ -534,6 +541,12 @@ impl ServerConfig {
     /// at `net.core.somaxconn` (the listener warns).
     pub fn back_log(&self) -> u32 {
         self.u32("back_log").unwrap_or(151)
+    }
+
+    /// `thread_cache_size`: unless configured, MySQL's autosize, 8 +
+    /// max_connections / 100, at most 100.
+    pub fn thread_cache_size(&self) -> usize {
+        self.usize("thread_cache_size").unwrap_or(9)
     }
 
     /// `max_allowed_packet` in bytes (default 64M).

@@ -153,8 +153,28 @@ impl Server {
         let addr = format!("{}:{}", cfg.bind_address(), cfg.port());
         let listener = Listener::bind_with_backlog(Some(&addr), socket.as_deref(), cfg.back_log())?;
         let tcp_addr = listener.local_addr();
-        let options = ListenerOptions { max_connections: cfg.max_connections(), ..Default::default() };
+        let options = ListenerOptions {
+            max_connections: cfg.max_connections(),
+            thread_cache_size: cfg.thread_cache_size(),
+            ..Default::default()
+        };
         let listener = listener.spawn(backend, options)?;
+        let cache = listener.thread_cache();
+        let _ = cfg.sysvars.on_change(
+            "thread_cache_size",
+            Box::new(move |v| {
+                if let Some(n) = v.as_u64() {
+                    cache.set_size(n as usize);
+                }
+            }),
+        );
+        let cache = listener.thread_cache();
+        let _ = shared.server_status.set(Box::new(move || {
+            vec![
+                ("Threads_cached".to_string(), cache.cached().to_string()),
+                ("Threads_created".to_string(), cache.created().to_string()),
+            ]
+        }));
         let max_connections = listener.max_connections();
         let _ = cfg.sysvars.on_change(
             "max_connections",

@@ -718,6 +718,9 @@ fn status_rows(s: &Session) -> Vec<(String, String)> {
         ("Uptime".into(), uptime.to_string()),
     ];
     v.extend(crate::status::engine_status(e));
+    if let Some(f) = s.shared.server_status.get() {
+        v.extend(f());
+    }
     v.sort();
     v
 }

@@ -60,7 +60,13 @@ pub struct Shared {
     pub processes: ProcessList,
     /// A SHUTDOWN statement asked the server to stop.
     shutdown: std::sync::atomic::AtomicBool,
+    /// Status counters kept by the server around the SQL layer (the
+    /// listener's `Threads_created`, `Threads_cached`), set once at start.
+    pub server_status: std::sync::OnceLock<ServerStatus>,
 }
+
+/// A source of SHOW STATUS rows outside this crate.
+pub type ServerStatus = Box<dyn Fn() -> Vec<(String, String)> + Send + Sync>;
 
 /// Counters for SHOW STATUS.
 #[derive(Default)]
@@ -102,6 +108,7 @@ impl Shared {
             stats: Stats::default(),
             processes: ProcessList::default(),
             shutdown: Default::default(),
+            server_status: std::sync::OnceLock::new(),
         });
         let _ = s.stats.started.set(std::time::Instant::now());
         s

@@ -733,7 +733,7 @@ pub static VARS: &[VarDef] = &[
     def("table_definition_cache", G, DYN, uint(400, 524_288), "2000", COMPAT),
     def("table_open_cache", G, DYN, uint(1, 524_288), "4000", COMPAT),
     def("table_open_cache_instances", G, RO, uint(1, 64), "16", COMPAT),
-    def("thread_cache_size", G, DYN, uint(0, 16384), "9", COMPAT),
+    def("thread_cache_size", G, DYN, uint(0, 16384), "9", USED),
     def(
         "thread_handling",
         G,

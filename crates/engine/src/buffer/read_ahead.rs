@@ -258,9 +258,8 @@ impl BufferPool {
     /// Whether a resident page was accessed and sits in the young part of
     /// the LRU (InnoDB: accessed and `buf_page_peek_if_young`).
     fn recently_accessed(&self, id: PageId) -> bool {
-        self.resident_frame(id).is_some_and(|f| {
-            f.first_access_ms.load(Ordering::Relaxed) != 0 && !f.in_old.load(Ordering::Relaxed)
-        })
+        self.resident_frame(id)
+            .is_some_and(|f| f.first_access_ms.load(Ordering::Relaxed) != 0 && !f.in_old.load(Ordering::Relaxed))
     }
 
     fn resident_frame(&self, id: PageId) -> Option<&Frame> {

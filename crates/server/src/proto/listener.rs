@@ -27,6 +27,7 @@
 //! Stopping the listener does not close open connections: they end when
 //! their clients quit.
 
+use super::thread_cache::{Job, ThreadCache};
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::os::fd::AsRawFd;
@@ -76,12 +77,15 @@ pub struct ListenerOptions {
     /// Connections served at once (plus one for an administrator); more
     /// get ERR 1040.
     pub max_connections: usize,
+    /// Idle connection threads kept for new connections
+    /// (`thread_cache_size`, [`super::thread_cache`]).
+    pub thread_cache_size: usize,
     pub conn: ConnOptions,
 }
 
 impl Default for ListenerOptions {
     fn default() -> Self {
-        Self { max_connections: 151, conn: ConnOptions::default() }
+        Self { max_connections: 151, thread_cache_size: 9, conn: ConnOptions::default() }
     }
 }
 
@@ -137,7 +141,7 @@ impl Listener {
 
     /// Starts the accept thread.
     pub fn spawn<B: Backend>(self, backend: Arc<B>, options: ListenerOptions) -> io::Result<ListenerHandle> {
-        let shared = Shared::new(Arc::new(AtomicBool::new(false)), options.max_connections);
+        let shared = Shared::new(Arc::new(AtomicBool::new(false)), &options);
         let local_addr = self.local_addr();
         let unix_path = self.unix_path.clone();
         let thread = self.start(backend, options, Arc::clone(&shared))?;
@@ -171,7 +175,8 @@ pub fn spawn<B: Backend>(
     stop: Arc<AtomicBool>,
 ) -> io::Result<Vec<JoinHandle<()>>> {
     let options = ListenerOptions { max_connections, ..ListenerOptions::default() };
-    let thread = Listener::from_sockets(tcp, unix).start(backend, options, Shared::new(stop, max_connections))?;
+    let shared = Shared::new(stop, &options);
+    let thread = Listener::from_sockets(tcp, unix).start(backend, options, shared)?;
     Ok(vec![thread])
 }
 
@@ -222,15 +227,18 @@ struct Shared {
     next_id: AtomicU32,
     /// `max_connections` now (invariant 3).
     max_connections: Arc<AtomicUsize>,
+    /// Idle connection threads (`thread_cache_size`).
+    threads: Arc<ThreadCache>,
 }
 
 impl Shared {
-    fn new(stop: Arc<AtomicBool>, max_connections: usize) -> Arc<Self> {
+    fn new(stop: Arc<AtomicBool>, options: &ListenerOptions) -> Arc<Self> {
         Arc::new(Self {
             stop,
             open: AtomicUsize::new(0),
             next_id: AtomicU32::new(1),
-            max_connections: Arc::new(AtomicUsize::new(max_connections)),
+            max_connections: Arc::new(AtomicUsize::new(options.max_connections)),
+            threads: Arc::new(ThreadCache::new(options.thread_cache_size)),
         })
     }
 
@@ -272,6 +280,12 @@ impl ListenerHandle {
     /// (the server stores `SET GLOBAL max_connections` here).
     pub fn max_connections(&self) -> Arc<AtomicUsize> {
         Arc::clone(&self.shared.max_connections)
+    }
+
+    /// The thread cache (`thread_cache_size`, `Threads_created`,
+    /// `Threads_cached`).
+    pub fn thread_cache(&self) -> Arc<ThreadCache> {
+        Arc::clone(&self.shared.threads)
     }
 
     pub fn stopper(&self) -> Stopper {
@@ -396,6 +410,7 @@ fn accept_loop<B: Backend>(listener: Listener, backend: Arc<B>, options: Listene
             }
         }
     }
+    shared.threads.stop();
 }
 
 /// Blocking mode, no Nagle; returns a clone of the socket to control it.
@@ -434,7 +449,8 @@ fn start_connection<B: Backend, S: Read + Write + Send + 'static>(
     let backend = Arc::clone(backend);
     let conn_options = options.conn;
     let shared = Arc::clone(shared);
-    let spawned = std::thread::Builder::new().name(format!("conn-{id}")).spawn(move || {
+    let cache = Arc::clone(&shared.threads);
+    let job: Job = Box::new(move || {
         let _guard = guard;
         let over_limit = || shared.over_limit();
         let env = ConnEnv { peer: &peer, socket: Some(control), over_limit: &over_limit };
@@ -443,9 +459,20 @@ fn start_connection<B: Backend, S: Read + Write + Send + 'static>(
             Err(e) => tracing::debug!("connection {id} from {host} ended: {e}"),
         }
     });
-    if let Err(e) = spawned {
+    // An idle cached thread takes it; else a new thread, which joins the
+    // cache when its connection ends.
+    let Err(job) = cache.hand_off(job) else { return };
+    let thread_cache = Arc::clone(&cache);
+    let spawned = std::thread::Builder::new().name("connection".into()).spawn(move || {
+        job();
+        while let Some(next) = thread_cache.wait_for_job() {
+            next();
+        }
+    });
+    match spawned {
+        Ok(_) => cache.started(),
         // The closure (and its guard) was dropped: the count is already back.
-        tracing::warn!("could not start a thread for connection {id}: {e}");
+        Err(e) => tracing::warn!("could not start a thread for connection {id}: {e}"),
     }
 }
 

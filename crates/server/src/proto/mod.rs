@@ -312,6 +312,7 @@ pub mod packet;
 pub mod response;
 pub mod socket;
 pub mod stmt;
+pub mod thread_cache;
 
 pub use auth::credentials_for_password;
 pub use conn::{serve_connection, serve_connection_with, ConnOptions};
