@@ -1,7 +1,9 @@
 //! The driver's own MySQL client (`driver::wire`) against a real server
 //! and against a scripted one:
-//! - it logs in to quire with either password plugin, prepares, executes
-//!   and counts rows; a wrong password is refused with quire's 1045;
+//! - it logs in to quire (mysql_native_password), prepares, executes and
+//!   counts rows; a wrong password is refused with quire's 1045; it
+//!   proves the password by either plugin (caching_sha2_password's fast
+//!   path included) to a scripted server that checks the proof;
 //! - errors surface: a statement that cannot be prepared stops the run
 //!   with its SQL and the server's error;
 //! - a deadlock (1213) makes the driver roll back and run the event again
@@ -21,10 +23,9 @@ use quire_bench::driver::{self, Mix, RunConfig, Workload};
 use quire_bench::embedded::Embedded;
 use quire_bench::target::TargetSpec;
 
-fn quire(options: &[(&str, &str)]) -> (tempfile::TempDir, Embedded) {
+fn quire() -> (tempfile::TempDir, Embedded) {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let mut opts = vec![("innodb_buffer_pool_size".to_string(), "16M".to_string())];
-    opts.extend(options.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let opts = vec![("innodb_buffer_pool_size".to_string(), "16M".to_string())];
     let e = Embedded::start(Some(tmp.path()), opts, 20).expect("embedded quire starts");
     (tmp, e)
 }
@@ -44,35 +45,33 @@ fn config(workload: Workload, threads: u32, events: u64) -> RunConfig {
 }
 
 #[test]
-fn logs_in_with_both_plugins_prepares_executes_and_counts_rows() {
-    for plugin in ["caching_sha2_password", "mysql_native_password"] {
-        let (_tmp, e) = quire(&[("default_authentication_plugin", plugin)]);
-        let mut c = Conn::connect(&e.spec().wire_options(true)).unwrap_or_else(|err| panic!("{plugin}: {err}"));
-        let ok = |o: Outcome| assert!(matches!(o, Outcome::Done { .. }), "{plugin}: {o:?}");
-        ok(c.query("CREATE TABLE t (id INT PRIMARY KEY, c CHAR(20))").expect("create"));
-        ok(c.query("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')").expect("insert"));
-        let s = c.prepare("SELECT c FROM t WHERE id BETWEEN ? AND ?").expect("prepare");
-        assert_eq!(s.params, 2);
-        let rows = c.execute(s, &[Param::Int(2), Param::Int(9)]).expect("execute");
-        assert_eq!(rows, Outcome::Done { rows: 2 }, "{plugin}");
-        let u = c.prepare("UPDATE t SET c = ? WHERE id = ?").expect("prepare");
-        ok(c.execute(u, &[Param::Text("zz"), Param::Int(1)]).expect("execute"));
-        assert_eq!(c.query("SELECT c FROM t WHERE c = 'zz'").expect("query"), Outcome::Done { rows: 1 });
-        match c.query("SELECT nothing FROM nowhere").expect("a server error is an outcome") {
-            Outcome::Failed(err) => assert_eq!(err.code, 1146, "{err}"),
-            other => panic!("{other:?}"),
-        }
-        let mut bad = e.spec().wire_options(true);
-        bad.password = "wrong".into();
-        let refused = Conn::connect(&bad).err().expect("a wrong password is refused");
-        assert!(refused.to_string().contains("ERROR 1045"), "{plugin}: {refused}");
-        e.shutdown().expect("clean shutdown");
+fn logs_in_prepares_executes_and_counts_rows() {
+    let (_tmp, e) = quire();
+    let mut c = Conn::connect(&e.spec().wire_options(true)).unwrap_or_else(|err| panic!("{err}"));
+    let ok = |o: Outcome| assert!(matches!(o, Outcome::Done { .. }), "{o:?}");
+    ok(c.query("CREATE TABLE t (id INT PRIMARY KEY, c CHAR(20))").expect("create"));
+    ok(c.query("INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c')").expect("insert"));
+    let s = c.prepare("SELECT c FROM t WHERE id BETWEEN ? AND ?").expect("prepare");
+    assert_eq!(s.params, 2);
+    let rows = c.execute(s, &[Param::Int(2), Param::Int(9)]).expect("execute");
+    assert_eq!(rows, Outcome::Done { rows: 2 });
+    let u = c.prepare("UPDATE t SET c = ? WHERE id = ?").expect("prepare");
+    ok(c.execute(u, &[Param::Text("zz"), Param::Int(1)]).expect("execute"));
+    assert_eq!(c.query("SELECT c FROM t WHERE c = 'zz'").expect("query"), Outcome::Done { rows: 1 });
+    match c.query("SELECT nothing FROM nowhere").expect("a server error is an outcome") {
+        Outcome::Failed(err) => assert_eq!(err.code, 1146, "{err}"),
+        other => panic!("{other:?}"),
     }
+    let mut bad = e.spec().wire_options(true);
+    bad.password = "wrong".into();
+    let refused = Conn::connect(&bad).err().expect("a wrong password is refused");
+    assert!(refused.to_string().contains("ERROR 1045"), "{refused}");
+    e.shutdown().expect("clean shutdown");
 }
 
 #[test]
 fn a_statement_that_cannot_be_prepared_stops_the_run_with_its_sql() {
-    let (_tmp, e) = quire(&[]);
+    let (_tmp, e) = quire();
     // No tables loaded: sbtest1 does not exist.
     let err = driver::run(e.spec(), &config(Workload::PointSelect, 3, 10)).err().expect("the run fails");
     assert!(err.message.contains("SELECT c FROM sbtest1 WHERE id=?"), "{err}");
@@ -83,6 +82,9 @@ fn a_statement_that_cannot_be_prepared_stops_the_run_with_its_sql() {
 /// What the scripted server saw and does.
 #[derive(Default)]
 struct Script {
+    /// The plugin it announces (native when empty); it checks the proof
+    /// of password "p" for its scramble.
+    plugin: String,
     /// COM_STMT_EXECUTEs answered with `fail_code` before answering OK.
     fail_first: AtomicU64,
     fail_code: AtomicU64,
@@ -120,13 +122,35 @@ fn serve(mut s: TcpStream, script: Arc<Script>) {
     hello.extend_from_slice(&((caps >> 16) as u16).to_le_bytes());
     hello.push(21);
     hello.extend_from_slice(&[0; 10]);
-    hello.extend_from_slice(b"ijklmnopqrst\0mysql_native_password\0");
+    let sha2 = script.plugin == "caching_sha2_password";
+    let plugin = if sha2 { "caching_sha2_password" } else { "mysql_native_password" };
+    hello.extend_from_slice(b"ijklmnopqrst\0");
+    hello.extend_from_slice(plugin.as_bytes());
+    hello.push(0);
     packet(&mut out, 0, &hello);
-    if s.write_all(&out).is_err() || read_packet(&mut s).is_none() {
+    let Some(login) = s.write_all(&out).ok().and_then(|()| read_packet(&mut s)) else { return };
+    // HandshakeResponse41: 32 bytes, user NUL, length-encoded proof (short).
+    let user_end = 32 + login[32..].iter().position(|b| *b == 0).expect("user");
+    let n = usize::from(login[user_end + 1]);
+    let proof = &login[user_end + 2..user_end + 2 + n];
+    let scramble = b"abcdefghijklmnopqrst";
+    let expected = if sha2 {
+        quire_server::proto::auth::scramble_sha2(scramble, "p")
+    } else {
+        quire_server::proto::auth::scramble_native(scramble, "p")
+    };
+    out.clear();
+    if proof != expected.as_slice() {
+        packet(&mut out, 2, b"\xff\x15\x04#28000Access denied");
+        let _ = s.write_all(&out);
         return;
     }
-    out.clear();
-    packet(&mut out, 2, OK);
+    if sha2 {
+        packet(&mut out, 2, b"\x01\x03");
+        packet(&mut out, 3, OK);
+    } else {
+        packet(&mut out, 2, OK);
+    }
     let _ = s.write_all(&out);
     let mut next_id = 1u32;
     while let Some(p) = read_packet(&mut s) {
@@ -167,9 +191,13 @@ fn serve(mut s: TcpStream, script: Arc<Script>) {
 
 /// A scripted server on a free port, serving until the test ends.
 fn scripted(fail_first: u64, fail_code: u16) -> (TargetSpec, Arc<Script>) {
+    scripted_with("", fail_first, fail_code)
+}
+
+fn scripted_with(plugin: &str, fail_first: u64, fail_code: u16) -> (TargetSpec, Arc<Script>) {
     let l = TcpListener::bind("127.0.0.1:0").expect("a free port");
     let port = l.local_addr().expect("bound").port();
-    let script = Arc::new(Script::default());
+    let script = Arc::new(Script { plugin: plugin.to_string(), ..Script::default() });
     script.fail_first.store(fail_first, Ordering::SeqCst);
     script.fail_code.store(u64::from(fail_code), Ordering::SeqCst);
     let mine = script.clone();
@@ -181,6 +209,19 @@ fn scripted(fail_first: u64, fail_code: u16) -> (TargetSpec, Arc<Script>) {
     });
     let spec = TargetSpec::parse(&format!("scripted=mysql://u:p@127.0.0.1:{port}/sbtest")).expect("valid");
     (spec, script)
+}
+
+#[test]
+fn proves_the_password_by_either_plugin() {
+    for plugin in ["mysql_native_password", "caching_sha2_password"] {
+        let (spec, _script) = scripted_with(plugin, 0, 0);
+        let mut c = Conn::connect(&spec.wire_options(true)).unwrap_or_else(|e| panic!("{plugin}: {e}"));
+        assert_eq!(c.query("SELECT 1").expect("query"), Outcome::Done { rows: 0 }, "{plugin}");
+        let mut bad = spec.wire_options(true);
+        bad.password = "q".into();
+        let refused = Conn::connect(&bad).err().expect("a wrong proof is refused");
+        assert!(refused.to_string().contains("ERROR 1045"), "{plugin}: {refused}");
+    }
 }
 
 #[test]
