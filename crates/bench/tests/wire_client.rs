@@ -73,7 +73,7 @@ fn logs_in_prepares_executes_and_counts_rows() {
 fn a_statement_that_cannot_be_prepared_stops_the_run_with_its_sql() {
     let (_tmp, e) = quire();
     // No tables loaded: sbtest1 does not exist.
-    let err = driver::run(e.spec(), &config(Workload::PointSelect, 3, 10)).err().expect("the run fails");
+    let err = driver::run(e.spec(), &config(Workload::PointSelect, 3, 10)).expect_err("the run fails");
     assert!(err.message.contains("SELECT c FROM sbtest1 WHERE id=?"), "{err}");
     assert!(err.message.contains("ERROR 1146"), "{err}");
     e.shutdown().expect("clean shutdown");
@@ -246,6 +246,6 @@ fn a_deadlock_rolls_the_event_back_and_runs_it_again() {
 #[test]
 fn another_error_stops_the_run_and_names_the_statement() {
     let (spec, _script) = scripted(1, 1062);
-    let err = driver::run(&spec, &config(Workload::UpdateIndex, 4, 100)).err().expect("the run fails");
+    let err = driver::run(&spec, &config(Workload::UpdateIndex, 4, 100)).expect_err("the run fails");
     assert!(err.message.contains("'UPDATE sbtest1 SET k=k+1 WHERE id=?' failed: ERROR 1062"), "{err}");
 }
