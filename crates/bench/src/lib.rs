@@ -84,7 +84,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "builtin")]
     pub driver: DriverKind,
     /// Threads of the built-in driver; each drives its share of the
-    /// client connections (0: one per CPU).
+    /// client connections (0: four per CPU).
     #[arg(long, default_value_t = 0)]
     pub driver_threads: u32,
     /// Stop each point after this many events (sysbench's --events; 0: no

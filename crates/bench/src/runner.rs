@@ -47,7 +47,7 @@ pub struct Options {
     pub embedded: bool,
     pub quire_options: Vec<(String, String)>,
     pub driver: DriverKind,
-    /// The built-in driver's worker threads (0: one per CPU).
+    /// The built-in driver's worker threads (0: four per CPU).
     pub driver_workers: u32,
     pub events: u64,
     pub out: PathBuf,

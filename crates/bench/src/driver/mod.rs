@@ -2,10 +2,17 @@
 //! with a lean client of its own (`wire`), server-side prepared
 //! statements, and few OS threads: each worker thread runs an event loop
 //! over its share of the client connections (client i on worker
-//! i mod workers), one statement outstanding per connection, as each
-//! sysbench thread has. So the driver spends a few threads' CPU, not one
-//! thread's per client, and a benchmark measures the server, not the
-//! client (docs/BENCHMARKS.md, "quire bench's driver vs sysbench").
+//! i mod workers; four workers per CPU by default), one statement
+//! outstanding per connection, as each sysbench thread has. So the driver
+//! spends a few threads, not one per client, and a benchmark measures the
+//! server, not the client (docs/BENCHMARKS.md, "quire bench's driver vs
+//! sysbench").
+//!
+//! The driver runs in the process of `quire bench`, beside the embedded
+//! quire when there is one. A process of its own would change nothing for
+//! the CPU it gets: Linux schedules threads, not processes, and the
+//! driver's few workers compete with the server's threads either way.
+//! `--no-embedded --target` measures a server in its own process.
 //!
 //! A run, step by step:
 //! 1. every worker connects its clients and prepares their statements;
@@ -47,6 +54,13 @@ use wire::Conn;
 use worker::{Client, Worker};
 use stats::{Interval, Slot};
 
+/// Default worker threads per CPU. The kernel shares a busy CPU per
+/// thread, not per process: with one worker per CPU the driver got a
+/// smaller share than sysbench's thread per client (and than the server's
+/// threads) on a loaded 2-CPU machine, and fell behind sysbench at 4 to
+/// 256 clients; with 4 per CPU it kept up (docs/BENCHMARKS.md).
+pub const WORKERS_PER_CPU: usize = 4;
+
 /// Stack of a worker thread: it only encodes and decodes packets.
 const WORKER_STACK_BYTES: usize = 512 << 10;
 
@@ -64,8 +78,8 @@ pub struct RunConfig {
     pub mix: Mix,
     /// Seeds the clients' random numbers (client i gets seed + i).
     pub seed: u64,
-    /// Worker threads driving the clients (0: one per CPU); never more
-    /// than `threads`.
+    /// Worker threads driving the clients (0: [`WORKERS_PER_CPU`] per
+    /// CPU); never more than `threads`.
     pub workers: u32,
 }
 
@@ -73,7 +87,7 @@ impl RunConfig {
     /// The worker threads this run uses.
     pub fn worker_count(&self) -> usize {
         let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let w = if self.workers == 0 { cpus } else { self.workers as usize };
+        let w = if self.workers == 0 { cpus * WORKERS_PER_CPU } else { self.workers as usize };
         w.clamp(1, self.threads.max(1) as usize)
     }
 }
@@ -95,8 +109,9 @@ const ABORT: u8 = 2;
 struct Shared {
     gate: AtomicU8,
     stop: AtomicBool,
-    /// Events left to start when there is a budget.
-    budget: AtomicI64,
+    /// Events left to start; None without a budget (then no worker
+    /// touches a shared counter per event).
+    budget: Option<AtomicI64>,
     ready: AtomicUsize,
     finished: AtomicUsize,
     slots: Vec<Slot>,
@@ -114,7 +129,7 @@ pub fn run(spec: &TargetSpec, cfg: &RunConfig) -> Result<RunResult> {
     let shared = Arc::new(Shared {
         gate: AtomicU8::new(WAIT),
         stop: AtomicBool::new(false),
-        budget: AtomicI64::new(if cfg.events == 0 { i64::MAX } else { cfg.events as i64 }),
+        budget: (cfg.events > 0).then(|| AtomicI64::new(cfg.events as i64)),
         ready: AtomicUsize::new(0),
         finished: AtomicUsize::new(0),
         slots: (0..n).map(|_| Slot::default()).collect(),

@@ -234,7 +234,8 @@ impl<'a> Worker<'a> {
 
     /// Starts client `i`'s next event, or makes it `Done`.
     fn next_event(&mut self, i: usize) -> Result<(), Fatal> {
-        if self.stopping() || self.shared.budget.fetch_sub(1, Ordering::AcqRel) <= 0 {
+        let spent = self.shared.budget.as_ref().is_some_and(|b| b.fetch_sub(1, Ordering::AcqRel) <= 0);
+        if self.stopping() || spent {
             self.done(i);
             return Ok(());
         }
