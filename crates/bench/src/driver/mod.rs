@@ -50,9 +50,9 @@ pub use workload::{Kind, Mix, StmtCounts, Workload};
 use crate::error::{Error, Result};
 use crate::target::TargetSpec;
 use session::Session;
+use stats::{Interval, Slot};
 use wire::Conn;
 use worker::{Client, Worker};
-use stats::{Interval, Slot};
 
 /// Default worker threads per CPU. The kernel shares a busy CPU per
 /// thread, not per process: with one worker per CPU the driver got a

@@ -178,7 +178,8 @@ impl Session {
             Kind::Commit => self.commit,
             _ => self.stmts.get(table as usize - 1).and_then(|r| r[kind as usize]),
         };
-        let stmt = stmt.ok_or_else(|| super::wire::packet::protocol(format!("'{}' was not prepared", sql(kind, table))))?;
+        let stmt =
+            stmt.ok_or_else(|| super::wire::packet::protocol(format!("'{}' was not prepared", sql(kind, table))))?;
         put_execute(&mut self.out, stmt.id, params)?;
         self.steps.push(Step { end: self.out.len(), kind, table });
         Ok(())

@@ -138,7 +138,12 @@ impl Client {
                 self.inbuf.resize(self.inbuf.len() * 2, 0);
             }
             match self.stream.read(&mut self.inbuf[self.filled..]) {
-                Ok(0) => return Err(WireError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "the server closed the connection"))),
+                Ok(0) => {
+                    return Err(WireError::Io(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the server closed the connection",
+                    )))
+                }
                 Ok(n) => {
                     self.filled += n;
                     let (used, outcome) = self.reply.feed(&self.inbuf[..self.filled])?;

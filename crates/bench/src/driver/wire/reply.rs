@@ -142,7 +142,11 @@ mod tests {
     fn result_set(deprecate_eof: bool, rows: u8) -> Vec<u8> {
         let mut b = Vec::new();
         pkt(&mut b, 1, b"\x01");
-        pkt(&mut b, 2, b"\x03def\x06sbtest\x07sbtest1\x07sbtest1\x01c\x01c\x0c\x2d\x00\xe0\x01\x00\x00\xfe\x00\x00\x00\x00\x00");
+        pkt(
+            &mut b,
+            2,
+            b"\x03def\x06sbtest\x07sbtest1\x07sbtest1\x01c\x01c\x0c\x2d\x00\xe0\x01\x00\x00\xfe\x00\x00\x00\x00\x00",
+        );
         if !deprecate_eof {
             pkt(&mut b, 3, EOF);
         }
