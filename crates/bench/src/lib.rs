@@ -83,6 +83,10 @@ pub struct Args {
     /// The load generator: the built-in driver or the real sysbench.
     #[arg(long, value_enum, default_value = "builtin")]
     pub driver: DriverKind,
+    /// Threads of the built-in driver; each drives its share of the
+    /// client connections (0: four per CPU).
+    #[arg(long, default_value_t = 0)]
+    pub driver_threads: u32,
     /// Stop each point after this many events (sysbench's --events; 0: no
     /// limit). Without --time, points then run until the events are done.
     #[arg(long, default_value_t = 0)]
@@ -143,6 +147,7 @@ impl Args {
             embedded: !self.no_embedded,
             quire_options: self.quire_option.clone(),
             driver: self.driver,
+            driver_workers: self.driver_threads,
             events: self.events,
             out,
             skip_prepare: self.skip_prepare,

@@ -47,6 +47,8 @@ pub struct Options {
     pub embedded: bool,
     pub quire_options: Vec<(String, String)>,
     pub driver: DriverKind,
+    /// The built-in driver's worker threads (0: four per CPU).
+    pub driver_workers: u32,
     pub events: u64,
     pub out: PathBuf,
     pub skip_prepare: bool,
@@ -216,7 +218,11 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
     for spec in &o.targets {
         let mut conn = spec.connect(false, 4)?;
         let info = ServerInfo::query(&mut conn)?;
-        let max_conn: Option<u64> = conn.query_first("SELECT @@max_connections").unwrap_or(None);
+        // Read as a value: a typed read panics on an answer of another type.
+        let max_conn = conn
+            .query_first::<mysql::Value, _>("SELECT @@max_connections")
+            .unwrap_or(None)
+            .and_then(|v| text(v).parse::<u64>().ok());
         if let Some(m) = max_conn.filter(|m| *m < u64::from(max_threads) + 2) {
             return Err(Error::new(format!(
                 "target {} allows {m} connections (max_connections) but this run opens {max_threads}; raise it",
@@ -305,6 +311,7 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
                     table_size: o.data.table_size,
                     mix: o.mix,
                     seed: o.seed.wrapping_mul(1_000_003).wrapping_add(run_no),
+                    workers: o.driver_workers,
                 };
                 for t in targets.iter().zip(&active).filter(|(_, a)| **a).map(|(t, _)| t) {
                     done += 1;
@@ -401,9 +408,11 @@ fn data_size(targets: &mut [Target], o: &Options) -> Result<u64> {
              WHERE table_schema = '{}' AND table_name LIKE 'sbtest%'",
             t.spec.database.replace('\'', "''")
         );
-        if let Ok(Some(Some(b))) =
-            t.conn().and_then(|mut c| c.query_first::<Option<u64>, _>(q).map_err(|e| Error::new(e.to_string())))
-        {
+        let bytes = t
+            .conn()
+            .and_then(|mut c| c.query_first::<mysql::Value, _>(q).map_err(|e| Error::new(e.to_string())))
+            .map(|v| v.and_then(|v| text(v).parse::<u64>().ok()));
+        if let Ok(Some(b)) = bytes {
             if b > 0 {
                 return Ok(b);
             }

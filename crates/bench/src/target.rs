@@ -108,6 +108,36 @@ impl TargetSpec {
         Conn::new(self.opts(with_db, stmt_cache)).map_err(|e| self.connect_error(&e))
     }
 
+    /// Options for the driver's own client; `with_db` selects the
+    /// target's database.
+    pub fn wire_options(&self, with_db: bool) -> crate::driver::wire::ConnectOptions {
+        crate::driver::wire::ConnectOptions {
+            host: self.host.clone(),
+            port: self.port,
+            user: self.user.clone(),
+            password: self.password.clone(),
+            database: with_db.then(|| self.database.clone()),
+            deprecate_eof: true,
+            connect_timeout: CONNECT_TIMEOUT,
+        }
+    }
+
+    /// "cannot connect to ..." for the driver's own client.
+    pub fn wire_connect_error(&self, e: &crate::driver::wire::WireError) -> Error {
+        use crate::driver::wire::WireError;
+        let hint = match e {
+            WireError::Server(m) => match m.code {
+                1045 => " (wrong user or password)",
+                1049 => " (create the database first, or name another)",
+                1040 => " (raise the server's max_connections)",
+                _ => "",
+            },
+            WireError::Io(_) => " (is the server running and listening there?)",
+            WireError::Protocol(_) => "",
+        };
+        Error::new(format!("cannot connect to {} (target {}): {e}{hint}", self.display(), self.name()))
+    }
+
     /// "cannot connect to ..." with the cause, for `e` from a connect.
     pub fn connect_error(&self, e: &mysql::Error) -> Error {
         use mysql::DriverError::{ConnectTimeout, CouldNotConnect};

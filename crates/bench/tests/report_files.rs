@@ -34,6 +34,7 @@ fn options(out: &Path, tmp: &Path) -> Options {
             ("innodb_flush_log_at_trx_commit".into(), "2".into()),
         ],
         driver: DriverKind::Builtin,
+        driver_workers: 0,
         events: 0,
         out: out.to_path_buf(),
         skip_prepare: false,

@@ -82,6 +82,7 @@ fn the_driver_and_sysbench_move_the_servers_counters_alike() {
             table_size: DATA.table_size,
             mix: Mix::default(),
             seed: 11,
+            workers: 0,
         };
         let before = counters(&e);
         let sb = quire_bench::sysbench::run(e.spec(), &cfg).unwrap_or_else(|err| panic!("sysbench {w}: {err}"));

@@ -1,8 +1,8 @@
-//! Measurements: each client thread records into its own [`Slot`]; once a
+//! Measurements: each worker thread records into its own [`Slot`]; once a
 //! second the sampler folds every slot into one [`Interval`], which becomes
 //! a per-second [`Sample`] and is added to the run's total.
 //!
-//! Latching: a slot's mutex is taken by its thread once per event and by
+//! Latching: a slot's mutex is taken by its worker once per event and by
 //! the sampler once per second, so it is almost never contended.
 //!
 //! Invariants:
@@ -65,7 +65,7 @@ impl Interval {
     }
 }
 
-/// One client thread's measurements since the sampler last took them.
+/// One worker thread's measurements since the sampler last took them.
 #[derive(Default)]
 pub struct Slot {
     current: Mutex<Interval>,
