@@ -496,7 +496,7 @@ impl Engine {
             }
             if info.state != undo::STATE_ACTIVE {
                 self.txn.trx_sys.adopt(info.trx);
-                self.txn.trx_sys.end(info.trx);
+                self.txn.trx_sys.end_into_history(info.trx);
                 self.txn.history.push(info);
                 continue;
             }
@@ -513,7 +513,7 @@ impl Engine {
                 trx::undo_one(&self.txn, info.trx, *ptr)?;
             }
             self.txn.rseg.finish(pool, &log, info.trx, undo::STATE_ROLLED_BACK)?;
-            self.txn.trx_sys.end(info.trx);
+            self.txn.trx_sys.end_into_history(info.trx);
             self.txn.history.push(log.info(undo::STATE_ROLLED_BACK));
             rolled_back += 1;
             tracing::info!("rolled back transaction {} ({} changes) left active by a crash", info.trx, records.len());

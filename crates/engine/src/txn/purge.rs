@@ -9,6 +9,11 @@
 //!
 //! Purge workers (in `table/purge.rs`) take disjoint batches, oldest id
 //! first. The list's length is InnoDB's "history list length".
+//!
+//! How many logs lie below the purge limit (what `innodb_max_purge_lag`
+//! throttles on) is kept exactly by [`super::view::TrxSys`], which moves
+//! the purge limit: it adds logs here as they fall below the limit, and
+//! `take` subtracts the ones purge takes.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,19 +24,16 @@ use parking_lot::{Condvar, Mutex};
 use super::undo::UndoLogInfo;
 use super::TrxId;
 
-/// `History::purgeable` counts up to this many.
-const PURGEABLE_CAP: usize = 1 << 20;
-
 pub struct History {
     logs: Mutex<BTreeMap<TrxId, UndoLogInfo>>,
     /// `logs.len()`, readable without the mutex (every write checks it).
     len: AtomicUsize,
     /// Logs taken by purge workers and not yet freed (or given back).
     in_flight: AtomicUsize,
-    /// Logs purge could take now (below the purge limit), as counted at
-    /// the last `take` (up to `PURGEABLE_CAP`): what `innodb_max_purge_lag`
-    /// throttles on, so that history an open view pins (purge could not
-    /// shorten it anyway) does not slow writers.
+    /// Finished logs below the purge limit, not yet taken: what
+    /// `innodb_max_purge_lag` throttles on, so that history an open view
+    /// (or an active transaction) pins does not slow writers — purge could
+    /// not shorten it. Kept by `TrxSys` (`add_purgeable`) and `take`.
     purgeable: AtomicUsize,
     wake: Condvar,
     /// Writers held by `innodb_max_purge_lag` wait here; `take` wakes
@@ -51,9 +53,9 @@ pub struct History {
 impl History {
     /// A log taken by `take` is freed.
     pub fn purged_one(&self) {
-        self.in_flight.fetch_sub(1, Ordering::Relaxed);
         self.purged.inc();
         self.freed.fetch_add(1, Ordering::Relaxed);
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// Logs freed per second, measured over the last 100 ms or more (an
@@ -74,23 +76,28 @@ impl History {
         rate
     }
 
-    /// Gives back a log taken by `take` that could not be purged.
+    /// Gives back a log taken by `take` that could not be purged. It is
+    /// purgeable again (it was below the limit, which only goes up).
     pub fn give_back(&self, log: UndoLogInfo) {
+        self.add_purgeable(1);
         self.push(log);
         self.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
 
-    /// Adds a finished transaction's log and wakes purge.
+    /// Adds a finished transaction's log and wakes purge. REQUIRES: the
+    /// log was counted by [`super::view::TrxSys::end_into_history`].
     pub fn push(&self, log: UndoLogInfo) {
         let mut logs = self.logs.lock();
         logs.insert(log.trx, log);
         self.len.store(logs.len(), Ordering::Relaxed);
         drop(logs);
-        // Counted as purgeable until the next `take` counts again: a
-        // writer held by the lag must see the history grow even while
-        // every purge worker is busy.
-        self.purgeable.fetch_add(1, Ordering::Relaxed);
         self.wake.notify_one();
+    }
+
+    /// `n` more logs lie below the purge limit (called by `TrxSys` as the
+    /// limit passes them).
+    pub(crate) fn add_purgeable(&self, n: usize) {
+        self.purgeable.fetch_add(n, Ordering::Relaxed);
     }
 
     /// Undo logs not yet purged, those being purged included
@@ -119,10 +126,13 @@ impl History {
         }
         self.in_flight.fetch_add(out.len(), Ordering::Relaxed);
         self.len.store(logs.len(), Ordering::Relaxed);
-        let purgeable = count_below(&logs, limit);
         drop(logs);
-        let before = self.purgeable.swap(purgeable, Ordering::Relaxed);
-        if purgeable < before {
+        if !out.is_empty() {
+            // Every log below the limit is counted (`TrxSys`, invariant 2).
+            let n = out.len();
+            let before =
+                self.purgeable.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| Some(p.saturating_sub(n)));
+            debug_assert!(before.is_ok_and(|p| p >= n), "took {n} logs, {before:?} counted purgeable");
             let _g = self.lag_mutex.lock();
             self.lag_wake.notify_all();
         }
@@ -187,21 +197,41 @@ impl Drop for LagWaiter<'_> {
     }
 }
 
-/// The number of logs below `limit`, up to `PURGEABLE_CAP`, at the cost of
-/// the smaller side: the logs at or above the limit (transactions a view
-/// still pins) are usually few, the ones below few when a view pins
-/// almost everything.
-fn count_below(logs: &BTreeMap<TrxId, UndoLogInfo>, limit: TrxId) -> usize {
-    let mut below = logs.range(..limit);
-    let mut above = logs.range(limit..);
-    let mut n = 0;
-    loop {
-        if below.next().is_none() {
-            return n.min(PURGEABLE_CAP);
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+    use std::time::Instant;
+
+    use super::*;
+
+    /// `n` logs, ids from 1, counted purgeable (as `TrxSys` would once no
+    /// view or transaction holds them).
+    fn history_of(n: u64) -> History {
+        let h = History::default();
+        for trx in 1..=n {
+            h.push(UndoLogInfo { rseg: 0, slot: None, first_page: 0, trx, state: 0 });
         }
-        n += 1;
-        if above.next().is_none() {
-            return (logs.len() - logs.range(limit..).count()).min(PURGEABLE_CAP);
-        }
+        h.add_purgeable(n as usize);
+        h
+    }
+
+    #[test]
+    fn a_writer_held_by_the_lag_goes_when_purge_brings_the_count_down_to_it() {
+        const LAG: usize = 40;
+        let h = history_of(500);
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let writer = s.spawn(|| {
+                h.wait_for_lag(LAG, Instant::now() + Duration::from_secs(600), &stop);
+                h.purgeable()
+            });
+            while h.purgeable() > LAG {
+                for _ in h.take(TrxId::MAX, 16, Duration::ZERO) {
+                    h.purged_one();
+                }
+            }
+            let seen = writer.join().unwrap();
+            assert!(seen <= LAG, "the writer went with {seen} logs purgeable");
+        });
     }
 }
