@@ -541,6 +541,21 @@ impl Engine {
         &self.txn
     }
 
+    /// Pauses purge: its workers take no more undo logs, and this returns
+    /// once none holds a batch, so the history list and its purgeable
+    /// count change only by commits and read views until
+    /// [`Engine::resume_purge`]. For tests that must see the history
+    /// before purge does (InnoDB's debug `innodb_purge_stop_now`).
+    /// Writers beyond `innodb_max_purge_lag` still wait, up to their delay.
+    pub fn pause_purge(&self) {
+        self.txn.history.pause();
+    }
+
+    /// Lets purge run again (`innodb_purge_run_now`).
+    pub fn resume_purge(&self) {
+        self.txn.history.resume();
+    }
+
     /// The next AUTO_INCREMENT value: one past the largest value stored.
     fn recover_auto_inc(def: &TableDef, clustered: &BTree) -> Result<u64> {
         let schema = &def.schema;

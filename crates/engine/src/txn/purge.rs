@@ -14,9 +14,12 @@
 //! throttles on) is kept exactly by [`super::view::TrxSys`], which moves
 //! the purge limit: it adds logs here as they fall below the limit, and
 //! `take` subtracts the ones purge takes.
+//!
+//! Purge can be paused ([`History::pause`]): workers then take nothing,
+//! and `pause` returns once no batch is in flight.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
@@ -35,7 +38,11 @@ pub struct History {
     /// (or an active transaction) pins does not slow writers — purge could
     /// not shorten it. Kept by `TrxSys` (`add_purgeable`) and `take`.
     purgeable: AtomicUsize,
+    /// Set (under `logs`) while purge is paused: `take` takes nothing.
+    paused: AtomicBool,
     wake: Condvar,
+    /// `pause` waits here for the batches in flight to end.
+    drained: Condvar,
     /// Writers held by `innodb_max_purge_lag` wait here; `take` wakes
     /// them when it brings `purgeable` down.
     lag_mutex: Mutex<()>,
@@ -55,7 +62,17 @@ impl History {
     pub fn purged_one(&self) {
         self.purged.inc();
         self.freed.fetch_add(1, Ordering::Relaxed);
-        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        self.one_landed();
+    }
+
+    /// One log of a batch is freed or given back.
+    fn one_landed(&self) {
+        if self.in_flight.fetch_sub(1, Ordering::Relaxed) == 1 {
+            // The last log in flight (at most once per batch); notified
+            // under the mutex `pause` waits with, so it cannot miss it.
+            let _g = self.logs.lock();
+            self.drained.notify_all();
+        }
     }
 
     /// Logs freed per second, measured over the last 100 ms or more (an
@@ -81,7 +98,7 @@ impl History {
     pub fn give_back(&self, log: UndoLogInfo) {
         self.add_purgeable(1);
         self.push(log);
-        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        self.one_landed();
     }
 
     /// Adds a finished transaction's log and wakes purge. REQUIRES: the
@@ -100,6 +117,27 @@ impl History {
         self.purgeable.fetch_add(n, Ordering::Relaxed);
     }
 
+    /// Stops purge: workers take no more logs, and this returns once the
+    /// batches they hold are freed (or given back). The history and the
+    /// purgeable count then change only by commits and views; writers
+    /// beyond `innodb_max_purge_lag` still wait (up to their delay).
+    /// For tests (InnoDB's debug `innodb_purge_stop_now`).
+    pub fn pause(&self) {
+        let mut logs = self.logs.lock();
+        self.paused.store(true, Ordering::Relaxed);
+        while self.in_flight.load(Ordering::Relaxed) > 0 {
+            self.drained.wait(&mut logs);
+        }
+    }
+
+    /// Lets purge run again after [`History::pause`]
+    /// (`innodb_purge_run_now`).
+    pub fn resume(&self) {
+        let _g = self.logs.lock();
+        self.paused.store(false, Ordering::Relaxed);
+        self.wake.notify_all();
+    }
+
     /// Undo logs not yet purged, those being purged included
     /// (`Innodb_history_list_length`).
     pub fn len(&self) -> usize {
@@ -111,11 +149,16 @@ impl History {
     }
 
     /// Takes up to `n` logs of transactions below `limit`, oldest first,
-    /// waiting up to `wait` for one to become available.
+    /// waiting up to `wait` for one to become available; none while purge
+    /// is paused.
     pub fn take(&self, limit: TrxId, n: usize, wait: Duration) -> Vec<UndoLogInfo> {
         let mut logs = self.logs.lock();
-        if logs.first_key_value().is_none_or(|(&t, _)| t >= limit) {
+        let paused = || self.paused.load(Ordering::Relaxed);
+        if paused() || logs.first_key_value().is_none_or(|(&t, _)| t >= limit) {
             self.wake.wait_for(&mut logs, wait);
+        }
+        if paused() {
+            return Vec::new();
         }
         let mut out = Vec::new();
         while out.len() < n {
@@ -177,7 +220,9 @@ impl Default for History {
             len: Default::default(),
             in_flight: Default::default(),
             purgeable: Default::default(),
+            paused: Default::default(),
             wake: Default::default(),
+            drained: Default::default(),
             lag_mutex: Default::default(),
             lag_wake: Default::default(),
             freed: Default::default(),
@@ -233,5 +278,26 @@ mod tests {
             let seen = writer.join().unwrap();
             assert!(seen <= LAG, "the writer went with {seen} logs purgeable");
         });
+    }
+
+    #[test]
+    fn paused_purge_takes_nothing_and_pause_waits_for_the_batch_in_flight() {
+        let h = history_of(10);
+        let batch = h.take(TrxId::MAX, 2, Duration::ZERO);
+        assert_eq!(batch.len(), 2);
+        std::thread::scope(|s| {
+            let pauser = s.spawn(|| {
+                h.pause();
+                h.in_flight.load(Ordering::Relaxed)
+            });
+            for _ in batch {
+                h.purged_one();
+            }
+            assert_eq!(pauser.join().unwrap(), 0, "pause returned with a batch in flight");
+        });
+        assert!(h.take(TrxId::MAX, 16, Duration::ZERO).is_empty(), "nothing taken while paused");
+        assert_eq!((h.len(), h.purgeable()), (8, 8));
+        h.resume();
+        assert_eq!(h.take(TrxId::MAX, 16, Duration::ZERO).len(), 8);
     }
 }
