@@ -10,10 +10,10 @@
 //! Purge workers (in `table/purge.rs`) take disjoint batches, oldest id
 //! first. The list's length is InnoDB's "history list length".
 //!
-//! How many logs lie below the purge limit (what `innodb_max_purge_lag`
-//! throttles on) is kept exactly by [`super::view::TrxSys`], which moves
-//! the purge limit: it adds logs here as they fall below the limit, and
-//! `take` subtracts the ones purge takes.
+//! How many logs no read view pins (what `innodb_max_purge_lag` throttles
+//! on) is kept exactly by [`super::view::TrxSys`], which knows the views:
+//! it adds and subtracts logs here as transactions end and the oldest
+//! view moves, and `take` subtracts the ones purge takes.
 //!
 //! Purge can be paused ([`History::pause`]): workers then take nothing,
 //! and `pause` returns once no batch is in flight.
@@ -33,10 +33,10 @@ pub struct History {
     len: AtomicUsize,
     /// Logs taken by purge workers and not yet freed (or given back).
     in_flight: AtomicUsize,
-    /// Finished logs below the purge limit, not yet taken: what
-    /// `innodb_max_purge_lag` throttles on, so that history an open view
-    /// (or an active transaction) pins does not slow writers — purge could
-    /// not shorten it. Kept by `TrxSys` (`add_purgeable`) and `take`.
+    /// Finished logs below the oldest open view's `up_limit` (all, with
+    /// none), not yet taken: what `innodb_max_purge_lag` throttles on, so
+    /// that history a view pins does not slow writers — purge could not
+    /// shorten it. Kept by `TrxSys` (invariant 3 of `view.rs`) and `take`.
     purgeable: AtomicUsize,
     /// Set (under `logs`) while purge is paused: `take` takes nothing.
     paused: AtomicBool,
@@ -94,7 +94,8 @@ impl History {
     }
 
     /// Gives back a log taken by `take` that could not be purged. It is
-    /// purgeable again (it was below the limit, which only goes up).
+    /// counted again (it was below the purge limit, which only goes up, so
+    /// below every view).
     pub fn give_back(&self, log: UndoLogInfo) {
         self.add_purgeable(1);
         self.push(log);
@@ -111,10 +112,22 @@ impl History {
         self.wake.notify_one();
     }
 
-    /// `n` more logs lie below the purge limit (called by `TrxSys` as the
-    /// limit passes them).
+    /// `n` more logs are unpinned (called by `TrxSys`).
     pub(crate) fn add_purgeable(&self, n: usize) {
         self.purgeable.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// `n` logs are pinned by a view just opened (called by `TrxSys`).
+    pub(crate) fn sub_purgeable(&self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let before = self.purgeable.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| Some(p.saturating_sub(n)));
+        debug_assert!(before.is_ok_and(|p| p >= n), "{n} logs pinned, {before:?} counted purgeable");
+        if self.lag_waiters() > 0 {
+            let _g = self.lag_mutex.lock();
+            self.lag_wake.notify_all();
+        }
     }
 
     /// Stops purge: workers take no more logs, and this returns once the
@@ -171,7 +184,7 @@ impl History {
         self.len.store(logs.len(), Ordering::Relaxed);
         drop(logs);
         if !out.is_empty() {
-            // Every log below the limit is counted (`TrxSys`, invariant 2).
+            // Every log below the limit is counted (`view.rs`, invariant 3).
             let n = out.len();
             let before =
                 self.purgeable.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| Some(p.saturating_sub(n)));

@@ -22,22 +22,33 @@
 //! The purge limit ([`TrxSys::oldest_view_limit`]) is the smallest
 //! *boundary*: the id of an active transaction or the `up_limit` of an
 //! open view. Under the same mutex each boundary keeps the number of
-//! finished logs from it up to the next boundary, and the logs below the
-//! smallest are counted in [`History::purgeable`]. A boundary that goes
-//! (its transaction ends and no view holds it) hands its logs to the one
-//! below, or to the purgeable count: so a view that closes releases the
-//! history it pinned in O(log boundaries), whatever its length.
+//! finished logs from it up to the next boundary (its *bucket*); a
+//! boundary that goes (its transaction ends and no view holds it) hands
+//! its bucket to the one below.
 //!
-//! Invariants (checked by `tests::purgeable_is_the_history_below_the_limit`):
+//! [`History::purgeable`], what `innodb_max_purge_lag` throttles on,
+//! counts the logs below the oldest view's `up_limit`: history a view pins
+//! is not counted (holding writers could not shorten it), history behind
+//! an active transaction is (purge has it as soon as that transaction
+//! ends). When the oldest view moves, the buckets between its old and new
+//! `up_limit` say how much history it pins or releases: a sum over the
+//! boundaries in between — at most the active transactions — never a walk
+//! of the history. Only opening a view below the oldest one and closing
+//! the oldest one pay that; other views, commits and begins are
+//! O(log boundaries).
+//!
+//! Invariants (checked by `tests::purgeable_is_the_history_below_the_oldest_view`):
 //! 1. A new boundary is a new id (no finished log lies above it) or an id
 //!    that is a boundary already (a view's `up_limit` is an active id or
 //!    the next id): no log ever moves up into a new bucket, and the
 //!    smallest boundary, the purge limit, never goes down (recovery's
 //!    `adopt` aside, before purge starts).
-//! 2. Every finished log not yet taken by purge is counted exactly once:
-//!    in the bucket of the largest boundary at or below its id, or, with
-//!    none, in `History::purgeable`. By 1, a log purge takes (below the
-//!    limit) is in the purgeable count.
+//! 2. Every finished log not yet taken by purge at or above the smallest
+//!    boundary is counted once, in the bucket of the largest boundary at
+//!    or below its id.
+//! 3. `History::purgeable` is the number of finished logs not yet taken
+//!    with ids below `Inner::oldest_view` (all of them with no view open).
+//!    By 1, a log purge takes (below the limit) is one of them.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -97,6 +108,8 @@ struct Inner {
     active: usize,
     /// Open views (the sum of `Boundary::views`).
     views: usize,
+    /// The smallest `up_limit` of the open views (invariant 3).
+    oldest_view: Option<TrxId>,
 }
 
 /// An id purge must not pass while it is a boundary.
@@ -111,28 +124,28 @@ struct Boundary {
 }
 
 impl Inner {
-    /// Drops boundary `id` if nothing holds it any more, handing its logs
-    /// to the boundary below (invariant 2); returns how many logs became
-    /// purgeable.
-    fn release(&mut self, id: TrxId) -> usize {
-        let Some(b) = self.bounds.get(&id) else { return 0 };
+    /// Drops boundary `id` if nothing holds it any more, handing its
+    /// bucket to the boundary below (invariant 2).
+    fn release(&mut self, id: TrxId) {
+        let Some(b) = self.bounds.get(&id) else { return };
         if b.active || b.views > 0 {
-            return 0;
+            return;
         }
         let logs = self.bounds.remove(&id).map_or(0, |b| b.logs);
-        self.add_log_below(id, logs)
+        self.add_logs_below(id, logs);
     }
 
     /// Counts `n` logs in the bucket of the largest boundary at or below
-    /// `id`; returns `n` if there is none (they are purgeable).
-    fn add_log_below(&mut self, id: TrxId, n: usize) -> usize {
-        match self.bounds.range_mut(..=id).next_back() {
-            Some((_, b)) => {
-                b.logs += n;
-                0
-            }
-            None => n,
+    /// `id` (none: they are below the purge limit, in no bucket).
+    fn add_logs_below(&mut self, id: TrxId, n: usize) {
+        if let Some((_, b)) = self.bounds.range_mut(..=id).next_back() {
+            b.logs += n;
         }
+    }
+
+    /// Whether a log of transaction `trx` is below the oldest view.
+    fn unpinned(&self, trx: TrxId) -> bool {
+        self.oldest_view.is_none_or(|v| trx < v)
     }
 }
 
@@ -193,9 +206,10 @@ impl TrxSys {
                 inner.active -= 1;
             }
         }
-        let freed = inner.release(id) + inner.add_log_below(id, logs);
-        if freed > 0 {
-            self.history.add_purgeable(freed);
+        inner.release(id);
+        inner.add_logs_below(id, logs);
+        if logs > 0 && inner.unpinned(id) {
+            self.history.add_purgeable(logs);
         }
     }
 
@@ -227,6 +241,18 @@ impl TrxSys {
         // next id (no log lies above it): no logs move (invariant 2).
         inner.bounds.entry(up_limit).or_default().views += 1;
         inner.views += 1;
+        if inner.unpinned(up_limit) {
+            // The history from here up to the view that was the oldest
+            // is pinned now (invariant 3).
+            let pinned = match inner.oldest_view {
+                Some(v) => inner.bounds.range(up_limit..v),
+                None => inner.bounds.range(up_limit..),
+            }
+            .map(|(_, b)| b.logs)
+            .sum();
+            inner.oldest_view = Some(up_limit);
+            self.history.sub_purgeable(pinned);
+        }
         drop(inner);
         let view = ReadView { creator, low_limit, up_limit, active: ids };
         (view, ViewHandle { sys: self.clone(), up_limit })
@@ -250,14 +276,26 @@ pub struct ViewHandle {
 impl Drop for ViewHandle {
     fn drop(&mut self) {
         let mut inner = self.sys.inner.lock();
-        if let Some(b) = inner.bounds.get_mut(&self.up_limit) {
-            b.views -= 1;
-            inner.views -= 1;
+        let Some(b) = inner.bounds.get_mut(&self.up_limit) else { return };
+        b.views -= 1;
+        let last = b.views == 0;
+        inner.views -= 1;
+        if last && inner.oldest_view == Some(self.up_limit) {
+            // The history up to the next view (all of it, with none) is
+            // no longer pinned (invariant 3).
+            let mut released = 0;
+            let mut next = None;
+            for (&t, b) in inner.bounds.range(self.up_limit..) {
+                if b.views > 0 {
+                    next = Some(t);
+                    break;
+                }
+                released += b.logs;
+            }
+            inner.oldest_view = next;
+            self.sys.history.add_purgeable(released);
         }
-        let freed = inner.release(self.up_limit);
-        if freed > 0 {
-            self.sys.history.add_purgeable(freed);
-        }
+        inner.release(self.up_limit);
     }
 }
 
@@ -318,7 +356,7 @@ mod tests {
     }
 
     #[test]
-    fn history_behind_an_active_transaction_counts_once_it_ends() {
+    fn history_behind_an_active_transaction_counts_until_a_view_pins_it() {
         let sys = Arc::new(TrxSys::new(1));
         let h = sys.history().clone();
         let old = sys.begin();
@@ -327,10 +365,11 @@ mod tests {
             sys.end_into_history(t);
             h.push(log(t));
         }
-        assert_eq!(h.purgeable(), 0);
-        // A view taken now pins the same history; it keeps it pinned
-        // after the old transaction ends.
+        assert_eq!(h.purgeable(), 10, "purge has it once the old transaction ends");
+        // A view taken now (its up_limit is the old transaction) pins the
+        // same history, and keeps it pinned after that transaction ends.
         let (_v, view) = sys.open_view(0);
+        assert_eq!(h.purgeable(), 0);
         sys.end_into_history(old);
         h.push(log(old));
         assert_eq!((h.purgeable(), sys.oldest_view_limit()), (0, old));
@@ -340,11 +379,12 @@ mod tests {
         assert_eq!(h.purgeable(), 0);
     }
 
-    /// Model check of invariant 2: under random begins, ends, views opened
-    /// and closed, takes and give-backs, the purgeable count is always the
-    /// number of listed logs below the purge limit.
+    /// Model check of invariants 2 and 3: under random begins, ends, views
+    /// opened and closed, takes and give-backs, the purgeable count is
+    /// always the number of listed logs below the oldest view, and purge
+    /// takes only logs it counted.
     #[test]
-    fn purgeable_is_the_history_below_the_limit() {
+    fn purgeable_is_the_history_below_the_oldest_view() {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut rand = move |n: usize| {
             seed ^= seed << 13;
@@ -370,7 +410,7 @@ mod tests {
                     3 if !active.is_empty() => sys.end(active.swap_remove(rand(active.len()))),
                     4 => {
                         let creator = if active.is_empty() || rand(2) == 0 { 0 } else { active[rand(active.len())] };
-                        views.push(sys.open_view(creator).1);
+                        views.push(sys.open_view(creator));
                     }
                     5 if !views.is_empty() => drop(views.swap_remove(rand(views.len()))),
                     _ => {
@@ -386,8 +426,8 @@ mod tests {
                         }
                     }
                 }
-                let limit = sys.oldest_view_limit();
-                assert_eq!(h.purgeable(), listed.range(..limit).count(), "limit {limit}");
+                let oldest = views.iter().map(|(v, _)| v.up_limit).min().unwrap_or(TrxId::MAX);
+                assert_eq!(h.purgeable(), listed.range(..oldest).count(), "oldest view {oldest}");
             }
         }
     }
