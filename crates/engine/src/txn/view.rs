@@ -200,14 +200,25 @@ impl TrxSys {
 
     fn end_inner(&self, id: TrxId, logs: usize) {
         let mut inner = self.inner.lock();
-        if let Some(b) = inner.bounds.get_mut(&id) {
+        // Two tree operations on the commit path: the boundary goes, its
+        // bucket and the log go to the one below.
+        let mut carried = logs;
+        if let Some(b) = inner.bounds.remove(&id) {
             if b.active {
-                b.active = false;
                 inner.active -= 1;
             }
+            if b.views > 0 {
+                // A view still holds the boundary (rare): it stays, and
+                // the log is in its bucket.
+                inner.bounds.insert(id, Boundary { active: false, views: b.views, logs: b.logs + logs });
+                carried = 0;
+            } else {
+                carried += b.logs;
+            }
         }
-        inner.release(id);
-        inner.add_logs_below(id, logs);
+        if carried > 0 {
+            inner.add_logs_below(id, carried);
+        }
         if logs > 0 && inner.unpinned(id) {
             self.history.add_purgeable(logs);
         }
