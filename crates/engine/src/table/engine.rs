@@ -499,7 +499,7 @@ impl Engine {
             }
             if info.state != undo::STATE_ACTIVE {
                 self.txn.trx_sys.adopt(info.trx);
-                self.txn.trx_sys.end(info.trx);
+                self.txn.trx_sys.end_into_history(info.trx);
                 self.txn.history.push(info);
                 continue;
             }
@@ -516,7 +516,7 @@ impl Engine {
                 trx::undo_one(&self.txn, info.trx, *ptr)?;
             }
             self.txn.rseg.finish(pool, &log, info.trx, undo::STATE_ROLLED_BACK)?;
-            self.txn.trx_sys.end(info.trx);
+            self.txn.trx_sys.end_into_history(info.trx);
             self.txn.history.push(log.info(undo::STATE_ROLLED_BACK));
             rolled_back += 1;
             tracing::info!("rolled back transaction {} ({} changes) left active by a crash", info.trx, records.len());
@@ -542,6 +542,21 @@ impl Engine {
     /// The transaction system (locks, views, history).
     pub fn txn(&self) -> &Arc<TxnSys> {
         &self.txn
+    }
+
+    /// Pauses purge: its workers take no more undo logs, and this returns
+    /// once none holds a batch, so the history list and its purgeable
+    /// count change only by commits and read views until
+    /// [`Engine::resume_purge`]. For tests that must see the history
+    /// before purge does (InnoDB's debug `innodb_purge_stop_now`).
+    /// Writers beyond `innodb_max_purge_lag` still wait, up to their delay.
+    pub fn pause_purge(&self) {
+        self.txn.history.pause();
+    }
+
+    /// Lets purge run again (`innodb_purge_run_now`).
+    pub fn resume_purge(&self) {
+        self.txn.history.resume();
     }
 
     /// The next AUTO_INCREMENT value: one past the largest value stored.

@@ -60,7 +60,7 @@ pub struct TxnSys {
     pub trx_sys: Arc<TrxSys>,
     pub locks: LockSys,
     pub(crate) rseg: RollbackSegments,
-    pub history: History,
+    pub history: Arc<History>,
     /// Tables by space id (rollback and purge find tables through it).
     tables: RwLock<HashMap<u32, Arc<Table>>>,
     /// `innodb_lock_wait_timeout` in milliseconds.
@@ -94,15 +94,16 @@ impl TxnSys {
         id_mark: u64,
         cfg: &crate::EngineConfig,
     ) -> Self {
+        let trx_sys = Arc::new(TrxSys::new(id_mark));
         let locks = LockSys::new();
         locks.detect_deadlocks.store(cfg.deadlock_detect, Ordering::Relaxed);
         Self {
             pool,
             log,
-            trx_sys: Arc::new(TrxSys::new(id_mark)),
+            history: trx_sys.history().clone(),
+            trx_sys,
             locks,
             rseg,
-            history: History::default(),
             tables: RwLock::new(HashMap::new()),
             lock_wait_timeout_ms: AtomicU64::new(cfg.lock_wait_timeout.as_millis() as u64),
             max_purge_lag: AtomicU64::new(cfg.max_purge_lag),
@@ -439,7 +440,7 @@ impl Trx {
             return Err(e);
         }
         let lsn = crate::mtr::last_commit_lsn();
-        self.sys.trx_sys.end(self.id);
+        self.sys.trx_sys.end_into_history(self.id);
         self.sys.locks.release_all(self.id, &mut self.locks);
         self.sys.history.push(log.info(undo::STATE_COMMITTED));
         self.reset();
@@ -470,7 +471,7 @@ impl Trx {
             self.locks = TrxLocks::default();
             return Err(e);
         }
-        self.sys.trx_sys.end(self.id);
+        self.sys.trx_sys.end_into_history(self.id);
         self.sys.locks.release_all(self.id, &mut self.locks);
         self.sys.history.push(log.info(STATE_ROLLED_BACK));
         self.reset();

@@ -9,9 +9,17 @@
 //!
 //! Purge workers (in `table/purge.rs`) take disjoint batches, oldest id
 //! first. The list's length is InnoDB's "history list length".
+//!
+//! How many logs no read view pins (what `innodb_max_purge_lag` throttles
+//! on) is kept exactly by [`super::view::TrxSys`], which knows the views:
+//! it adds and subtracts logs here as transactions end and the oldest
+//! view moves, and `take` subtracts the ones purge takes.
+//!
+//! Purge can be paused ([`History::pause`]): workers then take nothing,
+//! and `pause` returns once no batch is in flight.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
@@ -19,21 +27,22 @@ use parking_lot::{Condvar, Mutex};
 use super::undo::UndoLogInfo;
 use super::TrxId;
 
-/// `History::purgeable` counts up to this many.
-const PURGEABLE_CAP: usize = 1 << 20;
-
 pub struct History {
     logs: Mutex<BTreeMap<TrxId, UndoLogInfo>>,
     /// `logs.len()`, readable without the mutex (every write checks it).
     len: AtomicUsize,
     /// Logs taken by purge workers and not yet freed (or given back).
     in_flight: AtomicUsize,
-    /// Logs purge could take now (below the purge limit), as counted at
-    /// the last `take` (up to `PURGEABLE_CAP`): what `innodb_max_purge_lag`
-    /// throttles on, so that history an open view pins (purge could not
-    /// shorten it anyway) does not slow writers.
+    /// Finished logs below the oldest open view's `up_limit` (all, with
+    /// none), not yet taken: what `innodb_max_purge_lag` throttles on, so
+    /// that history a view pins does not slow writers — purge could not
+    /// shorten it. Kept by `TrxSys` (invariant 3 of `view.rs`) and `take`.
     purgeable: AtomicUsize,
+    /// Set (under `logs`) while purge is paused: `take` takes nothing.
+    paused: AtomicBool,
     wake: Condvar,
+    /// `pause` waits here for the batches in flight to end.
+    drained: Condvar,
     /// Writers held by `innodb_max_purge_lag` wait here; `take` wakes
     /// them when it brings `purgeable` down.
     lag_mutex: Mutex<()>,
@@ -51,9 +60,19 @@ pub struct History {
 impl History {
     /// A log taken by `take` is freed.
     pub fn purged_one(&self) {
-        self.in_flight.fetch_sub(1, Ordering::Relaxed);
         self.purged.inc();
         self.freed.fetch_add(1, Ordering::Relaxed);
+        self.one_landed();
+    }
+
+    /// One log of a batch is freed or given back.
+    fn one_landed(&self) {
+        if self.in_flight.fetch_sub(1, Ordering::Relaxed) == 1 {
+            // The last log in flight (at most once per batch); notified
+            // under the mutex `pause` waits with, so it cannot miss it.
+            let _g = self.logs.lock();
+            self.drained.notify_all();
+        }
     }
 
     /// Logs freed per second, measured over the last 100 ms or more (an
@@ -74,23 +93,62 @@ impl History {
         rate
     }
 
-    /// Gives back a log taken by `take` that could not be purged.
+    /// Gives back a log taken by `take` that could not be purged. It is
+    /// counted again (it was below the purge limit, which only goes up, so
+    /// below every view).
     pub fn give_back(&self, log: UndoLogInfo) {
+        self.add_purgeable(1);
         self.push(log);
-        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+        self.one_landed();
     }
 
-    /// Adds a finished transaction's log and wakes purge.
+    /// Adds a finished transaction's log and wakes purge. REQUIRES: the
+    /// log was counted by [`super::view::TrxSys::end_into_history`].
     pub fn push(&self, log: UndoLogInfo) {
         let mut logs = self.logs.lock();
         logs.insert(log.trx, log);
         self.len.store(logs.len(), Ordering::Relaxed);
         drop(logs);
-        // Counted as purgeable until the next `take` counts again: a
-        // writer held by the lag must see the history grow even while
-        // every purge worker is busy.
-        self.purgeable.fetch_add(1, Ordering::Relaxed);
         self.wake.notify_one();
+    }
+
+    /// `n` more logs are unpinned (called by `TrxSys`).
+    pub(crate) fn add_purgeable(&self, n: usize) {
+        self.purgeable.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// `n` logs are pinned by a view just opened (called by `TrxSys`).
+    pub(crate) fn sub_purgeable(&self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let before = self.purgeable.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| Some(p.saturating_sub(n)));
+        debug_assert!(before.is_ok_and(|p| p >= n), "{n} logs pinned, {before:?} counted purgeable");
+        if self.lag_waiters() > 0 {
+            let _g = self.lag_mutex.lock();
+            self.lag_wake.notify_all();
+        }
+    }
+
+    /// Stops purge: workers take no more logs, and this returns once the
+    /// batches they hold are freed (or given back). The history and the
+    /// purgeable count then change only by commits and views; writers
+    /// beyond `innodb_max_purge_lag` still wait (up to their delay).
+    /// For tests (InnoDB's debug `innodb_purge_stop_now`).
+    pub fn pause(&self) {
+        let mut logs = self.logs.lock();
+        self.paused.store(true, Ordering::Relaxed);
+        while self.in_flight.load(Ordering::Relaxed) > 0 {
+            self.drained.wait(&mut logs);
+        }
+    }
+
+    /// Lets purge run again after [`History::pause`]
+    /// (`innodb_purge_run_now`).
+    pub fn resume(&self) {
+        let _g = self.logs.lock();
+        self.paused.store(false, Ordering::Relaxed);
+        self.wake.notify_all();
     }
 
     /// Undo logs not yet purged, those being purged included
@@ -104,11 +162,16 @@ impl History {
     }
 
     /// Takes up to `n` logs of transactions below `limit`, oldest first,
-    /// waiting up to `wait` for one to become available.
+    /// waiting up to `wait` for one to become available; none while purge
+    /// is paused.
     pub fn take(&self, limit: TrxId, n: usize, wait: Duration) -> Vec<UndoLogInfo> {
         let mut logs = self.logs.lock();
-        if logs.first_key_value().is_none_or(|(&t, _)| t >= limit) {
+        let paused = || self.paused.load(Ordering::Relaxed);
+        if paused() || logs.first_key_value().is_none_or(|(&t, _)| t >= limit) {
             self.wake.wait_for(&mut logs, wait);
+        }
+        if paused() {
+            return Vec::new();
         }
         let mut out = Vec::new();
         while out.len() < n {
@@ -119,10 +182,13 @@ impl History {
         }
         self.in_flight.fetch_add(out.len(), Ordering::Relaxed);
         self.len.store(logs.len(), Ordering::Relaxed);
-        let purgeable = count_below(&logs, limit);
         drop(logs);
-        let before = self.purgeable.swap(purgeable, Ordering::Relaxed);
-        if purgeable < before {
+        if !out.is_empty() {
+            // Every log below the limit is counted (`view.rs`, invariant 3).
+            let n = out.len();
+            let before =
+                self.purgeable.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |p| Some(p.saturating_sub(n)));
+            debug_assert!(before.is_ok_and(|p| p >= n), "took {n} logs, {before:?} counted purgeable");
             let _g = self.lag_mutex.lock();
             self.lag_wake.notify_all();
         }
@@ -167,7 +233,9 @@ impl Default for History {
             len: Default::default(),
             in_flight: Default::default(),
             purgeable: Default::default(),
+            paused: Default::default(),
             wake: Default::default(),
+            drained: Default::default(),
             lag_mutex: Default::default(),
             lag_wake: Default::default(),
             freed: Default::default(),
@@ -187,21 +255,62 @@ impl Drop for LagWaiter<'_> {
     }
 }
 
-/// The number of logs below `limit`, up to `PURGEABLE_CAP`, at the cost of
-/// the smaller side: the logs at or above the limit (transactions a view
-/// still pins) are usually few, the ones below few when a view pins
-/// almost everything.
-fn count_below(logs: &BTreeMap<TrxId, UndoLogInfo>, limit: TrxId) -> usize {
-    let mut below = logs.range(..limit);
-    let mut above = logs.range(limit..);
-    let mut n = 0;
-    loop {
-        if below.next().is_none() {
-            return n.min(PURGEABLE_CAP);
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+    use std::time::Instant;
+
+    use super::*;
+
+    /// `n` logs, ids from 1, counted purgeable (as `TrxSys` would once no
+    /// view or transaction holds them).
+    fn history_of(n: u64) -> History {
+        let h = History::default();
+        for trx in 1..=n {
+            h.push(UndoLogInfo { rseg: 0, slot: None, first_page: 0, trx, state: 0 });
         }
-        n += 1;
-        if above.next().is_none() {
-            return (logs.len() - logs.range(limit..).count()).min(PURGEABLE_CAP);
-        }
+        h.add_purgeable(n as usize);
+        h
+    }
+
+    #[test]
+    fn a_writer_held_by_the_lag_goes_when_purge_brings_the_count_down_to_it() {
+        const LAG: usize = 40;
+        let h = history_of(500);
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            let writer = s.spawn(|| {
+                h.wait_for_lag(LAG, Instant::now() + Duration::from_secs(600), &stop);
+                h.purgeable()
+            });
+            while h.purgeable() > LAG {
+                for _ in h.take(TrxId::MAX, 16, Duration::ZERO) {
+                    h.purged_one();
+                }
+            }
+            let seen = writer.join().unwrap();
+            assert!(seen <= LAG, "the writer went with {seen} logs purgeable");
+        });
+    }
+
+    #[test]
+    fn paused_purge_takes_nothing_and_pause_waits_for_the_batch_in_flight() {
+        let h = history_of(10);
+        let batch = h.take(TrxId::MAX, 2, Duration::ZERO);
+        assert_eq!(batch.len(), 2);
+        std::thread::scope(|s| {
+            let pauser = s.spawn(|| {
+                h.pause();
+                h.in_flight.load(Ordering::Relaxed)
+            });
+            for _ in batch {
+                h.purged_one();
+            }
+            assert_eq!(pauser.join().unwrap(), 0, "pause returned with a batch in flight");
+        });
+        assert!(h.take(TrxId::MAX, 16, Duration::ZERO).is_empty(), "nothing taken while paused");
+        assert_eq!((h.len(), h.purgeable()), (8, 8));
+        h.resume();
+        assert_eq!(h.take(TrxId::MAX, 16, Duration::ZERO).len(), 8);
     }
 }

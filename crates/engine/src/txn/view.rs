@@ -16,15 +16,47 @@
 //!
 //! Concurrency: ids come from one atomic counter; the set of active
 //! transactions is under one mutex, taken when a transaction that writes
-//! starts or ends and when a view is taken (InnoDB's `trx_sys` mutex; the
-//! per-row work of MVCC takes no lock).
+//! starts or ends and when a view is taken or dropped (InnoDB's `trx_sys`
+//! mutex; the per-row work of MVCC takes no lock).
+//!
+//! The purge limit ([`TrxSys::oldest_view_limit`]) is the smallest
+//! *boundary*: the id of an active transaction or the `up_limit` of an
+//! open view. Under the same mutex each boundary keeps the number of
+//! finished logs from it up to the next boundary (its *bucket*); a
+//! boundary that goes (its transaction ends and no view holds it) hands
+//! its bucket to the one below.
+//!
+//! [`History::purgeable`], what `innodb_max_purge_lag` throttles on,
+//! counts the logs below the oldest view's `up_limit`: history a view pins
+//! is not counted (holding writers could not shorten it), history behind
+//! an active transaction is (purge has it as soon as that transaction
+//! ends). When the oldest view moves, the buckets between its old and new
+//! `up_limit` say how much history it pins or releases: a sum over the
+//! boundaries in between — at most the active transactions — never a walk
+//! of the history. Only opening a view below the oldest one and closing
+//! the oldest one pay that; other views, commits and begins are
+//! O(log boundaries).
+//!
+//! Invariants (checked by `tests::purgeable_is_the_history_below_the_oldest_view`):
+//! 1. A new boundary is a new id (no finished log lies above it) or an id
+//!    that is a boundary already (a view's `up_limit` is an active id or
+//!    the next id): no log ever moves up into a new bucket, and the
+//!    smallest boundary, the purge limit, never goes down (recovery's
+//!    `adopt` aside, before purge starts).
+//! 2. Every finished log not yet taken by purge at or above the smallest
+//!    boundary is counted once, in the bucket of the largest boundary at
+//!    or below its id.
+//! 3. `History::purgeable` is the number of finished logs not yet taken
+//!    with ids below `Inner::oldest_view` (all of them with no view open).
+//!    By 1, a log purge takes (below the limit) is one of them.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use super::purge::History;
 use super::TrxId;
 
 /// A snapshot for consistent reads.
@@ -64,14 +96,57 @@ impl ReadView {
 pub struct TrxSys {
     next_id: AtomicU64,
     inner: Mutex<Inner>,
-    next_view: AtomicU64,
+    /// The history list; its purgeable count is kept under `inner`.
+    history: Arc<History>,
 }
 
 #[derive(Default)]
 struct Inner {
-    active: BTreeSet<TrxId>,
-    /// Views currently open, by their `up_limit`, for purge.
-    views: BTreeSet<(TrxId, u64)>,
+    /// The purge limit's boundaries (see the module note), by id.
+    bounds: BTreeMap<TrxId, Boundary>,
+    /// Boundaries with `active` set.
+    active: usize,
+    /// Open views (the sum of `Boundary::views`).
+    views: usize,
+    /// The smallest `up_limit` of the open views (invariant 3).
+    oldest_view: Option<TrxId>,
+}
+
+/// An id purge must not pass while it is a boundary.
+#[derive(Default)]
+struct Boundary {
+    /// The transaction with this id is active.
+    active: bool,
+    /// Open views whose `up_limit` is this id.
+    views: usize,
+    /// Finished logs with ids from this one up to the next boundary.
+    logs: usize,
+}
+
+impl Inner {
+    /// Drops boundary `id` if nothing holds it any more, handing its
+    /// bucket to the boundary below (invariant 2).
+    fn release(&mut self, id: TrxId) {
+        let Some(b) = self.bounds.get(&id) else { return };
+        if b.active || b.views > 0 {
+            return;
+        }
+        let logs = self.bounds.remove(&id).map_or(0, |b| b.logs);
+        self.add_logs_below(id, logs);
+    }
+
+    /// Counts `n` logs in the bucket of the largest boundary at or below
+    /// `id` (none: they are below the purge limit, in no bucket).
+    fn add_logs_below(&mut self, id: TrxId, n: usize) {
+        if let Some((_, b)) = self.bounds.range_mut(..=id).next_back() {
+            b.logs += n;
+        }
+    }
+
+    /// Whether a log of transaction `trx` is below the oldest view.
+    fn unpinned(&self, trx: TrxId) -> bool {
+        self.oldest_view.is_none_or(|v| trx < v)
+    }
 }
 
 impl TrxSys {
@@ -81,27 +156,72 @@ impl TrxSys {
         Self {
             next_id: AtomicU64::new(first.max(1)),
             inner: Mutex::new(Inner::default()),
-            next_view: AtomicU64::new(0),
+            history: Arc::new(History::default()),
         }
+    }
+
+    /// The history list finished transactions' logs go to.
+    pub fn history(&self) -> &Arc<History> {
+        &self.history
     }
 
     /// Registers a new read-write transaction and returns its id.
     pub fn begin(&self) -> TrxId {
         let mut inner = self.inner.lock();
         let id = self.next_id.fetch_add(1, Ordering::AcqRel);
-        inner.active.insert(id);
+        // A view taken with no transaction active may hold this id already.
+        inner.bounds.entry(id).or_default().active = true;
+        inner.active += 1;
         id
     }
 
     /// Registers a transaction found active by recovery.
     pub fn adopt(&self, id: TrxId) {
-        self.inner.lock().active.insert(id);
+        let mut inner = self.inner.lock();
+        let b = inner.bounds.entry(id).or_default();
+        if !b.active {
+            b.active = true;
+            inner.active += 1;
+        }
         self.next_id.fetch_max(id + 1, Ordering::AcqRel);
     }
 
-    /// Ends a transaction (commit or rollback).
+    /// Ends a transaction that leaves no undo log (it wrote nothing).
     pub fn end(&self, id: TrxId) {
-        self.inner.lock().active.remove(&id);
+        self.end_inner(id, 0);
+    }
+
+    /// Ends a transaction whose undo log goes to the history list (commit
+    /// or rollback): the log is counted for purge here, before
+    /// [`History::push`].
+    pub fn end_into_history(&self, id: TrxId) {
+        self.end_inner(id, 1);
+    }
+
+    fn end_inner(&self, id: TrxId, logs: usize) {
+        let mut inner = self.inner.lock();
+        // Two tree operations on the commit path: the boundary goes, its
+        // bucket and the log go to the one below.
+        let mut carried = logs;
+        if let Some(b) = inner.bounds.remove(&id) {
+            if b.active {
+                inner.active -= 1;
+            }
+            if b.views > 0 {
+                // A view still holds the boundary (rare): it stays, and
+                // the log is in its bucket.
+                inner.bounds.insert(id, Boundary { active: false, views: b.views, logs: b.logs + logs });
+                carried = 0;
+            } else {
+                carried += b.logs;
+            }
+        }
+        if carried > 0 {
+            inner.add_logs_below(id, carried);
+        }
+        if logs > 0 && inner.unpinned(id) {
+            self.history.add_purgeable(logs);
+        }
     }
 
     /// The next id that would be handed out.
@@ -111,27 +231,42 @@ impl TrxSys {
 
     /// Active read-write transactions.
     pub fn active_count(&self) -> usize {
-        self.inner.lock().active.len()
+        self.inner.lock().active
     }
 
     /// Open read views.
     pub fn view_count(&self) -> usize {
-        self.inner.lock().views.len()
+        self.inner.lock().views
     }
 
     /// Takes a snapshot for `creator` (0 for a read-only transaction). The
     /// view is registered for purge in the same critical section, so purge
     /// can never miss it.
     pub fn open_view(self: &Arc<Self>, creator: TrxId) -> (ReadView, ViewHandle) {
-        let token = self.next_view.fetch_add(1, Ordering::Relaxed);
         let mut inner = self.inner.lock();
         let low_limit = self.next_id.load(Ordering::Acquire);
-        let ids: Vec<TrxId> = inner.active.iter().copied().filter(|&t| t != creator).collect();
+        let ids: Vec<TrxId> =
+            inner.bounds.iter().filter(|&(&t, b)| b.active && t != creator).map(|(&t, _)| t).collect();
         let up_limit = ids.first().copied().unwrap_or(low_limit);
-        inner.views.insert((up_limit, token));
+        // The boundary is an active id (it has its bucket already) or the
+        // next id (no log lies above it): no logs move (invariant 2).
+        inner.bounds.entry(up_limit).or_default().views += 1;
+        inner.views += 1;
+        if inner.unpinned(up_limit) {
+            // The history from here up to the view that was the oldest
+            // is pinned now (invariant 3).
+            let pinned = match inner.oldest_view {
+                Some(v) => inner.bounds.range(up_limit..v),
+                None => inner.bounds.range(up_limit..),
+            }
+            .map(|(_, b)| b.logs)
+            .sum();
+            inner.oldest_view = Some(up_limit);
+            self.history.sub_purgeable(pinned);
+        }
         drop(inner);
         let view = ReadView { creator, low_limit, up_limit, active: ids };
-        (view, ViewHandle { sys: self.clone(), key: (up_limit, token) })
+        (view, ViewHandle { sys: self.clone(), up_limit })
     }
 
     /// Purge may remove the history of every committed transaction below
@@ -139,28 +274,46 @@ impl TrxSys {
     /// view opened later.
     pub fn oldest_view_limit(&self) -> TrxId {
         let inner = self.inner.lock();
-        let mut limit = inner.active.first().copied().unwrap_or_else(|| self.next_id.load(Ordering::Acquire));
-        if let Some(&(l, _)) = inner.views.first() {
-            limit = limit.min(l);
-        }
-        limit
+        inner.bounds.first_key_value().map_or_else(|| self.next_id.load(Ordering::Acquire), |(&t, _)| t)
     }
 }
 
 /// Keeps a view registered (for purge) until dropped.
 pub struct ViewHandle {
     sys: Arc<TrxSys>,
-    key: (TrxId, u64),
+    up_limit: TrxId,
 }
 
 impl Drop for ViewHandle {
     fn drop(&mut self) {
-        self.sys.inner.lock().views.remove(&self.key);
+        let mut inner = self.sys.inner.lock();
+        let Some(b) = inner.bounds.get_mut(&self.up_limit) else { return };
+        b.views -= 1;
+        let last = b.views == 0;
+        inner.views -= 1;
+        if last && inner.oldest_view == Some(self.up_limit) {
+            // The history up to the next view (all of it, with none) is
+            // no longer pinned (invariant 3).
+            let mut released = 0;
+            let mut next = None;
+            for (&t, b) in inner.bounds.range(self.up_limit..) {
+                if b.views > 0 {
+                    next = Some(t);
+                    break;
+                }
+                released += b.logs;
+            }
+            inner.oldest_view = next;
+            self.sys.history.add_purgeable(released);
+        }
+        inner.release(self.up_limit);
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
 
     #[test]
@@ -192,6 +345,102 @@ mod tests {
         assert_eq!(sys.oldest_view_limit(), a, "the view still needs history back to a");
         drop(h1);
         assert_eq!(sys.oldest_view_limit(), sys.next_id(), "no view, no active transaction: all history purgeable");
+    }
+
+    fn log(trx: TrxId) -> crate::txn::undo::UndoLogInfo {
+        crate::txn::undo::UndoLogInfo { rseg: 0, slot: None, first_page: 0, trx, state: 0 }
+    }
+
+    #[test]
+    fn history_a_view_pins_counts_only_once_the_view_closes() {
+        let sys = Arc::new(TrxSys::new(1));
+        let h = sys.history().clone();
+        let (_v, view) = sys.open_view(0);
+        for _ in 0..1000 {
+            let t = sys.begin();
+            sys.end_into_history(t);
+            h.push(log(t));
+        }
+        assert_eq!(h.purgeable(), 0, "all of it is behind the view");
+        drop(view);
+        assert_eq!(h.purgeable(), 1000, "all of it is purgeable the moment the view closes");
+    }
+
+    #[test]
+    fn history_behind_an_active_transaction_counts_until_a_view_pins_it() {
+        let sys = Arc::new(TrxSys::new(1));
+        let h = sys.history().clone();
+        let old = sys.begin();
+        for _ in 0..10 {
+            let t = sys.begin();
+            sys.end_into_history(t);
+            h.push(log(t));
+        }
+        assert_eq!(h.purgeable(), 10, "purge has it once the old transaction ends");
+        // A view taken now (its up_limit is the old transaction) pins the
+        // same history, and keeps it pinned after that transaction ends.
+        let (_v, view) = sys.open_view(0);
+        assert_eq!(h.purgeable(), 0);
+        sys.end_into_history(old);
+        h.push(log(old));
+        assert_eq!((h.purgeable(), sys.oldest_view_limit()), (0, old));
+        drop(view);
+        assert_eq!(h.purgeable(), 11);
+        assert_eq!(h.take(sys.oldest_view_limit(), 100, std::time::Duration::ZERO).len(), 11);
+        assert_eq!(h.purgeable(), 0);
+    }
+
+    /// Model check of invariants 2 and 3: under random begins, ends, views
+    /// opened and closed, takes and give-backs, the purgeable count is
+    /// always the number of listed logs below the oldest view, and purge
+    /// takes only logs it counted.
+    #[test]
+    fn purgeable_is_the_history_below_the_oldest_view() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rand = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        for _ in 0..20 {
+            let sys = Arc::new(TrxSys::new(1));
+            let h = sys.history().clone();
+            let mut active: Vec<TrxId> = Vec::new();
+            let mut views = Vec::new();
+            let mut listed = BTreeSet::new();
+            for _ in 0..2000 {
+                match rand(7) {
+                    0 | 1 => active.push(sys.begin()),
+                    2 if !active.is_empty() => {
+                        let t = active.swap_remove(rand(active.len()));
+                        sys.end_into_history(t);
+                        h.push(log(t));
+                        listed.insert(t);
+                    }
+                    3 if !active.is_empty() => sys.end(active.swap_remove(rand(active.len()))),
+                    4 => {
+                        let creator = if active.is_empty() || rand(2) == 0 { 0 } else { active[rand(active.len())] };
+                        views.push(sys.open_view(creator));
+                    }
+                    5 if !views.is_empty() => drop(views.swap_remove(rand(views.len()))),
+                    _ => {
+                        let limit = sys.oldest_view_limit();
+                        for l in h.take(limit, rand(8), std::time::Duration::ZERO) {
+                            assert!(l.trx < limit);
+                            if rand(4) == 0 {
+                                h.give_back(l);
+                            } else {
+                                listed.remove(&l.trx);
+                                h.purged_one();
+                            }
+                        }
+                    }
+                }
+                let oldest = views.iter().map(|(v, _)| v.up_limit).min().unwrap_or(TrxId::MAX);
+                assert_eq!(h.purgeable(), listed.range(..oldest).count(), "oldest view {oldest}");
+            }
+        }
     }
 
     #[test]
