@@ -176,14 +176,29 @@ impl BufferPool {
             return None;
         }
         if lists.free.len() > self.free_target(inst) {
-            if let Some(f) = lists.free.pop() {
-                if inst.frames[f as usize].latch.try_lock_exclusive() {
-                    return Some(f);
-                }
-                lists.free.insert(0, f);
+            if let Some(f) = Self::pop_free(inst, lists) {
+                return Some(f);
             }
         }
-        let depth = (inst.frames.len() / 16).max(8);
+        self.evict_clean_near_tail(inst, lists, (inst.frames.len() / 16).max(8))
+    }
+
+    /// A frame from the free list, exclusively latched; one a stale reader
+    /// holds for a moment goes back to the bottom. REQUIRES: the instance
+    /// mutex.
+    pub(super) fn pop_free(inst: &Instance, lists: &mut Lists) -> Option<u32> {
+        let f = lists.free.pop()?;
+        if inst.frames[f as usize].latch.try_lock_exclusive() {
+            return Some(f);
+        }
+        lists.free.insert(0, f);
+        None
+    }
+
+    /// The first clean frame nobody holds among the `depth` frames at the
+    /// LRU tail, evicted and kept exclusively latched. REQUIRES: the
+    /// instance mutex.
+    fn evict_clean_near_tail(&self, inst: &Instance, lists: &mut Lists, depth: usize) -> Option<u32> {
         let mut cand = lists.lru.tail();
         let mut scanned = 0;
         while let Some(f) = cand {
@@ -214,11 +229,8 @@ impl BufferPool {
             // target (warming up), use them: evicting the tail then would
             // only throw away pages in use.
             if lists.free.len() > self.free_target(inst) {
-                if let Some(f) = lists.free.pop() {
-                    if inst.frames[f as usize].latch.try_lock_exclusive() {
-                        return Ok((f, lists));
-                    }
-                    lists.free.insert(0, f);
+                if let Some(f) = Self::pop_free(inst, &mut lists) {
+                    return Ok((f, lists));
                 }
             }
             // A clean frame at the very tail costs no write and keeps the
@@ -226,29 +238,15 @@ impl BufferPool {
             // read-mostly load then never needs the flusher).
             let failing = inst.flush_error.lock().is_some();
             let depth = if failing { inst.frames.len() } else { (inst.frames.len() / 16).max(8) };
-            let mut cand = lists.lru.tail();
-            let mut scanned = 0;
-            while let Some(f) = cand {
-                if scanned >= depth {
-                    break;
-                }
-                scanned += 1;
-                let prev = lists.lru.prev_of(f);
-                if self.try_evict_clean(inst, &mut lists, f, true) {
-                    return Ok((f, lists));
-                }
-                cand = prev;
+            if let Some(f) = self.evict_clean_near_tail(inst, &mut lists, depth) {
+                return Ok((f, lists));
             }
-            if let Some(f) = lists.free.pop() {
-                if inst.frames[f as usize].latch.try_lock_exclusive() {
-                    // The tail is dirty: the flusher must write it.
-                    if lists.free.len() < self.free_target(inst) {
-                        inst.lru_wake.notify_one();
-                    }
-                    return Ok((f, lists));
+            if let Some(f) = Self::pop_free(inst, &mut lists) {
+                // The tail is dirty: the flusher must write it.
+                if lists.free.len() < self.free_target(inst) {
+                    inst.lru_wake.notify_one();
                 }
-                // A stale reader holds it for a moment; put it back at the bottom.
-                lists.free.insert(0, f);
+                return Ok((f, lists));
             }
             inst.lru_wake.notify_one();
             if !counted {

@@ -640,12 +640,8 @@ impl BufferPool {
         // Whether this call already wrote a batch from the LRU tail.
         let mut batch_written = false;
         loop {
-            if let Some(f) = lists.free.pop() {
-                if inst.frames[f as usize].latch.try_lock_exclusive() {
-                    return Ok((f, lists));
-                }
-                // A stale reader holds it for a moment; put it back at the bottom.
-                lists.free.insert(0, f);
+            if let Some(f) = Self::pop_free(inst, &mut lists) {
+                return Ok((f, lists));
             }
             // Scan the LRU from the tail for a frame nobody holds: a clean
             // one among the last few (freeing it costs no write), else the
