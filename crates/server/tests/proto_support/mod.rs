@@ -233,7 +233,8 @@ impl Backend for Toy {
 /// A toy server on 127.0.0.1, ephemeral port.
 pub fn start(max_allowed_packet: usize, max_connections: usize, conn: ConnOptions) -> ListenerHandle {
     let l = Listener::bind(Some("127.0.0.1:0"), None).expect("bind");
-    l.spawn(Arc::new(Toy::new(max_allowed_packet)), ListenerOptions { max_connections, conn, ..Default::default() }).expect("spawn")
+    l.spawn(Arc::new(Toy::new(max_allowed_packet)), ListenerOptions { max_connections, conn, ..Default::default() })
+        .expect("spawn")
 }
 
 /// Waits (bounded) until the server has `n` connections open.
