@@ -19,25 +19,10 @@
 //! - caching_sha2_password: `SHA256(pw) XOR SHA256(SHA256(SHA256(pw)) ++ S)`;
 //! - an empty password: an empty proof.
 
-use sha1::{Digest, Sha1};
-use sha2::Sha256;
-
 use super::packet::{protocol, Reader, WireError};
 
-/// `CLIENT_*` capability flags this client knows.
-pub mod caps {
-    pub const LONG_PASSWORD: u32 = 1;
-    pub const LONG_FLAG: u32 = 1 << 2;
-    pub const CONNECT_WITH_DB: u32 = 1 << 3;
-    pub const PROTOCOL_41: u32 = 1 << 9;
-    pub const TRANSACTIONS: u32 = 1 << 13;
-    pub const SECURE_CONNECTION: u32 = 1 << 15;
-    pub const MULTI_RESULTS: u32 = 1 << 17;
-    pub const PS_MULTI_RESULTS: u32 = 1 << 18;
-    pub const PLUGIN_AUTH: u32 = 1 << 19;
-    pub const PLUGIN_AUTH_LENENC_CLIENT_DATA: u32 = 1 << 21;
-    pub const DEPRECATE_EOF: u32 = 1 << 24;
-}
+/// `CLIENT_*` capability flags: the server's own definitions.
+pub use quire_server::proto::handshake::capability as caps;
 
 /// What HandshakeV10 told.
 #[derive(Debug, Clone)]
@@ -82,27 +67,10 @@ pub fn parse_greeting(p: &[u8]) -> Result<Greeting, WireError> {
 
 /// The proof of `password` for `scramble` by `plugin`.
 pub fn proof(plugin: &str, password: &str, scramble: &[u8]) -> Result<Vec<u8>, WireError> {
-    if password.is_empty() {
-        return Ok(Vec::new());
-    }
-    let pw = password.as_bytes();
+    use quire_server::proto::auth::{scramble_native, scramble_sha2};
     match plugin {
-        "mysql_native_password" => {
-            let h1 = Sha1::digest(pw);
-            let h2 = Sha1::digest(h1);
-            let mut m = Sha1::new();
-            m.update(scramble);
-            m.update(h2);
-            Ok(h1.iter().zip(m.finalize().iter()).map(|(a, b)| a ^ b).collect())
-        }
-        "caching_sha2_password" => {
-            let h1 = Sha256::digest(pw);
-            let h2 = Sha256::digest(h1);
-            let mut m = Sha256::new();
-            m.update(h2);
-            m.update(scramble);
-            Ok(h1.iter().zip(m.finalize().iter()).map(|(a, b)| a ^ b).collect())
-        }
+        "mysql_native_password" => Ok(scramble_native(scramble, password)),
+        "caching_sha2_password" => Ok(scramble_sha2(scramble, password)),
         other => Err(protocol(format!("authentication plugin {other} is not supported by the bench driver"))),
     }
 }

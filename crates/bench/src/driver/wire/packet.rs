@@ -97,30 +97,8 @@ pub fn next(buf: &[u8]) -> Result<Option<(u8, usize)>, WireError> {
     Ok((buf.len() >= 4 + len).then_some((buf[3], len)))
 }
 
-/// Appends a length-encoded integer.
-pub fn put_lenenc_int(out: &mut Vec<u8>, n: u64) {
-    match n {
-        0..=250 => out.push(n as u8),
-        251..=0xFFFF => {
-            out.push(0xFC);
-            out.extend_from_slice(&(n as u16).to_le_bytes());
-        }
-        0x1_0000..=0xFF_FFFF => {
-            out.push(0xFD);
-            out.extend_from_slice(&(n as u32).to_le_bytes()[..3]);
-        }
-        _ => {
-            out.push(0xFE);
-            out.extend_from_slice(&n.to_le_bytes());
-        }
-    }
-}
-
-/// Appends a length-encoded string.
-pub fn put_lenenc_bytes(out: &mut Vec<u8>, b: &[u8]) {
-    put_lenenc_int(out, b.len() as u64);
-    out.extend_from_slice(b);
-}
+/// Length-encoded integers and strings: the server's own writers.
+pub use quire_server::proto::codec::{put_lenenc_int, put_lenenc_str as put_lenenc_bytes};
 
 /// Reads the fields of one payload; running past its end is an error.
 pub struct Reader<'a> {
