@@ -64,6 +64,8 @@ pub struct ReadAhead {
     random: AtomicBool,
     queue: Mutex<Queue>,
     wake: Condvar,
+    /// Read threads run (checked by the triggers without a lock).
+    running: AtomicBool,
     threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
     pub stats: ReadAheadStats,
 }
@@ -94,6 +96,7 @@ impl Default for ReadAhead {
             random: AtomicBool::new(false),
             queue: Mutex::new(Queue::default()),
             wake: Condvar::new(),
+            running: AtomicBool::new(false),
             threads: Mutex::new(Vec::new()),
             stats: ReadAheadStats::default(),
         }
@@ -116,7 +119,7 @@ impl ReadAhead {
     }
 
     fn running(&self) -> bool {
-        !self.threads.lock().is_empty()
+        self.running.load(Ordering::Acquire)
     }
 
     /// Queues an extent; false if it was queued already, the queue is full
@@ -157,11 +160,13 @@ impl BufferPool {
                 .map_err(|e| Error::io("starting a read-ahead thread", e))?;
             handles.push(h);
         }
+        self.read_ahead.running.store(true, Ordering::Release);
         Ok(())
     }
 
     /// Stops the read threads; queued requests are dropped.
     pub fn stop_read_ahead(&self) {
+        self.read_ahead.running.store(false, Ordering::Release);
         {
             let mut q = self.read_ahead.queue.lock();
             q.stopping = true;
@@ -200,9 +205,8 @@ impl BufferPool {
         let allowed = area - threshold;
         let mut fails = 0;
         let mut prev: Option<u32> = None;
-        let pages: Box<dyn Iterator<Item = PageNo>> =
-            if ascending { Box::new(low..low + area) } else { Box::new((low..low + area).rev()) };
-        for p in pages {
+        for i in 0..area {
+            let p = if ascending { low + i } else { low + area - 1 - i };
             let t = self.first_access_of(PageId::new(id.space, p));
             let ok = match (t, prev) {
                 (0, _) => false,
@@ -271,6 +275,8 @@ impl BufferPool {
     }
 
     fn read_ahead_loop(&self) {
+        // One extent's bytes, reused for every run this thread reads.
+        let mut buf = quire_io::AlignedBuf::zeroed(self.area() as usize * self.page_size());
         loop {
             let (space, first) = {
                 let mut q = self.read_ahead.queue.lock();
@@ -284,13 +290,13 @@ impl BufferPool {
                     self.read_ahead.wake.wait(&mut q);
                 }
             };
-            self.read_extent(space, first);
+            self.read_extent(space, first, &mut buf);
             self.read_ahead.queue.lock().queued.remove(&(space, first));
         }
     }
 
     /// Reads the pages of the extent at `first` that are not in the pool.
-    fn read_extent(&self, space: SpaceId, first: PageNo) {
+    fn read_extent(&self, space: SpaceId, first: PageNo, buf: &mut [u8]) {
         let Ok(file) = self.files.get(space) else { return };
         let Ok(size) = file.size_pages() else { return };
         let end = (first + self.area()).min(size);
@@ -300,13 +306,13 @@ impl BufferPool {
             match self.install_for_read_ahead(PageId::new(space, p)) {
                 Some(Installed::Frame(inst, f)) => run.push((p, inst, f)),
                 Some(Installed::Resident) => {
-                    self.read_run(&file, &mut run);
+                    self.read_run(&file, &mut run, buf);
                 }
                 None => break,
             }
             p += 1;
         }
-        self.read_run(&file, &mut run);
+        self.read_run(&file, &mut run, buf);
     }
 
     /// Installs a frame for `id`, exclusively latched, unless it is in the
@@ -326,14 +332,14 @@ impl BufferPool {
 
     /// Reads a run of consecutive pages (installed and latched) with one
     /// system call, then checks and unlatches each; empties `run`.
-    fn read_run(&self, file: &crate::space::files::SpaceFile, run: &mut Vec<(PageNo, &Instance, u32)>) {
+    fn read_run(&self, file: &crate::space::files::SpaceFile, run: &mut Vec<(PageNo, &Instance, u32)>, buf: &mut [u8]) {
         if run.is_empty() {
             return;
         }
         let ps = self.page_size();
         let first = run[0].0;
-        let mut buf = quire_io::AlignedBuf::zeroed(run.len() * ps);
-        let read = file.read_pages(first, &mut buf);
+        let buf = &mut buf[..run.len() * ps];
+        let read = file.read_pages(first, buf);
         for (i, &(p, inst, f)) in run.iter().enumerate() {
             let frame = &inst.frames[f as usize];
             let id = PageId::new(file.id, p);
