@@ -49,7 +49,7 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
 }
 
 fn default_value(e: &ast::Expr) -> Result<Option<Value>> {
-    let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "default" };
+    let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "default", rel: None };
     match expr::compile(e, &mut scope)? {
         expr::Expr::Lit(v) => Ok(Some(v)),
         expr::Expr::Func(f, _) if f == "now" || f == "current_timestamp" => Ok(None),

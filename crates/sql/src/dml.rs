@@ -17,8 +17,11 @@ use crate::diag::{Condition, Mode};
 use crate::error::{Result, SqlError};
 use crate::expr::{self, eval, truth, Env, Expr, Scope};
 use crate::plan::{choose_access, Access, TableRef};
-use crate::query::{for_each_row, ident, Resolver};
+use crate::query::{for_each_row, ident, Ctx, Resolver};
+use crate::rel::bind::has_subquery;
+use crate::rel::exec::Exec;
 use crate::store::{self, Place};
+use quire_engine::txn::Isolation;
 
 pub struct InsertPlan {
     pub table: TableRef,
@@ -35,6 +38,8 @@ pub struct UpdatePlan {
     pub sets: Vec<(usize, Expr)>,
     pub limit: Option<usize>,
     pub params: usize,
+    /// WHERE or SET holds a subquery (run by `run_with_subqueries`).
+    pub subqueries: bool,
 }
 
 pub struct DeletePlan {
@@ -43,6 +48,8 @@ pub struct DeletePlan {
     pub filter: Option<Expr>,
     pub limit: Option<usize>,
     pub params: usize,
+    /// WHERE holds a subquery (run by `run_with_subqueries`).
+    pub subqueries: bool,
 }
 
 /// What a write statement reports.
@@ -91,7 +98,7 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
     let ast::SetExpr::Values(values) = &*source.body else {
         return Err(SqlError::unsupported("INSERT ... SELECT"));
     };
-    let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list" };
+    let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
     let mut rows = Vec::with_capacity(values.rows.len());
     for row in &values.rows {
         let row: &Vec<ast::Expr> = row;
@@ -174,29 +181,29 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
     }
     let table = single_table(&u.table, r)?;
     let names = table.columns.clone();
-    let tname = (table.name.as_str(), table.alias.as_deref());
-    let mut scope = Scope { table: Some(tname), columns: &names, aggs: None, params: 0, place: "field list" };
+    let subqueries =
+        u.selection.as_ref().is_some_and(has_subquery) || u.assignments.iter().any(|a| has_subquery(&a.value));
+    let mut c = DmlExprs::new(&table, r, subqueries);
     let mut sets = Vec::new();
     for a in &u.assignments {
         let col = match &a.target {
             ast::AssignmentTarget::ColumnName(n) => object_parts(n).pop().unwrap_or_default(),
             other => return Err(SqlError::unsupported(format!("assignment to {other}"))),
         };
-        let c = names
+        let i = names
             .iter()
             .position(|x| x.eq_ignore_ascii_case(&col))
             .ok_or_else(|| SqlError::unknown_column(&col, "field list"))?;
-        sets.push((c, expr::compile(&a.value, &mut scope)?));
+        sets.push((i, c.compile(&a.value, "field list")?));
     }
-    scope.place = "where clause";
-    let filter = u.selection.as_ref().map(|w| expr::compile(w, &mut scope)).transpose()?;
-    let params = scope.params;
+    let filter = u.selection.as_ref().map(|w| c.compile(w, "where clause")).transpose()?;
+    let params = c.params;
     let colls: Vec<quire_engine::row::Collation> = table.schema.columns.iter().map(|c| c.collation).collect();
     let filter = filter.map(|f| expr::with_collations(f, &colls));
     let sets = sets.into_iter().map(|(c, x)| (c, expr::with_collations(x, &colls))).collect();
     let access = choose_access(&table, filter.as_ref());
     let limit = const_limit(u.limit.as_ref())?;
-    Ok(UpdatePlan { table, access, filter, sets, limit, params })
+    Ok(UpdatePlan { table, access, filter, sets, limit, params, subqueries })
 }
 
 pub fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<DeletePlan> {
@@ -208,11 +215,10 @@ pub fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<DeletePlan> {
     };
     let [t] = from.as_slice() else { return Err(SqlError::unsupported("multi-table DELETE")) };
     let table = single_table(t, r)?;
-    let names = table.columns.clone();
-    let tname = (table.name.as_str(), table.alias.as_deref());
-    let mut scope = Scope { table: Some(tname), columns: &names, aggs: None, params: 0, place: "where clause" };
-    let filter = d.selection.as_ref().map(|w| expr::compile(w, &mut scope)).transpose()?;
-    let params = scope.params;
+    let subqueries = d.selection.as_ref().is_some_and(has_subquery);
+    let mut c = DmlExprs::new(&table, r, subqueries);
+    let filter = d.selection.as_ref().map(|w| c.compile(w, "where clause")).transpose()?;
+    let params = c.params;
     let colls: Vec<quire_engine::row::Collation> = table.schema.columns.iter().map(|c| c.collation).collect();
     let filter = filter.map(|f| expr::with_collations(f, &colls));
     let access = choose_access(&table, filter.as_ref());
@@ -220,7 +226,35 @@ pub fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<DeletePlan> {
     if !d.order_by.is_empty() {
         return Err(SqlError::unsupported("DELETE ... ORDER BY"));
     }
-    Ok(DeletePlan { table, access, filter, limit, params })
+    Ok(DeletePlan { table, access, filter, limit, params, subqueries })
+}
+
+/// Compiles the expressions of a single-table UPDATE / DELETE: through
+/// the general binder when they hold subqueries (which may read the
+/// table's columns), else by the single-table scope.
+struct DmlExprs<'a> {
+    table: &'a TableRef,
+    names: Option<crate::rel::bind::TableNames<'a>>,
+    params: usize,
+}
+
+impl<'a> DmlExprs<'a> {
+    fn new(table: &'a TableRef, r: &'a dyn Resolver, subqueries: bool) -> Self {
+        Self { table, names: subqueries.then(|| crate::rel::bind::TableNames::new(table, r)), params: 0 }
+    }
+
+    fn compile(&mut self, e: &ast::Expr, place: &'static str) -> Result<Expr> {
+        if let Some(n) = &mut self.names {
+            return n.expr(e, &mut self.params, place);
+        }
+        let t = self.table;
+        let tname = (t.name.as_str(), t.alias.as_deref());
+        let mut scope =
+            Scope { table: Some(tname), columns: &t.columns, aggs: None, params: self.params, place, rel: None };
+        let x = expr::compile(e, &mut scope)?;
+        self.params = scope.params;
+        Ok(x)
+    }
 }
 
 fn pk_of(t: &TableRef, row: &[Value]) -> Vec<Value> {
@@ -292,7 +326,11 @@ impl Env for RowEnv<'_> {
     }
 }
 
-pub fn run_update(p: &UpdatePlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteResult> {
+pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteResult> {
+    if p.subqueries {
+        return update_with_subqueries(p, trx, ctx);
+    }
+    let env: &dyn Env = ctx;
     // Whether the scan evaluated WHERE on each row (a point read does not).
     let mut scanned = true;
     let keys: Vec<Vec<Value>> = match &p.access {
@@ -366,8 +404,12 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteR
     Ok(res)
 }
 
-pub fn run_delete(p: &DeletePlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteResult> {
-    let keys = locked_keys(&p.table, &p.access, p.filter.as_ref(), p.limit, trx, env)?;
+pub fn run_delete(p: &DeletePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteResult> {
+    let keys = if p.subqueries {
+        judged_rows(&p.table, &p.access, p.filter.as_ref(), p.limit, trx, ctx, |_, row, _| Ok(pk_of(&p.table, row)))?
+    } else {
+        locked_keys(&p.table, &p.access, p.filter.as_ref(), p.limit, trx, ctx)?
+    };
     let mut res = WriteResult::default();
     for pk in keys {
         if p.table.table.delete_tx(trx, &pk)? {
@@ -375,5 +417,74 @@ pub fn run_delete(p: &DeletePlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteR
         }
     }
     res.matched = res.affected;
+    Ok(res)
+}
+
+/// The rows an UPDATE / DELETE whose WHERE or SET holds subqueries
+/// changes, each mapped by `f`: the access path's rows are read and
+/// locked first, then judged and mapped with subqueries reading through
+/// the transaction (share-locking reads at REPEATABLE READ and above, as
+/// InnoDB's), since the engine's row function cannot read other tables.
+fn judged_rows<T>(
+    t: &TableRef,
+    access: &Access,
+    filter: Option<&Expr>,
+    limit: Option<usize>,
+    trx: &mut Trx,
+    ctx: &Ctx<'_>,
+    mut f: impl FnMut(usize, &[Value], &dyn Env) -> Result<T>,
+) -> Result<Vec<T>> {
+    let mut rows = Vec::new();
+    for_each_row(t, access, None, Direction::Forward, Some(LockMode::X), trx, ctx, |row| {
+        rows.push(row);
+        Ok(true)
+    })?;
+    let iso = trx.isolation();
+    let lock = matches!(iso, Isolation::RepeatableRead | Isolation::Serializable).then_some(LockMode::S);
+    let ex = Exec::new(ctx.params, ctx.session, Some(trx), lock);
+    let env = ex.row_env();
+    let mut out = Vec::new();
+    for row in rows {
+        if limit.is_some_and(|l| out.len() >= l) {
+            break;
+        }
+        if let Some(w) = filter {
+            if truth(&eval(w, &row, &env)?) != Some(true) {
+                continue;
+            }
+        }
+        out.push(f(out.len(), &row, &env)?);
+    }
+    Ok(out)
+}
+
+/// UPDATE whose WHERE or SET holds subqueries: new rows computed first
+/// ([`judged_rows`]), then written.
+fn update_with_subqueries(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteResult> {
+    let schema = &p.table.schema;
+    let changes = judged_rows(&p.table, &p.access, p.filter.as_ref(), p.limit, trx, ctx, |n, old, env| {
+        let at = Place { db: &p.table.db, table: &p.table.name, row: n as u64 + 1 };
+        let mut row = old.to_vec();
+        for (c, e) in &p.sets {
+            let col = &schema.columns[*c];
+            row[*c] = match eval(e, &row, env)? {
+                Value::Null if !col.nullable => store::null_into_not_null(col, true, env)?,
+                Value::Null => Value::Null,
+                v => store::assign(col, v, at, env)?,
+            };
+        }
+        Ok((pk_of(&p.table, old), row))
+    })?;
+    let mut res = WriteResult::default();
+    for (pk, new) in changes {
+        match p.table.table.update_tx(trx, &pk, |_| Ok(new.clone()))? {
+            RowUpdate::Changed => {
+                res.affected += 1;
+                res.matched += 1;
+            }
+            RowUpdate::Unchanged => res.matched += 1,
+            RowUpdate::NotFound => {}
+        }
+    }
     Ok(res)
 }

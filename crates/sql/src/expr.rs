@@ -104,6 +104,43 @@ pub enum Expr {
     /// Evaluates the inner comparison under a column's collation (other
     /// than the default): see [`with_collations`].
     Collate(Collation, Box<Expr>),
+    /// The k-th value a correlated subquery takes from the rows around it
+    /// (`rel::Subquery::captures`).
+    Outer(usize),
+    /// A subquery used as a value: scalar, EXISTS, IN, ANY / ALL.
+    Subquery(Box<SubExpr>),
+}
+
+/// How a subquery is used in an expression.
+#[derive(Clone, Debug)]
+pub enum SubKind {
+    /// `(SELECT ...)`: its one value, NULL without rows, 1242 with more.
+    Scalar,
+    /// `EXISTS (SELECT ...)`.
+    Exists,
+    /// `lhs IN (SELECT ...)`, `(a, b) IN (SELECT x, y ...)`.
+    In(Vec<Expr>),
+    /// `lhs op ANY|SOME|ALL (SELECT ...)`.
+    Quantified { lhs: Box<Expr>, op: BinOp, all: bool },
+}
+
+/// A subquery in an expression ([`Expr::Subquery`]).
+#[derive(Clone, Debug)]
+pub struct SubExpr {
+    pub kind: SubKind,
+    /// NOT EXISTS, NOT IN.
+    pub negated: bool,
+    pub query: std::sync::Arc<crate::rel::Subquery>,
+}
+
+/// How names and subqueries of a multi-table query are bound
+/// (`rel::bind`); single-table statements leave [`Scope::rel`] empty.
+pub trait Names {
+    /// The column `qualifier.name` (qualifier: a table name or alias), as
+    /// a column of the row or a value captured from an outer query.
+    fn column(&mut self, qualifier: Option<&str>, name: &str, place: &'static str) -> Result<Expr>;
+    /// Binds a subquery; `params` counts the `?` markers seen so far.
+    fn subquery(&mut self, q: &ast::Query, params: &mut usize) -> Result<std::sync::Arc<crate::rel::Subquery>>;
 }
 
 /// One operator of a [`Expr::Chain`] and its right operand.
@@ -214,6 +251,15 @@ impl Env for CollEnv<'_> {
     fn collation(&self) -> Collation {
         self.coll
     }
+    fn check_interrupt(&self) -> Result<()> {
+        self.inner.check_interrupt()
+    }
+    fn outer(&self, k: usize) -> Result<Value> {
+        self.inner.outer(k)
+    }
+    fn subquery(&self, s: &SubExpr, row: &[Value]) -> Result<Value> {
+        self.inner.subquery(s, row)
+    }
 }
 
 /// What compiled expressions may refer to.
@@ -228,6 +274,9 @@ pub struct Scope<'a> {
     pub params: usize,
     /// What the expression is part of, for error messages.
     pub place: &'static str,
+    /// Names of a multi-table query and its subqueries: when set, columns
+    /// are found there instead of in `table` / `columns`.
+    pub rel: Option<&'a mut dyn Names>,
 }
 
 impl Scope<'_> {
@@ -287,6 +336,13 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
     }
     Ok(match e {
         E::Value(v) => match &v.value {
+            // `?N`: numbered in text order before binding (`rel::bind`),
+            // where the parts of a statement are not bound in that order.
+            ast::Value::Placeholder(p) if p.len() > 1 && p[1..].bytes().all(|b| b.is_ascii_digit()) => {
+                let n: usize = p[1..].parse().map_err(|_| SqlError::syntax("bad parameter marker"))?;
+                scope.params = scope.params.max(n + 1);
+                Expr::Param(n)
+            }
             ast::Value::Placeholder(_) => {
                 scope.params += 1;
                 Expr::Param(scope.params - 1)
@@ -302,6 +358,11 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             let name = ident_name(i);
             if let Some(var) = name.strip_prefix("@@") {
                 sysvar(var)?
+            } else if let Some(rel) = scope.rel.as_deref_mut() {
+                match rel.column(None, name, scope.place) {
+                    Err(e) if i.quote_style == Some('"') && e.code == 1054 => Expr::Lit(Value::Str(name.to_string())),
+                    r => r?,
+                }
             } else if i.quote_style == Some('"') && scope.column(name, None).is_err() {
                 Expr::Lit(Value::Str(name.to_string()))
             } else {
@@ -322,7 +383,10 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                     [_, t, c] => (t.value.as_str(), c.value.as_str()),
                     _ => return Err(SqlError::unknown_column(&e.to_string(), scope.place)),
                 };
-                Expr::Col(scope.column(name, Some(q))?)
+                match scope.rel.as_deref_mut() {
+                    Some(rel) => rel.column(Some(q), name, scope.place)?,
+                    None => Expr::Col(scope.column(name, Some(q))?),
+                }
             }
         }
         E::UnaryOp { op, expr } => {
@@ -435,6 +499,31 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             };
             Expr::Func(target.into(), vec![x])
         }
+        E::Subquery(q) => subquery(q, SubKind::Scalar, false, scope)?,
+        E::Exists { subquery: q, negated } => subquery(q, SubKind::Exists, *negated, scope)?,
+        E::InSubquery { expr, subquery: q, negated } => {
+            let lhs = match &**expr {
+                E::Tuple(items) => items.iter().map(|x| compile(x, scope)).collect::<Result<Vec<_>>>()?,
+                x => vec![compile(x, scope)?],
+            };
+            subquery(q, SubKind::In(lhs), *negated, scope)?
+        }
+        E::AnyOp { left, compare_op, right, .. } | E::AllOp { left, compare_op, right } => {
+            let all = matches!(e, E::AllOp { .. });
+            let mut r = &**right;
+            while let E::Nested(inner) = r {
+                r = inner;
+            }
+            let E::Subquery(q) = r else {
+                return Err(SqlError::unsupported("ANY / ALL of anything but a subquery"));
+            };
+            let op = bin_op(compare_op)?;
+            if !matches!(op, BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge) {
+                return Err(SqlError::syntax("ANY / ALL need a comparison"));
+            }
+            let lhs = Box::new(compile(left, scope)?);
+            subquery(q, SubKind::Quantified { lhs, op, all }, false, scope)?
+        }
         E::TypedString(ts) => {
             let s = match &ts.value.value {
                 ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
@@ -447,6 +536,23 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
         }
         other => return Err(SqlError::unsupported(format!("expression {other}"))),
     })
+}
+
+/// A subquery used as a value: bound through [`Scope::rel`].
+fn subquery(q: &ast::Query, kind: SubKind, negated: bool, scope: &mut Scope<'_>) -> Result<Expr> {
+    let Some(rel) = scope.rel.as_deref_mut() else {
+        return Err(SqlError::unsupported("subqueries here"));
+    };
+    let query = rel.subquery(q, &mut scope.params)?;
+    let width = match &kind {
+        SubKind::Exists => None,
+        SubKind::In(lhs) => Some(lhs.len()),
+        _ => Some(1),
+    };
+    if width.is_some_and(|w| w != query.plan.columns().len()) {
+        return Err(SqlError::new(1241, "21000", format!("Operand should contain {} column(s)", width.unwrap_or(1))));
+    }
+    Ok(Expr::Subquery(Box::new(SubExpr { kind, negated, query })))
 }
 
 /// The compiled form of a binary operator of the parser.
@@ -638,6 +744,15 @@ pub trait Env {
     /// The collation strings compare by.
     fn collation(&self) -> Collation {
         Collation::Utf8mb4GeneralCi
+    }
+    /// A correlated subquery's k-th captured value ([`Expr::Outer`]).
+    fn outer(&self, _k: usize) -> Result<Value> {
+        Err(SqlError::internal("an outer reference outside a subquery"))
+    }
+    /// The value of a subquery in an expression, `row` being the row the
+    /// expression is evaluated on.
+    fn subquery(&self, _s: &SubExpr, _row: &[Value]) -> Result<Value> {
+        Err(SqlError::unsupported("subqueries here"))
     }
 }
 
@@ -839,6 +954,8 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
         Expr::Col(i) => row.get(*i).cloned().ok_or_else(|| SqlError::internal("column out of the row"))?,
         Expr::Agg(i) => env.agg(*i)?,
         Expr::SysVar { name, global } => env.sysvar(name, *global)?,
+        Expr::Outer(k) => env.outer(*k)?,
+        Expr::Subquery(s) => env.subquery(s, row)?,
         Expr::Collate(c, x) => eval(x, row, &CollEnv { inner: env, coll: *c })?,
         Expr::Not(x) => bool_value(truth(&eval(x, row, env)?).map(|b| !b)),
         Expr::Neg(x) => match eval(x, row, env)? {

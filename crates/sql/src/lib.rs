@@ -31,6 +31,7 @@ pub mod normalize;
 pub mod plan;
 pub mod process;
 pub mod query;
+pub mod rel;
 pub mod session;
 pub mod set_transaction;
 pub mod status;

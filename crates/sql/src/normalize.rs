@@ -28,6 +28,7 @@ pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
     let mut in_projection = first == "SELECT";
     let mut in_by = false;
     let mut prev_word = String::new();
+    let mut selects = 0;
     while i < b.len() {
         let c = b[i];
         match c {
@@ -106,6 +107,14 @@ pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
                     return None; // an introducer or X'..'
                 }
                 let w = sql[i..j].to_ascii_uppercase();
+                // A subquery, derived table or set operation: literals in
+                // its select lists name columns the outer query sees.
+                if w == "SELECT" {
+                    if selects > 0 {
+                        return None;
+                    }
+                    selects += 1;
+                }
                 match w.as_str() {
                     "FROM" => in_projection = false,
                     "BY" if prev_word == "ORDER" || prev_word == "GROUP" => in_by = true,

@@ -28,6 +28,12 @@ pub struct TableRef {
     pub columns: Vec<String>,
 }
 
+impl std::fmt::Debug for TableRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.db, self.name)
+    }
+}
+
 impl TableRef {
     pub fn new(db: &str, name: &str, alias: Option<String>, table: Arc<Table>) -> Self {
         let schema = table.schema();
@@ -91,22 +97,33 @@ fn conjuncts<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
 
 /// An expression that does not depend on the row.
 fn constant(e: &Expr) -> bool {
+    constant_with(e, &|_| false)
+}
+
+/// An expression computable before a row is read: constant but for the
+/// columns `col` accepts (in a join, those of the tables read before).
+pub fn constant_with(e: &Expr, col: &dyn Fn(usize) -> bool) -> bool {
     match e {
         Expr::Lit(_) | Expr::Param(_) | Expr::SysVar { .. } => true,
-        Expr::Neg(x) => constant(x),
+        Expr::Col(c) => col(*c),
+        Expr::Neg(x) => constant_with(x, col),
         Expr::Bin(op, l, r) => {
-            matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && constant(l) && constant(r)
+            matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div)
+                && constant_with(l, col)
+                && constant_with(r, col)
         }
         Expr::Chain(first, steps) => {
-            constant(first)
-                && steps
-                    .iter()
-                    .all(|s| matches!(s.op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && constant(&s.rhs))
+            constant_with(first, col)
+                && steps.iter().all(|s| {
+                    matches!(s.op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div) && constant_with(&s.rhs, col)
+                })
         }
         Expr::Func(name, args) => {
             !matches!(name.as_str(), "rand" | "now" | "current_timestamp" | "sysdate" | "sleep")
-                && args.iter().all(constant)
+                && args.iter().all(|a| constant_with(a, col))
         }
+        // A correlated subquery's outer value is fixed for one execution.
+        Expr::Outer(_) => true,
         _ => false,
     }
 }
@@ -120,7 +137,8 @@ struct ColBounds {
     hi: Option<(Expr, bool)>,
 }
 
-fn bounds_for(terms: &[&Expr], col: usize) -> ColBounds {
+fn bounds_for(terms: &[&Expr], col: usize, avail: &dyn Fn(&Expr) -> bool) -> ColBounds {
+    let constant = avail;
     let mut b = ColBounds::default();
     for t in terms {
         // A column's own collation is its index's: the bounds hold.
@@ -179,9 +197,29 @@ pub fn choose_access(t: &TableRef, filter: Option<&Expr>) -> Access {
     let Some(f) = filter else { return Access::Full };
     let mut terms = Vec::new();
     conjuncts(f, &mut terms);
+    choose_access_at(t, 0, &terms, &constant)
+}
+
+/// The top-level AND terms of `e`.
+pub fn and_terms(e: &Expr) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    conjuncts(e, &mut out);
+    out
+}
+
+/// Whether `e` is the same for every row (usable as an index bound).
+pub fn is_constant(e: &Expr) -> bool {
+    constant(e)
+}
+
+/// [`choose_access`] for a table whose columns sit at `offset` in a wider
+/// row (a join): a bound may be any expression `avail` accepts (one
+/// computable before the table is read, e.g. from the tables joined
+/// before it); the bounds are evaluated on that wider row.
+pub fn choose_access_at(t: &TableRef, offset: usize, terms: &[&Expr], avail: &dyn Fn(&Expr) -> bool) -> Access {
     // Every primary key column bound by equality: a point read.
     let pk = &t.schema.primary_key;
-    let eqs: Vec<Option<Expr>> = pk.iter().map(|&c| bounds_for(&terms, c).eq).collect();
+    let eqs: Vec<Option<Expr>> = pk.iter().map(|&c| bounds_for(terms, offset + c, avail).eq).collect();
     if !pk.is_empty() && eqs.iter().all(Option::is_some) {
         return Access::Point(eqs.into_iter().flatten().collect());
     }
@@ -193,13 +231,13 @@ pub fn choose_access(t: &TableRef, filter: Option<&Expr>) -> Access {
         // Equality on a prefix, then a range on the next column.
         let mut prefix = Vec::new();
         for &c in cols {
-            match bounds_for(&terms, c).eq {
+            match bounds_for(terms, offset + c, avail).eq {
                 Some(v) => prefix.push(v),
                 None => break,
             }
         }
         if !prefix.is_empty() {
-            let next = cols.get(prefix.len()).map(|&c| bounds_for(&terms, c));
+            let next = cols.get(prefix.len()).map(|&c| bounds_for(terms, offset + c, avail));
             let (mut lo, mut hi) = (prefix.clone(), prefix.clone());
             let (mut lo_inc, mut hi_inc) = (true, true);
             if let Some(nb) = next {
@@ -216,7 +254,7 @@ pub fn choose_access(t: &TableRef, filter: Option<&Expr>) -> Access {
             let hi = if hi_inc { Bound::Included(hi) } else { Bound::Excluded(hi) };
             return Access::Range { index, lo, hi };
         }
-        let b = bounds_for(&terms, first);
+        let b = bounds_for(terms, offset + first, avail);
         if let Some(list) = b.list {
             return Access::Points { index, keys: list };
         }
@@ -235,6 +273,23 @@ pub fn choose_access(t: &TableRef, filter: Option<&Expr>) -> Access {
         }
     }
     Access::Full
+}
+
+/// What type inference knows of the columns an expression reads
+/// (`Expr::Col(i)`): one table's, or the slots of a join (`rel`).
+pub trait ColTypes {
+    /// The stored type of column `i`, when it is a table's column.
+    fn col_type(&self, i: usize) -> Option<ColumnType>;
+    /// The result type of column `i`.
+    fn col_meta(&self, i: usize) -> Option<MetaType> {
+        self.col_type(i).map(MetaType::of_column)
+    }
+}
+
+impl ColTypes for TableRef {
+    fn col_type(&self, i: usize) -> Option<ColumnType> {
+        self.schema.columns.get(i).map(|c| c.ty)
+    }
 }
 
 /// The type of a result column.
@@ -378,12 +433,12 @@ fn int_of_len(len: u32, unsigned: bool) -> MetaType {
 
 /// The most characters an integer-valued expression prints as (sign
 /// included), as MySQL estimates it to choose LONG or LONGLONG.
-fn int_len(e: &Expr, t: Option<&TableRef>) -> u32 {
+fn int_len(e: &Expr, t: Option<&dyn ColTypes>) -> u32 {
     match e {
         Expr::Lit(Value::Int(i)) => i.to_string().len() as u32,
         Expr::Lit(Value::UInt(u)) => u.to_string().len() as u32,
         Expr::Lit(Value::Decimal(d)) => d.int_digits().max(1) + u32::from(d.coef < 0),
-        Expr::Col(c) => match t.map(|t| t.schema.columns[*c].ty) {
+        Expr::Col(c) => match t.and_then(|t| t.col_type(*c)) {
             Some(ColumnType::TinyInt { unsigned }) => 4 - u32::from(unsigned),
             Some(ColumnType::SmallInt { unsigned }) => 6 - u32::from(unsigned),
             Some(ColumnType::MediumInt { unsigned }) => 9 - u32::from(unsigned),
@@ -421,7 +476,7 @@ fn decimal(scale: u8) -> MetaType {
 /// exact DECIMAL whose scale is the larger one for + - MOD, the sum for *,
 /// and the dividend's plus div_precision_increment for `/`. DIV is always
 /// an integer.
-fn arith_type(op: BinOp, e: &Expr, l: MetaType, r: MetaType, t: Option<&TableRef>) -> MetaType {
+fn arith_type(op: BinOp, e: &Expr, l: MetaType, r: MetaType, t: Option<&dyn ColTypes>) -> MetaType {
     let approx = |m: MetaType| matches!(m, MetaType::Double | MetaType::Str { .. } | MetaType::Text);
     if op == BinOp::IntDiv {
         let unsigned = matches!((l, r), (MetaType::Int { unsigned: true, .. }, MetaType::Int { unsigned: true, .. }));
@@ -464,7 +519,7 @@ fn sysvar_type(name: &str) -> MetaType {
 
 /// The type an expression's values will have (for result metadata before
 /// execution, e.g. COM_STMT_PREPARE).
-pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaType {
+pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> MetaType {
     let longlong = MetaType::Int { unsigned: false, width: 8 };
     // Truth values (comparisons, NOT, IS NULL, LIKE...): 0 or 1, a LONG.
     let boolean = MetaType::Int { unsigned: false, width: 4 };
@@ -473,7 +528,7 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
         Expr::Lit(Value::Int(_) | Value::UInt(_)) => int_of_len(int_len(e, t), matches!(e, Expr::Lit(Value::UInt(_)))),
         Expr::Lit(v) => MetaType::of_value(v),
         Expr::Param(_) => text,
-        Expr::Col(c) => t.map_or(text, |t| MetaType::of_column(t.schema.columns[*c].ty)),
+        Expr::Col(c) => t.and_then(|t| t.col_meta(*c)).unwrap_or(text),
         Expr::Agg(i) => match aggs.get(*i) {
             Some(a) => {
                 let arg = a.arg.as_ref().map_or(text, |x| infer(x, t, aggs));
@@ -583,6 +638,11 @@ pub fn infer(e: &Expr, t: Option<&TableRef>, aggs: &[crate::expr::Agg]) -> MetaT
         }
         Expr::Collate(_, x) => infer(x, t, aggs),
         Expr::SysVar { name, .. } => sysvar_type(name),
+        Expr::Outer(_) => text,
+        Expr::Subquery(s) => match s.kind {
+            crate::expr::SubKind::Scalar => s.query.plan.columns().first().map_or(text, |c| c.ty),
+            _ => boolean,
+        },
         Expr::Case { .. } => text,
     }
 }

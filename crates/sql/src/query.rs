@@ -88,12 +88,22 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
     let mut columns = Vec::new();
     let mut proj_pos: Vec<usize> = Vec::new();
     {
-        let mut scope = Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "field list" };
+        let mut scope =
+            Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "field list", rel: None };
         for item in &sel.projection {
             // Where this select item's (first) expression lands in `items`.
             proj_pos.push(items.len());
             match item {
                 ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
+                    if let ast::SelectItem::QualifiedWildcard(ast::SelectItemQualifiedWildcardKind::ObjectName(n), _) =
+                        item
+                    {
+                        let q = n.0.last().and_then(|p| p.as_ident()).map(|i| i.value.clone()).unwrap_or_default();
+                        let named = table.as_ref().map(|t| t.alias.as_deref().unwrap_or(&t.name));
+                        if !named.is_some_and(|t| t.eq_ignore_ascii_case(&q)) {
+                            return Err(SqlError::new(1051, "42S02", format!("Unknown table '{q}'")));
+                        }
+                    }
                     let t = table.as_ref().ok_or_else(|| SqlError::new(1096, "HY000", "No tables used"))?;
                     for (c, n) in t.columns.iter().enumerate() {
                         items.push(Expr::Col(c));
@@ -118,15 +128,16 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
     // Type the aggregate columns now that every aggregate is known.
     for (c, x) in columns.iter_mut().zip(&items) {
         if matches!(x, Expr::Agg(_)) {
-            c.ty = infer(x, table.as_ref(), &aggs);
+            c.ty = infer(x, table.as_ref().map(|t| t as &dyn crate::plan::ColTypes), &aggs);
         }
     }
-    let mut scope = Scope { table: tname, columns: &names, aggs: None, params, place: "where clause" };
+    let mut scope = Scope { table: tname, columns: &names, aggs: None, params, place: "where clause", rel: None };
     let filter = sel.selection.as_ref().map(|w| expr::compile(w, &mut scope)).transpose()?;
     params = scope.params;
     let group_by = match &sel.group_by {
         ast::GroupByExpr::Expressions(exprs, _) => {
-            let mut scope = Scope { table: tname, columns: &names, aggs: None, params, place: "group statement" };
+            let mut scope =
+                Scope { table: tname, columns: &names, aggs: None, params, place: "group statement", rel: None };
             let g: Vec<Expr> = exprs
                 .iter()
                 .map(|e| resolve_alias(e, &sel.projection, &proj_pos, &items, &mut scope))
@@ -138,8 +149,14 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
     };
     let having = match &sel.having {
         Some(h) => {
-            let mut scope =
-                Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "having clause" };
+            let mut scope = Scope {
+                table: tname,
+                columns: &names,
+                aggs: Some(&mut aggs),
+                params,
+                place: "having clause",
+                rel: None,
+            };
             let x = resolve_alias(h, &sel.projection, &proj_pos, &items, &mut scope)?;
             params = scope.params;
             Some(x)
@@ -152,8 +169,14 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
             return Err(SqlError::unsupported("ORDER BY ALL"));
         };
         for o in list {
-            let mut scope =
-                Scope { table: tname, columns: &names, aggs: Some(&mut aggs), params, place: "order clause" };
+            let mut scope = Scope {
+                table: tname,
+                columns: &names,
+                aggs: Some(&mut aggs),
+                params,
+                place: "order clause",
+                rel: None,
+            };
             let x = resolve_alias(&o.expr, &sel.projection, &proj_pos, &items, &mut scope)?;
             params = scope.params;
             let desc = matches!(o.options.sort, Some(ast::OrderBySort::Desc));
@@ -162,7 +185,7 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
     }
     let (mut limit, mut offset) = (None, None);
     if let Some(lc) = &q.limit_clause {
-        let mut scope = Scope { table: None, columns: &[], aggs: None, params, place: "limit clause" };
+        let mut scope = Scope { table: None, columns: &[], aggs: None, params, place: "limit clause", rel: None };
         match lc {
             ast::LimitClause::LimitOffset { limit: l, offset: o, .. } => {
                 limit = l.as_ref().map(|e| expr::compile(e, &mut scope)).transpose()?;
@@ -268,7 +291,7 @@ fn resolve_alias(
     expr::compile(e, scope)
 }
 
-fn display_name(e: &ast::Expr) -> String {
+pub(crate) fn display_name(e: &ast::Expr) -> String {
     match e {
         ast::Expr::Identifier(i) => i.value.clone(),
         // MySQL names a string literal's column by its text, unquoted.
@@ -291,7 +314,7 @@ fn display_name(e: &ast::Expr) -> String {
 fn meta_for(x: &Expr, name: &str, t: Option<&TableRef>) -> ColMeta {
     match (x, t) {
         (Expr::Col(c), Some(t)) => ColMeta::column(t, *c, name),
-        _ => ColMeta::expr(name, infer(x, t, &[])),
+        _ => ColMeta::expr(name, infer(x, t.map(|t| t as &dyn crate::plan::ColTypes), &[])),
     }
 }
 
@@ -362,15 +385,17 @@ impl Env for Ctx<'_> {
     }
 }
 
-fn eval_bound(b: &Bound<Vec<Expr>>, env: &dyn Env) -> Result<Bound<Vec<Value>>> {
+/// A bound's values, its expressions evaluated on `row` (the slots bound
+/// before the table in a join; nothing for a single table).
+pub(crate) fn eval_bound(b: &Bound<Vec<Expr>>, row: &[Value], env: &dyn Env) -> Result<Bound<Vec<Value>>> {
     Ok(match b {
         Bound::Unbounded => Bound::Unbounded,
-        Bound::Included(v) => Bound::Included(v.iter().map(|e| eval(e, &[], env)).collect::<Result<_>>()?),
-        Bound::Excluded(v) => Bound::Excluded(v.iter().map(|e| eval(e, &[], env)).collect::<Result<_>>()?),
+        Bound::Included(v) => Bound::Included(v.iter().map(|e| eval(e, row, env)).collect::<Result<_>>()?),
+        Bound::Excluded(v) => Bound::Excluded(v.iter().map(|e| eval(e, row, env)).collect::<Result<_>>()?),
     })
 }
 
-fn as_slice(b: &Bound<Vec<Value>>) -> Bound<&[Value]> {
+pub(crate) fn as_slice(b: &Bound<Vec<Value>>) -> Bound<&[Value]> {
     match b {
         Bound::Unbounded => Bound::Unbounded,
         Bound::Included(v) => Bound::Included(v.as_slice()),
@@ -382,7 +407,7 @@ fn as_slice(b: &Bound<Vec<Value>>) -> Bound<&[Value]> {
 /// numbers with numeric columns, strings with string columns, strings or
 /// dates with temporal ones. Otherwise MySQL compares by another type
 /// (`'1abc' = 1`, `5 = '05'`) and the index cannot be used.
-fn key_kind_matches(col: &Column, v: &Value) -> bool {
+pub(crate) fn key_kind_matches(col: &Column, v: &Value) -> bool {
     let temporal = matches!(col.ty, ColumnType::Date | ColumnType::DateTime { .. } | ColumnType::Timestamp { .. });
     match v {
         Value::Null => true,
@@ -419,7 +444,7 @@ pub fn point_key_usable(t: &TableRef, pk: &[Value]) -> bool {
 /// clause accepts): a value of another kind, or one the column cannot
 /// hold, leaves that side unbounded; a fraction on an integer column
 /// becomes the nearest integer inside the range.
-fn sanitize_bound(t: &TableRef, index: IndexRef, b: Bound<Vec<Value>>, low: bool) -> Bound<Vec<Value>> {
+pub(crate) fn sanitize_bound(t: &TableRef, index: IndexRef, b: Bound<Vec<Value>>, low: bool) -> Bound<Vec<Value>> {
     let (mut vals, included) = match b {
         Bound::Unbounded => return Bound::Unbounded,
         Bound::Included(v) => (v, true),
@@ -459,7 +484,7 @@ fn sanitize_bound(t: &TableRef, index: IndexRef, b: Bound<Vec<Value>>, low: bool
 
 /// A key value the engine cannot store (wrong type, out of range) matches
 /// no row: the access path yields nothing rather than an error.
-fn no_match(e: &quire_engine::Error) -> bool {
+pub(crate) fn no_match(e: &quire_engine::Error) -> bool {
     matches!(
         e,
         quire_engine::Error::BadValue { .. }
@@ -538,7 +563,7 @@ pub fn for_each_row(
             }
         }
         Access::Range { index, lo, hi } => {
-            let (lo, hi) = (eval_bound(lo, env)?, eval_bound(hi, env)?);
+            let (lo, hi) = (eval_bound(lo, &[], env)?, eval_bound(hi, &[], env)?);
             let (lo, hi) = (sanitize_bound(t, *index, lo, true), sanitize_bound(t, *index, hi, false));
             let nullb = |b: &Bound<Vec<Value>>| matches!(b, Bound::Included(v) | Bound::Excluded(v) if v.iter().any(Value::is_null));
             if nullb(&lo) || nullb(&hi) {
@@ -603,7 +628,7 @@ fn scan(
 
 /// Running state of one aggregate.
 #[derive(Clone)]
-struct AggState {
+pub(crate) struct AggState {
     count: i64,
     sum: Option<Decimal>,
     best: Option<Value>,
@@ -673,7 +698,7 @@ impl AggState {
     }
 }
 
-fn limit_value(e: &Option<Expr>, env: &dyn Env) -> Result<Option<usize>> {
+pub fn limit_value(e: &Option<Expr>, env: &dyn Env) -> Result<Option<usize>> {
     match e {
         None => Ok(None),
         Some(x) => match expr::to_i128(&eval(x, &[], env)?) {
@@ -736,80 +761,139 @@ pub fn run_select(
             }
         }
     }
+    let spec = Finish {
+        aggs: &p.aggs,
+        agg_colls: &p.agg_colls,
+        group_by: &p.group_by,
+        group_colls: &p.group_colls,
+        having: p.having.as_ref(),
+        items: &p.items,
+        distinct: p.distinct,
+        item_colls: &p.item_colls,
+        order: if sort { &p.order } else { &[] },
+        order_colls: &p.order_colls,
+        width: p.table.as_ref().map_or(0, |t| t.columns.len()),
+    };
+    finish(&spec, base, offset, limit, ctx)
+}
+
+/// The parts of a SELECT applied to the rows its FROM and WHERE found:
+/// grouping and aggregates, HAVING, the select list, DISTINCT, ORDER BY
+/// (empty when the rows already come in order), OFFSET / LIMIT.
+pub struct Finish<'p> {
+    pub aggs: &'p [Agg],
+    pub agg_colls: &'p [Collation],
+    pub group_by: &'p [Expr],
+    pub group_colls: &'p [Collation],
+    pub having: Option<&'p Expr>,
+    pub items: &'p [Expr],
+    pub distinct: bool,
+    pub item_colls: &'p [Collation],
+    pub order: &'p [(Expr, bool)],
+    pub order_colls: &'p [Collation],
+    /// Width of a base row (the all-NULL row of an empty aggregate).
+    pub width: usize,
+}
+
+/// An environment whose aggregate results can be set per group.
+pub trait AggEnv: Env {
+    fn set_aggs(&mut self, aggs: Vec<Value>);
+}
+
+impl AggEnv for Ctx<'_> {
+    fn set_aggs(&mut self, aggs: Vec<Value>) {
+        self.aggs = aggs;
+    }
+}
+
+/// Applies `f` to the base rows (see [`Finish`]).
+pub fn finish<E: AggEnv>(
+    f: &Finish<'_>,
+    base: Vec<Vec<Value>>,
+    offset: usize,
+    limit: Option<usize>,
+    env: &mut E,
+) -> Result<Vec<Vec<Value>>> {
+    let aggregated = !f.aggs.is_empty() || !f.group_by.is_empty();
+    let sort = !f.order.is_empty();
     // (output row, sort keys)
     let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
     if aggregated {
         let mut groups: Vec<(Vec<Value>, Vec<AggState>)> = Vec::new();
         let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
         for row in &base {
-            let key: Vec<Value> = p.group_by.iter().map(|g| eval(g, row, ctx)).collect::<Result<_>>()?;
-            let k = group_key(&key, &p.group_colls);
+            let key: Vec<Value> = f.group_by.iter().map(|g| eval(g, row, env)).collect::<Result<_>>()?;
+            let k = group_key(&key, f.group_colls);
             let gi = match index.get(&k) {
                 Some(&i) => i,
                 None => {
-                    groups.push((row.clone(), p.aggs.iter().map(AggState::new).collect()));
+                    groups.push((row.clone(), f.aggs.iter().map(AggState::new).collect()));
                     index.insert(k, groups.len() - 1);
                     groups.len() - 1
                 }
             };
-            for ((st, a), &coll) in groups[gi].1.iter_mut().zip(&p.aggs).zip(&p.agg_colls) {
-                st.add(a, coll, row, ctx)?;
+            for ((st, a), &coll) in groups[gi].1.iter_mut().zip(f.aggs).zip(f.agg_colls) {
+                st.add(a, coll, row, env)?;
             }
         }
-        if groups.is_empty() && p.group_by.is_empty() {
-            groups.push((
-                vec![Value::Null; p.table.as_ref().map_or(0, |t| t.columns.len())],
-                p.aggs.iter().map(AggState::new).collect(),
-            ));
+        if groups.is_empty() && f.group_by.is_empty() {
+            groups.push((vec![Value::Null; f.width], f.aggs.iter().map(AggState::new).collect()));
         }
         for (rep, states) in groups {
-            ctx.aggs = states.iter().zip(&p.aggs).map(|(s, a)| s.result(a)).collect();
-            if let Some(h) = &p.having {
-                if truth(&eval(h, &rep, ctx)?) != Some(true) {
+            env.set_aggs(states.iter().zip(f.aggs).map(|(s, a)| s.result(a)).collect());
+            if let Some(h) = f.having {
+                if truth(&eval(h, &rep, env)?) != Some(true) {
                     continue;
                 }
             }
-            let vals = p.items.iter().map(|x| eval(x, &rep, ctx)).collect::<Result<Vec<_>>>()?;
+            let vals = f.items.iter().map(|x| eval(x, &rep, env)).collect::<Result<Vec<_>>>()?;
             let keys =
-                if sort { p.order.iter().map(|(x, _)| eval(x, &rep, ctx)).collect::<Result<_>>()? } else { vec![] };
+                if sort { f.order.iter().map(|(x, _)| eval(x, &rep, env)).collect::<Result<_>>()? } else { vec![] };
             out.push((vals, keys));
         }
     } else {
         for row in &base {
-            let vals = p.items.iter().map(|x| eval(x, row, ctx)).collect::<Result<Vec<_>>>()?;
+            let vals = f.items.iter().map(|x| eval(x, row, env)).collect::<Result<Vec<_>>>()?;
             let keys =
-                if sort { p.order.iter().map(|(x, _)| eval(x, row, ctx)).collect::<Result<_>>()? } else { vec![] };
+                if sort { f.order.iter().map(|(x, _)| eval(x, row, env)).collect::<Result<_>>()? } else { vec![] };
             out.push((vals, keys));
         }
     }
-    if p.distinct {
+    if f.distinct {
         let mut seen = HashSet::new();
-        out.retain(|(v, _)| seen.insert(group_key(v, &p.item_colls)));
+        out.retain(|(v, _)| seen.insert(group_key(v, f.item_colls)));
     }
     if sort {
-        let desc: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
-        let mut keyed: Vec<(Vec<SortKey>, Vec<Value>)> = out
-            .into_iter()
-            .map(|(v, k)| (k.iter().zip(&p.order_colls).map(|(x, &c)| sort_key(x, c)).collect(), v))
-            .collect();
-        keyed.sort_by(|(a, _), (b, _)| {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                let o = x.cmp(y);
-                let o = if desc[i] { o.reverse() } else { o };
-                if o != Ordering::Equal {
-                    return o;
-                }
-            }
-            Ordering::Equal
-        });
-        out = keyed.into_iter().map(|(_, v)| (v, Vec::new())).collect();
+        out = sort_rows(out, f.order, f.order_colls);
     }
-    let rows = out.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).map(|(v, _)| v).collect();
-    Ok(rows)
+    Ok(out.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).map(|(v, _)| v).collect())
+}
+
+/// Sorts (row, keys) pairs by the keys, ORDER BY's `order` giving the
+/// directions and `colls` the collations.
+pub fn sort_rows(
+    out: Vec<(Vec<Value>, Vec<Value>)>,
+    order: &[(Expr, bool)],
+    colls: &[Collation],
+) -> Vec<(Vec<Value>, Vec<Value>)> {
+    let desc: Vec<bool> = order.iter().map(|(_, d)| *d).collect();
+    let mut keyed: Vec<(Vec<SortKey>, Vec<Value>)> =
+        out.into_iter().map(|(v, k)| (k.iter().zip(colls).map(|(x, &c)| sort_key(x, c)).collect(), v)).collect();
+    keyed.sort_by(|(a, _), (b, _)| {
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            let o = x.cmp(y);
+            let o = if desc[i] { o.reverse() } else { o };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
+    });
+    keyed.into_iter().map(|(_, v)| (v, Vec::new())).collect()
 }
 
 /// A grouping / DISTINCT key: equal under the default collation.
-fn group_key(vals: &[Value], colls: &[Collation]) -> Vec<u8> {
+pub fn group_key(vals: &[Value], colls: &[Collation]) -> Vec<u8> {
     let mut k = Vec::new();
     for (i, v) in vals.iter().enumerate() {
         match v {
@@ -844,7 +928,7 @@ fn group_key(vals: &[Value], colls: &[Collation]) -> Vec<u8> {
 
 /// A sort key computed once per row: compares as the value does.
 #[derive(PartialEq, Eq, PartialOrd, Ord)]
-enum SortKey {
+pub(crate) enum SortKey {
     Null,
     Num(Decimal),
     Temporal(DateTime),
@@ -852,7 +936,7 @@ enum SortKey {
     Str(Vec<u8>),
 }
 
-fn sort_key(v: &Value, coll: Collation) -> SortKey {
+pub(crate) fn sort_key(v: &Value, coll: Collation) -> SortKey {
     match v {
         Value::Null => SortKey::Null,
         Value::Str(s) => {

@@ -146,6 +146,8 @@ impl Shared {
 #[allow(clippy::large_enum_variant)]
 pub enum Plan {
     Select(SelectPlan),
+    /// Joins, subqueries, derived tables, set operations (`rel`).
+    Query(crate::rel::Compiled),
     Insert(InsertPlan),
     Update(UpdatePlan),
     Delete(DeletePlan),
@@ -169,6 +171,7 @@ impl Compiled {
         use ast::Statement as S;
         match &self.plan {
             Plan::Select(p) => p.table.is_some(),
+            Plan::Query(q) => q.reads_tables,
             Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_) => true,
             Plan::Other(s) => !matches!(
                 **s,
@@ -187,6 +190,7 @@ impl Compiled {
     pub fn columns(&self) -> Vec<ColMeta> {
         match &self.plan {
             Plan::Select(p) => query::columns(p),
+            Plan::Query(q) => q.plan.columns().to_vec(),
             Plan::Other(s) => admin::columns_of(s),
             Plan::Admin(a) => a.columns(),
             _ => vec![],
@@ -584,6 +588,11 @@ impl Session {
         let r = self.resolver();
         let epoch = self.shared.epoch();
         let (plan, params) = match stmt {
+            ast::Statement::Query(q) if crate::rel::needs_general(&q) => {
+                let c = crate::rel::compile(*q, &r)?;
+                let n = c.params;
+                (Plan::Query(c), n)
+            }
             ast::Statement::Query(q) => {
                 let p = query::compile_select(&q, &r)?;
                 let n = p.params;
@@ -723,7 +732,10 @@ impl Session {
             let r = match self.compile(stmt).map(Arc::new) {
                 Ok(c) => {
                     let cacheable = single
-                        && matches!(c.plan, Plan::Select(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_));
+                        && matches!(
+                            c.plan,
+                            Plan::Select(_) | Plan::Query(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_)
+                        );
                     if cacheable && c.params == 0 {
                         self.shared.cache_plan(key.clone(), c.clone());
                     }
@@ -881,7 +893,7 @@ impl Session {
     /// Executes a compiled statement with `params`.
     pub fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Output> {
         self.begin_statement(c.uses_tables(), matches!(c.plan, Plan::Insert(_) | Plan::Update(_)));
-        let timed = matches!(c.plan, Plan::Select(_));
+        let timed = matches!(c.plan, Plan::Select(_) | Plan::Query(_));
         if timed {
             self.process.interrupt.set_deadline(self.select_deadline());
         }
@@ -931,6 +943,25 @@ impl Session {
                     rows
                 };
                 Ok(Output::Rows { columns: query::columns(p), rows })
+            }
+            Plan::Query(q) => {
+                self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
+                let rows = if q.reads_tables {
+                    if q.plan.lock() == Some(LockMode::X) {
+                        self.check_writable()?; // FOR UPDATE, as MariaDB
+                    }
+                    self.in_trx(|trx, s| {
+                        let env = Env { s };
+                        let plain = query::plain_read_lock(trx.isolation(), s.autocommit() && !s.in_txn);
+                        crate::rel::exec::Exec::new(params, &env, Some(trx), plain).run(&q.plan, &[])
+                    })?
+                } else {
+                    let env = Env { s: self };
+                    let rows = crate::rel::exec::Exec::new(params, &env, None, None).run(&q.plan, &[])?;
+                    self.interrupted()?;
+                    rows
+                };
+                Ok(Output::Rows { columns: q.plan.columns().to_vec(), rows })
             }
             Plan::Insert(p) => {
                 self.shared.stats.com_insert.fetch_add(1, Ordering::Relaxed);
@@ -1152,7 +1183,7 @@ impl Session {
                 }
             }
             let mut scope =
-                crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list" };
+                crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
             let x = crate::expr::compile(e, &mut scope)?;
             crate::expr::eval(&x, &[], &Ctx { params, aggs: vec![], session: &env })
         };
@@ -1252,7 +1283,8 @@ impl Session {
             },
             _ => return Err(SqlError::syntax(text)),
         };
-        let mut scope = crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list" };
+        let mut scope =
+            crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
         let x = crate::expr::compile(&e, &mut scope)?;
         crate::expr::eval(&x, &[], &Ctx { params: &[], aggs: vec![], session: &Env { s: self } })
     }

@@ -1,0 +1,790 @@
+//! Binding a query into a [`QueryPlan`]: FROM items become sources with
+//! slots, names resolve to slots (or to captures of an enclosing block),
+//! subqueries and derived tables are bound recursively, and WHERE / ON
+//! terms are placed in a join tree whose inner joins are ordered for
+//! index lookups (`order_units`).
+//!
+//! Name resolution walks a stack of [`Level`]s, one per block being bound:
+//! a name not found in the innermost block is resolved in the one around
+//! it and becomes a capture (`Expr::Outer(k)`) of each subquery between.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use quire_engine::row::{Collation, ColumnType, Value};
+use quire_engine::txn::lock::LockMode;
+use sqlparser::ast;
+
+use super::{Block, JoinKind, QueryPlan, SetOpKind, SetOpPlan, Source, SourceKind, Subquery};
+use crate::error::{Result, SqlError};
+use crate::expr::{self, BinOp, Expr, Names, Scope};
+use crate::plan::{Access, ColMeta, ColTypes, MetaType};
+use crate::query::{ident, Resolver};
+
+/// A column a name can resolve to.
+#[derive(Clone, Debug)]
+pub(super) struct NamedCol {
+    /// The table name or alias that qualifies it.
+    pub(super) qual: String,
+    pub(super) name: String,
+    pub(super) expr: Expr,
+    pub(super) meta: ColMeta,
+    /// Hidden from unqualified names (a USING / NATURAL column, shown once
+    /// through its merged column).
+    pub(super) hidden: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(super) enum LevelKind {
+    /// A SELECT block's names.
+    #[default]
+    Block,
+    /// A subquery of an expression: names of the enclosing block become
+    /// its captures.
+    Subquery,
+    /// A derived table, CTE or set operation's ORDER BY: names of the
+    /// enclosing query are not visible (no LATERAL).
+    Barrier,
+}
+
+/// One level of names while a query is bound.
+#[derive(Default)]
+pub(super) struct Level {
+    pub(super) kind: LevelKind,
+    pub(super) cols: Vec<NamedCol>,
+    /// Table names and aliases of the block (1066 on a repeat).
+    pub(super) quals: Vec<String>,
+    /// Subquery levels: what it reads of the block around it.
+    pub(super) captures: Vec<Expr>,
+    /// Types of the block's slots.
+    pub(super) slot_meta: Vec<MetaType>,
+    pub(super) slot_types: Vec<Option<ColumnType>>,
+    pub(super) slot_colls: Vec<Collation>,
+}
+
+impl ColTypes for Level {
+    fn col_type(&self, i: usize) -> Option<ColumnType> {
+        self.slot_types.get(i).copied().flatten()
+    }
+    fn col_meta(&self, i: usize) -> Option<MetaType> {
+        self.slot_meta.get(i).copied()
+    }
+}
+
+/// Binds one statement's query.
+pub struct Binder<'r> {
+    pub(super) resolver: &'r dyn Resolver,
+    pub(super) levels: Vec<Level>,
+    /// Common table expressions in scope, innermost last.
+    ctes: Vec<(String, Arc<QueryPlan>)>,
+    next_subquery: usize,
+    /// Whether some block reads a table (the statement needs a
+    /// transaction).
+    pub reads_tables: bool,
+}
+
+/// Numbers the `?` markers of `q` in text order (`?0`, `?1`, ...), since
+/// the parts of a block are not bound in that order; returns their count.
+pub fn number_params(q: &mut ast::Query) -> usize {
+    use std::ops::ControlFlow;
+    let mut n = 0usize;
+    let _ = ast::visit_expressions_mut(q, |e| {
+        if let ast::Expr::Value(v) = e {
+            if let ast::Value::Placeholder(p) = &mut v.value {
+                if p == "?" {
+                    *p = format!("?{n}");
+                    n += 1;
+                }
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    n
+}
+
+/// Binds `q` (its `?` markers numbered by [`number_params`]).
+pub fn bind_query(q: &ast::Query, resolver: &dyn Resolver) -> Result<(QueryPlan, bool)> {
+    let mut b = Binder { resolver, levels: Vec::new(), ctes: Vec::new(), next_subquery: 0, reads_tables: false };
+    let mut params = 0;
+    let plan = b.query(q, &mut params)?;
+    Ok((plan, b.reads_tables))
+}
+
+/// Expressions equal by construction (the same slot or capture).
+fn same_expr(a: &Expr, b: &Expr) -> bool {
+    match (a, b) {
+        (Expr::Col(x), Expr::Col(y)) | (Expr::Outer(x), Expr::Outer(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The type of a set operation's column from its two sides'.
+fn union_type(l: MetaType, r: MetaType) -> MetaType {
+    match (l, r) {
+        (MetaType::Null, x) | (x, MetaType::Null) => x,
+        (MetaType::Int { unsigned: a, width: w }, MetaType::Int { unsigned: b, width: v }) => {
+            MetaType::Int { unsigned: a && b, width: w.max(v) }
+        }
+        (MetaType::Decimal { scale: a, .. }, MetaType::Decimal { scale: b, .. }) => {
+            MetaType::Decimal { precision: 65, scale: a.max(b) }
+        }
+        (MetaType::Decimal { scale, .. }, MetaType::Int { .. })
+        | (MetaType::Int { .. }, MetaType::Decimal { scale, .. }) => MetaType::Decimal { precision: 65, scale },
+        (MetaType::Double, MetaType::Int { .. } | MetaType::Decimal { .. } | MetaType::Double)
+        | (MetaType::Int { .. } | MetaType::Decimal { .. }, MetaType::Double) => MetaType::Double,
+        (MetaType::Date, MetaType::Date) => MetaType::Date,
+        (a @ MetaType::DateTime { .. }, MetaType::DateTime { .. }) => a,
+        (MetaType::Str { len: a, .. }, MetaType::Str { len: b, .. }) => MetaType::Str { len: a.max(b), fixed: false },
+        (MetaType::Text, _) | (_, MetaType::Text) => MetaType::Text,
+        _ => MetaType::Str { len: 255, fixed: false },
+    }
+}
+
+/// A block that yields no rows, `width` columns wide.
+fn empty_block(width: usize) -> Block {
+    Block {
+        sources: Vec::new(),
+        tree: None,
+        width: 0,
+        filter: vec![Expr::Lit(Value::Int(0))],
+        items: vec![Expr::Lit(Value::Null); width],
+        columns: vec![ColMeta::expr("", MetaType::Null); width],
+        aggs: Vec::new(),
+        agg_colls: Vec::new(),
+        group_by: Vec::new(),
+        group_colls: Vec::new(),
+        having: None,
+        distinct: false,
+        item_colls: vec![Collation::Utf8mb4GeneralCi; width],
+        order: Vec::new(),
+        order_colls: Vec::new(),
+        limit: None,
+        offset: None,
+        lock: None,
+    }
+}
+
+/// Renames a derived table's or CTE's columns (`AS d (a, b)`).
+fn rename_columns(mut plan: QueryPlan, names: &[ast::TableAliasColumnDef]) -> Result<QueryPlan> {
+    if names.is_empty() {
+        return Ok(plan);
+    }
+    let cols = match &mut plan {
+        QueryPlan::Select(b) => &mut b.columns,
+        QueryPlan::SetOp(s) => &mut s.columns,
+    };
+    if cols.len() != names.len() {
+        return Err(SqlError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
+    }
+    for (c, n) in cols.iter_mut().zip(names) {
+        c.name = n.name.value.clone();
+    }
+    Ok(plan)
+}
+
+/// Names of the innermost level for `expr::compile`.
+struct BlockNames<'a, 'r> {
+    b: &'a mut Binder<'r>,
+}
+
+impl Names for BlockNames<'_, '_> {
+    fn column(&mut self, qualifier: Option<&str>, name: &str, place: &'static str) -> Result<Expr> {
+        let at = self.b.levels.len().saturating_sub(1);
+        self.b.resolve(at, qualifier, name, place)
+    }
+    fn subquery(&mut self, q: &ast::Query, params: &mut usize) -> Result<Arc<Subquery>> {
+        self.b.subquery(q, params)
+    }
+}
+
+/// A join tree as bound, before its terms are placed (`join.rs`).
+pub(super) enum Tree {
+    Leaf(usize),
+    Join { kind: JoinKind, left: Box<Tree>, right: Box<Tree>, on: Vec<Expr> },
+}
+
+impl Binder<'_> {
+    pub(super) fn level(&mut self) -> &mut Level {
+        if self.levels.is_empty() {
+            self.levels.push(Level::default());
+        }
+        let n = self.levels.len() - 1;
+        &mut self.levels[n]
+    }
+
+    /// Binds a query expression (WITH, set operations, ORDER BY, LIMIT).
+    fn query(&mut self, q: &ast::Query, params: &mut usize) -> Result<QueryPlan> {
+        let ctes_before = self.ctes.len();
+        let r = self.query_inner(q, params);
+        self.ctes.truncate(ctes_before);
+        r
+    }
+
+    fn query_inner(&mut self, q: &ast::Query, params: &mut usize) -> Result<QueryPlan> {
+        if let Some(with) = &q.with {
+            if with.recursive {
+                return Err(SqlError::unsupported("WITH RECURSIVE"));
+            }
+            for cte in &with.cte_tables {
+                let plan = self.derived(&cte.query, params)?;
+                let plan = rename_columns(plan, &cte.alias.columns)?;
+                self.ctes.push((cte.alias.name.value.clone(), Arc::new(plan)));
+            }
+        }
+        let lock = q.locks.first().map(|l| match l.lock_type {
+            ast::LockType::Share => LockMode::S,
+            ast::LockType::Update => LockMode::X,
+        });
+        match &*q.body {
+            ast::SetExpr::Select(sel) => {
+                let b = self.select(sel, q.order_by.as_ref(), q.limit_clause.as_ref(), lock, params)?;
+                Ok(QueryPlan::Select(Box::new(b)))
+            }
+            ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => self.query(inner, params),
+            body => {
+                let inner = self.set_body(body, params)?;
+                self.finish_set(inner, q.order_by.as_ref(), q.limit_clause.as_ref(), params)
+            }
+        }
+    }
+
+    pub(super) fn with_level<T>(
+        &mut self,
+        kind: LevelKind,
+        f: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<(T, Level)> {
+        self.levels.push(Level { kind, ..Level::default() });
+        let r = f(self);
+        let level = self.levels.pop().unwrap_or_default();
+        Ok((r?, level))
+    }
+
+    /// A derived table's or CTE's query: bound apart from the enclosing
+    /// block's names.
+    fn derived(&mut self, q: &ast::Query, params: &mut usize) -> Result<QueryPlan> {
+        Ok(self.with_level(LevelKind::Barrier, |b| b.query(q, params))?.0)
+    }
+
+    /// Binds a subquery of an expression of the innermost block.
+    fn subquery(&mut self, q: &ast::Query, params: &mut usize) -> Result<Arc<Subquery>> {
+        let (plan, level) = self.with_level(LevelKind::Subquery, |b| b.query(q, params))?;
+        let id = self.next_subquery;
+        self.next_subquery += 1;
+        Ok(Arc::new(Subquery { id, plan, captures: level.captures }))
+    }
+
+    fn set_body(&mut self, body: &ast::SetExpr, params: &mut usize) -> Result<QueryPlan> {
+        match body {
+            ast::SetExpr::Select(sel) => Ok(QueryPlan::Select(Box::new(self.select(sel, None, None, None, params)?))),
+            ast::SetExpr::Query(q) => self.query(q, params),
+            ast::SetExpr::SetOperation { op, set_quantifier, left, right } => {
+                let left = self.set_body(left, params)?;
+                let right = self.set_body(right, params)?;
+                let op = match op {
+                    ast::SetOperator::Union => SetOpKind::Union,
+                    ast::SetOperator::Except | ast::SetOperator::Minus => SetOpKind::Except,
+                    ast::SetOperator::Intersect => SetOpKind::Intersect,
+                };
+                let all = match set_quantifier {
+                    ast::SetQuantifier::All => true,
+                    ast::SetQuantifier::None | ast::SetQuantifier::Distinct => false,
+                    other => return Err(SqlError::unsupported(format!("set quantifier {other}"))),
+                };
+                if left.columns().len() != right.columns().len() {
+                    return Err(SqlError::new(
+                        1222,
+                        "21000",
+                        "The used SELECT statements have a different number of columns",
+                    ));
+                }
+                let columns: Vec<ColMeta> = left
+                    .columns()
+                    .iter()
+                    .zip(right.columns())
+                    .map(|(l, r)| {
+                        let mut c = ColMeta::expr(&l.name, union_type(l.ty, r.ty));
+                        c.not_null = l.not_null && r.not_null;
+                        c
+                    })
+                    .collect();
+                let colls = vec![Collation::Utf8mb4GeneralCi; columns.len()];
+                Ok(QueryPlan::SetOp(Box::new(SetOpPlan {
+                    op,
+                    all,
+                    left,
+                    right,
+                    columns,
+                    colls,
+                    order: Vec::new(),
+                    order_colls: Vec::new(),
+                    limit: None,
+                    offset: None,
+                })))
+            }
+            ast::SetExpr::Values(_) => Err(SqlError::unsupported("VALUES as a query")),
+            other => Err(SqlError::unsupported(format!("query {other}"))),
+        }
+    }
+
+    /// ORDER BY / LIMIT over a set operation: names and positions of its
+    /// result columns.
+    fn finish_set(
+        &mut self,
+        inner: QueryPlan,
+        order_by: Option<&ast::OrderBy>,
+        limit: Option<&ast::LimitClause>,
+        params: &mut usize,
+    ) -> Result<QueryPlan> {
+        let mut s = match inner {
+            QueryPlan::SetOp(s) if s.order.is_empty() && s.limit.is_none() && s.offset.is_none() => s,
+            other => {
+                // `(SELECT ... LIMIT 1) ORDER BY ...`: a union of one.
+                let columns = other.columns().to_vec();
+                Box::new(SetOpPlan {
+                    op: SetOpKind::Union,
+                    all: true,
+                    colls: vec![Collation::Utf8mb4GeneralCi; columns.len()],
+                    right: QueryPlan::Select(Box::new(empty_block(columns.len()))),
+                    left: other,
+                    columns,
+                    order: Vec::new(),
+                    order_colls: Vec::new(),
+                    limit: None,
+                    offset: None,
+                })
+            }
+        };
+        let columns = s.columns.clone();
+        let ((order, limit, offset), _) = self.with_level(LevelKind::Barrier, |b| {
+            b.with_level(LevelKind::Block, |b| {
+                let level = b.level();
+                for (i, c) in columns.iter().enumerate() {
+                    level.cols.push(NamedCol {
+                        qual: String::new(),
+                        name: c.name.clone(),
+                        expr: Expr::Col(i),
+                        meta: c.clone(),
+                        hidden: false,
+                    });
+                    level.slot_meta.push(c.ty);
+                    level.slot_types.push(None);
+                    level.slot_colls.push(Collation::Utf8mb4GeneralCi);
+                }
+                let mut order = Vec::new();
+                if let Some(ob) = order_by {
+                    let ast::OrderByKind::Expressions(list) = &ob.kind else {
+                        return Err(SqlError::unsupported("ORDER BY ALL"));
+                    };
+                    for o in list {
+                        let x = match position(&o.expr) {
+                            Some(n) if n >= 1 && n <= columns.len() => Expr::Col(n - 1),
+                            Some(n) => return Err(SqlError::unknown_column(&n.to_string(), "order clause")),
+                            None => b.expr(&o.expr, params, "order clause", None)?,
+                        };
+                        order.push((x, matches!(o.options.sort, Some(ast::OrderBySort::Desc))));
+                    }
+                }
+                let (l, o) = b.limit(limit, params)?;
+                Ok((order, l, o))
+            })
+            .map(|(r, _)| r)
+        })?;
+        s.order_colls = vec![Collation::Utf8mb4GeneralCi; order.len()];
+        s.order = order;
+        s.limit = limit;
+        s.offset = offset;
+        Ok(QueryPlan::SetOp(s))
+    }
+
+    pub(super) fn limit(
+        &mut self,
+        lc: Option<&ast::LimitClause>,
+        params: &mut usize,
+    ) -> Result<(Option<Expr>, Option<Expr>)> {
+        let Some(lc) = lc else { return Ok((None, None)) };
+        let mut scope =
+            Scope { table: None, columns: &[], aggs: None, params: *params, place: "limit clause", rel: None };
+        let r = match lc {
+            ast::LimitClause::LimitOffset { limit, offset, .. } => (
+                limit.as_ref().map(|e| expr::compile(e, &mut scope)).transpose()?,
+                offset.as_ref().map(|o| expr::compile(&o.value, &mut scope)).transpose()?,
+            ),
+            ast::LimitClause::OffsetCommaLimit { offset, limit } => {
+                let o = expr::compile(offset, &mut scope)?;
+                (Some(expr::compile(limit, &mut scope)?), Some(o))
+            }
+        };
+        *params = scope.params;
+        Ok(r)
+    }
+
+    /// Compiles an expression of the innermost block.
+    pub(super) fn expr(
+        &mut self,
+        e: &ast::Expr,
+        params: &mut usize,
+        place: &'static str,
+        aggs: Option<&mut Vec<crate::expr::Agg>>,
+    ) -> Result<Expr> {
+        let mut names = BlockNames { b: self };
+        let mut scope = Scope { table: None, columns: &[], aggs, params: *params, place, rel: Some(&mut names) };
+        let x = expr::compile(e, &mut scope)?;
+        *params = scope.params;
+        Ok(x)
+    }
+
+    /// Resolves `qual.name` at level `at` (an index into `levels`).
+    fn resolve(&mut self, at: usize, qual: Option<&str>, name: &str, place: &'static str) -> Result<Expr> {
+        let full = || match qual {
+            Some(q) => format!("{q}.{name}"),
+            None => name.to_string(),
+        };
+        let level = &self.levels[at];
+        match level.kind {
+            LevelKind::Block => {
+                let found: Vec<&NamedCol> = level
+                    .cols
+                    .iter()
+                    .filter(|c| c.name.eq_ignore_ascii_case(name))
+                    .filter(|c| match qual {
+                        Some(q) => c.qual.eq_ignore_ascii_case(q),
+                        None => !c.hidden,
+                    })
+                    .collect();
+                match found.as_slice() {
+                    [c] => return Ok(c.expr.clone()),
+                    [c, rest @ ..] if rest.iter().all(|r| same_expr(&r.expr, &c.expr)) => return Ok(c.expr.clone()),
+                    [_, _, ..] => {
+                        return Err(SqlError::new(1052, "23000", format!("Column '{name}' in {place} is ambiguous")));
+                    }
+                    [] => {}
+                }
+                if at == 0 {
+                    return Err(SqlError::unknown_column(&full(), place));
+                }
+                self.resolve(at - 1, qual, name, place)
+            }
+            LevelKind::Barrier => Err(SqlError::unknown_column(&full(), place)),
+            LevelKind::Subquery => {
+                if at == 0 {
+                    return Err(SqlError::unknown_column(&full(), place));
+                }
+                let outer = self.resolve(at - 1, qual, name, place)?;
+                let caps = &mut self.levels[at].captures;
+                let k = match caps.iter().position(|c| same_expr(c, &outer)) {
+                    Some(k) => k,
+                    None => {
+                        caps.push(outer);
+                        caps.len() - 1
+                    }
+                };
+                Ok(Expr::Outer(k))
+            }
+        }
+    }
+
+    /// Adds a source's columns to the innermost block: its slots.
+    fn add_source(
+        &mut self,
+        sources: &mut Vec<Source>,
+        kind: SourceKind,
+        qual: &str,
+        cols: Vec<SlotCol>,
+    ) -> Result<usize> {
+        let level = self.level();
+        if level.quals.iter().any(|q| q.eq_ignore_ascii_case(qual)) {
+            return Err(SqlError::new(1066, "42000", format!("Not unique table/alias: '{qual}'")));
+        }
+        level.quals.push(qual.to_string());
+        let offset = level.slot_meta.len();
+        for (i, c) in cols.iter().enumerate() {
+            level.cols.push(NamedCol {
+                qual: qual.to_string(),
+                name: c.meta.name.clone(),
+                expr: Expr::Col(offset + i),
+                meta: c.meta.clone(),
+                hidden: false,
+            });
+            level.slot_meta.push(c.meta.ty);
+            level.slot_types.push(c.ty);
+            level.slot_colls.push(c.coll);
+        }
+        sources.push(Source {
+            kind,
+            name: qual.to_string(),
+            offset,
+            width: cols.len(),
+            access: Access::Full,
+            filter: Vec::new(),
+            hash_keys: Vec::new(),
+            hash_colls: Vec::new(),
+            local: Vec::new(),
+            independent: true,
+        });
+        Ok(sources.len() - 1)
+    }
+
+    /// Binds one FROM item (a table factor): a leaf, or a nested join.
+    fn factor(
+        &mut self,
+        f: &ast::TableFactor,
+        sources: &mut Vec<Source>,
+        params: &mut usize,
+    ) -> Result<(Tree, Vec<NamedCol>)> {
+        match f {
+            ast::TableFactor::Table { name, alias, args: None, .. } => {
+                let alias_name = alias.as_ref().map(|a| ident(&a.name));
+                let single = (name.0.len() == 1).then(|| name.to_string());
+                let cte = single.and_then(|n| {
+                    let n = n.trim_matches('`').to_string();
+                    self.ctes
+                        .iter()
+                        .rev()
+                        .find(|(c, _)| c.eq_ignore_ascii_case(&n))
+                        .map(|(c, p)| (c.clone(), p.clone()))
+                });
+                if let Some((cte_name, plan)) = cte {
+                    let qual = alias_name.unwrap_or(cte_name);
+                    return self.derived_source(sources, plan, &qual, alias.as_ref());
+                }
+                let t = self.resolver.resolve(name, alias_name.clone())?;
+                self.reads_tables = true;
+                let qual = alias_name.unwrap_or_else(|| t.name.clone());
+                let cols: Vec<SlotCol> = (0..t.columns.len())
+                    .map(|c| SlotCol {
+                        meta: ColMeta::column(&t, c, &t.columns[c]),
+                        ty: Some(t.schema.columns[c].ty),
+                        coll: t.schema.columns[c].collation,
+                    })
+                    .collect();
+                let i = self.add_source(sources, SourceKind::Table(t), &qual, cols)?;
+                Ok((Tree::Leaf(i), self.star_of(sources, i)))
+            }
+            ast::TableFactor::Derived { lateral: false, subquery, alias, .. } => {
+                let Some(a) = alias else {
+                    return Err(SqlError::new(1248, "42000", "Every derived table must have its own alias"));
+                };
+                let plan = self.derived(subquery, params)?;
+                let plan = Arc::new(rename_columns(plan, &a.columns)?);
+                self.derived_source(sources, plan, &a.name.value, None)
+            }
+            ast::TableFactor::NestedJoin { table_with_joins, alias: None } => {
+                self.joins(table_with_joins, sources, params)
+            }
+            other => Err(SqlError::unsupported(format!("FROM item {other}"))),
+        }
+    }
+
+    fn derived_source(
+        &mut self,
+        sources: &mut Vec<Source>,
+        plan: Arc<QueryPlan>,
+        qual: &str,
+        alias: Option<&ast::TableAlias>,
+    ) -> Result<(Tree, Vec<NamedCol>)> {
+        let mut names: Vec<String> = plan.columns().iter().map(|c| c.name.clone()).collect();
+        if let Some(a) = alias.filter(|a| !a.columns.is_empty()) {
+            if a.columns.len() != names.len() {
+                return Err(SqlError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
+            }
+            names = a.columns.iter().map(|c| c.name.value.clone()).collect();
+        }
+        let mut seen = HashSet::new();
+        for n in &names {
+            if !seen.insert(n.to_ascii_lowercase()) {
+                return Err(SqlError::new(1060, "42S21", format!("Duplicate column name '{n}'")));
+            }
+        }
+        let cols: Vec<SlotCol> = plan
+            .columns()
+            .iter()
+            .zip(&names)
+            .map(|(c, n)| {
+                let mut meta = c.clone();
+                meta.name = n.clone();
+                meta.org_name = n.clone();
+                meta.table = qual.to_string();
+                meta.org_table = qual.to_string();
+                SlotCol { meta, ty: None, coll: Collation::Utf8mb4GeneralCi }
+            })
+            .collect();
+        let i = self.add_source(sources, SourceKind::Derived(plan), qual, cols)?;
+        Ok((Tree::Leaf(i), self.star_of(sources, i)))
+    }
+
+    pub(super) fn star_of(&mut self, sources: &[Source], i: usize) -> Vec<NamedCol> {
+        let s = &sources[i];
+        let level = self.level();
+        level
+            .cols
+            .iter()
+            .filter(|c| matches!(c.expr, Expr::Col(k) if k >= s.offset && k < s.offset + s.width))
+            .cloned()
+            .collect()
+    }
+
+    /// A FROM item with its joins, left to right.
+    pub(super) fn joins(
+        &mut self,
+        twj: &ast::TableWithJoins,
+        sources: &mut Vec<Source>,
+        params: &mut usize,
+    ) -> Result<(Tree, Vec<NamedCol>)> {
+        let start = self.level().slot_meta.len();
+        let (mut tree, mut star) = self.factor(&twj.relation, sources, params)?;
+        for j in &twj.joins {
+            let right_from = self.level().slot_meta.len();
+            let (right, rstar) = self.factor(&j.relation, sources, params)?;
+            let right_to = self.level().slot_meta.len();
+            use ast::JoinOperator as J;
+            let (kind, swap, c) = match &j.join_operator {
+                J::Join(c) | J::Inner(c) | J::StraightJoin(c) | J::CrossJoin(c) => (JoinKind::Inner, false, c),
+                J::Left(c) | J::LeftOuter(c) => (JoinKind::Left, false, c),
+                J::Right(c) | J::RightOuter(c) => (JoinKind::Left, true, c),
+                other => return Err(SqlError::unsupported(format!("join {other:?}"))),
+            };
+            // The outer join's inner side may come out NULL.
+            if kind == JoinKind::Left {
+                let (lo, hi) = if swap { (start, right_from) } else { (right_from, right_to) };
+                for c in self.level().cols.iter_mut() {
+                    if matches!(c.expr, Expr::Col(k) if k >= lo && k < hi) {
+                        c.meta.not_null = false;
+                    }
+                }
+            }
+            let mut on = Vec::new();
+            let using: Vec<String> = match c {
+                ast::JoinConstraint::On(e) => {
+                    on.push(self.expr(e, params, "on clause", None)?);
+                    Vec::new()
+                }
+                ast::JoinConstraint::Using(cols) => {
+                    cols.iter().map(|c| c.to_string().trim_matches('`').to_string()).collect()
+                }
+                ast::JoinConstraint::Natural => {
+                    let visible =
+                        |s: &Vec<NamedCol>| s.iter().filter(|c| !c.hidden).map(|c| c.name.clone()).collect::<Vec<_>>();
+                    let r = visible(&rstar);
+                    visible(&star).into_iter().filter(|n| r.iter().any(|x| x.eq_ignore_ascii_case(n))).collect()
+                }
+                ast::JoinConstraint::None => {
+                    if kind == JoinKind::Left {
+                        return Err(SqlError::syntax("LEFT / RIGHT JOIN needs ON or USING"));
+                    }
+                    Vec::new()
+                }
+            };
+            let mut merged = Vec::new();
+            let (mut lrest, mut rrest) = (star.clone(), rstar.clone());
+            for u in &using {
+                let pick = |s: &mut Vec<NamedCol>| -> Result<NamedCol> {
+                    let k: Vec<usize> =
+                        (0..s.len()).filter(|&k| !s[k].hidden && s[k].name.eq_ignore_ascii_case(u)).collect();
+                    match k.as_slice() {
+                        [k] => Ok(s.remove(*k)),
+                        [] => Err(SqlError::unknown_column(u, "from clause")),
+                        _ => Err(SqlError::new(1052, "23000", format!("Column '{u}' in from clause is ambiguous"))),
+                    }
+                };
+                let l = pick(&mut lrest)?;
+                let r = pick(&mut rrest)?;
+                on.push(Expr::Bin(BinOp::Eq, Box::new(l.expr.clone()), Box::new(r.expr.clone())));
+                let keep = if swap { &r } else { &l };
+                let mut m = keep.clone();
+                m.qual = String::new();
+                m.hidden = false;
+                merged.push(m);
+                let level = self.level();
+                for c in level.cols.iter_mut() {
+                    if same_expr(&c.expr, &l.expr) || same_expr(&c.expr, &r.expr) {
+                        c.hidden = true;
+                    }
+                }
+                level.cols.push(merged.last().cloned().expect("pushed"));
+            }
+            let mut new_star = merged;
+            if swap {
+                new_star.extend(rrest);
+                new_star.extend(lrest);
+            } else {
+                new_star.extend(lrest);
+                new_star.extend(rrest);
+            }
+            star = new_star;
+            let (l, r) = if swap { (right, tree) } else { (tree, right) };
+            tree = Tree::Join { kind, left: Box::new(l), right: Box::new(r), on };
+        }
+        Ok((tree, star))
+    }
+}
+
+/// A source's column as bound.
+pub(super) struct SlotCol {
+    meta: ColMeta,
+    ty: Option<ColumnType>,
+    coll: Collation,
+}
+
+/// A number literal used as a position (ORDER BY 2).
+pub(super) fn position(e: &ast::Expr) -> Option<usize> {
+    match e {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::Number(n, _) => n.parse().ok(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Names of a single-table UPDATE or DELETE whose expressions hold
+/// subqueries: the table's columns are slots `0..n` (as `Expr::Col` of the
+/// single-table path), and subqueries may capture them.
+pub struct TableNames<'r> {
+    b: Binder<'r>,
+}
+
+impl<'r> TableNames<'r> {
+    pub fn new(t: &crate::plan::TableRef, resolver: &'r dyn Resolver) -> Self {
+        let mut b = Binder { resolver, levels: Vec::new(), ctes: Vec::new(), next_subquery: 0, reads_tables: true };
+        let qual = t.alias.clone().unwrap_or_else(|| t.name.clone());
+        let level = b.level();
+        level.quals.push(qual.clone());
+        for (c, name) in t.columns.iter().enumerate() {
+            level.cols.push(NamedCol {
+                qual: qual.clone(),
+                name: name.clone(),
+                expr: Expr::Col(c),
+                meta: ColMeta::column(t, c, name),
+                hidden: false,
+            });
+            level.slot_meta.push(MetaType::of_column(t.schema.columns[c].ty));
+            level.slot_types.push(Some(t.schema.columns[c].ty));
+            level.slot_colls.push(t.schema.columns[c].collation);
+        }
+        Self { b }
+    }
+
+    /// Compiles an expression over the table's columns.
+    pub fn expr(&mut self, e: &ast::Expr, params: &mut usize, place: &'static str) -> Result<Expr> {
+        self.b.expr(e, params, place, None)
+    }
+}
+
+/// Whether an expression holds a subquery.
+pub fn has_subquery(e: &ast::Expr) -> bool {
+    use sqlparser::ast::Visit;
+    use std::ops::ControlFlow;
+    struct Find;
+    impl ast::Visitor for Find {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
+            match e {
+                ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => {
+                    ControlFlow::Break(())
+                }
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    e.visit(&mut Find).is_break()
+}

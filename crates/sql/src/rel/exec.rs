@@ -1,0 +1,660 @@
+//! Running a [`QueryPlan`]: nested loops over each block's join tree
+//! (index lookups keyed by the row so far, hash tables built once per
+//! block execution, rescans), NULL-extension for LEFT joins, then the
+//! block's grouping, projection, DISTINCT, ORDER BY and LIMIT
+//! (`query::finish`); set operations combine their sides' rows by key.
+//!
+//! The transaction is held in a `RefCell` and borrowed only while a read
+//! is opened (a cursor owns what it needs), so the loop of an inner table
+//! can read while the outer table's cursor is open.
+//!
+//! Subqueries run through the block's environment ([`RowEnv`]): their
+//! captures are evaluated on the row, and their rows kept per statement
+//! by (subquery, captured values), so an uncorrelated subquery runs once
+//! and a correlated one once per distinct outer value.
+
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::ops::Bound;
+use std::rc::Rc;
+
+use quire_engine::btree::Direction;
+use quire_engine::row::{Collation, Value};
+use quire_engine::table::{IndexRef, Trx};
+use quire_engine::txn::lock::LockMode;
+
+use super::{Block, JoinKind, Node, QueryPlan, SetOpKind, SetOpPlan, Source, SourceKind, Subquery};
+use crate::error::{Result, SqlError};
+use crate::expr::{compare, eval, to_decimal, truth, BinOp, Env, Expr, SubExpr, SubKind};
+use crate::plan::{Access, MetaType};
+use crate::query::{
+    as_slice, eval_bound, finish, group_key, key_kind_matches, limit_value, no_match, sanitize_bound, sort_rows,
+    AggEnv, Ctx, Finish, SessionEnv,
+};
+
+type Rows = Rc<Vec<Vec<Value>>>;
+
+/// Correlated subquery results kept per subquery at most.
+const SUBQUERY_CACHE_ENTRIES: usize = 4096;
+
+/// One execution of a statement's query.
+pub struct Exec<'a> {
+    params: &'a [Value],
+    session: &'a dyn SessionEnv,
+    trx: RefCell<Option<&'a mut Trx>>,
+    /// How reads without FOR UPDATE / FOR SHARE lock (SERIALIZABLE).
+    plain_lock: Option<LockMode>,
+    /// Rows of subqueries by (id, captured values).
+    subqueries: RefCell<HashMap<(usize, Vec<u8>), Rows>>,
+    /// Materialised derived tables and CTEs, by plan.
+    derived: RefCell<HashMap<usize, Rows>>,
+}
+
+impl<'a> Exec<'a> {
+    pub fn new(
+        params: &'a [Value],
+        session: &'a dyn SessionEnv,
+        trx: Option<&'a mut Trx>,
+        plain_lock: Option<LockMode>,
+    ) -> Self {
+        Self {
+            params,
+            session,
+            trx: RefCell::new(trx),
+            plain_lock,
+            subqueries: RefCell::new(HashMap::new()),
+            derived: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The rows of `plan`, `outer` being the values it captures.
+    pub fn run(&self, plan: &QueryPlan, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
+        match plan {
+            QueryPlan::Select(b) => self.block(b, outer),
+            QueryPlan::SetOp(s) => self.set_op(s, outer),
+        }
+    }
+
+    /// An environment for expressions outside a block (UPDATE / DELETE):
+    /// subqueries run through this execution.
+    pub fn row_env(&self) -> RowEnv<'_, 'a> {
+        self.env(&[])
+    }
+
+    fn env<'e>(&'e self, outer: &'e [Value]) -> RowEnv<'e, 'a> {
+        RowEnv { ctx: Ctx { params: self.params, aggs: Vec::new(), session: self.session }, ex: self, outer }
+    }
+
+    fn block(&self, b: &Block, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
+        let mut env = self.env(outer);
+        let limit = limit_value(&b.limit, &env)?;
+        let offset = limit_value(&b.offset, &env)?.unwrap_or(0);
+        let aggregated = !b.aggs.is_empty() || !b.group_by.is_empty();
+        let streaming = !aggregated && b.order.is_empty() && !b.distinct;
+        let stop_after = if streaming { limit.map(|l| l.saturating_add(offset)) } else { None };
+        let mut base: Vec<Vec<Value>> = Vec::new();
+        if stop_after != Some(0) {
+            let mut buf = vec![Value::Null; b.width];
+            let lock = b.lock.or(self.plain_lock);
+            let run = BlockRun { ex: self, b, lock, hashes: RefCell::new(HashMap::new()) };
+            let mut emit = |row: &mut Vec<Value>| -> Result<bool> {
+                if !passes(&b.filter, row, &env)? {
+                    return Ok(true);
+                }
+                base.push(row.clone());
+                Ok(stop_after.is_none_or(|n| base.len() < n))
+            };
+            match &b.tree {
+                Some(tree) => {
+                    run.walk(tree, &mut buf, &env, &mut emit)?;
+                }
+                None => {
+                    emit(&mut buf)?;
+                }
+            }
+        }
+        let spec = Finish {
+            aggs: &b.aggs,
+            agg_colls: &b.agg_colls,
+            group_by: &b.group_by,
+            group_colls: &b.group_colls,
+            having: b.having.as_ref(),
+            items: &b.items,
+            distinct: b.distinct,
+            item_colls: &b.item_colls,
+            order: &b.order,
+            order_colls: &b.order_colls,
+            width: b.width,
+        };
+        finish(&spec, base, offset, limit, &mut env)
+    }
+
+    fn set_op(&self, s: &SetOpPlan, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
+        let coerce = |rows: Vec<Vec<Value>>| -> Vec<Vec<Value>> {
+            rows.into_iter().map(|r| r.into_iter().zip(&s.columns).map(|(v, c)| coerce(v, c.ty)).collect()).collect()
+        };
+        let left = coerce(self.run(&s.left, outer)?);
+        let right = coerce(self.run(&s.right, outer)?);
+        let key = |r: &[Value]| group_key(r, &s.colls);
+        let mut rows: Vec<Vec<Value>> = match (s.op, s.all) {
+            (SetOpKind::Union, true) => left.into_iter().chain(right).collect(),
+            (SetOpKind::Union, false) => {
+                let mut seen = std::collections::HashSet::new();
+                left.into_iter().chain(right).filter(|r| seen.insert(key(r))).collect()
+            }
+            (op, all) => {
+                let mut counts: HashMap<Vec<u8>, usize> = HashMap::new();
+                for r in &right {
+                    *counts.entry(key(r)).or_default() += 1;
+                }
+                let mut seen = std::collections::HashSet::new();
+                let mut out = Vec::new();
+                for r in left {
+                    let k = key(&r);
+                    let n = counts.get_mut(&k);
+                    let keep = match (op, all) {
+                        (SetOpKind::Except, false) => n.is_none() && seen.insert(k),
+                        (SetOpKind::Intersect, false) => n.is_some() && seen.insert(k),
+                        (SetOpKind::Except, true) => match n {
+                            Some(c) if *c > 0 => {
+                                *c -= 1;
+                                false
+                            }
+                            _ => true,
+                        },
+                        (SetOpKind::Intersect, true) => match n {
+                            Some(c) if *c > 0 => {
+                                *c -= 1;
+                                true
+                            }
+                            _ => false,
+                        },
+                        (SetOpKind::Union, _) => unreachable!("handled above"),
+                    };
+                    if keep {
+                        out.push(r);
+                    }
+                }
+                out
+            }
+        };
+        let env = self.env(outer);
+        if !s.order.is_empty() {
+            let keyed = rows
+                .into_iter()
+                .map(|r| {
+                    let k = s.order.iter().map(|(x, _)| eval(x, &r, &env)).collect::<Result<Vec<_>>>()?;
+                    Ok((r, k))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            rows = sort_rows(keyed, &s.order, &s.order_colls).into_iter().map(|(r, _)| r).collect();
+        }
+        let limit = limit_value(&s.limit, &env)?;
+        let offset = limit_value(&s.offset, &env)?.unwrap_or(0);
+        Ok(rows.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).collect())
+    }
+
+    /// A derived table's rows, materialised once per statement.
+    fn derived_rows(&self, plan: &std::sync::Arc<QueryPlan>) -> Result<Rows> {
+        let id = std::sync::Arc::as_ptr(plan) as usize;
+        if let Some(r) = self.derived.borrow().get(&id) {
+            return Ok(r.clone());
+        }
+        let rows = Rc::new(self.run(plan, &[])?);
+        self.derived.borrow_mut().insert(id, rows.clone());
+        Ok(rows)
+    }
+
+    /// The rows of a subquery for the captured values `caps`.
+    fn subquery_rows(&self, q: &Subquery, caps: &[Value]) -> Result<Rows> {
+        let k = (q.id, exact_key(caps));
+        if let Some(r) = self.subqueries.borrow().get(&k) {
+            return Ok(r.clone());
+        }
+        let rows = Rc::new(self.run(&q.plan, caps)?);
+        let mut cache = self.subqueries.borrow_mut();
+        if caps.is_empty() || cache.keys().filter(|(id, _)| *id == q.id).count() < SUBQUERY_CACHE_ENTRIES {
+            cache.insert(k, rows.clone());
+        }
+        Ok(rows)
+    }
+
+    fn subquery(&self, s: &SubExpr, row: &[Value], env: &dyn Env) -> Result<Value> {
+        let caps = s.query.captures.iter().map(|c| eval(c, row, env)).collect::<Result<Vec<_>>>()?;
+        let rows = self.subquery_rows(&s.query, &caps)?;
+        let v = match &s.kind {
+            SubKind::Scalar => match rows.as_slice() {
+                [] => Value::Null,
+                [r] => r.first().cloned().unwrap_or(Value::Null),
+                _ => return Err(SqlError::new(1242, "21000", "Subquery returns more than 1 row")),
+            },
+            SubKind::Exists => Value::Int(i64::from(!rows.is_empty() != s.negated)),
+            SubKind::In(lhs) => {
+                let v = lhs.iter().map(|x| eval(x, row, env)).collect::<Result<Vec<_>>>()?;
+                match (member(&v, &rows, env)?, s.negated) {
+                    (None, _) => Value::Null,
+                    (Some(b), neg) => Value::Int(i64::from(b != neg)),
+                }
+            }
+            SubKind::Quantified { lhs, op, all } => {
+                let v = eval(lhs, row, env)?;
+                match quantified(&v, *op, *all, &rows, env)? {
+                    None => Value::Null,
+                    Some(b) => Value::Int(i64::from(b)),
+                }
+            }
+        };
+        Ok(v)
+    }
+
+    fn with_trx<T>(&self, f: impl FnOnce(&mut Trx) -> T) -> Result<T> {
+        let mut t = self.trx.borrow_mut();
+        let trx = t.as_deref_mut().ok_or_else(|| SqlError::internal("a table read without a transaction"))?;
+        Ok(f(trx))
+    }
+}
+
+/// A key equal only for identical values (subquery results depend on
+/// the exact captured values: `'a'` and `'A'` may select different rows).
+fn exact_key(vals: &[Value]) -> Vec<u8> {
+    let mut k = Vec::new();
+    for v in vals {
+        match v {
+            Value::Str(s) => {
+                k.push(b's');
+                k.extend_from_slice(&(s.len() as u64).to_le_bytes());
+                k.extend_from_slice(s.as_bytes());
+            }
+            other => {
+                let t = format!("{other:?}");
+                k.push(b'v');
+                k.extend_from_slice(&(t.len() as u64).to_le_bytes());
+                k.extend_from_slice(t.as_bytes());
+            }
+        }
+    }
+    k
+}
+
+/// A table source's access path with its keys evaluated.
+enum Keys {
+    /// Nothing can match (a NULL key).
+    None,
+    Full,
+    Point(Vec<Value>),
+    Points(IndexRef, Vec<Value>),
+    Range(IndexRef, Bound<Vec<Value>>, Bound<Vec<Value>>),
+}
+
+/// Evaluates a source's access keys on `bound` (the row so far). A key of
+/// another kind than its column falls back to a scan (the filter decides).
+fn resolve(s: &Source, bound: &[Value], env: &dyn Env) -> Result<Keys> {
+    let SourceKind::Table(t) = &s.kind else { return Ok(Keys::Full) };
+    Ok(match &s.access {
+        Access::Point(keys) => {
+            let pk: Vec<Value> = keys.iter().map(|e| eval(e, bound, env)).collect::<Result<_>>()?;
+            if pk.iter().any(Value::is_null) {
+                Keys::None
+            } else if !pk.iter().zip(&t.schema.primary_key).all(|(v, &c)| key_kind_matches(&t.schema.columns[c], v)) {
+                Keys::Full
+            } else {
+                Keys::Point(pk)
+            }
+        }
+        Access::Points { index, keys } => {
+            let mut vals: Vec<Value> = keys.iter().map(|e| eval(e, bound, env)).collect::<Result<_>>()?;
+            vals.retain(|v| !v.is_null());
+            let col = t.index_columns(*index).first().map(|&c| &t.schema.columns[c]);
+            if col.is_some_and(|col| vals.iter().any(|v| !key_kind_matches(col, v))) {
+                return Ok(Keys::Full);
+            }
+            // Equal under the index's collation means the same range.
+            let coll = col.map_or(Collation::Utf8mb4GeneralCi, |c| c.collation);
+            vals.sort_by(|a, b| compare(a, b, coll).unwrap_or(Ordering::Equal));
+            vals.dedup_by(|a, b| compare(a, b, coll) == Some(Ordering::Equal));
+            Keys::Points(*index, vals)
+        }
+        Access::Range { index, lo, hi } => {
+            let (lo, hi) = (eval_bound(lo, bound, env)?, eval_bound(hi, bound, env)?);
+            let (lo, hi) = (sanitize_bound(t, *index, lo, true), sanitize_bound(t, *index, hi, false));
+            let nullb = |b: &Bound<Vec<Value>>| matches!(b, Bound::Included(v) | Bound::Excluded(v) if v.iter().any(Value::is_null));
+            if nullb(&lo) || nullb(&hi) {
+                Keys::None
+            } else {
+                Keys::Range(*index, lo, hi)
+            }
+        }
+        Access::Full => Keys::Full,
+    })
+}
+
+/// `v IN rows` (a row of values) with SQL's three-valued logic: true when
+/// a row equals it, else unknown when some comparison was, else false.
+fn member(v: &[Value], rows: &[Vec<Value>], env: &dyn Env) -> Result<Option<bool>> {
+    if rows.is_empty() {
+        return Ok(Some(false));
+    }
+    let mut unknown = false;
+    for r in rows {
+        let mut row_eq = Some(true);
+        for (a, b) in v.iter().zip(r) {
+            let c =
+                eval(&Expr::Bin(BinOp::Eq, Box::new(Expr::Lit(a.clone())), Box::new(Expr::Lit(b.clone()))), &[], env)?;
+            match truth(&c) {
+                Some(false) => {
+                    row_eq = Some(false);
+                    break;
+                }
+                None => row_eq = None,
+                Some(true) => {}
+            }
+        }
+        match row_eq {
+            Some(true) => return Ok(Some(true)),
+            None => unknown = true,
+            Some(false) => {}
+        }
+    }
+    Ok(if unknown { None } else { Some(false) })
+}
+
+/// `v op ANY|ALL rows` (IN is `= ANY`) with SQL's three-valued logic.
+fn quantified(v: &Value, op: BinOp, all: bool, rows: &[Vec<Value>], env: &dyn Env) -> Result<Option<bool>> {
+    if rows.is_empty() {
+        return Ok(Some(all));
+    }
+    if v.is_null() {
+        return Ok(None);
+    }
+    let mut unknown = false;
+    for r in rows {
+        let x = r.first().cloned().unwrap_or(Value::Null);
+        let c = eval(&Expr::Bin(op, Box::new(Expr::Lit(v.clone())), Box::new(Expr::Lit(x))), &[], env)?;
+        match truth(&c) {
+            Some(b) if b != all => return Ok(Some(b)),
+            Some(_) => {}
+            None => unknown = true,
+        }
+    }
+    Ok(if unknown { None } else { Some(all) })
+}
+
+/// A set operation's value in its result column's type (`1 UNION 2.5`
+/// gives 1.0).
+fn coerce(v: Value, ty: MetaType) -> Value {
+    match (ty, &v) {
+        (_, Value::Null) => v,
+        (MetaType::Decimal { scale, .. }, Value::Int(_) | Value::UInt(_) | Value::Decimal(_)) => {
+            match to_decimal(&v).and_then(|d| d.rescale(scale)) {
+                Some(d) => Value::Decimal(d),
+                None => v,
+            }
+        }
+        (MetaType::Str { .. } | MetaType::Text, Value::Str(_)) => v,
+        (MetaType::Str { .. } | MetaType::Text, _) => Value::Str(v.to_string()),
+        _ => v,
+    }
+}
+
+fn passes(terms: &[Expr], row: &[Value], env: &dyn Env) -> Result<bool> {
+    for t in terms {
+        if truth(&eval(t, row, env)?) != Some(true) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// A hash table over a source's rows: key → rows.
+type Hash = HashMap<Vec<u8>, Vec<Vec<Value>>>;
+
+/// State of one execution of a block.
+struct BlockRun<'r, 'a> {
+    ex: &'r Exec<'a>,
+    b: &'r Block,
+    lock: Option<LockMode>,
+    /// Hash tables of sources joined by hashing, built on first use.
+    hashes: RefCell<HashMap<usize, Rc<Hash>>>,
+}
+
+type Emit<'k> = dyn FnMut(&mut Vec<Value>) -> Result<bool> + 'k;
+
+impl BlockRun<'_, '_> {
+    /// Produces the rows of `node` into `buf`, calling `k` on each;
+    /// `Ok(false)` once `k` asked to stop.
+    fn walk(&self, node: &Node, buf: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
+        match node {
+            Node::Leaf(i) => self.source(*i, buf, env, k),
+            Node::Filter { input, terms } => {
+                self.walk(input, buf, env, &mut |row| if passes(terms, row, env)? { k(row) } else { Ok(true) })
+            }
+            Node::Join { kind: JoinKind::Inner, left, right, on, .. } => self.walk(left, buf, env, &mut |row| {
+                self.walk(right, row, env, &mut |row| if passes(on, row, env)? { k(row) } else { Ok(true) })
+            }),
+            Node::Join { kind: JoinKind::Left, left, right, on, right_slots } => {
+                self.walk(left, buf, env, &mut |row| {
+                    let mut matched = false;
+                    let go = self.walk(right, row, env, &mut |row| {
+                        if passes(on, row, env)? {
+                            matched = true;
+                            k(row)
+                        } else {
+                            Ok(true)
+                        }
+                    })?;
+                    if !go {
+                        return Ok(false);
+                    }
+                    if matched {
+                        return Ok(true);
+                    }
+                    for &(a, z) in right_slots {
+                        row[a..z].fill(Value::Null);
+                    }
+                    k(row)
+                })
+            }
+        }
+    }
+
+    /// The rows of source `i` for the slots bound in `buf`.
+    fn source(&self, i: usize, buf: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
+        let s = &self.b.sources[i];
+        if !s.hash_keys.is_empty() {
+            return self.probe(i, buf, env, k);
+        }
+        let mut place = |row: &[Value], buf: &mut Vec<Value>| -> Result<bool> {
+            env.check_interrupt()?;
+            buf[s.offset..s.offset + s.width].clone_from_slice(&row[..s.width]);
+            if passes(&s.filter, buf, env)? {
+                k(buf)
+            } else {
+                Ok(true)
+            }
+        };
+        match &s.kind {
+            SourceKind::Derived(plan) => {
+                let rows = self.ex.derived_rows(plan)?;
+                for r in rows.iter() {
+                    if !place(r, buf)? {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            SourceKind::Table(_) => {
+                let keys = resolve(s, buf, env)?;
+                self.read_table(s, keys, &mut |row| place(&row, buf))
+            }
+        }
+    }
+
+    /// Joins source `i` through its hash table.
+    fn probe(&self, i: usize, buf: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
+        let s = &self.b.sources[i];
+        let built = self.hashes.borrow().get(&i).cloned();
+        let table = match built {
+            Some(t) => t,
+            None => {
+                let t = Rc::new(self.build(s, buf, env)?);
+                self.hashes.borrow_mut().insert(i, t.clone());
+                t
+            }
+        };
+        let key: Vec<Value> = s.hash_keys.iter().map(|(_, other)| eval(other, buf, env)).collect::<Result<_>>()?;
+        if key.iter().any(Value::is_null) {
+            return Ok(true);
+        }
+        let Some(rows) = table.get(&group_key(&key, &s.hash_colls)) else { return Ok(true) };
+        for r in rows {
+            env.check_interrupt()?;
+            buf[s.offset..s.offset + s.width].clone_from_slice(r);
+            if passes(&s.filter, buf, env)? && !k(buf)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Reads a source once into a hash table on its join keys.
+    fn build(&self, s: &Source, buf: &mut Vec<Value>, env: &dyn Env) -> Result<Hash> {
+        let mut table = Hash::new();
+        let mut add = |row: &[Value], buf: &mut Vec<Value>| -> Result<bool> {
+            env.check_interrupt()?;
+            buf[s.offset..s.offset + s.width].clone_from_slice(&row[..s.width]);
+            if !passes(&s.local, buf, env)? {
+                return Ok(true);
+            }
+            let key: Vec<Value> = s.hash_keys.iter().map(|(mine, _)| eval(mine, buf, env)).collect::<Result<_>>()?;
+            if !key.iter().any(Value::is_null) {
+                table.entry(group_key(&key, &s.hash_colls)).or_default().push(row[..s.width].to_vec());
+            }
+            Ok(true)
+        };
+        match &s.kind {
+            SourceKind::Derived(plan) => {
+                for r in self.ex.derived_rows(plan)?.iter() {
+                    add(r, buf)?;
+                }
+            }
+            SourceKind::Table(_) => {
+                let keys = resolve(s, buf, env)?;
+                self.read_table(s, keys, &mut |row| add(&row, buf))?;
+            }
+        }
+        Ok(table)
+    }
+
+    /// Reads the rows of a table source its resolved access finds; `f`
+    /// on each until it returns false.
+    fn read_table(&self, s: &Source, keys: Keys, f: &mut dyn FnMut(Vec<Value>) -> Result<bool>) -> Result<bool> {
+        let SourceKind::Table(t) = &s.kind else { return Err(SqlError::internal("not a table")) };
+        match keys {
+            Keys::None => Ok(true),
+            Keys::Full => self.scan(t, IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, f),
+            Keys::Point(pk) => {
+                let got = self.ex.with_trx(|trx| match self.lock {
+                    Some(m) => t.table.get_locking(trx, &pk, m),
+                    None => t.table.get_tx(trx, &pk),
+                })?;
+                match got {
+                    Ok(Some(row)) => f(row),
+                    Ok(None) => Ok(true),
+                    Err(e) if no_match(&e) => Ok(true),
+                    Err(e) => Err(e.into()),
+                }
+            }
+            Keys::Points(index, vals) => {
+                for v in vals {
+                    let k = [v];
+                    if !self.scan(t, index, Bound::Included(&k), Bound::Included(&k), f)? {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            Keys::Range(index, lo, hi) => self.scan(t, index, as_slice(&lo), as_slice(&hi), f),
+        }
+    }
+
+    /// One range of an index; `Ok(false)` once `f` asked to stop. The
+    /// transaction is borrowed only to open the read.
+    fn scan(
+        &self,
+        t: &crate::plan::TableRef,
+        index: IndexRef,
+        lo: Bound<&[Value]>,
+        hi: Bound<&[Value]>,
+        f: &mut dyn FnMut(Vec<Value>) -> Result<bool>,
+    ) -> Result<bool> {
+        if let Some(m) = self.lock {
+            let rows = match self.ex.with_trx(|trx| t.table.scan_locking(trx, index, lo, hi, m, None))? {
+                Ok(rows) => rows,
+                Err(e) if no_match(&e) => return Ok(true),
+                Err(e) => return Err(e.into()),
+            };
+            for row in rows {
+                if !f(row)? {
+                    return Ok(false);
+                }
+            }
+            return Ok(true);
+        }
+        let mut c = match self.ex.with_trx(|trx| t.table.scan_tx(trx, index, lo, hi, Direction::Forward))? {
+            Ok(c) => c,
+            Err(e) if no_match(&e) => return Ok(true),
+            Err(e) => return Err(e.into()),
+        };
+        while let Some(row) = c.next()? {
+            if !f(row)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// The environment of a block's expressions: parameters, the session,
+/// aggregate results, captured outer values, subqueries.
+pub struct RowEnv<'e, 'a> {
+    ctx: Ctx<'e>,
+    ex: &'e Exec<'a>,
+    outer: &'e [Value],
+}
+
+impl Env for RowEnv<'_, '_> {
+    fn param(&self, i: usize) -> Result<Value> {
+        self.ctx.param(i)
+    }
+    fn agg(&self, i: usize) -> Result<Value> {
+        self.ctx.agg(i)
+    }
+    fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
+        self.ctx.sysvar(name, global)
+    }
+    fn func(&self, name: &str, args: &[Value]) -> Result<Value> {
+        self.ctx.func(name, args)
+    }
+    fn warn(&self, c: crate::diag::Condition) -> Result<()> {
+        self.ctx.warn(c)
+    }
+    fn mode(&self) -> crate::diag::Mode {
+        self.ctx.mode()
+    }
+    fn check_interrupt(&self) -> Result<()> {
+        self.ctx.check_interrupt()
+    }
+    fn outer(&self, k: usize) -> Result<Value> {
+        self.outer.get(k).cloned().ok_or_else(|| SqlError::internal("outer reference out of range"))
+    }
+    fn subquery(&self, s: &SubExpr, row: &[Value]) -> Result<Value> {
+        self.ex.subquery(s, row, self)
+    }
+}
+
+impl AggEnv for RowEnv<'_, '_> {
+    fn set_aggs(&mut self, aggs: Vec<Value>) {
+        self.ctx.aggs = aggs;
+    }
+}

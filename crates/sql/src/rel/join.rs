@@ -1,0 +1,400 @@
+//! Planning a block's joins: inner joins are flattened into groups whose
+//! members are ordered greedily, each WHERE / ON term is placed where its
+//! slots are first bound, and each table gets its access path from the
+//! terms placed on it (an index lookup keyed by the tables before it when
+//! one helps, else a hash table over its rows when an equality joins it,
+//! else a rescan).
+//!
+//! The order is chosen without statistics: a primary key lookup first,
+//! then an index range or lookup, then a scan; among scans, the table that
+//! lets another be read by an index; otherwise the order written.
+//! Outer joins are not reordered across: a LEFT join is one member of its
+//! group, its two sides planned as groups of their own (the right side
+//! with the left side's slots bound, so its ON terms key its lookups).
+
+use quire_engine::row::Collation;
+
+use super::bind::{Level, Tree};
+use super::{JoinKind, Node, Source, SourceKind};
+use crate::expr::{BinOp, Expr, SubKind};
+use crate::plan::{choose_access_at, constant_with, infer, Access, ColTypes, MetaType};
+
+/// Adds the slots `e` reads to `out` (a subquery's through its captures).
+pub(super) fn slots(e: &Expr, out: &mut Vec<usize>) {
+    match e {
+        Expr::Col(i) => out.push(*i),
+        Expr::Lit(_) | Expr::Param(_) | Expr::Agg(_) | Expr::SysVar { .. } | Expr::Outer(_) => {}
+        Expr::Bin(_, l, r) => {
+            slots(l, out);
+            slots(r, out);
+        }
+        Expr::Chain(first, steps) => {
+            slots(first, out);
+            for s in steps {
+                slots(&s.rhs, out);
+            }
+        }
+        Expr::Not(x) | Expr::Neg(x) | Expr::IsNull(x, _) | Expr::Collate(_, x) => slots(x, out),
+        Expr::Between { expr, low, high, .. } => {
+            slots(expr, out);
+            slots(low, out);
+            slots(high, out);
+        }
+        Expr::InList { expr, list, .. } => {
+            slots(expr, out);
+            list.iter().for_each(|x| slots(x, out));
+        }
+        Expr::Like { expr, pattern, .. } => {
+            slots(expr, out);
+            slots(pattern, out);
+        }
+        Expr::Case { operand, whens, otherwise } => {
+            operand.iter().for_each(|x| slots(x, out));
+            for (w, t) in whens {
+                slots(w, out);
+                slots(t, out);
+            }
+            otherwise.iter().for_each(|x| slots(x, out));
+        }
+        Expr::Func(_, args) => args.iter().for_each(|x| slots(x, out)),
+        Expr::Subquery(s) => {
+            s.query.captures.iter().for_each(|x| slots(x, out));
+            match &s.kind {
+                SubKind::In(lhs) => lhs.iter().for_each(|x| slots(x, out)),
+                SubKind::Quantified { lhs, .. } => slots(lhs, out),
+                SubKind::Scalar | SubKind::Exists => {}
+            }
+        }
+    }
+}
+
+fn slots_of(e: &Expr) -> Vec<usize> {
+    let mut v = Vec::new();
+    slots(e, &mut v);
+    v
+}
+
+/// Slots of a set of bound columns.
+#[derive(Clone)]
+struct SlotSet(Vec<bool>);
+
+impl SlotSet {
+    fn has(&self, i: usize) -> bool {
+        self.0.get(i).copied().unwrap_or(false)
+    }
+    fn covers(&self, e: &Expr) -> bool {
+        slots_of(e).into_iter().all(|i| self.has(i))
+    }
+    fn add(&mut self, other: &SlotSet) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= *b;
+        }
+    }
+}
+
+/// Places `terms` (the WHERE clause's AND terms) in the block's join tree;
+/// returns the tree and the terms left for the block (all of them when it
+/// has no FROM clause).
+pub(super) fn plan(
+    sources: &mut [Source],
+    tree: Option<Tree>,
+    terms: Vec<Expr>,
+    level: &Level,
+    colls: &[Collation],
+) -> (Option<Node>, Vec<Expr>) {
+    let Some(tree) = tree else { return (None, terms) };
+    let mut p = Planner { sources, level, colls };
+    let none = SlotSet(vec![false; colls.len()]);
+    (Some(p.group(tree, terms, &none)), Vec::new())
+}
+
+struct Planner<'s, 'l> {
+    sources: &'s mut [Source],
+    level: &'l Level,
+    colls: &'l [Collation],
+}
+
+/// A member of an inner-join group: a source, or an outer join.
+struct Unit {
+    tree: Tree,
+    slots: SlotSet,
+    /// Slots outside the unit its ON terms read (bound before it).
+    needs: SlotSet,
+}
+
+impl Planner<'_, '_> {
+    fn tree_slots(&self, t: &Tree, set: &mut SlotSet) {
+        match t {
+            Tree::Leaf(i) => {
+                let s = &self.sources[*i];
+                for k in s.offset..s.offset + s.width {
+                    set.0[k] = true;
+                }
+            }
+            Tree::Join { left, right, .. } => {
+                self.tree_slots(left, set);
+                self.tree_slots(right, set);
+            }
+        }
+    }
+
+    fn on_slots(t: &Tree, out: &mut Vec<usize>) {
+        if let Tree::Join { left, right, on, .. } = t {
+            on.iter().for_each(|x| slots(x, out));
+            Self::on_slots(left, out);
+            Self::on_slots(right, out);
+        }
+    }
+
+    fn empty(&self) -> SlotSet {
+        SlotSet(vec![false; self.colls.len()])
+    }
+
+    /// Splits the inner joins of `t` into units, their ON terms into `pool`.
+    fn flatten(&self, t: Tree, units: &mut Vec<Unit>, pool: &mut Vec<Expr>) {
+        match t {
+            Tree::Join { kind: JoinKind::Inner, left, right, on } => {
+                pool.extend(on.into_iter().map(|x| crate::expr::with_collations(x, self.colls)));
+                self.flatten(*left, units, pool);
+                self.flatten(*right, units, pool);
+            }
+            t => {
+                let mut set = self.empty();
+                self.tree_slots(&t, &mut set);
+                let mut reads = Vec::new();
+                Self::on_slots(&t, &mut reads);
+                let mut needs = self.empty();
+                for i in reads.into_iter().filter(|&i| !set.has(i)) {
+                    needs.0[i] = true;
+                }
+                units.push(Unit { tree: t, slots: set, needs });
+            }
+        }
+    }
+
+    /// Plans an inner-join group: `bound` are the slots bound around it.
+    fn group(&mut self, tree: Tree, pool: Vec<Expr>, bound: &SlotSet) -> Node {
+        let mut pool = pool;
+        let mut units = Vec::new();
+        self.flatten(tree, &mut units, &mut pool);
+        let order = self.order(&units, &pool, bound);
+        let mut units: Vec<Option<Unit>> = units.into_iter().map(Some).collect();
+        let mut pool: Vec<Option<Expr>> = pool.into_iter().map(Some).collect();
+        let mut avail = bound.clone();
+        let mut node: Option<Node> = None;
+        for u in order {
+            let unit = units[u].take().expect("each unit placed once");
+            let mut after = avail.clone();
+            after.add(&unit.slots);
+            let here: Vec<Expr> = pool
+                .iter_mut()
+                .filter(|t| t.as_ref().is_some_and(|t| after.covers(t)))
+                .filter_map(Option::take)
+                .collect();
+            let n = self.unit(unit, here, &avail);
+            node = Some(match node {
+                None => n,
+                Some(prev) => Node::Join {
+                    kind: JoinKind::Inner,
+                    left: Box::new(prev),
+                    right: Box::new(n),
+                    on: Vec::new(),
+                    right_slots: Vec::new(),
+                },
+            });
+            avail = after;
+        }
+        let node = node.expect("a group has a member");
+        // Terms reading slots nothing binds cannot occur; keep them anyway.
+        let rest: Vec<Expr> = pool.into_iter().flatten().collect();
+        if rest.is_empty() {
+            node
+        } else {
+            Node::Filter { input: Box::new(node), terms: rest }
+        }
+    }
+
+    /// Plans one unit with the terms evaluable once it is joined.
+    fn unit(&mut self, unit: Unit, here: Vec<Expr>, avail: &SlotSet) -> Node {
+        match unit.tree {
+            Tree::Leaf(i) => {
+                self.leaf(i, here, avail);
+                Node::Leaf(i)
+            }
+            Tree::Join { kind: JoinKind::Left, left, right, on } => {
+                let mut left_slots = avail.clone();
+                self.tree_slots(&left, &mut left_slots);
+                // Terms over the preserved side filter it before the join.
+                let (down, after): (Vec<Expr>, Vec<Expr>) = here.into_iter().partition(|t| left_slots.covers(t));
+                let l = self.group(*left, down, avail);
+                let on = on.into_iter().map(|x| crate::expr::with_collations(x, self.colls)).collect();
+                let r_bound = left_slots;
+                let mut right_set = self.empty();
+                self.tree_slots(&right, &mut right_set);
+                let r = self.group(*right, on, &r_bound);
+                let right_slots = ranges(&right_set);
+                let j = Node::Join {
+                    kind: JoinKind::Left,
+                    left: Box::new(l),
+                    right: Box::new(r),
+                    on: Vec::new(),
+                    right_slots,
+                };
+                if after.is_empty() {
+                    j
+                } else {
+                    Node::Filter { input: Box::new(j), terms: after }
+                }
+            }
+            Tree::Join { kind: JoinKind::Inner, .. } => unreachable!("inner joins are flattened"),
+        }
+    }
+
+    /// Sets a source's access path, filter and hash keys from its terms.
+    fn leaf(&mut self, i: usize, terms: Vec<Expr>, avail: &SlotSet) {
+        let (offset, width) = (self.sources[i].offset, self.sources[i].width);
+        let own = |k: usize| k >= offset && k < offset + width;
+        let access = self.access_for(i, &terms, avail);
+        let mut access_slots = Vec::new();
+        access_exprs(&access, &mut |e| slots(e, &mut access_slots));
+        let independent = access_slots.is_empty();
+        let mut hash_keys = Vec::new();
+        if independent {
+            for t in &terms {
+                let Expr::Bin(BinOp::Eq, l, r) = t else { continue };
+                let (ls, rs) = (slots_of(l), slots_of(r));
+                let mine = |s: &[usize]| !s.is_empty() && s.iter().all(|&k| own(k));
+                let before = |s: &[usize]| !s.is_empty() && s.iter().all(|&k| avail.has(k) && !own(k));
+                let pair = if mine(&ls) && before(&rs) {
+                    ((**l).clone(), (**r).clone())
+                } else if mine(&rs) && before(&ls) {
+                    ((**r).clone(), (**l).clone())
+                } else {
+                    continue;
+                };
+                if self.hashable(&pair.0, &pair.1) {
+                    hash_keys.push(pair);
+                }
+            }
+        }
+        let local: Vec<Expr> = terms.iter().filter(|t| slots_of(t).iter().all(|&k| own(k))).cloned().collect();
+        let filter: Vec<Expr> = if hash_keys.is_empty() {
+            terms
+        } else {
+            terms.into_iter().filter(|t| !slots_of(t).iter().all(|&k| own(k))).collect()
+        };
+        let hash_colls = hash_keys.iter().map(|(mine, _)| crate::expr::key_collation(mine, self.colls)).collect();
+        let s = &mut self.sources[i];
+        s.hash_colls = hash_colls;
+        s.access = access;
+        s.independent = independent;
+        s.hash_keys = hash_keys;
+        s.local = local;
+        s.filter = filter;
+    }
+
+    /// The access path of a table source from the terms on it.
+    fn access_for(&self, i: usize, terms: &[Expr], avail: &SlotSet) -> Access {
+        let s = &self.sources[i];
+        let SourceKind::Table(t) = &s.kind else { return Access::Full };
+        // A comparison under another collation than the column's own
+        // cannot key its index from another table's column.
+        let usable: Vec<&Expr> = terms
+            .iter()
+            .filter(|t| !matches!(t, Expr::Collate(_, x) if slots_of(x).iter().any(|&k| avail.has(k))))
+            .collect();
+        choose_access_at(t, s.offset, &usable, &|e| constant_with(e, &|k| avail.has(k)))
+    }
+
+    /// Whether an equality may be answered through a hash table: both
+    /// sides numbers, or both strings compared by one collation.
+    fn hashable(&self, mine: &Expr, other: &Expr) -> bool {
+        let ty = |e: &Expr| infer(e, Some(self.level as &dyn ColTypes), &[]);
+        let coll = |e: &Expr| crate::expr::key_collation(e, self.colls);
+        let numeric = |m: MetaType| matches!(m, MetaType::Int { .. } | MetaType::Decimal { .. });
+        let string = |m: MetaType| matches!(m, MetaType::Str { .. } | MetaType::Text);
+        let (a, b) = (ty(mine), ty(other));
+        (numeric(a) && numeric(b)) || (string(a) && string(b) && coll(mine) == coll(other))
+    }
+
+    /// The order of a group's units (see the module's notes).
+    fn order(&self, units: &[Unit], pool: &[Expr], bound: &SlotSet) -> Vec<usize> {
+        let mut avail = bound.clone();
+        let mut left: Vec<usize> = (0..units.len()).collect();
+        let mut order = Vec::new();
+        while !left.is_empty() {
+            let ready: Vec<usize> = left
+                .iter()
+                .copied()
+                .filter(|&u| units[u].needs.0.iter().enumerate().all(|(k, &n)| !n || avail.has(k)))
+                .collect();
+            let candidates = if ready.is_empty() { vec![left[0]] } else { ready };
+            let best = candidates
+                .iter()
+                .copied()
+                .min_by_key(|&u| {
+                    let rank = self.rank(&units[u], pool, &avail);
+                    let enables = rank == 3 && {
+                        let mut next = avail.clone();
+                        next.add(&units[u].slots);
+                        left.iter().any(|&o| {
+                            o != u && self.rank(&units[o], pool, &avail) == 3 && self.rank(&units[o], pool, &next) < 3
+                        })
+                    };
+                    (rank, !enables, u)
+                })
+                .expect("a candidate");
+            order.push(best);
+            avail.add(&units[best].slots);
+            left.retain(|&u| u != best);
+        }
+        order
+    }
+
+    /// How cheaply a unit is read with `avail` bound: 0 a primary key
+    /// lookup, 1 an index lookup or range, 3 a scan.
+    fn rank(&self, u: &Unit, pool: &[Expr], avail: &SlotSet) -> u8 {
+        let Tree::Leaf(i) = u.tree else { return 3 };
+        let mut after = avail.clone();
+        after.add(&u.slots);
+        let terms: Vec<Expr> = pool.iter().filter(|t| after.covers(t)).cloned().collect();
+        match self.access_for(i, &terms, avail) {
+            Access::Point(_) => 0,
+            Access::Range { .. } | Access::Points { .. } => 1,
+            Access::Full => 3,
+        }
+    }
+}
+
+/// The expressions an access path evaluates.
+fn access_exprs(a: &Access, f: &mut dyn FnMut(&Expr)) {
+    use std::ops::Bound;
+    match a {
+        Access::Point(keys) | Access::Points { keys, .. } => keys.iter().for_each(f),
+        Access::Range { lo, hi, .. } => {
+            for b in [lo, hi] {
+                if let Bound::Included(v) | Bound::Excluded(v) = b {
+                    v.iter().for_each(&mut *f);
+                }
+            }
+        }
+        Access::Full => {}
+    }
+}
+
+/// Runs of set slots as (start, end) ranges.
+fn ranges(s: &SlotSet) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, &b) in s.0.iter().chain(std::iter::once(&false)).enumerate() {
+        match (b, start) {
+            (true, None) => start = Some(i),
+            (false, Some(st)) => {
+                out.push((st, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,244 @@
+//! The general query engine: queries of several tables (joins), derived
+//! tables and common table expressions, subqueries in expressions, and
+//! set operations (UNION / EXCEPT / INTERSECT).
+//!
+//! A query is bound once (`bind`) into a [`QueryPlan`]: a tree of SELECT
+//! blocks and set operations. A block reads its FROM clause as a join
+//! tree ([`Node`]) over sources ([`Source`]: base tables, materialised
+//! derived tables); every source's columns have fixed slots in one wide
+//! row, so expressions anywhere in the block address columns by slot
+//! (`Expr::Col(slot)`). Execution (`exec`) walks the join tree with
+//! nested loops, pushing each joined row on to the block's consumer: a
+//! source is read by an index lookup when a join or WHERE term bounds one
+//! of its indexes from the slots bound before it, from a hash table built
+//! once when an equality joins it and no index helps, else by rescanning.
+//!
+//! Single-table statements without subqueries keep the planner of
+//! `query.rs`, the hot path of OLTP clients; `needs_general` decides.
+//!
+//! Invariants:
+//! 1. A block's slots are allocated in FROM order; `Block::width` is
+//!    their count. Every `Expr::Col(i)` of a block has `i < width`.
+//! 2. A WHERE or ON term is evaluated at the first point of the join
+//!    tree where every slot it reads is bound and no outer join between
+//!    it and that point could still turn those slots to NULL.
+//! 3. A correlated subquery reads the rows around it only through its
+//!    captures (`Expr::Outer(k)` is `captures[k]` evaluated on the
+//!    enclosing row), so it can run, and be cached, apart from them.
+
+pub mod bind;
+pub mod exec;
+mod join;
+mod select;
+
+use std::sync::Arc;
+
+use quire_engine::row::Collation;
+use quire_engine::txn::lock::LockMode;
+use sqlparser::ast;
+
+use crate::expr::{Agg, Expr};
+use crate::plan::{Access, ColMeta, TableRef};
+
+/// A bound query expression.
+#[derive(Debug)]
+pub enum QueryPlan {
+    Select(Box<Block>),
+    SetOp(Box<SetOpPlan>),
+}
+
+impl QueryPlan {
+    pub fn columns(&self) -> &[ColMeta] {
+        match self {
+            QueryPlan::Select(b) => &b.columns,
+            QueryPlan::SetOp(s) => &s.columns,
+        }
+    }
+
+    /// FOR UPDATE / FOR SHARE of the outermost block.
+    pub fn lock(&self) -> Option<LockMode> {
+        match self {
+            QueryPlan::Select(b) => b.lock,
+            QueryPlan::SetOp(_) => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetOpKind {
+    Union,
+    Except,
+    Intersect,
+}
+
+/// `left op right`, then ORDER BY / LIMIT over the whole.
+#[derive(Debug)]
+pub struct SetOpPlan {
+    pub op: SetOpKind,
+    /// ALL: duplicates kept (UNION ALL) or counted (EXCEPT / INTERSECT ALL).
+    pub all: bool,
+    pub left: QueryPlan,
+    pub right: QueryPlan,
+    pub columns: Vec<ColMeta>,
+    /// Collations the result columns compare by (DISTINCT).
+    pub colls: Vec<Collation>,
+    /// Keys over the result row.
+    pub order: Vec<(Expr, bool)>,
+    pub order_colls: Vec<Collation>,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+}
+
+/// Where a block's rows come from.
+#[derive(Debug)]
+pub enum SourceKind {
+    Table(TableRef),
+    /// A derived table or a reference to a common table expression:
+    /// materialised once per execution.
+    Derived(Arc<QueryPlan>),
+}
+
+/// One FROM item, its slots `offset .. offset + width` of the block's row.
+#[derive(Debug)]
+pub struct Source {
+    pub kind: SourceKind,
+    /// The name columns are qualified by (alias or table name).
+    pub name: String,
+    pub offset: usize,
+    pub width: usize,
+    /// How the source is read, from the terms pushed to it.
+    pub access: Access,
+    /// Terms evaluated on each row it yields (with every slot bound
+    /// before it, and its own).
+    pub filter: Vec<Expr>,
+    /// Equality join keys when read through a hash table: (this source's
+    /// side, the other side evaluated on the slots bound before it).
+    pub hash_keys: Vec<(Expr, Expr)>,
+    /// The collations the hash keys compare by.
+    pub hash_colls: Vec<Collation>,
+    /// Terms over this source's slots alone, applied when its rows are
+    /// materialised (hash table, cached rescans).
+    pub local: Vec<Expr>,
+    /// Whether the rows may be read once and kept (the access path does
+    /// not depend on the slots bound before it).
+    pub independent: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JoinKind {
+    Inner,
+    /// LEFT OUTER (RIGHT joins are bound as LEFT joins, sides swapped).
+    Left,
+}
+
+/// The join tree of a block.
+#[derive(Debug)]
+pub enum Node {
+    /// A source, by index in `Block::sources`.
+    Leaf(usize),
+    Join {
+        kind: JoinKind,
+        left: Box<Node>,
+        right: Box<Node>,
+        /// Terms of the ON clause not pushed further down (evaluated on
+        /// the joined row; for LEFT, deciding whether the right side
+        /// matched).
+        on: Vec<Expr>,
+        /// Slots of the right side (NULL when a LEFT join finds no match).
+        right_slots: Vec<(usize, usize)>,
+    },
+    /// Terms evaluated on the rows of `input` (those placed after an
+    /// outer join that could not go further down).
+    Filter { input: Box<Node>, terms: Vec<Expr> },
+}
+
+/// A bound SELECT block.
+#[derive(Debug)]
+pub struct Block {
+    pub sources: Vec<Source>,
+    /// `None`: no FROM clause (one empty row).
+    pub tree: Option<Node>,
+    pub width: usize,
+    /// WHERE terms that could not be pushed into the tree.
+    pub filter: Vec<Expr>,
+    pub items: Vec<Expr>,
+    pub columns: Vec<ColMeta>,
+    pub aggs: Vec<Agg>,
+    pub agg_colls: Vec<Collation>,
+    pub group_by: Vec<Expr>,
+    pub group_colls: Vec<Collation>,
+    pub having: Option<Expr>,
+    pub distinct: bool,
+    pub item_colls: Vec<Collation>,
+    pub order: Vec<(Expr, bool)>,
+    pub order_colls: Vec<Collation>,
+    pub limit: Option<Expr>,
+    pub offset: Option<Expr>,
+    pub lock: Option<LockMode>,
+}
+
+/// A subquery of an expression: its plan and what it reads of the rows
+/// around it.
+#[derive(Debug)]
+pub struct Subquery {
+    /// Per statement: results of uncorrelated subqueries are kept by it.
+    pub id: usize,
+    pub plan: QueryPlan,
+    /// Expressions of the enclosing block (or outer captures of it),
+    /// evaluated on its row: the subquery's `Expr::Outer(k)` values.
+    pub captures: Vec<Expr>,
+}
+
+/// A query compiled by this engine, ready to run per execution.
+#[derive(Debug)]
+pub struct Compiled {
+    pub plan: QueryPlan,
+    /// Whether some block reads a table (the statement needs a
+    /// transaction).
+    pub reads_tables: bool,
+    /// Number of `?` markers.
+    pub params: usize,
+}
+
+/// Binds and plans `q`.
+pub fn compile(mut q: ast::Query, r: &dyn crate::query::Resolver) -> crate::error::Result<Compiled> {
+    let params = bind::number_params(&mut q);
+    let (plan, reads_tables) = bind::bind_query(&q, r)?;
+    Ok(Compiled { plan, reads_tables, params })
+}
+
+/// Whether a query needs this engine rather than `query.rs`'s
+/// single-table planner: several FROM items or joins, a derived table, a
+/// set operation, WITH, or a subquery anywhere.
+pub fn needs_general(q: &ast::Query) -> bool {
+    use sqlparser::ast::Visit;
+    use std::ops::ControlFlow;
+    if q.with.is_some() {
+        return true;
+    }
+    let simple_body = match &*q.body {
+        ast::SetExpr::Select(s) => match s.from.as_slice() {
+            [] => true,
+            [twj] => twj.joins.is_empty() && matches!(twj.relation, ast::TableFactor::Table { .. }),
+            _ => false,
+        },
+        ast::SetExpr::Query(inner) => return needs_general(inner),
+        _ => false,
+    };
+    if !simple_body {
+        return true;
+    }
+    struct FindSub;
+    impl ast::Visitor for FindSub {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
+            match e {
+                ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => {
+                    ControlFlow::Break(())
+                }
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    q.visit(&mut FindSub).is_break()
+}

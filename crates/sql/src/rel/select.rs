@@ -1,0 +1,238 @@
+//! Binding one SELECT block: FROM into sources and a join tree, the select
+//! list (`*` and `t.*` expanded), WHERE, GROUP BY, HAVING, ORDER BY and
+//! LIMIT; then the join tree's terms are placed (`join::plan`).
+
+use quire_engine::row::Collation;
+use quire_engine::txn::lock::LockMode;
+use sqlparser::ast;
+
+use super::bind::{position, Binder, LevelKind, NamedCol, Tree};
+use super::{join, Block, JoinKind};
+use crate::error::{Result, SqlError};
+use crate::expr::{self, Agg, Expr};
+use crate::plan::{and_terms, infer, ColMeta, ColTypes};
+use crate::query::display_name;
+
+/// Where an ORDER BY / GROUP BY / HAVING name looks first.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AliasFirst {
+    /// ORDER BY and HAVING: a select-list alias before a column.
+    Yes,
+    /// GROUP BY: a column before an alias (MySQL's rule).
+    No,
+}
+
+/// The select list as compiled, for ORDER BY / GROUP BY / HAVING to refer
+/// to by alias or position.
+struct Projection<'q> {
+    items: &'q [ast::SelectItem],
+    /// Where each select item's (first) expression lands in `exprs`.
+    pos: Vec<usize>,
+    exprs: Vec<Expr>,
+}
+
+impl Binder<'_> {
+    /// Binds a SELECT block with its ORDER BY / LIMIT / locking clause.
+    pub(super) fn select(
+        &mut self,
+        sel: &ast::Select,
+        order_by: Option<&ast::OrderBy>,
+        limit: Option<&ast::LimitClause>,
+        lock: Option<LockMode>,
+        params: &mut usize,
+    ) -> Result<Block> {
+        Ok(self.with_level(LevelKind::Block, |b| b.select_block(sel, order_by, limit, lock, params))?.0)
+    }
+
+    fn select_block(
+        &mut self,
+        sel: &ast::Select,
+        order_by: Option<&ast::OrderBy>,
+        limit: Option<&ast::LimitClause>,
+        lock: Option<LockMode>,
+        params: &mut usize,
+    ) -> Result<Block> {
+        let mut sources = Vec::new();
+        let mut tree: Option<Tree> = None;
+        let mut star: Vec<NamedCol> = Vec::new();
+        for twj in &sel.from {
+            let (t, st) = self.joins(twj, &mut sources, params)?;
+            star.extend(st);
+            tree = Some(match tree {
+                None => t,
+                Some(prev) => {
+                    Tree::Join { kind: JoinKind::Inner, left: Box::new(prev), right: Box::new(t), on: Vec::new() }
+                }
+            });
+        }
+        let mut aggs: Vec<Agg> = Vec::new();
+        let mut proj = Projection { items: &sel.projection, pos: Vec::new(), exprs: Vec::new() };
+        let mut columns: Vec<ColMeta> = Vec::new();
+        for item in &sel.projection {
+            proj.pos.push(proj.exprs.len());
+            match item {
+                ast::SelectItem::Wildcard(_) => {
+                    if sources.is_empty() {
+                        return Err(SqlError::new(1096, "HY000", "No tables used"));
+                    }
+                    for c in star.iter().filter(|c| !c.hidden) {
+                        proj.exprs.push(c.expr.clone());
+                        columns.push(c.meta.clone());
+                    }
+                }
+                ast::SelectItem::QualifiedWildcard(kind, _) => {
+                    let q = match kind {
+                        ast::SelectItemQualifiedWildcardKind::ObjectName(n) => {
+                            n.0.last().and_then(|p| p.as_ident()).map(|i| i.value.clone()).unwrap_or_default()
+                        }
+                        ast::SelectItemQualifiedWildcardKind::Expr(_) => {
+                            return Err(SqlError::unsupported("expression.*"));
+                        }
+                    };
+                    let Some(i) = sources.iter().position(|s| s.name.eq_ignore_ascii_case(&q)) else {
+                        return Err(SqlError::new(1051, "42S02", format!("Unknown table '{q}'")));
+                    };
+                    let name = sources[i].name.clone();
+                    for c in self.star_of(&sources, i).into_iter().filter(|c| c.qual == name) {
+                        proj.exprs.push(c.expr.clone());
+                        columns.push(c.meta.clone());
+                    }
+                }
+                ast::SelectItem::UnnamedExpr(e) => {
+                    let x = self.expr(e, params, "field list", Some(&mut aggs))?;
+                    columns.push(self.meta_for(&x, &display_name(e)));
+                    proj.exprs.push(x);
+                }
+                ast::SelectItem::ExprWithAlias { expr: e, alias } => {
+                    let x = self.expr(e, params, "field list", Some(&mut aggs))?;
+                    columns.push(self.meta_for(&x, &alias.value));
+                    proj.exprs.push(x);
+                }
+                ast::SelectItem::ExprWithAliases { .. } => return Err(SqlError::unsupported("multiple aliases")),
+            }
+        }
+        let filter = sel.selection.as_ref().map(|w| self.expr(w, params, "where clause", None)).transpose()?;
+        let group_by = match &sel.group_by {
+            ast::GroupByExpr::Expressions(exprs, _) => exprs
+                .iter()
+                .map(|e| self.named(e, &proj, params, "group statement", None, AliasFirst::No))
+                .collect::<Result<Vec<_>>>()?,
+            ast::GroupByExpr::All(_) => return Err(SqlError::unsupported("GROUP BY ALL")),
+        };
+        let having = sel
+            .having
+            .as_ref()
+            .map(|h| self.named(h, &proj, params, "having clause", Some(&mut aggs), AliasFirst::Yes))
+            .transpose()?;
+        let mut order = Vec::new();
+        if let Some(ob) = order_by {
+            let ast::OrderByKind::Expressions(list) = &ob.kind else {
+                return Err(SqlError::unsupported("ORDER BY ALL"));
+            };
+            for o in list {
+                let x = self.named(&o.expr, &proj, params, "order clause", Some(&mut aggs), AliasFirst::Yes)?;
+                order.push((x, matches!(o.options.sort, Some(ast::OrderBySort::Desc))));
+            }
+        }
+        let (limit, offset) = self.limit(limit, params)?;
+        let distinct = match &sel.distinct {
+            None | Some(ast::Distinct::All) => false,
+            Some(ast::Distinct::Distinct) => true,
+            Some(ast::Distinct::On(_)) => return Err(SqlError::unsupported("DISTINCT ON")),
+        };
+        let level = self.levels.last().expect("the block's level");
+        // Aggregates are typed once all of them are known.
+        for (c, x) in columns.iter_mut().zip(&proj.exprs) {
+            if matches!(x, Expr::Agg(_)) {
+                c.ty = infer(x, Some(level as &dyn ColTypes), &aggs);
+            }
+        }
+        // Comparisons on columns of another collation than the default.
+        let colls = level.slot_colls.clone();
+        let width = colls.len();
+        let coll = |x: Expr| expr::with_collations(x, &colls);
+        let items: Vec<Expr> = proj.exprs.into_iter().map(coll).collect();
+        let having = having.map(coll);
+        let order: Vec<(Expr, bool)> = order.into_iter().map(|(x, d)| (coll(x), d)).collect();
+        let order_colls = order.iter().map(|(x, _)| expr::key_collation(x, &colls)).collect();
+        let group_colls = group_by.iter().map(|x| expr::key_collation(x, &colls)).collect();
+        let item_colls = items.iter().map(|x| expr::key_collation(x, &colls)).collect();
+        let agg_colls = aggs
+            .iter()
+            .map(|a| a.arg.as_ref().map_or(Collation::Utf8mb4GeneralCi, |x| expr::key_collation(x, &colls)))
+            .collect();
+        let terms: Vec<Expr> = match filter {
+            Some(f) => and_terms(&coll(f)).into_iter().cloned().collect(),
+            None => Vec::new(),
+        };
+        let (tree, filter) = join::plan(&mut sources, tree, terms, level, &colls);
+        Ok(Block {
+            sources,
+            tree,
+            width,
+            filter,
+            items,
+            columns,
+            aggs,
+            agg_colls,
+            group_by,
+            group_colls,
+            having,
+            distinct,
+            item_colls,
+            order,
+            order_colls,
+            limit,
+            offset,
+            lock,
+        })
+    }
+
+    /// Result metadata of a select item: a column's own, or a computed one.
+    fn meta_for(&self, x: &Expr, name: &str) -> ColMeta {
+        let level = self.levels.last().expect("the block's level");
+        if let Expr::Col(k) = x {
+            if let Some(c) = level.cols.iter().find(|c| matches!(c.expr, Expr::Col(j) if j == *k)) {
+                let mut m = c.meta.clone();
+                m.name = name.to_string();
+                return m;
+            }
+        }
+        ColMeta::expr(name, infer(x, Some(level as &dyn ColTypes), &[]))
+    }
+
+    /// An ORDER BY / GROUP BY / HAVING expression, which may name a select
+    /// item by alias or position.
+    fn named(
+        &mut self,
+        e: &ast::Expr,
+        proj: &Projection<'_>,
+        params: &mut usize,
+        place: &'static str,
+        aggs: Option<&mut Vec<Agg>>,
+        alias_first: AliasFirst,
+    ) -> Result<Expr> {
+        if let Some(n) = position(e) {
+            return proj
+                .exprs
+                .get(n.wrapping_sub(1))
+                .cloned()
+                .ok_or_else(|| SqlError::unknown_column(&n.to_string(), place));
+        }
+        if let ast::Expr::Identifier(i) = e {
+            let level = self.levels.last().expect("the block's level");
+            let is_column = level.cols.iter().any(|c| !c.hidden && c.name.eq_ignore_ascii_case(&i.value));
+            if alias_first == AliasFirst::Yes || !is_column {
+                for (k, p) in proj.items.iter().enumerate() {
+                    if let ast::SelectItem::ExprWithAlias { alias, .. } = p {
+                        if alias.value.eq_ignore_ascii_case(&i.value) {
+                            let at = proj.pos.get(k).copied().unwrap_or(usize::MAX);
+                            return proj.exprs.get(at).cloned().ok_or_else(|| SqlError::internal("alias out of range"));
+                        }
+                    }
+                }
+            }
+        }
+        self.expr(e, params, place, aggs)
+    }
+}
