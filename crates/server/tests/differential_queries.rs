@@ -359,6 +359,51 @@ const TWO_BAGS: &[&str] = &[
 /// forms (NULLs equal to each other, duplicates counted), INTERSECT binding
 /// tighter than UNION and EXCEPT, parentheses, and a DISTINCT union
 /// swallowing an ALL to its left.
+/// Recursive common table expressions: counting, UNION DISTINCT reaching
+/// a fixpoint, walking a tree by a join with the working table, two
+/// columns (Fibonacci), a recursive CTE read by a join and an aggregate.
+#[test]
+fn recursive_ctes_answer_as_mariadb_does() {
+    same_after(
+        "diffq_recursive",
+        COMPANY,
+        &[
+            "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 10) SELECT * FROM c ORDER BY n",
+            "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1000) SELECT COUNT(*), SUM(n) FROM c",
+            "WITH RECURSIVE c(n) AS (SELECT 1 UNION SELECT n % 3 + 1 FROM c) SELECT * FROM c ORDER BY n",
+            "WITH RECURSIVE fib(a, b) AS (SELECT 0, 1 UNION ALL SELECT b, a + b FROM fib WHERE b < 100) SELECT a FROM fib ORDER BY a",
+            "WITH RECURSIVE chain(id, name, depth) AS (SELECT id, name, 0 FROM emp WHERE boss_id IS NULL \
+             UNION ALL SELECT e.id, e.name, chain.depth + 1 FROM emp e JOIN chain ON e.boss_id = chain.id) \
+             SELECT id, name, depth FROM chain ORDER BY id",
+            "WITH RECURSIVE up(id, boss_id) AS (SELECT id, boss_id FROM emp WHERE id = 4 \
+             UNION ALL SELECT emp.id, emp.boss_id FROM up, emp WHERE emp.id = up.boss_id) SELECT id FROM up ORDER BY id",
+            "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 5) \
+             SELECT c.n, COUNT(e.id) FROM c LEFT JOIN emp e ON e.dept_id = c.n GROUP BY c.n ORDER BY c.n",
+            "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 3), \
+             d AS (SELECT n * 10 AS m FROM c) SELECT * FROM d ORDER BY m",
+        ],
+    );
+}
+
+/// MySQL's limits on recursion, which MariaDB spells differently:
+/// `cte_max_recursion_depth` (3636), and a recursive reference inside a
+/// subquery (3577; MariaDB 4008).
+#[test]
+fn recursive_cte_limits_answer_as_mysql_does() {
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("diffq_recursion_limits");
+    let runaway =
+        "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 1001) SELECT COUNT(*) FROM c";
+    assert_eq!(answer(&mut c, runaway), Answer::Err(3636));
+    assert_eq!(
+        answer(&mut c, "SET SESSION cte_max_recursion_depth = 2000"),
+        Answer::Ok { affected: 0, warnings: 0, info: String::new() }
+    );
+    assert_eq!(answer(&mut c, runaway), Answer::Rows(vec![vec![Some("1001".into())]]));
+    let in_subquery = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < (SELECT COUNT(*) FROM c)) SELECT * FROM c";
+    assert_eq!(answer(&mut c, in_subquery), Answer::Err(3577));
+}
+
 #[test]
 fn set_operations_answer_as_mariadb_does() {
     same_after(

@@ -506,6 +506,7 @@ pub static VARS: &[VarDef] = &[
     def("collation_server", B, DYN, Str, "utf8mb4_general_ci", COMPAT),
     def("connect_timeout", G, DYN, uint(2, 31_536_000), "10", USED),
     def("core_file", G, RO, Bool, "OFF", COMPAT),
+    def("cte_max_recursion_depth", B, DYN, uint(0, U32), "1000", USED),
     def("datadir", G, RO, Str, "./quire-data", USED),
     def("default_authentication_plugin", G, RO, VarKind::Enum(AUTH_PLUGINS), "caching_sha2_password", COMPAT),
     def("default_password_lifetime", G, DYN, uint(0, 65535), "0", COMPAT),

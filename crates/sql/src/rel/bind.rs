@@ -76,7 +76,9 @@ pub struct Binder<'r> {
     pub(super) resolver: &'r dyn Resolver,
     pub(super) levels: Vec<Level>,
     /// Common table expressions in scope, innermost last.
-    ctes: Vec<(String, Arc<QueryPlan>)>,
+    ctes: Vec<(String, Cte)>,
+    /// Recursive CTEs numbered for their working tables.
+    next_recursive: usize,
     next_subquery: usize,
     /// Whether some block reads a table (the statement needs a
     /// transaction).
@@ -104,7 +106,14 @@ pub fn number_params(q: &mut ast::Query) -> usize {
 
 /// Binds `q` (its `?` markers numbered by [`number_params`]).
 pub fn bind_query(q: &ast::Query, resolver: &dyn Resolver) -> Result<(QueryPlan, bool)> {
-    let mut b = Binder { resolver, levels: Vec::new(), ctes: Vec::new(), next_subquery: 0, reads_tables: false };
+    let mut b = Binder {
+        resolver,
+        levels: Vec::new(),
+        ctes: Vec::new(),
+        next_subquery: 0,
+        next_recursive: 0,
+        reads_tables: false,
+    };
     let mut params = 0;
     let plan = b.query(q, &mut params)?;
     Ok((plan, b.reads_tables))
@@ -172,6 +181,7 @@ fn rename_columns(mut plan: QueryPlan, names: &[ast::TableAliasColumnDef]) -> Re
     let cols = match &mut plan {
         QueryPlan::Select(b) => &mut b.columns,
         QueryPlan::SetOp(s) => &mut s.columns,
+        QueryPlan::Recursive(r) => &mut r.columns,
     };
     if cols.len() != names.len() {
         return Err(SqlError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
@@ -214,6 +224,7 @@ impl Binder<'_> {
 
     /// Binds a query expression (WITH, set operations, ORDER BY, LIMIT).
     fn query(&mut self, q: &ast::Query, params: &mut usize) -> Result<QueryPlan> {
+        crate::depth::check()?;
         let ctes_before = self.ctes.len();
         let r = self.query_inner(q, params);
         self.ctes.truncate(ctes_before);
@@ -222,13 +233,15 @@ impl Binder<'_> {
 
     fn query_inner(&mut self, q: &ast::Query, params: &mut usize) -> Result<QueryPlan> {
         if let Some(with) = &q.with {
-            if with.recursive {
-                return Err(SqlError::unsupported("WITH RECURSIVE"));
-            }
             for cte in &with.cte_tables {
-                let plan = self.derived(&cte.query, params)?;
-                let plan = rename_columns(plan, &cte.alias.columns)?;
-                self.ctes.push((cte.alias.name.value.clone(), Arc::new(plan)));
+                let name = cte.alias.name.value.clone();
+                let plan = if with.recursive && reads_table(&cte.query, &name) {
+                    self.recursive(cte, params)?
+                } else {
+                    let plan = self.derived(&cte.query, params)?;
+                    rename_columns(plan, &cte.alias.columns)?
+                };
+                self.ctes.push((name, Cte::Plan(Arc::new(plan))));
             }
         }
         let lock = q.locks.first().map(|l| match l.lock_type {
@@ -274,6 +287,7 @@ impl Binder<'_> {
     }
 
     fn set_body(&mut self, body: &ast::SetExpr, params: &mut usize) -> Result<QueryPlan> {
+        crate::depth::check()?;
         match body {
             ast::SetExpr::Select(sel) => Ok(QueryPlan::Select(Box::new(self.select(sel, None, None, None, params)?))),
             ast::SetExpr::Query(q) => self.query(q, params),
@@ -531,6 +545,7 @@ impl Binder<'_> {
         sources: &mut Vec<Source>,
         params: &mut usize,
     ) -> Result<(Tree, Vec<NamedCol>)> {
+        crate::depth::check()?;
         match f {
             ast::TableFactor::Table { name, alias, args: None, .. } => {
                 let alias_name = alias.as_ref().map(|a| ident(&a.name));
@@ -543,9 +558,33 @@ impl Binder<'_> {
                         .find(|(c, _)| c.eq_ignore_ascii_case(&n))
                         .map(|(c, p)| (c.clone(), p.clone()))
                 });
-                if let Some((cte_name, plan)) = cte {
-                    let qual = alias_name.unwrap_or(cte_name);
-                    return self.derived_source(sources, plan, &qual, alias.as_ref());
+                match cte {
+                    Some((cte_name, Cte::Plan(plan))) => {
+                        let qual = alias_name.unwrap_or(cte_name);
+                        return self.derived_source(sources, plan, &qual, alias.as_ref());
+                    }
+                    Some((cte_name, Cte::Working { id, columns, level })) => {
+                        if self.levels.len() != level {
+                            return Err(SqlError::new(
+                                3577,
+                                "HY000",
+                                format!("In recursive query block of Recursive Common Table Expression '{cte_name}', the recursive table must be referenced only once, and not in any subquery"),
+                            ));
+                        }
+                        let qual = alias_name.unwrap_or(cte_name);
+                        let cols = columns
+                            .iter()
+                            .map(|c| {
+                                let mut meta = c.clone();
+                                meta.table = qual.clone();
+                                meta.org_table = qual.clone();
+                                SlotCol { meta, ty: None, coll: Collation::Utf8mb4GeneralCi }
+                            })
+                            .collect();
+                        let i = self.add_source(sources, SourceKind::Working(id), &qual, cols)?;
+                        return Ok((Tree::Leaf(i), self.star_of(sources, i)));
+                    }
+                    None => {}
                 }
                 let t = self.resolver.resolve(name, alias_name.clone())?;
                 self.reads_tables = true;
@@ -718,6 +757,80 @@ impl Binder<'_> {
     }
 }
 
+/// A common table expression in scope.
+#[derive(Clone)]
+enum Cte {
+    Plan(Arc<QueryPlan>),
+    /// A recursive CTE seen from its own step: the working table `id`,
+    /// readable only from the step's own block (at `level` levels deep).
+    Working {
+        id: usize,
+        columns: Vec<ColMeta>,
+        level: usize,
+    },
+}
+
+/// Whether `q` reads a table called `name` (a recursive CTE's reference
+/// to itself).
+fn reads_table(q: &ast::Query, name: &str) -> bool {
+    use std::ops::ControlFlow;
+    ast::visit_relations(q, |r: &ast::ObjectName| {
+        if r.0.len() == 1 && r.to_string().trim_matches('`').eq_ignore_ascii_case(name) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })
+    .is_break()
+}
+
+impl Binder<'_> {
+    /// `WITH RECURSIVE name AS (anchor UNION [ALL] step)`.
+    fn recursive(&mut self, cte: &ast::Cte, params: &mut usize) -> Result<QueryPlan> {
+        let name = cte.alias.name.value.clone();
+        let q = &cte.query;
+        let ast::SetExpr::SetOperation { op: ast::SetOperator::Union, set_quantifier, left, right } = &*q.body else {
+            return Err(SqlError::new(
+                3573,
+                "HY000",
+                format!("Recursive Common Table Expression '{name}' should have one or more non-recursive query blocks followed by one or more recursive ones"),
+            ));
+        };
+        if q.order_by.is_some() || q.limit_clause.is_some() {
+            return Err(SqlError::unsupported("ORDER BY / LIMIT in a recursive common table expression"));
+        }
+        let distinct = match set_quantifier {
+            ast::SetQuantifier::All => false,
+            ast::SetQuantifier::None | ast::SetQuantifier::Distinct => true,
+            other => return Err(SqlError::unsupported(format!("set quantifier {other}"))),
+        };
+        let anchor = self.with_level(LevelKind::Barrier, |b| b.set_body(left, params))?.0;
+        let anchor = rename_columns(anchor, &cte.alias.columns)?;
+        let columns: Vec<ColMeta> = anchor
+            .columns()
+            .iter()
+            .map(|c| {
+                let mut c = c.clone();
+                c.not_null = false;
+                c
+            })
+            .collect();
+        let id = self.next_recursive;
+        self.next_recursive += 1;
+        // The step's block sits under a barrier level and its own.
+        let level = self.levels.len() + 2;
+        self.ctes.push((name.clone(), Cte::Working { id, columns: columns.clone(), level }));
+        let step = self.with_level(LevelKind::Barrier, |b| b.set_body(right, params));
+        self.ctes.pop();
+        let step = step?.0;
+        if step.columns().len() != columns.len() {
+            return Err(SqlError::new(1222, "21000", "The used SELECT statements have a different number of columns"));
+        }
+        let colls = vec![Collation::Utf8mb4GeneralCi; columns.len()];
+        Ok(QueryPlan::Recursive(Box::new(super::RecursivePlan { id, name, anchor, step, distinct, columns, colls })))
+    }
+}
+
 /// A source's column as bound.
 pub(super) struct SlotCol {
     meta: ColMeta,
@@ -745,7 +858,14 @@ pub struct TableNames<'r> {
 
 impl<'r> TableNames<'r> {
     pub fn new(t: &crate::plan::TableRef, resolver: &'r dyn Resolver) -> Self {
-        let mut b = Binder { resolver, levels: Vec::new(), ctes: Vec::new(), next_subquery: 0, reads_tables: true };
+        let mut b = Binder {
+            resolver,
+            levels: Vec::new(),
+            ctes: Vec::new(),
+            next_subquery: 0,
+            next_recursive: 0,
+            reads_tables: true,
+        };
         let qual = t.alias.clone().unwrap_or_else(|| t.name.clone());
         let level = b.level();
         level.quals.push(qual.clone());

@@ -24,7 +24,7 @@ use quire_engine::row::{Collation, Value};
 use quire_engine::table::{IndexRef, Trx};
 use quire_engine::txn::lock::LockMode;
 
-use super::{Block, JoinKind, Node, QueryPlan, SetOpKind, SetOpPlan, Source, SourceKind, Subquery};
+use super::{Block, JoinKind, Node, QueryPlan, RecursivePlan, SetOpKind, SetOpPlan, Source, SourceKind, Subquery};
 use crate::error::{Result, SqlError};
 use crate::expr::{compare, eval, to_decimal, truth, BinOp, Env, Expr, SubExpr, SubKind};
 use crate::plan::{Access, MetaType};
@@ -49,6 +49,8 @@ pub struct Exec<'a> {
     subqueries: RefCell<HashMap<(usize, Vec<u8>), Rows>>,
     /// Materialised derived tables and CTEs, by plan.
     derived: RefCell<HashMap<usize, Rows>>,
+    /// The rows of the last round of each running recursive CTE.
+    working: RefCell<HashMap<usize, Rows>>,
 }
 
 impl<'a> Exec<'a> {
@@ -65,14 +67,17 @@ impl<'a> Exec<'a> {
             plain_lock,
             subqueries: RefCell::new(HashMap::new()),
             derived: RefCell::new(HashMap::new()),
+            working: RefCell::new(HashMap::new()),
         }
     }
 
     /// The rows of `plan`, `outer` being the values it captures.
     pub fn run(&self, plan: &QueryPlan, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
+        crate::depth::check()?;
         match plan {
             QueryPlan::Select(b) => self.block(b, outer),
             QueryPlan::SetOp(s) => self.set_op(s, outer),
+            QueryPlan::Recursive(r) => self.recursive(r, outer),
         }
     }
 
@@ -193,6 +198,53 @@ impl<'a> Exec<'a> {
         let limit = limit_value(&s.limit, &env)?;
         let offset = limit_value(&s.offset, &env)?.unwrap_or(0);
         Ok(rows.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).collect())
+    }
+
+    /// A recursive CTE: the anchor's rows, then rounds of the step over the
+    /// previous round's rows until one adds none (a round more than
+    /// `cte_max_recursion_depth` is error 3636, as MySQL).
+    fn recursive(&self, r: &RecursivePlan, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
+        let max = self.session.sysvar("cte_max_recursion_depth", false).ok();
+        let max = max.and_then(|v| crate::expr::to_i128(&v)).unwrap_or(1000);
+        let mut seen = std::collections::HashSet::new();
+        let mut fresh = |rows: Vec<Vec<Value>>| -> Vec<Vec<Value>> {
+            let rows =
+                rows.into_iter().map(|row| row.into_iter().zip(&r.columns).map(|(v, c)| coerce(v, c.ty)).collect());
+            if r.distinct {
+                rows.filter(|row: &Vec<Value>| seen.insert(group_key(row, &r.colls))).collect()
+            } else {
+                rows.collect()
+            }
+        };
+        let mut all = fresh(self.run(&r.anchor, outer)?);
+        let mut round = all.clone();
+        let mut n: i128 = 0;
+        while !round.is_empty() {
+            n += 1;
+            if n > max {
+                return Err(SqlError::new(
+                    3636,
+                    "HY000",
+                    format!("Recursive query aborted after {n} iterations. Try increasing @@cte_max_recursion_depth to a larger value."),
+                ));
+            }
+            self.session.check_interrupt()?;
+            self.working.borrow_mut().insert(r.id, Rc::new(round));
+            let next = self.run(&r.step, outer);
+            self.working.borrow_mut().remove(&r.id);
+            round = fresh(next?);
+            all.extend(round.iter().cloned());
+        }
+        Ok(all)
+    }
+
+    /// The rows of the last round of recursive CTE `id`.
+    fn working_rows(&self, id: usize) -> Result<Rows> {
+        self.working
+            .borrow()
+            .get(&id)
+            .cloned()
+            .ok_or_else(|| SqlError::internal("a recursive reference outside its CTE"))
     }
 
     /// A derived table's rows, materialised once per statement.
@@ -329,6 +381,13 @@ fn resolve(s: &Source, bound: &[Value], env: &dyn Env) -> Result<Keys> {
     })
 }
 
+fn working_id(s: &Source) -> usize {
+    match s.kind {
+        SourceKind::Working(id) => id,
+        _ => usize::MAX,
+    }
+}
+
 /// `v IN rows` (a row of values) with SQL's three-valued logic: true when
 /// a row equals it, else unknown when some comparison was, else false.
 fn member(v: &[Value], rows: &[Vec<Value>], env: &dyn Env) -> Result<Option<bool>> {
@@ -424,6 +483,7 @@ impl BlockRun<'_, '_> {
     /// Produces the rows of `node` into `buf`, calling `k` on each;
     /// `Ok(false)` once `k` asked to stop.
     fn walk(&self, node: &Node, buf: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
+        crate::depth::check()?;
         match node {
             Node::Leaf(i) => self.source(*i, buf, env, k),
             Node::Filter { input, terms } => {
@@ -474,8 +534,11 @@ impl BlockRun<'_, '_> {
             }
         };
         match &s.kind {
-            SourceKind::Derived(plan) => {
-                let rows = self.ex.derived_rows(plan)?;
+            SourceKind::Derived(_) | SourceKind::Working(_) => {
+                let rows = match &s.kind {
+                    SourceKind::Derived(plan) => self.ex.derived_rows(plan)?,
+                    _ => self.ex.working_rows(working_id(s))?,
+                };
                 for r in rows.iter() {
                     if !place(r, buf)? {
                         return Ok(false);
@@ -535,6 +598,11 @@ impl BlockRun<'_, '_> {
         match &s.kind {
             SourceKind::Derived(plan) => {
                 for r in self.ex.derived_rows(plan)?.iter() {
+                    add(r, buf)?;
+                }
+            }
+            SourceKind::Working(id) => {
+                for r in self.ex.working_rows(*id)?.iter() {
                     add(r, buf)?;
                 }
             }

@@ -45,6 +45,23 @@ use crate::plan::{Access, ColMeta, TableRef};
 pub enum QueryPlan {
     Select(Box<Block>),
     SetOp(Box<SetOpPlan>),
+    /// A recursive common table expression's query.
+    Recursive(Box<RecursivePlan>),
+}
+
+/// `anchor UNION [ALL] step`, where `step` reads the rows the previous
+/// round produced (`SourceKind::Working`) until a round adds none.
+#[derive(Debug)]
+pub struct RecursivePlan {
+    /// Names the working table the step reads.
+    pub id: usize,
+    pub name: String,
+    pub anchor: QueryPlan,
+    pub step: QueryPlan,
+    /// UNION DISTINCT: a row already produced is not produced again.
+    pub distinct: bool,
+    pub columns: Vec<ColMeta>,
+    pub colls: Vec<Collation>,
 }
 
 impl QueryPlan {
@@ -52,6 +69,7 @@ impl QueryPlan {
         match self {
             QueryPlan::Select(b) => &b.columns,
             QueryPlan::SetOp(s) => &s.columns,
+            QueryPlan::Recursive(r) => &r.columns,
         }
     }
 
@@ -59,7 +77,7 @@ impl QueryPlan {
     pub fn lock(&self) -> Option<LockMode> {
         match self {
             QueryPlan::Select(b) => b.lock,
-            QueryPlan::SetOp(_) => None,
+            QueryPlan::SetOp(_) | QueryPlan::Recursive(_) => None,
         }
     }
 }
@@ -96,6 +114,9 @@ pub enum SourceKind {
     /// A derived table or a reference to a common table expression:
     /// materialised once per execution.
     Derived(Arc<QueryPlan>),
+    /// A recursive CTE's reference to itself in its step: the rows of the
+    /// previous round (`RecursivePlan::id`).
+    Working(usize),
 }
 
 /// One FROM item, its slots `offset .. offset + width` of the block's row.

@@ -13,6 +13,9 @@ use crate::expr::{self, Agg, Expr};
 use crate::plan::{and_terms, infer, ColMeta, ColTypes};
 use crate::query::display_name;
 
+/// MySQL's limit on the tables of one join (1116 beyond).
+const MAX_JOIN_TABLES: usize = 61;
+
 /// Where an ORDER BY / GROUP BY / HAVING name looks first.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum AliasFirst {
@@ -52,6 +55,7 @@ impl Binder<'_> {
         lock: Option<LockMode>,
         params: &mut usize,
     ) -> Result<Block> {
+        crate::depth::check()?;
         let mut sources = Vec::new();
         let mut tree: Option<Tree> = None;
         let mut star: Vec<NamedCol> = Vec::new();
@@ -64,6 +68,13 @@ impl Binder<'_> {
                     Tree::Join { kind: JoinKind::Inner, left: Box::new(prev), right: Box::new(t), on: Vec::new() }
                 }
             });
+        }
+        if sources.len() > MAX_JOIN_TABLES {
+            return Err(SqlError::new(
+                1116,
+                "HY000",
+                format!("Too many tables; MySQL can only use {MAX_JOIN_TABLES} tables in a join"),
+            ));
         }
         let mut aggs: Vec<Agg> = Vec::new();
         let mut proj = Projection { items: &sel.projection, pos: Vec::new(), exprs: Vec::new() };
