@@ -210,7 +210,15 @@ impl Names for BlockNames<'_, '_> {
 /// A join tree as bound, before its terms are placed (`join.rs`).
 pub(super) enum Tree {
     Leaf(usize),
-    Join { kind: JoinKind, left: Box<Tree>, right: Box<Tree>, on: Vec<Expr> },
+    Join {
+        kind: JoinKind,
+        left: Box<Tree>,
+        right: Box<Tree>,
+        on: Vec<Expr>,
+        /// STRAIGHT_JOIN: the left side is read first (the group keeps
+        /// the order written).
+        straight: bool,
+    },
 }
 
 impl Binder<'_> {
@@ -751,7 +759,8 @@ impl Binder<'_> {
             }
             star = new_star;
             let (l, r) = if swap { (right, tree) } else { (tree, right) };
-            tree = Tree::Join { kind, left: Box::new(l), right: Box::new(r), on };
+            let straight = matches!(j.join_operator, J::StraightJoin(_));
+            tree = Tree::Join { kind, left: Box::new(l), right: Box::new(r), on, straight };
         }
         Ok((tree, star))
     }

@@ -150,13 +150,15 @@ impl Planner<'_, '_> {
         SlotSet(vec![false; self.colls.len()])
     }
 
-    /// Splits the inner joins of `t` into units, their ON terms into `pool`.
-    fn flatten(&self, t: Tree, units: &mut Vec<Unit>, pool: &mut Vec<Expr>) {
+    /// Splits the inner joins of `t` into units, their ON terms into
+    /// `pool`; true when one of them is a STRAIGHT_JOIN.
+    fn flatten(&self, t: Tree, units: &mut Vec<Unit>, pool: &mut Vec<Expr>) -> bool {
         match t {
-            Tree::Join { kind: JoinKind::Inner, left, right, on } => {
+            Tree::Join { kind: JoinKind::Inner, left, right, on, straight } => {
                 pool.extend(on.into_iter().map(|x| crate::expr::with_collations(x, self.colls)));
-                self.flatten(*left, units, pool);
-                self.flatten(*right, units, pool);
+                let l = self.flatten(*left, units, pool);
+                let r = self.flatten(*right, units, pool);
+                straight || l || r
             }
             t => {
                 let mut set = self.empty();
@@ -168,6 +170,7 @@ impl Planner<'_, '_> {
                     needs.0[i] = true;
                 }
                 units.push(Unit { tree: t, slots: set, needs });
+                false
             }
         }
     }
@@ -176,8 +179,8 @@ impl Planner<'_, '_> {
     fn group(&mut self, tree: Tree, pool: Vec<Expr>, bound: &SlotSet) -> Node {
         let mut pool = pool;
         let mut units = Vec::new();
-        self.flatten(tree, &mut units, &mut pool);
-        let order = self.order(&units, &pool, bound);
+        let straight = self.flatten(tree, &mut units, &mut pool);
+        let order = if straight { (0..units.len()).collect() } else { self.order(&units, &pool, bound) };
         let mut units: Vec<Option<Unit>> = units.into_iter().map(Some).collect();
         let mut pool: Vec<Option<Expr>> = pool.into_iter().map(Some).collect();
         let mut avail = bound.clone();
@@ -221,7 +224,7 @@ impl Planner<'_, '_> {
                 self.leaf(i, here, avail);
                 Node::Leaf(i)
             }
-            Tree::Join { kind: JoinKind::Left, left, right, on } => {
+            Tree::Join { kind: JoinKind::Left, left, right, on, .. } => {
                 let mut left_slots = avail.clone();
                 self.tree_slots(&left, &mut left_slots);
                 // Terms over the preserved side filter it before the join.

@@ -64,9 +64,13 @@ impl Binder<'_> {
             star.extend(st);
             tree = Some(match tree {
                 None => t,
-                Some(prev) => {
-                    Tree::Join { kind: JoinKind::Inner, left: Box::new(prev), right: Box::new(t), on: Vec::new() }
-                }
+                Some(prev) => Tree::Join {
+                    kind: JoinKind::Inner,
+                    left: Box::new(prev),
+                    right: Box::new(t),
+                    on: Vec::new(),
+                    straight: false,
+                },
             });
         }
         if sources.len() > MAX_JOIN_TABLES {
