@@ -428,3 +428,36 @@ fn max_prepared_stmt_count_bounds_statements_across_connections() {
     drop(b);
     s.shutdown().unwrap();
 }
+
+#[test]
+fn views_survive_a_restart_and_go_with_their_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path());
+    let mut c = connect(&s, None);
+    c.query_drop("CREATE DATABASE app").unwrap();
+    c.query_drop("CREATE TABLE app.t (id BIGINT PRIMARY KEY, v VARCHAR(10))").unwrap();
+    c.query_drop("INSERT INTO app.t VALUES (1, 'one'), (2, 'two'), (3, 'three')").unwrap();
+    // A definition longer than one row of the catalog's view table.
+    let long: Vec<String> = (0..200).map(|i| format!("id <> {}", 1000 + i)).collect();
+    // Unqualified names are the current database's: none here (1046).
+    let err = c
+        .query_drop(format!("CREATE VIEW app.odd AS SELECT id, v FROM t WHERE id % 2 = 1 AND {}", long.join(" AND ")))
+        .unwrap_err();
+    assert_eq!(code(err), 1046);
+    c.query_drop("USE app").unwrap();
+    c.query_drop(format!("CREATE VIEW odd AS SELECT id, v FROM t WHERE id % 2 = 1 AND {}", long.join(" AND ")))
+        .unwrap();
+    drop(c);
+    s.shutdown().unwrap();
+
+    let s = start(dir.path());
+    // Read from another database: the view's tables are app's.
+    let mut c = connect(&s, Some("mysql"));
+    let rows: Vec<(i64, String)> = c.query("SELECT id, v FROM app.odd ORDER BY id").unwrap();
+    assert_eq!(rows, vec![(1, "one".to_string()), (3, "three".to_string())]);
+    c.query_drop("DROP DATABASE app").unwrap();
+    c.query_drop("CREATE DATABASE app").unwrap();
+    assert_eq!(code(c.query_drop("SELECT * FROM app.odd").unwrap_err()), 1146, "the view went with its database");
+    assert_eq!(code(c.query_drop("DROP VIEW app.odd").unwrap_err()), 1051, "MySQL 8.0's code (MariaDB: 4092)");
+    s.shutdown().unwrap();
+}

@@ -458,7 +458,7 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
     }
 }
 
-fn split_name(s: &Session, n: &ast::ObjectName) -> Result<(String, String)> {
+pub(crate) fn split_name(s: &Session, n: &ast::ObjectName) -> Result<(String, String)> {
     let parts: Vec<String> = n.0.iter().map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_default()).collect();
     match parts.as_slice() {
         [t] => Ok((s.db.clone().ok_or_else(SqlError::no_database)?, t.clone())),
@@ -783,14 +783,16 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
             });
             let keep = like_filter(&filter);
             let prefix = format!("{db}/");
-            let rows = s
+            let mut names: Vec<String> = s
                 .engine()
                 .table_names()
                 .into_iter()
                 .filter_map(|t| t.strip_prefix(&prefix).map(str::to_string))
+                .chain(s.shared.catalog.views_in(&db))
                 .filter(|t| keep(t))
-                .map(|t| vec![Value::Str(t)])
                 .collect();
+            names.sort();
+            let rows = names.into_iter().map(|t| vec![Value::Str(t)]).collect();
             let header = match &filter {
                 Some(ast::ShowStatementFilter::Like(p)) => format!("Tables_in_{db} ({p})"),
                 _ => format!("Tables_in_{db}"),

@@ -8,7 +8,11 @@
 //! - `mysql/quire_user`: `name`, `native` (hex SHA1(SHA1(password)), ''
 //!   for no password), `sha2` (hex SHA256(SHA256(password)));
 //! - `mysql/quire_grant`: (`user`, `db`) — ALL PRIVILEGES on `db`, `*`
-//!   meaning every database (`GRANT ALL ON *.*`).
+//!   meaning every database (`GRANT ALL ON *.*`);
+//! - `mysql/quire_view`: (`db`, `name`, `part`, `text`) — a view's
+//!   definition (`CREATE VIEW ... AS ...` as quire prints it) in chunks of
+//!   at most [`VIEW_CHUNK`] characters, `part` zero-padded, written in one
+//!   transaction.
 //!
 //! Users are matched by name; the host part of `'user'@'host'` is accepted
 //! and ignored. Privileges are all or nothing per database.
@@ -29,6 +33,9 @@ use crate::error::{Result, SqlError};
 const DB_TABLE: &str = "mysql/quire_db";
 const USER_TABLE: &str = "mysql/quire_user";
 const GRANT_TABLE: &str = "mysql/quire_grant";
+const VIEW_TABLE: &str = "mysql/quire_view";
+/// Characters of a view's definition per row of `quire_view`.
+const VIEW_CHUNK: usize = 256;
 
 /// Schemas the server answers for itself (no engine tables).
 pub const VIRTUAL_DATABASES: [&str; 2] = ["information_schema", "performance_schema"];
@@ -55,6 +62,8 @@ pub struct Catalog {
     engine: Arc<Engine>,
     dbs: RwLock<BTreeSet<String>>,
     users: RwLock<BTreeMap<String, User>>,
+    /// Views by (database, name): their definitions.
+    views: RwLock<BTreeMap<(String, String), String>>,
     ddl: Mutex<()>,
 }
 
@@ -120,6 +129,21 @@ impl Catalog {
                 },
             )?;
         }
+        if !names.iter().any(|n| n == VIEW_TABLE) {
+            engine.create_table(
+                VIEW_TABLE,
+                TableSchema {
+                    columns: vec![
+                        varchar("db", 64),
+                        varchar("name", 64),
+                        varchar("part", 8),
+                        varchar("text", VIEW_CHUNK as u32),
+                    ],
+                    primary_key: vec![0, 1, 2],
+                    indexes: vec![],
+                },
+            )?;
+        }
         if !names.iter().any(|n| n == USER_TABLE) {
             let users = engine.create_table(
                 USER_TABLE,
@@ -147,7 +171,13 @@ impl Catalog {
             ])?;
             engine.table(GRANT_TABLE)?.insert(vec![Value::Str("root".into()), Value::Str("*".into())])?;
         }
-        let cat = Catalog { engine, dbs: Default::default(), users: Default::default(), ddl: Mutex::new(()) };
+        let cat = Catalog {
+            engine,
+            dbs: Default::default(),
+            users: Default::default(),
+            views: Default::default(),
+            ddl: Mutex::new(()),
+        };
         cat.reload()?;
         Ok((cat, generated))
     }
@@ -191,8 +221,13 @@ impl Catalog {
                 u.grants.insert(text(&r[1]));
             }
         }
+        let mut views: BTreeMap<(String, String), String> = BTreeMap::new();
+        for r in self.all_rows(VIEW_TABLE)? {
+            views.entry((text(&r[0]), text(&r[1]))).or_default().push_str(&text(&r[3]));
+        }
         *self.dbs.write() = dbs;
         *self.users.write() = users;
+        *self.views.write() = views;
         Ok(())
     }
 
@@ -247,9 +282,78 @@ impl Catalog {
         for t in &tables {
             self.engine.drop_table(t)?;
         }
+        let views: Vec<String> = self.views_in(db);
+        for v in &views {
+            self.remove_view(db, v)?;
+        }
         self.table(DB_TABLE)?.delete(&[Value::Str(db.to_string())])?;
         self.dbs.write().remove(db);
         Ok(Some(tables.len()))
+    }
+
+    /// A view's definition (`CREATE VIEW ... AS ...`).
+    pub fn view(&self, db: &str, name: &str) -> Option<String> {
+        self.views.read().get(&(db.to_string(), name.to_string())).cloned()
+    }
+
+    /// The views of a database, sorted.
+    pub fn views_in(&self, db: &str) -> Vec<String> {
+        self.views.read().keys().filter(|(d, _)| d == db).map(|(_, n)| n.clone()).collect()
+    }
+
+    /// CREATE [OR REPLACE] VIEW: 1050 when a table, or (without
+    /// `or_replace`) a view, has the name.
+    pub fn create_view(&self, db: &str, name: &str, definition: &str, or_replace: bool) -> Result<()> {
+        let _g = self.ddl.lock();
+        let exists = || SqlError::new(1050, "42S01", format!("Table '{name}' already exists"));
+        if self.engine.table(&format!("{db}/{name}")).is_ok() {
+            return Err(exists());
+        }
+        if self.view(db, name).is_some() {
+            if !or_replace {
+                return Err(exists());
+            }
+            self.remove_view(db, name)?;
+        }
+        let t = self.table(VIEW_TABLE)?;
+        let mut trx = self.engine.begin(quire_engine::txn::Isolation::RepeatableRead);
+        let chars: Vec<char> = definition.chars().collect();
+        for (i, chunk) in chars.chunks(VIEW_CHUNK).enumerate() {
+            let row = vec![
+                Value::Str(db.to_string()),
+                Value::Str(name.to_string()),
+                Value::Str(format!("{i:08}")),
+                Value::Str(chunk.iter().collect()),
+            ];
+            t.insert_tx(&mut trx, row)?;
+        }
+        trx.commit()?;
+        self.views.write().insert((db.to_string(), name.to_string()), definition.to_string());
+        Ok(())
+    }
+
+    /// DROP VIEW of one view; `Ok(false)` when there is none.
+    pub fn drop_view(&self, db: &str, name: &str) -> Result<bool> {
+        let _g = self.ddl.lock();
+        if self.view(db, name).is_none() {
+            return Ok(false);
+        }
+        self.remove_view(db, name)?;
+        Ok(true)
+    }
+
+    /// Deletes a view's rows in one transaction (caller holds `ddl`).
+    fn remove_view(&self, db: &str, name: &str) -> Result<()> {
+        let Some(def) = self.view(db, name) else { return Ok(()) };
+        let t = self.table(VIEW_TABLE)?;
+        let mut trx = self.engine.begin(quire_engine::txn::Isolation::RepeatableRead);
+        for i in 0..def.chars().count().div_ceil(VIEW_CHUNK).max(1) {
+            let pk = [Value::Str(db.to_string()), Value::Str(name.to_string()), Value::Str(format!("{i:08}"))];
+            t.delete_tx(&mut trx, &pk)?;
+        }
+        trx.commit()?;
+        self.views.write().remove(&(db.to_string(), name.to_string()));
+        Ok(())
     }
 
     pub fn user(&self, name: &str) -> Option<User> {

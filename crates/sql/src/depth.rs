@@ -163,6 +163,25 @@ pub fn chain_parts(e: &E) -> Option<(&E, Vec<(&BinaryOperator, &E)>)> {
     Some((first, out))
 }
 
+/// A query's text with its folded chains written back flat (`a + b +
+/// c`): what parses to the same query again (a view's stored definition).
+pub fn unfolded_sql(q: &ast::Query) -> String {
+    let mut q = q.clone();
+    // Expressions are visited after their children: inner chains are text
+    // by the time an outer one is written.
+    let _ = ast::visit_expressions_mut(&mut q, |e: &mut E| {
+        if let Some((first, steps)) = chain_parts(e) {
+            let mut s = first.to_string();
+            for (op, rhs) in steps {
+                s.push_str(&format!(" {op} {rhs}"));
+            }
+            *e = E::Identifier(ast::Ident::new(s));
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    q.to_string()
+}
+
 fn is_marker(e: &E) -> bool {
     matches!(e, E::Value(v) if matches!(&v.value, ast::Value::Placeholder(p) if p == CHAIN_MARKER))
 }

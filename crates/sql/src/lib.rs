@@ -37,6 +37,7 @@ pub mod set_transaction;
 pub mod status;
 pub mod store;
 pub mod sysvars;
+pub mod view;
 
 pub use error::{Result, SqlError};
 pub use plan::{ColMeta, MetaType};

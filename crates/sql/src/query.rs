@@ -53,6 +53,10 @@ pub struct SelectPlan {
 /// Resolves `db.table` names to open tables.
 pub trait Resolver {
     fn resolve(&self, name: &ast::ObjectName, alias: Option<String>) -> Result<TableRef>;
+    /// The view `name` names, if it names one.
+    fn view(&self, _name: &ast::ObjectName) -> Result<Option<crate::view::ViewRef>> {
+        Ok(None)
+    }
 }
 
 pub fn ident(i: &ast::Ident) -> String {

@@ -318,7 +318,7 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
 }
 
 /// Name resolution for the session's current database.
-struct SessionResolver<'a> {
+pub(crate) struct SessionResolver<'a> {
     shared: &'a Shared,
     db: Option<&'a str>,
     user: &'a str,
@@ -344,9 +344,47 @@ impl Resolver for SessionResolver<'_> {
         if !self.shared.catalog.database_exists(&db) {
             return Err(SqlError::no_such_table(&db, &table));
         }
-        let t = self.shared.engine.table(&format!("{db}/{table}")).map_err(|e| admin::open_error(e, &db, &table))?;
+        let t = match self.shared.engine.table(&format!("{db}/{table}")) {
+            Ok(t) => t,
+            Err(quire_engine::Error::NoSuchTable(_)) if self.shared.catalog.view(&db, &table).is_some() => {
+                return Err(SqlError::unsupported("writing through a view"));
+            }
+            Err(e) => return Err(admin::open_error(e, &db, &table)),
+        };
         Ok(TableRef::new(&db, &table, alias, t))
     }
+
+    fn view(&self, name: &ast::ObjectName) -> Result<Option<crate::view::ViewRef>> {
+        let parts: Vec<String> =
+            name.0.iter().map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_default()).collect();
+        let (db, view) = match parts.as_slice() {
+            [t] => match self.db {
+                Some(d) => (d.to_string(), t.clone()),
+                None => return Ok(None),
+            },
+            [d, t] => (d.clone(), t.clone()),
+            _ => return Ok(None),
+        };
+        let Some(definition) = self.shared.catalog.view(&db, &view) else { return Ok(None) };
+        if !self.shared.catalog.user(self.user).is_some_and(|u| u.may_use(&db)) {
+            return Err(SqlError::new(
+                1142,
+                "42000",
+                format!("SELECT command denied to user '{}'@'%' for table '{view}'", self.user),
+            ));
+        }
+        Ok(Some(crate::view::ViewRef { db, name: view, definition }))
+    }
+}
+
+/// Whether a query names a view (bound by the general engine).
+fn reads_view(q: &ast::Query, r: &SessionResolver<'_>) -> bool {
+    use std::ops::ControlFlow;
+    ast::visit_relations(q, |n: &ast::ObjectName| match r.view(n) {
+        Ok(Some(_)) | Err(_) => ControlFlow::Break(()),
+        Ok(None) => ControlFlow::Continue(()),
+    })
+    .is_break()
 }
 
 /// Reads of session state for expressions.
@@ -579,7 +617,7 @@ impl Session {
         *self.diag.borrow_mut() = Diagnostics::default();
     }
 
-    fn resolver(&self) -> SessionResolver<'_> {
+    pub(crate) fn resolver(&self) -> SessionResolver<'_> {
         SessionResolver { shared: &self.shared, db: self.db.as_deref(), user: &self.user }
     }
 
@@ -588,7 +626,7 @@ impl Session {
         let r = self.resolver();
         let epoch = self.shared.epoch();
         let (plan, params) = match stmt {
-            ast::Statement::Query(q) if crate::rel::needs_general(&q) => {
+            ast::Statement::Query(q) if crate::rel::needs_general(&q) || reads_view(&q, &r) => {
                 let c = crate::rel::compile(*q, &r)?;
                 let n = c.params;
                 (Plan::Query(c), n)
@@ -1090,9 +1128,22 @@ impl Session {
             }
             S::Drop { object_type, if_exists, names, table, .. } => {
                 self.implicit_commit()?;
-                let r = admin::drop(self, *object_type, *if_exists, names, table.as_ref());
+                let r = if *object_type == ast::ObjectType::View {
+                    crate::view::drop(self, *if_exists, names)
+                } else {
+                    admin::drop(self, *object_type, *if_exists, names, table.as_ref())
+                };
                 self.shared.bump_epoch();
                 r
+            }
+            S::CreateView(cv) => {
+                self.implicit_commit()?;
+                let r = crate::view::create(self, cv);
+                self.shared.bump_epoch();
+                r
+            }
+            S::ShowCreate { obj_type: ast::ShowCreateObject::View, obj_name } => {
+                crate::view::show_create(self, obj_name)
             }
             S::CreateTable(ct) => {
                 self.implicit_commit()?;

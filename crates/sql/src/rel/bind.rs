@@ -79,6 +79,9 @@ pub struct Binder<'r> {
     ctes: Vec<(String, Cte)>,
     /// Recursive CTEs numbered for their working tables.
     next_recursive: usize,
+    /// Views being expanded (`db.name`), to refuse a view that reads
+    /// itself (1462).
+    views: Vec<String>,
     next_subquery: usize,
     /// Whether some block reads a table (the statement needs a
     /// transaction).
@@ -112,6 +115,7 @@ pub fn bind_query(q: &ast::Query, resolver: &dyn Resolver) -> Result<(QueryPlan,
         ctes: Vec::new(),
         next_subquery: 0,
         next_recursive: 0,
+        views: Vec::new(),
         reads_tables: false,
     };
     let mut params = 0;
@@ -594,6 +598,9 @@ impl Binder<'_> {
                     }
                     None => {}
                 }
+                if let Some(v) = self.resolver.view(name)? {
+                    return self.view_source(sources, v, alias.as_ref());
+                }
                 let t = self.resolver.resolve(name, alias_name.clone())?;
                 self.reads_tables = true;
                 let qual = alias_name.unwrap_or_else(|| t.name.clone());
@@ -794,6 +801,37 @@ fn reads_table(q: &ast::Query, name: &str) -> bool {
 }
 
 impl Binder<'_> {
+    /// A view named in FROM: its query bound as a derived table.
+    fn view_source(
+        &mut self,
+        sources: &mut Vec<Source>,
+        v: crate::view::ViewRef,
+        alias: Option<&ast::TableAlias>,
+    ) -> Result<(Tree, Vec<NamedCol>)> {
+        let key = format!("{}.{}", v.db, v.name);
+        if self.views.contains(&key) {
+            return Err(SqlError::new(1462, "HY000", format!("`{}`.`{}` contains view recursion", v.db, v.name)));
+        }
+        let (columns, query) = v.parse()?;
+        self.views.push(key);
+        let mut params = 0;
+        let plan = self.derived(&query, &mut params);
+        self.views.pop();
+        let mut plan = plan?;
+        if !columns.is_empty() {
+            let cols = match &mut plan {
+                QueryPlan::Select(b) => &mut b.columns,
+                QueryPlan::SetOp(s) => &mut s.columns,
+                QueryPlan::Recursive(r) => &mut r.columns,
+            };
+            for (c, n) in cols.iter_mut().zip(columns) {
+                c.name = n;
+            }
+        }
+        let qual = alias.map(|a| a.name.value.clone()).unwrap_or_else(|| v.name.clone());
+        self.derived_source(sources, Arc::new(plan), &qual, alias)
+    }
+
     /// `WITH RECURSIVE name AS (anchor UNION [ALL] step)`.
     fn recursive(&mut self, cte: &ast::Cte, params: &mut usize) -> Result<QueryPlan> {
         let name = cte.alias.name.value.clone();
@@ -873,6 +911,7 @@ impl<'r> TableNames<'r> {
             ctes: Vec::new(),
             next_subquery: 0,
             next_recursive: 0,
+            views: Vec::new(),
             reads_tables: true,
         };
         let qual = t.alias.clone().unwrap_or_else(|| t.name.clone());

@@ -1,0 +1,187 @@
+//! Views: `CREATE [OR REPLACE] VIEW`, `DROP VIEW [IF EXISTS]`, `SHOW
+//! CREATE VIEW`, and their expansion into the queries that read them.
+//!
+//! A view is stored as the text of its definition (`catalog.rs`,
+//! `mysql/quire_view`), as MySQL prints it: `CREATE ALGORITHM=UNDEFINED
+//! DEFINER=... SQL SECURITY DEFINER VIEW name [(columns)] AS query`, the
+//! query's unqualified table names qualified by the database current at
+//! creation (as MySQL resolves and stores them), so the view reads the same
+//! tables whatever database the reader is in. A query naming a view binds the view's query in its place,
+//! as a derived table (`rel::bind`, MySQL's TEMPTABLE algorithm; merging
+//! it into the outer block is for later). The definition is checked at
+//! creation by binding it.
+
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+
+use sqlparser::ast;
+
+use crate::admin;
+use crate::error::{Result, SqlError};
+use crate::session::Session;
+use crate::Output;
+
+/// A view a query names: its database, name and stored definition.
+#[derive(Clone, Debug)]
+pub struct ViewRef {
+    pub db: String,
+    pub name: String,
+    pub definition: String,
+}
+
+impl ViewRef {
+    /// The stored definition parsed: (column names, query).
+    pub fn parse(&self) -> Result<(Vec<String>, ast::Query)> {
+        let stmts = crate::depth::parse_sql(&self.definition)?;
+        match stmts.into_iter().next() {
+            Some(ast::Statement::CreateView(cv)) => {
+                Ok((cv.columns.iter().map(|c| c.name.value.clone()).collect(), *cv.query))
+            }
+            _ => Err(SqlError::new(
+                1356,
+                "HY000",
+                format!(
+                    "View '{}.{}' references invalid table(s) or column(s) or function(s) or definer/invoker of view lack rights to use them",
+                    self.db, self.name
+                ),
+            )),
+        }
+    }
+}
+
+/// Names of the common table expressions `q` defines anywhere.
+fn cte_names(q: &ast::Query) -> HashSet<String> {
+    let mut names = HashSet::new();
+    struct Nested<'a>(&'a mut HashSet<String>);
+    impl ast::Visitor for Nested<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
+            if let Some(w) = &q.with {
+                for c in &w.cte_tables {
+                    self.0.insert(c.alias.name.value.to_ascii_lowercase());
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    use ast::Visit;
+    let _ = q.visit(&mut Nested(&mut names));
+    names
+}
+
+/// Qualifies the query's unqualified table names with `db` (not the names
+/// of its common table expressions).
+fn qualify(q: &mut ast::Query, db: &str) {
+    let ctes = cte_names(q);
+    let _ = ast::visit_relations_mut(q, |r: &mut ast::ObjectName| {
+        if r.0.len() == 1 {
+            let name = r.0[0].as_ident().map(|i| i.value.clone()).unwrap_or_default();
+            if !ctes.contains(&name.to_ascii_lowercase()) {
+                let db_part = ast::ObjectNamePart::Identifier(ast::Ident::with_quote('`', db));
+                r.0.insert(0, db_part);
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+}
+
+/// Whether the query holds a `?` marker (a view cannot: 1351).
+fn has_parameter(q: &ast::Query) -> bool {
+    ast::visit_expressions(q, |e: &ast::Expr| match e {
+        ast::Expr::Value(v) if matches!(&v.value, ast::Value::Placeholder(p) if p.starts_with('?')) => {
+            ControlFlow::Break(())
+        }
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
+/// CREATE [OR REPLACE] VIEW.
+pub fn create(s: &mut Session, cv: &ast::CreateView) -> Result<Output> {
+    if cv.materialized || cv.temporary || cv.to.is_some() || cv.or_alter {
+        return Err(SqlError::unsupported("this kind of view"));
+    }
+    let (db, name) = admin::split_name(s, &cv.name)?;
+    admin::check_access(s, &db)?;
+    crate::catalog::check_table_name(&name)?;
+    if !s.shared.catalog.database_exists(&db) {
+        return Err(SqlError::unknown_database(&db));
+    }
+    let mut query = (*cv.query).clone();
+    if has_parameter(&query) {
+        return Err(SqlError::new(1351, "HY000", "View's SELECT contains a variable or parameter"));
+    }
+    // Unqualified names are the current database's, as MySQL resolves them
+    // (without one, binding below answers 1046).
+    if let Some(current) = s.db.clone() {
+        qualify(&mut query, &current);
+    }
+    // Bound now, so that a view of unknown tables or columns is refused.
+    let plan = crate::rel::compile(query.clone(), &s.resolver())?;
+    let mut names: Vec<String> = plan.plan.columns().iter().map(|c| c.name.clone()).collect();
+    if !cv.columns.is_empty() {
+        if cv.columns.len() != names.len() {
+            return Err(SqlError::new(1353, "HY000", "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"));
+        }
+        names = cv.columns.iter().map(|c| c.name.value.clone()).collect();
+    }
+    let mut seen = HashSet::new();
+    for n in &names {
+        if !seen.insert(n.to_ascii_lowercase()) {
+            return Err(SqlError::new(1060, "42S21", format!("Duplicate column name '{n}'")));
+        }
+    }
+    let cols = if cv.columns.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(","))
+    };
+    let definition = format!(
+        "CREATE ALGORITHM=UNDEFINED DEFINER=`{}`@`%` SQL SECURITY DEFINER VIEW `{name}`{cols} AS {}",
+        s.user,
+        crate::depth::unfolded_sql(&query)
+    );
+    s.shared.catalog.create_view(&db, &name, &definition, cv.or_replace)?;
+    Ok(Output::ok())
+}
+
+/// DROP VIEW [IF EXISTS] v, ...: 1051 names the missing ones (a note with
+/// IF EXISTS).
+pub fn drop(s: &mut Session, if_exists: bool, names: &[ast::ObjectName]) -> Result<Output> {
+    let mut missing = Vec::new();
+    for n in names {
+        let (db, v) = admin::split_name(s, n)?;
+        admin::check_access(s, &db)?;
+        if !s.shared.catalog.drop_view(&db, &v)? {
+            missing.push(format!("{db}.{v}"));
+        }
+    }
+    if !missing.is_empty() {
+        let message = format!("Unknown table '{}'", missing.join(","));
+        if !if_exists {
+            return Err(SqlError::new(1051, "42S02", message));
+        }
+        s.note(1051, message);
+    }
+    Ok(Output::ok())
+}
+
+/// SHOW CREATE VIEW: View, Create View, character_set_client,
+/// collation_connection.
+pub fn show_create(s: &Session, name: &ast::ObjectName) -> Result<Output> {
+    let (db, v) = admin::split_name(s, name)?;
+    admin::check_access(s, &db)?;
+    let Some(definition) = s.shared.catalog.view(&db, &v) else {
+        return Err(SqlError::new(1347, "HY000", format!("'{db}.{v}' is not VIEW")));
+    };
+    use quire_engine::row::Value;
+    let columns =
+        crate::session::text_columns(&["View", "Create View", "character_set_client", "collation_connection"]);
+    let row = vec![
+        Value::Str(v),
+        Value::Str(definition),
+        Value::Str("utf8mb4".into()),
+        Value::Str("utf8mb4_general_ci".into()),
+    ];
+    Ok(Output::Rows { columns, rows: vec![row] })
+}
