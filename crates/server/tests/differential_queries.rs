@@ -438,6 +438,28 @@ fn views_answer_as_mariadb_does() {
     );
 }
 
+/// GROUP_CONCAT (DISTINCT, ORDER BY, SEPARATOR, several arguments, NULLs
+/// skipped, over a join, cut at group_concat_max_len) and COUNT(DISTINCT
+/// a, b).
+#[test]
+fn group_concat_and_multi_column_count_distinct_answer_as_mariadb_does() {
+    same_after(
+        "diffq_group_concat",
+        COMPANY,
+        &[
+            "SELECT dept_id, GROUP_CONCAT(name ORDER BY name) FROM emp GROUP BY dept_id ORDER BY dept_id",
+            "SELECT GROUP_CONCAT(DISTINCT salary ORDER BY salary DESC SEPARATOR '|') FROM emp",
+            "SELECT GROUP_CONCAT(name, ':', salary ORDER BY id SEPARATOR '; ') FROM emp",
+            "SELECT GROUP_CONCAT(boss_id ORDER BY id) FROM emp WHERE id > 100",
+            "SELECT d.name, GROUP_CONCAT(e.name ORDER BY e.id) FROM dept d LEFT JOIN emp e ON e.dept_id = d.id GROUP BY d.id, d.name ORDER BY d.id",
+            "SELECT COUNT(DISTINCT dept_id, salary), COUNT(DISTINCT salary), COUNT(DISTINCT dept_id) FROM emp",
+            "SELECT dept_id, COUNT(DISTINCT boss_id, salary) FROM emp GROUP BY dept_id ORDER BY dept_id",
+            "SET SESSION group_concat_max_len = 10",
+            "SELECT GROUP_CONCAT(name ORDER BY id) FROM emp",
+        ],
+    );
+}
+
 #[test]
 fn set_operations_answer_as_mariadb_does() {
     same_after(

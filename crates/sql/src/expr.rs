@@ -45,6 +45,8 @@ pub enum AggFn {
     Min,
     Max,
     Avg,
+    /// GROUP_CONCAT([DISTINCT] a, ... [ORDER BY ...] [SEPARATOR s]).
+    GroupConcat,
 }
 
 /// An aggregate call found in a projection (replaced there by
@@ -54,6 +56,12 @@ pub struct Agg {
     pub func: AggFn,
     pub arg: Option<Expr>,
     pub distinct: bool,
+    /// Arguments after the first (`COUNT(DISTINCT a, b)`, GROUP_CONCAT).
+    pub more: Vec<Expr>,
+    /// GROUP_CONCAT's ORDER BY (key, descending).
+    pub order: Vec<(Expr, bool)>,
+    /// GROUP_CONCAT's SEPARATOR (`,` unless given).
+    pub separator: String,
 }
 
 /// A compiled expression.
@@ -603,9 +611,23 @@ fn session_scope_allowed(name: &str, explicit_session: bool) -> Result<()> {
 
 fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
     let name = f.name.to_string().to_ascii_lowercase();
+    let mut order_by: Vec<ast::OrderByExpr> = Vec::new();
+    let mut separator = String::from(",");
     let (args, distinct, star) = match &f.args {
         ast::FunctionArguments::None => (vec![], false, false),
         ast::FunctionArguments::List(l) => {
+            for c in &l.clauses {
+                match c {
+                    ast::FunctionArgumentClause::OrderBy(o) if name == "group_concat" => order_by = o.clone(),
+                    ast::FunctionArgumentClause::Separator(v) if name == "group_concat" => {
+                        separator = match &v.value {
+                            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+                            other => return Err(SqlError::syntax(format!("SEPARATOR {other}"))),
+                        }
+                    }
+                    other => return Err(SqlError::syntax(format!("{other} in {name}()"))),
+                }
+            }
             let distinct = matches!(l.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct));
             let mut star = false;
             let mut out = Vec::new();
@@ -626,27 +648,40 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         "min" => Some(AggFn::Min),
         "max" => Some(AggFn::Max),
         "avg" => Some(AggFn::Avg),
+        "group_concat" => Some(AggFn::GroupConcat),
         _ => None,
     };
     if let Some(func) = agg {
         if scope.aggs.is_none() {
             return Err(SqlError::new(1111, "HY000", "Invalid use of group function"));
         }
-        let arg = match args.first() {
-            Some(a) if func != AggFn::CountStar => {
-                // Aggregates do not nest: compile the argument without them.
-                let saved = scope.aggs.take();
-                let r = compile(a, scope);
-                scope.aggs = saved;
-                Some(r?)
-            }
-            _ => None,
-        };
+        // Several arguments: GROUP_CONCAT, and COUNT with DISTINCT only.
+        let many_ok = func == AggFn::GroupConcat || (func == AggFn::Count && distinct);
+        if args.len() > 1 && !many_ok {
+            return Err(SqlError::syntax(format!("{name}() of {} arguments", args.len())));
+        }
+        // Aggregates do not nest: compile the arguments without them.
+        let saved = scope.aggs.take();
+        let compiled = (|| -> Result<(Vec<Expr>, Vec<(Expr, bool)>)> {
+            let xs = if func == AggFn::CountStar {
+                Vec::new()
+            } else {
+                args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?
+            };
+            let order = order_by
+                .iter()
+                .map(|o| Ok((compile(&o.expr, scope)?, matches!(o.options.sort, Some(ast::OrderBySort::Desc)))))
+                .collect::<Result<Vec<_>>>()?;
+            Ok((xs, order))
+        })();
+        scope.aggs = saved;
+        let (mut xs, order) = compiled?;
+        let arg = if xs.is_empty() { None } else { Some(xs.remove(0)) };
         if arg.is_none() && func != AggFn::CountStar {
             return Err(SqlError::wrong_arguments(&name));
         }
         let aggs = scope.aggs.as_deref_mut().ok_or_else(|| SqlError::internal("aggregate scope lost"))?;
-        aggs.push(Agg { func, arg, distinct });
+        aggs.push(Agg { func, arg, distinct, more: xs, order, separator });
         return Ok(Expr::Agg(aggs.len() - 1));
     }
     let args = args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?;

@@ -542,6 +542,7 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                     AggFn::Sum => decimal(scale_of(arg)),
                     AggFn::Avg => decimal(scale_of(arg) + crate::expr::DIV_PRECISION_INCREMENT),
                     AggFn::Min | AggFn::Max => arg,
+                    AggFn::GroupConcat => MetaType::Text,
                 }
             }
             None => text,

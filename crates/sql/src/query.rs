@@ -637,11 +637,15 @@ pub(crate) struct AggState {
     sum: Option<Decimal>,
     best: Option<Value>,
     seen: Option<HashSet<Vec<u8>>>,
+    /// GROUP_CONCAT: each row's text and ORDER BY keys.
+    parts: Vec<(String, Vec<Value>)>,
+    /// GROUP_CONCAT: `group_concat_max_len` when the first row came.
+    max_len: usize,
 }
 
 impl AggState {
     fn new(a: &Agg) -> Self {
-        Self { count: 0, sum: None, best: None, seen: a.distinct.then(HashSet::new) }
+        Self { count: 0, sum: None, best: None, seen: a.distinct.then(HashSet::new), parts: Vec::new(), max_len: 0 }
     }
 
     fn add(&mut self, a: &Agg, coll: Collation, row: &[Value], env: &dyn Env) -> Result<()> {
@@ -650,6 +654,34 @@ impl AggState {
             None => Value::Int(1),
         };
         if v.is_null() {
+            return Ok(());
+        }
+        if !a.more.is_empty() || a.func == AggFn::GroupConcat {
+            // Every argument counts: a row with a NULL in any is skipped.
+            let mut vals = vec![v];
+            for x in &a.more {
+                let w = eval(x, row, env)?;
+                if w.is_null() {
+                    return Ok(());
+                }
+                vals.push(w);
+            }
+            if let Some(seen) = &mut self.seen {
+                let colls = vec![coll; vals.len()];
+                if !seen.insert(group_key(&vals, &colls)) {
+                    return Ok(());
+                }
+            }
+            self.count += 1;
+            if a.func == AggFn::GroupConcat {
+                if self.parts.is_empty() {
+                    let max = env.sysvar("group_concat_max_len", false).ok().and_then(|v| expr::to_i128(&v));
+                    self.max_len = max.map_or(1024, |m| m.clamp(4, usize::MAX as i128) as usize);
+                }
+                let text: String = vals.iter().map(|v| v.to_string()).collect();
+                let keys = a.order.iter().map(|(x, _)| eval(x, row, env)).collect::<Result<Vec<_>>>()?;
+                self.parts.push((text, keys));
+            }
             return Ok(());
         }
         if let Some(seen) = &mut self.seen {
@@ -682,13 +714,56 @@ impl AggState {
                     self.best = Some(v);
                 }
             }
-            AggFn::Count | AggFn::CountStar => {}
+            AggFn::Count | AggFn::CountStar | AggFn::GroupConcat => {}
         }
         Ok(())
     }
 
+    /// GROUP_CONCAT's value, and whether `group_concat_max_len` cut it.
+    fn concat(&self, a: &Agg) -> (Value, bool) {
+        if self.parts.is_empty() {
+            return (Value::Null, false);
+        }
+        let mut parts: Vec<(Vec<SortKey>, &str)> = self
+            .parts
+            .iter()
+            .map(|(t, k)| (k.iter().map(|v| sort_key(v, Collation::Utf8mb4GeneralCi)).collect(), t.as_str()))
+            .collect();
+        if !a.order.is_empty() {
+            parts.sort_by(|(x, _), (y, _)| {
+                for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                    let o = if a.order[i].1 { q.cmp(p) } else { p.cmp(q) };
+                    if o != Ordering::Equal {
+                        return o;
+                    }
+                }
+                Ordering::Equal
+            });
+        }
+        let mut s = String::new();
+        for (i, (_, t)) in parts.iter().enumerate() {
+            if i > 0 {
+                s.push_str(&a.separator);
+            }
+            s.push_str(t);
+            if s.len() > self.max_len {
+                break;
+            }
+        }
+        let cut = s.len() > self.max_len;
+        if cut {
+            let mut end = self.max_len;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            s.truncate(end);
+        }
+        (Value::Str(s), cut)
+    }
+
     fn result(&self, a: &Agg) -> Value {
         match a.func {
+            AggFn::GroupConcat => self.concat(a).0,
             AggFn::Count | AggFn::CountStar => Value::Int(self.count),
             AggFn::Sum => self.sum.map_or(Value::Null, Value::Decimal),
             AggFn::Avg => match self.sum {
@@ -845,6 +920,16 @@ pub fn finish<E: AggEnv>(
         }
         for (rep, states) in groups {
             env.set_aggs(states.iter().zip(f.aggs).map(|(s, a)| s.result(a)).collect());
+            for (s, a) in states.iter().zip(f.aggs) {
+                if a.func == AggFn::GroupConcat && s.concat(a).1 {
+                    let row = out.len() + 1;
+                    env.warn(crate::diag::Condition::new(
+                        crate::diag::Level::Warning,
+                        1260,
+                        format!("Row {row} was cut by GROUP_CONCAT()"),
+                    ))?;
+                }
+            }
             if let Some(h) = f.having {
                 if truth(&eval(h, &rep, env)?) != Some(true) {
                     continue;
