@@ -46,7 +46,9 @@ pub struct Exec<'a> {
     /// How reads without FOR UPDATE / FOR SHARE lock (SERIALIZABLE).
     plain_lock: Option<LockMode>,
     /// Rows of subqueries by (id, captured values).
-    subqueries: RefCell<HashMap<(usize, Vec<u8>), Rows>>,
+    subqueries: RefCell<HashMap<(usize, Vec<u8>), Rc<SubRows>>>,
+    /// Entries of `subqueries` per subquery id.
+    cached: RefCell<HashMap<usize, usize>>,
     /// Materialised derived tables and CTEs, by plan.
     derived: RefCell<HashMap<usize, Rows>>,
     /// The rows of the last round of each running recursive CTE.
@@ -66,6 +68,7 @@ impl<'a> Exec<'a> {
             trx: RefCell::new(trx),
             plain_lock,
             subqueries: RefCell::new(HashMap::new()),
+            cached: RefCell::new(HashMap::new()),
             derived: RefCell::new(HashMap::new()),
             working: RefCell::new(HashMap::new()),
         }
@@ -259,22 +262,25 @@ impl<'a> Exec<'a> {
     }
 
     /// The rows of a subquery for the captured values `caps`.
-    fn subquery_rows(&self, q: &Subquery, caps: &[Value]) -> Result<Rows> {
+    fn subquery_rows(&self, q: &Subquery, caps: &[Value]) -> Result<Rc<SubRows>> {
         let k = (q.id, exact_key(caps));
         if let Some(r) = self.subqueries.borrow().get(&k) {
             return Ok(r.clone());
         }
-        let rows = Rc::new(self.run(&q.plan, caps)?);
-        let mut cache = self.subqueries.borrow_mut();
-        if caps.is_empty() || cache.keys().filter(|(id, _)| *id == q.id).count() < SUBQUERY_CACHE_ENTRIES {
-            cache.insert(k, rows.clone());
+        let rows = Rc::new(SubRows { rows: self.run(&q.plan, caps)?, probe: std::cell::OnceCell::new() });
+        let mut counts = self.cached.borrow_mut();
+        let n = counts.entry(q.id).or_default();
+        if caps.is_empty() || *n < SUBQUERY_CACHE_ENTRIES {
+            *n += 1;
+            self.subqueries.borrow_mut().insert(k, rows.clone());
         }
         Ok(rows)
     }
 
     fn subquery(&self, s: &SubExpr, row: &[Value], env: &dyn Env) -> Result<Value> {
         let caps = s.query.captures.iter().map(|c| eval(c, row, env)).collect::<Result<Vec<_>>>()?;
-        let rows = self.subquery_rows(&s.query, &caps)?;
+        let sub = self.subquery_rows(&s.query, &caps)?;
+        let rows = &sub.rows;
         let v = match &s.kind {
             SubKind::Scalar => match rows.as_slice() {
                 [] => Value::Null,
@@ -284,14 +290,21 @@ impl<'a> Exec<'a> {
             SubKind::Exists => Value::Int(i64::from(!rows.is_empty() != s.negated)),
             SubKind::In(lhs) => {
                 let v = lhs.iter().map(|x| eval(x, row, env)).collect::<Result<Vec<_>>>()?;
-                match (member(&v, &rows, env)?, s.negated) {
+                let found = match (v.as_slice(), sub.probe.get_or_init(|| Probe::of(rows))) {
+                    ([x], Some(p)) => match p.find(x, env) {
+                        Some(r) => r,
+                        None => member(&v, rows, env)?,
+                    },
+                    _ => member(&v, rows, env)?,
+                };
+                match (found, s.negated) {
                     (None, _) => Value::Null,
                     (Some(b), neg) => Value::Int(i64::from(b != neg)),
                 }
             }
             SubKind::Quantified { lhs, op, all } => {
                 let v = eval(lhs, row, env)?;
-                match quantified(&v, *op, *all, &rows, env)? {
+                match quantified(&v, *op, *all, rows, env)? {
                     None => Value::Null,
                     Some(b) => Value::Int(i64::from(b)),
                 }
@@ -385,6 +398,67 @@ fn working_id(s: &Source) -> usize {
     match s.kind {
         SourceKind::Working(id) => id,
         _ => usize::MAX,
+    }
+}
+
+/// A subquery's rows, and (built on first use) a hash probe for IN.
+struct SubRows {
+    rows: Vec<Vec<Value>>,
+    probe: std::cell::OnceCell<Option<Probe>>,
+}
+
+/// The values of a one-column subquery as a hash set, when they are all
+/// numbers or all strings (then `x IN (...)` of a value of the same kind
+/// is a lookup; anything else compares row by row).
+struct Probe {
+    strings: bool,
+    keys: std::collections::HashSet<Vec<u8>>,
+    has_null: bool,
+}
+
+impl Probe {
+    /// Worth building past a few rows.
+    const MIN_ROWS: usize = 8;
+
+    fn of(rows: &[Vec<Value>]) -> Option<Probe> {
+        if rows.len() < Self::MIN_ROWS || rows.iter().any(|r| r.len() != 1) {
+            return None;
+        }
+        let number = |v: &Value| matches!(v, Value::Int(_) | Value::UInt(_) | Value::Decimal(_));
+        let vals = || rows.iter().map(|r| &r[0]).filter(|v| !v.is_null());
+        let strings = if vals().all(|v| matches!(v, Value::Str(_))) {
+            true
+        } else if vals().all(number) {
+            false
+        } else {
+            return None;
+        };
+        let keys = vals().map(|v| group_key(std::slice::from_ref(v), &[Collation::Utf8mb4GeneralCi])).collect();
+        Some(Probe { strings, keys, has_null: rows.iter().any(|r| r[0].is_null()) })
+    }
+
+    /// `x IN (...)`, or `None` when `x` must be compared row by row (a
+    /// value of another kind, another collation in force).
+    fn find(&self, x: &Value, env: &dyn Env) -> Option<Option<bool>> {
+        if x.is_null() {
+            return Some(if self.keys.is_empty() && !self.has_null { Some(false) } else { None });
+        }
+        let kind_ok = match x {
+            Value::Str(_) => self.strings && env.collation() == Collation::Utf8mb4GeneralCi,
+            Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => !self.strings,
+            _ => false,
+        };
+        if !kind_ok {
+            return None;
+        }
+        let hit = self.keys.contains(&group_key(std::slice::from_ref(x), &[Collation::Utf8mb4GeneralCi]));
+        Some(if hit {
+            Some(true)
+        } else if self.has_null {
+            None
+        } else {
+            Some(false)
+        })
     }
 }
 
