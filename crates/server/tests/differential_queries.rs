@@ -713,7 +713,7 @@ impl Gen {
     /// One SELECT with `width` output columns if given; returns it and its
     /// width.
     fn select(&mut self, width: Option<usize>) -> (String, usize) {
-        let (from, scope) = self.from_clause();
+        let (from, scope) = self.gen_from_clause();
         let where_clause =
             if self.rng.chance(70) { format!(" WHERE {}", self.predicate(&scope, &[], 0, 2)) } else { String::new() };
         let grouped = self.rng.chance(30);
@@ -760,7 +760,7 @@ impl Gen {
 
     /// 1-3 of the tables, each once, joined INNER / LEFT / RIGHT on an
     /// equality or an inequality, sometimes with an extra condition.
-    fn from_clause(&mut self) -> (String, Vec<Col>) {
+    fn gen_from_clause(&mut self) -> (String, Vec<Col>) {
         let n = match self.rng.below(100) {
             0..=24 => 1,
             25..=69 => 2,

@@ -662,7 +662,8 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         }
         // Aggregates do not nest: compile the arguments without them.
         let saved = scope.aggs.take();
-        let compiled = (|| -> Result<(Vec<Expr>, Vec<(Expr, bool)>)> {
+        type Compiled = (Vec<Expr>, Vec<(Expr, bool)>);
+        let compiled = (|| -> Result<Compiled> {
             let xs = if func == AggFn::CountStar {
                 Vec::new()
             } else {

@@ -35,6 +35,9 @@ use crate::query::{
 
 type Rows = Rc<Vec<Vec<Value>>>;
 
+/// A subquery's id and the exact key of its captured values.
+type SubKey = (usize, Vec<u8>);
+
 /// Correlated subquery results kept per subquery at most.
 const SUBQUERY_CACHE_ENTRIES: usize = 4096;
 
@@ -46,7 +49,7 @@ pub struct Exec<'a> {
     /// How reads without FOR UPDATE / FOR SHARE lock (SERIALIZABLE).
     plain_lock: Option<LockMode>,
     /// Rows of subqueries by (id, captured values).
-    subqueries: RefCell<HashMap<(usize, Vec<u8>), Rc<SubRows>>>,
+    subqueries: RefCell<HashMap<SubKey, Rc<SubRows>>>,
     /// Entries of `subqueries` per subquery id.
     cached: RefCell<HashMap<usize, usize>>,
     /// Materialised derived tables and CTEs, by plan.
@@ -287,7 +290,7 @@ impl<'a> Exec<'a> {
                 [r] => r.first().cloned().unwrap_or(Value::Null),
                 _ => return Err(SqlError::new(1242, "21000", "Subquery returns more than 1 row")),
             },
-            SubKind::Exists => Value::Int(i64::from(!rows.is_empty() != s.negated)),
+            SubKind::Exists => Value::Int(i64::from(rows.is_empty() == s.negated)),
             SubKind::In(lhs) => {
                 let v = lhs.iter().map(|x| eval(x, row, env)).collect::<Result<Vec<_>>>()?;
                 let found = match (v.as_slice(), sub.probe.get_or_init(|| Probe::of(rows))) {
