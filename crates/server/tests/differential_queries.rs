@@ -460,6 +460,33 @@ fn group_concat_and_multi_column_count_distinct_answer_as_mariadb_does() {
     );
 }
 
+/// Long IN lists (probed by binary search past 8 items, their literals
+/// turned into markers by the plan cache): numbers against a string list
+/// and strings against a number list (MySQL's conversions), NULL in the
+/// list, NOT IN, case and trailing spaces under the default collation.
+#[test]
+fn long_in_lists_answer_as_mariadb_does() {
+    let ints: Vec<String> = (0..60).map(|i| (i * 7 % 50).to_string()).collect();
+    let strs: Vec<String> =
+        ["ANN", "bob ", "cid", "x", "y", "z", "q", "w", "e", "r", "t"].iter().map(|s| format!("'{s}'")).collect();
+    let mixed: Vec<String> =
+        (0..20).map(|i| format!("'{i}'")).chain(["'1abc'".to_string(), "NULL".to_string()]).collect();
+    let q = [
+        format!("SELECT id FROM emp WHERE salary IN ({}) ORDER BY id", ints.join(", ")),
+        format!("SELECT id FROM emp WHERE salary NOT IN ({}) ORDER BY id", ints.join(", ")),
+        format!("SELECT id FROM emp WHERE name IN ({}) ORDER BY id", strs.join(", ")),
+        format!("SELECT id FROM emp WHERE name NOT IN ({}) ORDER BY id", strs.join(", ")),
+        format!("SELECT id, id IN ({}) FROM emp ORDER BY id", mixed.join(", ")),
+        format!("SELECT id, dept_id NOT IN ({}) FROM emp ORDER BY id", mixed.join(", ")),
+        format!(
+            "SELECT e.id FROM emp e JOIN dept d ON d.id = e.dept_id WHERE e.boss_id IN ({}) ORDER BY e.id",
+            ints.join(", ")
+        ),
+    ];
+    let queries: Vec<&str> = q.iter().map(String::as_str).collect();
+    same_after("diffq_in_lists", COMPANY, &queries);
+}
+
 #[test]
 fn set_operations_answer_as_mariadb_does() {
     same_after(

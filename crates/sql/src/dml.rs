@@ -324,6 +324,13 @@ impl Env for RowEnv<'_> {
     fn collation(&self) -> quire_engine::row::Collation {
         self.inner.collation()
     }
+    fn in_keys(
+        &self,
+        set: &std::sync::Arc<crate::inset::InSet>,
+        build: &dyn Fn() -> Option<crate::inset::Keys>,
+    ) -> Option<std::sync::Arc<crate::inset::Keys>> {
+        self.inner.in_keys(set, build)
+    }
 }
 
 pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteResult> {

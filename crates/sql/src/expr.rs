@@ -90,6 +90,10 @@ pub enum Expr {
         expr: Box<Expr>,
         list: Vec<Expr>,
         negated: bool,
+        /// A long list of literals or `?` markers, for binary search (see
+        /// [`crate::inset`]): made from `list` by `compile` and only valid
+        /// for it (a changed list needs `InSet::new` again, or `None`).
+        set: Option<std::sync::Arc<crate::inset::InSet>>,
     },
     Like {
         expr: Box<Expr>,
@@ -187,10 +191,13 @@ pub fn with_collations(e: Expr, colls: &[Collation]) -> Expr {
             let c = coll_of(&expr);
             wrap(c, Expr::Between { expr: rec(expr), low: rec(low), high: rec(high), negated })
         }
-        Expr::InList { expr, list, negated } => {
+        Expr::InList { expr, list, negated, set } => {
+            // The items of a list with a set are literals, which this
+            // leaves as they are; the set compares by whatever collation
+            // is in force when it is probed.
             let c = coll_of(&expr);
             let list = list.into_iter().map(|x| with_collations(x, colls)).collect();
-            wrap(c, Expr::InList { expr: rec(expr), list, negated })
+            wrap(c, Expr::InList { expr: rec(expr), list, negated, set })
         }
         Expr::Like { expr, pattern, negated } => {
             let c = coll_of(&expr);
@@ -267,6 +274,13 @@ impl Env for CollEnv<'_> {
     }
     fn subquery(&self, s: &SubExpr, row: &[Value]) -> Result<Value> {
         self.inner.subquery(s, row)
+    }
+    fn in_keys(
+        &self,
+        set: &std::sync::Arc<crate::inset::InSet>,
+        build: &dyn Fn() -> Option<crate::inset::Keys>,
+    ) -> Option<std::sync::Arc<crate::inset::Keys>> {
+        self.inner.in_keys(set, build)
     }
 }
 
@@ -434,11 +448,13 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             high: Box::new(compile(high, scope)?),
             negated: *negated,
         },
-        E::InList { expr, list, negated } => Expr::InList {
-            expr: Box::new(compile(expr, scope)?),
-            list: list.iter().map(|x| compile(x, scope)).collect::<Result<_>>()?,
-            negated: *negated,
-        },
+        E::InList { expr, list, negated } => {
+            // In text order: `?` markers are numbered as they are met.
+            let expr = Box::new(compile(expr, scope)?);
+            let list: Vec<Expr> = list.iter().map(|x| compile(x, scope)).collect::<Result<_>>()?;
+            let set = crate::inset::InSet::new(&list).map(std::sync::Arc::new);
+            Expr::InList { expr, list, negated: *negated, set }
+        }
         E::Like { escape_char: Some(c), .. } if c.to_string() != "\\" && c.to_string() != "'\\'" => {
             return Err(SqlError::unsupported("LIKE ... ESCAPE other than '\\'"))
         }
@@ -790,6 +806,17 @@ pub trait Env {
     fn subquery(&self, _s: &SubExpr, _row: &[Value]) -> Result<Value> {
         Err(SqlError::unsupported("subqueries here"))
     }
+    /// The keys of an IN list with `?` markers (whose values are fixed for
+    /// an execution), built by `build` once per execution and kept in a
+    /// [`crate::inset::Memo`]; `None` where none is kept (the list is then
+    /// scanned).
+    fn in_keys(
+        &self,
+        _set: &std::sync::Arc<crate::inset::InSet>,
+        _build: &dyn Fn() -> Option<crate::inset::Keys>,
+    ) -> Option<std::sync::Arc<crate::inset::Keys>> {
+        None
+    }
 }
 
 /// MySQL truth: NULL is unknown, numbers are true when non-zero, strings
@@ -1030,22 +1057,12 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
             let r = and3(ge, le);
             bool_value(if *negated { r.map(|b| !b) } else { r })
         }
-        Expr::InList { expr, list, negated } => {
+        Expr::InList { expr, list, negated, set } => {
             let v = eval(expr, row, env)?;
-            let mut found = Some(false);
-            for x in list {
-                match compare(&v, &eval(x, row, env)?, env.collation()) {
-                    Some(Ordering::Equal) => {
-                        found = Some(true);
-                        break;
-                    }
-                    None => found = None,
-                    _ => {}
-                }
-            }
-            if v.is_null() {
-                found = None;
-            }
+            let found = match set.as_ref().and_then(|s| crate::inset::probe(s, &v, list, env)) {
+                Some(found) => found,
+                None => in_list_scan(&v, list, row, env)?,
+            };
             bool_value(if *negated { found.map(|b| !b) } else { found })
         }
         Expr::Like { expr, pattern, negated } => {
@@ -1079,6 +1096,26 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
             env.func(name, &vals)?
         }
     })
+}
+
+/// `v IN (list)` by comparing `v` with each item in turn: true on a
+/// match, otherwise unknown if a comparison was (a NULL), otherwise false.
+fn in_list_scan(v: &Value, list: &[Expr], row: &[Value], env: &dyn Env) -> Result<Option<bool>> {
+    let mut found = Some(false);
+    for x in list {
+        match compare(v, &eval(x, row, env)?, env.collation()) {
+            Some(Ordering::Equal) => {
+                found = Some(true);
+                break;
+            }
+            None => found = None,
+            _ => {}
+        }
+    }
+    if v.is_null() {
+        found = None;
+    }
+    Ok(found)
 }
 
 fn and3(a: Option<bool>, b: Option<bool>) -> Option<bool> {

@@ -26,6 +26,7 @@ pub mod error;
 pub mod expr;
 pub mod func;
 pub mod hints;
+pub mod inset;
 pub mod kill;
 pub mod normalize;
 pub mod plan;

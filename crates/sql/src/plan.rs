@@ -171,7 +171,7 @@ fn bounds_for(terms: &[&Expr], col: usize, avail: &dyn Fn(&Expr) -> bool) -> Col
                 b.lo = Some(((**low).clone(), true));
                 b.hi = Some(((**high).clone(), true));
             }
-            Expr::InList { expr, list, negated: false }
+            Expr::InList { expr, list, negated: false, .. }
                 if matches!(**expr, Expr::Col(c) if c == col) && list.iter().all(constant) && !list.is_empty() =>
             {
                 b.list = Some(list.clone());

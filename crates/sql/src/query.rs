@@ -327,6 +327,9 @@ pub struct Ctx<'a> {
     pub params: &'a [Value],
     pub aggs: Vec<Value>,
     pub session: &'a dyn SessionEnv,
+    /// The keys of IN lists with `?` markers, built once for this
+    /// execution ([`Env::in_keys`]).
+    pub in_keys: crate::inset::Memo,
 }
 
 /// What expressions read from the session.
@@ -386,6 +389,13 @@ impl Env for Ctx<'_> {
     }
     fn check_interrupt(&self) -> Result<()> {
         self.session.check_interrupt()
+    }
+    fn in_keys(
+        &self,
+        set: &std::sync::Arc<crate::inset::InSet>,
+        build: &dyn Fn() -> Option<crate::inset::Keys>,
+    ) -> Option<std::sync::Arc<crate::inset::Keys>> {
+        self.in_keys.get(set, build)
     }
 }
 

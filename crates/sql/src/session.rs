@@ -966,12 +966,12 @@ impl Session {
                         self.check_writable()?; // FOR UPDATE, as MariaDB
                     }
                     self.in_trx(|trx, s| {
-                        let mut ctx = Ctx { params, aggs: vec![], session: &Env { s } };
+                        let mut ctx = Ctx { params, aggs: vec![], session: &Env { s }, in_keys: Default::default() };
                         let plain = query::plain_read_lock(trx.isolation(), s.autocommit() && !s.in_txn);
                         query::run_select(p, Some(trx), plain, &mut ctx)
                     })?
                 } else {
-                    let mut ctx = Ctx { params, aggs: vec![], session: &Env { s: self } };
+                    let mut ctx = Ctx { params, aggs: vec![], session: &Env { s: self }, in_keys: Default::default() };
                     let rows = query::run_select(p, None, None, &mut ctx)?;
                     // MySQL: a query that is only SLEEP() answers 1 when
                     // interrupted, without an error; otherwise it fails.
@@ -1004,8 +1004,13 @@ impl Session {
             Plan::Insert(p) => {
                 self.shared.stats.com_insert.fetch_add(1, Ordering::Relaxed);
                 self.check_writable()?;
-                let r =
-                    self.in_trx(|trx, s| dml::run_insert(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
+                let r = self.in_trx(|trx, s| {
+                    dml::run_insert(
+                        p,
+                        trx,
+                        &Ctx { params, aggs: vec![], session: &Env { s }, in_keys: Default::default() },
+                    )
+                })?;
                 if r.first_insert_id != 0 {
                     self.last_insert_id = r.first_insert_id;
                 }
@@ -1019,8 +1024,13 @@ impl Session {
             Plan::Update(p) => {
                 self.shared.stats.com_update.fetch_add(1, Ordering::Relaxed);
                 self.check_writable()?;
-                let r =
-                    self.in_trx(|trx, s| dml::run_update(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
+                let r = self.in_trx(|trx, s| {
+                    dml::run_update(
+                        p,
+                        trx,
+                        &Ctx { params, aggs: vec![], session: &Env { s }, in_keys: Default::default() },
+                    )
+                })?;
                 // The info text always tells both counts; the affected
                 // count is the changed rows unless the client asked for
                 // the matched ones (CLIENT_FOUND_ROWS).
@@ -1039,8 +1049,13 @@ impl Session {
             Plan::Delete(p) => {
                 self.shared.stats.com_delete.fetch_add(1, Ordering::Relaxed);
                 self.check_writable()?;
-                let r =
-                    self.in_trx(|trx, s| dml::run_delete(p, trx, &Ctx { params, aggs: vec![], session: &Env { s } }))?;
+                let r = self.in_trx(|trx, s| {
+                    dml::run_delete(
+                        p,
+                        trx,
+                        &Ctx { params, aggs: vec![], session: &Env { s }, in_keys: Default::default() },
+                    )
+                })?;
                 Ok(Output::Ok { affected: r.affected, last_insert_id: 0, info: String::new() })
             }
             Plan::Other(stmt) => self.run_other(stmt, params),
@@ -1236,7 +1251,7 @@ impl Session {
             let mut scope =
                 crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
             let x = crate::expr::compile(e, &mut scope)?;
-            crate::expr::eval(&x, &[], &Ctx { params, aggs: vec![], session: &env })
+            crate::expr::eval(&x, &[], &Ctx { params, aggs: vec![], session: &env, in_keys: Default::default() })
         };
         let mut assignments: Vec<(String, bool, Value)> = Vec::new();
         match set {
@@ -1337,7 +1352,11 @@ impl Session {
         let mut scope =
             crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
         let x = crate::expr::compile(&e, &mut scope)?;
-        crate::expr::eval(&x, &[], &Ctx { params: &[], aggs: vec![], session: &Env { s: self } })
+        crate::expr::eval(
+            &x,
+            &[],
+            &Ctx { params: &[], aggs: vec![], session: &Env { s: self }, in_keys: Default::default() },
+        )
     }
 
     pub fn engine(&self) -> &Arc<Engine> {

@@ -56,6 +56,8 @@ pub struct Exec<'a> {
     derived: RefCell<HashMap<usize, Rows>>,
     /// The rows of the last round of each running recursive CTE.
     working: RefCell<HashMap<usize, Rows>>,
+    /// The keys of IN lists with `?` markers ([`Env::in_keys`]).
+    in_keys: crate::inset::Memo,
 }
 
 impl<'a> Exec<'a> {
@@ -74,6 +76,7 @@ impl<'a> Exec<'a> {
             cached: RefCell::new(HashMap::new()),
             derived: RefCell::new(HashMap::new()),
             working: RefCell::new(HashMap::new()),
+            in_keys: Default::default(),
         }
     }
 
@@ -94,7 +97,11 @@ impl<'a> Exec<'a> {
     }
 
     fn env<'e>(&'e self, outer: &'e [Value]) -> RowEnv<'e, 'a> {
-        RowEnv { ctx: Ctx { params: self.params, aggs: Vec::new(), session: self.session }, ex: self, outer }
+        RowEnv {
+            ctx: Ctx { params: self.params, aggs: Vec::new(), session: self.session, in_keys: Default::default() },
+            ex: self,
+            outer,
+        }
     }
 
     fn block(&self, b: &Block, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
@@ -795,6 +802,13 @@ impl Env for RowEnv<'_, '_> {
     }
     fn subquery(&self, s: &SubExpr, row: &[Value]) -> Result<Value> {
         self.ex.subquery(s, row, self)
+    }
+    fn in_keys(
+        &self,
+        set: &std::sync::Arc<crate::inset::InSet>,
+        build: &dyn Fn() -> Option<crate::inset::Keys>,
+    ) -> Option<std::sync::Arc<crate::inset::Keys>> {
+        self.ex.in_keys.get(set, build)
     }
 }
 
