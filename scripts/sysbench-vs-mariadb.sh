@@ -5,6 +5,8 @@
 # Usage: scripts/sysbench-vs-mariadb.sh OUTDIR
 # Env:   TABLES=4 ROWS=100000 BP=512M TIME=10 THREADS="1 16 64 256"
 #        TESTS="oltp_point_select oltp_read_only oltp_read_write"
+#                      (a path to a Lua script works too, e.g.
+#                      scripts/sysbench/oltp_join.lua with TABLES>=2)
 #        WARMUP=0      seconds of oltp_read_write (16 threads) on each
 #                      server after the load, before the first point
 #        MEM_BP=       when set (e.g. 4G), a second quire with this buffer
@@ -141,10 +143,10 @@ for port in $ports; do
       spid=$(server_pid "$port")
       ( peak=0; while kill -0 "$spid" 2>/dev/null; do
           r=$(awk '/VmRSS/ {print $2}' "/proc/$spid/status" 2>/dev/null || echo 0)
-          [ "${r:-0}" -gt "$peak" ] && peak=$r && echo $(( peak / 1024 )) >"$out/$t.$n.$port.rss"
+          [ "${r:-0}" -gt "$peak" ] && peak=$r && echo $(( peak / 1024 )) >"$out/$(basename "$t" .lua).$n.$port.rss"
           sleep 1; done ) &
       rss_sampler=$!
-      sb "$port" --threads="$n" --time="$TIME" --report-interval=1 "$t" run >"$out/$t.$n.$port" 2>&1 || true
+      sb "$port" --threads="$n" --time="$TIME" --report-interval=1 "$t" run >"$out/$(basename "$t" .lua).$n.$port" 2>&1 || true
       kill "$rss_sampler" 2>/dev/null || true; wait "$rss_sampler" 2>/dev/null || true
     done
   done
@@ -190,8 +192,9 @@ for t in $TESTS; do
   for n in $THREADS; do
     declare -A r=() z=() lo=() p95=() rss=()
     for port in $ports; do
-      read -r r[$port] z[$port] lo[$port] p95[$port] < <(summary "$out/$t.$n.$port" "$t")
-      rss[$port]=$(cat "$out/$t.$n.$port.rss" 2>/dev/null || echo -)
+      tn=$(basename "$t" .lua)
+      read -r r[$port] z[$port] lo[$port] p95[$port] < <(summary "$out/$tn.$n.$port" "$tn")
+      rss[$port]=$(cat "$out/$tn.$n.$port.rss" 2>/dev/null || echo -)
     done
     ratio=$(awk -v a="${r[3308]}" -v b="${r[3307]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
     row="| $t | $n | ${r[3307]} | ${r[3308]} | $ratio | ${z[3307]} / ${z[3308]} | ${lo[3307]} / ${lo[3308]} | ${p95[3307]} / ${p95[3308]} | ${rss[3307]} / ${rss[3308]} |"
