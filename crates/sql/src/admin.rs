@@ -458,6 +458,19 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
     }
 }
 
+/// DROP TABLE / VIEW of names not there: 1051 naming them all, or with IF
+/// EXISTS a note.
+pub(crate) fn unknown_tables(s: &Session, missing: &[String], if_exists: bool) -> Result<Output> {
+    if !missing.is_empty() {
+        let message = format!("Unknown table '{}'", missing.join(","));
+        if !if_exists {
+            return Err(SqlError::new(1051, "42S02", message));
+        }
+        s.note(1051, message);
+    }
+    Ok(Output::ok())
+}
+
 pub(crate) fn split_name(s: &Session, n: &ast::ObjectName) -> Result<(String, String)> {
     let parts: Vec<String> = n.0.iter().map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_default()).collect();
     match parts.as_slice() {
@@ -617,14 +630,7 @@ pub fn drop(
                     Err(e) => return Err(e.into()),
                 }
             }
-            if !missing.is_empty() {
-                let message = format!("Unknown table '{}'", missing.join(","));
-                if !if_exists {
-                    return Err(SqlError::new(1051, "42S02", message));
-                }
-                s.note(1051, message);
-            }
-            Ok(Output::ok())
+            unknown_tables(s, &missing, if_exists)
         }
         ast::ObjectType::Database | ast::ObjectType::Schema => {
             let n = names.first().ok_or_else(|| SqlError::syntax("database name expected"))?;

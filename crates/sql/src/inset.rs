@@ -273,13 +273,19 @@ impl Keys {
                 by_weight || (self.has_num && has(&self.nums, &[&self.odd_nums])?)
             }
         };
-        Some(if hit {
-            Some(true)
-        } else if self.has_null {
-            None
-        } else {
-            Some(false)
-        })
+        Some(in_result(hit, self.has_null))
+    }
+}
+
+/// `x IN (...)` by SQL's three-valued logic: true on a match, else unknown
+/// when the list holds a NULL, else false.
+pub(crate) fn in_result(hit: bool, has_null: bool) -> Option<bool> {
+    if hit {
+        Some(true)
+    } else if has_null {
+        None
+    } else {
+        Some(false)
     }
 }
 

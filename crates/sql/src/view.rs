@@ -156,14 +156,7 @@ pub fn drop(s: &mut Session, if_exists: bool, names: &[ast::ObjectName]) -> Resu
             missing.push(format!("{db}.{v}"));
         }
     }
-    if !missing.is_empty() {
-        let message = format!("Unknown table '{}'", missing.join(","));
-        if !if_exists {
-            return Err(SqlError::new(1051, "42S02", message));
-        }
-        s.note(1051, message);
-    }
-    Ok(Output::ok())
+    admin::unknown_tables(s, &missing, if_exists)
 }
 
 /// SHOW CREATE VIEW: View, Create View, character_set_client,

@@ -109,15 +109,7 @@ pub fn number_params(q: &mut ast::Query) -> usize {
 
 /// Binds `q` (its `?` markers numbered by [`number_params`]).
 pub fn bind_query(q: &ast::Query, resolver: &dyn Resolver) -> Result<(QueryPlan, bool)> {
-    let mut b = Binder {
-        resolver,
-        levels: Vec::new(),
-        ctes: Vec::new(),
-        next_subquery: 0,
-        next_recursive: 0,
-        views: Vec::new(),
-        reads_tables: false,
-    };
+    let mut b = Binder::new(resolver, false);
     let mut params = 0;
     let plan = b.query(q, &mut params)?;
     Ok((plan, b.reads_tables))
@@ -223,6 +215,20 @@ pub(super) enum Tree {
         /// the order written).
         straight: bool,
     },
+}
+
+impl<'r> Binder<'r> {
+    fn new(resolver: &'r dyn Resolver, reads_tables: bool) -> Self {
+        Binder {
+            resolver,
+            levels: Vec::new(),
+            ctes: Vec::new(),
+            next_subquery: 0,
+            next_recursive: 0,
+            views: Vec::new(),
+            reads_tables,
+        }
+    }
 }
 
 impl Binder<'_> {
@@ -905,15 +911,7 @@ pub struct TableNames<'r> {
 
 impl<'r> TableNames<'r> {
     pub fn new(t: &crate::plan::TableRef, resolver: &'r dyn Resolver) -> Self {
-        let mut b = Binder {
-            resolver,
-            levels: Vec::new(),
-            ctes: Vec::new(),
-            next_subquery: 0,
-            next_recursive: 0,
-            views: Vec::new(),
-            reads_tables: true,
-        };
+        let mut b = Binder::new(resolver, true);
         let qual = t.alias.clone().unwrap_or_else(|| t.name.clone());
         let level = b.level();
         level.quals.push(qual.clone());
@@ -940,19 +938,5 @@ impl<'r> TableNames<'r> {
 
 /// Whether an expression holds a subquery.
 pub fn has_subquery(e: &ast::Expr) -> bool {
-    use sqlparser::ast::Visit;
-    use std::ops::ControlFlow;
-    struct Find;
-    impl ast::Visitor for Find {
-        type Break = ();
-        fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
-            match e {
-                ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => {
-                    ControlFlow::Break(())
-                }
-                _ => ControlFlow::Continue(()),
-            }
-        }
-    }
-    e.visit(&mut Find).is_break()
+    super::holds_subquery(e)
 }

@@ -462,13 +462,7 @@ impl Probe {
             return None;
         }
         let hit = self.keys.contains(&group_key(std::slice::from_ref(x), &[Collation::Utf8mb4GeneralCi]));
-        Some(if hit {
-            Some(true)
-        } else if self.has_null {
-            None
-        } else {
-            Some(false)
-        })
+        Some(crate::inset::in_result(hit, self.has_null))
     }
 }
 

@@ -232,8 +232,6 @@ pub fn compile(mut q: ast::Query, r: &dyn crate::query::Resolver) -> crate::erro
 /// single-table planner: several FROM items or joins, a derived table, a
 /// set operation, WITH, or a subquery anywhere.
 pub fn needs_general(q: &ast::Query) -> bool {
-    use sqlparser::ast::Visit;
-    use std::ops::ControlFlow;
     if q.with.is_some() {
         return true;
     }
@@ -246,9 +244,12 @@ pub fn needs_general(q: &ast::Query) -> bool {
         ast::SetExpr::Query(inner) => return needs_general(inner),
         _ => false,
     };
-    if !simple_body {
-        return true;
-    }
+    !simple_body || holds_subquery(q)
+}
+
+/// Whether a query or expression holds a subquery anywhere.
+pub fn holds_subquery<V: ast::Visit>(v: &V) -> bool {
+    use std::ops::ControlFlow;
     struct FindSub;
     impl ast::Visitor for FindSub {
         type Break = ();
@@ -261,5 +262,5 @@ pub fn needs_general(q: &ast::Query) -> bool {
             }
         }
     }
-    q.visit(&mut FindSub).is_break()
+    v.visit(&mut FindSub).is_break()
 }
