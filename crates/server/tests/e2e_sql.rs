@@ -461,3 +461,39 @@ fn views_survive_a_restart_and_go_with_their_database() {
     assert_eq!(code(c.query_drop("DROP VIEW app.odd").unwrap_err()), 1051, "MySQL 8.0's code (MariaDB: 4092)");
     s.shutdown().unwrap();
 }
+
+#[test]
+fn views_read_with_their_definers_privileges_unless_sql_security_invoker() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path());
+    let mut root = connect(&s, None);
+    for sql in [
+        "CREATE DATABASE secret",
+        "CREATE DATABASE shared",
+        "CREATE TABLE secret.t (id INT PRIMARY KEY, v VARCHAR(10))",
+        "INSERT INTO secret.t VALUES (1, 'one'), (2, 'two')",
+        "CREATE VIEW shared.by_definer AS SELECT id FROM secret.t",
+        "CREATE SQL SECURITY INVOKER VIEW shared.by_invoker AS SELECT id FROM secret.t",
+        "CREATE USER 'alice'@'%' IDENTIFIED BY 'pw'",
+        "GRANT ALL PRIVILEGES ON shared.* TO 'alice'@'%'",
+    ] {
+        root.query_drop(sql).unwrap();
+    }
+    let shown: (String, String) = root
+        .query_first("SHOW CREATE VIEW shared.by_invoker")
+        .unwrap()
+        .map(|r: (String, String, String, String)| (r.0, r.1))
+        .unwrap();
+    assert!(shown.1.contains("SQL SECURITY INVOKER"), "{}", shown.1);
+    let mut alice = Conn::new(opts(&s, "alice", "pw", Some("shared"))).unwrap();
+    let ids: Vec<i64> = alice.query("SELECT id FROM by_definer ORDER BY id").unwrap();
+    assert_eq!(ids, vec![1, 2], "a DEFINER view reads with root's privileges");
+    assert_eq!(code(alice.query_drop("SELECT id FROM by_invoker").unwrap_err()), 1142, "an INVOKER view with alice's");
+    assert_eq!(code(alice.query_drop("SELECT id FROM secret.t").unwrap_err()), 1142);
+    let err = alice.query_drop("CREATE DEFINER = 'root'@'%' VIEW v AS SELECT 1").unwrap_err();
+    assert_eq!(code(err), 1227, "naming another definer needs SUPER");
+    root.query_drop("DROP USER 'alice'@'%'").unwrap();
+    root.query_drop("CREATE DEFINER = 'alice'@'%' VIEW shared.orphan AS SELECT id FROM secret.t").unwrap();
+    assert_eq!(code(root.query_drop("SELECT * FROM shared.orphan").unwrap_err()), 1449, "a definer that is gone");
+    s.shutdown().unwrap();
+}

@@ -627,6 +627,13 @@ fn session_scope_allowed(name: &str, explicit_session: bool) -> Result<()> {
 
 fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
     let name = f.name.to_string().to_ascii_lowercase();
+    // Refused rather than computed as the plain function.
+    if f.over.is_some() {
+        return Err(SqlError::unsupported("window functions (OVER)"));
+    }
+    if f.filter.is_some() || f.null_treatment.is_some() || !f.within_group.is_empty() {
+        return Err(SqlError::unsupported(format!("this form of {name}()")));
+    }
     let mut order_by: Vec<ast::OrderByExpr> = Vec::new();
     let mut separator = String::from(",");
     let (args, distinct, star) = match &f.args {

@@ -54,7 +54,16 @@ pub struct SelectPlan {
 pub trait Resolver {
     fn resolve(&self, name: &ast::ObjectName, alias: Option<String>) -> Result<TableRef>;
     /// The view `name` names, if it names one.
-    fn view(&self, _name: &ast::ObjectName) -> Result<Option<crate::view::ViewRef>> {
+    fn view(&self, name: &ast::ObjectName) -> Result<Option<crate::view::ViewRef>> {
+        self.view_as(name, None)
+    }
+    /// [`Resolver::resolve`] with the privileges of `user` (a view's
+    /// definer) instead of the session's.
+    fn resolve_as(&self, name: &ast::ObjectName, alias: Option<String>, _user: Option<&str>) -> Result<TableRef> {
+        self.resolve(name, alias)
+    }
+    /// [`Resolver::view`] with the privileges of `user`.
+    fn view_as(&self, _name: &ast::ObjectName, _user: Option<&str>) -> Result<Option<crate::view::ViewRef>> {
         Ok(None)
     }
 }
@@ -139,7 +148,8 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
     let filter = sel.selection.as_ref().map(|w| expr::compile(w, &mut scope)).transpose()?;
     params = scope.params;
     let group_by = match &sel.group_by {
-        ast::GroupByExpr::Expressions(exprs, _) => {
+        ast::GroupByExpr::Expressions(exprs, modifiers) => {
+            no_group_modifiers(modifiers)?;
             let mut scope =
                 Scope { table: tname, columns: &names, aggs: None, params, place: "group statement", rel: None };
             let g: Vec<Expr> = exprs
@@ -202,10 +212,7 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         }
         params = scope.params;
     }
-    let lock = q.locks.first().map(|l| match l.lock_type {
-        ast::LockType::Share => LockMode::S,
-        ast::LockType::Update => LockMode::X,
-    });
+    let lock = lock_of(q)?;
     // Comparisons on columns of another collation than the default.
     let colls: Vec<Collation> =
         table.as_ref().map(|t| t.schema.columns.iter().map(|c| c.collation).collect()).unwrap_or_default();
@@ -263,6 +270,27 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         item_colls,
         agg_colls,
     })
+}
+
+/// FOR UPDATE / FOR SHARE of a query. NOWAIT, SKIP LOCKED and `OF t` are
+/// refused rather than ignored.
+pub(crate) fn lock_of(q: &ast::Query) -> Result<Option<LockMode>> {
+    let Some(l) = q.locks.first() else { return Ok(None) };
+    if l.nonblock.is_some() || l.of.is_some() || q.locks.len() > 1 {
+        return Err(SqlError::unsupported("NOWAIT, SKIP LOCKED and FOR UPDATE OF"));
+    }
+    Ok(Some(match l.lock_type {
+        ast::LockType::Share => LockMode::S,
+        ast::LockType::Update => LockMode::X,
+    }))
+}
+
+/// GROUP BY ... WITH ROLLUP (and the like) are refused rather than ignored.
+pub(crate) fn no_group_modifiers(m: &[ast::GroupByWithModifier]) -> Result<()> {
+    match m.first() {
+        None => Ok(()),
+        Some(m) => Err(SqlError::unsupported(format!("GROUP BY ... {m}"))),
+    }
 }
 
 /// ORDER BY / GROUP BY / HAVING may name a select alias or a position.
@@ -771,9 +799,10 @@ impl AggState {
         (Value::Str(s), cut)
     }
 
-    fn result(&self, a: &Agg) -> Value {
-        match a.func {
-            AggFn::GroupConcat => self.concat(a).0,
+    /// The aggregate's value, and whether `group_concat_max_len` cut it.
+    fn result(&self, a: &Agg) -> (Value, bool) {
+        let v = match a.func {
+            AggFn::GroupConcat => return self.concat(a),
             AggFn::Count | AggFn::CountStar => Value::Int(self.count),
             AggFn::Sum => self.sum.map_or(Value::Null, Value::Decimal),
             AggFn::Avg => match self.sum {
@@ -783,7 +812,8 @@ impl AggState {
                 _ => Value::Null,
             },
             AggFn::Min | AggFn::Max => self.best.clone().unwrap_or(Value::Null),
-        }
+        };
+        (v, false)
     }
 }
 
@@ -929,16 +959,16 @@ pub fn finish<E: AggEnv>(
             groups.push((vec![Value::Null; f.width], f.aggs.iter().map(AggState::new).collect()));
         }
         for (rep, states) in groups {
-            env.set_aggs(states.iter().zip(f.aggs).map(|(s, a)| s.result(a)).collect());
-            for (s, a) in states.iter().zip(f.aggs) {
-                if a.func == AggFn::GroupConcat && s.concat(a).1 {
-                    let row = out.len() + 1;
-                    env.warn(crate::diag::Condition::new(
-                        crate::diag::Level::Warning,
-                        1260,
-                        format!("Row {row} was cut by GROUP_CONCAT()"),
-                    ))?;
-                }
+            let results: Vec<(Value, bool)> = states.iter().zip(f.aggs).map(|(s, a)| s.result(a)).collect();
+            let cut = results.iter().filter(|(_, c)| *c).count();
+            env.set_aggs(results.into_iter().map(|(v, _)| v).collect());
+            for _ in 0..cut {
+                let row = out.len() + 1;
+                env.warn(crate::diag::Condition::new(
+                    crate::diag::Level::Warning,
+                    1260,
+                    format!("Row {row} was cut by GROUP_CONCAT()"),
+                ))?;
             }
             if let Some(h) = f.having {
                 if truth(&eval(h, &rep, env)?) != Some(true) {

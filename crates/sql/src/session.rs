@@ -326,6 +326,14 @@ pub(crate) struct SessionResolver<'a> {
 
 impl Resolver for SessionResolver<'_> {
     fn resolve(&self, name: &ast::ObjectName, alias: Option<String>) -> Result<TableRef> {
+        self.resolve_as(name, alias, None)
+    }
+
+    fn view(&self, name: &ast::ObjectName) -> Result<Option<crate::view::ViewRef>> {
+        self.view_as(name, None)
+    }
+
+    fn resolve_as(&self, name: &ast::ObjectName, alias: Option<String>, user: Option<&str>) -> Result<TableRef> {
         let parts: Vec<String> =
             name.0.iter().map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_default()).collect();
         let (db, table) = match parts.as_slice() {
@@ -334,13 +342,7 @@ impl Resolver for SessionResolver<'_> {
             _ => return Err(SqlError::syntax(format!("bad table name {name}"))),
         };
         catalog::check_table_name(&table)?;
-        if !self.shared.catalog.user(self.user).is_some_and(|u| u.may_use(&db)) {
-            return Err(SqlError::new(
-                1142,
-                "42000",
-                format!("command denied to user '{}'@'%' for table '{table}'", self.user),
-            ));
-        }
+        self.check_use(user, &db, &table)?;
         if !self.shared.catalog.database_exists(&db) {
             return Err(SqlError::no_such_table(&db, &table));
         }
@@ -354,7 +356,7 @@ impl Resolver for SessionResolver<'_> {
         Ok(TableRef::new(&db, &table, alias, t))
     }
 
-    fn view(&self, name: &ast::ObjectName) -> Result<Option<crate::view::ViewRef>> {
+    fn view_as(&self, name: &ast::ObjectName, user: Option<&str>) -> Result<Option<crate::view::ViewRef>> {
         let parts: Vec<String> =
             name.0.iter().map(|p| p.as_ident().map(|i| i.value.clone()).unwrap_or_default()).collect();
         let (db, view) = match parts.as_slice() {
@@ -366,14 +368,25 @@ impl Resolver for SessionResolver<'_> {
             _ => return Ok(None),
         };
         let Some(definition) = self.shared.catalog.view(&db, &view) else { return Ok(None) };
-        if !self.shared.catalog.user(self.user).is_some_and(|u| u.may_use(&db)) {
-            return Err(SqlError::new(
-                1142,
-                "42000",
-                format!("SELECT command denied to user '{}'@'%' for table '{view}'", self.user),
-            ));
-        }
+        self.check_use(user, &db, &view)?;
         Ok(Some(crate::view::ViewRef { db, name: view, definition }))
+    }
+}
+
+impl SessionResolver<'_> {
+    /// 1142 unless `user` (a view's definer; the session's user when
+    /// `None`) may use `db`; 1449 when that definer no longer exists.
+    fn check_use(&self, user: Option<&str>, db: &str, table: &str) -> Result<()> {
+        let who = user.unwrap_or(self.user);
+        match self.shared.catalog.user(who) {
+            Some(u) if u.may_use(db) => Ok(()),
+            None if user.is_some() => Err(SqlError::new(
+                1449,
+                "HY000",
+                format!("The user specified as a definer ('{who}'@'%') does not exist"),
+            )),
+            _ => Err(SqlError::new(1142, "42000", format!("command denied to user '{who}'@'%' for table '{table}'"))),
+        }
     }
 }
 

@@ -30,12 +30,16 @@ pub struct ViewRef {
 }
 
 impl ViewRef {
-    /// The stored definition parsed: (column names, query).
-    pub fn parse(&self) -> Result<(Vec<String>, ast::Query)> {
+    /// The stored definition parsed: column names, query, and the user
+    /// whose privileges it reads with (`None`: SQL SECURITY INVOKER, the
+    /// reader's).
+    pub fn parse(&self) -> Result<(Vec<String>, ast::Query, Option<String>)> {
         let stmts = crate::depth::parse_sql(&self.definition)?;
         match stmts.into_iter().next() {
             Some(ast::Statement::CreateView(cv)) => {
-                Ok((cv.columns.iter().map(|c| c.name.value.clone()).collect(), *cv.query))
+                let (definer, invoker) = security(&cv);
+                let rights = if invoker { None } else { definer };
+                Ok((cv.columns.iter().map(|c| c.name.value.clone()).collect(), *cv.query, rights))
             }
             _ => Err(SqlError::new(
                 1356,
@@ -47,6 +51,17 @@ impl ViewRef {
             )),
         }
     }
+}
+
+/// A definition's DEFINER user, if named, and whether it says SQL
+/// SECURITY INVOKER (DEFINER, MySQL's default, otherwise).
+fn security(cv: &ast::CreateView) -> (Option<String>, bool) {
+    let Some(p) = &cv.params else { return (None, false) };
+    let definer = p.definer.as_ref().map(|d| match d {
+        ast::GranteeName::UserHost { user, .. } => user.value.clone(),
+        ast::GranteeName::ObjectName(n) => n.to_string().trim_matches(|c| c == '`' || c == '\'').to_string(),
+    });
+    (definer, matches!(p.security, Some(ast::CreateViewSecurity::Invoker)))
 }
 
 /// Names of the common table expressions `q` defines anywhere.
@@ -136,9 +151,22 @@ pub fn create(s: &mut Session, cv: &ast::CreateView) -> Result<Output> {
     } else {
         format!(" ({})", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(","))
     };
+    // DEFINER: the creator unless named; naming another needs ALL on *.*
+    // (quire's SUPER / SET_USER_ID). ALGORITHM is a hint: views are always
+    // bound as derived tables.
+    let (definer, invoker) = security(cv);
+    let definer = definer.unwrap_or_else(|| s.user.clone());
+    let admin = s.shared.catalog.user(&s.user).is_some_and(|u| u.grants.contains("*"));
+    if definer != s.user && !admin {
+        return Err(SqlError::new(
+            1227,
+            "42000",
+            "Access denied; you need (at least one of) the SUPER or SET_USER_ID privilege(s) for this operation",
+        ));
+    }
     let definition = format!(
-        "CREATE ALGORITHM=UNDEFINED DEFINER=`{}`@`%` SQL SECURITY DEFINER VIEW `{name}`{cols} AS {}",
-        s.user,
+        "CREATE ALGORITHM=UNDEFINED DEFINER=`{definer}`@`%` SQL SECURITY {} VIEW `{name}`{cols} AS {}",
+        if invoker { "INVOKER" } else { "DEFINER" },
         crate::depth::unfolded_sql(&query)
     );
     s.shared.catalog.create_view(&db, &name, &definition, cv.or_replace)?;

@@ -12,7 +12,6 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use quire_engine::row::{Collation, ColumnType, Value};
-use quire_engine::txn::lock::LockMode;
 use sqlparser::ast;
 
 use super::{Block, JoinKind, QueryPlan, SetOpKind, SetOpPlan, Source, SourceKind, Subquery};
@@ -82,6 +81,9 @@ pub struct Binder<'r> {
     /// Views being expanded (`db.name`), to refuse a view that reads
     /// itself (1462).
     views: Vec<String>,
+    /// Whose privileges tables are read with: a DEFINER view's definer
+    /// while its query is bound, else the session's user (`None`).
+    rights: Option<String>,
     next_subquery: usize,
     /// Whether some block reads a table (the statement needs a
     /// transaction).
@@ -226,6 +228,7 @@ impl<'r> Binder<'r> {
             next_subquery: 0,
             next_recursive: 0,
             views: Vec::new(),
+            rights: None,
             reads_tables,
         }
     }
@@ -262,16 +265,14 @@ impl Binder<'_> {
                 self.ctes.push((name, Cte::Plan(Arc::new(plan))));
             }
         }
-        let lock = q.locks.first().map(|l| match l.lock_type {
-            ast::LockType::Share => LockMode::S,
-            ast::LockType::Update => LockMode::X,
-        });
+        let lock = crate::query::lock_of(q)?;
         match &*q.body {
             ast::SetExpr::Select(sel) => {
                 let b = self.select(sel, q.order_by.as_ref(), q.limit_clause.as_ref(), lock, params)?;
                 Ok(QueryPlan::Select(Box::new(b)))
             }
             ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => self.query(inner, params),
+            _ if lock.is_some() => Err(SqlError::unsupported("FOR UPDATE / FOR SHARE of a set operation")),
             body => {
                 let inner = self.set_body(body, params)?;
                 self.finish_set(inner, q.order_by.as_ref(), q.limit_clause.as_ref(), params)
@@ -604,10 +605,10 @@ impl Binder<'_> {
                     }
                     None => {}
                 }
-                if let Some(v) = self.resolver.view(name)? {
+                if let Some(v) = self.resolver.view_as(name, self.rights.as_deref())? {
                     return self.view_source(sources, v, alias.as_ref());
                 }
-                let t = self.resolver.resolve(name, alias_name.clone())?;
+                let t = self.resolver.resolve_as(name, alias_name.clone(), self.rights.as_deref())?;
                 self.reads_tables = true;
                 let qual = alias_name.unwrap_or_else(|| t.name.clone());
                 let cols: Vec<SlotCol> = (0..t.columns.len())
@@ -818,10 +819,15 @@ impl Binder<'_> {
         if self.views.contains(&key) {
             return Err(SqlError::new(1462, "HY000", format!("`{}`.`{}` contains view recursion", v.db, v.name)));
         }
-        let (columns, query) = v.parse()?;
+        let (columns, query, rights) = v.parse()?;
         self.views.push(key);
+        // Inside the view, tables are read with its definer's privileges
+        // (SQL SECURITY DEFINER) or the reader's (INVOKER).
+        let inner_rights = rights.or_else(|| self.rights.clone());
+        let outer_rights = std::mem::replace(&mut self.rights, inner_rights);
         let mut params = 0;
         let plan = self.derived(&query, &mut params);
+        self.rights = outer_rights;
         self.views.pop();
         let mut plan = plan?;
         if !columns.is_empty() {

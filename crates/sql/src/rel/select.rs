@@ -128,10 +128,13 @@ impl Binder<'_> {
         }
         let filter = sel.selection.as_ref().map(|w| self.expr(w, params, "where clause", None)).transpose()?;
         let group_by = match &sel.group_by {
-            ast::GroupByExpr::Expressions(exprs, _) => exprs
-                .iter()
-                .map(|e| self.named(e, &proj, params, "group statement", None, AliasFirst::No))
-                .collect::<Result<Vec<_>>>()?,
+            ast::GroupByExpr::Expressions(exprs, modifiers) => {
+                crate::query::no_group_modifiers(modifiers)?;
+                exprs
+                    .iter()
+                    .map(|e| self.named(e, &proj, params, "group statement", None, AliasFirst::No))
+                    .collect::<Result<Vec<_>>>()?
+            }
             ast::GroupByExpr::All(_) => return Err(SqlError::unsupported("GROUP BY ALL")),
         };
         let having = sel
