@@ -497,3 +497,28 @@ fn views_read_with_their_definers_privileges_unless_sql_security_invoker() {
     assert_eq!(code(root.query_drop("SELECT * FROM shared.orphan").unwrap_err()), 1449, "a definer that is gone");
     s.shutdown().unwrap();
 }
+
+#[test]
+fn clauses_quire_cannot_carry_out_are_refused_not_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path());
+    let mut c = connect(&s, None);
+    c.query_drop("CREATE DATABASE app").unwrap();
+    c.query_drop("USE app").unwrap();
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, k INT)").unwrap();
+    for sql in [
+        "SELECT id INTO @x FROM t LIMIT 1",
+        "SELECT SQL_CALC_FOUND_ROWS id FROM t LIMIT 1",
+        "SELECT SUM(k) OVER () FROM t",
+        "SELECT k, COUNT(*) FROM t GROUP BY k WITH ROLLUP",
+        "SELECT id FROM t WHERE id = 1 FOR UPDATE NOWAIT",
+        "SELECT id FROM t WHERE id = 1 FOR UPDATE SKIP LOCKED",
+        "SELECT a.id FROM t a JOIN t b ON b.id = a.id FOR UPDATE OF a",
+        "(SELECT id FROM t) UNION (SELECT k FROM t) FOR UPDATE",
+    ] {
+        let err = c.query_drop(sql).unwrap_err();
+        let got = code(err);
+        assert!(got == 1235 || got == 1064, "{sql}: {got}");
+    }
+    s.shutdown().unwrap();
+}

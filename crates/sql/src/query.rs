@@ -82,6 +82,7 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         ast::SetExpr::Query(inner) => return compile_select(inner, r),
         other => return Err(SqlError::unsupported(format!("query {other}"))),
     };
+    check_select_clauses(sel)?;
     let table = match sel.from.as_slice() {
         [] => None,
         [twj] if twj.joins.is_empty() => match &twj.relation {
@@ -270,6 +271,36 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         item_colls,
         agg_colls,
     })
+}
+
+/// The clauses of a SELECT neither planner carries out, refused rather
+/// than ignored: INTO, SQL_CALC_FOUND_ROWS, and other dialects' clauses.
+/// (HIGH_PRIORITY, SQL_SMALL_RESULT, SQL_NO_CACHE ... are hints; a
+/// leading STRAIGHT_JOIN keeps nothing in order yet, which changes no
+/// result.)
+pub(crate) fn check_select_clauses(sel: &ast::Select) -> Result<()> {
+    let refuse = |what: &str| Err(SqlError::unsupported(what));
+    if sel.into.is_some() {
+        return refuse("SELECT ... INTO");
+    }
+    if sel.select_modifiers.as_ref().is_some_and(|m| m.sql_calc_found_rows) {
+        return refuse("SQL_CALC_FOUND_ROWS");
+    }
+    if sel.top.is_some()
+        || sel.exclude.is_some()
+        || !sel.lateral_views.is_empty()
+        || sel.prewhere.is_some()
+        || !sel.connect_by.is_empty()
+        || !sel.cluster_by.is_empty()
+        || !sel.distribute_by.is_empty()
+        || !sel.sort_by.is_empty()
+        || !sel.named_window.is_empty()
+        || sel.qualify.is_some()
+        || sel.value_table_mode.is_some()
+    {
+        return refuse("this SELECT clause");
+    }
+    Ok(())
 }
 
 /// FOR UPDATE / FOR SHARE of a query. NOWAIT, SKIP LOCKED and `OF t` are

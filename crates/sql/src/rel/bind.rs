@@ -566,7 +566,9 @@ impl Binder<'_> {
     ) -> Result<(Tree, Vec<NamedCol>)> {
         crate::depth::check()?;
         match f {
-            ast::TableFactor::Table { name, alias, args: None, .. } => {
+            ast::TableFactor::Table { name, alias, args: None, partitions, version: None, sample: None, .. }
+                if partitions.is_empty() =>
+            {
                 let alias_name = alias.as_ref().map(|a| ident(&a.name));
                 let single = (name.0.len() == 1).then(|| name.to_string());
                 let cte = single.and_then(|n| {

@@ -56,6 +56,7 @@ impl Binder<'_> {
         params: &mut usize,
     ) -> Result<Block> {
         crate::depth::check()?;
+        crate::query::check_select_clauses(sel)?;
         let mut sources = Vec::new();
         let mut tree: Option<Tree> = None;
         let mut star: Vec<NamedCol> = Vec::new();
