@@ -552,7 +552,6 @@ impl Binder<'_> {
             hash_keys: Vec::new(),
             hash_colls: Vec::new(),
             local: Vec::new(),
-            independent: true,
         });
         Ok(sources.len() - 1)
     }
@@ -888,7 +887,7 @@ impl Binder<'_> {
             return Err(SqlError::new(1222, "21000", "The used SELECT statements have a different number of columns"));
         }
         let colls = vec![Collation::Utf8mb4GeneralCi; columns.len()];
-        Ok(QueryPlan::Recursive(Box::new(super::RecursivePlan { id, name, anchor, step, distinct, columns, colls })))
+        Ok(QueryPlan::Recursive(Box::new(super::RecursivePlan { id, anchor, step, distinct, columns, colls })))
     }
 }
 

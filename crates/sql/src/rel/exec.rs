@@ -567,32 +567,26 @@ impl BlockRun<'_, '_> {
             Node::Filter { input, terms } => {
                 self.walk(input, buf, env, &mut |row| if passes(terms, row, env)? { k(row) } else { Ok(true) })
             }
-            Node::Join { kind: JoinKind::Inner, left, right, on, .. } => self.walk(left, buf, env, &mut |row| {
-                self.walk(right, row, env, &mut |row| if passes(on, row, env)? { k(row) } else { Ok(true) })
-            }),
-            Node::Join { kind: JoinKind::Left, left, right, on, right_slots } => {
-                self.walk(left, buf, env, &mut |row| {
-                    let mut matched = false;
-                    let go = self.walk(right, row, env, &mut |row| {
-                        if passes(on, row, env)? {
-                            matched = true;
-                            k(row)
-                        } else {
-                            Ok(true)
-                        }
-                    })?;
-                    if !go {
-                        return Ok(false);
-                    }
-                    if matched {
-                        return Ok(true);
-                    }
-                    for &(a, z) in right_slots {
-                        row[a..z].fill(Value::Null);
-                    }
-                    k(row)
-                })
+            Node::Join { kind: JoinKind::Inner, left, right, .. } => {
+                self.walk(left, buf, env, &mut |row| self.walk(right, row, env, k))
             }
+            Node::Join { kind: JoinKind::Left, left, right, right_slots } => self.walk(left, buf, env, &mut |row| {
+                let mut matched = false;
+                let go = self.walk(right, row, env, &mut |row| {
+                    matched = true;
+                    k(row)
+                })?;
+                if !go {
+                    return Ok(false);
+                }
+                if matched {
+                    return Ok(true);
+                }
+                for &(a, z) in right_slots {
+                    row[a..z].fill(Value::Null);
+                }
+                k(row)
+            }),
         }
     }
 

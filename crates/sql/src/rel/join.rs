@@ -201,7 +201,6 @@ impl Planner<'_, '_> {
                     kind: JoinKind::Inner,
                     left: Box::new(prev),
                     right: Box::new(n),
-                    on: Vec::new(),
                     right_slots: Vec::new(),
                 },
             });
@@ -236,13 +235,7 @@ impl Planner<'_, '_> {
                 self.tree_slots(&right, &mut right_set);
                 let r = self.group(*right, on, &r_bound);
                 let right_slots = ranges(&right_set);
-                let j = Node::Join {
-                    kind: JoinKind::Left,
-                    left: Box::new(l),
-                    right: Box::new(r),
-                    on: Vec::new(),
-                    right_slots,
-                };
+                let j = Node::Join { kind: JoinKind::Left, left: Box::new(l), right: Box::new(r), right_slots };
                 if after.is_empty() {
                     j
                 } else {
@@ -290,7 +283,6 @@ impl Planner<'_, '_> {
         let s = &mut self.sources[i];
         s.hash_colls = hash_colls;
         s.access = access;
-        s.independent = independent;
         s.hash_keys = hash_keys;
         s.local = local;
         s.filter = filter;

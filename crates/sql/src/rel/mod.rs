@@ -55,7 +55,6 @@ pub enum QueryPlan {
 pub struct RecursivePlan {
     /// Names the working table the step reads.
     pub id: usize,
-    pub name: String,
     pub anchor: QueryPlan,
     pub step: QueryPlan,
     /// UNION DISTINCT: a row already produced is not produced again.
@@ -137,12 +136,9 @@ pub struct Source {
     pub hash_keys: Vec<(Expr, Expr)>,
     /// The collations the hash keys compare by.
     pub hash_colls: Vec<Collation>,
-    /// Terms over this source's slots alone, applied when its rows are
-    /// materialised (hash table, cached rescans).
+    /// Terms over this source's slots alone, applied when its hash table
+    /// is built.
     pub local: Vec<Expr>,
-    /// Whether the rows may be read once and kept (the access path does
-    /// not depend on the slots bound before it).
-    pub independent: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,10 +157,6 @@ pub enum Node {
         kind: JoinKind,
         left: Box<Node>,
         right: Box<Node>,
-        /// Terms of the ON clause not pushed further down (evaluated on
-        /// the joined row; for LEFT, deciding whether the right side
-        /// matched).
-        on: Vec<Expr>,
         /// Slots of the right side (NULL when a LEFT join finds no match).
         right_slots: Vec<(usize, usize)>,
     },
