@@ -6,7 +6,7 @@
 
 mod oracle;
 
-use oracle::{answer, assert_same, MariaDb, Quire};
+use oracle::{answer, assert_same, assert_same_diagnostics, MariaDb, Quire};
 
 const ROWS: u64 = 100_000;
 
@@ -56,4 +56,53 @@ fn a_100k_row_insert_in_scattered_key_order_stores_every_row_as_mariadb_does() {
     // 7919 is prime and does not divide ROWS: i -> i * 7919 mod ROWS is a
     // permutation, so the rows land all over the tree (splits in the middle).
     one_statement_of_100k_rows_stores_every_row("bulk_scattered", |i| i * 7919 % ROWS + 1);
+}
+
+/// A multi-row INSERT whose tuples read alike is planned once, as its first
+/// tuple, and run over every tuple's values: each row still gets its own
+/// values, row number in errors and warnings, defaults, auto-increment ids
+/// and IN-list answers, as MariaDB gives them.
+#[test]
+fn tuples_planned_once_keep_their_own_values_row_numbers_and_warnings() {
+    let m = MariaDb::get();
+    let q = Quire::start(&[]);
+    let mut qc = q.fresh_db("bulk_tuples");
+    let mut mc = m.fresh_db("bulk_tuples");
+    assert_same(
+        &mut qc,
+        &mut mc,
+        &["CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, k TINYINT NOT NULL, c VARCHAR(4), f INT DEFAULT 7)"],
+    );
+    assert_same_diagnostics(
+        &mut qc,
+        &mut mc,
+        &[
+            "SET sql_mode = ''",
+            // Truncation and range warnings name their own row.
+            "INSERT INTO t (k, c) VALUES (1, 'abcdef'), (300, 'x'), (3, 'toolong')",
+            // NULL into NOT NULL: a warning per row in a multi-row INSERT.
+            "INSERT INTO t (k, c) VALUES (NULL, 'n1'), (5, 'n2'), (NULL, 'n3')",
+            // IN lists with values of each tuple.
+            "INSERT INTO t (k, c) VALUES (2 IN (1, 2), 'i1'), (2 IN (3, 4), 'i2')",
+            "INSERT INTO t (id, k) VALUES (100, 1), (101, 2)",
+            "INSERT INTO t (k) VALUES (8), (9)",
+            "SELECT LAST_INSERT_ID(), ROW_COUNT()",
+            "SET sql_mode = 'STRICT_TRANS_TABLES'",
+            // Strict: the error names the third row and nothing is kept.
+            "INSERT INTO t (k, c) VALUES (1, 'a'), (2, 'b'), (300, 'c'), (4, 'd')",
+            "INSERT INTO t (k, c) VALUES (1, 'a'), (2, 'b'), (3, 'toolong')",
+            // A duplicate key in the second tuple: the statement is undone.
+            "INSERT INTO t (id, k) VALUES (200, 1), (200, 2)",
+            "SELECT * FROM t ORDER BY id",
+        ],
+    );
+    // The plan of the first tuple served a statement of another length.
+    use mysql::prelude::Queryable;
+    let hits = |c: &mut mysql::Conn| -> u64 {
+        let (_, v): (String, u64) = c.query_first("SHOW STATUS LIKE 'Quire_plan_cache_hits'").unwrap().unwrap();
+        v
+    };
+    let before = hits(&mut qc);
+    qc.query_drop("INSERT INTO t (k, c) VALUES (11, 'p'), (12, 'q'), (13, 'r'), (14, 's'), (15, 't')").unwrap();
+    assert_eq!(hits(&mut qc), before + 1, "a five-tuple INSERT reuses the plan of its first tuple");
 }

@@ -114,13 +114,28 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
     Ok(InsertPlan { table, targets, rows, params: scope.params })
 }
 
-pub fn run_insert(p: &InsertPlan, trx: &mut Trx, env: &dyn Env) -> Result<WriteResult> {
+/// Inserts the plan's VALUES rows, `tuples` times over: the k-th time with
+/// the k-th slice of `params` (a bulk INSERT planned as its first tuple,
+/// `Session::repeated_insert`; 1 otherwise).
+pub fn run_insert(
+    p: &InsertPlan,
+    trx: &mut Trx,
+    params: &[Value],
+    tuples: usize,
+    session: &dyn crate::query::SessionEnv,
+) -> Result<WriteResult> {
     let mut res = WriteResult::default();
     let schema = &p.table.schema;
     // NULL into NOT NULL is an error in a single-row INSERT, a warning
     // (in non-strict mode) when there are several rows, as in MySQL.
-    let lenient_null = p.rows.len() > 1;
-    for (i, exprs) in p.rows.iter().enumerate() {
+    let lenient_null = p.rows.len() * tuples > 1;
+    let per = if tuples > 1 { p.params } else { params.len() };
+    let rows = (0..tuples).flat_map(|k| p.rows.iter().map(move |r| (k, r)));
+    for (i, (k, exprs)) in rows.enumerate() {
+        // A fresh context per tuple: IN-list keys built from one tuple's
+        // values must not serve the next.
+        let ctx = Ctx { params: &params[k * per..(k + 1) * per], aggs: vec![], session, in_keys: Default::default() };
+        let env: &dyn Env = &ctx;
         let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
         let targets = if exprs.is_empty() { &[][..] } else { &p.targets[..] };
         let mut row = Vec::with_capacity(schema.columns.len());

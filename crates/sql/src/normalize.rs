@@ -143,6 +143,95 @@ pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
     Some((out, vals))
 }
 
+/// A normalised `INSERT ... VALUES (..), (..), ...` whose tuples are all
+/// the same text (the usual bulk load: literals only, so every tuple reads
+/// `(?, ?, ?)`): the length of its prefix up to the end of the first tuple
+/// and the number of tuples. Such a statement is planned once as that
+/// one-tuple prefix and run with the template repeated over the values
+/// (`Session::query_inner`): a 10 000-row INSERT is then never handed to
+/// the SQL parser. `None` when the tuples differ or anything follows them.
+pub fn repeated_tuples(norm: &str) -> Option<(usize, usize)> {
+    let b = norm.as_bytes();
+    if !norm.trim_start().get(..6)?.eq_ignore_ascii_case("INSERT") {
+        return None;
+    }
+    let start = find_word(norm, "VALUES").or_else(|| find_word(norm, "VALUE"))?;
+    let first = start + norm[start..].find('(')?;
+    if !norm[start..first].bytes().skip(6).all(|c| c.is_ascii_whitespace()) {
+        return None;
+    }
+    let end = tuple_end(b, first)?;
+    let tuple = &b[first..end];
+    let mut n = 1;
+    let mut i = end;
+    loop {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        match b.get(i) {
+            None => break,
+            Some(b';') if b[i + 1..].iter().all(u8::is_ascii_whitespace) => break,
+            Some(b',') => {}
+            Some(_) => return None,
+        }
+        i += 1;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if !b[i..].starts_with(tuple) {
+            return None;
+        }
+        i += tuple.len();
+        n += 1;
+    }
+    Some((end, n))
+}
+
+/// The byte offset of the first occurrence of `word` (any case) standing
+/// alone, outside backquotes.
+fn find_word(s: &str, word: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'`' {
+            i += 1 + s[i + 1..].find('`')? + 1;
+            continue;
+        }
+        let alone = |k: usize| b.get(k).is_none_or(|c| !(c.is_ascii_alphanumeric() || *c == b'_'));
+        if b.len() - i >= word.len()
+            && b[i..i + word.len()].eq_ignore_ascii_case(word.as_bytes())
+            && (i == 0 || alone(i - 1))
+            && alone(i + word.len())
+        {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The end (exclusive) of the parenthesised tuple opening at `open`.
+fn tuple_end(b: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'`' => i += b[i + 1..].iter().position(|&c| c == b'`')? + 1,
+            b'\'' | b'"' => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,5 +255,27 @@ mod tests {
         assert!(normalize("SELECT * FROM t WHERE id = 0x1F").is_none());
         assert!(normalize("SELECT * FROM t /* hint */ WHERE id = 1").is_none());
         assert!(normalize("CREATE TABLE t (id INT)").is_none());
+    }
+
+    #[test]
+    fn identical_tuples_of_a_bulk_insert_are_found() {
+        let (t, v) = normalize("INSERT INTO sbtest1(k, c, pad) VALUES(5, 'a', 'b'),(6, 'c', 'd'), (7, 'e', 'f');").unwrap();
+        assert_eq!(repeated_tuples(&t), Some(("INSERT INTO sbtest1(k, c, pad) VALUES(?, ?, ?)".len(), 3)));
+        assert_eq!(v.len(), 9);
+        let one = normalize("insert into t values (1, now())").unwrap().0;
+        assert_eq!(repeated_tuples(&one), Some((one.len(), 1)));
+        // Tuples of other shapes, a tail, or no VALUES: not a template.
+        for sql in [
+            "INSERT INTO t VALUES (1, 2), (3, NOW())",
+            "INSERT INTO t VALUES (1), (2) ON DUPLICATE KEY UPDATE a = 1",
+            "INSERT INTO t SELECT * FROM u",
+            "INSERT INTO t SET a = 1",
+            "SELECT * FROM t WHERE a IN (1), (2)",
+        ] {
+            let n = normalize(sql).map(|(t, _)| t).unwrap_or_else(|| sql.to_string());
+            assert_eq!(repeated_tuples(&n).filter(|&(_, n)| n > 1), None, "{sql}");
+        }
+        let q = normalize("INSERT INTO `values`(`(`) VALUES ((1)), ((2))").unwrap().0;
+        assert_eq!(repeated_tuples(&q), Some(("INSERT INTO `values`(`(`) VALUES ((?))".len(), 2)));
     }
 }

@@ -96,6 +96,8 @@ pub struct Stats {
 }
 
 const PLAN_CACHE_MAX: usize = 4096;
+/// The longest statement text whose plan is cached under the whole text.
+const WHOLE_TEXT_MAX: usize = 16 << 10;
 
 impl Shared {
     pub fn new(engine: Arc<Engine>, catalog: Catalog, sysvars: Arc<SysVars>) -> Arc<Self> {
@@ -724,8 +726,14 @@ impl Session {
         // A cached plan for the whole text.
         // Plans are checked against the user's privileges when compiled, so
         // the cache is per user (and account changes clear it).
-        let key = (format!("{}\u{0}{}", self.user, self.db.as_deref().unwrap_or("")), sql.to_string());
-        let cached = self.shared.plans.read().get(&key).cloned();
+        // Long texts (bulk loads) are not kept whole: copying and hashing
+        // them would cost more than a plan, and they would fill the cache.
+        let whole = sql.len() <= WHOLE_TEXT_MAX;
+        let key = (
+            format!("{}\u{0}{}", self.user, self.db.as_deref().unwrap_or("")),
+            if whole { sql.to_string() } else { String::new() },
+        );
+        let cached = if whole { self.shared.plans.read().get(&key).cloned() } else { None };
         if let Some(c) = cached {
             if c.epoch == self.shared.epoch() {
                 self.shared.stats.plan_cache_hits.fetch_add(1, Ordering::Relaxed);
@@ -734,6 +742,9 @@ impl Session {
         }
         // The same statement with other literals: one plan (parameters).
         if let Some((norm, vals)) = crate::normalize::normalize(sql) {
+            if let Some(r) = self.repeated_insert(&key.0, &norm, &vals) {
+                return vec![r];
+            }
             let nkey = (key.0.clone(), norm);
             let cached = self.shared.plans.read().get(&nkey).cloned();
             let c = match cached {
@@ -765,7 +776,13 @@ impl Session {
         } {
             self.begin_statement(a.uses_tables(), false);
             let r = self.run_admin(&a);
-            return vec![self.finish(r)];
+            let r = self.finish(r);
+            // ROW_COUNT() after SET is 0, after SHOW (a result set) -1.
+            self.row_count = match &r {
+                Ok(Output::Ok { affected, .. }) => *affected as i64,
+                _ => -1,
+            };
+            return vec![r];
         }
         let stmts = match parse(sql) {
             Ok(s) => s,
@@ -787,7 +804,7 @@ impl Session {
                             c.plan,
                             Plan::Select(_) | Plan::Query(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_)
                         );
-                    if cacheable && c.params == 0 {
+                    if cacheable && whole && c.params == 0 {
                         self.shared.cache_plan(key.clone(), c.clone());
                     }
                     self.execute(&c, &[])
@@ -942,13 +959,55 @@ impl Session {
     }
 
     /// Executes a compiled statement with `params`.
+    /// A multi-row INSERT whose tuples all read alike once normalised
+    /// (`normalize::repeated_tuples`): planned, and cached, as its first
+    /// tuple alone, and run with that tuple repeated over the values, so a
+    /// bulk load's statements skip the parser. `None` when the statement is
+    /// not of that form (the general path takes it, errors included).
+    fn repeated_insert(&mut self, user_db: &str, norm: &str, vals: &[Value]) -> Option<Result<Output>> {
+        let (end, tuples) = crate::normalize::repeated_tuples(norm).filter(|&(_, n)| n > 1)?;
+        if vals.len() % tuples != 0 {
+            return None;
+        }
+        let key = (user_db.to_string(), norm[..end].to_string());
+        let cached = self.shared.plans.read().get(&key).cloned();
+        let c = match cached {
+            Some(c) if c.epoch == self.shared.epoch() => {
+                self.shared.stats.plan_cache_hits.fetch_add(1, Ordering::Relaxed);
+                c
+            }
+            _ => {
+                let mut stmts = parse(&key.1).ok()?;
+                if stmts.len() != 1 {
+                    return None;
+                }
+                let c = Arc::new(self.compile(stmts.remove(0)).ok()?);
+                if c.params <= 64 {
+                    self.shared.cache_plan(key, c.clone());
+                }
+                c
+            }
+        };
+        match &c.plan {
+            Plan::Insert(p) if p.rows.len() == 1 && p.params * tuples == vals.len() => {}
+            _ => return None,
+        }
+        Some(self.execute_tuples(&c, vals, tuples))
+    }
+
     pub fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Output> {
+        self.execute_tuples(c, params, 1)
+    }
+
+    /// [`Self::execute`]; an INSERT's VALUES rows are taken `tuples` times,
+    /// the k-th time with the k-th slice of `params` (`repeated_insert`).
+    fn execute_tuples(&mut self, c: &Compiled, params: &[Value], tuples: usize) -> Result<Output> {
         self.begin_statement(c.uses_tables(), matches!(c.plan, Plan::Insert(_) | Plan::Update(_)));
         let timed = matches!(c.plan, Plan::Select(_) | Plan::Query(_));
         if timed {
             self.process.interrupt.set_deadline(self.select_deadline());
         }
-        let mut r = self.execute_inner(c, params);
+        let mut r = self.execute_inner(c, params, tuples);
         if timed {
             self.process.interrupt.set_deadline(None);
         }
@@ -970,7 +1029,7 @@ impl Session {
         r
     }
 
-    fn execute_inner(&mut self, c: &Compiled, params: &[Value]) -> Result<Output> {
+    fn execute_inner(&mut self, c: &Compiled, params: &[Value], tuples: usize) -> Result<Output> {
         match &c.plan {
             Plan::Select(p) => {
                 self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
@@ -1017,17 +1076,11 @@ impl Session {
             Plan::Insert(p) => {
                 self.shared.stats.com_insert.fetch_add(1, Ordering::Relaxed);
                 self.check_writable()?;
-                let r = self.in_trx(|trx, s| {
-                    dml::run_insert(
-                        p,
-                        trx,
-                        &Ctx { params, aggs: vec![], session: &Env { s }, in_keys: Default::default() },
-                    )
-                })?;
+                let r = self.in_trx(|trx, s| dml::run_insert(p, trx, params, tuples, &Env { s }))?;
                 if r.first_insert_id != 0 {
                     self.last_insert_id = r.first_insert_id;
                 }
-                let info = if p.rows.len() > 1 {
+                let info = if p.rows.len() * tuples > 1 {
                     format!("Records: {}  Duplicates: 0  Warnings: {}", r.affected, self.statement_warnings())
                 } else {
                     String::new()
