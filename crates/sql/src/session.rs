@@ -966,7 +966,7 @@ impl Session {
     /// not of that form (the general path takes it, errors included).
     fn repeated_insert(&mut self, user_db: &str, norm: &str, vals: &[Value]) -> Option<Result<Output>> {
         let (end, tuples) = crate::normalize::repeated_tuples(norm).filter(|&(_, n)| n > 1)?;
-        if vals.len() % tuples != 0 {
+        if !vals.len().is_multiple_of(tuples) {
             return None;
         }
         let key = (user_db.to_string(), norm[..end].to_string());
