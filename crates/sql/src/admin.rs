@@ -550,13 +550,21 @@ pub fn create_index(s: &mut Session, ci: &ast::CreateIndex) -> Result<Output> {
         .unwrap_or_else(|| schema.columns[cols[0]].name.clone());
     if schema.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&name)) {
         return if ci.if_not_exists {
-            Ok(Output::ok())
+            s.note(1061, format!("Duplicate key name '{name}'"));
+            Ok(altered(s))
         } else {
             Err(SqlError::new(1061, "42000", format!("Duplicate key name '{name}'")))
         };
     }
     s.engine().create_index(&format!("{db}/{table}"), IndexDef { name, columns: cols, unique: ci.unique })?;
-    Ok(Output::ok())
+    Ok(altered(s))
+}
+
+/// The answer to a finished ALTER TABLE, CREATE INDEX or DROP INDEX: no
+/// rows changed, and MySQL's info text.
+fn altered(s: &Session) -> Output {
+    let info = format!("Records: 0  Duplicates: 0  Warnings: {}", s.statement_warnings());
+    Output::Ok { affected: 0, last_insert_id: 0, info }
 }
 
 pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
@@ -594,7 +602,7 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
             other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
         }
     }
-    Ok(Output::ok())
+    Ok(altered(s))
 }
 
 pub fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<Output> {
@@ -658,11 +666,13 @@ pub fn drop(
             for n in names {
                 let ix = n.to_string().trim_matches('`').to_string();
                 match s.engine().drop_index(&format!("{db}/{tn}"), &ix) {
-                    Err(quire_engine::Error::NoSuchIndex(_)) if if_exists => {}
+                    Err(quire_engine::Error::NoSuchIndex(_)) if if_exists => {
+                        s.note(1091, format!("Can't DROP INDEX `{ix}`; check that it exists"));
+                    }
                     other => other?,
                 }
             }
-            Ok(Output::ok())
+            Ok(altered(s))
         }
         other => Err(SqlError::unsupported(format!("DROP {other}"))),
     }

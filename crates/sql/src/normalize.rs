@@ -22,7 +22,8 @@ pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
         return None;
     }
     let mut out = String::with_capacity(sql.len());
-    let mut vals = Vec::new();
+    // About one value per comma: a bulk INSERT's list is not regrown.
+    let mut vals = Vec::with_capacity(b.iter().filter(|&&c| c == b',').count() + 1);
     let mut i = 0;
     // Inside the select list (SELECT .. FROM) or an ORDER/GROUP BY list.
     let mut in_projection = first == "SELECT";
