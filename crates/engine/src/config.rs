@@ -78,6 +78,9 @@ pub struct EngineConfig {
     pub force_recovery: u8,
     /// `innodb_read_io_threads`: threads that read ahead.
     pub read_io_threads: usize,
+    /// `innodb_write_io_threads`: threads that write a flush batch's pages
+    /// in place, in parallel (`space/write_io.rs`).
+    pub write_io_threads: usize,
     /// `innodb_read_ahead_threshold` (0-64; 0: no linear read-ahead).
     pub read_ahead_threshold: u32,
     /// `innodb_random_read_ahead`.
@@ -105,6 +108,7 @@ impl EngineConfig {
             flushing: Default::default(),
             force_recovery: 0,
             read_io_threads: 4,
+            write_io_threads: 4,
             read_ahead_threshold: 56,
             random_read_ahead: false,
         }

@@ -28,8 +28,8 @@ fn setup(mode: DoublewriteMode) -> (Arc<FaultVfs>, Arc<SpaceFiles>, Doublewrite)
     let vfs: Arc<dyn Vfs> = Arc::new(fault.clone());
     let files = Arc::new(SpaceFiles::new(vfs.clone(), PS, false));
     files.open(5, Path::new("/d/t.qbd"), true).unwrap();
-    // Version 1 of pages 3 and 4 on disk, synced.
-    for p in [3, 4] {
+    // Version 1 of pages 3 and 5 on disk, synced.
+    for p in [3, 5] {
         files.get(5).unwrap().write_page(p, &page(PageId::new(5, p), 100, 1)).unwrap();
     }
     files.get(5).unwrap().sync().unwrap();
@@ -38,12 +38,13 @@ fn setup(mode: DoublewriteMode) -> (Arc<FaultVfs>, Arc<SpaceFiles>, Doublewrite)
     (fault, files, d)
 }
 
-/// Writes version 2 of pages 3 and 4 through the doublewrite buffer, with
+/// Writes version 2 of pages 3 and 5 (not adjacent: two writes, each torn)
+/// through the doublewrite buffer, with
 /// the tablespace sync failing (the crash comes before it), then crashes
 /// tearing every unsynced write after its first 512 bytes.
 fn torn_batch(fault: &Arc<FaultVfs>, files: &SpaceFiles, d: &Doublewrite) {
     let v2: Vec<(PageId, Vec<u8>)> =
-        [3, 4].iter().map(|&p| (PageId::new(5, p), page(PageId::new(5, p), 200, 2))).collect();
+        [3, 5].iter().map(|&p| (PageId::new(5, p), page(PageId::new(5, p), 200, 2))).collect();
     let batch: Vec<(PageId, &[u8])> = v2.iter().map(|(id, b)| (*id, &b[..])).collect();
     if d.mode() == DoublewriteMode::Off {
         // No doublewrite: pages go in place, synced only at the next checkpoint.
@@ -80,8 +81,8 @@ fn torn_page_repaired_from_doublewrite() {
     let vfs: Arc<dyn Vfs> = Arc::new(fault.clone());
     let d = Doublewrite::open(&vfs, Path::new("/d"), &DoublewriteConfig::default(), PS, 2).unwrap();
     let report = d.repair(&files, 150).unwrap();
-    assert_eq!(report.repaired, vec![PageId::new(5, 3), PageId::new(5, 4)]);
-    for p in [3, 4] {
+    assert_eq!(report.repaired, vec![PageId::new(5, 3), PageId::new(5, 5)]);
+    for p in [3, 5] {
         let b = read(&files, p).unwrap();
         assert_eq!(page::page_lsn(&b), 200);
         assert!(b[100..].iter().all(|&x| x == 2), "the new version, whole");
@@ -111,7 +112,7 @@ fn torn_page_detected_but_not_repaired_with_detect_only() {
     let d = Doublewrite::open(&vfs, Path::new("/d"), &cfg, PS, 2).unwrap();
     let report = d.repair(&files, 150).unwrap();
     assert!(report.repaired.is_empty());
-    assert_eq!(report.detected, vec![PageId::new(5, 3), PageId::new(5, 4)]);
+    assert_eq!(report.detected, vec![PageId::new(5, 3), PageId::new(5, 5)]);
     assert!(read(&files, 3).unwrap_err().is_corruption(), "never served");
 }
 

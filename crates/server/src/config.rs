@@ -454,6 +454,7 @@ impl ServerConfig {
         cfg.old_blocks_pct = self.u32("innodb_old_blocks_pct")?;
         cfg.old_blocks_time_ms = self.u32("innodb_old_blocks_time")?;
         cfg.read_io_threads = self.usize("innodb_read_io_threads")?;
+        cfg.write_io_threads = self.usize("innodb_write_io_threads")?;
         cfg.read_ahead_threshold = self.u32("innodb_read_ahead_threshold")?;
         cfg.random_read_ahead = self.bool("innodb_random_read_ahead")?;
         cfg.flush_method = FlushMethod::parse(&self.text("innodb_flush_method")?)

@@ -260,7 +260,8 @@ mod tests {
 
     #[test]
     fn identical_tuples_of_a_bulk_insert_are_found() {
-        let (t, v) = normalize("INSERT INTO sbtest1(k, c, pad) VALUES(5, 'a', 'b'),(6, 'c', 'd'), (7, 'e', 'f');").unwrap();
+        let (t, v) =
+            normalize("INSERT INTO sbtest1(k, c, pad) VALUES(5, 'a', 'b'),(6, 'c', 'd'), (7, 'e', 'f');").unwrap();
         assert_eq!(repeated_tuples(&t), Some(("INSERT INTO sbtest1(k, c, pad) VALUES(?, ?, ?)".len(), 3)));
         assert_eq!(v.len(), 9);
         let one = normalize("insert into t values (1, now())").unwrap().0;

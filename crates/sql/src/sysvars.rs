@@ -633,7 +633,7 @@ pub static VARS: &[VarDef] = &[
     def("innodb_undo_tablespaces", G, DYN, uint(0, 127), "2", COMPAT),
     def("innodb_use_fdatasync", G, DYN, Bool, "OFF", COMPAT),
     def("innodb_use_native_aio", G, RO, Bool, "ON", COMPAT),
-    def("innodb_write_io_threads", G, RO, uint(1, 64), "4", COMPAT),
+    def("innodb_write_io_threads", G, RO, uint(1, 64), "4", USED),
     def("insert_id", S, DYN, uint(0, U64), "0", COMPAT),
     def("interactive_timeout", B, DYN, uint(1, 31_536_000), "28800", USED),
     def("internal_tmp_mem_storage_engine", B, DYN, VarKind::Enum(INTERNAL_ENGINES), "TempTable", COMPAT),

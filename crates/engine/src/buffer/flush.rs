@@ -122,12 +122,7 @@ impl BufferPool {
     pub(crate) fn write_sealed(&self, i: usize, ty: FlushType, pages: &[(PageId, &[u8])]) -> Result<()> {
         match self.dblwr() {
             Some(d) => d.write_batch(i, ty, pages, &self.files),
-            None => {
-                for (id, bytes) in pages {
-                    self.files.get(id.space)?.write_page(id.page_no, bytes)?;
-                }
-                Ok(())
-            }
+            None => self.files.write_pages(pages),
         }
     }
 

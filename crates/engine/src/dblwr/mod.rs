@@ -16,7 +16,8 @@
 //! A batch (ON):
 //! 1. copy the sealed pages into the segment's slots (one sequential write)
 //!    and fdatasync the doublewrite file;
-//! 2. write each page to its tablespace;
+//! 2. write each page to its tablespace (runs of consecutive pages as one
+//!    write, on the write I/O threads: `space/write_io.rs`);
 //! 3. fdatasync the tablespaces written, then free the segment.
 //!
 //! DETECT_ONLY writes only each page's 32-byte header to its slot (enough
@@ -325,8 +326,5 @@ impl Doublewrite {
 }
 
 fn write_in_place(pages: &[(PageId, &[u8])], spaces: &SpaceFiles) -> Result<()> {
-    for (id, bytes) in pages {
-        spaces.get(id.space)?.write_page(id.page_no, bytes)?;
-    }
-    Ok(())
+    spaces.write_pages(pages)
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 use quire_io::{FileRef, OpenOptions, Vfs};
 
+use super::write_io::WriteIo;
 use crate::{Error, PageNo, Result, SpaceId};
 
 /// One open tablespace file.
@@ -51,6 +52,16 @@ impl SpaceFile {
         self.file
             .write_all_at(buf, off)
             .map_err(|e| Error::io(format!("write of page {page_no} of {}", self.path.display()), e))
+    }
+
+    /// Writes consecutive pages from `first` (`buf` a whole number of
+    /// pages) with one system call.
+    pub fn write_pages(&self, first: PageNo, buf: &[u8]) -> Result<()> {
+        debug_assert_eq!(buf.len() % self.page_size, 0);
+        let off = first as u64 * self.page_size as u64;
+        self.file
+            .write_all_at(buf, off)
+            .map_err(|e| Error::io(format!("write of pages from {first} of {}", self.path.display()), e))
     }
 
     pub fn sync(&self) -> Result<()> {
@@ -99,11 +110,38 @@ pub struct SpaceFiles {
     page_size: usize,
     direct: bool,
     map: RwLock<HashMap<SpaceId, Arc<SpaceFile>>>,
+    /// The write I/O threads, once started.
+    write_io: RwLock<Option<Arc<WriteIo>>>,
 }
 
 impl SpaceFiles {
     pub fn new(vfs: Arc<dyn Vfs>, page_size: usize, direct: bool) -> Self {
-        Self { vfs, page_size, direct, map: RwLock::new(HashMap::new()) }
+        Self { vfs, page_size, direct, map: RwLock::new(HashMap::new()), write_io: RwLock::new(None) }
+    }
+
+    /// Starts `threads` write I/O threads (`innodb_write_io_threads`) for
+    /// [`Self::write_pages`].
+    pub fn start_write_io(&self, threads: usize) -> Result<()> {
+        let pool = Arc::new(WriteIo::start(threads)?);
+        if let Some(old) = self.write_io.write().replace(pool) {
+            old.stop();
+        }
+        Ok(())
+    }
+
+    /// Stops the write I/O threads; later writes are made by their callers.
+    pub fn stop_write_io(&self) {
+        if let Some(pool) = self.write_io.write().take() {
+            pool.stop();
+        }
+    }
+
+    /// Writes page images in place, each run of consecutive pages with one
+    /// write, the runs in parallel on the write I/O threads
+    /// (`write_io.rs`). Returns when all are written (not synced).
+    pub fn write_pages(&self, pages: &[(crate::PageId, &[u8])]) -> Result<()> {
+        let pool = self.write_io.read().clone();
+        super::write_io::write_pages(self, pool.as_deref(), pages)
     }
 
     pub fn vfs(&self) -> &Arc<dyn Vfs> {

@@ -29,6 +29,7 @@
 //! 1/8 of the size (in whole extents, at most 64) later.
 
 pub mod files;
+pub mod write_io;
 
 use crate::buffer::BufferPool;
 use crate::mtr::Mtr;

@@ -277,6 +277,7 @@ impl Engine {
         });
         engine.load_tables()?;
         engine.recover_transactions()?;
+        engine.pool.files().start_write_io(engine.cfg.write_io_threads)?;
         engine.pool.start_lru_flushers()?;
         engine.pool.read_ahead.set_threshold(engine.cfg.read_ahead_threshold);
         engine.pool.read_ahead.set_random(engine.cfg.random_read_ahead);
@@ -866,6 +867,7 @@ impl Engine {
             self.pool.flush_all()?;
             self.log.checkpoint(self.log.ready_lsn())
         })();
+        self.pool.files().stop_write_io();
         // The log threads stop whatever happened above.
         let stopped = self.log.shutdown();
         flushed?;

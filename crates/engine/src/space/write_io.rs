@@ -1,0 +1,169 @@
+//! Write I/O threads (`innodb_write_io_threads`): the in-place page writes
+//! of a flush batch run on several threads at once, so a batch of 64 pages
+//! keeps several writes in flight instead of one (InnoDB hands its batches
+//! to asynchronous I/O served by these threads).
+//!
+//! A batch is sorted by page id and cut into runs of consecutive pages of
+//! one space; each run is one write (`write_pages`). The batch's own thread
+//! writes its first run and hands the others to the pool, then waits for
+//! them all: the batch returns only when every page is written (its caller
+//! then syncs, or frees the doublewrite segment). With no pool (0 threads,
+//! tests) the caller writes every run itself.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use parking_lot::{Condvar, Mutex};
+use quire_io::AlignedBuf;
+
+use super::files::{SpaceFile, SpaceFiles};
+use crate::{Error, PageId, PageNo, Result};
+
+/// One run: consecutive pages of one file, as one buffer.
+struct Run {
+    file: Arc<SpaceFile>,
+    first: PageNo,
+    image: AlignedBuf,
+}
+
+impl Run {
+    fn write(&self) -> Result<()> {
+        self.file.write_pages(self.first, &self.image)
+    }
+}
+
+/// The runs of one batch still being written, and the first failure.
+struct Batch {
+    left: Mutex<(usize, Option<Error>)>,
+    done: Condvar,
+}
+
+impl Batch {
+    fn finish(&self, r: Result<()>) {
+        let mut left = self.left.lock();
+        left.0 -= 1;
+        if let Err(e) = r {
+            left.1.get_or_insert(e);
+        }
+        if left.0 == 0 {
+            self.done.notify_all();
+        }
+    }
+}
+
+/// Runs waiting for a thread, and whether the threads must stop.
+#[derive(Default)]
+struct Jobs {
+    runs: VecDeque<(Run, Arc<Batch>)>,
+    stop: bool,
+}
+
+struct Queue {
+    jobs: Mutex<Jobs>,
+    ready: Condvar,
+}
+
+/// The pool of write I/O threads.
+pub struct WriteIo {
+    queue: Arc<Queue>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl WriteIo {
+    /// Starts `threads` write threads.
+    pub fn start(threads: usize) -> Result<WriteIo> {
+        let queue = Arc::new(Queue { jobs: Mutex::new(Jobs::default()), ready: Condvar::new() });
+        let mut handles = Vec::new();
+        for n in 0..threads {
+            let q = queue.clone();
+            let h = std::thread::Builder::new()
+                .name(format!("quire-write-io-{n}"))
+                .spawn(move || serve(&q))
+                .map_err(|e| Error::io("start of a write I/O thread", e))?;
+            handles.push(h);
+        }
+        Ok(WriteIo { queue, threads: Mutex::new(handles) })
+    }
+
+    /// Stops the threads (after the writes queued so far).
+    pub fn stop(&self) {
+        self.queue.jobs.lock().stop = true;
+        self.queue.ready.notify_all();
+        for h in self.threads.lock().drain(..) {
+            let _ = h.join();
+        }
+    }
+
+    fn threads(&self) -> usize {
+        self.threads.lock().len()
+    }
+}
+
+impl Drop for WriteIo {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn serve(q: &Queue) {
+    loop {
+        let (run, batch) = {
+            let mut jobs = q.jobs.lock();
+            loop {
+                if let Some(j) = jobs.runs.pop_front() {
+                    break j;
+                }
+                if jobs.stop {
+                    return;
+                }
+                q.ready.wait(&mut jobs);
+            }
+        };
+        batch.finish(run.write());
+    }
+}
+
+/// Writes page images in place: sorted into runs of consecutive pages, one
+/// write per run, spread over the pool's threads when there is one.
+pub fn write_pages(files: &SpaceFiles, pool: Option<&WriteIo>, pages: &[(PageId, &[u8])]) -> Result<()> {
+    let ps = files.page_size();
+    let mut order: Vec<&(PageId, &[u8])> = pages.iter().collect();
+    order.sort_unstable_by_key(|(id, _)| *id);
+    let mut runs: Vec<Run> = Vec::new();
+    let mut i = 0;
+    while i < order.len() {
+        let first = order[i].0;
+        let mut j = i + 1;
+        while j < order.len() && order[j].0.space == first.space && order[j].0.page_no == first.page_no + (j - i) as u32
+        {
+            j += 1;
+        }
+        let mut image = AlignedBuf::zeroed((j - i) * ps);
+        for (k, (_, bytes)) in order[i..j].iter().enumerate() {
+            image[k * ps..(k + 1) * ps].copy_from_slice(bytes);
+        }
+        runs.push(Run { file: files.get(first.space)?, first: first.page_no, image });
+        i = j;
+    }
+    let Some(pool) = pool.filter(|p| runs.len() > 1 && p.threads() > 0) else {
+        return runs.iter().try_for_each(Run::write);
+    };
+    let mine = runs.remove(0);
+    let batch = Arc::new(Batch { left: Mutex::new((runs.len(), None)), done: Condvar::new() });
+    {
+        let mut jobs = pool.queue.jobs.lock();
+        jobs.runs.extend(runs.into_iter().map(|r| (r, batch.clone())));
+    }
+    pool.queue.ready.notify_all();
+    let own = mine.write();
+    let mut left = batch.left.lock();
+    while left.0 > 0 {
+        batch.done.wait(&mut left);
+    }
+    own?;
+    match left.1.take() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
