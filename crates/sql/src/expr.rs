@@ -877,10 +877,11 @@ fn window_call(
     if !placed || scope.rel.is_none() {
         return Err(crate::rel::window::misplaced(&name));
     }
-    let outer_place = std::mem::replace(&mut scope.place, "window function");
-    let compiled = args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>();
-    scope.place = outer_place;
-    let call = crate::rel::window::Call { name, args: compiled?, distinct, star, over: over.clone() };
+    if let Some(inner) = crate::rel::window::nested_call(&args) {
+        return Err(crate::rel::window::misplaced(&inner));
+    }
+    let args = args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?;
+    let call = crate::rel::window::Call { name, args, distinct, star, over: over.clone() };
     match scope.rel.as_deref_mut() {
         Some(rel) => rel.window(call),
         None => Err(crate::rel::window::misplaced(&call.name)),

@@ -66,6 +66,40 @@ pub fn misplaced(name: &str) -> SqlError {
     SqlError::new(3593, "HY000", format!("You cannot use the window function '{name}' in this context.'"))
 }
 
+/// The name of a window function called in `args` (a window function's
+/// arguments) outside their subqueries, which have windows of their own.
+pub fn nested_call(args: &[ast::Expr]) -> Option<String> {
+    use ast::Visit;
+    use std::ops::ControlFlow;
+    struct Find {
+        queries: usize,
+    }
+    impl ast::Visitor for Find {
+        type Break = String;
+        fn pre_visit_query(&mut self, _: &ast::Query) -> ControlFlow<String> {
+            self.queries += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _: &ast::Query) -> ControlFlow<String> {
+            self.queries -= 1;
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<String> {
+            match e {
+                ast::Expr::Function(f) if f.over.is_some() && self.queries == 0 => {
+                    ControlFlow::Break(f.name.to_string().to_ascii_lowercase())
+                }
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    let mut find = Find { queries: 0 };
+    args.iter().find_map(|a| match a.visit(&mut find) {
+        ControlFlow::Break(name) => Some(name),
+        ControlFlow::Continue(()) => None,
+    })
+}
+
 /// What a window function computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
