@@ -1,10 +1,11 @@
 //! quire beside MariaDB on queries over several tables: inner and outer
 //! joins, subqueries (scalar, IN, EXISTS, quantified, in UPDATE / DELETE),
-//! derived tables and CTEs, set operations, and the name-resolution errors
-//! of joins. Each named test runs a small schema (NULLs, duplicates, rows
-//! that match nothing on the other side) and queries whose ORDER BY makes
-//! the row order total, so that any join order gives the same answer; the
-//! random test compares generated queries' rows as multisets. Every table
+//! derived tables and CTEs, set operations, window functions, GROUP BY ...
+//! WITH ROLLUP, and the name-resolution errors of joins. Each named test
+//! runs a small schema (NULLs, duplicates, rows that match nothing on the
+//! other side) and queries whose ORDER BY makes the row order total, so
+//! that any join order gives the same answer; the random test compares
+//! generated queries' rows as multisets. Every table
 //! has a primary key: quire does not create keyless tables yet (1173).
 //!
 //! Every statement here was run against MariaDB 10.11 first. Cases where
@@ -1016,13 +1017,19 @@ impl Gen {
                     groups.push(c);
                 }
             }
+            // MariaDB 10.11 adds up the COUNT(DISTINCT ...) of the rows a
+            // ROLLUP subtotal sums instead of counting anew: not generated.
+            let rollup = !groups.is_empty() && self.rng.chance(20);
             let mut items = groups.clone();
             while items.len() < width {
-                items.push(self.aggregate(&scope));
+                items.push(self.aggregate(&scope, !rollup));
             }
             let mut sql = format!("SELECT {distinct}{} FROM {from}{where_clause}", items.join(", "));
             if !groups.is_empty() {
                 sql.push_str(&format!(" GROUP BY {}", groups.join(", ")));
+                if rollup {
+                    sql.push_str(" WITH ROLLUP");
+                }
                 if self.rng.chance(35) {
                     let h = match self.rng.below(3) {
                         0 => format!("COUNT(*) > {}", self.rng.below(3)),
@@ -1040,7 +1047,10 @@ impl Gen {
             }
             (sql, width)
         } else {
-            let items: Vec<String> = (0..width).map(|_| self.select_item(&scope)).collect();
+            // MariaDB 10.11 drops rows of a DISTINCT select with a window
+            // function and a subquery: no window functions under DISTINCT.
+            let windows = distinct.is_empty();
+            let items: Vec<String> = (0..width).map(|_| self.select_item(&scope, windows)).collect();
             (format!("SELECT {distinct}{} FROM {from}{where_clause}", items.join(", ")), width)
         }
     }
@@ -1267,19 +1277,43 @@ impl Gen {
         sql
     }
 
-    fn aggregate(&mut self, scope: &[Col]) -> String {
+    fn aggregate(&mut self, scope: &[Col], count_distinct: bool) -> String {
         match self.rng.below(6) {
             0 => "COUNT(*)".to_string(),
             1 => format!("COUNT({})", self.rng.pick(scope).expr),
-            2 => format!("COUNT(DISTINCT {})", self.rng.pick(scope).expr),
+            2 if count_distinct => format!("COUNT(DISTINCT {})", self.rng.pick(scope).expr),
+            2 => format!("COUNT({})", self.rng.pick(scope).expr),
             3 => format!("SUM({})", self.col_of(scope, Kind::Int).expect("INT").expr),
             4 => format!("MIN({})", self.rng.pick(scope).expr),
             _ => format!("MAX({})", self.rng.pick(scope).expr),
         }
     }
 
-    fn select_item(&mut self, scope: &[Col]) -> String {
-        match self.rng.below(20) {
+    /// A window function whose value no order among peers changes:
+    /// whole-partition aggregates, RANK / DENSE_RANK, and aggregates over
+    /// RANGE frames (the default one, or one with offsets).
+    fn window_item(&mut self, scope: &[Col]) -> String {
+        let over =
+            if self.rng.chance(60) { format!("PARTITION BY {} ", self.rng.pick(scope).expr) } else { String::new() };
+        let key = self.rng.pick(scope).expr.clone();
+        let int = self.col_of(scope, Kind::Int).expect("INT");
+        match self.rng.below(6) {
+            0 => format!("COUNT(*) OVER ({over})"),
+            1 => format!("SUM({}) OVER ({over}ORDER BY {key})", int.expr),
+            2 => format!("{}({}) OVER ({over})", self.rng.pick(&["MIN", "MAX"]), self.rng.pick(scope).expr),
+            3 => format!("RANK() OVER ({over}ORDER BY {key})"),
+            4 => format!("DENSE_RANK() OVER ({over}ORDER BY {key} DESC)"),
+            _ => {
+                let c = self.rng.pick(scope).expr.clone();
+                format!("COUNT({c}) OVER ({over}ORDER BY {} RANGE BETWEEN 1 PRECEDING AND 1 FOLLOWING)", int.expr)
+            }
+        }
+    }
+
+    fn select_item(&mut self, scope: &[Col], windows: bool) -> String {
+        match self.rng.below(22) {
+            20 | 21 if windows => self.window_item(scope),
+            20 | 21 => self.rng.pick(scope).expr.clone(),
             0..=12 => self.rng.pick(scope).expr.clone(),
             13 => {
                 let c = self.col_of(scope, Kind::Int).expect("INT");
@@ -1359,8 +1393,9 @@ fn shown(a: &Answer) -> String {
 /// Random SELECTs over three small tables (1-3 tables with INNER / LEFT /
 /// RIGHT / CROSS joins on equalities and inequalities, AND / OR of
 /// comparisons, IS NULL, IN lists, IN / NOT IN / EXISTS / ANY / ALL
-/// subqueries correlated or not, scalar aggregate subqueries, GROUP BY with
-/// COUNT / SUM / MIN / MAX and HAVING, DISTINCT, UNION [ALL] / EXCEPT /
+/// subqueries correlated or not, scalar aggregate subqueries, GROUP BY
+/// [WITH ROLLUP] with COUNT / SUM / MIN / MAX and HAVING, window functions
+/// that no order among peers changes, DISTINCT, UNION [ALL] / EXCEPT /
 /// INTERSECT of two such selects) give the same rows as a multiset, or the
 /// same error code, on quire and on MariaDB.
 ///
