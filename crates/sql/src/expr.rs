@@ -245,42 +245,44 @@ pub fn map_expr(e: Expr, f: &mut dyn FnMut(&Expr) -> Option<Result<Expr>>) -> Re
     if let Some(r) = f(&e) {
         return r;
     }
-    fn rec(x: Box<Expr>, f: &mut dyn FnMut(&Expr) -> Option<Result<Expr>>) -> Result<Box<Expr>> {
-        Ok(Box::new(map_expr(*x, f)?))
+    fn rec(x: Expr, f: &mut dyn FnMut(&Expr) -> Option<Result<Expr>>) -> Result<Box<Expr>> {
+        Ok(Box::new(map_expr(x, f)?))
     }
     Ok(match e {
-        Expr::Bin(op, l, r) => Expr::Bin(op, rec(l, f)?, rec(r, f)?),
+        Expr::Bin(op, l, r) => Expr::Bin(op, rec(*l, f)?, rec(*r, f)?),
         Expr::Chain(first, steps) => {
-            let first = rec(first, f)?;
+            let first = rec(*first, f)?;
             let steps = steps
                 .into_iter()
                 .map(|s| Ok(Step { op: s.op, rhs: map_expr(s.rhs, f)?, coll: s.coll }))
                 .collect::<Result<_>>()?;
             Expr::Chain(first, steps)
         }
-        Expr::Not(x) => Expr::Not(rec(x, f)?),
-        Expr::Neg(x) => Expr::Neg(rec(x, f)?),
-        Expr::IsNull(x, n) => Expr::IsNull(rec(x, f)?, n),
-        Expr::Collate(c, x) => Expr::Collate(c, rec(x, f)?),
+        Expr::Not(x) => Expr::Not(rec(*x, f)?),
+        Expr::Neg(x) => Expr::Neg(rec(*x, f)?),
+        Expr::IsNull(x, n) => Expr::IsNull(rec(*x, f)?, n),
+        Expr::Collate(c, x) => Expr::Collate(c, rec(*x, f)?),
         Expr::Between { expr, low, high, negated } => {
-            Expr::Between { expr: rec(expr, f)?, low: rec(low, f)?, high: rec(high, f)?, negated }
+            Expr::Between { expr: rec(*expr, f)?, low: rec(*low, f)?, high: rec(*high, f)?, negated }
         }
         Expr::InList { expr, list, negated, set: _ } => {
-            let expr = rec(expr, f)?;
+            let expr = rec(*expr, f)?;
             let list: Vec<Expr> = list.into_iter().map(|x| map_expr(x, f)).collect::<Result<_>>()?;
             let set = crate::inset::InSet::new(&list).map(std::sync::Arc::new);
             Expr::InList { expr, list, negated, set }
         }
-        Expr::Like { expr, pattern, negated } => Expr::Like { expr: rec(expr, f)?, pattern: rec(pattern, f)?, negated },
+        Expr::Like { expr, pattern, negated } => {
+            Expr::Like { expr: rec(*expr, f)?, pattern: rec(*pattern, f)?, negated }
+        }
         Expr::Case { operand, whens, otherwise } => {
             let operand = match operand {
-                Some(o) => Some(rec(o, f)?),
+                Some(o) => Some(rec(*o, f)?),
                 None => None,
             };
             let whens =
                 whens.into_iter().map(|(w, t)| Ok((map_expr(w, f)?, map_expr(t, f)?))).collect::<Result<_>>()?;
             let otherwise = match otherwise {
-                Some(o) => Some(rec(o, f)?),
+                Some(o) => Some(rec(*o, f)?),
                 None => None,
             };
             Expr::Case { operand, whens, otherwise }

@@ -13,8 +13,15 @@
 //! of its indexes from the slots bound before it, from a hash table built
 //! once when an equality joins it and no index helps, else by rescanning.
 //!
-//! Single-table statements without subqueries keep the planner of
-//! `query.rs`, the hot path of OLTP clients; `needs_general` decides.
+//! A block's grouping, HAVING, window functions (`window`: bound here,
+//! computed over the grouped rows), select list, DISTINCT, ORDER BY and
+//! LIMIT run in `query::finish`; GROUP BY ... WITH ROLLUP adds the
+//! super-aggregate rows there, the binder pointing expressions at their
+//! rolled-up values (`rollup`).
+//!
+//! Single-table statements without subqueries, window functions or WITH
+//! ROLLUP keep the planner of `query.rs`, the hot path of OLTP clients;
+//! `needs_general` decides.
 //!
 //! Invariants:
 //! 1. A block's slots are allocated in FROM order; `Block::width` is
