@@ -509,8 +509,13 @@ fn clauses_quire_cannot_carry_out_are_refused_not_ignored() {
     for sql in [
         "SELECT id INTO @x FROM t LIMIT 1",
         "SELECT SQL_CALC_FOUND_ROWS id FROM t LIMIT 1",
-        "SELECT SUM(k) OVER () FROM t",
-        "SELECT k, COUNT(*) FROM t GROUP BY k WITH ROLLUP",
+        // Window functions and WITH ROLLUP are carried out, but not
+        // GROUPS frames, RANGE frames over dates, DISTINCT in a window
+        // aggregate, nor WITH CUBE (not MySQL's).
+        "SELECT SUM(k) OVER (ORDER BY id GROUPS 1 PRECEDING) FROM t",
+        "SELECT SUM(k) OVER (ORDER BY id RANGE INTERVAL 1 DAY PRECEDING) FROM t",
+        "SELECT COUNT(DISTINCT k) OVER () FROM t",
+        "SELECT k, COUNT(*) FROM t GROUP BY k WITH CUBE",
         "SELECT id FROM t WHERE id = 1 FOR UPDATE NOWAIT",
         "SELECT id FROM t WHERE id = 1 FOR UPDATE SKIP LOCKED",
         "SELECT a.id FROM t a JOIN t b ON b.id = a.id FOR UPDATE OF a",

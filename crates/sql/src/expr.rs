@@ -108,6 +108,8 @@ pub enum Expr {
     Func(String, Vec<Expr>),
     /// The i-th aggregate's result (aggregated queries only).
     Agg(usize),
+    /// The i-th window function's value on the row (`rel::window`).
+    Window(usize),
     /// `@@[global.|session.]name`.
     SysVar {
         name: String,
@@ -153,6 +155,12 @@ pub trait Names {
     fn column(&mut self, qualifier: Option<&str>, name: &str, place: &'static str) -> Result<Expr>;
     /// Binds a subquery; `params` counts the `?` markers seen so far.
     fn subquery(&mut self, q: &ast::Query, params: &mut usize) -> Result<std::sync::Arc<crate::rel::Subquery>>;
+    /// Records a window function call of the block being bound, to be
+    /// resolved against its window when the block is (`Expr::Window`).
+    /// Only SELECT blocks take them.
+    fn window(&mut self, call: crate::rel::window::Call) -> Result<Expr> {
+        Err(crate::rel::window::misplaced(&call.name))
+    }
 }
 
 /// One operator of a [`Expr::Chain`] and its right operand.
@@ -229,6 +237,72 @@ pub fn with_collations(e: Expr, colls: &[Collation]) -> Expr {
     }
 }
 
+/// Rebuilds `e` bottom-up through `f`: where `f` gives a replacement for
+/// a node, that replaces it (and its children are not visited); else its
+/// children are rebuilt. A subquery's captures are not visited.
+pub fn map_expr(e: Expr, f: &mut dyn FnMut(&Expr) -> Option<Result<Expr>>) -> Result<Expr> {
+    crate::depth::check()?;
+    if let Some(r) = f(&e) {
+        return r;
+    }
+    fn rec(x: Expr, f: &mut dyn FnMut(&Expr) -> Option<Result<Expr>>) -> Result<Box<Expr>> {
+        Ok(Box::new(map_expr(x, f)?))
+    }
+    Ok(match e {
+        Expr::Bin(op, l, r) => Expr::Bin(op, rec(*l, f)?, rec(*r, f)?),
+        Expr::Chain(first, steps) => {
+            let first = rec(*first, f)?;
+            let steps = steps
+                .into_iter()
+                .map(|s| Ok(Step { op: s.op, rhs: map_expr(s.rhs, f)?, coll: s.coll }))
+                .collect::<Result<_>>()?;
+            Expr::Chain(first, steps)
+        }
+        Expr::Not(x) => Expr::Not(rec(*x, f)?),
+        Expr::Neg(x) => Expr::Neg(rec(*x, f)?),
+        Expr::IsNull(x, n) => Expr::IsNull(rec(*x, f)?, n),
+        Expr::Collate(c, x) => Expr::Collate(c, rec(*x, f)?),
+        Expr::Between { expr, low, high, negated } => {
+            Expr::Between { expr: rec(*expr, f)?, low: rec(*low, f)?, high: rec(*high, f)?, negated }
+        }
+        Expr::InList { expr, list, negated, set: _ } => {
+            let expr = rec(*expr, f)?;
+            let list: Vec<Expr> = list.into_iter().map(|x| map_expr(x, f)).collect::<Result<_>>()?;
+            let set = crate::inset::InSet::new(&list).map(std::sync::Arc::new);
+            Expr::InList { expr, list, negated, set }
+        }
+        Expr::Like { expr, pattern, negated } => {
+            Expr::Like { expr: rec(*expr, f)?, pattern: rec(*pattern, f)?, negated }
+        }
+        Expr::Case { operand, whens, otherwise } => {
+            let operand = match operand {
+                Some(o) => Some(rec(*o, f)?),
+                None => None,
+            };
+            let whens =
+                whens.into_iter().map(|(w, t)| Ok((map_expr(w, f)?, map_expr(t, f)?))).collect::<Result<_>>()?;
+            let otherwise = match otherwise {
+                Some(o) => Some(rec(*o, f)?),
+                None => None,
+            };
+            Expr::Case { operand, whens, otherwise }
+        }
+        Expr::Func(name, args) => Expr::Func(name, args.into_iter().map(|x| map_expr(x, f)).collect::<Result<_>>()?),
+        leaf => leaf,
+    })
+}
+
+/// Whether some node of `e` satisfies `pred` (a subquery's captures are
+/// not looked into).
+pub fn any_expr(e: &Expr, pred: &dyn Fn(&Expr) -> bool) -> bool {
+    let mut found = false;
+    let _ = map_expr(e.clone(), &mut |x| {
+        found |= pred(x);
+        found.then(|| Ok(Expr::Lit(Value::Null)))
+    });
+    found
+}
+
 /// The collation a sort or group key compares by: its column's, if it is
 /// a column.
 pub fn key_collation(e: &Expr, colls: &[Collation]) -> Collation {
@@ -271,6 +345,9 @@ impl Env for CollEnv<'_> {
     }
     fn outer(&self, k: usize) -> Result<Value> {
         self.inner.outer(k)
+    }
+    fn window(&self, i: usize) -> Result<Value> {
+        self.inner.window(i)
     }
     fn subquery(&self, s: &SubExpr, row: &[Value]) -> Result<Value> {
         self.inner.subquery(s, row)
@@ -627,10 +704,6 @@ fn session_scope_allowed(name: &str, explicit_session: bool) -> Result<()> {
 
 fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
     let name = f.name.to_string().to_ascii_lowercase();
-    // Refused rather than computed as the plain function.
-    if f.over.is_some() {
-        return Err(SqlError::unsupported("window functions (OVER)"));
-    }
     if f.filter.is_some() || f.null_treatment.is_some() || !f.within_group.is_empty() {
         return Err(SqlError::unsupported(format!("this form of {name}()")));
     }
@@ -665,6 +738,9 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         }
         ast::FunctionArguments::Subquery(_) => return Err(SqlError::unsupported("subqueries")),
     };
+    if let Some(over) = &f.over {
+        return window_call(name, args, distinct, star, over, scope);
+    }
     let agg = match name.as_str() {
         "count" => Some(if star { AggFn::CountStar } else { AggFn::Count }),
         "sum" => Some(AggFn::Sum),
@@ -767,6 +843,8 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         ("isnull", 1, 1, false),
         ("hex", 1, 1, false),
         ("sleep", 1, 1, false),
+        // Rewritten by the binder of a block WITH ROLLUP (`rel::select`).
+        ("grouping", 1, usize::MAX, false),
     ];
     let Some(&(_, min, max, grammar)) = ARITY.iter().find(|(n, ..)| *n == name) else {
         return Err(SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist")));
@@ -782,6 +860,34 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         ));
     }
     Ok(Expr::Func(name, args))
+}
+
+/// A window function call (`f(...) OVER ...`): allowed only in a SELECT
+/// block's select list and ORDER BY, outside aggregates and other window
+/// functions (3593, as MySQL). Its arguments may hold aggregates (they
+/// are evaluated on the grouped rows); its window is resolved by the
+/// binder ([`Names::window`]).
+fn window_call(
+    name: String,
+    args: Vec<ast::Expr>,
+    distinct: bool,
+    star: bool,
+    over: &ast::WindowType,
+    scope: &mut Scope<'_>,
+) -> Result<Expr> {
+    let placed = matches!(scope.place, "field list" | "order clause") && scope.aggs.is_some();
+    if !placed || scope.rel.is_none() {
+        return Err(crate::rel::window::misplaced(&name));
+    }
+    if let Some(inner) = crate::rel::window::nested_call(&args) {
+        return Err(crate::rel::window::misplaced(&inner));
+    }
+    let args = args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?;
+    let call = crate::rel::window::Call { name, args, distinct, star, over: over.clone() };
+    match scope.rel.as_deref_mut() {
+        Some(rel) => rel.window(call),
+        None => Err(crate::rel::window::misplaced(&call.name)),
+    }
 }
 
 /// What evaluation may read besides the row.
@@ -807,6 +913,11 @@ pub trait Env {
     /// A correlated subquery's k-th captured value ([`Expr::Outer`]).
     fn outer(&self, _k: usize) -> Result<Value> {
         Err(SqlError::internal("an outer reference outside a subquery"))
+    }
+    /// The i-th window function's value on the row being projected
+    /// ([`Expr::Window`]).
+    fn window(&self, _i: usize) -> Result<Value> {
+        Err(SqlError::internal("a window function outside a SELECT block"))
     }
     /// The value of a subquery in an expression, `row` being the row the
     /// expression is evaluated on.
@@ -1023,6 +1134,7 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
         Expr::Param(i) => env.param(*i)?,
         Expr::Col(i) => row.get(*i).cloned().ok_or_else(|| SqlError::internal("column out of the row"))?,
         Expr::Agg(i) => env.agg(*i)?,
+        Expr::Window(i) => env.window(*i)?,
         Expr::SysVar { name, global } => env.sysvar(name, *global)?,
         Expr::Outer(k) => env.outer(*k)?,
         Expr::Subquery(s) => env.subquery(s, row)?,

@@ -284,6 +284,10 @@ pub trait ColTypes {
     fn col_meta(&self, i: usize) -> Option<MetaType> {
         self.col_type(i).map(MetaType::of_column)
     }
+    /// The result type of window function `i` ([`Expr::Window`]).
+    fn window_meta(&self, _i: usize) -> Option<MetaType> {
+        None
+    }
 }
 
 impl ColTypes for TableRef {
@@ -519,6 +523,20 @@ fn sysvar_type(name: &str) -> MetaType {
 
 /// The type an expression's values will have (for result metadata before
 /// execution, e.g. COM_STMT_PREPARE).
+/// The result type of an aggregate whose argument is of type `arg`.
+pub fn agg_type(func: AggFn, arg: MetaType) -> MetaType {
+    match func {
+        AggFn::Count | AggFn::CountStar => MetaType::Int { unsigned: false, width: 8 },
+        AggFn::Sum | AggFn::Avg if matches!(arg, MetaType::Double | MetaType::Str { .. } | MetaType::Text) => {
+            MetaType::Double
+        }
+        AggFn::Sum => decimal(scale_of(arg)),
+        AggFn::Avg => decimal(scale_of(arg) + crate::expr::DIV_PRECISION_INCREMENT),
+        AggFn::Min | AggFn::Max => arg,
+        AggFn::GroupConcat => MetaType::Text,
+    }
+}
+
 pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> MetaType {
     let longlong = MetaType::Int { unsigned: false, width: 8 };
     // Truth values (comparisons, NOT, IS NULL, LIKE...): 0 or 1, a LONG.
@@ -529,22 +547,9 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
         Expr::Lit(v) => MetaType::of_value(v),
         Expr::Param(_) => text,
         Expr::Col(c) => t.and_then(|t| t.col_meta(*c)).unwrap_or(text),
+        Expr::Window(i) => t.and_then(|t| t.window_meta(*i)).unwrap_or(text),
         Expr::Agg(i) => match aggs.get(*i) {
-            Some(a) => {
-                let arg = a.arg.as_ref().map_or(text, |x| infer(x, t, aggs));
-                match a.func {
-                    AggFn::Count | AggFn::CountStar => longlong,
-                    AggFn::Sum | AggFn::Avg
-                        if matches!(arg, MetaType::Double | MetaType::Str { .. } | MetaType::Text) =>
-                    {
-                        MetaType::Double
-                    }
-                    AggFn::Sum => decimal(scale_of(arg)),
-                    AggFn::Avg => decimal(scale_of(arg) + crate::expr::DIV_PRECISION_INCREMENT),
-                    AggFn::Min | AggFn::Max => arg,
-                    AggFn::GroupConcat => MetaType::Text,
-                }
-            }
+            Some(a) => agg_type(a.func, a.arg.as_ref().map_or(text, |x| infer(x, t, aggs))),
             None => text,
         },
         Expr::Bin(op, l, r) => match op {
@@ -594,7 +599,7 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                 "last_insert_id" => MetaType::Int { unsigned: true, width: 8 },
                 "length" | "char_length" | "character_length" => MetaType::Int { unsigned: false, width: 4 },
                 "found_rows" | "row_count" | "unix_timestamp" | "cast_signed" => longlong,
-                "isnull" => boolean,
+                "isnull" | "grouping" => boolean,
                 "sleep" => int_of_len(1, false),
                 "cast_unsigned" => MetaType::Int { unsigned: true, width: 8 },
                 "cast_double" => MetaType::Double,

@@ -83,6 +83,9 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         other => return Err(SqlError::unsupported(format!("query {other}"))),
     };
     check_select_clauses(sel)?;
+    if !sel.named_window.is_empty() {
+        return Err(SqlError::unsupported("WINDOW in the single-table planner"));
+    }
     let table = match sel.from.as_slice() {
         [] => None,
         [twj] if twj.joins.is_empty() => match &twj.relation {
@@ -275,6 +278,8 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
 
 /// The clauses of a SELECT neither planner carries out, refused rather
 /// than ignored: INTO, SQL_CALC_FOUND_ROWS, and other dialects' clauses.
+/// (WINDOW, WITH ROLLUP and window functions send a query to `rel`,
+/// which binds them.)
 /// (HIGH_PRIORITY, SQL_SMALL_RESULT, SQL_NO_CACHE ... are hints; a
 /// leading STRAIGHT_JOIN keeps nothing in order yet, which changes no
 /// result.)
@@ -294,7 +299,6 @@ pub(crate) fn check_select_clauses(sel: &ast::Select) -> Result<()> {
         || !sel.cluster_by.is_empty()
         || !sel.distribute_by.is_empty()
         || !sel.sort_by.is_empty()
-        || !sel.named_window.is_empty()
         || sel.qualify.is_some()
         || sel.value_table_mode.is_some()
     {
@@ -316,7 +320,8 @@ pub(crate) fn lock_of(q: &ast::Query) -> Result<Option<LockMode>> {
     }))
 }
 
-/// GROUP BY ... WITH ROLLUP (and the like) are refused rather than ignored.
+/// GROUP BY modifiers are refused rather than ignored (WITH ROLLUP is
+/// carried out by `rel`, where `rel::needs_general` sends it).
 pub(crate) fn no_group_modifiers(m: &[ast::GroupByWithModifier]) -> Result<()> {
     match m.first() {
         None => Ok(()),
@@ -713,7 +718,7 @@ pub(crate) struct AggState {
 }
 
 impl AggState {
-    fn new(a: &Agg) -> Self {
+    pub(crate) fn new(a: &Agg) -> Self {
         Self { count: 0, sum: None, best: None, seen: a.distinct.then(HashSet::new), parts: Vec::new(), max_len: 0 }
     }
 
@@ -753,6 +758,15 @@ impl AggState {
             }
             return Ok(());
         }
+        self.add_value(a, coll, v)
+    }
+
+    /// Adds one value of the argument of an aggregate of one argument
+    /// (not GROUP_CONCAT); NULL counts for nothing.
+    pub(crate) fn add_value(&mut self, a: &Agg, coll: Collation, v: Value) -> Result<()> {
+        if v.is_null() {
+            return Ok(());
+        }
         if let Some(seen) = &mut self.seen {
             if !seen.insert(group_key(std::slice::from_ref(&v), &[coll])) {
                 return Ok(());
@@ -786,6 +800,31 @@ impl AggState {
             AggFn::Count | AggFn::CountStar | AggFn::GroupConcat => {}
         }
         Ok(())
+    }
+
+    /// Takes back a value [`AggState::add_value`] added (a row leaving a
+    /// window frame). REQUIRES: COUNT, SUM or AVG without DISTINCT (MIN
+    /// and MAX cannot forget a value: their frames are recomputed).
+    pub(crate) fn remove_value(&mut self, a: &Agg, v: &Value) -> Result<()> {
+        debug_assert!(Self::removable(a));
+        if v.is_null() {
+            return Ok(());
+        }
+        self.count -= 1;
+        if matches!(a.func, AggFn::Sum | AggFn::Avg) {
+            let d = to_decimal(v).unwrap_or(Decimal::ZERO);
+            self.sum = match self.sum {
+                _ if self.count == 0 => None,
+                Some(s) => Some(s.checked_sub(d).ok_or_else(|| SqlError::new(1690, "22003", "SUM is out of range"))?),
+                None => None,
+            };
+        }
+        Ok(())
+    }
+
+    /// Whether [`AggState::remove_value`] can take values back.
+    pub(crate) fn removable(a: &Agg) -> bool {
+        !a.distinct && matches!(a.func, AggFn::Count | AggFn::CountStar | AggFn::Sum | AggFn::Avg)
     }
 
     /// GROUP_CONCAT's value, and whether `group_concat_max_len` cut it.
@@ -831,7 +870,7 @@ impl AggState {
     }
 
     /// The aggregate's value, and whether `group_concat_max_len` cut it.
-    fn result(&self, a: &Agg) -> (Value, bool) {
+    pub(crate) fn result(&self, a: &Agg) -> (Value, bool) {
         let v = match a.func {
             AggFn::GroupConcat => return self.concat(a),
             AggFn::Count | AggFn::CountStar => Value::Int(self.count),
@@ -916,7 +955,9 @@ pub fn run_select(
         agg_colls: &p.agg_colls,
         group_by: &p.group_by,
         group_colls: &p.group_colls,
+        rollup: false,
         having: p.having.as_ref(),
+        windows: None,
         items: &p.items,
         distinct: p.distinct,
         item_colls: &p.item_colls,
@@ -928,14 +969,19 @@ pub fn run_select(
 }
 
 /// The parts of a SELECT applied to the rows its FROM and WHERE found:
-/// grouping and aggregates, HAVING, the select list, DISTINCT, ORDER BY
-/// (empty when the rows already come in order), OFFSET / LIMIT.
+/// grouping and aggregates (WITH ROLLUP: and the super-aggregate rows),
+/// HAVING, window functions, the select list, DISTINCT, ORDER BY (empty
+/// when the rows already come in order), OFFSET / LIMIT.
 pub struct Finish<'p> {
     pub aggs: &'p [Agg],
     pub agg_colls: &'p [Collation],
     pub group_by: &'p [Expr],
     pub group_colls: &'p [Collation],
+    /// GROUP BY ... WITH ROLLUP (see [`group`]).
+    pub rollup: bool,
     pub having: Option<&'p Expr>,
+    /// The window functions of the select list and ORDER BY.
+    pub windows: Option<&'p crate::rel::window::Windows>,
     pub items: &'p [Expr],
     pub distinct: bool,
     pub item_colls: &'p [Collation],
@@ -945,16 +991,30 @@ pub struct Finish<'p> {
     pub width: usize,
 }
 
-/// An environment whose aggregate results can be set per group.
+/// An environment whose aggregate (and window function) results can be
+/// set per row.
 pub trait AggEnv: Env {
     fn set_aggs(&mut self, aggs: Vec<Value>);
+    /// Takes back what [`AggEnv::set_aggs`] set.
+    fn take_aggs(&mut self) -> Vec<Value>;
+    /// The values of the block's window functions on the next row
+    /// evaluated ([`Env::window`]); environments of blocks without
+    /// window functions keep none.
+    fn set_windows(&mut self, _values: Vec<Value>) {}
 }
 
 impl AggEnv for Ctx<'_> {
     fn set_aggs(&mut self, aggs: Vec<Value>) {
         self.aggs = aggs;
     }
+    fn take_aggs(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.aggs)
+    }
 }
+
+/// A row after grouping and HAVING: its (representative) row and its
+/// aggregates' values (none when the block does not aggregate).
+pub type GroupedRow = (Vec<Value>, Vec<Value>);
 
 /// Applies `f` to the base rows (see [`Finish`]).
 pub fn finish<E: AggEnv>(
@@ -966,58 +1026,28 @@ pub fn finish<E: AggEnv>(
 ) -> Result<Vec<Vec<Value>>> {
     let aggregated = !f.aggs.is_empty() || !f.group_by.is_empty();
     let sort = !f.order.is_empty();
+    let mut rows: Vec<GroupedRow> =
+        if aggregated { group(f, base, env)? } else { base.into_iter().map(|r| (r, Vec::new())).collect() };
+    let mut windows = Vec::new();
+    if let Some(w) = f.windows.filter(|w| !w.fns.is_empty()) {
+        let (values, order) = crate::rel::window::compute(w, &rows, aggregated, env)?;
+        // The rows leave in the windows' order.
+        let mut slots: Vec<Option<(GroupedRow, Vec<Value>)>> = rows.into_iter().zip(values).map(Some).collect();
+        (rows, windows) = order.iter().filter_map(|&i| slots[i].take()).unzip();
+    }
+    let mut windows = windows.into_iter();
     // (output row, sort keys)
-    let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
-    if aggregated {
-        let mut groups: Vec<(Vec<Value>, Vec<AggState>)> = Vec::new();
-        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
-        for row in &base {
-            let key: Vec<Value> = f.group_by.iter().map(|g| eval(g, row, env)).collect::<Result<_>>()?;
-            let k = group_key(&key, f.group_colls);
-            let gi = match index.get(&k) {
-                Some(&i) => i,
-                None => {
-                    groups.push((row.clone(), f.aggs.iter().map(AggState::new).collect()));
-                    index.insert(k, groups.len() - 1);
-                    groups.len() - 1
-                }
-            };
-            for ((st, a), &coll) in groups[gi].1.iter_mut().zip(f.aggs).zip(f.agg_colls) {
-                st.add(a, coll, row, env)?;
-            }
+    let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
+    for (row, aggs) in rows {
+        if aggregated {
+            env.set_aggs(aggs);
         }
-        if groups.is_empty() && f.group_by.is_empty() {
-            groups.push((vec![Value::Null; f.width], f.aggs.iter().map(AggState::new).collect()));
+        if let Some(w) = windows.next() {
+            env.set_windows(w);
         }
-        for (rep, states) in groups {
-            let results: Vec<(Value, bool)> = states.iter().zip(f.aggs).map(|(s, a)| s.result(a)).collect();
-            let cut = results.iter().filter(|(_, c)| *c).count();
-            env.set_aggs(results.into_iter().map(|(v, _)| v).collect());
-            for _ in 0..cut {
-                let row = out.len() + 1;
-                env.warn(crate::diag::Condition::new(
-                    crate::diag::Level::Warning,
-                    1260,
-                    format!("Row {row} was cut by GROUP_CONCAT()"),
-                ))?;
-            }
-            if let Some(h) = f.having {
-                if truth(&eval(h, &rep, env)?) != Some(true) {
-                    continue;
-                }
-            }
-            let vals = f.items.iter().map(|x| eval(x, &rep, env)).collect::<Result<Vec<_>>>()?;
-            let keys =
-                if sort { f.order.iter().map(|(x, _)| eval(x, &rep, env)).collect::<Result<_>>()? } else { vec![] };
-            out.push((vals, keys));
-        }
-    } else {
-        for row in &base {
-            let vals = f.items.iter().map(|x| eval(x, row, env)).collect::<Result<Vec<_>>>()?;
-            let keys =
-                if sort { f.order.iter().map(|(x, _)| eval(x, row, env)).collect::<Result<_>>()? } else { vec![] };
-            out.push((vals, keys));
-        }
+        let vals = f.items.iter().map(|x| eval(x, &row, env)).collect::<Result<Vec<_>>>()?;
+        let keys = if sort { f.order.iter().map(|(x, _)| eval(x, &row, env)).collect::<Result<_>>()? } else { vec![] };
+        out.push((vals, keys));
     }
     if f.distinct {
         let mut seen = HashSet::new();
@@ -1027,6 +1057,127 @@ pub fn finish<E: AggEnv>(
         out = sort_rows(out, f.order, f.order_colls);
     }
     Ok(out.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).map(|(v, _)| v).collect())
+}
+
+/// One group being aggregated: its first row (by index into the base
+/// rows; `None` for the group of an empty input), how many of the
+/// grouping keys it shares (fewer than all: a super-aggregate row of
+/// ROLLUP), and its aggregates' running states.
+struct Group {
+    rep: Option<usize>,
+    level: usize,
+    states: Vec<AggState>,
+}
+
+/// A position of a ROLLUP row's sort key: a grouping value, or a rolled
+/// up one (after every value, so a super-aggregate row follows the rows
+/// it sums up).
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum RollupKey {
+    Value(SortKey),
+    Rolled,
+}
+
+/// Groups the base rows and aggregates them; keeps the groups HAVING
+/// accepts, each with its aggregates' values.
+///
+/// WITH ROLLUP the rows are also grouped by every prefix of the grouping
+/// keys (n keys: n + 1 passes), the groups come out sorted by their keys
+/// with each super-aggregate row after the rows it sums up (as MySQL
+/// sends them), and each group's aggregate values are followed by its n
+/// grouping values (NULL where rolled up) and its n GROUPING() flags:
+/// the binder points rolled-up expressions and GROUPING() there
+/// (`rel::rollup`). A grouping key that is a column is also NULL in a
+/// super-aggregate row's representative row.
+fn group<E: AggEnv>(f: &Finish<'_>, base: Vec<Vec<Value>>, env: &mut E) -> Result<Vec<GroupedRow>> {
+    let n = f.group_by.len();
+    let keys: Vec<Vec<Value>> =
+        base.iter().map(|row| f.group_by.iter().map(|g| eval(g, row, env)).collect()).collect::<Result<_>>()?;
+    let levels: Vec<usize> = if f.rollup { (0..=n).rev().collect() } else { vec![n] };
+    let mut groups: Vec<Group> = Vec::new();
+    for &level in &levels {
+        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+        for (r, row) in base.iter().enumerate() {
+            let k = group_key(&keys[r][..level], &f.group_colls[..level]);
+            let gi = match index.get(&k) {
+                Some(&i) => i,
+                None => {
+                    groups.push(Group { rep: Some(r), level, states: f.aggs.iter().map(AggState::new).collect() });
+                    index.insert(k, groups.len() - 1);
+                    groups.len() - 1
+                }
+            };
+            for ((st, a), &coll) in groups[gi].states.iter_mut().zip(f.aggs).zip(f.agg_colls) {
+                st.add(a, coll, row, env)?;
+            }
+        }
+    }
+    if groups.is_empty() && n == 0 {
+        groups.push(Group { rep: None, level: 0, states: f.aggs.iter().map(AggState::new).collect() });
+    }
+    if f.rollup {
+        let sort_key_of = |g: &Group| -> Vec<RollupKey> {
+            (0..n)
+                .map(|p| match g.rep {
+                    Some(r) if p < g.level => RollupKey::Value(sort_key(&keys[r][p], f.group_colls[p])),
+                    _ => RollupKey::Rolled,
+                })
+                .collect()
+        };
+        let mut keyed: Vec<(Vec<RollupKey>, Group)> = groups.into_iter().map(|g| (sort_key_of(&g), g)).collect();
+        keyed.sort_by(|(a, _), (b, _)| a.cmp(b));
+        groups = keyed.into_iter().map(|(_, g)| g).collect();
+    }
+    let mut out = Vec::new();
+    for g in groups {
+        let results: Vec<(Value, bool)> = g.states.iter().zip(f.aggs).map(|(s, a)| s.result(a)).collect();
+        let cut = results.iter().filter(|(_, c)| *c).count();
+        let mut vals: Vec<Value> = results.into_iter().map(|(v, _)| v).collect();
+        let mut rep = match g.rep {
+            Some(r) => base[r].clone(),
+            None => vec![Value::Null; f.width],
+        };
+        if f.rollup {
+            let r = g.rep.unwrap_or(0);
+            vals.extend((0..n).map(|p| if p < g.level { keys[r][p].clone() } else { Value::Null }));
+            vals.extend((0..n).map(|p| Value::Int(i64::from(p >= g.level))));
+            for g_expr in &f.group_by[g.level..] {
+                if let Expr::Col(slot) = g_expr {
+                    if let Some(v) = rep.get_mut(*slot) {
+                        *v = Value::Null;
+                    }
+                }
+            }
+        }
+        env.set_aggs(vals);
+        for _ in 0..cut {
+            let row = out.len() + 1;
+            env.warn(crate::diag::Condition::new(
+                crate::diag::Level::Warning,
+                1260,
+                format!("Row {row} was cut by GROUP_CONCAT()"),
+            ))?;
+        }
+        if let Some(h) = f.having {
+            if truth(&eval(h, &rep, env)?) != Some(true) {
+                continue;
+            }
+        }
+        out.push((rep, env.take_aggs()));
+    }
+    Ok(out)
+}
+
+/// Compares two rows' sort keys, `desc[i]` reversing key i.
+pub(crate) fn cmp_keys(a: &[SortKey], b: &[SortKey], desc: &[bool]) -> Ordering {
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let o = x.cmp(y);
+        let o = if desc.get(i).copied().unwrap_or(false) { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
 }
 
 /// Sorts (row, keys) pairs by the keys, ORDER BY's `order` giving the
@@ -1039,16 +1190,7 @@ pub fn sort_rows(
     let desc: Vec<bool> = order.iter().map(|(_, d)| *d).collect();
     let mut keyed: Vec<(Vec<SortKey>, Vec<Value>)> =
         out.into_iter().map(|(v, k)| (k.iter().zip(colls).map(|(x, &c)| sort_key(x, c)).collect(), v)).collect();
-    keyed.sort_by(|(a, _), (b, _)| {
-        for (i, (x, y)) in a.iter().zip(b).enumerate() {
-            let o = x.cmp(y);
-            let o = if desc[i] { o.reverse() } else { o };
-            if o != Ordering::Equal {
-                return o;
-            }
-        }
-        Ordering::Equal
-    });
+    keyed.sort_by(|(a, _), (b, _)| cmp_keys(a, b, &desc));
     keyed.into_iter().map(|(_, v)| (v, Vec::new())).collect()
 }
 

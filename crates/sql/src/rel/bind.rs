@@ -59,6 +59,14 @@ pub(super) struct Level {
     pub(super) slot_meta: Vec<MetaType>,
     pub(super) slot_types: Vec<Option<ColumnType>>,
     pub(super) slot_colls: Vec<Collation>,
+    /// A SELECT block's level (not a set operation's ORDER BY, nor an
+    /// UPDATE's names): window functions may be called in it.
+    pub(super) takes_windows: bool,
+    /// The window function calls met so far in the block's select list
+    /// and ORDER BY (`Expr::Window(i)` is the i-th).
+    pub(super) windows: Vec<super::window::Call>,
+    /// The result types of the block's window functions, once bound.
+    pub(super) window_meta: Vec<MetaType>,
 }
 
 impl ColTypes for Level {
@@ -67,6 +75,9 @@ impl ColTypes for Level {
     }
     fn col_meta(&self, i: usize) -> Option<MetaType> {
         self.slot_meta.get(i).copied()
+    }
+    fn window_meta(&self, i: usize) -> Option<MetaType> {
+        self.window_meta.get(i).copied()
     }
 }
 
@@ -160,7 +171,9 @@ fn empty_block(width: usize) -> Block {
         agg_colls: Vec::new(),
         group_by: Vec::new(),
         group_colls: Vec::new(),
+        rollup: false,
         having: None,
+        windows: Default::default(),
         distinct: false,
         item_colls: vec![Collation::Utf8mb4GeneralCi; width],
         order: Vec::new(),
@@ -202,6 +215,14 @@ impl Names for BlockNames<'_, '_> {
     }
     fn subquery(&mut self, q: &ast::Query, params: &mut usize) -> Result<Arc<Subquery>> {
         self.b.subquery(q, params)
+    }
+    fn window(&mut self, call: super::window::Call) -> Result<Expr> {
+        let level = self.b.level();
+        if !level.takes_windows {
+            return Err(super::window::misplaced(&call.name));
+        }
+        level.windows.push(call);
+        Ok(Expr::Window(level.windows.len() - 1))
     }
 }
 

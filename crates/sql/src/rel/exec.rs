@@ -101,6 +101,7 @@ impl<'a> Exec<'a> {
             ctx: Ctx { params: self.params, aggs: Vec::new(), session: self.session, in_keys: Default::default() },
             ex: self,
             outer,
+            windows: Vec::new(),
         }
     }
 
@@ -109,7 +110,7 @@ impl<'a> Exec<'a> {
         let limit = limit_value(&b.limit, &env)?;
         let offset = limit_value(&b.offset, &env)?.unwrap_or(0);
         let aggregated = !b.aggs.is_empty() || !b.group_by.is_empty();
-        let streaming = !aggregated && b.order.is_empty() && !b.distinct;
+        let streaming = !aggregated && b.order.is_empty() && !b.distinct && b.windows.fns.is_empty();
         let stop_after = if streaming { limit.map(|l| l.saturating_add(offset)) } else { None };
         let mut base: Vec<Vec<Value>> = Vec::new();
         if stop_after != Some(0) {
@@ -137,7 +138,9 @@ impl<'a> Exec<'a> {
             agg_colls: &b.agg_colls,
             group_by: &b.group_by,
             group_colls: &b.group_colls,
+            rollup: b.rollup,
             having: b.having.as_ref(),
+            windows: Some(&b.windows),
             items: &b.items,
             distinct: b.distinct,
             item_colls: &b.item_colls,
@@ -761,6 +764,8 @@ pub struct RowEnv<'e, 'a> {
     ctx: Ctx<'e>,
     ex: &'e Exec<'a>,
     outer: &'e [Value],
+    /// The window functions' values on the row being projected.
+    windows: Vec<Value>,
 }
 
 impl Env for RowEnv<'_, '_> {
@@ -788,6 +793,9 @@ impl Env for RowEnv<'_, '_> {
     fn outer(&self, k: usize) -> Result<Value> {
         self.outer.get(k).cloned().ok_or_else(|| SqlError::internal("outer reference out of range"))
     }
+    fn window(&self, i: usize) -> Result<Value> {
+        self.windows.get(i).cloned().ok_or_else(|| SqlError::internal("window function out of range"))
+    }
     fn subquery(&self, s: &SubExpr, row: &[Value]) -> Result<Value> {
         self.ex.subquery(s, row, self)
     }
@@ -803,5 +811,11 @@ impl Env for RowEnv<'_, '_> {
 impl AggEnv for RowEnv<'_, '_> {
     fn set_aggs(&mut self, aggs: Vec<Value>) {
         self.ctx.aggs = aggs;
+    }
+    fn take_aggs(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.ctx.aggs)
+    }
+    fn set_windows(&mut self, values: Vec<Value>) {
+        self.windows = values;
     }
 }

@@ -23,7 +23,7 @@ use crate::plan::{choose_access_at, constant_with, infer, Access, ColTypes, Meta
 pub(super) fn slots(e: &Expr, out: &mut Vec<usize>) {
     match e {
         Expr::Col(i) => out.push(*i),
-        Expr::Lit(_) | Expr::Param(_) | Expr::Agg(_) | Expr::SysVar { .. } | Expr::Outer(_) => {}
+        Expr::Lit(_) | Expr::Param(_) | Expr::Agg(_) | Expr::Window(_) | Expr::SysVar { .. } | Expr::Outer(_) => {}
         Expr::Bin(_, l, r) => {
             slots(l, out);
             slots(r, out);

@@ -13,8 +13,15 @@
 //! of its indexes from the slots bound before it, from a hash table built
 //! once when an equality joins it and no index helps, else by rescanning.
 //!
-//! Single-table statements without subqueries keep the planner of
-//! `query.rs`, the hot path of OLTP clients; `needs_general` decides.
+//! A block's grouping, HAVING, window functions (`window`: bound here,
+//! computed over the grouped rows), select list, DISTINCT, ORDER BY and
+//! LIMIT run in `query::finish`; GROUP BY ... WITH ROLLUP adds the
+//! super-aggregate rows there, the binder pointing expressions at their
+//! rolled-up values (`rollup`).
+//!
+//! Single-table statements without subqueries, window functions or WITH
+//! ROLLUP keep the planner of `query.rs`, the hot path of OLTP clients;
+//! `needs_general` decides.
 //!
 //! Invariants:
 //! 1. A block's slots are allocated in FROM order; `Block::width` is
@@ -29,7 +36,9 @@
 pub mod bind;
 pub mod exec;
 mod join;
+mod rollup;
 mod select;
+pub mod window;
 
 use std::sync::Arc;
 
@@ -180,7 +189,11 @@ pub struct Block {
     pub agg_colls: Vec<Collation>,
     pub group_by: Vec<Expr>,
     pub group_colls: Vec<Collation>,
+    /// GROUP BY ... WITH ROLLUP.
+    pub rollup: bool,
     pub having: Option<Expr>,
+    /// Window functions of the select list and ORDER BY.
+    pub windows: window::Windows,
     pub distinct: bool,
     pub item_colls: Vec<Collation>,
     pub order: Vec<(Expr, bool)>,
@@ -222,7 +235,8 @@ pub fn compile(mut q: ast::Query, r: &dyn crate::query::Resolver) -> crate::erro
 
 /// Whether a query needs this engine rather than `query.rs`'s
 /// single-table planner: several FROM items or joins, a derived table, a
-/// set operation, WITH, or a subquery anywhere.
+/// set operation, WITH, a subquery anywhere, window functions, WITH
+/// ROLLUP or GROUPING().
 pub fn needs_general(q: &ast::Query) -> bool {
     if q.with.is_some() {
         return true;
@@ -236,7 +250,35 @@ pub fn needs_general(q: &ast::Query) -> bool {
         ast::SetExpr::Query(inner) => return needs_general(inner),
         _ => false,
     };
-    !simple_body || holds_subquery(q)
+    !simple_body || holds_subquery(q) || holds_window_or_rollup(q)
+}
+
+/// Whether a query holds a window function, a WINDOW clause, GROUP BY
+/// ... WITH ROLLUP (or another GROUP BY modifier) or GROUPING().
+fn holds_window_or_rollup(q: &ast::Query) -> bool {
+    use ast::Visit;
+    use std::ops::ControlFlow;
+    struct Find;
+    impl ast::Visitor for Find {
+        type Break = ();
+        fn pre_visit_select(&mut self, s: &ast::Select) -> ControlFlow<()> {
+            let modified = matches!(&s.group_by, ast::GroupByExpr::Expressions(_, m) if !m.is_empty());
+            if modified || !s.named_window.is_empty() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+        fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
+            match e {
+                ast::Expr::Function(f) if f.over.is_some() || f.name.to_string().eq_ignore_ascii_case("grouping") => {
+                    ControlFlow::Break(())
+                }
+                _ => ControlFlow::Continue(()),
+            }
+        }
+    }
+    q.visit(&mut Find).is_break()
 }
 
 /// Whether a query or expression holds a subquery anywhere.

@@ -7,10 +7,10 @@ use quire_engine::txn::lock::LockMode;
 use sqlparser::ast;
 
 use super::bind::{position, Binder, LevelKind, NamedCol, Tree};
-use super::{join, Block, JoinKind};
+use super::{join, rollup, Block, JoinKind};
 use crate::error::{Result, SqlError};
-use crate::expr::{self, Agg, Expr};
-use crate::plan::{and_terms, infer, ColMeta, ColTypes};
+use crate::expr::{self, any_expr, Agg, Expr};
+use crate::plan::{and_terms, infer, ColMeta, ColTypes, MetaType};
 use crate::query::display_name;
 
 /// MySQL's limit on the tables of one join (1116 beyond).
@@ -57,6 +57,7 @@ impl Binder<'_> {
     ) -> Result<Block> {
         crate::depth::check()?;
         crate::query::check_select_clauses(sel)?;
+        self.level().takes_windows = true;
         let mut sources = Vec::new();
         let mut tree: Option<Tree> = None;
         let mut star: Vec<NamedCol> = Vec::new();
@@ -128,13 +129,21 @@ impl Binder<'_> {
             }
         }
         let filter = sel.selection.as_ref().map(|w| self.expr(w, params, "where clause", None)).transpose()?;
-        let group_by = match &sel.group_by {
+        let (group_by, rollup) = match &sel.group_by {
             ast::GroupByExpr::Expressions(exprs, modifiers) => {
-                crate::query::no_group_modifiers(modifiers)?;
-                exprs
+                let rollup = match modifiers.as_slice() {
+                    [] => false,
+                    [ast::GroupByWithModifier::Rollup] => true,
+                    _ => {
+                        let m: Vec<String> = modifiers.iter().map(|m| m.to_string()).collect();
+                        return Err(SqlError::unsupported(format!("GROUP BY ... {}", m.join(" "))));
+                    }
+                };
+                let g = exprs
                     .iter()
                     .map(|e| self.named(e, &proj, params, "group statement", None, AliasFirst::No))
-                    .collect::<Result<Vec<_>>>()?
+                    .collect::<Result<Vec<_>>>()?;
+                (g, rollup)
             }
             ast::GroupByExpr::All(_) => return Err(SqlError::unsupported("GROUP BY ALL")),
         };
@@ -153,24 +162,54 @@ impl Binder<'_> {
                 order.push((x, matches!(o.options.sort, Some(ast::OrderBySort::Desc))));
             }
         }
+        let calls = std::mem::take(&mut self.level().windows);
+        let mut windows = self.windows(calls, &sel.named_window, params, &mut aggs)?;
         let (limit, offset) = self.limit(limit, params)?;
         let distinct = match &sel.distinct {
             None | Some(ast::Distinct::All) => false,
             Some(ast::Distinct::Distinct) => true,
             Some(ast::Distinct::On(_)) => return Err(SqlError::unsupported("DISTINCT ON")),
         };
+        let window_meta: Vec<MetaType> = {
+            let level = self.levels.last().expect("the block's level");
+            windows.fns.iter().map(|f| f.meta(level, &aggs)).collect()
+        };
+        self.level().window_meta = window_meta;
         let level = self.levels.last().expect("the block's level");
-        // Aggregates are typed once all of them are known.
+        // Aggregates and window functions are typed once all of them are
+        // known.
         for (c, x) in columns.iter_mut().zip(&proj.exprs) {
-            if matches!(x, Expr::Agg(_)) {
+            if matches!(x, Expr::Agg(_)) || holds_window(x) {
                 c.ty = infer(x, Some(level as &dyn ColTypes), &aggs);
             }
+            if let Expr::Window(i) = x {
+                c.not_null = windows.fns[*i].not_null();
+            }
+        }
+        // GROUPING() only where a block WITH ROLLUP evaluates grouped rows.
+        let grouped_exprs = || proj.exprs.iter().chain(having.iter()).chain(order.iter().map(|(x, _)| x));
+        let misplaced = filter.iter().chain(&group_by).any(rollup::holds_grouping)
+            || (!rollup
+                && (grouped_exprs().any(rollup::holds_grouping) || windows.exprs().any(rollup::holds_grouping)));
+        if misplaced {
+            return Err(rollup::misplaced_grouping());
+        }
+        let mut exprs = proj.exprs;
+        let mut having = having;
+        if rollup {
+            let n = aggs.len();
+            let re = |x: Expr| rollup::rewrite(x, &group_by, n);
+            exprs = exprs.into_iter().map(re).collect::<Result<_>>()?;
+            having = having.map(re).transpose()?;
+            order = order.into_iter().map(|(x, d)| Ok((re(x)?, d))).collect::<Result<_>>()?;
+            windows.map_exprs(&mut |x| re(x))?;
         }
         // Comparisons on columns of another collation than the default.
         let colls = level.slot_colls.clone();
         let width = colls.len();
+        windows.set_collations(&colls);
         let coll = |x: Expr| expr::with_collations(x, &colls);
-        let items: Vec<Expr> = proj.exprs.into_iter().map(coll).collect();
+        let items: Vec<Expr> = exprs.into_iter().map(coll).collect();
         let having = having.map(coll);
         let order: Vec<(Expr, bool)> = order.into_iter().map(|(x, d)| (coll(x), d)).collect();
         let order_colls = order.iter().map(|(x, _)| expr::key_collation(x, &colls)).collect();
@@ -196,7 +235,9 @@ impl Binder<'_> {
             agg_colls,
             group_by,
             group_colls,
+            rollup,
             having,
+            windows,
             distinct,
             item_colls,
             order,
@@ -220,6 +261,20 @@ impl Binder<'_> {
         ColMeta::expr(name, infer(x, Some(level as &dyn ColTypes), &[]))
     }
 
+    /// 3593 for the (first) window function of `x`, a select item named
+    /// by position where none may be.
+    fn window_out_of_place(&mut self, x: &Expr) -> SqlError {
+        let mut first = None;
+        let _ = expr::map_expr(x.clone(), &mut |e| {
+            if let (Expr::Window(i), None) = (e, first) {
+                first = Some(*i);
+            }
+            None
+        });
+        let name = first.and_then(|i| self.level().windows.get(i)).map_or("window", |c| c.name.as_str()).to_string();
+        super::window::misplaced(&name)
+    }
+
     /// An ORDER BY / GROUP BY / HAVING expression, which may name a select
     /// item by alias or position.
     fn named(
@@ -232,11 +287,12 @@ impl Binder<'_> {
         alias_first: AliasFirst,
     ) -> Result<Expr> {
         if let Some(n) = position(e) {
-            return proj
-                .exprs
-                .get(n.wrapping_sub(1))
-                .cloned()
-                .ok_or_else(|| SqlError::unknown_column(&n.to_string(), place));
+            let x = proj.exprs.get(n.wrapping_sub(1)).cloned();
+            let x = x.ok_or_else(|| SqlError::unknown_column(&n.to_string(), place))?;
+            if place != "order clause" && holds_window(&x) {
+                return Err(self.window_out_of_place(&x));
+            }
+            return Ok(x);
         }
         if let ast::Expr::Identifier(i) = e {
             let level = self.levels.last().expect("the block's level");
@@ -246,7 +302,16 @@ impl Binder<'_> {
                     if let ast::SelectItem::ExprWithAlias { alias, .. } = p {
                         if alias.value.eq_ignore_ascii_case(&i.value) {
                             let at = proj.pos.get(k).copied().unwrap_or(usize::MAX);
-                            return proj.exprs.get(at).cloned().ok_or_else(|| SqlError::internal("alias out of range"));
+                            let x = proj.exprs.get(at).cloned();
+                            let x = x.ok_or_else(|| SqlError::internal("alias out of range"))?;
+                            if place != "order clause" && holds_window(&x) {
+                                return Err(SqlError::new(
+                                    3594,
+                                    "HY000",
+                                    format!("You cannot use the alias '{}' of an expression containing a window function in this context.'", alias.value),
+                                ));
+                            }
+                            return Ok(x);
                         }
                     }
                 }
@@ -254,4 +319,9 @@ impl Binder<'_> {
         }
         self.expr(e, params, place, aggs)
     }
+}
+
+/// Whether `x` holds a window function.
+fn holds_window(x: &Expr) -> bool {
+    any_expr(x, &|e| matches!(e, Expr::Window(_)))
 }
