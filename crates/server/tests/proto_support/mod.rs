@@ -20,7 +20,8 @@ use std::time::Duration;
 
 use quire_server::proto::{
     column_flag, column_type, credentials_for_password, Backend, Cell, ColumnDef, ConnOptions, Credentials, ErrPacket,
-    Listener, ListenerHandle, ListenerOptions, Param, Prepared, Reply, Session, STATUS_AUTOCOMMIT, STATUS_IN_TRANS,
+    Listener, ListenerHandle, ListenerOptions, Param, Prepared, Replies, Reply, Session, STATUS_AUTOCOMMIT,
+    STATUS_IN_TRANS, STATUS_MORE_RESULTS,
 };
 
 pub struct Toy {
@@ -119,21 +120,21 @@ pub fn column_for(c: &Cell) -> ColumnDef {
 }
 
 impl Session for ToySession {
-    fn query(&mut self, sql: &str, multi: bool) -> Vec<Reply> {
+    fn query(&mut self, sql: &str, multi: bool, out: &mut dyn Replies) -> std::io::Result<()> {
         let parts: Vec<&str> = sql.split(';').filter(|p| !p.trim().is_empty()).collect();
         if parts.len() > 1 && !multi {
-            return vec![Reply::Err(err(1064, "42000", "You have an error in your SQL syntax near ';'"))];
+            return out.error(&err(1064, "42000", "You have an error in your SQL syntax near ';'"));
         }
-        let mut out = Vec::new();
-        for p in parts {
+        for (i, p) in parts.iter().enumerate() {
             let r = self.statement(p);
             let stop = matches!(r, Reply::Err(_));
-            out.push(r);
+            let more = if i + 1 < parts.len() { STATUS_MORE_RESULTS } else { 0 };
+            r.write_to(out, self.status_flags() | more)?;
             if stop {
                 break;
             }
         }
-        out
+        Ok(())
     }
 
     fn init_db(&mut self, db: &str) -> Result<(), ErrPacket> {
@@ -159,14 +160,19 @@ impl Session for ToySession {
         Ok(Prepared { id: self.next_stmt, params, columns })
     }
 
-    fn execute(&mut self, id: u32, params: &[Param]) -> Reply {
-        let Some(sql) = self.stmts.get(&id) else {
-            return Reply::Err(err(1243, "HY000", "Unknown prepared statement handler"));
+    fn execute(&mut self, id: u32, params: &[Param], out: &mut dyn Replies) -> std::io::Result<()> {
+        let reply = match self.stmts.get(&id) {
+            None => Reply::Err(err(1243, "HY000", "Unknown prepared statement handler")),
+            Some(sql) if sql.starts_with("insert") => {
+                Reply::Ok { affected_rows: 1, last_insert_id: 7, warnings: 0, info: String::new() }
+            }
+            Some(_) => Reply::Rows {
+                columns: params.iter().map(column_for).collect(),
+                rows: vec![params.to_vec()],
+                warnings: 0,
+            },
         };
-        if sql.starts_with("insert") {
-            return Reply::Ok { affected_rows: 1, last_insert_id: 7, warnings: 0, info: String::new() };
-        }
-        Reply::Rows { columns: params.iter().map(column_for).collect(), rows: vec![params.to_vec()], warnings: 0 }
+        reply.write_to(out, self.status_flags())
     }
 
     fn close_statement(&mut self, id: u32) {
