@@ -20,7 +20,7 @@
 //! 2. A malformed command body gets an ERR and the connection continues; a
 //!    malformed frame (truncated, out of order, too large) ends it.
 //! 3. Every reply is flushed before the next command is read; a long one
-//!    is written out as it is produced (`Answer`), never held whole.
+//!    is written out as it is produced (`ReplyWriter`), never held whole.
 //! 4. In a multi-result reply, every OK/EOF but the last carries
 //!    `STATUS_MORE_RESULTS` (the session's status flags say so).
 //! 5. A connection served by [`serve_connection_in`] is reported to the
@@ -323,7 +323,7 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
             },
             command::QUERY => match std::str::from_utf8(body) {
                 Ok(sql) => {
-                    let mut out = Answer::new(&mut self.io, &mut self.buf, false);
+                    let mut out = ReplyWriter::new(&mut self.io, &mut self.buf, false);
                     self.session.query(sql, self.multi_statements, &mut out)?;
                     out.finish()
                 }
@@ -346,7 +346,7 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
             command::STMT_PREPARE => self.prepare(body),
             command::STMT_EXECUTE => match self.statements.parse_execute(body) {
                 Ok((id, params)) => {
-                    let mut out = Answer::new(&mut self.io, &mut self.buf, true);
+                    let mut out = ReplyWriter::new(&mut self.io, &mut self.buf, true);
                     self.session.execute(id, &params, &mut out)?;
                     out.finish()
                 }
@@ -479,7 +479,7 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
 /// A result set's column definitions wait for its first row or its end:
 /// a statement that fails before producing a row answers with a plain
 /// ERR, one that fails later with ERR in place of the EOF.
-struct Answer<'c, S> {
+struct ReplyWriter<'c, S> {
     io: &'c mut PacketIo<S>,
     buf: &'c mut Vec<u8>,
     /// Rows in the binary protocol (COM_STMT_EXECUTE), else in text.
@@ -495,7 +495,7 @@ struct Answer<'c, S> {
     ended: bool,
 }
 
-impl<'c, S: Read + Write> Answer<'c, S> {
+impl<'c, S: Read + Write> ReplyWriter<'c, S> {
     fn new(io: &'c mut PacketIo<S>, buf: &'c mut Vec<u8>, binary: bool) -> Self {
         Self { io, buf, binary, columns: Vec::new(), unsent: None, answered: false, ended: false }
     }
@@ -529,7 +529,7 @@ impl<'c, S: Read + Write> Answer<'c, S> {
     }
 }
 
-impl<S: Read + Write> Replies for Answer<'_, S> {
+impl<S: Read + Write> Replies for ReplyWriter<'_, S> {
     fn columns(&mut self, columns: Vec<ColumnDef>, status: u16) -> io::Result<()> {
         debug_assert!(self.columns.is_empty() && !self.ended);
         self.unsent = (!columns.is_empty()).then_some(status);

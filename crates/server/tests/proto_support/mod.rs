@@ -6,7 +6,9 @@
 //! `SELECT <n>` one row; `SELECT @@max_allowed_packet`; `bad` → 1064;
 //! `dup` → 1062; `insert` → OK with 3 affected rows, last insert id 42;
 //! `begin` / `commit` toggle IN_TRANS; `resets` → rows with the number of
-//! COM_RESET_CONNECTIONs; `types` → one row of every cell type.
+//! COM_RESET_CONNECTIONs; `types` → one row of every cell type;
+//! `fail after <n>` → a result set that ends with error 1317 after `n`
+//! rows.
 //! Prepared statements: `select ?, ...` echoes its parameters as a row
 //! (column types from the parameters), `insert ?` answers OK (1 row, id 7),
 //! `bad` fails to prepare with 1064.
@@ -126,9 +128,18 @@ impl Session for ToySession {
             return out.error(&err(1064, "42000", "You have an error in your SQL syntax near ';'"));
         }
         for (i, p) in parts.iter().enumerate() {
+            let more = if i + 1 < parts.len() { STATUS_MORE_RESULTS } else { 0 };
+            if let Some(n) = p.trim().strip_prefix("fail after ").and_then(|n| n.parse::<i64>().ok()) {
+                // A result set that fails after `n` rows, as a statement
+                // interrupted mid-result does.
+                out.columns(vec![ColumnDef::expr("n", column_type::LONGLONG)], self.status_flags() | more)?;
+                for v in 1..=n {
+                    out.row(&[Cell::Int(v)])?;
+                }
+                return out.error(&err(1317, "70100", "Query execution was interrupted"));
+            }
             let r = self.statement(p);
             let stop = matches!(r, Reply::Err(_));
-            let more = if i + 1 < parts.len() { STATUS_MORE_RESULTS } else { 0 };
             r.write_to(out, self.status_flags() | more)?;
             if stop {
                 break;
