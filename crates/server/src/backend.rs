@@ -391,6 +391,10 @@ impl Session for SqlSession {
         Some(Duration::from_secs(self.inner.vars.wait_timeout_secs()))
     }
 
+    fn write_timeout(&self) -> Option<Duration> {
+        Some(Duration::from_secs(self.inner.vars.net_write_timeout_secs()))
+    }
+
     fn set_interactive(&mut self) {
         if let Some(v) = self.inner.shared.sysvars.global("interactive_timeout") {
             // Both are uint(1, 31536000): the value always fits.

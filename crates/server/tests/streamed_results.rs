@@ -3,7 +3,8 @@
 //! client reads it slowly; LIMIT stops the scans below it; an error (or a
 //! KILL, or the statement's time limit) after rows were sent reaches the
 //! client as an error after those rows, as MariaDB does; the binary
-//! protocol and multi-statement texts stream the same rows.
+//! protocol and multi-statement texts stream the same rows; a client that
+//! stops reading is cut off after `net_write_timeout`.
 
 mod oracle;
 
@@ -357,4 +358,26 @@ fn temporal_text(v: mysql::Value) -> String {
         }
         other => panic!("not a temporal value: {other:?}"),
     }
+}
+
+#[test]
+fn a_client_that_stops_reading_is_cut_off_after_net_write_timeout() {
+    let q = Quire::start(&[]);
+    let mut admin = q.fresh_db("stall");
+    // 20 MB: more than the sockets' buffers hold.
+    fill(&mut admin, 20_000, 1000);
+    let aborted = status(&mut admin, "Aborted_clients");
+    let mut c = q.connect(Some("stall"));
+    c.query_drop("SET SESSION net_write_timeout = 1").unwrap();
+    let mut result = c.query_iter("SELECT * FROM t").unwrap();
+    // The client stops reading; the server's write blocks, times out, and
+    // the server closes the connection.
+    thread::sleep(Duration::from_secs(4));
+    let (rows, err) = read_all(result.by_ref());
+    assert!(rows.len() < 20_000 && err.is_some(), "{} rows, then {err:?}", rows.len());
+    drop(result);
+    assert_eq!(status(&mut admin, "Aborted_clients"), aborted + 1);
+    // The statement's cursor is gone: the table can be dropped (a DROP
+    // waits for open cursors).
+    admin.query_drop("DROP TABLE t").unwrap();
 }

@@ -12,6 +12,7 @@
 //! | Handshake    | over max_connections, no admin | Closed (1040)| [`serve_connection_in`] |
 //! | Command      | COM_QUIT, EOF                  | Closed       | `Conn::run`             |
 //! | Command      | idle beyond wait_timeout       | Closed       | `Conn::run`             |
+//! | Command      | a write blocked beyond net_write_timeout | Closed | `Conn::run`        |
 //! | Command      | KILL CONNECTION                | Closed       | `Conn::run`, the killer shuts the socket |
 //! | any          | framing error, oversized packet| Closed (ERR) | `end_with`              |
 //!
@@ -147,6 +148,14 @@ fn read_failure(e: &PacketError) -> &'static str {
     }
 }
 
+/// Why a write ended the connection, in MySQL's words.
+fn write_failure(e: &PacketError) -> &'static str {
+    match e {
+        PacketError::Io(io) if is_timeout(io) => "Got timeout writing communication packets",
+        _ => "Got an error writing communication packets",
+    }
+}
+
 /// Serves one connection the listener accepted: registers it with the
 /// backend, bounds the handshake by `connect_timeout`, lets only an
 /// administrator take the connection beyond `max_connections`, bounds
@@ -205,6 +214,8 @@ pub fn serve_connection_in<B: Backend, S: Read + Write>(
         buf: Vec::with_capacity(1024),
         socket,
         read_timeout: connect_timeout,
+        write_timeout: None,
+        failed_writing: false,
     };
     let status = conn.session.status_flags();
     conn.send_ok(0, 0, status, 0, "")?;
@@ -219,7 +230,8 @@ pub fn serve_connection_in<B: Backend, S: Read + Write>(
         Ok(()) => Ok(()),
         Err(e) => {
             if !killed {
-                log_aborted(connection_id, conn.session.database().as_deref(), &auth.user, peer_host, read_failure(&e));
+                let why = if conn.failed_writing { write_failure(&e) } else { read_failure(&e) };
+                log_aborted(connection_id, conn.session.database().as_deref(), &auth.user, peer_host, why);
             }
             end_with(&mut conn.io, e)
         }
@@ -265,6 +277,10 @@ struct Conn<'a, S, T> {
     socket: Option<&'a dyn SocketControl>,
     /// The read timeout the socket has now.
     read_timeout: Option<Duration>,
+    /// The write timeout the socket has now.
+    write_timeout: Option<Duration>,
+    /// The connection failed while answering (writing), not reading.
+    failed_writing: bool,
 }
 
 impl<S: Read + Write, T: Session> Conn<'_, S, T> {
@@ -276,7 +292,7 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
             if self.session.killed() {
                 return Ok(());
             }
-            self.set_idle_timeout()?;
+            self.set_timeouts()?;
             self.io.reset_seq();
             self.io.read_packet_into(&mut packet)?;
             self.questions += 1;
@@ -288,7 +304,7 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
             if cmd == command::QUIT {
                 return Ok(());
             }
-            self.dispatch(cmd, body)?;
+            let answered = self.dispatch(cmd, body);
             if self.session.killed() {
                 // The last answer: to a connection that killed itself; one
                 // killed by another has its socket shut already, and the
@@ -296,13 +312,17 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
                 let _ = self.io.flush();
                 return Ok(());
             }
-            self.io.flush()?;
+            if let Err(e) = answered.and_then(|()| Ok(self.io.flush()?)) {
+                self.failed_writing = true;
+                return Err(e);
+            }
         }
     }
 
     /// Bounds the wait for the next command by the session's
-    /// `wait_timeout` (one system call, only when it changed).
-    fn set_idle_timeout(&mut self) -> io::Result<()> {
+    /// `wait_timeout`, and each write of its answer by `net_write_timeout`
+    /// (a system call each, only when it changed).
+    fn set_timeouts(&mut self) -> io::Result<()> {
         let Some(socket) = self.socket else {
             return Ok(());
         };
@@ -310,6 +330,11 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
         if t != self.read_timeout {
             socket.set_read_timeout(t)?;
             self.read_timeout = t;
+        }
+        let t = self.session.write_timeout();
+        if t != self.write_timeout {
+            socket.set_write_timeout(t)?;
+            self.write_timeout = t;
         }
         Ok(())
     }

@@ -299,6 +299,12 @@ pub trait Session: Send {
     fn idle_timeout(&self) -> Option<std::time::Duration> {
         None
     }
+    /// How long a write of an answer may block on a client that does not
+    /// read (`net_write_timeout`); `None`: for ever. A write that times
+    /// out ends the connection.
+    fn write_timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
     /// The client announced CLIENT_INTERACTIVE: the session's
     /// `wait_timeout` becomes `interactive_timeout` (as MySQL does).
     fn set_interactive(&mut self) {}
