@@ -2,18 +2,20 @@
 //! protocol's [`Backend`] (users from the catalog, sessions) and
 //! [`SqlSession`] its [`Session`], converting between the protocol's
 //! cells and column definitions and the SQL layer's values and metadata.
+//! Result rows pass through [`Wire`], the SQL layer's row sink, straight
+//! into the connection's output as they are produced.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
 use quire_engine::row::{Date, DateTime, Decimal, Value};
-use quire_sql::{ColMeta, MetaType, Output, Shared, SqlError};
+use quire_sql::{Answers, ColMeta, MetaType, Outcome, RowSink, Shared, SqlError};
 
 use crate::proto::handshake::capability;
 use crate::proto::{
-    charset, column_flag, column_type, Backend, Cell, Closer, ColumnDef, ConnEnd, Credentials, ErrPacket, Param,
-    Prepared, Reply, Session, STATUS_AUTOCOMMIT, STATUS_IN_TRANS,
+    charset, column_flag, column_type, Backend, Cell, Closer, ColumnDef, ConnEnd, Credentials, Done, ErrPacket, Param,
+    Prepared, Replies, Session, STATUS_AUTOCOMMIT, STATUS_IN_TRANS, STATUS_MORE_RESULTS,
 };
 
 pub struct SqlBackend {
@@ -181,18 +183,102 @@ pub fn param_value(p: &Param) -> Value {
     }
 }
 
-/// A statement's reply; `warnings`: the conditions it raised.
-fn reply(o: Output, warnings: u16) -> Reply {
-    match o {
-        Output::Ok { affected, last_insert_id, info } => {
-            Reply::Ok { affected_rows: affected, last_insert_id, warnings, info }
+/// The SQL layer's answers written to the client as they are produced:
+/// a [`RowSink`] turning values into cells for the protocol's
+/// [`Replies`], and the [`Answers`] of a command's statements.
+struct Wire<'o> {
+    out: &'o mut dyn Replies,
+    /// The wire types of the open result set's columns.
+    types: Vec<MetaType>,
+    /// One row's cells, reused.
+    cells: Vec<Cell>,
+    /// The status flags of the running statement's column definitions.
+    status: u16,
+    /// Another statement of the command follows the running one.
+    more: bool,
+    /// The first write that failed: the connection is gone.
+    failed: Option<std::io::Error>,
+}
+
+impl<'o> Wire<'o> {
+    fn new(out: &'o mut dyn Replies, status: u16) -> Self {
+        Self { out, types: Vec::new(), cells: Vec::new(), status, more: false, failed: None }
+    }
+
+    /// A failed write: kept for the connection, and the statement stops.
+    fn broken(&mut self, e: std::io::Error) -> SqlError {
+        self.failed.get_or_insert(e);
+        quire_sql::sink::write_failed()
+    }
+
+    /// The end of a statement: its OK or EOF with `status`, or its error.
+    fn end_statement(&mut self, r: quire_sql::Result<Outcome>, warnings: u16, status: u16) {
+        if self.failed.is_some() {
+            return;
         }
-        Output::Rows { columns, rows } => {
-            let defs = columns.iter().map(column_def).collect();
-            let rows = rows.iter().map(|r| r.iter().zip(&columns).map(|(v, c)| cell(v, c.ty)).collect()).collect();
-            Reply::Rows { columns: defs, rows, warnings }
+        let written = match r {
+            Ok(Outcome::Ok { affected, last_insert_id, info }) => {
+                self.out.done(Done { affected_rows: affected, last_insert_id, warnings, info }, status)
+            }
+            Ok(Outcome::Rows(_)) => self.out.done(Done { warnings, ..Done::default() }, status),
+            Err(e) => self.out.error(&err(e)),
+        };
+        self.types.clear();
+        if let Err(e) = written {
+            self.failed = Some(e);
         }
     }
+
+    /// `Ok` unless a write failed.
+    fn result(self) -> std::io::Result<()> {
+        self.failed.map_or(Ok(()), Err)
+    }
+}
+
+impl RowSink for Wire<'_> {
+    fn columns(&mut self, columns: &[ColMeta]) -> quire_sql::Result<()> {
+        self.types = columns.iter().map(|c| c.ty).collect();
+        let defs = columns.iter().map(column_def).collect();
+        self.out.columns(defs, self.status).map_err(|e| self.broken(e))
+    }
+
+    fn row(&mut self, row: Vec<Value>) -> quire_sql::Result<()> {
+        self.cells.clear();
+        self.cells.extend(row.iter().zip(&self.types).map(|(v, &ty)| cell(v, ty)));
+        self.out.row(&self.cells).map_err(|e| self.broken(e))
+    }
+}
+
+impl Answers for Wire<'_> {
+    fn rows(&mut self) -> &mut dyn RowSink {
+        self
+    }
+
+    fn begin(&mut self, s: &quire_sql::Session, more: bool) {
+        self.more = more;
+        self.status = status_flags(s, more);
+    }
+
+    fn end(&mut self, s: &quire_sql::Session, r: quire_sql::Result<Outcome>) {
+        let status = status_flags(s, self.more);
+        self.end_statement(r, s.statement_warnings(), status);
+    }
+}
+
+/// The status flags of an OK / EOF: autocommit, in a transaction, more
+/// results to come.
+fn status_flags(s: &quire_sql::Session, more: bool) -> u16 {
+    let mut f = 0;
+    if s.autocommit() {
+        f |= STATUS_AUTOCOMMIT;
+    }
+    if s.in_transaction() {
+        f |= STATUS_IN_TRANS;
+    }
+    if more {
+        f |= STATUS_MORE_RESULTS;
+    }
+    f
 }
 
 impl Backend for SqlBackend {
@@ -243,15 +329,10 @@ impl Backend for SqlBackend {
 }
 
 impl Session for SqlSession {
-    fn query(&mut self, sql: &str, multi: bool) -> Vec<Reply> {
-        self.inner
-            .query_counted(sql, multi)
-            .into_iter()
-            .map(|(r, warnings)| match r {
-                Ok(o) => reply(o, warnings),
-                Err(e) => Reply::Err(err(e)),
-            })
-            .collect()
+    fn query(&mut self, sql: &str, multi: bool, out: &mut dyn Replies) -> std::io::Result<()> {
+        let mut wire = Wire::new(out, 0);
+        self.inner.query_each(sql, multi, &mut wire);
+        wire.result()
     }
 
     fn init_db(&mut self, db: &str) -> Result<(), ErrPacket> {
@@ -265,12 +346,13 @@ impl Session for SqlSession {
         Ok(Prepared { id, params, columns: cols.iter().map(column_def).collect() })
     }
 
-    fn execute(&mut self, id: u32, params: &[Param]) -> Reply {
+    fn execute(&mut self, id: u32, params: &[Param], out: &mut dyn Replies) -> std::io::Result<()> {
         let vals: Vec<Value> = params.iter().map(param_value).collect();
-        match self.inner.execute_prepared(id, &vals) {
-            Ok(o) => reply(o, self.inner.statement_warnings()),
-            Err(e) => Reply::Err(err(e)),
-        }
+        let mut wire = Wire::new(out, self.status_flags());
+        let r = self.inner.execute_prepared(id, &vals, &mut wire);
+        let status = self.status_flags();
+        wire.end_statement(r, self.inner.statement_warnings(), status);
+        wire.result()
     }
 
     fn close_statement(&mut self, id: u32) {
@@ -294,14 +376,7 @@ impl Session for SqlSession {
     }
 
     fn status_flags(&self) -> u16 {
-        let mut f = 0;
-        if self.inner.autocommit() {
-            f |= STATUS_AUTOCOMMIT;
-        }
-        if self.inner.in_transaction() {
-            f |= STATUS_IN_TRANS;
-        }
-        f
+        status_flags(&self.inner, false)
     }
 
     fn database(&self) -> Option<String> {
@@ -314,6 +389,10 @@ impl Session for SqlSession {
 
     fn idle_timeout(&self) -> Option<Duration> {
         Some(Duration::from_secs(self.inner.vars.wait_timeout_secs()))
+    }
+
+    fn write_timeout(&self) -> Option<Duration> {
+        Some(Duration::from_secs(self.inner.vars.net_write_timeout_secs()))
     }
 
     fn set_interactive(&mut self) {

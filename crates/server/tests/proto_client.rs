@@ -2,7 +2,8 @@
 //! logins (native and caching_sha2, right and wrong), queries, errors with
 //! their SQLSTATE, OK packet fields, multi-statement results, prepared
 //! statements in the binary protocol with every parameter type, COM_PING,
-//! COM_INIT_DB, COM_RESET_CONNECTION, and the Unix socket.
+//! COM_INIT_DB, COM_RESET_CONNECTION, the Unix socket, and the framing of
+//! a result set that fails after some rows.
 
 mod proto_support;
 
@@ -238,4 +239,50 @@ fn unix_socket_serves_and_a_stale_socket_file_is_replaced() {
     drop(c);
     h.stop();
     assert!(!path.exists(), "stopping removes the socket file");
+}
+
+#[test]
+fn an_error_after_rows_replaces_the_eof_and_one_before_any_row_is_a_plain_err() {
+    use quire_server::proto::conn::command;
+    let h = start(MB, 10, ConnOptions::default());
+    let mut r = Raw::login(h.local_addr().unwrap());
+    // (packet kind, status flags of an EOF) of one command's answer.
+    let answer = |r: &mut Raw| {
+        let mut got = Vec::new();
+        let mut in_rows = false;
+        loop {
+            let p = r.read().expect("a packet");
+            match p[0] {
+                0xff => {
+                    got.push(format!("ERR {}", err_code(&p)));
+                    return got;
+                }
+                0xfe if p.len() < 9 => {
+                    let status = u16::from_le_bytes([p[3], p[4]]);
+                    got.push(format!("EOF {status:#x}"));
+                    if in_rows && status & 0x0008 == 0 {
+                        return got;
+                    }
+                    in_rows = !in_rows;
+                }
+                _ if in_rows => got.push(format!("row {:?}", &p[1..])),
+                _ => got.push("meta".to_string()),
+            }
+        }
+    };
+    r.command(command::QUERY, b"fail after 2");
+    assert_eq!(answer(&mut r), ["meta", "meta", "EOF 0x2", "row [49]", "row [50]", "ERR 1317"]);
+    // Nothing was sent before the error: no result set at all.
+    r.command(command::QUERY, b"fail after 0");
+    assert_eq!(answer(&mut r), ["ERR 1317"]);
+    // In a multi-statement text: SERVER_MORE_RESULTS_EXISTS on the first
+    // result's EOFs, then the second result's rows and its error.
+    r.command(command::QUERY, b"select 5; fail after 1");
+    assert_eq!(
+        answer(&mut r),
+        ["meta", "meta", "EOF 0xa", "row [53]", "EOF 0xa", "meta", "meta", "EOF 0x2", "row [49]", "ERR 1317"]
+    );
+    // The connection carries on.
+    r.command(command::QUERY, b"select 7");
+    assert_eq!(answer(&mut r), ["meta", "meta", "EOF 0x2", "row [55]", "EOF 0x2"]);
 }

@@ -12,6 +12,7 @@
 //!   `store`: values into columns, with MySQL's warnings or errors.
 //! - `process`: the process list (KILL, SHOW PROCESSLIST) and statement
 //!   interrupts (`max_execution_time`).
+//! - `sink`: where result rows go as they are produced ([`RowSink`]).
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
@@ -35,6 +36,7 @@ pub mod query;
 pub mod rel;
 pub mod session;
 pub mod set_transaction;
+pub mod sink;
 pub mod status;
 pub mod store;
 pub mod sysvars;
@@ -44,11 +46,14 @@ pub use error::{Result, SqlError};
 pub use plan::{ColMeta, MetaType};
 pub use quire_engine::row::Value;
 pub use session::{Session, Shared};
+pub use sink::{Answers, Collect, Outcome, RowSink};
 
 /// `version()`: what clients see (MySQL-compatible version first).
 pub const VERSION: &str = sysvars::VERSION;
 
-/// What a statement answers.
+/// What a statement answers, held in memory: SHOW and the other
+/// statements that build their rows (they reach the client through
+/// [`sink::deliver`]), and [`Session::query`]'s collected answers.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Output {
     Ok { affected: u64, last_insert_id: u64, info: String },

@@ -5,8 +5,9 @@
 //! locking reads for FOR UPDATE / FOR SHARE), the WHERE filter keeps
 //! some, then aggregation (GROUP BY, COUNT/SUM/MIN/MAX/AVG), projection,
 //! DISTINCT, ORDER BY (skipped when the index already gives the order),
-//! OFFSET/LIMIT. Without sorting, grouping or DISTINCT the scan stops as
-//! soon as LIMIT is reached.
+//! OFFSET/LIMIT. Without sorting, grouping or DISTINCT each row goes to
+//! the statement's [`RowSink`] as the scan finds it, and the scan stops
+//! as soon as LIMIT is reached; otherwise the rows are collected first.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -22,6 +23,7 @@ use sqlparser::ast;
 use crate::error::{Result, SqlError};
 use crate::expr::{self, compare, eval, to_decimal, truth, Agg, AggFn, Env, Expr, Scope};
 use crate::plan::{choose_access, infer, Access, ColMeta, TableRef};
+use crate::sink::{RowSink, Window};
 
 /// A compiled SELECT of at most one table.
 pub struct SelectPlan {
@@ -912,22 +914,50 @@ pub fn plain_read_lock(isolation: Isolation, autocommit_statement: bool) -> Opti
     (isolation == Isolation::Serializable && !autocommit_statement).then_some(LockMode::S)
 }
 
-/// Runs a SELECT; returns its rows. `plain_lock`: how reads without FOR
-/// UPDATE / FOR SHARE lock ([`plain_read_lock`]).
+/// Runs a SELECT, handing its rows to `sink` (but not its columns);
+/// returns how many it sent. `plain_lock`: how reads without FOR UPDATE /
+/// FOR SHARE lock ([`plain_read_lock`]).
+///
+/// Without grouping, sorting or DISTINCT each row the access path finds
+/// goes to the sink as it is read, and the scan stops once LIMIT rows are
+/// sent; otherwise the rows are collected and [`finish`]ed first.
 pub fn run_select(
     p: &SelectPlan,
     trx: Option<&mut Trx>,
     plain_lock: Option<LockMode>,
     ctx: &mut Ctx<'_>,
-) -> Result<Vec<Vec<Value>>> {
+    sink: &mut dyn RowSink,
+) -> Result<u64> {
     let limit = limit_value(&p.limit, ctx)?;
     let offset = limit_value(&p.offset, ctx)?.unwrap_or(0);
     let aggregated = !p.aggs.is_empty() || !p.group_by.is_empty();
     let sort = !p.order.is_empty() && p.index_order.is_none();
-    let streaming = !aggregated && !sort && !p.distinct;
-    let stop_after = if streaming { limit.map(|l| l.saturating_add(offset)) } else { None };
-    if stop_after == Some(0) {
-        return Ok(Vec::new());
+    if !aggregated && !sort && !p.distinct {
+        let mut window = Window::new(sink, offset, limit);
+        if window.closed() {
+            return Ok(0);
+        }
+        let env: &Ctx<'_> = ctx;
+        let project = |row: &[Value]| p.items.iter().map(|x| eval(x, row, env)).collect::<Result<Vec<_>>>();
+        match (&p.table, trx) {
+            (Some(t), Some(trx)) => {
+                let dir = p.index_order.unwrap_or(Direction::Forward);
+                for_each_row(t, &p.access, p.filter.as_ref(), dir, p.lock.or(plain_lock), trx, env, |row| {
+                    window.row(|| project(&row))
+                })?;
+            }
+            (Some(_), None) => return Err(SqlError::internal("a table read without a transaction")),
+            (None, _) => {
+                let keep = match &p.filter {
+                    Some(w) => truth(&eval(w, &[], env)?) == Some(true),
+                    None => true,
+                };
+                if keep {
+                    window.row(|| project(&[]))?;
+                }
+            }
+        }
+        return Ok(window.sent);
     }
     // Base rows.
     let mut base: Vec<Vec<Value>> = Vec::new();
@@ -936,7 +966,7 @@ pub fn run_select(
             let dir = p.index_order.unwrap_or(Direction::Forward);
             for_each_row(t, &p.access, p.filter.as_ref(), dir, p.lock.or(plain_lock), trx, ctx, |row| {
                 base.push(row);
-                Ok(stop_after.is_none_or(|n| base.len() < n))
+                Ok(true)
             })?;
         }
         (Some(_), None) => return Err(SqlError::internal("a table read without a transaction")),
@@ -965,7 +995,12 @@ pub fn run_select(
         order_colls: &p.order_colls,
         width: p.table.as_ref().map_or(0, |t| t.columns.len()),
     };
-    finish(&spec, base, offset, limit, ctx)
+    let rows = finish(&spec, base, offset, limit, ctx)?;
+    let n = rows.len() as u64;
+    for r in rows {
+        sink.row(r)?;
+    }
+    Ok(n)
 }
 
 /// The parts of a SELECT applied to the rows its FROM and WHERE found:

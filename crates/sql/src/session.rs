@@ -41,6 +41,7 @@ use crate::error::{Result, SqlError};
 use crate::plan::{ColMeta, MetaType, TableRef};
 use crate::process::{Process, ProcessList};
 use crate::query::{self, Ctx, Resolver, SelectPlan, SessionEnv};
+use crate::sink::{deliver, Answers, Collect, Outcome, RowSink};
 use crate::sysvars::{SessionVars, SysVars, VarValue};
 use crate::{admin, set_transaction, Output};
 
@@ -558,7 +559,7 @@ impl Session {
 
     /// A statement that failed before it could run (parse errors, unknown
     /// statement ids): its error alone is the diagnostics area.
-    fn fail(&self, e: SqlError) -> Result<Output> {
+    fn fail<T>(&self, e: SqlError) -> Result<T> {
         self.begin_statement(false, false);
         self.diag.borrow_mut().push_error(&e);
         Err(e)
@@ -683,26 +684,40 @@ impl Session {
         self.compile(stmts.remove(0))
     }
 
-    /// COM_QUERY: every statement of `sql`; stops at the first error.
-    pub fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Output>> {
-        self.query_counted(sql, multi).into_iter().map(|(r, _)| r).collect()
+    /// COM_QUERY with its answers collected: every statement of `sql`,
+    /// with the number of conditions it raised (the warning count of its
+    /// OK / EOF packet); stops at the first error. The server streams
+    /// instead ([`Session::query_each`]).
+    pub fn query(&mut self, sql: &str, multi: bool) -> Vec<(Result<Output>, u16)> {
+        struct Collected {
+            rows: Collect,
+            out: Vec<(Result<Output>, u16)>,
+        }
+        impl Answers for Collected {
+            fn rows(&mut self) -> &mut dyn RowSink {
+                &mut self.rows
+            }
+            fn begin(&mut self, _: &Session, _: bool) {
+                self.rows = Collect::default();
+            }
+            fn end(&mut self, s: &Session, r: Result<Outcome>) {
+                let rows = std::mem::take(&mut self.rows);
+                self.out.push((r.map(|o| rows.into_output(o)), s.statement_warnings()));
+            }
+        }
+        let mut c = Collected { rows: Collect::default(), out: Vec::new() };
+        self.query_each(sql, multi, &mut c);
+        c.out
     }
 
-    /// [`Session::query`], with the number of conditions each statement
-    /// raised (the warning count of its OK / EOF packet).
-    pub fn query_counted(&mut self, sql: &str, multi: bool) -> Vec<(Result<Output>, u16)> {
-        let mut out = Vec::new();
-        self.query_each(sql, multi, &mut |s, r| out.push((r, s.statement_warnings())));
-        out
-    }
-
-    fn query_each(&mut self, sql: &str, multi: bool, out: &mut dyn FnMut(&Session, Result<Output>)) {
+    /// COM_QUERY: runs every statement of `sql` (one unless `multi`),
+    /// each announced to `out`, its rows written to `out` as they are
+    /// produced, and its end told; stops at the first error.
+    pub fn query_each(&mut self, sql: &str, multi: bool, out: &mut dyn Answers) {
         self.process.begin("Query", sql);
         self.process.interrupt.reset();
         self.time_limit_hint_ms = crate::hints::max_execution_time(sql);
-        for r in self.query_inner(sql, multi, out) {
-            out(self, r);
-        }
+        self.query_inner(sql, multi, out);
         self.statement_done();
     }
 
@@ -713,15 +728,24 @@ impl Session {
         self.process.idle();
     }
 
-    /// Runs the statements of `sql`: what it returns goes to `out` after
-    /// the statements it hands `out` itself (one per statement of a
-    /// multi-statement text, as they finish).
-    fn query_inner(
-        &mut self,
-        sql: &str,
-        multi: bool,
-        out: &mut dyn FnMut(&Session, Result<Output>),
-    ) -> Vec<Result<Output>> {
+    /// Runs one compiled statement of a command as an answer to `out`.
+    fn answer(&mut self, out: &mut dyn Answers, more: bool, c: &Compiled, params: &[Value]) -> bool {
+        out.begin(self, more);
+        let r = self.execute(c, params, out.rows());
+        let ok = r.is_ok();
+        out.end(self, r);
+        ok
+    }
+
+    /// A statement that failed before it could run, as the command's
+    /// last answer.
+    fn answer_failure(&mut self, out: &mut dyn Answers, e: SqlError) {
+        out.begin(self, false);
+        let r = self.fail(e);
+        out.end(self, r);
+    }
+
+    fn query_inner(&mut self, sql: &str, multi: bool, out: &mut dyn Answers) {
         self.shared.stats.questions.fetch_add(1, Ordering::Relaxed);
         // A cached plan for the whole text.
         // Plans are checked against the user's privileges when compiled, so
@@ -737,13 +761,17 @@ impl Session {
         if let Some(c) = cached {
             if c.epoch == self.shared.epoch() {
                 self.shared.stats.plan_cache_hits.fetch_add(1, Ordering::Relaxed);
-                return vec![self.execute(&c, &[])];
+                self.answer(out, false, &c, &[]);
+                return;
             }
         }
         // The same statement with other literals: one plan (parameters).
         if let Some((norm, vals)) = crate::normalize::normalize(sql) {
-            if let Some(r) = self.repeated_insert(&key.0, &norm, &vals) {
-                return vec![r];
+            if let Some((c, tuples)) = self.repeated_insert(&key.0, &norm, &vals) {
+                out.begin(self, false);
+                let r = self.execute_tuples(&c, &vals, tuples, out.rows());
+                out.end(self, r);
+                return;
             }
             let nkey = (key.0.clone(), norm);
             let cached = self.shared.plans.read().get(&nkey).cloned();
@@ -767,37 +795,42 @@ impl Session {
                 },
             };
             if let Some(c) = c {
-                return vec![self.execute(&c, &vals)];
+                self.answer(out, false, &c, &vals);
+                return;
             }
         }
-        if let Some(a) = match admin::parse(sql) {
-            Ok(a) => a,
-            Err(e) => return vec![self.fail(e)],
-        } {
-            self.begin_statement(a.uses_tables(), false);
-            let r = self.run_admin(&a);
-            let r = self.finish(r);
-            // ROW_COUNT() after SET is 0, after SHOW (a result set) -1.
-            self.row_count = match &r {
-                Ok(Output::Ok { affected, .. }) => *affected as i64,
-                _ => -1,
-            };
-            return vec![r];
+        match admin::parse(sql) {
+            Ok(Some(a)) => {
+                out.begin(self, false);
+                self.begin_statement(a.uses_tables(), false);
+                let r = self.run_admin(&a);
+                let r = self.finish(r).and_then(|o| deliver(o, out.rows()));
+                // ROW_COUNT() after SET is 0, after SHOW (a result set) -1.
+                self.row_count = match &r {
+                    Ok(Outcome::Ok { affected, .. }) => *affected as i64,
+                    _ => -1,
+                };
+                out.end(self, r);
+                return;
+            }
+            Ok(None) => {}
+            Err(e) => return self.answer_failure(out, e),
         }
         let stmts = match parse(sql) {
             Ok(s) => s,
-            Err(e) => return vec![self.fail(e)],
+            Err(e) => return self.answer_failure(out, e),
         };
         if stmts.is_empty() {
-            return vec![self.fail(SqlError::new(1065, "42000", "Query was empty"))];
+            return self.answer_failure(out, SqlError::new(1065, "42000", "Query was empty"));
         }
         if stmts.len() > 1 && !multi {
-            return vec![self.fail(SqlError::syntax("multiple statements need CLIENT_MULTI_STATEMENTS"))];
+            return self.answer_failure(out, SqlError::syntax("multiple statements need CLIENT_MULTI_STATEMENTS"));
         }
         let single = stmts.len() == 1;
         let last = stmts.len() - 1;
         for (i, stmt) in stmts.into_iter().enumerate() {
-            let r = match self.compile(stmt).map(Arc::new) {
+            let more = i < last;
+            let ok = match self.compile(stmt).map(Arc::new) {
                 Ok(c) => {
                     let cacheable = single
                         && matches!(
@@ -807,20 +840,23 @@ impl Session {
                     if cacheable && whole && c.params == 0 {
                         self.shared.cache_plan(key.clone(), c.clone());
                     }
-                    self.execute(&c, &[])
+                    self.answer(out, more, &c, &[])
                 }
-                Err(e) => self.fail(e),
+                Err(e) => {
+                    out.begin(self, more);
+                    let r = self.fail(e);
+                    out.end(self, r);
+                    false
+                }
             };
-            if i == last || r.is_err() {
-                return vec![r];
+            if !ok {
+                return;
             }
-            out(self, r);
         }
-        vec![]
     }
 
     /// Records a failed statement's error as the last condition (rule 3).
-    fn finish(&self, r: Result<Output>) -> Result<Output> {
+    fn finish<T>(&self, r: Result<T>) -> Result<T> {
         if let Err(e) = &r {
             self.diag.borrow_mut().push_error(e);
         }
@@ -849,19 +885,19 @@ impl Session {
         Ok((id, params, cols))
     }
 
-    /// COM_STMT_EXECUTE.
-    pub fn execute_prepared(&mut self, id: u32, params: &[Value]) -> Result<Output> {
+    /// COM_STMT_EXECUTE: its rows go to `sink` as they are produced.
+    pub fn execute_prepared(&mut self, id: u32, params: &[Value], sink: &mut dyn RowSink) -> Result<Outcome> {
         let (sql, hint) =
             self.prepared.get(&id).map_or_else(|| (Arc::from(""), None), |p| (p.sql.clone(), p.time_limit_hint_ms));
         self.process.begin_shared("Execute", sql);
         self.process.interrupt.reset();
         self.time_limit_hint_ms = hint;
-        let r = self.execute_prepared_inner(id, params);
+        let r = self.execute_prepared_inner(id, params, sink);
         self.statement_done();
         r
     }
 
-    fn execute_prepared_inner(&mut self, id: u32, params: &[Value]) -> Result<Output> {
+    fn execute_prepared_inner(&mut self, id: u32, params: &[Value], sink: &mut dyn RowSink) -> Result<Outcome> {
         self.shared.stats.com_stmt_execute.fetch_add(1, Ordering::Relaxed);
         self.shared.stats.questions.fetch_add(1, Ordering::Relaxed);
         let Some(p) = self.prepared.get(&id) else {
@@ -885,7 +921,7 @@ impl Session {
         if params.len() != c.params {
             return self.fail(SqlError::wrong_arguments("mysqld_stmt_execute"));
         }
-        self.execute(&c, params)
+        self.execute(&c, params, sink)
     }
 
     pub fn close_prepared(&mut self, id: u32) {
@@ -958,13 +994,13 @@ impl Session {
         (ms > 0).then(|| std::time::Instant::now() + std::time::Duration::from_millis(ms))
     }
 
-    /// Executes a compiled statement with `params`.
     /// A multi-row INSERT whose tuples all read alike once normalised
-    /// (`normalize::repeated_tuples`): planned, and cached, as its first
-    /// tuple alone, and run with that tuple repeated over the values, so a
-    /// bulk load's statements skip the parser. `None` when the statement is
-    /// not of that form (the general path takes it, errors included).
-    fn repeated_insert(&mut self, user_db: &str, norm: &str, vals: &[Value]) -> Option<Result<Output>> {
+    /// (`normalize::repeated_tuples`): its plan, compiled and cached as its
+    /// first tuple alone, and the number of tuples; run with that tuple
+    /// repeated over the values, so a bulk load's statements skip the
+    /// parser. `None` when the statement is not of that form (the general
+    /// path takes it, errors included).
+    fn repeated_insert(&mut self, user_db: &str, norm: &str, vals: &[Value]) -> Option<(Arc<Compiled>, usize)> {
         let (end, tuples) = crate::normalize::repeated_tuples(norm).filter(|&(_, n)| n > 1)?;
         if !vals.len().is_multiple_of(tuples) {
             return None;
@@ -989,25 +1025,32 @@ impl Session {
             }
         };
         match &c.plan {
-            Plan::Insert(p) if p.rows.len() == 1 && p.params * tuples == vals.len() => {}
-            _ => return None,
+            Plan::Insert(p) if p.rows.len() == 1 && p.params * tuples == vals.len() => Some((c, tuples)),
+            _ => None,
         }
-        Some(self.execute_tuples(&c, vals, tuples))
     }
 
-    pub fn execute(&mut self, c: &Compiled, params: &[Value]) -> Result<Output> {
-        self.execute_tuples(c, params, 1)
+    /// Executes a compiled statement with `params`; a result set's
+    /// columns and rows go to `sink` as they are produced.
+    pub fn execute(&mut self, c: &Compiled, params: &[Value], sink: &mut dyn RowSink) -> Result<Outcome> {
+        self.execute_tuples(c, params, 1, sink)
     }
 
     /// [`Self::execute`]; an INSERT's VALUES rows are taken `tuples` times,
     /// the k-th time with the k-th slice of `params` (`repeated_insert`).
-    fn execute_tuples(&mut self, c: &Compiled, params: &[Value], tuples: usize) -> Result<Output> {
+    fn execute_tuples(
+        &mut self,
+        c: &Compiled,
+        params: &[Value],
+        tuples: usize,
+        sink: &mut dyn RowSink,
+    ) -> Result<Outcome> {
         self.begin_statement(c.uses_tables(), matches!(c.plan, Plan::Insert(_) | Plan::Update(_)));
         let timed = matches!(c.plan, Plan::Select(_) | Plan::Query(_));
         if timed {
             self.process.interrupt.set_deadline(self.select_deadline());
         }
-        let mut r = self.execute_inner(c, params, tuples);
+        let mut r = self.execute_inner(c, params, tuples, sink);
         if timed {
             self.process.interrupt.set_deadline(None);
         }
@@ -1019,59 +1062,67 @@ impl Session {
         }
         let r = self.finish(r);
         match &r {
-            Ok(Output::Ok { affected, .. }) => self.row_count = *affected as i64,
-            Ok(Output::Rows { rows, .. }) => {
+            Ok(Outcome::Ok { affected, .. }) => self.row_count = *affected as i64,
+            Ok(Outcome::Rows(n)) => {
                 self.row_count = -1;
-                self.found_rows = rows.len() as u64;
+                self.found_rows = *n;
             }
             Err(_) => self.row_count = -1,
         }
         r
     }
 
-    fn execute_inner(&mut self, c: &Compiled, params: &[Value], tuples: usize) -> Result<Output> {
+    fn execute_inner(
+        &mut self,
+        c: &Compiled,
+        params: &[Value],
+        tuples: usize,
+        sink: &mut dyn RowSink,
+    ) -> Result<Outcome> {
         match &c.plan {
             Plan::Select(p) => {
                 self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
-                let rows = if p.table.is_some() {
+                sink.columns(&p.columns)?;
+                let n = if p.table.is_some() {
                     if p.lock == Some(LockMode::X) {
                         self.check_writable()?; // FOR UPDATE, as MariaDB
                     }
                     self.in_trx(|trx, s| {
                         let mut ctx = Ctx { params, aggs: vec![], session: &Env { s }, in_keys: Default::default() };
                         let plain = query::plain_read_lock(trx.isolation(), s.autocommit() && !s.in_txn);
-                        query::run_select(p, Some(trx), plain, &mut ctx)
+                        query::run_select(p, Some(trx), plain, &mut ctx, sink)
                     })?
                 } else {
                     let mut ctx = Ctx { params, aggs: vec![], session: &Env { s: self }, in_keys: Default::default() };
-                    let rows = query::run_select(p, None, None, &mut ctx)?;
+                    let n = query::run_select(p, None, None, &mut ctx, sink)?;
                     // MySQL: a query that is only SLEEP() answers 1 when
                     // interrupted, without an error; otherwise it fails.
                     if !query::only_sleep(p) {
                         self.interrupted()?;
                     }
-                    rows
+                    n
                 };
-                Ok(Output::Rows { columns: query::columns(p), rows })
+                Ok(Outcome::Rows(n))
             }
             Plan::Query(q) => {
                 self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
-                let rows = if q.reads_tables {
+                sink.columns(q.plan.columns())?;
+                let n = if q.reads_tables {
                     if q.plan.lock() == Some(LockMode::X) {
                         self.check_writable()?; // FOR UPDATE, as MariaDB
                     }
                     self.in_trx(|trx, s| {
                         let env = Env { s };
                         let plain = query::plain_read_lock(trx.isolation(), s.autocommit() && !s.in_txn);
-                        crate::rel::exec::Exec::new(params, &env, Some(trx), plain).run(&q.plan, &[])
+                        crate::rel::exec::Exec::new(params, &env, Some(trx), plain).run_into(&q.plan, sink)
                     })?
                 } else {
                     let env = Env { s: self };
-                    let rows = crate::rel::exec::Exec::new(params, &env, None, None).run(&q.plan, &[])?;
+                    let n = crate::rel::exec::Exec::new(params, &env, None, None).run_into(&q.plan, sink)?;
                     self.interrupted()?;
-                    rows
+                    n
                 };
-                Ok(Output::Rows { columns: q.plan.columns().to_vec(), rows })
+                Ok(Outcome::Rows(n))
             }
             Plan::Insert(p) => {
                 self.shared.stats.com_insert.fetch_add(1, Ordering::Relaxed);
@@ -1085,7 +1136,7 @@ impl Session {
                 } else {
                     String::new()
                 };
-                Ok(Output::Ok { affected: r.affected, last_insert_id: r.first_insert_id, info })
+                Ok(Outcome::Ok { affected: r.affected, last_insert_id: r.first_insert_id, info })
             }
             Plan::Update(p) => {
                 self.shared.stats.com_update.fetch_add(1, Ordering::Relaxed);
@@ -1101,7 +1152,7 @@ impl Session {
                 // count is the changed rows unless the client asked for
                 // the matched ones (CLIENT_FOUND_ROWS).
                 let affected = if self.client_found_rows { r.matched } else { r.affected };
-                Ok(Output::Ok {
+                Ok(Outcome::Ok {
                     affected,
                     last_insert_id: 0,
                     info: format!(
@@ -1122,10 +1173,16 @@ impl Session {
                         &Ctx { params, aggs: vec![], session: &Env { s }, in_keys: Default::default() },
                     )
                 })?;
-                Ok(Output::Ok { affected: r.affected, last_insert_id: 0, info: String::new() })
+                Ok(Outcome::Ok { affected: r.affected, last_insert_id: 0, info: String::new() })
             }
-            Plan::Other(stmt) => self.run_other(stmt, params),
-            Plan::Admin(a) => self.run_admin(a),
+            Plan::Other(stmt) => {
+                let o = self.run_other(stmt, params)?;
+                deliver(o, sink)
+            }
+            Plan::Admin(a) => {
+                let o = self.run_admin(a)?;
+                deliver(o, sink)
+            }
         }
     }
 

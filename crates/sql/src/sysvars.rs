@@ -674,7 +674,7 @@ pub static VARS: &[VarDef] = &[
     def("net_buffer_length", B, DYN, uint(1024, 1_048_576), "16384", COMPAT),
     def("net_read_timeout", B, DYN, uint(1, 31_536_000), "30", COMPAT),
     def("net_retry_count", B, DYN, uint(1, U64), "10", COMPAT),
-    def("net_write_timeout", B, DYN, uint(1, 31_536_000), "60", COMPAT),
+    def("net_write_timeout", B, DYN, uint(1, 31_536_000), "60", USED),
     def("open_files_limit", G, RO, uint(0, U64), "5000", COMPAT),
     def("optimizer_switch", B, DYN, Str, "", COMPAT),
     def("performance_schema", G, RO, Bool, "OFF", COMPAT),
@@ -1004,6 +1004,7 @@ struct Hot {
     sql_notes: bool,
     max_execution_time_ms: u64,
     wait_timeout_secs: u64,
+    net_write_timeout_secs: u64,
 }
 
 impl SessionVars {
@@ -1026,6 +1027,7 @@ impl SessionVars {
             sql_notes: b("sql_notes", true),
             max_execution_time_ms: u("max_execution_time", 0),
             wait_timeout_secs: u("wait_timeout", 28_800),
+            net_write_timeout_secs: u("net_write_timeout", 60),
         };
     }
 
@@ -1127,6 +1129,12 @@ impl SessionVars {
     /// `wait_timeout` in seconds.
     pub fn wait_timeout_secs(&self) -> u64 {
         self.hot.wait_timeout_secs
+    }
+
+    /// `net_write_timeout` in seconds: how long a write to the client may
+    /// block (a client that stops reading a result is cut off then).
+    pub fn net_write_timeout_secs(&self) -> u64 {
+        self.hot.net_write_timeout_secs
     }
 }
 

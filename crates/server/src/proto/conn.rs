@@ -12,6 +12,7 @@
 //! | Handshake    | over max_connections, no admin | Closed (1040)| [`serve_connection_in`] |
 //! | Command      | COM_QUIT, EOF                  | Closed       | `Conn::run`             |
 //! | Command      | idle beyond wait_timeout       | Closed       | `Conn::run`             |
+//! | Command      | a write blocked beyond net_write_timeout | Closed | `Conn::run`        |
 //! | Command      | KILL CONNECTION                | Closed       | `Conn::run`, the killer shuts the socket |
 //! | any          | framing error, oversized packet| Closed (ERR) | `end_with`              |
 //!
@@ -19,9 +20,10 @@
 //! 1. Every command's sequence ids start at 0 (the client's packet).
 //! 2. A malformed command body gets an ERR and the connection continues; a
 //!    malformed frame (truncated, out of order, too large) ends it.
-//! 3. Every reply is flushed before the next command is read.
+//! 3. Every reply is flushed before the next command is read; a long one
+//!    is written out as it is produced (`ReplyWriter`), never held whole.
 //! 4. In a multi-result reply, every OK/EOF but the last carries
-//!    [`STATUS_MORE_RESULTS`].
+//!    `STATUS_MORE_RESULTS` (the session's status flags say so).
 //! 5. A connection served by [`serve_connection_in`] is reported to the
 //!    backend exactly once opened and once closed, with how it ended (the
 //!    close is reported by a guard, even if the thread unwinds).
@@ -35,9 +37,7 @@ use super::handshake::{authenticate, capability, send_err, AuthPlugin};
 use super::packet::{PacketError, PacketIo};
 use super::socket::{is_timeout, SocketControl};
 use super::stmt::Statements;
-use super::{
-    charset, column_type, response, Backend, ColumnDef, ConnEnd, ErrPacket, Reply, Session, STATUS_MORE_RESULTS,
-};
+use super::{charset, column_type, response, Backend, Cell, ColumnDef, ConnEnd, Done, ErrPacket, Replies, Session};
 
 /// Command bytes (`enum_server_command`).
 pub mod command {
@@ -148,6 +148,14 @@ fn read_failure(e: &PacketError) -> &'static str {
     }
 }
 
+/// Why a write ended the connection, in MySQL's words.
+fn write_failure(e: &PacketError) -> &'static str {
+    match e {
+        PacketError::Io(io) if is_timeout(io) => "Got timeout writing communication packets",
+        _ => "Got an error writing communication packets",
+    }
+}
+
 /// Serves one connection the listener accepted: registers it with the
 /// backend, bounds the handshake by `connect_timeout`, lets only an
 /// administrator take the connection beyond `max_connections`, bounds
@@ -206,6 +214,8 @@ pub fn serve_connection_in<B: Backend, S: Read + Write>(
         buf: Vec::with_capacity(1024),
         socket,
         read_timeout: connect_timeout,
+        write_timeout: None,
+        failed_writing: false,
     };
     let status = conn.session.status_flags();
     conn.send_ok(0, 0, status, 0, "")?;
@@ -220,7 +230,8 @@ pub fn serve_connection_in<B: Backend, S: Read + Write>(
         Ok(()) => Ok(()),
         Err(e) => {
             if !killed {
-                log_aborted(connection_id, conn.session.database().as_deref(), &auth.user, peer_host, read_failure(&e));
+                let why = if conn.failed_writing { write_failure(&e) } else { read_failure(&e) };
+                log_aborted(connection_id, conn.session.database().as_deref(), &auth.user, peer_host, why);
             }
             end_with(&mut conn.io, e)
         }
@@ -266,6 +277,10 @@ struct Conn<'a, S, T> {
     socket: Option<&'a dyn SocketControl>,
     /// The read timeout the socket has now.
     read_timeout: Option<Duration>,
+    /// The write timeout the socket has now.
+    write_timeout: Option<Duration>,
+    /// The connection failed while answering (writing), not reading.
+    failed_writing: bool,
 }
 
 impl<S: Read + Write, T: Session> Conn<'_, S, T> {
@@ -277,7 +292,7 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
             if self.session.killed() {
                 return Ok(());
             }
-            self.set_idle_timeout()?;
+            self.set_timeouts()?;
             self.io.reset_seq();
             self.io.read_packet_into(&mut packet)?;
             self.questions += 1;
@@ -289,7 +304,7 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
             if cmd == command::QUIT {
                 return Ok(());
             }
-            self.dispatch(cmd, body)?;
+            let answered = self.dispatch(cmd, body);
             if self.session.killed() {
                 // The last answer: to a connection that killed itself; one
                 // killed by another has its socket shut already, and the
@@ -297,13 +312,17 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
                 let _ = self.io.flush();
                 return Ok(());
             }
-            self.io.flush()?;
+            if let Err(e) = answered.and_then(|()| Ok(self.io.flush()?)) {
+                self.failed_writing = true;
+                return Err(e);
+            }
         }
     }
 
     /// Bounds the wait for the next command by the session's
-    /// `wait_timeout` (one system call, only when it changed).
-    fn set_idle_timeout(&mut self) -> io::Result<()> {
+    /// `wait_timeout`, and each write of its answer by `net_write_timeout`
+    /// (a system call each, only when it changed).
+    fn set_timeouts(&mut self) -> io::Result<()> {
         let Some(socket) = self.socket else {
             return Ok(());
         };
@@ -311,6 +330,11 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
         if t != self.read_timeout {
             socket.set_read_timeout(t)?;
             self.read_timeout = t;
+        }
+        let t = self.session.write_timeout();
+        if t != self.write_timeout {
+            socket.set_write_timeout(t)?;
+            self.write_timeout = t;
         }
         Ok(())
     }
@@ -324,8 +348,9 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
             },
             command::QUERY => match std::str::from_utf8(body) {
                 Ok(sql) => {
-                    let replies = self.session.query(sql, self.multi_statements);
-                    self.send_replies(replies, false)
+                    let mut out = ReplyWriter::new(&mut self.io, &mut self.buf, false);
+                    self.session.query(sql, self.multi_statements, &mut out)?;
+                    out.finish()
                 }
                 Err(_) => self.send_err(&ErrPacket::new(1300, "HY000", "Invalid utf8mb4 character string")),
             },
@@ -346,8 +371,9 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
             command::STMT_PREPARE => self.prepare(body),
             command::STMT_EXECUTE => match self.statements.parse_execute(body) {
                 Ok((id, params)) => {
-                    let reply = self.session.execute(id, &params);
-                    self.send_replies(vec![reply], true)
+                    let mut out = ReplyWriter::new(&mut self.io, &mut self.buf, true);
+                    self.session.execute(id, &params, &mut out)?;
+                    out.finish()
                 }
                 Err(e) => self.send_err(&e),
             },
@@ -433,55 +459,6 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
         Ok(())
     }
 
-    /// Sends what the statements answered (invariant 4). `binary`: rows in
-    /// the binary protocol (COM_STMT_EXECUTE).
-    fn send_replies(&mut self, replies: Vec<Reply>, binary: bool) -> Result<(), PacketError> {
-        if replies.is_empty() {
-            return self.send_status_ok();
-        }
-        let last = replies.len() - 1;
-        for (i, reply) in replies.into_iter().enumerate() {
-            let mut status = self.session.status_flags();
-            if i < last {
-                status |= STATUS_MORE_RESULTS;
-            }
-            match reply {
-                Reply::Ok { affected_rows, last_insert_id, warnings, info } => {
-                    self.send_ok(affected_rows, last_insert_id, status, warnings, &info)?;
-                }
-                // A result set without columns cannot be framed (a column
-                // count of 0 reads as OK): answer OK.
-                Reply::Rows { columns, warnings, .. } if columns.is_empty() => {
-                    self.send_ok(0, 0, status, warnings, "")?
-                }
-                Reply::Rows { columns, rows, warnings } => {
-                    self.buf.clear();
-                    put_lenenc_int(&mut self.buf, columns.len() as u64);
-                    self.io.write_packet(&self.buf)?;
-                    for c in &columns {
-                        self.send_column_def(c)?;
-                    }
-                    self.send_eof(status)?;
-                    for row in &rows {
-                        self.buf.clear();
-                        if binary {
-                            response::binary_row(&mut self.buf, &columns, row);
-                        } else {
-                            response::text_row(&mut self.buf, &columns, row);
-                        }
-                        self.io.write_packet(&self.buf)?;
-                    }
-                    self.send_eof_with(warnings, status)?;
-                }
-                Reply::Err(e) => {
-                    // An error ends the statement list.
-                    return self.send_err(&e);
-                }
-            }
-        }
-        Ok(())
-    }
-
     fn send_column_def(&mut self, c: &ColumnDef) -> Result<(), PacketError> {
         self.buf.clear();
         response::column_def(&mut self.buf, c);
@@ -515,5 +492,118 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
         self.buf.clear();
         response::err(&mut self.buf, e);
         Ok(self.io.write_packet(&self.buf)?)
+    }
+}
+
+/// A command's answers on their way out ([`Replies`]): each packet goes
+/// into the connection's buffered output as the session produces it, and
+/// the buffer is written out whenever it passes
+/// [`super::packet::FLUSH_AT_BYTES`], so a result set is never held
+/// whole.
+///
+/// A result set's column definitions wait for its first row or its end:
+/// a statement that fails before producing a row answers with a plain
+/// ERR, one that fails later with ERR in place of the EOF.
+struct ReplyWriter<'c, S> {
+    io: &'c mut PacketIo<S>,
+    buf: &'c mut Vec<u8>,
+    /// Rows in the binary protocol (COM_STMT_EXECUTE), else in text.
+    binary: bool,
+    /// The open result set's columns (empty: none open).
+    columns: Vec<ColumnDef>,
+    /// The open result set's definitions are not sent yet: the status
+    /// their EOF carries.
+    unsent: Option<u16>,
+    /// Something was answered (else the command gets an OK).
+    answered: bool,
+    /// An error was the last answer: nothing more goes out.
+    ended: bool,
+}
+
+impl<'c, S: Read + Write> ReplyWriter<'c, S> {
+    fn new(io: &'c mut PacketIo<S>, buf: &'c mut Vec<u8>, binary: bool) -> Self {
+        Self { io, buf, binary, columns: Vec::new(), unsent: None, answered: false, ended: false }
+    }
+
+    /// Sends the open result set's definitions if they wait.
+    fn send_definitions(&mut self) -> io::Result<()> {
+        let Some(status) = self.unsent.take() else { return Ok(()) };
+        self.buf.clear();
+        put_lenenc_int(self.buf, self.columns.len() as u64);
+        self.io.write_packet(self.buf)?;
+        for c in &self.columns {
+            self.buf.clear();
+            response::column_def(self.buf, c);
+            self.io.write_packet(self.buf)?;
+        }
+        self.buf.clear();
+        response::eof(self.buf, 0, status);
+        self.io.write_packet(self.buf)
+    }
+
+    /// The command's answer is complete: a command the session answered
+    /// nothing to gets an OK.
+    fn finish(self) -> Result<(), PacketError> {
+        debug_assert!(self.columns.is_empty(), "a result set was left open");
+        if !self.answered {
+            self.buf.clear();
+            response::ok(self.buf, 0, 0, 0, 0, "");
+            self.io.write_packet(self.buf)?;
+        }
+        Ok(())
+    }
+}
+
+impl<S: Read + Write> Replies for ReplyWriter<'_, S> {
+    fn columns(&mut self, columns: Vec<ColumnDef>, status: u16) -> io::Result<()> {
+        debug_assert!(self.columns.is_empty() && !self.ended);
+        self.unsent = (!columns.is_empty()).then_some(status);
+        self.columns = columns;
+        Ok(())
+    }
+
+    fn row(&mut self, row: &[Cell]) -> io::Result<()> {
+        debug_assert!(!self.columns.is_empty(), "a row outside a result set");
+        if self.ended {
+            return Ok(());
+        }
+        self.send_definitions()?;
+        self.buf.clear();
+        if self.binary {
+            response::binary_row(self.buf, &self.columns, row);
+        } else {
+            response::text_row(self.buf, &self.columns, row);
+        }
+        self.io.write_packet(self.buf)
+    }
+
+    fn done(&mut self, done: Done, status: u16) -> io::Result<()> {
+        if self.ended {
+            return Ok(());
+        }
+        self.answered = true;
+        self.buf.clear();
+        if self.columns.is_empty() {
+            response::ok(self.buf, done.affected_rows, done.last_insert_id, status, done.warnings, &done.info);
+        } else {
+            self.send_definitions()?;
+            self.columns.clear();
+            self.buf.clear();
+            response::eof(self.buf, done.warnings, status);
+        }
+        self.io.write_packet(self.buf)
+    }
+
+    fn error(&mut self, e: &ErrPacket) -> io::Result<()> {
+        if self.ended {
+            return Ok(());
+        }
+        self.answered = true;
+        self.ended = true;
+        self.unsent = None;
+        self.columns.clear();
+        self.buf.clear();
+        response::err(self.buf, e);
+        self.io.write_packet(self.buf)
     }
 }

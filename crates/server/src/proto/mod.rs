@@ -164,7 +164,42 @@ impl ErrPacket {
     }
 }
 
-/// What one statement answers.
+/// Where a session writes a command's answers as it produces them; the
+/// connection frames them (column definitions, text or binary rows, EOF,
+/// OK, ERR) into its buffered output, which is written out as it fills.
+///
+/// Per statement, in order: [`Replies::columns`], any [`Replies::row`]s,
+/// then [`Replies::done`] (the result set's EOF); or `done` alone (an OK);
+/// or [`Replies::error`] at any point, even after rows, which ends the
+/// command's answer. `status` is the session's status flags, with
+/// [`STATUS_MORE_RESULTS`] while another statement of the command follows.
+/// A write that fails means the connection is gone: the session should
+/// stop the statement and return the error.
+pub trait Replies {
+    /// A result set begins. An empty `columns` is no result set (a column
+    /// count of 0 would read as OK): the statement's `done` is an OK.
+    fn columns(&mut self, columns: Vec<ColumnDef>, status: u16) -> std::io::Result<()>;
+    /// One row of the result set begun; a cell per column.
+    fn row(&mut self, row: &[Cell]) -> std::io::Result<()>;
+    /// The statement ended well: the result set's EOF carrying `warnings`,
+    /// or, without a result set, the OK.
+    fn done(&mut self, done: Done, status: u16) -> std::io::Result<()>;
+    /// The statement failed: ERR (the command's last answer).
+    fn error(&mut self, e: &ErrPacket) -> std::io::Result<()>;
+}
+
+/// How a statement ended well: an OK's fields, or (after a result set)
+/// the warnings its EOF carries.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Done {
+    pub affected_rows: u64,
+    pub last_insert_id: u64,
+    pub warnings: u16,
+    pub info: String,
+}
+
+/// A statement's whole answer held in memory, for sessions that build it
+/// before sending it ([`Reply::write_to`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
     Ok {
@@ -185,6 +220,23 @@ pub enum Reply {
 impl Reply {
     pub fn ok() -> Self {
         Reply::Ok { affected_rows: 0, last_insert_id: 0, warnings: 0, info: String::new() }
+    }
+
+    /// Writes this answer to `out`.
+    pub fn write_to(self, out: &mut dyn Replies, status: u16) -> std::io::Result<()> {
+        match self {
+            Reply::Ok { affected_rows, last_insert_id, warnings, info } => {
+                out.done(Done { affected_rows, last_insert_id, warnings, info }, status)
+            }
+            Reply::Rows { columns, rows, warnings } => {
+                out.columns(columns, status)?;
+                for r in &rows {
+                    out.row(r)?;
+                }
+                out.done(Done { warnings, ..Done::default() }, status)
+            }
+            Reply::Err(e) => out.error(&e),
+        }
     }
 }
 
@@ -214,15 +266,17 @@ pub struct Credentials {
 pub trait Session: Send {
     /// COM_QUERY. Runs every statement of `sql` when `multi` (the client
     /// set CLIENT_MULTI_STATEMENTS or COM_SET_OPTION on), else only one (a
-    /// second statement is a syntax error). Stops at the first error: an
-    /// `Err` reply, if any, is the last one.
-    fn query(&mut self, sql: &str, multi: bool) -> Vec<Reply>;
+    /// second statement is a syntax error), writing each one's answer to
+    /// `out` as it is produced. Stops at the first error: an error, if
+    /// any, is the last answer. `Err`: writing to `out` failed.
+    fn query(&mut self, sql: &str, multi: bool, out: &mut dyn Replies) -> std::io::Result<()>;
     /// COM_INIT_DB.
     fn init_db(&mut self, db: &str) -> Result<(), ErrPacket>;
     /// COM_STMT_PREPARE.
     fn prepare(&mut self, sql: &str) -> Result<Prepared, ErrPacket>;
-    /// COM_STMT_EXECUTE, with one parameter per `?`.
-    fn execute(&mut self, id: u32, params: &[Param]) -> Reply;
+    /// COM_STMT_EXECUTE, with one parameter per `?`: its one answer,
+    /// written to `out` (rows in the binary protocol) as it is produced.
+    fn execute(&mut self, id: u32, params: &[Param], out: &mut dyn Replies) -> std::io::Result<()>;
     /// COM_STMT_CLOSE (no reply).
     fn close_statement(&mut self, id: u32);
     /// COM_STMT_RESET.
@@ -243,6 +297,12 @@ pub trait Session: Send {
     /// How long the connection may idle between commands
     /// (`wait_timeout`); `None`: for ever.
     fn idle_timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
+    /// How long a write of an answer may block on a client that does not
+    /// read (`net_write_timeout`); `None`: for ever. A write that times
+    /// out ends the connection.
+    fn write_timeout(&self) -> Option<std::time::Duration> {
         None
     }
     /// The client announced CLIENT_INTERACTIVE: the session's

@@ -1,6 +1,7 @@
 //! What may be done to a connection's socket besides reading and writing
 //! it: bound its reads (`connect_timeout` during the handshake,
-//! `wait_timeout` between commands) and shut it down from another thread
+//! `wait_timeout` between commands) and its writes (`net_write_timeout`),
+//! and shut it down from another thread
 //! (KILL CONNECTION), which makes a blocked read return at once.
 //!
 //! The listener hands each connection a clone of its socket (`dup`): socket
@@ -17,6 +18,9 @@ use std::time::Duration;
 pub trait SocketControl: Send + Sync {
     /// Reads give up (`WouldBlock` / `TimedOut`) after `t`; `None`: never.
     fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()>;
+    /// Writes give up after blocking for `t` (a client that stopped
+    /// reading); `None`: never.
+    fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()>;
     /// Shuts both directions: the peer sees the connection closed, and a
     /// read blocked on it returns end of stream.
     fn shutdown(&self);
@@ -32,6 +36,9 @@ impl SocketControl for TcpStream {
     fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
         TcpStream::set_read_timeout(self, nonzero(t))
     }
+    fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        TcpStream::set_write_timeout(self, nonzero(t))
+    }
     fn shutdown(&self) {
         let _ = TcpStream::shutdown(self, Shutdown::Both);
     }
@@ -41,12 +48,15 @@ impl SocketControl for UnixStream {
     fn set_read_timeout(&self, t: Option<Duration>) -> io::Result<()> {
         UnixStream::set_read_timeout(self, nonzero(t))
     }
+    fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        UnixStream::set_write_timeout(self, nonzero(t))
+    }
     fn shutdown(&self) {
         let _ = UnixStream::shutdown(self, Shutdown::Both);
     }
 }
 
-/// Whether a read failed because its timeout passed.
+/// Whether a read or write failed because its timeout passed.
 pub fn is_timeout(e: &io::Error) -> bool {
     matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
 }

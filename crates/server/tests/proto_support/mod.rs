@@ -6,7 +6,9 @@
 //! `SELECT <n>` one row; `SELECT @@max_allowed_packet`; `bad` → 1064;
 //! `dup` → 1062; `insert` → OK with 3 affected rows, last insert id 42;
 //! `begin` / `commit` toggle IN_TRANS; `resets` → rows with the number of
-//! COM_RESET_CONNECTIONs; `types` → one row of every cell type.
+//! COM_RESET_CONNECTIONs; `types` → one row of every cell type;
+//! `fail after <n>` → a result set that ends with error 1317 after `n`
+//! rows.
 //! Prepared statements: `select ?, ...` echoes its parameters as a row
 //! (column types from the parameters), `insert ?` answers OK (1 row, id 7),
 //! `bad` fails to prepare with 1064.
@@ -20,7 +22,8 @@ use std::time::Duration;
 
 use quire_server::proto::{
     column_flag, column_type, credentials_for_password, Backend, Cell, ColumnDef, ConnOptions, Credentials, ErrPacket,
-    Listener, ListenerHandle, ListenerOptions, Param, Prepared, Reply, Session, STATUS_AUTOCOMMIT, STATUS_IN_TRANS,
+    Listener, ListenerHandle, ListenerOptions, Param, Prepared, Replies, Reply, Session, STATUS_AUTOCOMMIT,
+    STATUS_IN_TRANS, STATUS_MORE_RESULTS,
 };
 
 pub struct Toy {
@@ -119,21 +122,30 @@ pub fn column_for(c: &Cell) -> ColumnDef {
 }
 
 impl Session for ToySession {
-    fn query(&mut self, sql: &str, multi: bool) -> Vec<Reply> {
+    fn query(&mut self, sql: &str, multi: bool, out: &mut dyn Replies) -> std::io::Result<()> {
         let parts: Vec<&str> = sql.split(';').filter(|p| !p.trim().is_empty()).collect();
         if parts.len() > 1 && !multi {
-            return vec![Reply::Err(err(1064, "42000", "You have an error in your SQL syntax near ';'"))];
+            return out.error(&err(1064, "42000", "You have an error in your SQL syntax near ';'"));
         }
-        let mut out = Vec::new();
-        for p in parts {
+        for (i, p) in parts.iter().enumerate() {
+            let more = if i + 1 < parts.len() { STATUS_MORE_RESULTS } else { 0 };
+            if let Some(n) = p.trim().strip_prefix("fail after ").and_then(|n| n.parse::<i64>().ok()) {
+                // A result set that fails after `n` rows, as a statement
+                // interrupted mid-result does.
+                out.columns(vec![ColumnDef::expr("n", column_type::LONGLONG)], self.status_flags() | more)?;
+                for v in 1..=n {
+                    out.row(&[Cell::Int(v)])?;
+                }
+                return out.error(&err(1317, "70100", "Query execution was interrupted"));
+            }
             let r = self.statement(p);
             let stop = matches!(r, Reply::Err(_));
-            out.push(r);
+            r.write_to(out, self.status_flags() | more)?;
             if stop {
                 break;
             }
         }
-        out
+        Ok(())
     }
 
     fn init_db(&mut self, db: &str) -> Result<(), ErrPacket> {
@@ -159,14 +171,19 @@ impl Session for ToySession {
         Ok(Prepared { id: self.next_stmt, params, columns })
     }
 
-    fn execute(&mut self, id: u32, params: &[Param]) -> Reply {
-        let Some(sql) = self.stmts.get(&id) else {
-            return Reply::Err(err(1243, "HY000", "Unknown prepared statement handler"));
+    fn execute(&mut self, id: u32, params: &[Param], out: &mut dyn Replies) -> std::io::Result<()> {
+        let reply = match self.stmts.get(&id) {
+            None => Reply::Err(err(1243, "HY000", "Unknown prepared statement handler")),
+            Some(sql) if sql.starts_with("insert") => {
+                Reply::Ok { affected_rows: 1, last_insert_id: 7, warnings: 0, info: String::new() }
+            }
+            Some(_) => Reply::Rows {
+                columns: params.iter().map(column_for).collect(),
+                rows: vec![params.to_vec()],
+                warnings: 0,
+            },
         };
-        if sql.starts_with("insert") {
-            return Reply::Ok { affected_rows: 1, last_insert_id: 7, warnings: 0, info: String::new() };
-        }
-        Reply::Rows { columns: params.iter().map(column_for).collect(), rows: vec![params.to_vec()], warnings: 0 }
+        reply.write_to(out, self.status_flags())
     }
 
     fn close_statement(&mut self, id: u32) {

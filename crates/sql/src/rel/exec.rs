@@ -3,6 +3,8 @@
 //! block execution, rescans), NULL-extension for LEFT joins, then the
 //! block's grouping, projection, DISTINCT, ORDER BY and LIMIT
 //! (`query::finish`); set operations combine their sides' rows by key.
+//! A statement's own rows go to its [`RowSink`] ([`Exec::run_into`]):
+//! as the loops produce them when nothing needs them all first.
 //!
 //! The transaction is held in a `RefCell` and borrowed only while a read
 //! is opened (a cursor owns what it needs), so the loop of an inner table
@@ -32,6 +34,7 @@ use crate::query::{
     as_slice, eval_bound, finish, group_key, key_kind_matches, limit_value, no_match, sanitize_bound, sort_rows,
     AggEnv, Ctx, Finish, SessionEnv,
 };
+use crate::sink::{RowSink, Window};
 
 type Rows = Rc<Vec<Vec<Value>>>;
 
@@ -105,18 +108,68 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// Runs a statement's query, handing its rows to `sink` (but not its
+    /// columns); returns how many it sent. A block without grouping,
+    /// ORDER BY or DISTINCT streams: each joined row goes to the sink as
+    /// the loops produce it, and they stop once LIMIT rows are sent. Set
+    /// operations and recursive CTEs are collected first.
+    pub fn run_into(&self, plan: &QueryPlan, sink: &mut dyn RowSink) -> Result<u64> {
+        match plan {
+            QueryPlan::Select(b) if streams(b) => self.stream_block(b, sink),
+            _ => {
+                let rows = self.run(plan, &[])?;
+                let n = rows.len() as u64;
+                for r in rows {
+                    sink.row(r)?;
+                }
+                Ok(n)
+            }
+        }
+    }
+
+    /// A streaming block's rows into `sink` (see [`Exec::run_into`]).
+    fn stream_block(&self, b: &Block, sink: &mut dyn RowSink) -> Result<u64> {
+        debug_assert!(streams(b));
+        let env = self.env(&[]);
+        let limit = limit_value(&b.limit, &env)?;
+        let offset = limit_value(&b.offset, &env)?.unwrap_or(0);
+        let mut window = Window::new(sink, offset, limit);
+        if window.closed() {
+            return Ok(0);
+        }
+        let mut emit = |row: &mut Vec<Value>| -> Result<bool> {
+            if !passes(&b.filter, row, &env)? {
+                return Ok(true);
+            }
+            window.row(|| b.items.iter().map(|x| eval(x, row, &env)).collect())
+        };
+        self.walk_block(b, &env, &mut emit)?;
+        Ok(window.sent)
+    }
+
+    /// Produces the joined rows of `b` (before its WHERE) into `emit`.
+    fn walk_block(&self, b: &Block, env: &dyn Env, emit: &mut Emit<'_>) -> Result<()> {
+        let mut buf = vec![Value::Null; b.width];
+        let lock = b.lock.or(self.plain_lock);
+        let run = BlockRun { ex: self, b, lock, hashes: RefCell::new(HashMap::new()) };
+        match &b.tree {
+            Some(tree) => {
+                run.walk(tree, &mut buf, env, emit)?;
+            }
+            None => {
+                emit(&mut buf)?;
+            }
+        }
+        Ok(())
+    }
+
     fn block(&self, b: &Block, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
         let mut env = self.env(outer);
         let limit = limit_value(&b.limit, &env)?;
         let offset = limit_value(&b.offset, &env)?.unwrap_or(0);
-        let aggregated = !b.aggs.is_empty() || !b.group_by.is_empty();
-        let streaming = !aggregated && b.order.is_empty() && !b.distinct && b.windows.fns.is_empty();
-        let stop_after = if streaming { limit.map(|l| l.saturating_add(offset)) } else { None };
+        let stop_after = if streams(b) { limit.map(|l| l.saturating_add(offset)) } else { None };
         let mut base: Vec<Vec<Value>> = Vec::new();
         if stop_after != Some(0) {
-            let mut buf = vec![Value::Null; b.width];
-            let lock = b.lock.or(self.plain_lock);
-            let run = BlockRun { ex: self, b, lock, hashes: RefCell::new(HashMap::new()) };
             let mut emit = |row: &mut Vec<Value>| -> Result<bool> {
                 if !passes(&b.filter, row, &env)? {
                     return Ok(true);
@@ -124,14 +177,7 @@ impl<'a> Exec<'a> {
                 base.push(row.clone());
                 Ok(stop_after.is_none_or(|n| base.len() < n))
             };
-            match &b.tree {
-                Some(tree) => {
-                    run.walk(tree, &mut buf, &env, &mut emit)?;
-                }
-                None => {
-                    emit(&mut buf)?;
-                }
-            }
+            self.walk_block(b, &env, &mut emit)?;
         }
         let spec = Finish {
             aggs: &b.aggs,
@@ -535,6 +581,12 @@ fn coerce(v: Value, ty: MetaType) -> Value {
         (MetaType::Str { .. } | MetaType::Text, _) => Value::Str(v.to_string()),
         _ => v,
     }
+}
+
+/// Whether a block's rows can go out as they are produced: no grouping,
+/// ORDER BY or DISTINCT needs them all first.
+fn streams(b: &Block) -> bool {
+    b.aggs.is_empty() && b.group_by.is_empty() && b.order.is_empty() && !b.distinct && b.windows.fns.is_empty()
 }
 
 fn passes(terms: &[Expr], row: &[Value], env: &dyn Env) -> Result<bool> {
