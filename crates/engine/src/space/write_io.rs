@@ -4,9 +4,10 @@
 //! to asynchronous I/O served by these threads).
 //!
 //! A batch is sorted by page id and cut into runs of consecutive pages of
-//! one space; each run is one write (`write_pages`). The batch's own thread
-//! writes its first run and hands the others to the pool, then waits for
-//! them all: the batch returns only when every page is written (its caller
+//! one space; each run is one write (`write_pages`). With at least
+//! `MIN_RUNS_TO_SHARE` runs, the batch's own thread writes its first run
+//! and hands the others to the pool, then waits for them all (fewer are
+//! all written by the batch's thread): the batch returns only when every page is written (its caller
 //! then syncs, or frees the doublewrite segment). With no pool (0 threads,
 //! tests) the caller writes every run itself.
 
@@ -19,6 +20,9 @@ use quire_io::AlignedBuf;
 
 use super::files::{SpaceFile, SpaceFiles};
 use crate::{Error, PageId, PageNo, Result};
+
+/// Fewer runs than this are all written by the batch's own thread.
+pub const MIN_RUNS_TO_SHARE: usize = 8;
 
 /// One run: consecutive pages of one file, as one buffer.
 struct Run {
@@ -146,16 +150,22 @@ pub fn write_pages(files: &SpaceFiles, pool: Option<&WriteIo>, pages: &[(PageId,
         runs.push(Run { file: files.get(first.space)?, first: first.page_no, image });
         i = j;
     }
-    let Some(pool) = pool.filter(|p| runs.len() > 1 && p.threads() > 0) else {
+    // A small batch is written by its own thread: waking threads for a
+    // few writes costs more than it saves.
+    let Some(pool) = pool.filter(|p| runs.len() >= MIN_RUNS_TO_SHARE && p.threads() > 0) else {
         return runs.iter().try_for_each(Run::write);
     };
     let mine = runs.remove(0);
     let batch = Arc::new(Batch { left: Mutex::new((runs.len(), None)), done: Condvar::new() });
+    let handed = runs.len();
     {
         let mut jobs = pool.queue.jobs.lock();
         jobs.runs.extend(runs.into_iter().map(|r| (r, batch.clone())));
     }
-    pool.queue.ready.notify_all();
+    // Wake only as many threads as there are runs for them.
+    for _ in 0..handed.min(pool.threads()) {
+        pool.queue.ready.notify_one();
+    }
     let own = mine.write();
     let mut left = batch.left.lock();
     while left.0 > 0 {
