@@ -129,12 +129,14 @@ fn serve(q: &Queue) {
 }
 
 /// Writes page images in place: sorted into runs of consecutive pages, one
-/// write per run, spread over the pool's threads when there is one.
+/// write per run, spread over the pool's threads when there is one. A
+/// page is copied only where it must be: into a run of several pages (one
+/// buffer), or into a run another thread writes; a single page this thread
+/// writes goes out from the caller's buffer.
 pub fn write_pages(files: &SpaceFiles, pool: Option<&WriteIo>, pages: &[(PageId, &[u8])]) -> Result<()> {
-    let ps = files.page_size();
     let mut order: Vec<&(PageId, &[u8])> = pages.iter().collect();
     order.sort_unstable_by_key(|(id, _)| *id);
-    let mut runs: Vec<Run> = Vec::new();
+    let mut spans: Vec<std::ops::Range<usize>> = Vec::new();
     let mut i = 0;
     while i < order.len() {
         let first = order[i].0;
@@ -143,19 +145,22 @@ pub fn write_pages(files: &SpaceFiles, pool: Option<&WriteIo>, pages: &[(PageId,
         {
             j += 1;
         }
-        let mut image = AlignedBuf::zeroed((j - i) * ps);
-        for (k, (_, bytes)) in order[i..j].iter().enumerate() {
-            image[k * ps..(k + 1) * ps].copy_from_slice(bytes);
-        }
-        runs.push(Run { file: files.get(first.space)?, first: first.page_no, image });
+        spans.push(i..j);
         i = j;
     }
+    let write_here = |span: &std::ops::Range<usize>| -> Result<()> {
+        let (id, bytes) = order[span.start];
+        match span.len() {
+            1 => files.get(id.space)?.write_page(id.page_no, bytes),
+            _ => run_of(files, &order[span.clone()])?.write(),
+        }
+    };
     // A small batch is written by its own thread: waking threads for a
     // few writes costs more than it saves.
-    let Some(pool) = pool.filter(|p| runs.len() >= MIN_RUNS_TO_SHARE && p.threads() > 0) else {
-        return runs.iter().try_for_each(Run::write);
+    let Some(pool) = pool.filter(|p| spans.len() >= MIN_RUNS_TO_SHARE && p.threads() > 0) else {
+        return spans.iter().try_for_each(write_here);
     };
-    let mine = runs.remove(0);
+    let runs = spans[1..].iter().map(|span| run_of(files, &order[span.clone()])).collect::<Result<Vec<_>>>()?;
     let batch = Arc::new(Batch { left: Mutex::new((runs.len(), None)), done: Condvar::new() });
     let handed = runs.len();
     {
@@ -166,7 +171,7 @@ pub fn write_pages(files: &SpaceFiles, pool: Option<&WriteIo>, pages: &[(PageId,
     for _ in 0..handed.min(pool.threads()) {
         pool.queue.ready.notify_one();
     }
-    let own = mine.write();
+    let own = write_here(&spans[0]);
     let mut left = batch.left.lock();
     while left.0 > 0 {
         batch.done.wait(&mut left);
@@ -176,4 +181,14 @@ pub fn write_pages(files: &SpaceFiles, pool: Option<&WriteIo>, pages: &[(PageId,
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// Consecutive pages copied into one buffer, as a run to write.
+fn run_of(files: &SpaceFiles, pages: &[&(PageId, &[u8])]) -> Result<Run> {
+    let ps = files.page_size();
+    let mut image = AlignedBuf::zeroed(pages.len() * ps);
+    for (k, (_, bytes)) in pages.iter().enumerate() {
+        image[k * ps..(k + 1) * ps].copy_from_slice(bytes);
+    }
+    Ok(Run { file: files.get(pages[0].0.space)?, first: pages[0].0.page_no, image })
 }
