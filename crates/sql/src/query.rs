@@ -10,7 +10,7 @@
 //! as soon as LIMIT is reached; otherwise the rows are collected first.
 
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::ops::Bound;
 
 use quire_engine::btree::Direction;
@@ -22,6 +22,7 @@ use sqlparser::ast;
 
 use crate::error::{Result, SqlError};
 use crate::expr::{self, compare, eval, to_decimal, truth, Agg, AggFn, Env, Expr, Scope};
+use crate::finish::{Finish, Finisher};
 use crate::plan::{choose_access, infer, Access, ColMeta, TableRef};
 use crate::sink::{RowSink, Window};
 
@@ -724,7 +725,7 @@ impl AggState {
         Self { count: 0, sum: None, best: None, seen: a.distinct.then(HashSet::new), parts: Vec::new(), max_len: 0 }
     }
 
-    fn add(&mut self, a: &Agg, coll: Collation, row: &[Value], env: &dyn Env) -> Result<()> {
+    pub(crate) fn add(&mut self, a: &Agg, coll: Collation, row: &[Value], env: &dyn Env) -> Result<()> {
         let v = match &a.arg {
             Some(x) => eval(x, row, env)?,
             None => Value::Int(1),
@@ -959,27 +960,6 @@ pub fn run_select(
         }
         return Ok(window.sent);
     }
-    // Base rows.
-    let mut base: Vec<Vec<Value>> = Vec::new();
-    match (&p.table, trx) {
-        (Some(t), Some(trx)) => {
-            let dir = p.index_order.unwrap_or(Direction::Forward);
-            for_each_row(t, &p.access, p.filter.as_ref(), dir, p.lock.or(plain_lock), trx, ctx, |row| {
-                base.push(row);
-                Ok(true)
-            })?;
-        }
-        (Some(_), None) => return Err(SqlError::internal("a table read without a transaction")),
-        (None, _) => {
-            let keep = match &p.filter {
-                Some(w) => truth(&eval(w, &[], ctx)?) == Some(true),
-                None => true,
-            };
-            if keep {
-                base.push(Vec::new());
-            }
-        }
-    }
     let spec = Finish {
         aggs: &p.aggs,
         agg_colls: &p.agg_colls,
@@ -995,212 +975,29 @@ pub fn run_select(
         order_colls: &p.order_colls,
         width: p.table.as_ref().map_or(0, |t| t.columns.len()),
     };
-    let rows = finish(&spec, base, offset, limit, ctx)?;
-    let n = rows.len() as u64;
-    for r in rows {
-        sink.row(r)?;
-    }
-    Ok(n)
-}
-
-/// The parts of a SELECT applied to the rows its FROM and WHERE found:
-/// grouping and aggregates (WITH ROLLUP: and the super-aggregate rows),
-/// HAVING, window functions, the select list, DISTINCT, ORDER BY (empty
-/// when the rows already come in order), OFFSET / LIMIT.
-pub struct Finish<'p> {
-    pub aggs: &'p [Agg],
-    pub agg_colls: &'p [Collation],
-    pub group_by: &'p [Expr],
-    pub group_colls: &'p [Collation],
-    /// GROUP BY ... WITH ROLLUP (see [`group`]).
-    pub rollup: bool,
-    pub having: Option<&'p Expr>,
-    /// The window functions of the select list and ORDER BY.
-    pub windows: Option<&'p crate::rel::window::Windows>,
-    pub items: &'p [Expr],
-    pub distinct: bool,
-    pub item_colls: &'p [Collation],
-    pub order: &'p [(Expr, bool)],
-    pub order_colls: &'p [Collation],
-    /// Width of a base row (the all-NULL row of an empty aggregate).
-    pub width: usize,
-}
-
-/// An environment whose aggregate (and window function) results can be
-/// set per row.
-pub trait AggEnv: Env {
-    fn set_aggs(&mut self, aggs: Vec<Value>);
-    /// Takes back what [`AggEnv::set_aggs`] set.
-    fn take_aggs(&mut self) -> Vec<Value>;
-    /// The values of the block's window functions on the next row
-    /// evaluated ([`Env::window`]); environments of blocks without
-    /// window functions keep none.
-    fn set_windows(&mut self, _values: Vec<Value>) {}
-}
-
-impl AggEnv for Ctx<'_> {
-    fn set_aggs(&mut self, aggs: Vec<Value>) {
-        self.aggs = aggs;
-    }
-    fn take_aggs(&mut self) -> Vec<Value> {
-        std::mem::take(&mut self.aggs)
-    }
-}
-
-/// A row after grouping and HAVING: its (representative) row and its
-/// aggregates' values (none when the block does not aggregate).
-pub type GroupedRow = (Vec<Value>, Vec<Value>);
-
-/// Applies `f` to the base rows (see [`Finish`]).
-pub fn finish<E: AggEnv>(
-    f: &Finish<'_>,
-    base: Vec<Vec<Value>>,
-    offset: usize,
-    limit: Option<usize>,
-    env: &mut E,
-) -> Result<Vec<Vec<Value>>> {
-    let aggregated = !f.aggs.is_empty() || !f.group_by.is_empty();
-    let sort = !f.order.is_empty();
-    let mut rows: Vec<GroupedRow> =
-        if aggregated { group(f, base, env)? } else { base.into_iter().map(|r| (r, Vec::new())).collect() };
-    let mut windows = Vec::new();
-    if let Some(w) = f.windows.filter(|w| !w.fns.is_empty()) {
-        let (values, order) = crate::rel::window::compute(w, &rows, aggregated, env)?;
-        // The rows leave in the windows' order.
-        let mut slots: Vec<Option<(GroupedRow, Vec<Value>)>> = rows.into_iter().zip(values).map(Some).collect();
-        (rows, windows) = order.iter().filter_map(|&i| slots[i].take()).unzip();
-    }
-    let mut windows = windows.into_iter();
-    // (output row, sort keys)
-    let mut out: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
-    for (row, aggs) in rows {
-        if aggregated {
-            env.set_aggs(aggs);
+    let mut window = Window::new(sink, offset, limit);
+    let mut fin = Finisher::new(&spec, offset, limit);
+    match (&p.table, trx) {
+        (Some(t), Some(trx)) => {
+            let dir = p.index_order.unwrap_or(Direction::Forward);
+            let env: &Ctx<'_> = ctx;
+            for_each_row(t, &p.access, p.filter.as_ref(), dir, p.lock.or(plain_lock), trx, env, |row| {
+                fin.push(&row, env, &mut window)
+            })?;
         }
-        if let Some(w) = windows.next() {
-            env.set_windows(w);
-        }
-        let vals = f.items.iter().map(|x| eval(x, &row, env)).collect::<Result<Vec<_>>>()?;
-        let keys = if sort { f.order.iter().map(|(x, _)| eval(x, &row, env)).collect::<Result<_>>()? } else { vec![] };
-        out.push((vals, keys));
-    }
-    if f.distinct {
-        let mut seen = HashSet::new();
-        out.retain(|(v, _)| seen.insert(group_key(v, f.item_colls)));
-    }
-    if sort {
-        out = sort_rows(out, f.order, f.order_colls);
-    }
-    Ok(out.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).map(|(v, _)| v).collect())
-}
-
-/// One group being aggregated: its first row (by index into the base
-/// rows; `None` for the group of an empty input), how many of the
-/// grouping keys it shares (fewer than all: a super-aggregate row of
-/// ROLLUP), and its aggregates' running states.
-struct Group {
-    rep: Option<usize>,
-    level: usize,
-    states: Vec<AggState>,
-}
-
-/// A position of a ROLLUP row's sort key: a grouping value, or a rolled
-/// up one (after every value, so a super-aggregate row follows the rows
-/// it sums up).
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
-enum RollupKey {
-    Value(SortKey),
-    Rolled,
-}
-
-/// Groups the base rows and aggregates them; keeps the groups HAVING
-/// accepts, each with its aggregates' values.
-///
-/// WITH ROLLUP the rows are also grouped by every prefix of the grouping
-/// keys (n keys: n + 1 passes), the groups come out sorted by their keys
-/// with each super-aggregate row after the rows it sums up (as MySQL
-/// sends them), and each group's aggregate values are followed by its n
-/// grouping values (NULL where rolled up) and its n GROUPING() flags:
-/// the binder points rolled-up expressions and GROUPING() there
-/// (`rel::rollup`). A grouping key that is a column is also NULL in a
-/// super-aggregate row's representative row.
-fn group<E: AggEnv>(f: &Finish<'_>, base: Vec<Vec<Value>>, env: &mut E) -> Result<Vec<GroupedRow>> {
-    let n = f.group_by.len();
-    let keys: Vec<Vec<Value>> =
-        base.iter().map(|row| f.group_by.iter().map(|g| eval(g, row, env)).collect()).collect::<Result<_>>()?;
-    let levels: Vec<usize> = if f.rollup { (0..=n).rev().collect() } else { vec![n] };
-    let mut groups: Vec<Group> = Vec::new();
-    for &level in &levels {
-        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
-        for (r, row) in base.iter().enumerate() {
-            let k = group_key(&keys[r][..level], &f.group_colls[..level]);
-            let gi = match index.get(&k) {
-                Some(&i) => i,
-                None => {
-                    groups.push(Group { rep: Some(r), level, states: f.aggs.iter().map(AggState::new).collect() });
-                    index.insert(k, groups.len() - 1);
-                    groups.len() - 1
-                }
+        (Some(_), None) => return Err(SqlError::internal("a table read without a transaction")),
+        (None, _) => {
+            let keep = match &p.filter {
+                Some(w) => truth(&eval(w, &[], ctx)?) == Some(true),
+                None => true,
             };
-            for ((st, a), &coll) in groups[gi].states.iter_mut().zip(f.aggs).zip(f.agg_colls) {
-                st.add(a, coll, row, env)?;
+            if keep {
+                fin.push(&[], ctx, &mut window)?;
             }
         }
     }
-    if groups.is_empty() && n == 0 {
-        groups.push(Group { rep: None, level: 0, states: f.aggs.iter().map(AggState::new).collect() });
-    }
-    if f.rollup {
-        let sort_key_of = |g: &Group| -> Vec<RollupKey> {
-            (0..n)
-                .map(|p| match g.rep {
-                    Some(r) if p < g.level => RollupKey::Value(sort_key(&keys[r][p], f.group_colls[p])),
-                    _ => RollupKey::Rolled,
-                })
-                .collect()
-        };
-        let mut keyed: Vec<(Vec<RollupKey>, Group)> = groups.into_iter().map(|g| (sort_key_of(&g), g)).collect();
-        keyed.sort_by(|(a, _), (b, _)| a.cmp(b));
-        groups = keyed.into_iter().map(|(_, g)| g).collect();
-    }
-    let mut out = Vec::new();
-    for g in groups {
-        let results: Vec<(Value, bool)> = g.states.iter().zip(f.aggs).map(|(s, a)| s.result(a)).collect();
-        let cut = results.iter().filter(|(_, c)| *c).count();
-        let mut vals: Vec<Value> = results.into_iter().map(|(v, _)| v).collect();
-        let mut rep = match g.rep {
-            Some(r) => base[r].clone(),
-            None => vec![Value::Null; f.width],
-        };
-        if f.rollup {
-            let r = g.rep.unwrap_or(0);
-            vals.extend((0..n).map(|p| if p < g.level { keys[r][p].clone() } else { Value::Null }));
-            vals.extend((0..n).map(|p| Value::Int(i64::from(p >= g.level))));
-            for g_expr in &f.group_by[g.level..] {
-                if let Expr::Col(slot) = g_expr {
-                    if let Some(v) = rep.get_mut(*slot) {
-                        *v = Value::Null;
-                    }
-                }
-            }
-        }
-        env.set_aggs(vals);
-        for _ in 0..cut {
-            let row = out.len() + 1;
-            env.warn(crate::diag::Condition::new(
-                crate::diag::Level::Warning,
-                1260,
-                format!("Row {row} was cut by GROUP_CONCAT()"),
-            ))?;
-        }
-        if let Some(h) = f.having {
-            if truth(&eval(h, &rep, env)?) != Some(true) {
-                continue;
-            }
-        }
-        out.push((rep, env.take_aggs()));
-    }
-    Ok(out)
+    fin.finish(ctx, &mut window)?;
+    Ok(window.sent)
 }
 
 /// Compares two rows' sort keys, `desc[i]` reversing key i.
@@ -1264,7 +1061,7 @@ pub fn group_key(vals: &[Value], colls: &[Collation]) -> Vec<u8> {
 }
 
 /// A sort key computed once per row: compares as the value does.
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum SortKey {
     Null,
     Num(Decimal),

@@ -29,12 +29,13 @@ use quire_engine::txn::lock::LockMode;
 use super::{Block, JoinKind, Node, QueryPlan, RecursivePlan, SetOpKind, SetOpPlan, Source, SourceKind, Subquery};
 use crate::error::{Result, SqlError};
 use crate::expr::{compare, eval, to_decimal, truth, BinOp, Env, Expr, SubExpr, SubKind};
+use crate::finish::{AggEnv, Finish, Finisher};
 use crate::plan::{Access, MetaType};
 use crate::query::{
-    as_slice, eval_bound, finish, group_key, key_kind_matches, limit_value, no_match, sanitize_bound, sort_rows,
-    AggEnv, Ctx, Finish, SessionEnv,
+    as_slice, eval_bound, group_key, key_kind_matches, limit_value, no_match, sanitize_bound, sort_rows, Ctx,
+    SessionEnv,
 };
-use crate::sink::{RowSink, Window};
+use crate::sink::{Collect, RowSink, Window};
 
 type Rows = Rc<Vec<Vec<Value>>>;
 
@@ -109,13 +110,13 @@ impl<'a> Exec<'a> {
     }
 
     /// Runs a statement's query, handing its rows to `sink` (but not its
-    /// columns); returns how many it sent. A block without grouping,
-    /// ORDER BY or DISTINCT streams: each joined row goes to the sink as
-    /// the loops produce it, and they stop once LIMIT rows are sent. Set
-    /// operations and recursive CTEs are collected first.
+    /// columns); returns how many it sent. A block's rows go to the sink
+    /// as its [`Finisher`] lets them out: as the loops produce them when
+    /// nothing needs them all first, and the loops stop once LIMIT rows
+    /// are sent. Set operations and recursive CTEs are collected first.
     pub fn run_into(&self, plan: &QueryPlan, sink: &mut dyn RowSink) -> Result<u64> {
         match plan {
-            QueryPlan::Select(b) if streams(b) => self.stream_block(b, sink),
+            QueryPlan::Select(b) => self.block_into(b, &[], sink),
             _ => {
                 let rows = self.run(plan, &[])?;
                 let n = rows.len() as u64;
@@ -127,23 +128,43 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// A streaming block's rows into `sink` (see [`Exec::run_into`]).
-    fn stream_block(&self, b: &Block, sink: &mut dyn RowSink) -> Result<u64> {
-        debug_assert!(streams(b));
-        let env = self.env(&[]);
+    /// A block's rows into `sink`, `outer` being the values it captures;
+    /// returns how many it sent.
+    fn block_into(&self, b: &Block, outer: &[Value], sink: &mut dyn RowSink) -> Result<u64> {
+        let mut env = self.env(outer);
         let limit = limit_value(&b.limit, &env)?;
         let offset = limit_value(&b.offset, &env)?.unwrap_or(0);
         let mut window = Window::new(sink, offset, limit);
         if window.closed() {
             return Ok(0);
         }
-        let mut emit = |row: &mut Vec<Value>| -> Result<bool> {
-            if !passes(&b.filter, row, &env)? {
-                return Ok(true);
-            }
-            window.row(|| b.items.iter().map(|x| eval(x, row, &env)).collect())
+        let spec = Finish {
+            aggs: &b.aggs,
+            agg_colls: &b.agg_colls,
+            group_by: &b.group_by,
+            group_colls: &b.group_colls,
+            rollup: b.rollup,
+            having: b.having.as_ref(),
+            windows: Some(&b.windows),
+            items: &b.items,
+            distinct: b.distinct,
+            item_colls: &b.item_colls,
+            order: &b.order,
+            order_colls: &b.order_colls,
+            width: b.width,
         };
-        self.walk_block(b, &env, &mut emit)?;
+        let mut fin = Finisher::new(&spec, offset, limit);
+        {
+            let env = &env;
+            let mut emit = |row: &mut Vec<Value>| -> Result<bool> {
+                if !passes(&b.filter, row, env)? {
+                    return Ok(true);
+                }
+                fin.push(row, env, &mut window)
+            };
+            self.walk_block(b, env, &mut emit)?;
+        }
+        fin.finish(&mut env, &mut window)?;
         Ok(window.sent)
     }
 
@@ -164,37 +185,9 @@ impl<'a> Exec<'a> {
     }
 
     fn block(&self, b: &Block, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
-        let mut env = self.env(outer);
-        let limit = limit_value(&b.limit, &env)?;
-        let offset = limit_value(&b.offset, &env)?.unwrap_or(0);
-        let stop_after = if streams(b) { limit.map(|l| l.saturating_add(offset)) } else { None };
-        let mut base: Vec<Vec<Value>> = Vec::new();
-        if stop_after != Some(0) {
-            let mut emit = |row: &mut Vec<Value>| -> Result<bool> {
-                if !passes(&b.filter, row, &env)? {
-                    return Ok(true);
-                }
-                base.push(row.clone());
-                Ok(stop_after.is_none_or(|n| base.len() < n))
-            };
-            self.walk_block(b, &env, &mut emit)?;
-        }
-        let spec = Finish {
-            aggs: &b.aggs,
-            agg_colls: &b.agg_colls,
-            group_by: &b.group_by,
-            group_colls: &b.group_colls,
-            rollup: b.rollup,
-            having: b.having.as_ref(),
-            windows: Some(&b.windows),
-            items: &b.items,
-            distinct: b.distinct,
-            item_colls: &b.item_colls,
-            order: &b.order,
-            order_colls: &b.order_colls,
-            width: b.width,
-        };
-        finish(&spec, base, offset, limit, &mut env)
+        let mut rows = Collect::default();
+        self.block_into(b, outer, &mut rows)?;
+        Ok(rows.rows)
     }
 
     fn set_op(&self, s: &SetOpPlan, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
@@ -581,12 +574,6 @@ fn coerce(v: Value, ty: MetaType) -> Value {
         (MetaType::Str { .. } | MetaType::Text, _) => Value::Str(v.to_string()),
         _ => v,
     }
-}
-
-/// Whether a block's rows can go out as they are produced: no grouping,
-/// ORDER BY or DISTINCT needs them all first.
-fn streams(b: &Block) -> bool {
-    b.aggs.is_empty() && b.group_by.is_empty() && b.order.is_empty() && !b.distinct && b.windows.fns.is_empty()
 }
 
 fn passes(terms: &[Expr], row: &[Value], env: &dyn Env) -> Result<bool> {

@@ -9,7 +9,8 @@ use super::bind::{n_value, offset_value};
 use super::{Bound, Func, Units, WinFn, Windows};
 use crate::error::{Result, SqlError};
 use crate::expr::{self, eval, to_decimal, AggFn, Env};
-use crate::query::{cmp_keys, sort_key, AggEnv, AggState, GroupedRow, SortKey};
+use crate::finish::{AggEnv, GroupedRow};
+use crate::query::{cmp_keys, sort_key, AggState, SortKey};
 
 /// A row's first ORDER BY key along the window's order, for RANGE frames
 /// with offsets: NULL sorts before every number ascending, after every
