@@ -730,6 +730,8 @@ fn status_rows(s: &Session) -> Vec<(String, String)> {
         ("Qcache_hits".into(), "0".into()),
         ("Questions".into(), st.questions.load(Relaxed).to_string()),
         ("Quire_plan_cache_hits".into(), st.plan_cache_hits.load(Relaxed).to_string()),
+        ("Sort_merge_passes".into(), st.sort_merge_passes.load(Relaxed).to_string()),
+        ("Sort_rows".into(), st.sort_rows.load(Relaxed).to_string()),
         ("Threads_connected".into(), s.shared.processes.len().to_string()),
         ("Uptime".into(), uptime.to_string()),
     ];

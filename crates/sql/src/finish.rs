@@ -11,9 +11,10 @@
 //! - a block without aggregates or window functions evaluates its select
 //!   list on each row at once: without ORDER BY the row goes out to the
 //!   [`Window`] straight away (DISTINCT dropping the rows whose values went
-//!   out before) and LIMIT stops the scan; with ORDER BY ... LIMIT n only
-//!   the best OFFSET + n rows are kept (top-N), and only ORDER BY without
-//!   LIMIT keeps them all;
+//!   out before) and LIMIT stops the scan; with ORDER BY the rows go to a
+//!   [`Sorter`] (`filesort`), which keeps only the best OFFSET + n rows
+//!   under LIMIT n and spills beyond `sort_buffer_size` to sorted runs on
+//!   disk;
 //! - window functions need the whole partition, so a block that has them
 //!   keeps its rows (its groups, when it also aggregates).
 //!
@@ -25,14 +26,14 @@
 //!    rows a stable sort would put first.
 //! 2. A [`Finisher`] never asks for another row after `push` said no.
 
-use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
 use quire_engine::row::{Collation, Value};
 
 use crate::error::Result;
 use crate::expr::{eval, truth, Agg, Env, Expr};
-use crate::query::{cmp_keys, group_key, sort_key, AggState, Ctx, SortKey};
+use crate::filesort::{SortLimits, SortStats, Sorter};
+use crate::query::{group_key, sort_key, AggState, Ctx, SortKey};
 use crate::sink::Window;
 
 /// The clauses of a block that follow FROM and WHERE.
@@ -113,7 +114,8 @@ impl<'f> Finisher<'f> {
     /// `limit` and `offset` are the block's; the rows that leave are
     /// handed to the [`Window`] given to [`Finisher::push`] and
     /// [`Finisher::finish`], which must have been made with the same.
-    pub fn new(f: &'f Finish<'f>, offset: usize, limit: Option<usize>) -> Self {
+    /// `sort`: where ORDER BY may spill ([`SortLimits::of`]).
+    pub fn new(f: &'f Finish<'f>, offset: usize, limit: Option<usize>, sort: SortLimits) -> Self {
         let input = if f.aggregated() {
             Input::Groups(Groups::new(f))
         } else if f.windowed() {
@@ -121,7 +123,7 @@ impl<'f> Finisher<'f> {
         } else {
             Input::Direct
         };
-        Self { f, input, out: Output::new(f, offset, limit) }
+        Self { f, input, out: Output::new(f, offset, limit, sort) }
     }
 
     /// Takes the next row that passed WHERE. `Ok(false)`: no further row
@@ -140,12 +142,12 @@ impl<'f> Finisher<'f> {
         }
     }
 
-    /// After the last row: sends what was kept.
-    pub fn finish<E: AggEnv>(self, env: &mut E, window: &mut Window<'_>) -> Result<()> {
+    /// After the last row: sends what was kept; what its sort did.
+    pub fn finish<E: AggEnv>(self, env: &mut E, window: &mut Window<'_>) -> Result<SortStats> {
         let f = self.f;
         let mut out = self.out;
         let rows: Vec<GroupedRow> = match self.input {
-            Input::Direct => return out.flush(window),
+            Input::Direct => return out.flush(&*env, window),
             Input::Groups(g) => g.rows(f, env)?,
             Input::Rows(rows) => rows.into_iter().map(|r| (r, Vec::new())).collect(),
         };
@@ -170,7 +172,7 @@ impl<'f> Finisher<'f> {
                 break;
             }
         }
-        out.flush(window)
+        out.flush(&*env, window)
     }
 }
 
@@ -180,31 +182,14 @@ struct Output {
     /// DISTINCT: the values of the rows offered so far.
     seen: Option<HashSet<Vec<u8>>>,
     /// ORDER BY: the rows kept for sorting.
-    sort: Option<Sorted>,
-}
-
-/// Rows kept for ORDER BY: each with its sort keys and arrival number.
-struct Sorted {
-    desc: Vec<bool>,
-    rows: Vec<(Vec<SortKey>, u64, Vec<Value>)>,
-    /// ORDER BY ... LIMIT: at most this many rows can leave (OFFSET +
-    /// LIMIT), so no more are kept.
-    cap: Option<usize>,
-    /// Rows offered so far.
-    arrived: u64,
-    /// Top-N: the keys of the last row kept at the last trim; a row that
-    /// does not sort before them cannot be among the first `cap`.
-    worst: Option<Vec<SortKey>>,
+    sort: Option<Sorter>,
 }
 
 impl Output {
-    fn new(f: &Finish<'_>, offset: usize, limit: Option<usize>) -> Self {
-        let sort = (!f.order.is_empty()).then(|| Sorted {
-            desc: f.order.iter().map(|(_, d)| *d).collect(),
-            rows: Vec::new(),
-            cap: limit.map(|l| l.saturating_add(offset)),
-            arrived: 0,
-            worst: None,
+    fn new(f: &Finish<'_>, offset: usize, limit: Option<usize>, sort: SortLimits) -> Self {
+        let sort = (!f.order.is_empty()).then(|| {
+            let desc = f.order.iter().map(|(_, d)| *d).collect();
+            Sorter::new(desc, limit.map(|l| l.saturating_add(offset)), sort)
         });
         Self { seen: f.distinct.then(HashSet::new), sort }
     }
@@ -222,7 +207,7 @@ impl Output {
             }
             return window.row(|| f.items.iter().map(|x| eval(x, row, env)).collect());
         };
-        if sort.cap == Some(0) {
+        if sort.closed() {
             return Ok(false);
         }
         let mut keys = Vec::with_capacity(f.order.len());
@@ -231,12 +216,8 @@ impl Output {
         }
         // Without DISTINCT a row that cannot make the top N need not be
         // evaluated further (with it, its values must still be seen).
-        if self.seen.is_none() {
-            if let Some(w) = &sort.worst {
-                if cmp_keys(&keys, w, &sort.desc) != Ordering::Less {
-                    return Ok(true);
-                }
-            }
+        if self.seen.is_none() && sort.beyond(&keys) {
+            return Ok(true);
         }
         let vals = f.items.iter().map(|x| eval(x, row, env)).collect::<Result<Vec<_>>>()?;
         if let Some(seen) = &mut self.seen {
@@ -244,44 +225,15 @@ impl Output {
                 return Ok(true);
             }
         }
-        sort.keep(keys, vals);
+        sort.keep(keys, vals)?;
         Ok(true)
     }
 
-    /// Sends the kept rows in order.
-    fn flush(self, window: &mut Window<'_>) -> Result<()> {
-        if let Some(mut sort) = self.sort {
-            sort.order();
-            for (_, _, vals) in sort.rows {
-                if !window.row(|| Ok(vals))? {
-                    break;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Sorted {
-    fn keep(&mut self, keys: Vec<SortKey>, vals: Vec<Value>) {
-        self.rows.push((keys, self.arrived, vals));
-        self.arrived += 1;
-        if let Some(cap) = self.cap {
-            // Trimmed when twice the size: n log n per cap rows kept.
-            if self.rows.len() >= cap.saturating_mul(2).max(64) {
-                self.order();
-                self.rows.truncate(cap);
-                self.worst = self.rows.last().map(|(k, _, _)| k.clone());
-            }
-        }
-    }
-
-    /// Sorts by key, then arrival (a stable sort).
-    fn order(&mut self) {
-        let desc = &self.desc;
-        self.rows.sort_by(|(a, i, _), (b, j, _)| cmp_keys(a, b, desc).then(i.cmp(j)));
-        if let Some(cap) = self.cap {
-            self.rows.truncate(cap);
+    /// Sends the kept rows in order; what the sort did.
+    fn flush(self, env: &dyn Env, window: &mut Window<'_>) -> Result<SortStats> {
+        match self.sort {
+            Some(sort) => sort.drain(&mut |vals| window.row(|| Ok(vals)), &|| env.check_interrupt()),
+            None => Ok(SortStats::default()),
         }
     }
 }

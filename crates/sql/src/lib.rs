@@ -25,6 +25,7 @@ pub mod diag;
 pub mod dml;
 pub mod error;
 pub mod expr;
+pub mod filesort;
 pub mod finish;
 pub mod func;
 pub mod hints;

@@ -22,6 +22,7 @@ use sqlparser::ast;
 
 use crate::error::{Result, SqlError};
 use crate::expr::{self, compare, eval, to_decimal, truth, Agg, AggFn, Env, Expr, Scope};
+use crate::filesort::SortLimits;
 use crate::finish::{Finish, Finisher};
 use crate::plan::{choose_access, infer, Access, ColMeta, TableRef};
 use crate::sink::{RowSink, Window};
@@ -406,6 +407,8 @@ pub trait SessionEnv {
     /// [`Env::warn`]: into the session's diagnostics area.
     fn warn(&self, c: crate::diag::Condition) -> Result<()>;
     fn mode(&self) -> crate::diag::Mode;
+    /// Counts what an ORDER BY's sort did (`Sort_rows`, `Sort_merge_passes`).
+    fn sorted(&self, stats: crate::filesort::SortStats);
     /// `Err` when the running statement must stop (see [`Env::check_interrupt`]).
     fn check_interrupt(&self) -> Result<()> {
         Ok(())
@@ -976,7 +979,8 @@ pub fn run_select(
         width: p.table.as_ref().map_or(0, |t| t.columns.len()),
     };
     let mut window = Window::new(sink, offset, limit);
-    let mut fin = Finisher::new(&spec, offset, limit);
+    let sorting = if sort { SortLimits::of(ctx) } else { SortLimits::default() };
+    let mut fin = Finisher::new(&spec, offset, limit, sorting);
     match (&p.table, trx) {
         (Some(t), Some(trx)) => {
             let dir = p.index_order.unwrap_or(Direction::Forward);
@@ -996,7 +1000,10 @@ pub fn run_select(
             }
         }
     }
-    fin.finish(ctx, &mut window)?;
+    let sorted = fin.finish(ctx, &mut window)?;
+    if sort {
+        ctx.session.sorted(sorted);
+    }
     Ok(window.sent)
 }
 

@@ -86,6 +86,9 @@ pub struct Stats {
     pub com_stmt_prepare: AtomicU64,
     pub com_stmt_execute: AtomicU64,
     pub plan_cache_hits: AtomicU64,
+    /// Rows sorted by ORDER BY, and merge passes of sorts that spilled.
+    pub sort_rows: AtomicU64,
+    pub sort_merge_passes: AtomicU64,
     pub connections: AtomicU64,
     /// Connections that ended before logging in (bad password, handshake
     /// timeout, broken handshake).
@@ -431,6 +434,12 @@ impl SessionEnv for Env<'_> {
             }
         };
         Ok(var_to_value(&v))
+    }
+
+    fn sorted(&self, stats: crate::filesort::SortStats) {
+        let st = &self.s.shared.stats;
+        st.sort_rows.fetch_add(stats.rows, Ordering::Relaxed);
+        st.sort_merge_passes.fetch_add(stats.merge_passes, Ordering::Relaxed);
     }
 
     fn session_func(&self, name: &str) -> Option<Value> {

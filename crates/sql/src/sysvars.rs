@@ -705,7 +705,7 @@ pub static VARS: &[VarDef] = &[
     def("slow_query_log", G, DYN, Bool, "OFF", COMPAT),
     def("slow_query_log_file", G, DYN, Str, "quire-slow.log", COMPAT),
     def("socket", G, RO, Str, "", USED),
-    def("sort_buffer_size", B, DYN, uint(32768, U64), "262144", COMPAT),
+    def("sort_buffer_size", B, DYN, uint(32768, U64), "262144", USED),
     def("sql_auto_is_null", B, DYN, Bool, "OFF", COMPAT),
     def("sql_log_bin", S, DYN, Bool, "ON", COMPAT),
     def(
@@ -748,7 +748,7 @@ pub static VARS: &[VarDef] = &[
     def("timestamp", S, DYN, Float, "0", COMPAT),
     def("tls_version", G, RO, Str, TLS_VERSIONS_DEFAULT, COMPAT),
     def("tmp_table_size", B, DYN, uint(1024, U64), "16777216", COMPAT),
-    def("tmpdir", G, RO, Str, "/tmp", COMPAT),
+    def("tmpdir", G, RO, Str, "/tmp", USED),
     def("transaction_alloc_block_size", B, DYN, uint(1024, 131_072), "8192", COMPAT),
     def("transaction_isolation", B, DYN, VarKind::Enum(ISOLATION), "REPEATABLE-READ", USED),
     def("transaction_prealloc_size", B, DYN, uint(1024, 131_072), "4096", COMPAT),

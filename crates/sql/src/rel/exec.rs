@@ -29,6 +29,7 @@ use quire_engine::txn::lock::LockMode;
 use super::{Block, JoinKind, Node, QueryPlan, RecursivePlan, SetOpKind, SetOpPlan, Source, SourceKind, Subquery};
 use crate::error::{Result, SqlError};
 use crate::expr::{compare, eval, to_decimal, truth, BinOp, Env, Expr, SubExpr, SubKind};
+use crate::filesort::SortLimits;
 use crate::finish::{AggEnv, Finish, Finisher};
 use crate::plan::{Access, MetaType};
 use crate::query::{
@@ -153,7 +154,8 @@ impl<'a> Exec<'a> {
             order_colls: &b.order_colls,
             width: b.width,
         };
-        let mut fin = Finisher::new(&spec, offset, limit);
+        let sorting = if b.order.is_empty() { SortLimits::default() } else { SortLimits::of(&env) };
+        let mut fin = Finisher::new(&spec, offset, limit, sorting);
         {
             let env = &env;
             let mut emit = |row: &mut Vec<Value>| -> Result<bool> {
@@ -164,7 +166,10 @@ impl<'a> Exec<'a> {
             };
             self.walk_block(b, env, &mut emit)?;
         }
-        fin.finish(&mut env, &mut window)?;
+        let sorted = fin.finish(&mut env, &mut window)?;
+        if !b.order.is_empty() {
+            self.session.sorted(sorted);
+        }
         Ok(window.sent)
     }
 
