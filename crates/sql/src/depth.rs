@@ -106,10 +106,11 @@ pub fn check() -> Result<()> {
 pub fn parse_sql(text: &str) -> Result<Vec<ast::Statement>> {
     let run = || {
         let dialect = MySqlDialect {};
-        let parsed = Parser::new(&dialect)
-            .with_recursion_limit(PARSER_RECURSION_LIMIT)
-            .try_with_sql(text)
-            .and_then(|mut p| p.parse_statements());
+        let parser = Parser::new(&dialect).with_recursion_limit(PARSER_RECURSION_LIMIT);
+        let parsed = match crate::temporal::compound_unit_tokens(text) {
+            Some(tokens) => parser.with_tokens(tokens).parse_statements(),
+            None => parser.try_with_sql(text).and_then(|mut p| p.parse_statements()),
+        };
         let mut stmts = parsed.map_err(parser_error)?;
         fold(&mut stmts)?;
         Ok(stmts)

@@ -502,6 +502,22 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 other => return Err(SqlError::unsupported(format!("operator {other}"))),
             }
         }
+        // `d + INTERVAL n unit`, `INTERVAL n unit + d`, `d - INTERVAL ...`.
+        E::BinaryOp { left, op: op @ (ast::BinaryOperator::Plus | ast::BinaryOperator::Minus), right }
+            if matches!(**right, E::Interval(_)) || matches!(**left, E::Interval(_)) =>
+        {
+            let minus = matches!(op, ast::BinaryOperator::Minus);
+            match (&**left, &**right) {
+                (d, E::Interval(iv)) if !matches!(d, E::Interval(_)) => date_arith(d, iv, minus, scope)?,
+                (E::Interval(iv), d) if !minus && !matches!(d, E::Interval(_)) => date_arith(d, iv, false, scope)?,
+                _ => return Err(SqlError::syntax("an INTERVAL must be added to or subtracted from a date")),
+            }
+        }
+        E::Interval(_) => return Err(SqlError::syntax("INTERVAL outside DATE_ADD, DATE_SUB or date arithmetic")),
+        E::Extract { field, expr, .. } => {
+            let unit = interval_unit(field)?;
+            Expr::Func("extract".into(), vec![Expr::Lit(Value::Str(unit.name().into())), compile(expr, scope)?])
+        }
         E::BinaryOp { left, op, right } => {
             let op = bin_op(op)?;
             Expr::Bin(op, Box::new(compile(left, scope)?), Box::new(compile(right, scope)?))
@@ -784,6 +800,31 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         aggs.push(Agg { func, arg, distinct, more: xs, order, separator });
         return Ok(Expr::Agg(aggs.len() - 1));
     }
+    if let Some(unit) = name.strip_prefix(crate::temporal::EXTRACT_CARRIER).and_then(crate::temporal::Unit::parse) {
+        let [x] = args.as_slice() else { return Err(SqlError::syntax("EXTRACT(unit FROM expr)")) };
+        return Ok(Expr::Func("extract".into(), vec![Expr::Lit(Value::Str(unit.name().into())), compile(x, scope)?]));
+    }
+    if let "date_add" | "date_sub" | "adddate" | "subdate" = name.as_str() {
+        let [d, n] = args.as_slice() else {
+            return Err(SqlError::syntax(format!("wrong number of arguments to {name}()")));
+        };
+        let minus = matches!(name.as_str(), "date_sub" | "subdate");
+        return match n {
+            ast::Expr::Interval(iv) => date_arith(d, iv, minus, scope),
+            // ADDDATE(d, n) / SUBDATE(d, n): n days.
+            n if name.ends_with("date") => {
+                let d = compile(d, scope)?;
+                let n = compile(n, scope)?;
+                let f = if minus { "date_sub" } else { "date_add" };
+                let mut args = vec![d, n, Expr::Lit(Value::Str("day".into()))];
+                if !matches!(args[0], Expr::Lit(_)) {
+                    args.push(Expr::Lit(Value::Int(6)));
+                }
+                Ok(Expr::Func(f.into(), args))
+            }
+            _ => Err(SqlError::syntax(format!("{name}() needs an INTERVAL"))),
+        };
+    }
     let args = args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?;
     // The functions quire has, with the argument counts MySQL accepts
     // (`usize::MAX`: any number from the minimum), and whether MySQL's
@@ -846,7 +887,8 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         // Rewritten by the binder of a block WITH ROLLUP (`rel::select`).
         ("grouping", 1, usize::MAX, false),
     ];
-    let Some(&(_, min, max, grammar)) = ARITY.iter().find(|(n, ..)| *n == name) else {
+    let temporal = crate::temporal::FUNCS.iter().find(|(n, ..)| *n == name).map(|&(n, lo, hi)| (n, lo, hi, false));
+    let Some((_, min, max, grammar)) = ARITY.iter().copied().find(|(n, ..)| *n == name).or(temporal) else {
         return Err(SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist")));
     };
     if (args.len() < min || args.len() > max) && grammar {
@@ -860,6 +902,43 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         ));
     }
     Ok(Expr::Func(name, args))
+}
+
+/// The unit of an INTERVAL or EXTRACT, as MySQL names them.
+fn interval_unit(field: &ast::DateTimeField) -> Result<crate::temporal::Unit> {
+    crate::temporal::Unit::parse(&field.to_string())
+        .ok_or_else(|| SqlError::syntax(format!("{field} is not an interval unit MySQL knows")))
+}
+
+/// `d ± INTERVAL n unit` as `date_add` / `date_sub` (`temporal.rs`).
+fn date_arith(d: &ast::Expr, iv: &ast::Interval, minus: bool, scope: &mut Scope<'_>) -> Result<Expr> {
+    let (Some(field), None) = (&iv.leading_field, &iv.last_field) else {
+        return Err(SqlError::syntax("an INTERVAL needs one unit"));
+    };
+    let mut unit = interval_unit(field)?;
+    let mut value = &*iv.value;
+    // A compound unit carried through the parser (`temporal.rs`).
+    if let ast::Expr::Function(f) = value {
+        let name = f.name.to_string().to_ascii_lowercase();
+        if let Some(u) = name.strip_prefix(crate::temporal::UNIT_CARRIER).and_then(crate::temporal::Unit::parse) {
+            if let ast::FunctionArguments::List(l) = &f.args {
+                if let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x))] = l.args.as_slice() {
+                    unit = u;
+                    value = x;
+                }
+            }
+        }
+    }
+    let d = compile(d, scope)?;
+    let n = compile(value, scope)?;
+    let f = if minus { "date_sub" } else { "date_add" };
+    let mut args = vec![d, n, Expr::Lit(Value::Str(unit.name().into()))];
+    // A string result of a value that is not a literal shows six
+    // fractional digits, as MariaDB's (it cannot know the value's own).
+    if !matches!(args[0], Expr::Lit(_)) {
+        args.push(Expr::Lit(Value::Int(6)));
+    }
+    Ok(Expr::Func(f.into(), args))
 }
 
 /// A window function call (`f(...) OVER ...`): allowed only in a SELECT

@@ -58,6 +58,9 @@ fn from_unix(secs: i64) -> DateTime {
 }
 
 pub fn call(name: &str, args: &[Value]) -> Result<Value> {
+    if crate::temporal::FUNCS.iter().any(|(n, ..)| *n == name) {
+        return crate::temporal::call(name, args);
+    }
     let a0 = || args.first().cloned().unwrap_or(Value::Null);
     Ok(match name {
         "now" | "current_timestamp" | "sysdate" | "utc_timestamp" => Value::DateTime(now()),

@@ -42,6 +42,7 @@ pub mod sink;
 pub mod status;
 pub mod store;
 pub mod sysvars;
+pub mod temporal;
 pub mod view;
 
 pub use error::{Result, SqlError};

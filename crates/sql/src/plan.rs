@@ -606,7 +606,27 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                 "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "cast_datetime" => {
                     MetaType::DateTime { fsp: 0 }
                 }
-                "curdate" | "current_date" | "cast_date" => MetaType::Date,
+                "curdate" | "current_date" | "cast_date" | "from_days" | "last_day" | "date" => MetaType::Date,
+                "date_add" | "date_sub" => {
+                    let unit = match args.get(2) {
+                        Some(Expr::Lit(Value::Str(u))) => crate::temporal::Unit::parse(u),
+                        _ => None,
+                    };
+                    let micro = unit.is_some_and(|u| u.name().contains("microsecond"));
+                    match arg(0) {
+                        MetaType::Date if unit.is_some_and(crate::temporal::Unit::keeps_date) => MetaType::Date,
+                        MetaType::Date => MetaType::DateTime { fsp: if micro { 6 } else { 0 } },
+                        MetaType::DateTime { fsp } | MetaType::Timestamp { fsp } => {
+                            MetaType::DateTime { fsp: if micro { 6 } else { fsp } }
+                        }
+                        MetaType::Null => MetaType::Null,
+                        _ => MetaType::Str { len: 29, fixed: false },
+                    }
+                }
+                "year" | "month" | "day" | "dayofmonth" | "hour" | "minute" | "second" | "quarter" | "dayofweek"
+                | "weekday" | "dayofyear" | "microsecond" => MetaType::Int { unsigned: false, width: 4 },
+                "extract" | "to_days" | "datediff" => longlong,
+                "dayname" | "monthname" => MetaType::Str { len: 9, fixed: false },
                 "abs" => arg(0),
                 // FLOOR / CEIL of an exact number is an integer.
                 "floor" | "ceil" | "ceiling" => match arg(0) {
