@@ -514,6 +514,7 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             }
         }
         E::Interval(_) => return Err(SqlError::syntax("INTERVAL outside DATE_ADD, DATE_SUB or date arithmetic")),
+        E::Position { expr, r#in } => Expr::Func("locate".into(), vec![compile(expr, scope)?, compile(r#in, scope)?]),
         E::Extract { field, expr, .. } => {
             let unit = interval_unit(field)?;
             Expr::Func("extract".into(), vec![Expr::Lit(Value::Str(unit.name().into())), compile(expr, scope)?])
@@ -887,7 +888,11 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         // Rewritten by the binder of a block WITH ROLLUP (`rel::select`).
         ("grouping", 1, usize::MAX, false),
     ];
-    let temporal = crate::temporal::FUNCS.iter().find(|(n, ..)| *n == name).map(|&(n, lo, hi)| (n, lo, hi, false));
+    let temporal = crate::temporal::FUNCS
+        .iter()
+        .chain(crate::strfunc::FUNCS)
+        .find(|(n, ..)| *n == name)
+        .map(|&(n, lo, hi)| (n, lo, hi, false));
     let Some((_, min, max, grammar)) = ARITY.iter().copied().find(|(n, ..)| *n == name).or(temporal) else {
         return Err(SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist")));
     };

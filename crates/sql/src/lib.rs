@@ -41,6 +41,7 @@ pub mod set_transaction;
 pub mod sink;
 pub mod status;
 pub mod store;
+pub mod strfunc;
 pub mod sysvars;
 pub mod temporal;
 pub mod view;

@@ -626,6 +626,8 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                 "year" | "month" | "day" | "dayofmonth" | "hour" | "minute" | "second" | "quarter" | "dayofweek"
                 | "weekday" | "dayofyear" | "microsecond" => MetaType::Int { unsigned: false, width: 4 },
                 "extract" | "to_days" | "datediff" => longlong,
+                "locate" | "instr" | "ascii" | "ord" | "bit_length" | "octet_length" | "field" | "find_in_set"
+                | "strcmp" => longlong,
                 "dayname" | "monthname" => MetaType::Str { len: 9, fixed: false },
                 "abs" => arg(0),
                 // FLOOR / CEIL of an exact number is an integer.
