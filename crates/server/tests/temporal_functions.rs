@@ -3,7 +3,8 @@
 //! simple and compound units (which quire's parser is taught through a
 //! token rewrite, `temporal.rs`), month ends and leap days, overflow to
 //! NULL, strings, numbers and NULL as dates, EXTRACT, YEAR() ..
-//! DAYNAME(), DATEDIFF, TO_DAYS / FROM_DAYS, LAST_DAY, DATE(); over
+//! DAYNAME(), DATEDIFF, TO_DAYS / FROM_DAYS, LAST_DAY, DATE(), DATE_FORMAT,
+//! WEEK / YEARWEEK, FROM_UNIXTIME, TIMESTAMPDIFF / TIMESTAMPADD; over
 //! literals and over DATE, DATETIME and VARCHAR columns, in WHERE, GROUP
 //! BY and UPDATE.
 
@@ -47,6 +48,27 @@ fn date_functions_over_columns_answer_as_mariadb_does() {
         "SELECT YEAR(d) y, COUNT(*) FROM ev GROUP BY YEAR(d) ORDER BY y",
         "UPDATE ev SET d = d + INTERVAL 1 DAY WHERE id = 1",
         "SELECT d FROM ev WHERE id = 1",
+        ],
+    );
+}
+
+/// DATE_FORMAT with every specifier (weeks in each mode, ordinal days,
+/// 12-hour times), WEEK / YEARWEEK in several modes across year ends,
+/// FROM_UNIXTIME (quire and the test's MariaDB both run in UTC),
+/// TIMESTAMPDIFF (whole months as MySQL counts them, negative spans) and
+/// TIMESTAMPADD.
+#[test]
+fn date_format_weeks_and_timestamp_functions_answer_as_mariadb_does() {
+    same_on_both(
+        "dates_fmt",
+        &[
+        "SELECT DATE_FORMAT('2021-07-04 05:06:07.012', '%a %b %c %D %d %e %f %H %h %I %i %j %k %l %M %m %p %r %S %s %T %W %w %Y %y %% %q')",
+        "SELECT DATE_FORMAT('2021-01-01', '%U %u %V %v %X %x'), DATE_FORMAT('2020-12-31', '%U %u %V %v %X %x'), DATE_FORMAT('2019-12-30', '%U %u %V %v %X %x'), DATE_FORMAT('2024-06-15 23:00:00', '%D %r')",
+        "SELECT DATE_FORMAT('2021-11-11', '%D'), DATE_FORMAT('2021-11-22', '%D'), DATE_FORMAT('2021-11-03', '%D'), DATE_FORMAT(NULL, '%Y'), DATE_FORMAT('2021-01-01', NULL), DATE_FORMAT('bad', '%Y')",
+        "SELECT WEEK('2021-01-01'), WEEK('2021-01-01', 1), WEEK('2021-01-03', 2), WEEK('2021-01-03', 3), WEEK('2020-12-31', 5), WEEK('2020-12-31', 7), YEARWEEK('2021-01-01'), YEARWEEK('2021-01-01', 3), YEARWEEK('2019-12-30', 1)",
+        "SELECT FROM_UNIXTIME(0), FROM_UNIXTIME(1700000000), FROM_UNIXTIME(1700000000, '%Y-%m-%d %H'), FROM_UNIXTIME(-1), FROM_UNIXTIME(NULL), UNIX_TIMESTAMP(FROM_UNIXTIME(1234567890))",
+        "SELECT TIMESTAMPDIFF(MONTH, '2020-01-31', '2020-02-29'), TIMESTAMPDIFF(MONTH, '2020-01-31', '2020-03-01'), TIMESTAMPDIFF(YEAR, '2000-02-29', '2021-02-28'), TIMESTAMPDIFF(DAY, '2021-01-02', '2021-01-01 12:00:00'), TIMESTAMPDIFF(SECOND, '2021-01-01', '2021-01-01 00:01:30'), TIMESTAMPDIFF(HOUR, NULL, '2021-01-01'), TIMESTAMPDIFF(QUARTER, '2021-05-20', '2020-01-01'), TIMESTAMPDIFF(WEEK, '2021-01-01', '2021-03-01')",
+        "SELECT TIMESTAMPADD(MONTH, 1, '2021-01-31'), TIMESTAMPADD(HOUR, 5, '2021-01-01'), TIMESTAMPADD(DAY, -1, DATE '2021-03-01'), TIMESTAMPADD(MINUTE, 90, TIMESTAMP '2021-01-01 00:00:00')",
         ],
     );
 }

@@ -805,6 +805,29 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         let [x] = args.as_slice() else { return Err(SqlError::syntax("EXTRACT(unit FROM expr)")) };
         return Ok(Expr::Func("extract".into(), vec![Expr::Lit(Value::Str(unit.name().into())), compile(x, scope)?]));
     }
+    // TIMESTAMPADD(unit, n, d) / TIMESTAMPDIFF(unit, a, b): the unit is a
+    // bare word.
+    if let "timestampadd" | "timestampdiff" = name.as_str() {
+        let [unit, a, b] = args.as_slice() else {
+            return Err(SqlError::syntax(format!("wrong number of arguments to {name}()")));
+        };
+        let unit = match unit {
+            ast::Expr::Identifier(i) => crate::temporal::Unit::parse(&i.value).filter(|u| u.name().find('_').is_none()),
+            _ => None,
+        }
+        .ok_or_else(|| SqlError::syntax(format!("{name}() needs a unit")))?;
+        let unit = Expr::Lit(Value::Str(unit.name().into()));
+        let (a, b) = (compile(a, scope)?, compile(b, scope)?);
+        return Ok(if name == "timestampadd" {
+            let mut args = vec![b, a, unit];
+            if !matches!(args[0], Expr::Lit(_)) {
+                args.push(Expr::Lit(Value::Int(6)));
+            }
+            Expr::Func("date_add".into(), args)
+        } else {
+            Expr::Func("timestampdiff".into(), vec![unit, a, b])
+        });
+    }
     if let "date_add" | "date_sub" | "adddate" | "subdate" = name.as_str() {
         let [d, n] = args.as_slice() else {
             return Err(SqlError::syntax(format!("wrong number of arguments to {name}()")));

@@ -625,7 +625,8 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                 }
                 "year" | "month" | "day" | "dayofmonth" | "hour" | "minute" | "second" | "quarter" | "dayofweek"
                 | "weekday" | "dayofyear" | "microsecond" => MetaType::Int { unsigned: false, width: 4 },
-                "extract" | "to_days" | "datediff" => longlong,
+                "extract" | "to_days" | "datediff" | "week" | "yearweek" | "timestampdiff" => longlong,
+                "from_unixtime" if args.len() == 1 => MetaType::DateTime { fsp: 0 },
                 "locate" | "instr" | "ascii" | "ord" | "bit_length" | "octet_length" | "field" | "find_in_set"
                 | "strcmp" => longlong,
                 "dayname" | "monthname" => MetaType::Str { len: 9, fixed: false },

@@ -2,7 +2,9 @@
 //! `DATE_ADD` / `DATE_SUB` / `ADDDATE` / `SUBDATE`, `expr ± INTERVAL n
 //! unit`, `EXTRACT(unit FROM expr)`, YEAR() .. MICROSECOND(), QUARTER(),
 //! DAYOFWEEK(), WEEKDAY(), DAYOFYEAR(), DAYNAME(), MONTHNAME(),
-//! DATEDIFF(), TO_DAYS(), FROM_DAYS(), LAST_DAY(), DATE().
+//! DATEDIFF(), TO_DAYS(), FROM_DAYS(), LAST_DAY(), DATE(), DATE_FORMAT(),
+//! WEEK() / YEARWEEK() (MySQL's week modes), FROM_UNIXTIME(),
+//! TIMESTAMPDIFF() (TIMESTAMPADD compiles to DATE_ADD).
 //!
 //! An interval is a signed count of months and of microseconds (`Span`),
 //! read from its value as MySQL reads it for its unit (`'1:30'
@@ -475,6 +477,11 @@ pub const FUNCS: &[(&str, usize, usize)] = &[
     ("from_days", 1, 1),
     ("last_day", 1, 1),
     ("date", 1, 1),
+    ("date_format", 2, 2),
+    ("week", 1, 2),
+    ("yearweek", 1, 2),
+    ("from_unixtime", 1, 2),
+    ("timestampdiff", 3, 3),
 ];
 
 const DAY_NAMES: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
@@ -509,6 +516,58 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
     }
     if name == "extract" {
         return Ok(extract(unit_of(&args[0])?, &args[1]));
+    }
+    match name {
+        "date_format" => {
+            let Some((dt, _)) = temporal(&args[0]) else { return Ok(Value::Null) };
+            if args[1].is_null() {
+                return Ok(Value::Null);
+            }
+            return Ok(Value::Str(format(&dt, &as_string(&args[1]))));
+        }
+        "week" | "yearweek" => {
+            let Some((dt, _)) = temporal(&args[0]) else { return Ok(Value::Null) };
+            let mode = match args.get(1) {
+                Some(v) => match to_i128(v) {
+                    Some(m) => m.rem_euclid(8) as u8,
+                    None => return Ok(Value::Null),
+                },
+                None => 0,
+            };
+            let mut behaviour = week_mode(mode);
+            if name == "yearweek" {
+                behaviour |= WEEK_YEAR;
+            }
+            let (week, year) = calc_week(dt.date, behaviour);
+            return Ok(Value::Int(if name == "week" { week } else { year * 100 + week }));
+        }
+        "from_unixtime" => {
+            let Some(d) = to_decimal(&args[0]) else { return Ok(Value::Null) };
+            if d.coef < 0 {
+                return Ok(Value::Null);
+            }
+            let micros = d.coef.checked_mul(MICROS_PER_SECOND).map(|c| c / 10i128.pow(u32::from(d.scale.min(38))));
+            let epoch = midnight(Date { year: 1970, month: 1, day: 1 });
+            let Some(dt) = micros.and_then(|m| add(epoch, Span { months: 0, micros: m })) else {
+                return Ok(Value::Null);
+            };
+            if dt.date.year > 2106 {
+                return Ok(Value::Null);
+            }
+            return Ok(match args.get(1) {
+                Some(Value::Null) => Value::Null,
+                Some(f) => Value::Str(format(&dt, &as_string(f))),
+                None => Value::DateTime(dt),
+            });
+        }
+        "timestampdiff" => {
+            let unit = unit_of(&args[0])?;
+            let (Some((a, _)), Some((b, _))) = (temporal(&args[1]), temporal(&args[2])) else {
+                return Ok(Value::Null);
+            };
+            return Ok(Value::Int(timestampdiff(unit, a, b)));
+        }
+        _ => {}
     }
     if name == "from_days" {
         let n = to_i128(&args[0]);
@@ -546,6 +605,164 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
     })
 }
 
+/// Microseconds from day 0 of a date and time.
+fn micros_of(dt: &DateTime) -> i128 {
+    i128::from(to_days(dt.date)) * MICROS_PER_DAY
+        + (i128::from(dt.hour) * 3600 + i128::from(dt.minute) * 60 + i128::from(dt.second)) * MICROS_PER_SECOND
+        + i128::from(dt.micros)
+}
+
+/// TIMESTAMPDIFF(unit, a, b): whole units from a to b (months counted as
+/// MySQL does: a month is complete when the day and time of month reach
+/// a's).
+fn timestampdiff(unit: Unit, a: DateTime, b: DateTime) -> i64 {
+    let months_unit = match unit {
+        Unit::Month => Some(1),
+        Unit::Quarter => Some(3),
+        Unit::Year => Some(12),
+        _ => None,
+    };
+    if let Some(per) = months_unit {
+        let (lo, hi, sign) = if micros_of(&b) >= micros_of(&a) { (a, b, 1) } else { (b, a, -1) };
+        let mut months = (i64::from(hi.date.year) - i64::from(lo.date.year)) * 12 + i64::from(hi.date.month)
+            - i64::from(lo.date.month);
+        let rest = |d: &DateTime| (d.date.day, d.hour, d.minute, d.second, d.micros);
+        if rest(&hi) < rest(&lo) {
+            months -= 1;
+        }
+        return sign * (months / per);
+    }
+    let per: i128 = match unit {
+        Unit::Microsecond => 1,
+        Unit::Second => MICROS_PER_SECOND,
+        Unit::Minute => 60 * MICROS_PER_SECOND,
+        Unit::Hour => 3600 * MICROS_PER_SECOND,
+        Unit::Week => 7 * MICROS_PER_DAY,
+        _ => MICROS_PER_DAY,
+    };
+    ((micros_of(&b) - micros_of(&a)) / per) as i64
+}
+
+const WEEK_MONDAY_FIRST: u8 = 1;
+const WEEK_YEAR: u8 = 2;
+const WEEK_FIRST_WEEKDAY: u8 = 4;
+
+/// WEEK()'s mode as the behaviour bits of [`calc_week`].
+fn week_mode(mode: u8) -> u8 {
+    let mut m = mode & 7;
+    if m & WEEK_MONDAY_FIRST == 0 {
+        m ^= WEEK_FIRST_WEEKDAY;
+    }
+    m
+}
+
+fn days_in_year(y: i64) -> i64 {
+    if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 {
+        366
+    } else {
+        365
+    }
+}
+
+/// The week of `d` and the year it belongs to, by MySQL's rules for the
+/// behaviour bits (Monday first; weeks counted in the year they mostly
+/// fall in; week 1 the first with the first weekday).
+fn calc_week(d: Date, behaviour: u8) -> (i64, i64) {
+    let daynr = to_days(d);
+    let mut first_daynr = to_days(Date { year: d.year, month: 1, day: 1 });
+    let monday_first = behaviour & WEEK_MONDAY_FIRST != 0;
+    let mut week_year = behaviour & WEEK_YEAR != 0;
+    let first_weekday = behaviour & WEEK_FIRST_WEEKDAY != 0;
+    let weekday_of = |n: i64, sunday_first: bool| (n + 5 + i64::from(sunday_first)).rem_euclid(7);
+    let mut weekday = weekday_of(first_daynr, !monday_first);
+    let mut year = i64::from(d.year);
+    if d.month == 1 && i64::from(d.day) <= 7 - weekday {
+        if !week_year && ((first_weekday && weekday != 0) || (!first_weekday && weekday >= 4)) {
+            return (0, year);
+        }
+        week_year = true;
+        year -= 1;
+        let days = days_in_year(year);
+        first_daynr -= days;
+        weekday = (weekday + 53 * 7 - days).rem_euclid(7);
+    }
+    let days = if (first_weekday && weekday != 0) || (!first_weekday && weekday >= 4) {
+        daynr - (first_daynr + (7 - weekday))
+    } else {
+        daynr - (first_daynr - weekday)
+    };
+    if week_year && days >= 52 * 7 {
+        let wd = (weekday + days_in_year(year)).rem_euclid(7);
+        if (!first_weekday && wd < 4) || (first_weekday && wd == 0) {
+            return (1, year + 1);
+        }
+    }
+    (days / 7 + 1, year)
+}
+
+/// DATE_FORMAT's text of `dt` for `fmt` (MySQL's specifiers; an unknown
+/// one stands for its letter).
+pub fn format(dt: &DateTime, fmt: &str) -> String {
+    let d = dt.date;
+    let mut out = String::with_capacity(fmt.len() + 16);
+    let mut chars = fmt.chars();
+    let hour12 = |h: u8| if h % 12 == 0 { 12 } else { h % 12 };
+    let suffix = |n: u8| match (n % 100, n % 10) {
+        (11..=13, _) => "th",
+        (_, 1) => "st",
+        (_, 2) => "nd",
+        (_, 3) => "rd",
+        _ => "th",
+    };
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let Some(spec) = chars.next() else { break };
+        let text = match spec {
+            'a' => DAY_NAMES[weekday(d) as usize][..3].to_string(),
+            'b' => MONTH_NAMES.get(usize::from(d.month).wrapping_sub(1)).map_or(String::new(), |m| m[..3].to_string()),
+            'c' => d.month.to_string(),
+            'D' => format!("{}{}", d.day, suffix(d.day)),
+            'd' => format!("{:02}", d.day),
+            'e' => d.day.to_string(),
+            'f' => format!("{:06}", dt.micros),
+            'H' => format!("{:02}", dt.hour),
+            'h' | 'I' => format!("{:02}", hour12(dt.hour)),
+            'i' => format!("{:02}", dt.minute),
+            'j' => format!("{:03}", to_days(d) - to_days(Date { year: d.year, month: 1, day: 1 }) + 1),
+            'k' => dt.hour.to_string(),
+            'l' => hour12(dt.hour).to_string(),
+            'M' => MONTH_NAMES.get(usize::from(d.month).wrapping_sub(1)).map_or(String::new(), |m| m.to_string()),
+            'm' => format!("{:02}", d.month),
+            'p' => (if dt.hour < 12 { "AM" } else { "PM" }).to_string(),
+            'r' => format!(
+                "{:02}:{:02}:{:02} {}",
+                hour12(dt.hour),
+                dt.minute,
+                dt.second,
+                if dt.hour < 12 { "AM" } else { "PM" }
+            ),
+            'S' | 's' => format!("{:02}", dt.second),
+            'T' => format!("{:02}:{:02}:{:02}", dt.hour, dt.minute, dt.second),
+            'U' => format!("{:02}", calc_week(d, WEEK_FIRST_WEEKDAY).0),
+            'u' => format!("{:02}", calc_week(d, WEEK_MONDAY_FIRST).0),
+            'V' => format!("{:02}", calc_week(d, WEEK_YEAR | WEEK_FIRST_WEEKDAY).0),
+            'v' => format!("{:02}", calc_week(d, WEEK_MONDAY_FIRST | WEEK_YEAR).0),
+            'X' => format!("{:04}", calc_week(d, WEEK_YEAR | WEEK_FIRST_WEEKDAY).1),
+            'x' => format!("{:04}", calc_week(d, WEEK_MONDAY_FIRST | WEEK_YEAR).1),
+            'W' => DAY_NAMES[weekday(d) as usize].to_string(),
+            'w' => ((weekday(d) + 1) % 7).to_string(),
+            'Y' => format!("{:04}", d.year),
+            'y' => format!("{:02}", d.year % 100),
+            other => other.to_string(),
+        };
+        out.push_str(&text);
+    }
+    out
+}
+
 /// EXTRACT(unit FROM v): the unit's fields of v run together as digits
 /// (`EXTRACT(DAY_MINUTE FROM '2020-01-02 03:04:05')` is 20304).
 fn extract(unit: Unit, v: &Value) -> Value {
@@ -562,7 +779,7 @@ fn extract(unit: Unit, v: &Value) -> Value {
             Field::Dy => (i64::from(d.day), 100),
             // MySQL's default week mode 0: weeks start on Sunday, week 1
             // is the first with a Sunday in this year.
-            Field::Wk => (week0(d), 100),
+            Field::Wk => (calc_week(d, week_mode(0)).0, 100),
             Field::Mon => (i64::from(d.month), 100),
             Field::Qtr => ((i64::from(d.month) + 2) / 3, 10),
             Field::Yr => (i64::from(d.year), 10_000),
@@ -570,19 +787,6 @@ fn extract(unit: Unit, v: &Value) -> Value {
         .collect();
     let n = parts.iter().fold(0i64, |acc, &(v, width)| acc * width + v);
     Value::Int(n)
-}
-
-/// WEEK(d, 0): weeks starting on Sunday, 0 before the year's first Sunday.
-fn week0(d: Date) -> i64 {
-    let jan1 = Date { year: d.year, month: 1, day: 1 };
-    let yday = to_days(d) - to_days(jan1);
-    // Days from Jan 1 to the first Sunday.
-    let first_sunday = (6 - weekday(jan1)).rem_euclid(7);
-    if yday < first_sunday {
-        0
-    } else {
-        (yday - first_sunday) / 7 + 1
-    }
 }
 
 #[cfg(test)]
