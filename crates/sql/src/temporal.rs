@@ -706,7 +706,7 @@ pub fn format(dt: &DateTime, fmt: &str) -> String {
     let d = dt.date;
     let mut out = String::with_capacity(fmt.len() + 16);
     let mut chars = fmt.chars();
-    let hour12 = |h: u8| if h % 12 == 0 { 12 } else { h % 12 };
+    let hour12 = |h: u8| if h.is_multiple_of(12) { 12 } else { h % 12 };
     let suffix = |n: u8| match (n % 100, n % 10) {
         (11..=13, _) => "th",
         (_, 1) => "st",
