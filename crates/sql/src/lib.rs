@@ -26,6 +26,7 @@ pub mod dml;
 pub mod error;
 pub mod expr;
 pub mod func;
+pub mod group_check;
 pub mod hints;
 pub mod inset;
 pub mod kill;

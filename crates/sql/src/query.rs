@@ -22,6 +22,7 @@ use sqlparser::ast;
 
 use crate::error::{Result, SqlError};
 use crate::expr::{self, compare, eval, to_decimal, truth, Agg, AggFn, Env, Expr, Scope};
+use crate::group_check;
 use crate::plan::{choose_access, infer, Access, ColMeta, TableRef};
 use crate::sink::{RowSink, Window};
 
@@ -50,6 +51,11 @@ pub struct SelectPlan {
     pub item_colls: Vec<Collation>,
     /// Collations of the aggregates' arguments (DISTINCT, MIN, MAX).
     pub agg_colls: Vec<Collation>,
+    /// What ONLY_FULL_GROUP_BY refuses in the query (`group_check`).
+    pub group_error: Option<SqlError>,
+    /// SELECT SQL_CALC_FOUND_ROWS: the rows beyond LIMIT are counted for
+    /// FOUND_ROWS() ([`crate::sink::Window`]).
+    pub calc_found_rows: bool,
 }
 
 /// Resolves `db.table` names to open tables.
@@ -219,6 +225,34 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         params = scope.params;
     }
     let lock = lock_of(q)?;
+    let distinct = match &sel.distinct {
+        None | Some(ast::Distinct::All) => false,
+        Some(ast::Distinct::Distinct) => true,
+        Some(ast::Distinct::On(_)) => return Err(SqlError::unsupported("DISTINCT ON")),
+    };
+    // Point selects and plain scans are neither grouped nor DISTINCT with
+    // ORDER BY: the check costs them nothing.
+    let group_error = if !aggs.is_empty() || !group_by.is_empty() || (distinct && !order.is_empty()) {
+        let mut fd = group_check::Fd::default();
+        if let Some(t) = &table {
+            fd.table(t, 0, t.alias.as_deref().unwrap_or(&t.name));
+        }
+        if let Some(f) = &filter {
+            fd.add_cond(f);
+        }
+        group_check::check(&group_check::Grouped {
+            fd: &fd,
+            items: &items,
+            aggs: &aggs,
+            group_by: &group_by,
+            rollup: false,
+            having: having.as_ref(),
+            order: &order,
+            distinct,
+        })
+    } else {
+        None
+    };
     // Comparisons on columns of another collation than the default.
     let colls: Vec<Collation> =
         table.as_ref().map(|t| t.schema.columns.iter().map(|c| c.collation).collect()).unwrap_or_default();
@@ -250,11 +284,6 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         }
         _ => None,
     };
-    let distinct = match &sel.distinct {
-        None | Some(ast::Distinct::All) => false,
-        Some(ast::Distinct::Distinct) => true,
-        Some(ast::Distinct::On(_)) => return Err(SqlError::unsupported("DISTINCT ON")),
-    };
     Ok(SelectPlan {
         table,
         access,
@@ -275,11 +304,14 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         group_colls,
         item_colls,
         agg_colls,
+        group_error,
+        calc_found_rows: calc_found_rows(q)?,
     })
 }
 
 /// The clauses of a SELECT neither planner carries out, refused rather
-/// than ignored: INTO, SQL_CALC_FOUND_ROWS, and other dialects' clauses.
+/// than ignored: INTO and other dialects' clauses. (SQL_CALC_FOUND_ROWS
+/// is checked for the whole statement by [`calc_found_rows`].)
 /// (WINDOW, WITH ROLLUP and window functions send a query to `rel`,
 /// which binds them.)
 /// (HIGH_PRIORITY, SQL_SMALL_RESULT, SQL_NO_CACHE ... are hints; a
@@ -289,9 +321,6 @@ pub(crate) fn check_select_clauses(sel: &ast::Select) -> Result<()> {
     let refuse = |what: &str| Err(SqlError::unsupported(what));
     if sel.into.is_some() {
         return refuse("SELECT ... INTO");
-    }
-    if sel.select_modifiers.as_ref().is_some_and(|m| m.sql_calc_found_rows) {
-        return refuse("SQL_CALC_FOUND_ROWS");
     }
     if sel.top.is_some()
         || sel.exclude.is_some()
@@ -307,6 +336,49 @@ pub(crate) fn check_select_clauses(sel: &ast::Select) -> Result<()> {
         return refuse("this SELECT clause");
     }
     Ok(())
+}
+
+/// Whether the statement's query asks for SQL_CALC_FOUND_ROWS: its first
+/// SELECT may (`SELECT SQL_CALC_FOUND_ROWS ... UNION ... LIMIT n` counts
+/// the whole set operation's rows); anywhere else it is 1234, as MariaDB.
+/// (Inside a view's query it is ignored, as MariaDB.)
+pub fn calc_found_rows(q: &ast::Query) -> Result<bool> {
+    use std::ops::ControlFlow;
+    fn calc(s: &ast::Select) -> bool {
+        s.select_modifiers.as_ref().is_some_and(|m| m.sql_calc_found_rows)
+    }
+    /// Selects of a query's own body asking for it (nested queries are
+    /// visited on their own).
+    fn count(body: &ast::SetExpr) -> usize {
+        match body {
+            ast::SetExpr::Select(s) => calc(s) as usize,
+            ast::SetExpr::SetOperation { left, right, .. } => count(left) + count(right),
+            _ => 0,
+        }
+    }
+    fn first(body: &ast::SetExpr) -> bool {
+        match body {
+            ast::SetExpr::Select(s) => calc(s),
+            ast::SetExpr::SetOperation { left, .. } => first(left),
+            ast::SetExpr::Query(q) => first(&q.body),
+            _ => false,
+        }
+    }
+    struct Count(usize);
+    impl ast::Visitor for Count {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
+            self.0 += count(&q.body);
+            ControlFlow::Continue(())
+        }
+    }
+    let mut n = Count(0);
+    let _ = ast::Visit::visit(q, &mut n);
+    let top = first(&q.body);
+    if n.0 > usize::from(top) {
+        return Err(SqlError::new(1234, "42000", "Incorrect usage/placement of 'SQL_CALC_FOUND_ROWS'"));
+    }
+    Ok(top)
 }
 
 /// FOR UPDATE / FOR SHARE of a query. NOWAIT, SKIP LOCKED and `OF t` are
@@ -406,6 +478,9 @@ pub trait SessionEnv {
     fn warn(&self, c: crate::diag::Condition) -> Result<()>;
     fn mode(&self) -> crate::diag::Mode;
     /// `Err` when the running statement must stop (see [`Env::check_interrupt`]).
+    /// SELECT SQL_CALC_FOUND_ROWS counted `n` rows without its LIMIT
+    /// (what FOUND_ROWS() answers next).
+    fn found_rows_counted(&self, _n: u64) {}
     fn check_interrupt(&self) -> Result<()> {
         Ok(())
     }
@@ -933,7 +1008,7 @@ pub fn run_select(
     let aggregated = !p.aggs.is_empty() || !p.group_by.is_empty();
     let sort = !p.order.is_empty() && p.index_order.is_none();
     if !aggregated && !sort && !p.distinct {
-        let mut window = Window::new(sink, offset, limit);
+        let mut window = Window::new(sink, offset, limit).counting(p.calc_found_rows);
         if window.closed() {
             return Ok(0);
         }
@@ -956,6 +1031,9 @@ pub fn run_select(
                     window.row(|| project(&[]))?;
                 }
             }
+        }
+        if p.calc_found_rows {
+            env.session.found_rows_counted(window.offered);
         }
         return Ok(window.sent);
     }
@@ -995,7 +1073,13 @@ pub fn run_select(
         order_colls: &p.order_colls,
         width: p.table.as_ref().map_or(0, |t| t.columns.len()),
     };
-    let rows = finish(&spec, base, offset, limit, ctx)?;
+    let rows = if p.calc_found_rows {
+        let all = finish(&spec, base, 0, None, ctx)?;
+        ctx.session.found_rows_counted(all.len() as u64);
+        all.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).collect()
+    } else {
+        finish(&spec, base, offset, limit, ctx)?
+    };
     let n = rows.len() as u64;
     for r in rows {
         sink.row(r)?;

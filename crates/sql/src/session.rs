@@ -232,6 +232,9 @@ pub struct Session {
     row_count: i64,
     /// FOUND_ROWS(): rows the last SELECT returned.
     found_rows: u64,
+    /// What the running SELECT SQL_CALC_FOUND_ROWS counted (FOUND_ROWS()
+    /// once it succeeds).
+    calc_found: Cell<Option<u64>>,
     pub prepared: HashMap<u32, Prepared>,
     next_stmt_id: u32,
     pub user_vars: HashMap<String, Value>,
@@ -459,6 +462,10 @@ impl SessionEnv for Env<'_> {
         self.s.mode.get()
     }
 
+    fn found_rows_counted(&self, n: u64) {
+        self.s.calc_found.set(Some(n));
+    }
+
     fn check_interrupt(&self) -> Result<()> {
         match self.s.process.interrupt.check() {
             None => Ok(()),
@@ -536,6 +543,7 @@ impl Session {
             last_insert_id: 0,
             row_count: -1,
             found_rows: 0,
+            calc_found: Cell::new(None),
             prepared: HashMap::new(),
             next_stmt_id: 1,
             user_vars: HashMap::new(),
@@ -1061,11 +1069,12 @@ impl Session {
             }
         }
         let r = self.finish(r);
+        let counted = self.calc_found.take();
         match &r {
             Ok(Outcome::Ok { affected, .. }) => self.row_count = *affected as i64,
             Ok(Outcome::Rows(n)) => {
                 self.row_count = -1;
-                self.found_rows = *n;
+                self.found_rows = counted.unwrap_or(*n);
             }
             Err(_) => self.row_count = -1,
         }
@@ -1082,6 +1091,9 @@ impl Session {
         match &c.plan {
             Plan::Select(p) => {
                 self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
+                if let Some(e) = p.group_error.as_ref().filter(|_| self.vars.mode().only_full_group_by) {
+                    return Err(e.clone());
+                }
                 sink.columns(&p.columns)?;
                 let n = if p.table.is_some() {
                     if p.lock == Some(LockMode::X) {
@@ -1106,6 +1118,9 @@ impl Session {
             }
             Plan::Query(q) => {
                 self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
+                if let Some(e) = q.group_error.as_ref().filter(|_| self.vars.mode().only_full_group_by) {
+                    return Err(e.clone());
+                }
                 sink.columns(q.plan.columns())?;
                 let n = if q.reads_tables {
                     if q.plan.lock() == Some(LockMode::X) {
@@ -1114,11 +1129,18 @@ impl Session {
                     self.in_trx(|trx, s| {
                         let env = Env { s };
                         let plain = query::plain_read_lock(trx.isolation(), s.autocommit() && !s.in_txn);
-                        crate::rel::exec::Exec::new(params, &env, Some(trx), plain).run_into(&q.plan, sink)
+                        let ex = crate::rel::exec::Exec::new(params, &env, Some(trx), plain);
+                        if q.calc_found_rows {
+                            ex.run_counted(&q.plan, sink)
+                        } else {
+                            ex.run_into(&q.plan, sink)
+                        }
                     })?
                 } else {
                     let env = Env { s: self };
-                    let n = crate::rel::exec::Exec::new(params, &env, None, None).run_into(&q.plan, sink)?;
+                    let ex = crate::rel::exec::Exec::new(params, &env, None, None);
+                    let n =
+                        if q.calc_found_rows { ex.run_counted(&q.plan, sink)? } else { ex.run_into(&q.plan, sink)? };
                     self.interrupted()?;
                     n
                 };

@@ -61,6 +61,9 @@ pub struct Exec<'a> {
     working: RefCell<HashMap<usize, Rows>>,
     /// The keys of IN lists with `?` markers ([`Env::in_keys`]).
     in_keys: crate::inset::Memo,
+    /// The block or set operation (its address; 0: none) whose LIMIT
+    /// [`Exec::run_counted`] applies itself, after counting its rows.
+    uncut: std::cell::Cell<usize>,
 }
 
 impl<'a> Exec<'a> {
@@ -80,6 +83,7 @@ impl<'a> Exec<'a> {
             derived: RefCell::new(HashMap::new()),
             working: RefCell::new(HashMap::new()),
             in_keys: Default::default(),
+            uncut: std::cell::Cell::new(0),
         }
     }
 
@@ -115,7 +119,7 @@ impl<'a> Exec<'a> {
     /// operations and recursive CTEs are collected first.
     pub fn run_into(&self, plan: &QueryPlan, sink: &mut dyn RowSink) -> Result<u64> {
         match plan {
-            QueryPlan::Select(b) if streams(b) => self.stream_block(b, sink),
+            QueryPlan::Select(b) if streams(b) => self.stream_block(b, sink, false),
             _ => {
                 let rows = self.run(plan, &[])?;
                 let n = rows.len() as u64;
@@ -127,13 +131,56 @@ impl<'a> Exec<'a> {
         }
     }
 
-    /// A streaming block's rows into `sink` (see [`Exec::run_into`]).
-    fn stream_block(&self, b: &Block, sink: &mut dyn RowSink) -> Result<u64> {
+    /// SELECT SQL_CALC_FOUND_ROWS: [`Exec::run_into`], the rows the query
+    /// yields without its outermost LIMIT counted for FOUND_ROWS()
+    /// (`SessionEnv::found_rows_counted`): a streaming block goes on past
+    /// LIMIT counting, anything else is collected whole and then cut.
+    pub fn run_counted(&self, plan: &QueryPlan, sink: &mut dyn RowSink) -> Result<u64> {
+        let (at, limit, offset) = match plan {
+            QueryPlan::Select(b) if streams(b) => return self.stream_block(b, sink, true),
+            QueryPlan::Select(b) => (&**b as *const Block as usize, &b.limit, &b.offset),
+            QueryPlan::SetOp(s) => (&**s as *const SetOpPlan as usize, &s.limit, &s.offset),
+            QueryPlan::Recursive(_) => return Err(SqlError::internal("a recursive CTE as a statement")),
+        };
+        self.uncut.set(at);
+        let rows = self.run(plan, &[]);
+        self.uncut.set(0);
+        let rows = rows?;
+        self.session.found_rows_counted(rows.len() as u64);
+        let env = self.env(&[]);
+        let limit = limit_value(limit, &env)?;
+        let offset = limit_value(offset, &env)?.unwrap_or(0);
+        let mut n = 0;
+        for r in rows.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)) {
+            sink.row(r)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// LIMIT and OFFSET of the block or set operation at `at`, unless
+    /// [`Exec::run_counted`] applies them.
+    fn cut(
+        &self,
+        at: usize,
+        limit: &Option<Expr>,
+        offset: &Option<Expr>,
+        env: &dyn Env,
+    ) -> Result<(Option<usize>, usize)> {
+        if self.uncut.get() == at {
+            return Ok((None, 0));
+        }
+        Ok((limit_value(limit, env)?, limit_value(offset, env)?.unwrap_or(0)))
+    }
+
+    /// A streaming block's rows into `sink` (see [`Exec::run_into`]);
+    /// `count`: SQL_CALC_FOUND_ROWS.
+    fn stream_block(&self, b: &Block, sink: &mut dyn RowSink, count: bool) -> Result<u64> {
         debug_assert!(streams(b));
         let env = self.env(&[]);
         let limit = limit_value(&b.limit, &env)?;
         let offset = limit_value(&b.offset, &env)?.unwrap_or(0);
-        let mut window = Window::new(sink, offset, limit);
+        let mut window = Window::new(sink, offset, limit).counting(count);
         if window.closed() {
             return Ok(0);
         }
@@ -144,6 +191,9 @@ impl<'a> Exec<'a> {
             window.row(|| b.items.iter().map(|x| eval(x, row, &env)).collect())
         };
         self.walk_block(b, &env, &mut emit)?;
+        if count {
+            self.session.found_rows_counted(window.offered);
+        }
         Ok(window.sent)
     }
 
@@ -165,8 +215,7 @@ impl<'a> Exec<'a> {
 
     fn block(&self, b: &Block, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
         let mut env = self.env(outer);
-        let limit = limit_value(&b.limit, &env)?;
-        let offset = limit_value(&b.offset, &env)?.unwrap_or(0);
+        let (limit, offset) = self.cut(b as *const Block as usize, &b.limit, &b.offset, &env)?;
         let stop_after = if streams(b) { limit.map(|l| l.saturating_add(offset)) } else { None };
         let mut base: Vec<Vec<Value>> = Vec::new();
         if stop_after != Some(0) {
@@ -257,8 +306,7 @@ impl<'a> Exec<'a> {
                 .collect::<Result<Vec<_>>>()?;
             rows = sort_rows(keyed, &s.order, &s.order_colls).into_iter().map(|(r, _)| r).collect();
         }
-        let limit = limit_value(&s.limit, &env)?;
-        let offset = limit_value(&s.offset, &env)?.unwrap_or(0);
+        let (limit, offset) = self.cut(s as *const SetOpPlan as usize, &s.limit, &s.offset, &env)?;
         Ok(rows.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).collect())
     }
 
