@@ -42,6 +42,7 @@ pub mod status;
 pub mod store;
 pub mod sysvars;
 pub mod view;
+pub mod view_dml;
 
 pub use error::{Result, SqlError};
 pub use plan::{ColMeta, MetaType};
