@@ -84,6 +84,8 @@ pub struct Mode {
     /// Strict mode in INSERT / UPDATE: a warning ends the statement as an
     /// error (MySQL's abort-on-warning); notes stay notes.
     pub abort_on_warning: bool,
+    /// ONLY_FULL_GROUP_BY (`group_check`).
+    pub only_full_group_by: bool,
 }
 
 impl Mode {
@@ -93,6 +95,7 @@ impl Mode {
             strict: has("STRICT_TRANS_TABLES") || has("STRICT_ALL_TABLES"),
             div_zero: has("ERROR_FOR_DIVISION_BY_ZERO"),
             abort_on_warning: false,
+            only_full_group_by: has("ONLY_FULL_GROUP_BY"),
         }
     }
 }

@@ -28,6 +28,7 @@ pub mod expr;
 pub mod filesort;
 pub mod finish;
 pub mod func;
+pub mod group_check;
 pub mod hints;
 pub mod inset;
 pub mod kill;
@@ -45,6 +46,7 @@ pub mod strfunc;
 pub mod sysvars;
 pub mod temporal;
 pub mod view;
+pub mod view_dml;
 
 pub use error::{Result, SqlError};
 pub use plan::{ColMeta, MetaType};

@@ -24,6 +24,7 @@ use crate::error::{Result, SqlError};
 use crate::expr::{self, compare, eval, to_decimal, truth, Agg, AggFn, Env, Expr, Scope};
 use crate::filesort::SortLimits;
 use crate::finish::{Finish, Finisher};
+use crate::group_check;
 use crate::plan::{choose_access, infer, Access, ColMeta, TableRef};
 use crate::sink::{RowSink, Window};
 
@@ -52,6 +53,11 @@ pub struct SelectPlan {
     pub item_colls: Vec<Collation>,
     /// Collations of the aggregates' arguments (DISTINCT, MIN, MAX).
     pub agg_colls: Vec<Collation>,
+    /// What ONLY_FULL_GROUP_BY refuses in the query (`group_check`).
+    pub group_error: Option<SqlError>,
+    /// SELECT SQL_CALC_FOUND_ROWS: the rows beyond LIMIT are counted for
+    /// FOUND_ROWS() ([`crate::sink::Window`]).
+    pub calc_found_rows: bool,
 }
 
 /// Resolves `db.table` names to open tables.
@@ -221,6 +227,34 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         params = scope.params;
     }
     let lock = lock_of(q)?;
+    let distinct = match &sel.distinct {
+        None | Some(ast::Distinct::All) => false,
+        Some(ast::Distinct::Distinct) => true,
+        Some(ast::Distinct::On(_)) => return Err(SqlError::unsupported("DISTINCT ON")),
+    };
+    // Point selects and plain scans are neither grouped nor DISTINCT with
+    // ORDER BY: the check costs them nothing.
+    let group_error = if !aggs.is_empty() || !group_by.is_empty() || (distinct && !order.is_empty()) {
+        let mut fd = group_check::Fd::default();
+        if let Some(t) = &table {
+            fd.table(t, 0, t.alias.as_deref().unwrap_or(&t.name));
+        }
+        if let Some(f) = &filter {
+            fd.add_cond(f);
+        }
+        group_check::check(&group_check::Grouped {
+            fd: &fd,
+            items: &items,
+            aggs: &aggs,
+            group_by: &group_by,
+            rollup: false,
+            having: having.as_ref(),
+            order: &order,
+            distinct,
+        })
+    } else {
+        None
+    };
     // Comparisons on columns of another collation than the default.
     let colls: Vec<Collation> =
         table.as_ref().map(|t| t.schema.columns.iter().map(|c| c.collation).collect()).unwrap_or_default();
@@ -252,11 +286,6 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         }
         _ => None,
     };
-    let distinct = match &sel.distinct {
-        None | Some(ast::Distinct::All) => false,
-        Some(ast::Distinct::Distinct) => true,
-        Some(ast::Distinct::On(_)) => return Err(SqlError::unsupported("DISTINCT ON")),
-    };
     Ok(SelectPlan {
         table,
         access,
@@ -277,11 +306,14 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         group_colls,
         item_colls,
         agg_colls,
+        group_error,
+        calc_found_rows: calc_found_rows(q)?,
     })
 }
 
 /// The clauses of a SELECT neither planner carries out, refused rather
-/// than ignored: INTO, SQL_CALC_FOUND_ROWS, and other dialects' clauses.
+/// than ignored: INTO and other dialects' clauses. (SQL_CALC_FOUND_ROWS
+/// is checked for the whole statement by [`calc_found_rows`].)
 /// (WINDOW, WITH ROLLUP and window functions send a query to `rel`,
 /// which binds them.)
 /// (HIGH_PRIORITY, SQL_SMALL_RESULT, SQL_NO_CACHE ... are hints; a
@@ -291,9 +323,6 @@ pub(crate) fn check_select_clauses(sel: &ast::Select) -> Result<()> {
     let refuse = |what: &str| Err(SqlError::unsupported(what));
     if sel.into.is_some() {
         return refuse("SELECT ... INTO");
-    }
-    if sel.select_modifiers.as_ref().is_some_and(|m| m.sql_calc_found_rows) {
-        return refuse("SQL_CALC_FOUND_ROWS");
     }
     if sel.top.is_some()
         || sel.exclude.is_some()
@@ -309,6 +338,49 @@ pub(crate) fn check_select_clauses(sel: &ast::Select) -> Result<()> {
         return refuse("this SELECT clause");
     }
     Ok(())
+}
+
+/// Whether the statement's query asks for SQL_CALC_FOUND_ROWS: its first
+/// SELECT may (`SELECT SQL_CALC_FOUND_ROWS ... UNION ... LIMIT n` counts
+/// the whole set operation's rows); anywhere else it is 1234, as MariaDB.
+/// (Inside a view's query it is ignored, as MariaDB.)
+pub fn calc_found_rows(q: &ast::Query) -> Result<bool> {
+    use std::ops::ControlFlow;
+    fn calc(s: &ast::Select) -> bool {
+        s.select_modifiers.as_ref().is_some_and(|m| m.sql_calc_found_rows)
+    }
+    /// Selects of a query's own body asking for it (nested queries are
+    /// visited on their own).
+    fn count(body: &ast::SetExpr) -> usize {
+        match body {
+            ast::SetExpr::Select(s) => calc(s) as usize,
+            ast::SetExpr::SetOperation { left, right, .. } => count(left) + count(right),
+            _ => 0,
+        }
+    }
+    fn first(body: &ast::SetExpr) -> bool {
+        match body {
+            ast::SetExpr::Select(s) => calc(s),
+            ast::SetExpr::SetOperation { left, .. } => first(left),
+            ast::SetExpr::Query(q) => first(&q.body),
+            _ => false,
+        }
+    }
+    struct Count(usize);
+    impl ast::Visitor for Count {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &ast::Query) -> ControlFlow<()> {
+            self.0 += count(&q.body);
+            ControlFlow::Continue(())
+        }
+    }
+    let mut n = Count(0);
+    let _ = ast::Visit::visit(q, &mut n);
+    let top = first(&q.body);
+    if n.0 > usize::from(top) {
+        return Err(SqlError::new(1234, "42000", "Incorrect usage/placement of 'SQL_CALC_FOUND_ROWS'"));
+    }
+    Ok(top)
 }
 
 /// FOR UPDATE / FOR SHARE of a query. NOWAIT, SKIP LOCKED and `OF t` are
@@ -410,6 +482,9 @@ pub trait SessionEnv {
     /// Counts what an ORDER BY's sort did (`Sort_rows`, `Sort_merge_passes`).
     fn sorted(&self, stats: crate::filesort::SortStats);
     /// `Err` when the running statement must stop (see [`Env::check_interrupt`]).
+    /// SELECT SQL_CALC_FOUND_ROWS counted `n` rows without its LIMIT
+    /// (what FOUND_ROWS() answers next).
+    fn found_rows_counted(&self, _n: u64) {}
     fn check_interrupt(&self) -> Result<()> {
         Ok(())
     }
@@ -937,7 +1012,7 @@ pub fn run_select(
     let aggregated = !p.aggs.is_empty() || !p.group_by.is_empty();
     let sort = !p.order.is_empty() && p.index_order.is_none();
     if !aggregated && !sort && !p.distinct {
-        let mut window = Window::new(sink, offset, limit);
+        let mut window = Window::new(sink, offset, limit).counting(p.calc_found_rows);
         if window.closed() {
             return Ok(0);
         }
@@ -961,6 +1036,9 @@ pub fn run_select(
                 }
             }
         }
+        if p.calc_found_rows {
+            env.session.found_rows_counted(window.offered);
+        }
         return Ok(window.sent);
     }
     let spec = Finish {
@@ -978,9 +1056,11 @@ pub fn run_select(
         order_colls: &p.order_colls,
         width: p.table.as_ref().map_or(0, |t| t.columns.len()),
     };
-    let mut window = Window::new(sink, offset, limit);
+    // SQL_CALC_FOUND_ROWS: every row is offered to the window (and
+    // counted), so the sort keeps them all.
+    let mut window = Window::new(sink, offset, limit).counting(p.calc_found_rows);
     let sorting = if sort { SortLimits::of(ctx) } else { SortLimits::default() };
-    let mut fin = Finisher::new(&spec, offset, limit, sorting);
+    let mut fin = Finisher::new(&spec, offset, if p.calc_found_rows { None } else { limit }, sorting);
     match (&p.table, trx) {
         (Some(t), Some(trx)) => {
             let dir = p.index_order.unwrap_or(Direction::Forward);
@@ -1003,6 +1083,9 @@ pub fn run_select(
     let sorted = fin.finish(ctx, &mut window)?;
     if sort {
         ctx.session.sorted(sorted);
+    }
+    if p.calc_found_rows {
+        ctx.session.found_rows_counted(window.offered);
     }
     Ok(window.sent)
 }

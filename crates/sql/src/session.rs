@@ -235,6 +235,9 @@ pub struct Session {
     row_count: i64,
     /// FOUND_ROWS(): rows the last SELECT returned.
     found_rows: u64,
+    /// What the running SELECT SQL_CALC_FOUND_ROWS counted (FOUND_ROWS()
+    /// once it succeeds).
+    calc_found: Cell<Option<u64>>,
     pub prepared: HashMap<u32, Prepared>,
     next_stmt_id: u32,
     pub user_vars: HashMap<String, Value>,
@@ -311,6 +314,9 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
     match parse_one(&text) {
         Ok(v) => Ok(v),
         Err(e) => {
+            if e.code == 1064 && check_option(&text) {
+                return Err(SqlError::unsupported("WITH CHECK OPTION"));
+            }
             if let Some(parts) = split_set(&text).filter(|_| e.code == 1064) {
                 let mut out = Vec::new();
                 for p in parts {
@@ -321,6 +327,18 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
             Err(e)
         }
     }
+}
+
+/// Whether a text the parser refused is a CREATE / ALTER VIEW ... WITH
+/// [CASCADED | LOCAL] CHECK OPTION (which sqlparser does not parse and
+/// quire does not enforce: refused rather than ignored).
+fn check_option(text: &str) -> bool {
+    let words: Vec<String> = text
+        .trim_end_matches(|c: char| c == ';' || c.is_whitespace())
+        .split_whitespace()
+        .map(|w| w.to_ascii_uppercase())
+        .collect();
+    words.iter().any(|w| w == "VIEW") && words.ends_with(&["CHECK".to_string(), "OPTION".to_string()])
 }
 
 /// Name resolution for the session's current database.
@@ -396,6 +414,32 @@ impl SessionResolver<'_> {
     }
 }
 
+/// Whether an INSERT / UPDATE / DELETE writes a view (`view_dml`): one
+/// lookup in the catalog's views when the statement is compiled (plans
+/// are cached, so not per execution).
+fn writes_view(stmt: &ast::Statement, r: &SessionResolver<'_>) -> bool {
+    let name = match stmt {
+        ast::Statement::Insert(i) => match &i.table {
+            ast::TableObject::TableName(n) => n,
+            _ => return false,
+        },
+        ast::Statement::Update(u) => match &u.table.relation {
+            ast::TableFactor::Table { name, .. } => name,
+            _ => return false,
+        },
+        ast::Statement::Delete(d) => match &d.from {
+            ast::FromTable::WithFromKeyword(v) | ast::FromTable::WithoutKeyword(v) => {
+                match v.first().map(|t| &t.relation) {
+                    Some(ast::TableFactor::Table { name, .. }) => name,
+                    _ => return false,
+                }
+            }
+        },
+        _ => return false,
+    };
+    matches!(r.view(name), Ok(Some(_)))
+}
+
 /// Whether a query names a view (bound by the general engine).
 fn reads_view(q: &ast::Query, r: &SessionResolver<'_>) -> bool {
     use std::ops::ControlFlow;
@@ -466,6 +510,10 @@ impl SessionEnv for Env<'_> {
 
     fn mode(&self) -> Mode {
         self.s.mode.get()
+    }
+
+    fn found_rows_counted(&self, n: u64) {
+        self.s.calc_found.set(Some(n));
     }
 
     fn check_interrupt(&self) -> Result<()> {
@@ -545,6 +593,7 @@ impl Session {
             last_insert_id: 0,
             row_count: -1,
             found_rows: 0,
+            calc_found: Cell::new(None),
             prepared: HashMap::new(),
             next_stmt_id: 1,
             user_vars: HashMap::new(),
@@ -660,6 +709,32 @@ impl Session {
                 let p = query::compile_select(&q, &r)?;
                 let n = p.params;
                 (Plan::Select(p), n)
+            }
+            mut stmt @ (ast::Statement::Insert(_) | ast::Statement::Update(_) | ast::Statement::Delete(_))
+                if writes_view(&stmt, &r) =>
+            {
+                let Some(rights) = crate::view_dml::rewrite(&mut stmt, &r)? else {
+                    return Err(SqlError::internal("a write through a view without a view"));
+                };
+                let (plan, params) = match &stmt {
+                    ast::Statement::Insert(ins) => {
+                        let p = dml::compile_insert(ins, &rights)?;
+                        let n = p.params;
+                        (Plan::Insert(p), n)
+                    }
+                    ast::Statement::Update(u) => {
+                        let p = dml::compile_update(u, &rights)?;
+                        let n = p.params;
+                        (Plan::Update(p), n)
+                    }
+                    ast::Statement::Delete(d) => {
+                        let p = dml::compile_delete(d, &rights)?;
+                        let n = p.params;
+                        (Plan::Delete(p), n)
+                    }
+                    _ => return Err(SqlError::internal("not a write")),
+                };
+                (plan, params)
             }
             ast::Statement::Insert(ins) => {
                 let p = dml::compile_insert(&ins, &r)?;
@@ -1070,11 +1145,12 @@ impl Session {
             }
         }
         let r = self.finish(r);
+        let counted = self.calc_found.take();
         match &r {
             Ok(Outcome::Ok { affected, .. }) => self.row_count = *affected as i64,
             Ok(Outcome::Rows(n)) => {
                 self.row_count = -1;
-                self.found_rows = *n;
+                self.found_rows = counted.unwrap_or(*n);
             }
             Err(_) => self.row_count = -1,
         }
@@ -1091,6 +1167,9 @@ impl Session {
         match &c.plan {
             Plan::Select(p) => {
                 self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
+                if let Some(e) = p.group_error.as_ref().filter(|_| self.vars.mode().only_full_group_by) {
+                    return Err(e.clone());
+                }
                 sink.columns(&p.columns)?;
                 let n = if p.table.is_some() {
                     if p.lock == Some(LockMode::X) {
@@ -1115,6 +1194,9 @@ impl Session {
             }
             Plan::Query(q) => {
                 self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
+                if let Some(e) = q.group_error.as_ref().filter(|_| self.vars.mode().only_full_group_by) {
+                    return Err(e.clone());
+                }
                 sink.columns(q.plan.columns())?;
                 let n = if q.reads_tables {
                     if q.plan.lock() == Some(LockMode::X) {
@@ -1123,11 +1205,18 @@ impl Session {
                     self.in_trx(|trx, s| {
                         let env = Env { s };
                         let plain = query::plain_read_lock(trx.isolation(), s.autocommit() && !s.in_txn);
-                        crate::rel::exec::Exec::new(params, &env, Some(trx), plain).run_into(&q.plan, sink)
+                        let ex = crate::rel::exec::Exec::new(params, &env, Some(trx), plain);
+                        if q.calc_found_rows {
+                            ex.run_counted(&q.plan, sink)
+                        } else {
+                            ex.run_into(&q.plan, sink)
+                        }
                     })?
                 } else {
                     let env = Env { s: self };
-                    let n = crate::rel::exec::Exec::new(params, &env, None, None).run_into(&q.plan, sink)?;
+                    let ex = crate::rel::exec::Exec::new(params, &env, None, None);
+                    let n =
+                        if q.calc_found_rows { ex.run_counted(&q.plan, sink)? } else { ex.run_into(&q.plan, sink)? };
                     self.interrupted()?;
                     n
                 };

@@ -119,23 +119,37 @@ pub struct Window<'s> {
     left: usize,
     /// Rows sent.
     pub sent: u64,
+    /// SQL_CALC_FOUND_ROWS: rows past the window are still offered (and
+    /// counted, not sent); the scan does not stop at LIMIT.
+    count_all: bool,
+    /// Rows offered, inside the window or not.
+    pub offered: u64,
 }
 
 impl<'s> Window<'s> {
     pub fn new(sink: &'s mut dyn RowSink, offset: usize, limit: Option<usize>) -> Self {
-        Self { sink, skip: offset, left: limit.unwrap_or(usize::MAX), sent: 0 }
+        Self { sink, skip: offset, left: limit.unwrap_or(usize::MAX), sent: 0, count_all: false, offered: 0 }
     }
 
-    /// Nothing will be sent (LIMIT 0): the scan need not start.
+    /// Counts every row offered, the scan going on past LIMIT
+    /// (SQL_CALC_FOUND_ROWS).
+    pub fn counting(mut self, count_all: bool) -> Self {
+        self.count_all = count_all;
+        self
+    }
+
+    /// Nothing will be sent (LIMIT 0) nor counted: the scan need not
+    /// start.
     pub fn closed(&self) -> bool {
-        self.left == 0
+        self.left == 0 && !self.count_all
     }
 
     /// Offers the next row; `project` builds the output row from it if it
     /// is inside the window. `Ok(false)`: the window is full, stop.
     pub fn row(&mut self, project: impl FnOnce() -> Result<Vec<Value>>) -> Result<bool> {
+        self.offered += 1;
         if self.left == 0 {
-            return Ok(false);
+            return Ok(self.count_all);
         }
         if self.skip > 0 {
             self.skip -= 1;
@@ -144,7 +158,7 @@ impl<'s> Window<'s> {
         self.sink.row(project()?)?;
         self.sent += 1;
         self.left -= 1;
-        Ok(self.left > 0)
+        Ok(self.left > 0 || self.count_all)
     }
 }
 

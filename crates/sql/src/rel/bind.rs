@@ -67,6 +67,9 @@ pub(super) struct Level {
     pub(super) windows: Vec<super::window::Call>,
     /// The result types of the block's window functions, once bound.
     pub(super) window_meta: Vec<MetaType>,
+    /// Sources that are views, with the view's database (their columns
+    /// are named `db.view.column` in messages).
+    pub(super) view_dbs: Vec<(usize, String)>,
 }
 
 impl ColTypes for Level {
@@ -99,6 +102,8 @@ pub struct Binder<'r> {
     /// Whether some block reads a table (the statement needs a
     /// transaction).
     pub reads_tables: bool,
+    /// The first block ONLY_FULL_GROUP_BY refuses (`group_check`).
+    pub group_error: Option<SqlError>,
 }
 
 /// Numbers the `?` markers of `q` in text order (`?0`, `?1`, ...), since
@@ -121,11 +126,11 @@ pub fn number_params(q: &mut ast::Query) -> usize {
 }
 
 /// Binds `q` (its `?` markers numbered by [`number_params`]).
-pub fn bind_query(q: &ast::Query, resolver: &dyn Resolver) -> Result<(QueryPlan, bool)> {
+pub fn bind_query(q: &ast::Query, resolver: &dyn Resolver) -> Result<(QueryPlan, bool, Option<SqlError>)> {
     let mut b = Binder::new(resolver, false);
     let mut params = 0;
     let plan = b.query(q, &mut params)?;
-    Ok((plan, b.reads_tables))
+    Ok((plan, b.reads_tables, b.group_error))
 }
 
 /// Expressions equal by construction (the same slot or capture).
@@ -158,6 +163,32 @@ fn union_type(l: MetaType, r: MetaType) -> MetaType {
     }
 }
 
+/// The collations a plan's result columns compare by: a column's own, the
+/// default (utf8mb4_general_ci) for other expressions.
+pub(super) fn result_colls(plan: &QueryPlan) -> Vec<Collation> {
+    match plan {
+        QueryPlan::Select(b) => b.item_colls.clone(),
+        QueryPlan::SetOp(s) => s.colls.clone(),
+        QueryPlan::Recursive(r) => r.colls.clone(),
+    }
+}
+
+/// A set operation's column collations from its two sides', as MySQL and
+/// MariaDB aggregate them: of two columns of one character set, the
+/// binary collation wins (`utf8mb4_bin` UNION `utf8mb4_general_ci`
+/// compares by `utf8mb4_bin`), and a column's collation wins over a
+/// literal's or an expression's (which quire gives the default). Two
+/// explicit collations (`COLLATE`, 1267 when they differ) cannot occur:
+/// quire has no COLLATE in expressions.
+fn union_colls(l: &[Collation], r: &[Collation]) -> Vec<Collation> {
+    l.iter()
+        .zip(r)
+        .map(
+            |(&a, &b)| if a == Collation::Utf8mb4Bin || b == Collation::Utf8mb4Bin { Collation::Utf8mb4Bin } else { a },
+        )
+        .collect()
+}
+
 /// A block that yields no rows, `width` columns wide.
 fn empty_block(width: usize) -> Block {
     Block {
@@ -181,6 +212,7 @@ fn empty_block(width: usize) -> Block {
         limit: None,
         offset: None,
         lock: None,
+        fd: Default::default(),
     }
 }
 
@@ -251,6 +283,7 @@ impl<'r> Binder<'r> {
             views: Vec::new(),
             rights: None,
             reads_tables,
+            group_error: None,
         }
     }
 }
@@ -361,7 +394,7 @@ impl Binder<'_> {
                         c
                     })
                     .collect();
-                let colls = vec![Collation::Utf8mb4GeneralCi; columns.len()];
+                let colls = union_colls(&result_colls(&left), &result_colls(&right));
                 Ok(QueryPlan::SetOp(Box::new(SetOpPlan {
                     op,
                     all,
@@ -397,7 +430,7 @@ impl Binder<'_> {
                 Box::new(SetOpPlan {
                     op: SetOpKind::Union,
                     all: true,
-                    colls: vec![Collation::Utf8mb4GeneralCi; columns.len()],
+                    colls: result_colls(&other),
                     right: QueryPlan::Select(Box::new(empty_block(columns.len()))),
                     left: other,
                     columns,
@@ -409,6 +442,7 @@ impl Binder<'_> {
             }
         };
         let columns = s.columns.clone();
+        let colls = s.colls.clone();
         let ((order, limit, offset), _) = self.with_level(LevelKind::Barrier, |b| {
             b.with_level(LevelKind::Block, |b| {
                 let level = b.level();
@@ -422,7 +456,7 @@ impl Binder<'_> {
                     });
                     level.slot_meta.push(c.ty);
                     level.slot_types.push(None);
-                    level.slot_colls.push(Collation::Utf8mb4GeneralCi);
+                    level.slot_colls.push(colls.get(i).copied().unwrap_or(Collation::Utf8mb4GeneralCi));
                 }
                 let mut order = Vec::new();
                 if let Some(ob) = order_by {
@@ -443,7 +477,8 @@ impl Binder<'_> {
             })
             .map(|(r, _)| r)
         })?;
-        s.order_colls = vec![Collation::Utf8mb4GeneralCi; order.len()];
+        let order: Vec<(Expr, bool)> = order.into_iter().map(|(x, d)| (expr::with_collations(x, &colls), d)).collect();
+        s.order_colls = order.iter().map(|(x, _)| expr::key_collation(x, &colls)).collect();
         s.order = order;
         s.limit = limit;
         s.offset = offset;
@@ -604,7 +639,7 @@ impl Binder<'_> {
                         let qual = alias_name.unwrap_or(cte_name);
                         return self.derived_source(sources, plan, &qual, alias.as_ref());
                     }
-                    Some((cte_name, Cte::Working { id, columns, level })) => {
+                    Some((cte_name, Cte::Working { id, columns, colls, level })) => {
                         if self.levels.len() != level {
                             return Err(SqlError::new(
                                 3577,
@@ -615,11 +650,12 @@ impl Binder<'_> {
                         let qual = alias_name.unwrap_or(cte_name);
                         let cols = columns
                             .iter()
-                            .map(|c| {
+                            .zip(colls)
+                            .map(|(c, coll)| {
                                 let mut meta = c.clone();
                                 meta.table = qual.clone();
                                 meta.org_table = qual.clone();
-                                SlotCol { meta, ty: None, coll: Collation::Utf8mb4GeneralCi }
+                                SlotCol { meta, ty: None, coll }
                             })
                             .collect();
                         let i = self.add_source(sources, SourceKind::Working(id), &qual, cols)?;
@@ -678,17 +714,19 @@ impl Binder<'_> {
                 return Err(SqlError::new(1060, "42S21", format!("Duplicate column name '{n}'")));
             }
         }
+        let colls = result_colls(&plan);
         let cols: Vec<SlotCol> = plan
             .columns()
             .iter()
             .zip(&names)
-            .map(|(c, n)| {
+            .zip(colls)
+            .map(|((c, n), coll)| {
                 let mut meta = c.clone();
                 meta.name = n.clone();
                 meta.org_name = n.clone();
                 meta.table = qual.to_string();
                 meta.org_table = qual.to_string();
-                SlotCol { meta, ty: None, coll: Collation::Utf8mb4GeneralCi }
+                SlotCol { meta, ty: None, coll }
             })
             .collect();
         let i = self.add_source(sources, SourceKind::Derived(plan), qual, cols)?;
@@ -811,6 +849,8 @@ enum Cte {
     Working {
         id: usize,
         columns: Vec<ColMeta>,
+        /// The anchor's result collations.
+        colls: Vec<Collation>,
         level: usize,
     },
 }
@@ -863,7 +903,10 @@ impl Binder<'_> {
             }
         }
         let qual = alias.map(|a| a.name.value.clone()).unwrap_or_else(|| v.name.clone());
-        self.derived_source(sources, Arc::new(plan), &qual, alias)
+        let r = self.derived_source(sources, Arc::new(plan), &qual, alias)?;
+        let i = sources.len() - 1;
+        self.level().view_dbs.push((i, v.db.clone()));
+        Ok(r)
     }
 
     /// `WITH RECURSIVE name AS (anchor UNION [ALL] step)`.
@@ -900,14 +943,16 @@ impl Binder<'_> {
         self.next_recursive += 1;
         // The step's block sits under a barrier level and its own.
         let level = self.levels.len() + 2;
-        self.ctes.push((name.clone(), Cte::Working { id, columns: columns.clone(), level }));
+        // MySQL types a recursive CTE's columns by its anchor alone, their
+        // collations too.
+        let colls = result_colls(&anchor);
+        self.ctes.push((name.clone(), Cte::Working { id, columns: columns.clone(), colls: colls.clone(), level }));
         let step = self.with_level(LevelKind::Barrier, |b| b.set_body(right, params));
         self.ctes.pop();
         let step = step?.0;
         if step.columns().len() != columns.len() {
             return Err(SqlError::new(1222, "21000", "The used SELECT statements have a different number of columns"));
         }
-        let colls = vec![Collation::Utf8mb4GeneralCi; columns.len()];
         Ok(QueryPlan::Recursive(Box::new(super::RecursivePlan { id, anchor, step, distinct, columns, colls })))
     }
 }

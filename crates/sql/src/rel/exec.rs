@@ -63,6 +63,9 @@ pub struct Exec<'a> {
     working: RefCell<HashMap<usize, Rows>>,
     /// The keys of IN lists with `?` markers ([`Env::in_keys`]).
     in_keys: crate::inset::Memo,
+    /// The block or set operation (its address; 0: none) whose LIMIT
+    /// [`Exec::run_counted`] applies itself, after counting its rows.
+    uncut: std::cell::Cell<usize>,
 }
 
 impl<'a> Exec<'a> {
@@ -82,6 +85,7 @@ impl<'a> Exec<'a> {
             derived: RefCell::new(HashMap::new()),
             working: RefCell::new(HashMap::new()),
             in_keys: Default::default(),
+            uncut: std::cell::Cell::new(0),
         }
     }
 
@@ -117,7 +121,7 @@ impl<'a> Exec<'a> {
     /// are sent. Set operations and recursive CTEs are collected first.
     pub fn run_into(&self, plan: &QueryPlan, sink: &mut dyn RowSink) -> Result<u64> {
         match plan {
-            QueryPlan::Select(b) => self.block_into(b, &[], sink),
+            QueryPlan::Select(b) => self.block_into(b, &[], sink, false),
             _ => {
                 let rows = self.run(plan, &[])?;
                 let n = rows.len() as u64;
@@ -129,13 +133,56 @@ impl<'a> Exec<'a> {
         }
     }
 
+    /// SELECT SQL_CALC_FOUND_ROWS: [`Exec::run_into`], the rows the query
+    /// yields without its outermost LIMIT counted for FOUND_ROWS()
+    /// (`SessionEnv::found_rows_counted`): a block's window counts the
+    /// rows past LIMIT it does not send; a set operation is collected
+    /// whole and then cut.
+    pub fn run_counted(&self, plan: &QueryPlan, sink: &mut dyn RowSink) -> Result<u64> {
+        let (at, limit, offset) = match plan {
+            QueryPlan::Select(b) => return self.block_into(b, &[], sink, true),
+            QueryPlan::SetOp(s) => (&**s as *const SetOpPlan as usize, &s.limit, &s.offset),
+            QueryPlan::Recursive(_) => return Err(SqlError::internal("a recursive CTE as a statement")),
+        };
+        self.uncut.set(at);
+        let rows = self.run(plan, &[]);
+        self.uncut.set(0);
+        let rows = rows?;
+        self.session.found_rows_counted(rows.len() as u64);
+        let env = self.env(&[]);
+        let limit = limit_value(limit, &env)?;
+        let offset = limit_value(offset, &env)?.unwrap_or(0);
+        let mut n = 0;
+        for r in rows.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)) {
+            sink.row(r)?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// LIMIT and OFFSET of the set operation at `at`, unless
+    /// [`Exec::run_counted`] applies them.
+    fn cut(
+        &self,
+        at: usize,
+        limit: &Option<Expr>,
+        offset: &Option<Expr>,
+        env: &dyn Env,
+    ) -> Result<(Option<usize>, usize)> {
+        if self.uncut.get() == at {
+            return Ok((None, 0));
+        }
+        Ok((limit_value(limit, env)?, limit_value(offset, env)?.unwrap_or(0)))
+    }
+
     /// A block's rows into `sink`, `outer` being the values it captures;
-    /// returns how many it sent.
-    fn block_into(&self, b: &Block, outer: &[Value], sink: &mut dyn RowSink) -> Result<u64> {
+    /// returns how many it sent. `count`: SQL_CALC_FOUND_ROWS (every row
+    /// is offered to the window, which counts those past LIMIT).
+    fn block_into(&self, b: &Block, outer: &[Value], sink: &mut dyn RowSink, count: bool) -> Result<u64> {
         let mut env = self.env(outer);
         let limit = limit_value(&b.limit, &env)?;
         let offset = limit_value(&b.offset, &env)?.unwrap_or(0);
-        let mut window = Window::new(sink, offset, limit);
+        let mut window = Window::new(sink, offset, limit).counting(count);
         if window.closed() {
             return Ok(0);
         }
@@ -155,7 +202,7 @@ impl<'a> Exec<'a> {
             width: b.width,
         };
         let sorting = if b.order.is_empty() { SortLimits::default() } else { SortLimits::of(&env) };
-        let mut fin = Finisher::new(&spec, offset, limit, sorting);
+        let mut fin = Finisher::new(&spec, offset, if count { None } else { limit }, sorting);
         {
             let env = &env;
             let mut emit = |row: &mut Vec<Value>| -> Result<bool> {
@@ -169,6 +216,9 @@ impl<'a> Exec<'a> {
         let sorted = fin.finish(&mut env, &mut window)?;
         if !b.order.is_empty() {
             self.session.sorted(sorted);
+        }
+        if count {
+            self.session.found_rows_counted(window.offered);
         }
         Ok(window.sent)
     }
@@ -191,7 +241,7 @@ impl<'a> Exec<'a> {
 
     fn block(&self, b: &Block, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
         let mut rows = Collect::default();
-        self.block_into(b, outer, &mut rows)?;
+        self.block_into(b, outer, &mut rows, false)?;
         Ok(rows.rows)
     }
 
@@ -255,8 +305,7 @@ impl<'a> Exec<'a> {
                 .collect::<Result<Vec<_>>>()?;
             rows = sort_rows(keyed, &s.order, &s.order_colls).into_iter().map(|(r, _)| r).collect();
         }
-        let limit = limit_value(&s.limit, &env)?;
-        let offset = limit_value(&s.offset, &env)?.unwrap_or(0);
+        let (limit, offset) = self.cut(s as *const SetOpPlan as usize, &s.limit, &s.offset, &env)?;
         Ok(rows.into_iter().skip(offset).take(limit.unwrap_or(usize::MAX)).collect())
     }
 

@@ -201,6 +201,9 @@ pub struct Block {
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
     pub lock: Option<LockMode>,
+    /// Which columns determine which (ONLY_FULL_GROUP_BY; also read by
+    /// the blocks that use this one as a derived table).
+    pub fd: crate::group_check::Fd,
 }
 
 /// A subquery of an expression: its plan and what it reads of the rows
@@ -224,13 +227,18 @@ pub struct Compiled {
     pub reads_tables: bool,
     /// Number of `?` markers.
     pub params: usize,
+    /// What ONLY_FULL_GROUP_BY refuses in some block (`group_check`).
+    pub group_error: Option<crate::error::SqlError>,
+    /// SELECT SQL_CALC_FOUND_ROWS (`Exec::run_counted`).
+    pub calc_found_rows: bool,
 }
 
 /// Binds and plans `q`.
 pub fn compile(mut q: ast::Query, r: &dyn crate::query::Resolver) -> crate::error::Result<Compiled> {
+    let calc_found_rows = crate::query::calc_found_rows(&q)?;
     let params = bind::number_params(&mut q);
-    let (plan, reads_tables) = bind::bind_query(&q, r)?;
-    Ok(Compiled { plan, reads_tables, params })
+    let (plan, reads_tables, group_error) = bind::bind_query(&q, r)?;
+    Ok(Compiled { plan, reads_tables, params, group_error, calc_found_rows })
 }
 
 /// Whether a query needs this engine rather than `query.rs`'s

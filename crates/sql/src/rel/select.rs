@@ -7,9 +7,10 @@ use quire_engine::txn::lock::LockMode;
 use sqlparser::ast;
 
 use super::bind::{position, Binder, LevelKind, NamedCol, Tree};
-use super::{join, rollup, Block, JoinKind};
+use super::{join, rollup, Block, JoinKind, Source, SourceKind};
 use crate::error::{Result, SqlError};
 use crate::expr::{self, any_expr, Agg, Expr};
+use crate::group_check::{self, Fd, FdKind, FdSource};
 use crate::plan::{and_terms, infer, ColMeta, ColTypes, MetaType};
 use crate::query::display_name;
 
@@ -194,6 +195,20 @@ impl Binder<'_> {
         if misplaced {
             return Err(rollup::misplaced_grouping());
         }
+        let fd = self.block_fd(&sources, tree.as_ref(), filter.as_ref());
+        if self.group_error.is_none() {
+            self.group_error = group_check::check(&group_check::Grouped {
+                fd: &fd,
+                items: &proj.exprs,
+                aggs: &aggs,
+                group_by: &group_by,
+                rollup,
+                having: having.as_ref(),
+                order: &order,
+                distinct,
+            });
+        }
+        let level = self.levels.last().expect("the block's level");
         let mut exprs = proj.exprs;
         let mut having = having;
         if rollup {
@@ -245,7 +260,54 @@ impl Binder<'_> {
             limit,
             offset,
             lock,
+            fd,
         })
+    }
+
+    /// What the block's sources, WHERE and inner joins' ON say about
+    /// which columns determine which (`group_check`).
+    fn block_fd(&self, sources: &[Source], tree: Option<&Tree>, filter: Option<&Expr>) -> Fd {
+        let level = self.levels.last().expect("the block's level");
+        let mut fd = Fd::default();
+        for (i, s) in sources.iter().enumerate() {
+            let kind = match &s.kind {
+                SourceKind::Table(t) => {
+                    fd.table(t, s.offset, &s.name);
+                    continue;
+                }
+                SourceKind::Derived(p) => FdKind::Derived(p.clone()),
+                SourceKind::Working(_) => FdKind::Opaque,
+            };
+            let prefix = match level.view_dbs.iter().find(|(k, _)| *k == i) {
+                Some((_, db)) => format!("{db}.{}", s.name),
+                None => s.name.clone(),
+            };
+            let names = (s.offset..s.offset + s.width)
+                .map(|slot| {
+                    let c = level.cols.iter().find(|c| matches!(c.expr, Expr::Col(k) if k == slot));
+                    format!("{prefix}.{}", c.map_or("?", |c| c.name.as_str()))
+                })
+                .collect();
+            fd.sources.push(FdSource { offset: s.offset, width: s.width, kind, names });
+        }
+        if let Some(f) = filter {
+            fd.add_cond(f);
+        }
+        fn inner_on(t: &Tree, fd: &mut Fd) {
+            if let Tree::Join { kind, left, right, on, .. } = t {
+                inner_on(left, fd);
+                // The weak side of an outer join: its equalities do not
+                // hold on the NULL-extended rows.
+                if *kind == JoinKind::Inner {
+                    on.iter().for_each(|x| fd.add_cond(x));
+                    inner_on(right, fd);
+                }
+            }
+        }
+        if let Some(t) = tree {
+            inner_on(t, &mut fd);
+        }
+        fd
     }
 
     /// Result metadata of a select item: a column's own, or a computed one.
