@@ -173,34 +173,35 @@ impl BTree {
     }
 
     /// Estimated entries with keys in [`lower`, `upper`] (InnoDB's
-    /// `btr_estimate_n_rows_in_range`): the tree is descended to each end.
-    /// Both ends in one leaf: the entries between them, exactly. Else each
-    /// end's position is taken as a fraction of the key space (its index
-    /// among its node's children at every level, then among the leaf's
-    /// entries), and the difference scales the tree's entries, estimated
-    /// as the product of the fan-outs met on the way down.
-    /// `None`: the tree changed under every attempt.
+    /// `btr_estimate_n_rows_in_range`): the tree is descended to each end,
+    /// noting at every level the node's size and the end's place in it.
+    /// Both ends in one leaf: the entries between them, exactly. Else, at
+    /// the node where the two paths part, the whole subtrees between them
+    /// count at the average subtree size (from the node sizes seen on both
+    /// paths), and below it each end adds the subtrees beside its path
+    /// (right of the lower end, left of the upper end) and its leaf's
+    /// entries up to the end. `None`: the tree changed under every attempt.
     pub fn estimate_range(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Result<Option<u64>> {
         for _ in 0..RETRIES {
-            let (Some(lo), Some(hi)) = (self.position(lower, true)?, self.position(upper, false)?) else {
+            let (Some(lo), Some(hi)) = (self.path_to(lower, true)?, self.path_to(upper, false)?) else {
                 continue;
             };
-            if lo.leaf == hi.leaf {
-                return Ok(Some(hi.index.saturating_sub(lo.index) as u64));
+            if lo.len() != hi.len() {
+                continue; // the root split between the descents
             }
-            let entries = (lo.fanout_product + hi.fanout_product) / 2.0;
-            return Ok(Some(((hi.fraction - lo.fraction).max(0.0) * entries).round() as u64));
+            let leaf_mean = self.mean_leaf_size(&lo, &hi)?;
+            return Ok(Some(estimate_between(&lo, &hi, leaf_mean)));
         }
         Ok(None)
     }
 
-    /// Where `bound` falls: descends along it, keeping the fraction of
-    /// the key space before it. `low`: it starts a range (its key is
-    /// inside unless excluded); else it ends one. `None`: a page moved.
-    fn position(&self, bound: Bound<&[u8]>, low: bool) -> Result<Option<Position>> {
+    /// The path to `bound`, root first. `low`: it starts a range (a key
+    /// equal to it is inside unless excluded); else it ends one. `None`: a
+    /// page moved under the descent.
+    fn path_to(&self, bound: Bound<&[u8]>, low: bool) -> Result<Option<Vec<Step>>> {
         let mut page_no = self.root.page_no;
-        let (mut fraction, mut width, mut fanout_product) = (0f64, 1f64, 1f64);
         let mut expect = None;
+        let mut path = Vec::new();
         loop {
             let id = self.pid(page_no);
             let g = self.pool.fix_shared(id)?;
@@ -229,33 +230,109 @@ impl BTree {
                         i + (found && low) as usize
                     }
                 };
-                fanout_product *= n.max(1) as f64;
-                fraction += width * index as f64 / n.max(1) as f64;
-                return Ok(Some(Position { leaf: page_no, index, fraction, fanout_product }));
+                path.push(Step { page: page_no, size: n, at: index });
+                return Ok(Some(path));
             }
             let ci = match bound {
                 Bound::Unbounded if low => -1,
                 Bound::Unbounded => n as isize - 1,
                 Bound::Included(k) | Bound::Excluded(k) => node::child_for(p, k).map_err(corrupt)?.1,
             };
-            let children = (n + 1) as f64;
-            fanout_product *= children;
-            width /= children;
-            fraction += width * (ci + 1) as f64;
+            path.push(Step { page: page_no, size: n + 1, at: (ci + 1) as usize });
             page_no = node::child_at(p, ci).map_err(corrupt)?;
             expect = Some(level - 1);
         }
     }
 }
 
-/// One end of a range estimate.
-struct Position {
-    leaf: u32,
-    /// Entries of the leaf before the end.
-    index: usize,
-    /// Share of the key space before the end.
-    fraction: f64,
-    /// Product of the node sizes on the path: the tree's entries as seen
-    /// from it.
-    fanout_product: f64,
+impl BTree {
+    /// The mean entries of leaves inside the range: up to
+    /// [`LEAVES_READ`] leaves beside the two paths' last inner nodes, with
+    /// the two end leaves. A leaf at a range's end is often fuller than
+    /// those inside it (splits leave half-full leaves behind), so the ends
+    /// alone would overcount.
+    fn mean_leaf_size(&self, lo: &[Step], hi: &[Step]) -> Result<f64> {
+        let leaf = lo.len() - 1;
+        let (mut sum, mut n) = ((lo[leaf].size + hi[leaf].size) as f64, 2.0);
+        if leaf == 0 || lo[leaf].page == hi[leaf].page {
+            return Ok(sum / n);
+        }
+        let parent = leaf - 1;
+        let mut pages = Vec::new();
+        for (step, right) in [(&lo[parent], true), (&hi[parent], false)] {
+            if let Some(Read::Inner { children, .. }) = self.read_node(step.page, Some(1), false)? {
+                let beside: Vec<u32> = if right {
+                    children.iter().skip(step.at + 1).copied().collect()
+                } else {
+                    children.iter().take(step.at).copied().collect()
+                };
+                let same_node = lo[parent].page == hi[parent].page;
+                let beside = if same_node && right {
+                    // One node: the children strictly between the ends.
+                    children.iter().take(hi[parent].at).skip(step.at + 1).copied().collect()
+                } else if same_node {
+                    Vec::new()
+                } else {
+                    beside
+                };
+                let stride = (beside.len() / (LEAVES_READ / 2)).max(1);
+                pages.extend(beside.into_iter().step_by(stride).take(LEAVES_READ / 2));
+            }
+        }
+        for page_no in pages {
+            let g = self.pool.fix_shared(self.pid(page_no))?;
+            let p = g.data();
+            if page::page_type(p) == Some(PageType::BTreeNode) && node::index_id(p) == self.index_id && node::is_leaf(p)
+            {
+                sum += node::count(p) as f64;
+                n += 1.0;
+            }
+        }
+        Ok(sum / n)
+    }
+}
+
+/// Leaves inside a range read to learn their mean size.
+const LEAVES_READ: usize = 8;
+
+/// One node on the path to a range's end.
+struct Step {
+    page: u32,
+    /// Children (inner node) or entries (leaf).
+    size: usize,
+    /// The child taken (0 = leftmost), or in a leaf the entries before
+    /// the end.
+    at: usize,
+}
+
+/// See [`BTree::estimate_range`]. REQUIRES: paths of equal length.
+fn estimate_between(lo: &[Step], hi: &[Step], leaf_mean: f64) -> u64 {
+    let leaf = lo.len() - 1;
+    // Entries under a node at each depth, from the mean node sizes.
+    let mut under = vec![1f64; lo.len() + 1];
+    for d in (0..lo.len()).rev() {
+        let size = if d == leaf { leaf_mean } else { (lo[d].size + hi[d].size) as f64 / 2.0 };
+        under[d] = under[d + 1] * size;
+    }
+    let Some(part) = (0..lo.len()).find(|&d| lo[d].page != hi[d].page || lo[d].at != hi[d].at || d == leaf) else {
+        return 0;
+    };
+    if lo[part].page != hi[part].page {
+        // The paths never shared a node below the root's: inconsistent
+        // (a concurrent change); fall back to the leaves alone.
+        return (lo[leaf].size - lo[leaf].at + hi[leaf].at) as u64;
+    }
+    if part == leaf {
+        return hi[leaf].at.saturating_sub(lo[leaf].at) as u64;
+    }
+    if hi[part].at < lo[part].at {
+        return 0;
+    }
+    let mut rows = (hi[part].at - lo[part].at - 1) as f64 * under[part + 1];
+    for d in part + 1..leaf {
+        rows += (lo[d].size - lo[d].at - 1) as f64 * under[d + 1];
+        rows += hi[d].at as f64 * under[d + 1];
+    }
+    rows += (lo[leaf].size - lo[leaf].at.min(lo[leaf].size)) as f64 + hi[leaf].at as f64;
+    rows.round() as u64
 }
