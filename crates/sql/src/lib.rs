@@ -19,6 +19,7 @@
 pub mod admin;
 pub mod catalog;
 pub mod check;
+pub mod cost;
 pub mod ddl;
 pub mod depth;
 pub mod diag;
@@ -37,6 +38,7 @@ pub mod rel;
 pub mod session;
 pub mod set_transaction;
 pub mod sink;
+pub mod statistics;
 pub mod status;
 pub mod store;
 pub mod sysvars;

@@ -114,6 +114,10 @@ impl Shared {
             server_status: std::sync::OnceLock::new(),
         });
         let _ = s.stats.started.set(std::time::Instant::now());
+        if let Err(e) = crate::statistics::persist::create_tables(&s.engine) {
+            tracing::warn!("creating the statistics tables: {}", e.message);
+        }
+        crate::statistics::spawn_auto_recalc(&s);
         s
     }
 
@@ -356,6 +360,7 @@ impl Resolver for SessionResolver<'_> {
             }
             Err(e) => return Err(admin::open_error(e, &db, &table)),
         };
+        crate::statistics::ensure(self.shared, &db, &table, &t);
         Ok(TableRef::new(&db, &table, alias, t))
     }
 
