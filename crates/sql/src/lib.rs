@@ -25,6 +25,7 @@ pub mod depth;
 pub mod diag;
 pub mod dml;
 pub mod error;
+pub mod explain;
 pub mod expr;
 pub mod func;
 pub mod hints;

@@ -162,6 +162,8 @@ pub enum Plan {
     Other(Box<ast::Statement>),
     /// Statements quire parses itself (users, grants, SHOW WARNINGS ...).
     Admin(admin::AdminStmt),
+    /// EXPLAIN of a compiled statement (`explain/`).
+    Explain(Box<crate::explain::ExplainPlan>),
 }
 
 pub struct Compiled {
@@ -191,6 +193,7 @@ impl Compiled {
                     | S::Use(_)
             ),
             Plan::Admin(a) => a.uses_tables(),
+            Plan::Explain(_) => true,
         }
     }
 
@@ -200,6 +203,7 @@ impl Compiled {
             Plan::Query(q) => q.plan.columns().to_vec(),
             Plan::Other(s) => admin::columns_of(s),
             Plan::Admin(a) => a.columns(),
+            Plan::Explain(_) => crate::explain::columns(),
             _ => vec![],
         }
     }
@@ -671,6 +675,16 @@ impl Session {
                 let p = dml::compile_delete(&d, &r)?;
                 let n = p.params;
                 (Plan::Delete(p), n)
+            }
+            ast::Statement::Explain { analyze, format, statement, .. } => {
+                crate::explain::check_options(analyze, format.as_ref())?;
+                let inner = self.compile(*statement)?;
+                match inner.plan {
+                    p @ (Plan::Select(_) | Plan::Query(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_)) => {
+                        (Plan::Explain(Box::new(crate::explain::ExplainPlan { inner: p })), inner.params)
+                    }
+                    _ => return Err(SqlError::unsupported("EXPLAIN of this statement")),
+                }
             }
             other => (Plan::Other(Box::new(other)), 0),
         };
@@ -1187,6 +1201,11 @@ impl Session {
             Plan::Admin(a) => {
                 let o = self.run_admin(a)?;
                 deliver(o, sink)
+            }
+            Plan::Explain(e) => {
+                let ctx = Ctx { params, aggs: vec![], session: &Env { s: self }, in_keys: Default::default() };
+                let rows = crate::explain::rows(e, &ctx)?;
+                deliver(Output::Rows { columns: crate::explain::columns(), rows }, sink)
             }
         }
     }

@@ -65,10 +65,10 @@ fn wants_stats(db: &str) -> bool {
 pub fn recalc(shared: &Shared, db: &str, name: &str, t: &Table) -> Result<Arc<TableStats>> {
     let cfg = settings(shared);
     let st = Arc::new(t.analyze(cfg.sample_pages, seed())?);
+    t.set_stats(Some(st.clone()));
     if cfg.persistent {
         persist::save(&shared.engine, db, name, &st)?;
     }
-    t.set_stats(Some(st.clone()));
     Ok(st)
 }
 

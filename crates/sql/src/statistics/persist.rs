@@ -15,8 +15,11 @@
 //! first NN columns; description: the column names joined by `,`, sample
 //! size: leaf pages read), `n_leaf_pages` and `size` (sample size NULL).
 //! A table's rows are replaced in one transaction, so a crash leaves the
-//! old statistics or the new ones. Names compare as bytes (MySQL's
-//! utf8mb3_bin).
+//! old statistics or the new ones. Database and table names compare as
+//! bytes (MySQL's utf8mb3_bin), index and statistic names without case
+//! (as MySQL compares index names). `table_name` is VARCHAR(64), not
+//! MySQL's 199 (room for partition suffixes quire does not have): the
+//! primary keys must fit a key of the smallest page size (4 KiB).
 
 use std::ops::Bound;
 
@@ -35,6 +38,10 @@ fn name_col(name: &str, len: u32) -> Column {
     Column::new(name, ColumnType::Varchar { len }).not_null().collation(Collation::Utf8mb4Bin)
 }
 
+fn ci_col(name: &str, len: u32) -> Column {
+    Column::new(name, ColumnType::Varchar { len }).not_null()
+}
+
 fn count_col(name: &str) -> Column {
     Column::new(name, ColumnType::BigInt { unsigned: true }).not_null()
 }
@@ -49,7 +56,7 @@ pub fn create_tables(engine: &Engine) -> Result<()> {
     if !names.iter().any(|n| n == TABLE_STATS) {
         let columns = vec![
             name_col("database_name", 64),
-            name_col("table_name", 199),
+            name_col("table_name", 64),
             last_update(),
             count_col("n_rows"),
             count_col("clustered_index_size"),
@@ -60,13 +67,13 @@ pub fn create_tables(engine: &Engine) -> Result<()> {
     if !names.iter().any(|n| n == INDEX_STATS) {
         let columns = vec![
             name_col("database_name", 64),
-            name_col("table_name", 199),
-            name_col("index_name", 64),
+            name_col("table_name", 64),
+            ci_col("index_name", 64),
             last_update(),
-            name_col("stat_name", 64),
+            ci_col("stat_name", 64),
             count_col("stat_value"),
             Column::new("sample_size", ColumnType::BigInt { unsigned: true }),
-            name_col("stat_description", 1024),
+            ci_col("stat_description", 1024),
         ];
         engine.create_table(INDEX_STATS, TableSchema { columns, primary_key: vec![0, 1, 2, 4], indexes: vec![] })?;
     }
