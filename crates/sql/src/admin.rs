@@ -64,6 +64,8 @@ pub enum AdminStmt {
     Shutdown,
     /// CHECK TABLE (`check.rs`): (database, table) names.
     CheckTable(crate::check::TableNames),
+    /// ANALYZE TABLE (`statistics/analyze.rs`): (database, table) names.
+    AnalyzeTable(crate::check::TableNames),
 }
 
 impl AdminStmt {
@@ -102,7 +104,7 @@ impl AdminStmt {
             AdminStmt::ShowCharset => text_columns(&["Charset", "Description", "Default collation", "Maxlen"]),
             AdminStmt::ShowCollation => text_columns(&["Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"]),
             AdminStmt::ShowProcesslist { .. } => crate::kill::processlist_columns(),
-            AdminStmt::CheckTable(_) => crate::check::columns(),
+            AdminStmt::CheckTable(_) | AdminStmt::AnalyzeTable(_) => crate::check::columns(),
             _ => vec![],
         }
     }
@@ -184,6 +186,9 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
     let w = |i: usize, s: &str| word(t.get(i), s);
     if let Some(tables) = crate::check::parse(&t)? {
         return Ok(Some(AdminStmt::CheckTable(tables)));
+    }
+    if let Some(tables) = crate::statistics::analyze::parse(&t)? {
+        return Ok(Some(AdminStmt::AnalyzeTable(tables)));
     }
     if w(0, "SHUTDOWN") && t.len() == 1 {
         return Ok(Some(AdminStmt::Shutdown));
@@ -332,6 +337,7 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
     };
     match a {
         AdminStmt::CheckTable(tables) => crate::check::run(s, tables),
+        AdminStmt::AnalyzeTable(tables) => crate::statistics::analyze::run(s, tables),
         AdminStmt::CreateUser { name, password, if_not_exists } => {
             if !may_admin {
                 return Err(denied());
@@ -614,6 +620,7 @@ pub fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<Output> {
         let schema = tab.schema();
         std::mem::drop(tab);
         s.engine().drop_table(&full)?;
+        crate::statistics::forget(&s.shared, &db, &table);
         s.engine().create_table(&full, schema)?;
     }
     Ok(Output::ok())
@@ -633,7 +640,7 @@ pub fn drop(
                 let (db, t) = split_name(s, n)?;
                 check_access(s, &db).or_else(|e| if if_exists && e.code == 1049 { Ok(()) } else { Err(e) })?;
                 match s.engine().drop_table(&format!("{db}/{t}")) {
-                    Ok(()) => {}
+                    Ok(()) => crate::statistics::forget(&s.shared, &db, &t),
                     Err(quire_engine::Error::NoSuchTable(_)) => missing.push(format!("{db}.{t}")),
                     Err(e) => return Err(e.into()),
                 }

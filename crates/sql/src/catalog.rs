@@ -281,6 +281,11 @@ impl Catalog {
         let tables: Vec<String> = self.engine.table_names().into_iter().filter(|t| t.starts_with(&prefix)).collect();
         for t in &tables {
             self.engine.drop_table(t)?;
+            if let Some((d, n)) = t.split_once('/') {
+                if let Err(e) = crate::statistics::persist::delete(&self.engine, d, n) {
+                    tracing::warn!("deleting the statistics of {d}.{n}: {}", e.message);
+                }
+            }
         }
         let views: Vec<String> = self.views_in(db);
         for v in &views {

@@ -36,6 +36,23 @@ pub fn parse(t: &[String]) -> Result<Option<TableNames>> {
     if !(w(0, "CHECK") && (w(1, "TABLE") || w(1, "TABLES"))) {
         return Ok(None);
     }
+    let (tables, mut i) = table_list(t, 2)?;
+    while i < t.len() {
+        if OPTIONS.iter().any(|o| w(i, o)) {
+            i += 1;
+        } else if w(i, "FOR") && w(i + 1, "UPGRADE") {
+            i += 2;
+        } else {
+            return Err(SqlError::syntax(format!("near '{}'", t[i..].join(" "))));
+        }
+    }
+    Ok(Some(tables))
+}
+
+/// A list of table names `t [, db.t2 ...]` starting at token `i`: the
+/// names and the index of the token after the list (CHECK TABLE, ANALYZE
+/// TABLE).
+pub(crate) fn table_list(t: &[String], mut i: usize) -> Result<(TableNames, usize)> {
     let name = |i: usize| -> Result<String> {
         let x = t.get(i).ok_or_else(|| SqlError::syntax("a table name was expected"))?;
         if x.len() == 1 && !x.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$') {
@@ -44,7 +61,6 @@ pub fn parse(t: &[String]) -> Result<Option<TableNames>> {
         Ok(x.trim_start_matches('\u{1}').to_string())
     };
     let mut tables = Vec::new();
-    let mut i = 2;
     loop {
         let first = name(i)?;
         i += 1;
@@ -60,16 +76,7 @@ pub fn parse(t: &[String]) -> Result<Option<TableNames>> {
         }
         break;
     }
-    while i < t.len() {
-        if OPTIONS.iter().any(|o| w(i, o)) {
-            i += 1;
-        } else if w(i, "FOR") && w(i + 1, "UPGRADE") {
-            i += 2;
-        } else {
-            return Err(SqlError::syntax(format!("near '{}'", t[i..].join(" "))));
-        }
-    }
-    Ok(Some(tables))
+    Ok((tables, i))
 }
 
 pub fn columns() -> Vec<ColMeta> {

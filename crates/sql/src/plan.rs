@@ -217,62 +217,94 @@ pub fn is_constant(e: &Expr) -> bool {
 /// computable before the table is read, e.g. from the tables joined
 /// before it); the bounds are evaluated on that wider row.
 pub fn choose_access_at(t: &TableRef, offset: usize, terms: &[&Expr], avail: &dyn Fn(&Expr) -> bool) -> Access {
-    // Every primary key column bound by equality: a point read.
+    // Every primary key column bound by equality: a point read, chosen
+    // without consulting statistics (the OLTP hot path).
+    if let Some(point) = point_access(t, offset, terms, avail) {
+        return point;
+    }
+    crate::cost::cheapest(t, candidate_accesses(t, offset, terms, avail))
+}
+
+/// A point read when equality binds every primary key column.
+fn point_access(t: &TableRef, offset: usize, terms: &[&Expr], avail: &dyn Fn(&Expr) -> bool) -> Option<Access> {
     let pk = &t.schema.primary_key;
     let eqs: Vec<Option<Expr>> = pk.iter().map(|&c| bounds_for(terms, offset + c, avail).eq).collect();
-    if !pk.is_empty() && eqs.iter().all(Option::is_some) {
-        return Access::Point(eqs.into_iter().flatten().collect());
-    }
+    (!pk.is_empty() && eqs.iter().all(Option::is_some)).then(|| Access::Point(eqs.into_iter().flatten().collect()))
+}
+
+/// Every index access the terms allow, one per index at most, primary key
+/// first then the secondary indexes in order (the fixed ranking); a point
+/// read first when there is one. For EXPLAIN's `possible_keys`, and for
+/// the cost model to choose from.
+pub fn candidate_accesses(t: &TableRef, offset: usize, terms: &[&Expr], avail: &dyn Fn(&Expr) -> bool) -> Vec<Access> {
+    let mut out: Vec<Access> = point_access(t, offset, terms, avail).into_iter().collect();
     let mut candidates = vec![IndexRef::Primary];
     candidates.extend((0..t.schema.indexes.len()).map(IndexRef::Secondary));
     for index in candidates {
-        let cols = t.index_columns(index);
-        let Some(&first) = cols.first() else { continue };
-        // Equality on a prefix, then a range on the next column.
-        let mut prefix = Vec::new();
-        for &c in cols {
-            match bounds_for(terms, offset + c, avail).eq {
-                Some(v) => prefix.push(v),
-                None => break,
+        if let Some(a) = index_access(t, index, offset, terms, avail) {
+            if !(index == IndexRef::Primary && matches!(out.first(), Some(Access::Point(_)))) {
+                out.push(a);
             }
-        }
-        if !prefix.is_empty() {
-            let next = cols.get(prefix.len()).map(|&c| bounds_for(terms, offset + c, avail));
-            let (mut lo, mut hi) = (prefix.clone(), prefix.clone());
-            let (mut lo_inc, mut hi_inc) = (true, true);
-            if let Some(nb) = next {
-                if let Some((v, inc)) = nb.lo {
-                    lo.push(v);
-                    lo_inc = inc;
-                }
-                if let Some((v, inc)) = nb.hi {
-                    hi.push(v);
-                    hi_inc = inc;
-                }
-            }
-            let lo = if lo_inc { Bound::Included(lo) } else { Bound::Excluded(lo) };
-            let hi = if hi_inc { Bound::Included(hi) } else { Bound::Excluded(hi) };
-            return Access::Range { index, lo, hi };
-        }
-        let b = bounds_for(terms, offset + first, avail);
-        if let Some(list) = b.list {
-            return Access::Points { index, keys: list };
-        }
-        if b.lo.is_some() || b.hi.is_some() {
-            let lo = match b.lo {
-                Some((v, true)) => Bound::Included(vec![v]),
-                Some((v, false)) => Bound::Excluded(vec![v]),
-                None => Bound::Unbounded,
-            };
-            let hi = match b.hi {
-                Some((v, true)) => Bound::Included(vec![v]),
-                Some((v, false)) => Bound::Excluded(vec![v]),
-                None => Bound::Unbounded,
-            };
-            return Access::Range { index, lo, hi };
         }
     }
-    Access::Full
+    out
+}
+
+/// The access `index` gives: equality on a prefix of its columns then a
+/// range on the next, IN on its first column, or a range on its first.
+fn index_access(
+    t: &TableRef,
+    index: IndexRef,
+    offset: usize,
+    terms: &[&Expr],
+    avail: &dyn Fn(&Expr) -> bool,
+) -> Option<Access> {
+    let cols = t.index_columns(index);
+    let &first = cols.first()?;
+    // Equality on a prefix, then a range on the next column.
+    let mut prefix = Vec::new();
+    for &c in cols {
+        match bounds_for(terms, offset + c, avail).eq {
+            Some(v) => prefix.push(v),
+            None => break,
+        }
+    }
+    if !prefix.is_empty() {
+        let next = cols.get(prefix.len()).map(|&c| bounds_for(terms, offset + c, avail));
+        let (mut lo, mut hi) = (prefix.clone(), prefix.clone());
+        let (mut lo_inc, mut hi_inc) = (true, true);
+        if let Some(nb) = next {
+            if let Some((v, inc)) = nb.lo {
+                lo.push(v);
+                lo_inc = inc;
+            }
+            if let Some((v, inc)) = nb.hi {
+                hi.push(v);
+                hi_inc = inc;
+            }
+        }
+        let lo = if lo_inc { Bound::Included(lo) } else { Bound::Excluded(lo) };
+        let hi = if hi_inc { Bound::Included(hi) } else { Bound::Excluded(hi) };
+        return Some(Access::Range { index, lo, hi });
+    }
+    let b = bounds_for(terms, offset + first, avail);
+    if let Some(list) = b.list {
+        return Some(Access::Points { index, keys: list });
+    }
+    if b.lo.is_some() || b.hi.is_some() {
+        let lo = match b.lo {
+            Some((v, true)) => Bound::Included(vec![v]),
+            Some((v, false)) => Bound::Excluded(vec![v]),
+            None => Bound::Unbounded,
+        };
+        let hi = match b.hi {
+            Some((v, true)) => Bound::Included(vec![v]),
+            Some((v, false)) => Bound::Excluded(vec![v]),
+            None => Bound::Unbounded,
+        };
+        return Some(Access::Range { index, lo, hi });
+    }
+    None
 }
 
 /// What type inference knows of the columns an expression reads

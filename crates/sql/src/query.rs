@@ -317,8 +317,8 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
 /// (WINDOW, WITH ROLLUP and window functions send a query to `rel`,
 /// which binds them.)
 /// (HIGH_PRIORITY, SQL_SMALL_RESULT, SQL_NO_CACHE ... are hints; a
-/// leading STRAIGHT_JOIN keeps nothing in order yet, which changes no
-/// result.)
+/// leading STRAIGHT_JOIN keeps the general engine's join order as
+/// written, `rel/select.rs`.)
 pub(crate) fn check_select_clauses(sel: &ast::Select) -> Result<()> {
     let refuse = |what: &str| Err(SqlError::unsupported(what));
     if sel.into.is_some() {

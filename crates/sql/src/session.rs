@@ -117,6 +117,10 @@ impl Shared {
             server_status: std::sync::OnceLock::new(),
         });
         let _ = s.stats.started.set(std::time::Instant::now());
+        if let Err(e) = crate::statistics::persist::create_tables(&s.engine) {
+            tracing::warn!("creating the statistics tables: {}", e.message);
+        }
+        crate::statistics::spawn_auto_recalc(&s);
         s
     }
 
@@ -161,6 +165,8 @@ pub enum Plan {
     Other(Box<ast::Statement>),
     /// Statements quire parses itself (users, grants, SHOW WARNINGS ...).
     Admin(admin::AdminStmt),
+    /// EXPLAIN of a compiled statement (`explain/`).
+    Explain(Box<crate::explain::ExplainPlan>),
 }
 
 pub struct Compiled {
@@ -190,6 +196,7 @@ impl Compiled {
                     | S::Use(_)
             ),
             Plan::Admin(a) => a.uses_tables(),
+            Plan::Explain(_) => true,
         }
     }
 
@@ -199,6 +206,7 @@ impl Compiled {
             Plan::Query(q) => q.plan.columns().to_vec(),
             Plan::Other(s) => admin::columns_of(s),
             Plan::Admin(a) => a.columns(),
+            Plan::Explain(_) => crate::explain::columns(),
             _ => vec![],
         }
     }
@@ -377,6 +385,7 @@ impl Resolver for SessionResolver<'_> {
             }
             Err(e) => return Err(admin::open_error(e, &db, &table)),
         };
+        crate::statistics::ensure(self.shared, &db, &table, &t);
         Ok(TableRef::new(&db, &table, alias, t))
     }
 
@@ -750,6 +759,16 @@ impl Session {
                 let p = dml::compile_delete(&d, &r)?;
                 let n = p.params;
                 (Plan::Delete(p), n)
+            }
+            ast::Statement::Explain { analyze, format, statement, .. } => {
+                crate::explain::check_options(analyze, format.as_ref())?;
+                let inner = self.compile(*statement)?;
+                match inner.plan {
+                    p @ (Plan::Select(_) | Plan::Query(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_)) => {
+                        (Plan::Explain(Box::new(crate::explain::ExplainPlan { inner: p })), inner.params)
+                    }
+                    _ => return Err(SqlError::unsupported("EXPLAIN of this statement")),
+                }
             }
             other => (Plan::Other(Box::new(other)), 0),
         };
@@ -1280,6 +1299,11 @@ impl Session {
             Plan::Admin(a) => {
                 let o = self.run_admin(a)?;
                 deliver(o, sink)
+            }
+            Plan::Explain(e) => {
+                let ctx = Ctx { params, aggs: vec![], session: &Env { s: self }, in_keys: Default::default() };
+                let rows = crate::explain::rows(e, &ctx)?;
+                deliver(Output::Rows { columns: crate::explain::columns(), rows }, sink)
             }
         }
     }

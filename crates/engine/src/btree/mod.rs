@@ -21,6 +21,7 @@
 //! new child, and a root with a single child absorbs it.
 
 pub mod cursor;
+pub mod estimate;
 pub mod node;
 pub mod overflow;
 pub(crate) mod write;

@@ -178,6 +178,42 @@ fn rest_below_spaces(rest: &[u8], pad: &[u8]) -> bool {
     false
 }
 
+/// The length of `c`'s encoding at the start of `bytes` (every encoding
+/// is self-delimiting), or `None` if `bytes` ends inside it. Used to cut a
+/// composite key into column prefixes (index statistics).
+pub fn encoded_len(c: &Column, bytes: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    if c.nullable {
+        match bytes.first()? {
+            0 => return Some(1),
+            _ => at = 1,
+        }
+    }
+    let fixed = match c.ty {
+        t if t.is_integer() => t.int_width(),
+        ColumnType::Decimal { precision, .. } => {
+            if precision <= 18 {
+                8
+            } else {
+                16
+            }
+        }
+        ColumnType::Date => 3,
+        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => 8,
+        _ => {
+            // Strings: chunks of CHUNK weight bytes, each with a marker.
+            loop {
+                let mark = *bytes.get(at + CHUNK)?;
+                at += CHUNK + 1;
+                if mark == MARK_END {
+                    return Some(at);
+                }
+            }
+        }
+    };
+    (bytes.len() >= at + fixed).then_some(at + fixed)
+}
+
 /// Encodes a whole key from the values of `cols`.
 pub fn encode_key<'v>(cols: impl Iterator<Item = (&'v Column, &'v Value)>, out: &mut Vec<u8>) {
     for (c, v) in cols {
@@ -278,6 +314,26 @@ mod tests {
         }
         let ci = Column::new("s", ColumnType::Varchar { len: 20 }).not_null();
         assert_eq!(enc(&ci, Value::Str("Hello".into())), enc(&ci, Value::Str("hELLO  ".into())));
+    }
+
+    #[test]
+    fn encoded_len_cuts_composite_keys_at_column_boundaries() {
+        let mut s = Column::new("s", ColumnType::Varchar { len: 40 });
+        s.nullable = true;
+        let mut i = Column::new("i", ColumnType::Int { unsigned: false });
+        i.nullable = false;
+        for text in ["", "abc", "a string longer than eight bytes"] {
+            let mut k = Vec::new();
+            encode(&s, &Value::Str(text.into()), &mut k);
+            let first = k.len();
+            encode(&i, &Value::Int(-7), &mut k);
+            assert_eq!(encoded_len(&s, &k), Some(first));
+            assert_eq!(encoded_len(&i, &k[first..]), Some(4));
+            assert_eq!(encoded_len(&s, &k[..first - 1]), None);
+        }
+        let mut k = Vec::new();
+        encode(&s, &Value::Null, &mut k);
+        assert_eq!(encoded_len(&s, &k), Some(1));
     }
 
     #[test]

@@ -97,6 +97,9 @@ impl Table {
     pub fn insert_tx(&self, trx: &mut Trx, row: Vec<Value>) -> Result<Option<u64>> {
         self.check_writable()?;
         let r = self.insert_tx_inner(trx, row);
+        if r.is_ok() {
+            self.count_modification();
+        }
         Self::end_statement(trx, r)
     }
 
@@ -233,6 +236,9 @@ impl Table {
     ) -> Result<RowUpdate> {
         self.check_writable()?;
         let r = self.update_tx_inner(trx, pk, f);
+        if r.is_ok() {
+            self.count_modification();
+        }
         Self::end_statement(trx, r)
     }
 
@@ -315,6 +321,9 @@ impl Table {
     pub fn delete_tx(&self, trx: &mut Trx, pk: &[Value]) -> Result<bool> {
         self.check_writable()?;
         let r = self.delete_tx_inner(trx, pk);
+        if r.is_ok() {
+            self.count_modification();
+        }
         Self::end_statement(trx, r)
     }
 

@@ -28,6 +28,7 @@ mod engine;
 mod purge;
 mod read;
 mod rowop;
+pub mod stats;
 mod trx;
 mod undo_apply;
 
@@ -39,6 +40,7 @@ use parking_lot::{Mutex, RwLock};
 
 pub use check::CheckReport;
 pub use dml::RowUpdate;
+pub use stats::{IndexStats, TableStats};
 pub use trx::{Savepoint, Trx, TxnSys};
 
 use crate::btree::write::Prepared;
@@ -126,6 +128,10 @@ pub struct Table {
     /// Opened by `innodb_force_recovery` despite damage (or while it makes
     /// every table read-only): row changes are refused.
     read_only: std::sync::atomic::AtomicBool,
+    /// The optimizer's statistics (`stats.rs`), installed by the SQL layer.
+    stats: RwLock<Option<Arc<TableStats>>>,
+    /// Row changes since `stats` was installed.
+    modified: AtomicU64,
 }
 
 /// Which index a scan uses.
@@ -166,6 +172,8 @@ impl Table {
             users: Arc::new(Users::default()),
             txn,
             read_only: Default::default(),
+            stats: RwLock::new(None),
+            modified: AtomicU64::new(0),
         }
     }
 

@@ -5,9 +5,10 @@
 //! one helps, else a hash table over its rows when an equality joins it,
 //! else a rescan).
 //!
-//! The order is chosen without statistics: a primary key lookup first,
-//! then an index range or lookup, then a scan; among scans, the table that
-//! lets another be read by an index; otherwise the order written.
+//! The order is chosen by estimated cost (`cost.rs`, from the tables'
+//! statistics): every order of a group of up to six members, greedily
+//! beyond; ties keep the order written. STRAIGHT_JOIN keeps the order
+//! written.
 //! Outer joins are not reordered across: a LEFT join is one member of its
 //! group, its two sides planned as groups of their own (the right side
 //! with the left side's slots bound, so its ON terms key its lookups).
@@ -16,6 +17,7 @@ use quire_engine::row::Collation;
 
 use super::bind::{Level, Tree};
 use super::{JoinKind, Node, Source, SourceKind};
+use crate::cost;
 use crate::expr::{BinOp, Expr, SubKind};
 use crate::plan::{choose_access_at, constant_with, infer, Access, ColTypes, MetaType};
 
@@ -312,54 +314,128 @@ impl Planner<'_, '_> {
         (numeric(a) && numeric(b)) || (string(a) && string(b) && coll(mine) == coll(other))
     }
 
-    /// The order of a group's units (see the module's notes).
+    /// The order of a group's units (see the module's notes): every
+    /// order for a few units, else greedily, by estimated cost. Only
+    /// units whose ON terms' outside slots are bound may come next (an
+    /// outer join stays after what it reads).
     fn order(&self, units: &[Unit], pool: &[Expr], bound: &SlotSet) -> Vec<usize> {
+        if units.len() <= EXHAUSTIVE_UNITS {
+            let mut best = (f64::INFINITY, Vec::new());
+            let mut prefix = Vec::new();
+            let mut used = vec![false; units.len()];
+            self.search(units, pool, bound.clone(), 1.0, 0.0, &mut prefix, &mut used, &mut best);
+            if best.1.len() == units.len() {
+                return best.1;
+            }
+        }
         let mut avail = bound.clone();
         let mut left: Vec<usize> = (0..units.len()).collect();
         let mut order = Vec::new();
+        let mut card = 1.0;
         while !left.is_empty() {
-            let ready: Vec<usize> = left
-                .iter()
-                .copied()
-                .filter(|&u| units[u].needs.0.iter().enumerate().all(|(k, &n)| !n || avail.has(k)))
-                .collect();
+            let ready: Vec<usize> = left.iter().copied().filter(|&u| self.ready(&units[u], &avail)).collect();
             let candidates = if ready.is_empty() { vec![left[0]] } else { ready };
-            let best = candidates
-                .iter()
-                .copied()
-                .min_by_key(|&u| {
-                    let rank = self.rank(&units[u], pool, &avail);
-                    let enables = rank == 3 && {
-                        let mut next = avail.clone();
-                        next.add(&units[u].slots);
-                        left.iter().any(|&o| {
-                            o != u && self.rank(&units[o], pool, &avail) == 3 && self.rank(&units[o], pool, &next) < 3
-                        })
-                    };
-                    (rank, !enables, u)
-                })
-                .expect("a candidate");
-            order.push(best);
-            avail.add(&units[best].slots);
-            left.retain(|&u| u != best);
+            let mut pick = (f64::INFINITY, candidates[0], card);
+            for &u in &candidates {
+                let (cost, out) = self.step(&units[u], pool, &avail, card);
+                if cost < pick.0 {
+                    pick = (cost, u, out);
+                }
+            }
+            order.push(pick.1);
+            card = pick.2;
+            avail.add(&units[pick.1].slots);
+            left.retain(|&u| u != pick.1);
         }
         order
     }
 
-    /// How cheaply a unit is read with `avail` bound: 0 a primary key
-    /// lookup, 1 an index lookup or range, 3 a scan.
-    fn rank(&self, u: &Unit, pool: &[Expr], avail: &SlotSet) -> u8 {
-        let Tree::Leaf(i) = u.tree else { return 3 };
+    fn ready(&self, u: &Unit, avail: &SlotSet) -> bool {
+        u.needs.0.iter().enumerate().all(|(k, &n)| !n || avail.has(k))
+    }
+
+    /// Branch and bound over the orders of `units`, keeping the cheapest.
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &self,
+        units: &[Unit],
+        pool: &[Expr],
+        avail: SlotSet,
+        card: f64,
+        cost: f64,
+        prefix: &mut Vec<usize>,
+        used: &mut [bool],
+        best: &mut (f64, Vec<usize>),
+    ) {
+        if cost >= best.0 {
+            return;
+        }
+        if prefix.len() == units.len() {
+            *best = (cost, prefix.clone());
+            return;
+        }
+        let ready: Vec<usize> = (0..units.len()).filter(|&u| !used[u] && self.ready(&units[u], &avail)).collect();
+        let next = if ready.is_empty() { (0..units.len()).filter(|&u| !used[u]).take(1).collect() } else { ready };
+        for u in next {
+            let (c, out) = self.step(&units[u], pool, &avail, card);
+            let mut after = avail.clone();
+            after.add(&units[u].slots);
+            used[u] = true;
+            prefix.push(u);
+            self.search(units, pool, after, out, cost + c, prefix, used, best);
+            prefix.pop();
+            used[u] = false;
+        }
+    }
+
+    /// The cost of joining `u` to `card` rows with `avail` bound, and the
+    /// rows after it (see `cost.rs`): an index lookup per outer row, a
+    /// hash table built once when an equality joins it to what is
+    /// bound and no index serves, else a scan per outer row.
+    fn step(&self, u: &Unit, pool: &[Expr], avail: &SlotSet, card: f64) -> (f64, f64) {
         let mut after = avail.clone();
         after.add(&u.slots);
         let terms: Vec<Expr> = pool.iter().filter(|t| after.covers(t)).cloned().collect();
-        match self.access_for(i, &terms, avail) {
-            Access::Point(_) => 0,
-            Access::Range { .. } | Access::Points { .. } => 1,
-            Access::Full => 3,
+        let own = |e: &Expr| {
+            let s = slots_of(e);
+            !s.is_empty() && s.iter().all(|&k| u.slots.has(k))
+        };
+        let (access, rows, lookup) = match u.tree {
+            Tree::Leaf(i) => match &self.sources[i].kind {
+                SourceKind::Table(t) => {
+                    let a = self.access_for(i, &terms, avail);
+                    let (r, c) = (cost::rows_per_lookup(t, &a), cost::lookup_cost(t, &a));
+                    (a, r, c)
+                }
+                _ => (Access::Full, cost::UNKNOWN_ROWS, cost::UNKNOWN_ROWS),
+            },
+            _ => (Access::Full, cost::UNKNOWN_ROWS, cost::UNKNOWN_ROWS),
+        };
+        // Terms on this unit alone that no index applied filter its rows.
+        let mut filtered = rows;
+        if matches!(access, Access::Full) {
+            for t in terms.iter().filter(|t| own(t)) {
+                filtered *= cost::filter_factor(t);
+            }
         }
+        let joins_bound = terms.iter().any(|t| {
+            let Expr::Bin(BinOp::Eq, l, r) = t else { return false };
+            let (ls, rs) = (slots_of(l), slots_of(r));
+            let mine = |s: &[usize]| !s.is_empty() && s.iter().all(|&k| u.slots.has(k));
+            let before = |s: &[usize]| !s.is_empty() && s.iter().all(|&k| avail.has(k));
+            (mine(&ls) && before(&rs)) || (mine(&rs) && before(&ls))
+        });
+        if matches!(access, Access::Full) && joins_bound {
+            // A hash table: built once, probed per outer row.
+            let matches = (filtered * cost::FILTER_EQUALITY).max(1.0);
+            return (rows + card, card * matches);
+        }
+        (card * lookup, (card * filtered).max(1.0))
     }
 }
+
+/// Units up to which every join order is considered (6! orders).
+const EXHAUSTIVE_UNITS: usize = 6;
 
 /// The expressions an access path evaluates.
 fn access_exprs(a: &Access, f: &mut dyn FnMut(&Expr)) {

@@ -49,6 +49,11 @@ use sqlparser::ast;
 use crate::expr::{Agg, Expr};
 use crate::plan::{Access, ColMeta, TableRef};
 
+/// Adds the slots `e` reads to `out` (a subquery's through its captures).
+pub fn slots_of(e: &Expr, out: &mut Vec<usize>) {
+    join::slots(e, out)
+}
+
 /// A bound query expression.
 #[derive(Debug)]
 pub enum QueryPlan {

@@ -76,6 +76,13 @@ impl Binder<'_> {
                 },
             });
         }
+        // SELECT STRAIGHT_JOIN: every inner join of the block in the order
+        // written.
+        if sel.select_modifiers.as_ref().is_some_and(|m| m.straight_join) {
+            if let Some(t) = tree.as_mut() {
+                force_straight(t);
+            }
+        }
         if sources.len() > MAX_JOIN_TABLES {
             return Err(SqlError::new(
                 1116,
@@ -386,4 +393,15 @@ impl Binder<'_> {
 /// Whether `x` holds a window function.
 fn holds_window(x: &Expr) -> bool {
     any_expr(x, &|e| matches!(e, Expr::Window(_)))
+}
+
+/// Marks every inner join of `t` STRAIGHT_JOIN.
+fn force_straight(t: &mut Tree) {
+    if let Tree::Join { kind, left, right, straight, .. } = t {
+        if *kind == JoinKind::Inner {
+            *straight = true;
+        }
+        force_straight(left);
+        force_straight(right);
+    }
 }
