@@ -101,7 +101,7 @@ pub fn rewrite<'r>(stmt: &mut ast::Statement, r: &'r dyn Resolver) -> Result<Opt
     for _ in 0..MAX_DEPTH {
         let Some((kind, name)) = target(stmt) else { return Ok(None) };
         let Some(v) = r.view_as(&name, rights.as_deref())? else {
-            return Ok(through_view.then(|| Rights { inner: r, user: rights }));
+            return Ok(through_view.then_some(Rights { inner: r, user: rights }));
         };
         if holds_subquery(stmt) {
             return Err(SqlError::unsupported("a subquery in a statement that writes through a view"));
@@ -175,7 +175,7 @@ fn merge(v: &ViewRef, kind: Kind, r: &dyn Resolver, outer_rights: Option<&str>) 
         || grouped
         || sel.having.is_some()
         || !sel.named_window.is_empty()
-        || holds_aggregate_or_subquery(&**sel)
+        || holds_aggregate_or_subquery(sel)
     {
         return Err(no());
     }
