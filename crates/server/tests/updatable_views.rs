@@ -1,7 +1,7 @@
 //! INSERT, UPDATE and DELETE through views (`sql/view_dml.rs`), statement
 //! by statement against the MariaDB the harness starts: rows written,
 //! affected counts, and the codes of views that cannot be written (1288,
-//! 1471, 1348). WITH CHECK OPTION is not built: refused (quire alone).
+//! 1471, 1348), WITH [CASCADED | LOCAL] CHECK OPTION (1369, 1368).
 
 mod oracle;
 
@@ -74,15 +74,60 @@ fn writes_through_simple_views_match_mariadb() {
 }
 
 #[test]
-fn check_option_is_refused_and_definer_rights_apply() {
+fn check_option_is_enforced_as_mariadb() {
+    // The option of the view named is enforced, LOCAL on its own
+    // condition, CASCADED on those of the views under it too; as MariaDB,
+    // not the options of the views under it (MySQL 8.0 checks those too).
+    let q = Quire::start(&[]);
+    let mut qc = q.fresh_db("upd_views_check");
+    let mut mc = MariaDb::get().fresh_db("upd_views_check");
+    assert_same(
+        &mut qc,
+        &mut mc,
+        &[
+            "CREATE TABLE w (id INT PRIMARY KEY, a INT)",
+            "INSERT INTO w VALUES (1, 1), (2, 5), (3, 10)",
+            "CREATE VIEW vc AS SELECT id, a FROM w WHERE a > 0 WITH CHECK OPTION",
+            "CREATE VIEW vl AS SELECT id, a FROM vc WHERE a < 8 WITH LOCAL CHECK OPTION",
+            "CREATE VIEW vcc AS SELECT id, a FROM vc WHERE a < 8 WITH CASCADED CHECK OPTION",
+            "CREATE VIEW vn AS SELECT id, a FROM w WHERE a < 8",
+            "CREATE VIEW vnc AS SELECT id, a FROM vn WHERE a > 0 WITH CASCADED CHECK OPTION",
+            "CREATE VIEW vnl AS SELECT k.id, k.a AS b FROM vn AS k WHERE k.a > 0 WITH LOCAL CHECK OPTION",
+            "CREATE VIEW vp AS SELECT id, a FROM vc WHERE a < 8",
+            "UPDATE vc SET a = 0 WHERE id = 1",
+            "UPDATE vc SET a = 2 WHERE id = 1",
+            "INSERT INTO vc VALUES (4, -1)",
+            "INSERT INTO vc VALUES (4, 4)",
+            "UPDATE vl SET a = 9 WHERE id = 1",
+            "UPDATE vcc SET a = -1 WHERE id = 1",
+            "UPDATE vcc SET a = 7 WHERE id = 1",
+            "UPDATE vl SET a = -1 WHERE id = 1",
+            "UPDATE vnl SET b = -9 WHERE id = 2",
+            "UPDATE vnl SET b = 9 WHERE id = 2",
+            "UPDATE vnc SET a = 9 WHERE id = 4",
+            "INSERT INTO vnc VALUES (5, 20)",
+            "INSERT INTO vnc VALUES (5, 6)",
+            "INSERT INTO vnl VALUES (6, 0)",
+            "UPDATE vc SET a = NULL WHERE id = 5",
+            "UPDATE vp SET a = -5 WHERE id = 4",
+            "CREATE VIEW vg AS SELECT a, COUNT(*) c FROM w GROUP BY a WITH CHECK OPTION",
+            "SELECT * FROM w ORDER BY id",
+        ],
+    );
+}
+
+#[test]
+fn definer_rights_apply_to_writes_through_views() {
     let q = Quire::start(&[]);
     let mut c = q.fresh_db("upd_views_rights");
     c.query_drop("CREATE TABLE w (id INT PRIMARY KEY, a INT)").unwrap();
     c.query_drop("INSERT INTO w VALUES (1, 1)").unwrap();
     let code = |c: &mut mysql::Conn, sql: &str| c.query_drop(sql).err().map(|e| oracle::err_code(&e));
-    // Not enforced, so refused rather than accepted and ignored.
-    assert_eq!(code(&mut c, "CREATE VIEW vc AS SELECT * FROM w WHERE a > 0 WITH CHECK OPTION"), Some(1235));
-    assert_eq!(code(&mut c, "CREATE VIEW vc AS SELECT * FROM w WHERE a > 0 WITH LOCAL CHECK OPTION"), Some(1235));
+    // SHOW CREATE VIEW shows the option as MySQL prints it.
+    c.query_drop("CREATE VIEW vc AS SELECT * FROM w WHERE a > 0 WITH LOCAL CHECK OPTION").unwrap();
+    let shown: mysql::Row = c.query_first("SHOW CREATE VIEW vc").unwrap().unwrap();
+    let text: String = shown.get(1).unwrap();
+    assert!(text.ends_with(" WITH LOCAL CHECK OPTION"), "{text}");
     // A user granted the view's database only writes the base table
     // through a SQL SECURITY DEFINER view, not through an INVOKER one.
     c.query_drop("CREATE DATABASE upd_views_pub").unwrap();

@@ -29,6 +29,9 @@ pub struct InsertPlan {
     pub targets: Vec<usize>,
     pub rows: Vec<Vec<Expr>>,
     pub params: usize,
+    /// WITH CHECK OPTION of the views written through (`view_dml`): each
+    /// new row must satisfy these, else 1369 naming the view.
+    pub checks: Vec<(Expr, String)>,
 }
 
 pub struct UpdatePlan {
@@ -40,6 +43,8 @@ pub struct UpdatePlan {
     pub params: usize,
     /// WHERE or SET holds a subquery (run by `run_with_subqueries`).
     pub subqueries: bool,
+    /// As [`InsertPlan::checks`].
+    pub checks: Vec<(Expr, String)>,
 }
 
 pub struct DeletePlan {
@@ -111,7 +116,7 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
         }
         rows.push(row.iter().map(|e| expr::compile(e, &mut scope)).collect::<Result<Vec<_>>>()?);
     }
-    Ok(InsertPlan { table, targets, rows, params: scope.params })
+    Ok(InsertPlan { table, targets, rows, params: scope.params, checks: Vec::new() })
 }
 
 /// Inserts the plan's VALUES rows, `tuples` times over: the k-th time with
@@ -156,6 +161,7 @@ pub fn run_insert(
                 v => store::assign(col, v, at, env)?,
             };
         }
+        check_options(&p.checks, &row, env)?;
         if let Some(id) = p.table.table.insert_tx(trx, row)? {
             if res.first_insert_id == 0 {
                 res.first_insert_id = id;
@@ -164,6 +170,17 @@ pub fn run_insert(
         res.affected += 1;
     }
     Ok(res)
+}
+
+/// WITH CHECK OPTION: 1369 unless the new row satisfies every condition
+/// of the views written through (MariaDB's message).
+fn check_options(checks: &[(Expr, String)], row: &[Value], env: &dyn Env) -> Result<()> {
+    for (x, view) in checks {
+        if truth(&eval(x, row, env)?) != Some(true) {
+            return Err(SqlError::new(1369, "44000", format!("CHECK OPTION failed {view}")));
+        }
+    }
+    Ok(())
 }
 
 fn single_table(t: &ast::TableWithJoins, r: &dyn Resolver) -> Result<TableRef> {
@@ -218,7 +235,7 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
     let sets = sets.into_iter().map(|(c, x)| (c, expr::with_collations(x, &colls))).collect();
     let access = choose_access(&table, filter.as_ref());
     let limit = const_limit(u.limit.as_ref())?;
-    Ok(UpdatePlan { table, access, filter, sets, limit, params, subqueries })
+    Ok(UpdatePlan { table, access, filter, sets, limit, params, subqueries, checks: Vec::new() })
 }
 
 pub fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<DeletePlan> {
@@ -399,6 +416,7 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
                         v => store::assign(col, v, at, &row_env)?,
                     };
                 }
+                check_options(&p.checks, &row, &row_env)?;
                 Ok(row)
             };
             go().map_err(|e| {
@@ -495,6 +513,7 @@ fn update_with_subqueries(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Resul
                 v => store::assign(col, v, at, env)?,
             };
         }
+        check_options(&p.checks, &row, env)?;
         Ok((pk_of(&p.table, old), row))
     })?;
     let mut res = WriteResult::default();

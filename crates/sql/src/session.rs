@@ -322,8 +322,19 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
     match parse_one(&text) {
         Ok(v) => Ok(v),
         Err(e) => {
-            if e.code == 1064 && check_option(&text) {
-                return Err(SqlError::unsupported("WITH CHECK OPTION"));
+            // CREATE VIEW ... WITH [CASCADED | LOCAL] CHECK OPTION, which
+            // sqlparser does not parse: parsed without it, the option
+            // carried to `view::create` (see `view::CHECK_OPTION_MARK`).
+            if let Some((rest, kind)) = crate::view::strip_check_option(&text).filter(|_| e.code == 1064) {
+                let mut stmts = parse_one(rest)?;
+                return match stmts.last_mut() {
+                    Some(ast::Statement::CreateView(cv)) => {
+                        let k = if kind == crate::view::CheckOption::Local { "LOCAL" } else { "CASCADED" };
+                        cv.comment = Some(format!("{}{k}", crate::view::CHECK_OPTION_MARK));
+                        Ok(stmts)
+                    }
+                    _ => Err(e),
+                };
             }
             if let Some(parts) = split_set(&text).filter(|_| e.code == 1064) {
                 let mut out = Vec::new();
@@ -335,18 +346,6 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
             Err(e)
         }
     }
-}
-
-/// Whether a text the parser refused is a CREATE / ALTER VIEW ... WITH
-/// [CASCADED | LOCAL] CHECK OPTION (which sqlparser does not parse and
-/// quire does not enforce: refused rather than ignored).
-fn check_option(text: &str) -> bool {
-    let words: Vec<String> = text
-        .trim_end_matches(|c: char| c == ';' || c.is_whitespace())
-        .split_whitespace()
-        .map(|w| w.to_ascii_uppercase())
-        .collect();
-    words.iter().any(|w| w == "VIEW") && words.ends_with(&["CHECK".to_string(), "OPTION".to_string()])
 }
 
 /// Name resolution for the session's current database.
@@ -727,12 +726,14 @@ impl Session {
                 };
                 let (plan, params) = match &stmt {
                     ast::Statement::Insert(ins) => {
-                        let p = dml::compile_insert(ins, &rights)?;
+                        let mut p = dml::compile_insert(ins, &rights)?;
+                        p.checks = rights.checks(&p.table)?;
                         let n = p.params;
                         (Plan::Insert(p), n)
                     }
                     ast::Statement::Update(u) => {
-                        let p = dml::compile_update(u, &rights)?;
+                        let mut p = dml::compile_update(u, &rights)?;
+                        p.checks = rights.checks(&p.table)?;
                         let n = p.params;
                         (Plan::Update(p), n)
                     }

@@ -9,7 +9,9 @@
 //! tables whatever database the reader is in. A query naming a view binds the view's query in its place,
 //! as a derived table (`rel::bind`, MySQL's TEMPTABLE algorithm; merging
 //! it into the outer block is for later). The definition is checked at
-//! creation by binding it.
+//! creation by binding it. WITH [CASCADED | LOCAL] CHECK OPTION is kept
+//! at the end of the stored text (`strip_check_option` reads it back);
+//! writing through views is `view_dml`'s.
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;
@@ -29,12 +31,59 @@ pub struct ViewRef {
     pub definition: String,
 }
 
+/// WITH [CASCADED | LOCAL] CHECK OPTION of a view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckOption {
+    /// The view's condition and those of the views under it.
+    Cascaded,
+    /// The view's own condition (and the check options of views under it).
+    Local,
+}
+
+/// How `session::parse` hands a CREATE VIEW's check option to [`create`]
+/// (sqlparser does not parse the clause): the text is parsed without it
+/// and `CreateView::comment`, which MySQL's CREATE VIEW has no syntax for,
+/// carries this prefix and the option's name.
+pub(crate) const CHECK_OPTION_MARK: &str = "\u{1}quire check option ";
+
+/// `text` without a trailing `WITH [CASCADED | LOCAL] CHECK OPTION` (and
+/// `;`), and the option, if it ends so.
+pub(crate) fn strip_check_option(text: &str) -> Option<(&str, CheckOption)> {
+    let mut t = text.trim_end_matches(|c: char| c == ';' || c.is_whitespace());
+    let take = |t: &mut &str, w: &str| -> bool {
+        let Some(at) = t.len().checked_sub(w.len()) else { return false };
+        match (t.get(at..), t.get(..at)) {
+            (Some(tail), Some(head)) if tail.eq_ignore_ascii_case(w) && head.ends_with(char::is_whitespace) => {
+                *t = head.trim_end();
+                true
+            }
+            _ => false,
+        }
+    };
+    if !(take(&mut t, "OPTION") && take(&mut t, "CHECK")) {
+        return None;
+    }
+    let kind = if take(&mut t, "LOCAL") {
+        CheckOption::Local
+    } else {
+        take(&mut t, "CASCADED");
+        CheckOption::Cascaded
+    };
+    take(&mut t, "WITH").then_some((t, kind))
+}
+
 impl ViewRef {
+    /// The view's WITH CHECK OPTION, if it has one.
+    pub fn check_option(&self) -> Option<CheckOption> {
+        strip_check_option(&self.definition).map(|(_, k)| k)
+    }
+
     /// The stored definition parsed: column names, query, and the user
     /// whose privileges it reads with (`None`: SQL SECURITY INVOKER, the
     /// reader's).
     pub fn parse(&self) -> Result<(Vec<String>, ast::Query, Option<String>)> {
-        let stmts = crate::depth::parse_sql(&self.definition)?;
+        let text = strip_check_option(&self.definition).map_or(self.definition.as_str(), |(t, _)| t);
+        let stmts = crate::depth::parse_sql(text)?;
         match stmts.into_iter().next() {
             Some(ast::Statement::CreateView(cv)) => {
                 let (definer, invoker) = security(&cv);
@@ -164,8 +213,17 @@ pub fn create(s: &mut Session, cv: &ast::CreateView) -> Result<Output> {
             "Access denied; you need (at least one of) the SUPER or SET_USER_ID privilege(s) for this operation",
         ));
     }
+    let check = match cv.comment.as_deref().map(|c| c.strip_prefix(CHECK_OPTION_MARK)) {
+        None => "",
+        Some(Some("LOCAL")) => " WITH LOCAL CHECK OPTION",
+        Some(Some(_)) => " WITH CASCADED CHECK OPTION",
+        Some(None) => return Err(SqlError::unsupported("COMMENT on a view")),
+    };
+    if !check.is_empty() && !crate::view_dml::updatable(&query) {
+        return Err(SqlError::new(1368, "HY000", format!("CHECK OPTION on non-updatable view `{db}`.`{name}`")));
+    }
     let definition = format!(
-        "CREATE ALGORITHM=UNDEFINED DEFINER=`{definer}`@`%` SQL SECURITY {} VIEW `{name}`{cols} AS {}",
+        "CREATE ALGORITHM=UNDEFINED DEFINER=`{definer}`@`%` SQL SECURITY {} VIEW `{name}`{cols} AS {}{check}",
         if invoker { "INVOKER" } else { "DEFINER" },
         crate::depth::unfolded_sql(&query)
     );

@@ -22,8 +22,16 @@
 //!    the session's. A view over a view is rewritten again, each level
 //!    with its own definer.
 //!
-//! Not built (refused with 1235): WITH CHECK OPTION (`CREATE VIEW`
-//! refuses it), subqueries in a statement that writes through a view.
+//! 5. WITH CHECK OPTION of the view the statement names: its condition
+//!    (LOCAL), or its condition and those of the views under it
+//!    (CASCADED), rewritten down to the base table like the statement, is
+//!    checked on each row an INSERT or UPDATE writes
+//!    (`dml::check_options`: 1369 naming the view). As MariaDB, the check
+//!    options of the views under it are not looked at (MySQL 8.0 also
+//!    checks those under a LOCAL or plain view).
+//!
+//! Not built (refused with 1235): subqueries in a statement that writes
+//! through a view.
 
 use std::ops::ControlFlow;
 
@@ -32,7 +40,7 @@ use sqlparser::ast;
 use crate::error::{Result, SqlError};
 use crate::plan::TableRef;
 use crate::query::Resolver;
-use crate::view::ViewRef;
+use crate::view::{CheckOption, ViewRef};
 
 /// Views over views deeper than this are taken for a cycle (1462).
 const MAX_DEPTH: usize = 32;
@@ -74,10 +82,38 @@ impl Merged {
     }
 }
 
-/// A resolver that opens tables with a view definer's privileges.
+/// A resolver that opens tables with a view definer's privileges; with
+/// the CHECK OPTION conditions of the views a statement writes through.
 pub struct Rights<'r> {
     inner: &'r dyn Resolver,
     user: Option<String>,
+    /// Conditions over the base table and the view (`` `db`.`v` ``) each
+    /// comes from.
+    checks: Vec<(ast::Expr, String)>,
+    /// The alias the conditions name the base table by.
+    alias: Option<String>,
+}
+
+impl Rights<'_> {
+    /// The CHECK OPTION conditions compiled over `t`'s rows.
+    pub fn checks(&self, t: &TableRef) -> Result<Vec<(crate::expr::Expr, String)>> {
+        let colls: Vec<_> = t.schema.columns.iter().map(|c| c.collation).collect();
+        self.checks
+            .iter()
+            .map(|(e, view)| {
+                let mut scope = crate::expr::Scope {
+                    table: Some((&t.name, self.alias.as_deref())),
+                    columns: &t.columns,
+                    aggs: None,
+                    params: 0,
+                    place: "where clause",
+                    rel: None,
+                };
+                let x = crate::expr::compile(e, &mut scope)?;
+                Ok((crate::expr::with_collations(x, &colls), view.clone()))
+            })
+            .collect()
+    }
 }
 
 impl Resolver for Rights<'_> {
@@ -98,16 +134,35 @@ impl Resolver for Rights<'_> {
 pub fn rewrite<'r>(stmt: &mut ast::Statement, r: &'r dyn Resolver) -> Result<Option<Rights<'r>>> {
     let mut rights: Option<String> = None;
     let mut through_view = false;
-    for _ in 0..MAX_DEPTH {
+    let mut checks: Vec<(ast::Expr, String)> = Vec::new();
+    // The view above whose CASCADED CHECK OPTION covers those below.
+    let mut cascaded: Option<String> = None;
+    let mut alias: Option<String> = None;
+    for depth in 0..MAX_DEPTH {
         let Some((kind, name)) = target(stmt) else { return Ok(None) };
         let Some(v) = r.view_as(&name, rights.as_deref())? else {
-            return Ok(through_view.then(|| Rights { inner: r, user: rights }));
+            return Ok(through_view.then_some(Rights { inner: r, user: rights, checks, alias }));
         };
         if holds_subquery(stmt) {
             return Err(SqlError::unsupported("a subquery in a statement that writes through a view"));
         }
         let m = merge(&v, kind, r, rights.as_deref())?;
+        // Conditions of the views above name this view's columns.
+        for (c, _) in &mut checks {
+            replace_columns(c, &v, alias.as_deref(), &m, "where clause")?;
+        }
+        let own = if depth == 0 { v.check_option() } else { None };
+        let here = format!("`{}`.`{}`", v.db, v.name);
+        if own == Some(CheckOption::Cascaded) {
+            cascaded = Some(here.clone());
+        }
+        if let Some(f) = &m.filter {
+            if let Some(by) = cascaded.clone().or_else(|| own.map(|_| here.clone())) {
+                checks.push((f.clone(), by));
+            }
+        }
         apply(stmt, kind, &v, &m)?;
+        alias = m.alias.as_ref().map(|a| a.name.value.clone());
         rights = m.rights.or(rights);
         through_view = true;
     }
@@ -158,32 +213,40 @@ fn not_insertable(v: &ViewRef) -> SqlError {
     SqlError::new(1471, "HY000", format!("The target table {} of the INSERT is not insertable-into", v.name))
 }
 
+/// The SELECT of a view's query if the view is updatable (module note).
+fn updatable_select(q: &ast::Query) -> Option<&ast::Select> {
+    if q.with.is_some() || q.limit_clause.is_some() || q.fetch.is_some() || !q.locks.is_empty() {
+        return None;
+    }
+    let ast::SetExpr::Select(sel) = &*q.body else { return None };
+    let grouped = match &sel.group_by {
+        ast::GroupByExpr::Expressions(e, m) => !e.is_empty() || !m.is_empty(),
+        ast::GroupByExpr::All(_) => true,
+    };
+    let one_table = matches!(sel.from.as_slice(), [f] if f.joins.is_empty()
+        && matches!(f.relation, ast::TableFactor::Table { args: None, .. }));
+    let plain = !matches!(sel.distinct, Some(ast::Distinct::Distinct | ast::Distinct::On(_)))
+        && !grouped
+        && sel.having.is_none()
+        && sel.named_window.is_empty()
+        && !holds_aggregate_or_subquery(sel);
+    (one_table && plain).then_some(&**sel)
+}
+
+/// Whether a view of this query is updatable (its base aside: a view over
+/// a view that is not is found out when written).
+pub fn updatable(q: &ast::Query) -> bool {
+    updatable_select(q).is_some()
+}
+
 /// Takes an updatable view's query apart (1288 / 1471 if it is not one).
 fn merge(v: &ViewRef, kind: Kind, r: &dyn Resolver, outer_rights: Option<&str>) -> Result<Merged> {
     let (names, q, rights) = v.parse()?;
     let rights = rights.or_else(|| outer_rights.map(str::to_string));
     let no = || not_updatable(v, kind);
-    if q.with.is_some() || q.limit_clause.is_some() || q.fetch.is_some() || !q.locks.is_empty() {
-        return Err(no());
-    }
-    let ast::SetExpr::Select(sel) = &*q.body else { return Err(no()) };
-    let grouped = match &sel.group_by {
-        ast::GroupByExpr::Expressions(e, m) => !e.is_empty() || !m.is_empty(),
-        ast::GroupByExpr::All(_) => true,
-    };
-    if matches!(sel.distinct, Some(ast::Distinct::Distinct | ast::Distinct::On(_)))
-        || grouped
-        || sel.having.is_some()
-        || !sel.named_window.is_empty()
-        || holds_aggregate_or_subquery(&**sel)
-    {
-        return Err(no());
-    }
+    let sel = updatable_select(&q).ok_or_else(no)?;
     let [from] = sel.from.as_slice() else { return Err(no()) };
-    let ast::TableFactor::Table { name: base, alias, args: None, .. } = &from.relation else { return Err(no()) };
-    if !from.joins.is_empty() {
-        return Err(no());
-    }
+    let ast::TableFactor::Table { name: base, alias, .. } = &from.relation else { return Err(no()) };
     let mut cols: Vec<(String, ast::Expr)> = Vec::new();
     for item in &sel.projection {
         match item {
@@ -193,7 +256,10 @@ fn merge(v: &ViewRef, kind: Kind, r: &dyn Resolver, outer_rights: Option<&str>) 
                 // The base's columns (a view's through its own query).
                 let shown: Vec<String> = match r.view_as(base, rights.as_deref())? {
                     Some(inner) => {
-                        let p = crate::rel::compile(inner.parse()?.1, &Rights { inner: r, user: rights.clone() })?;
+                        let p = crate::rel::compile(
+                            inner.parse()?.1,
+                            &Rights { inner: r, user: rights.clone(), checks: Vec::new(), alias: None },
+                        )?;
                         p.plan.columns().iter().map(|c| c.name.clone()).collect()
                     }
                     None => r.resolve_as(base, None, rights.as_deref())?.columns.clone(),
