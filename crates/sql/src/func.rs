@@ -21,40 +21,20 @@ pub fn now() -> DateTime {
     from_unix(secs)
 }
 
+/// Days from MySQL's day 0 (`TO_DAYS`) to 1970-01-01.
+const EPOCH_DAYS: i64 = 719_528;
+
 /// Seconds since the epoch of a (UTC) date and time.
 fn to_unix(dt: &DateTime) -> i64 {
-    let (y, m, d) = (dt.date.year as i64, dt.date.month as i64, dt.date.day as i64);
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
+    let days = crate::temporal::to_days(dt.date) - EPOCH_DAYS;
     days * 86_400 + dt.hour as i64 * 3600 + dt.minute as i64 * 60 + dt.second as i64
 }
 
 fn from_unix(secs: i64) -> DateTime {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
-    // Civil from days (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u8;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
-    let y = if m <= 2 { y + 1 } else { y } as u16;
-    DateTime {
-        date: Date { year: y, month: m, day: d },
-        hour: (rem / 3600) as u8,
-        minute: (rem % 3600 / 60) as u8,
-        second: (rem % 60) as u8,
-        micros: 0,
-    }
+    let date = crate::temporal::from_days(days + EPOCH_DAYS).unwrap_or(Date { year: 1970, month: 1, day: 1 });
+    DateTime { date, hour: (rem / 3600) as u8, minute: (rem % 3600 / 60) as u8, second: (rem % 60) as u8, micros: 0 }
 }
 
 pub fn call(name: &str, args: &[Value]) -> Result<Value> {
