@@ -44,6 +44,9 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
     if crate::strfunc::FUNCS.iter().any(|(n, ..)| *n == name) {
         return crate::strfunc::call(name, args);
     }
+    if crate::mathfunc::FUNCS.iter().any(|(n, ..)| *n == name) {
+        return crate::mathfunc::call(name, args);
+    }
     let a0 = || args.first().cloned().unwrap_or(Value::Null);
     Ok(match name {
         "now" | "current_timestamp" | "sysdate" | "utc_timestamp" => Value::DateTime(now()),

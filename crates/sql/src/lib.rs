@@ -34,6 +34,7 @@ pub mod group_check;
 pub mod hints;
 pub mod inset;
 pub mod kill;
+pub mod mathfunc;
 pub mod normalize;
 pub mod plan;
 pub mod process;

@@ -660,7 +660,10 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                 "extract" | "to_days" | "datediff" | "week" | "yearweek" | "timestampdiff" => longlong,
                 "from_unixtime" if args.len() == 1 => MetaType::DateTime { fsp: 0 },
                 "locate" | "instr" | "ascii" | "ord" | "bit_length" | "octet_length" | "field" | "find_in_set"
-                | "strcmp" => longlong,
+                | "strcmp" | "sign" | "crc32" => longlong,
+                n if crate::mathfunc::is_double(n) && crate::mathfunc::FUNCS.iter().any(|(f, ..)| *f == n) => {
+                    MetaType::Double
+                }
                 "dayname" | "monthname" => MetaType::Str { len: 9, fixed: false },
                 "abs" => arg(0),
                 // FLOOR / CEIL of an exact number is an integer.
