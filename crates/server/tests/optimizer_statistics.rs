@@ -229,10 +229,6 @@ fn a_three_table_join_written_in_a_bad_order_runs_in_a_good_one() {
     c.query_drop("SET GLOBAL innodb_stats_auto_recalc = OFF").unwrap();
     let sql = "SELECT SUM(big.v) FROM big, mid, small WHERE big.mid_id = mid.id AND mid.small_id = small.id \
                AND small.tag = 3";
-    let plan: Vec<mysql::Row> = c.query(format!("EXPLAIN {sql}")).unwrap();
-    for r in &plan {
-        eprintln!("{:?}", oracle::row_cells(r));
-    }
     let (free, rows) = pages_of(&mut c, sql);
     let (written, rows_written) = pages_of(&mut c, &sql.replacen("SELECT", "SELECT STRAIGHT_JOIN", 1));
     assert_eq!(rows[0].get::<Option<String>, _>(0).unwrap(), rows_written[0].get::<Option<String>, _>(0).unwrap());

@@ -271,6 +271,10 @@ pub struct Session {
 fn preprocess(sql: &str) -> String {
     let trimmed = sql.trim().trim_end_matches(';').trim_end();
     let upper = trimmed.to_ascii_uppercase();
+    // EXPLAIN FORMAT=TRADITIONAL is EXPLAIN (sqlparser knows no such format).
+    if let Some(rest) = explain_traditional(&upper) {
+        return preprocess(&format!("EXPLAIN {}", &trimmed[trimmed.len() - rest..]));
+    }
     let outside_quotes = |i: usize| {
         let before = &trimmed.as_bytes()[..i];
         before.iter().filter(|&&b| b == b'\'').count() % 2 == 0
@@ -280,6 +284,18 @@ fn preprocess(sql: &str) -> String {
         return format!("{}FOR SHARE{}", &trimmed[..i], &trimmed[i + "LOCK IN SHARE MODE".len()..]);
     }
     trimmed.to_string()
+}
+
+/// For `EXPLAIN|DESCRIBE|DESC FORMAT = TRADITIONAL stmt` (upper-cased):
+/// the length of `stmt`.
+fn explain_traditional(upper: &str) -> Option<usize> {
+    let end = upper.find(char::is_whitespace)?;
+    if !matches!(&upper[..end], "EXPLAIN" | "DESCRIBE" | "DESC") {
+        return None;
+    }
+    let rest = upper[end..].trim_start().strip_prefix("FORMAT")?.trim_start().strip_prefix('=')?;
+    let rest = rest.trim_start().strip_prefix("TRADITIONAL")?;
+    rest.starts_with(char::is_whitespace).then(|| rest.trim_start().len())
 }
 
 /// Splits `SET a=1, NAMES x` (which sqlparser refuses) into single SETs.

@@ -130,8 +130,10 @@ pub struct Table {
     read_only: std::sync::atomic::AtomicBool,
     /// The optimizer's statistics (`stats.rs`), installed by the SQL layer.
     stats: RwLock<Option<Arc<TableStats>>>,
-    /// Row changes since `stats` was installed.
-    modified: AtomicU64,
+    /// Row changes ever (striped: writers on many cores share no line),
+    /// and their count when `stats` was installed.
+    modified: crate::sync::counter::Counter,
+    modified_at_stats: AtomicU64,
 }
 
 /// Which index a scan uses.
@@ -173,7 +175,8 @@ impl Table {
             txn,
             read_only: Default::default(),
             stats: RwLock::new(None),
-            modified: AtomicU64::new(0),
+            modified: Default::default(),
+            modified_at_stats: AtomicU64::new(0),
         }
     }
 

@@ -201,16 +201,16 @@ impl Table {
     /// row changes.
     pub fn set_stats(&self, stats: Option<Arc<TableStats>>) {
         *self.stats.write() = stats;
-        self.modified.store(0, Ordering::Relaxed);
+        self.modified_at_stats.store(self.modified.get(), Ordering::Relaxed);
     }
 
     /// Rows inserted, updated or deleted since statistics were installed.
     pub fn rows_modified(&self) -> u64 {
-        self.modified.load(Ordering::Relaxed)
+        self.modified.get().saturating_sub(self.modified_at_stats.load(Ordering::Relaxed))
     }
 
     pub(crate) fn count_modification(&self) {
-        self.modified.fetch_add(1, Ordering::Relaxed);
+        self.modified.inc();
     }
 
     /// Estimated entries of `index` whose key columns lie between the
