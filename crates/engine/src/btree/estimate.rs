@@ -65,16 +65,21 @@ impl Rng {
 }
 
 impl BTree {
+    /// Page `p` is a node of this tree, at level `expect` if given (a
+    /// concurrent change may have moved or freed it since it was named).
+    fn is_node_at(&self, p: &[u8], expect: Option<u16>) -> bool {
+        page::page_type(p) == Some(PageType::BTreeNode)
+            && node::index_id(p) == self.index_id
+            && expect.is_none_or(|l| l == node::level(p))
+    }
+
     /// Reads node `page_no` of this tree; `None` if it is no longer one of
     /// its nodes at `expect` level (a concurrent change moved it).
     fn read_node(&self, page_no: u32, expect: Option<u16>, want_keys: bool) -> Result<Option<Read>> {
         let id = self.pid(page_no);
         let g = self.pool.fix_shared(id)?;
         let p = g.data();
-        if page::page_type(p) != Some(PageType::BTreeNode)
-            || node::index_id(p) != self.index_id
-            || expect.is_some_and(|l| l != node::level(p))
-        {
+        if !self.is_node_at(p, expect) {
             return Ok(None);
         }
         let corrupt = |e: node::Inconsistent| Error::corruption(id, e.0);
@@ -206,10 +211,7 @@ impl BTree {
             let id = self.pid(page_no);
             let g = self.pool.fix_shared(id)?;
             let p = g.data();
-            if page::page_type(p) != Some(PageType::BTreeNode)
-                || node::index_id(p) != self.index_id
-                || expect.is_some_and(|l| l != node::level(p))
-            {
+            if !self.is_node_at(p, expect) {
                 return Ok(None);
             }
             let corrupt = |e: node::Inconsistent| Error::corruption(id, e.0);

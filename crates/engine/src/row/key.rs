@@ -29,10 +29,9 @@ const MARK_BELOW: u8 = 1;
 const MARK_END: u8 = 2;
 const MARK_ABOVE: u8 = 3;
 
-/// Upper bound of the encoded length of a column's values.
-pub fn max_encoded_len(c: &Column) -> usize {
-    let null = c.nullable as usize;
-    null + match c.ty {
+/// The encoded length of a value of a fixed-width type (not a string).
+fn fixed_width(ty: ColumnType) -> Option<usize> {
+    Some(match ty {
         t if t.is_integer() => t.int_width(),
         ColumnType::Decimal { precision, .. } => {
             if precision <= 18 {
@@ -43,6 +42,17 @@ pub fn max_encoded_len(c: &Column) -> usize {
         }
         ColumnType::Date => 3,
         ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => 8,
+        _ => return None,
+    })
+}
+
+/// Upper bound of the encoded length of a column's values.
+pub fn max_encoded_len(c: &Column) -> usize {
+    let null = c.nullable as usize;
+    if let Some(w) = fixed_width(c.ty) {
+        return null + w;
+    }
+    null + match c.ty {
         ColumnType::Char { len } | ColumnType::Varchar { len } => {
             let per_char = match c.collation {
                 Collation::Utf8mb4Bin => 4,
@@ -189,18 +199,9 @@ pub fn encoded_len(c: &Column, bytes: &[u8]) -> Option<usize> {
             _ => at = 1,
         }
     }
-    let fixed = match c.ty {
-        t if t.is_integer() => t.int_width(),
-        ColumnType::Decimal { precision, .. } => {
-            if precision <= 18 {
-                8
-            } else {
-                16
-            }
-        }
-        ColumnType::Date => 3,
-        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => 8,
-        _ => {
+    let fixed = match fixed_width(c.ty) {
+        Some(w) => w,
+        None => {
             // Strings: chunks of CHUNK weight bytes, each with a marker.
             loop {
                 let mark = *bytes.get(at + CHUNK)?;
