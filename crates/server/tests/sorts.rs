@@ -95,7 +95,9 @@ fn a_sort_that_cannot_write_its_runs_fails_with_an_error_and_the_server_goes_on(
     }
     c.query_drop("SET SESSION sort_buffer_size = 32768").unwrap();
     let e = c.query::<(i64, Option<i64>), _>("SELECT id, k FROM s ORDER BY k, id").unwrap_err();
-    assert_eq!(oracle::err_code(&e), 3, "{e}");
+    // EE_CANTCREATEFILE, as MySQL and MariaDB name a temporary file they
+    // cannot create (a failing write would be EE_WRITE, 3).
+    assert_eq!(oracle::err_code(&e), 1, "{e}");
     // A sort that fits its buffer needs no file.
     c.query_drop("SET SESSION sort_buffer_size = 67108864").unwrap();
     let rows: Vec<(i64, Option<i64>)> = c.query("SELECT id, k FROM s ORDER BY k, id").unwrap();

@@ -227,7 +227,7 @@ struct Runs {
 
 impl Runs {
     fn new(tmpdir: &str) -> Result<Self> {
-        let file = tempfile::tempfile_in(tmpdir).map_err(|e| io_error(tmpdir, &e))?;
+        let file = tempfile::tempfile_in(tmpdir).map_err(|e| create_error(tmpdir, &e))?;
         Ok(Self { file, end: 0, runs: Vec::new(), shape: None })
     }
 
@@ -390,7 +390,14 @@ impl Iterator for Merge<'_, '_> {
     }
 }
 
-/// ER_ERROR_ON_WRITE-style report of a temporary file that failed.
+/// EE_CANTCREATEFILE (1), as MySQL and MariaDB report a temporary file
+/// they cannot create: "Can't create/write to file ...".
+fn create_error(dir: &str, e: &std::io::Error) -> SqlError {
+    let errno = e.raw_os_error().unwrap_or(0);
+    SqlError::new(1, "HY000", format!("Can't create/write to file '{dir}/MYfd' (Errcode: {errno} \"{e}\")"))
+}
+
+/// EE_WRITE (3): a temporary file that failed while being written.
 fn io_error(what: &str, e: &std::io::Error) -> SqlError {
     let errno = e.raw_os_error().unwrap_or(0);
     SqlError::new(3, "HY000", format!("Error writing file '{what}' (Errcode: {errno} \"{e}\")"))

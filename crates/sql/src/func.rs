@@ -38,15 +38,6 @@ fn from_unix(secs: i64) -> DateTime {
 }
 
 pub fn call(name: &str, args: &[Value]) -> Result<Value> {
-    if crate::temporal::FUNCS.iter().any(|(n, ..)| *n == name) {
-        return crate::temporal::call(name, args);
-    }
-    if crate::strfunc::FUNCS.iter().any(|(n, ..)| *n == name) {
-        return crate::strfunc::call(name, args);
-    }
-    if crate::mathfunc::FUNCS.iter().any(|(n, ..)| *n == name) {
-        return crate::mathfunc::call(name, args);
-    }
     let a0 = || args.first().cloned().unwrap_or(Value::Null);
     Ok(match name {
         "now" | "current_timestamp" | "sysdate" | "utc_timestamp" => Value::DateTime(now()),
@@ -325,6 +316,10 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
         },
         "found_rows" | "row_count" | "last_insert_id" | "connection_id" | "database" | "schema" | "user"
         | "current_user" | "session_user" | "system_user" => Value::Null,
+        // The function libraries, looked up only for names not above.
+        other if crate::temporal::FUNCS.iter().any(|(n, ..)| *n == other) => return crate::temporal::call(other, args),
+        other if crate::strfunc::FUNCS.iter().any(|(n, ..)| *n == other) => return crate::strfunc::call(other, args),
+        other if crate::mathfunc::FUNCS.iter().any(|(n, ..)| *n == other) => return crate::mathfunc::call(other, args),
         other => return Err(SqlError::new(1305, "42000", format!("FUNCTION {other} does not exist"))),
     })
 }

@@ -73,17 +73,28 @@ fn f64_of(v: &Value) -> Option<f64> {
     }
 }
 
-/// The number a string starts with (MySQL reads `'2abc'` as 2).
+/// The number a string starts with (MySQL reads `'2abc'` as 2): sign,
+/// digits, a fraction, an exponent, found in one pass and parsed once.
 fn leading_f64(s: &str) -> f64 {
-    let t = s.trim_start();
-    let mut end = 0;
-    for i in (1..=t.len()).rev() {
-        if t.is_char_boundary(i) && t[..i].parse::<f64>().is_ok() {
-            end = i;
-            break;
+    let b = s.trim_start().as_bytes();
+    let digits = |mut i: usize| {
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    let mut end = digits(usize::from(matches!(b.first(), Some(b'+' | b'-'))));
+    if b.get(end) == Some(&b'.') {
+        end = digits(end + 1);
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+        let exp_end = digits(end + 1 + sign);
+        if exp_end > end + 1 + sign {
+            end = exp_end;
         }
     }
-    t[..end].parse().unwrap_or(0.0)
+    std::str::from_utf8(&b[..end]).ok().and_then(|t| t.parse().ok()).unwrap_or(0.0)
 }
 
 /// CRC-32 (IEEE 802.3, as zlib's and MySQL's).
@@ -220,6 +231,17 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_string_is_read_as_the_number_it_starts_with() {
+        assert_eq!(leading_f64("  2.5e2abc"), 250.0);
+        assert_eq!(leading_f64("-3x"), -3.0);
+        assert_eq!(leading_f64("1e"), 1.0);
+        assert_eq!(leading_f64("abc"), 0.0);
+        // One pass: a long numeric string is read at once (beyond a double:
+        // infinite, which `double` then reports as out of range).
+        assert!(leading_f64(&format!("{}x", "9".repeat(200_000))).is_infinite());
+    }
 
     #[test]
     fn crc32_and_conv_match_mysql() {
