@@ -244,7 +244,13 @@ impl RowSink for Wire<'_> {
 
     fn row(&mut self, row: Vec<Value>) -> quire_sql::Result<()> {
         self.cells.clear();
-        self.cells.extend(row.iter().zip(&self.types).map(|(v, &ty)| cell(v, ty)));
+        // A string sent as its bytes moves into its cell (no copy).
+        self.cells.extend(row.into_iter().zip(&self.types).map(|(v, &ty)| match (v, ty) {
+            (Value::Str(s), MetaType::Str { .. } | MetaType::Text | MetaType::Decimal { .. }) => {
+                Cell::Bytes(s.into_bytes())
+            }
+            (v, ty) => cell(&v, ty),
+        }));
         self.out.row(&self.cells).map_err(|e| self.broken(e))
     }
 }

@@ -304,7 +304,7 @@ fn locked_keys(
 ) -> Result<Vec<Vec<Value>>> {
     let mut keys = Vec::new();
     for_each_row(t, access, filter, Direction::Forward, Some(LockMode::X), trx, env, |row| {
-        keys.push(pk_of(t, &row));
+        keys.push(pk_of(t, row));
         Ok(limit.is_none_or(|l| keys.len() < l))
     })?;
     Ok(keys)
@@ -476,7 +476,7 @@ fn judged_rows<T>(
 ) -> Result<Vec<T>> {
     let mut rows = Vec::new();
     for_each_row(t, access, None, Direction::Forward, Some(LockMode::X), trx, ctx, |row| {
-        rows.push(row);
+        rows.push(std::mem::take(row));
         Ok(true)
     })?;
     let iso = trx.isolation();

@@ -212,7 +212,11 @@ impl Output {
         }
         let mut keys = Vec::with_capacity(f.order.len());
         for ((x, _), &coll) in f.order.iter().zip(f.order_colls) {
-            keys.push(sort_key(&eval(x, row, env)?, coll));
+            keys.push(match x {
+                // A column's key straight from the row (no copy of it).
+                Expr::Col(c) if *c < row.len() => sort_key(&row[*c], coll),
+                x => sort_key(&eval(x, row, env)?, coll),
+            });
         }
         // Without DISTINCT a row that cannot make the top N need not be
         // evaluated further (with it, its values must still be seen).

@@ -43,7 +43,7 @@
 use std::sync::Arc;
 
 use crate::error::SqlError;
-use crate::expr::{Agg, BinOp, Expr, SubKind};
+use crate::expr::{walk, Agg, BinOp, Expr, Walk};
 use crate::plan::TableRef;
 use crate::rel::QueryPlan;
 
@@ -372,65 +372,6 @@ fn distinct_order(g: &Grouped<'_>) -> Option<SqlError> {
         }
     }
     None
-}
-
-/// What a walk does after visiting a node.
-#[derive(PartialEq, Eq)]
-enum Walk {
-    Descend,
-    /// Not into this node's children.
-    Skip,
-    Stop,
-}
-
-/// Visits `e` and its parts, a subquery's captures and left-hand sides
-/// included (they are evaluated on this block's rows); returns false once
-/// stopped.
-fn walk(e: &Expr, f: &mut dyn FnMut(&Expr) -> Walk) -> bool {
-    match f(e) {
-        Walk::Stop => return false,
-        Walk::Skip => return true,
-        Walk::Descend => {}
-    }
-    let mut each = |xs: &mut dyn Iterator<Item = &Expr>| {
-        for x in xs {
-            if !walk(x, f) {
-                return false;
-            }
-        }
-        true
-    };
-    match e {
-        Expr::Bin(_, l, r) => each(&mut [&**l, &**r].into_iter()),
-        Expr::Chain(first, steps) => each(&mut std::iter::once(&**first).chain(steps.iter().map(|s| &s.rhs))),
-        Expr::Not(x) | Expr::Neg(x) | Expr::IsNull(x, _) | Expr::Collate(_, x) => walk(x, f),
-        Expr::Between { expr, low, high, .. } => each(&mut [&**expr, &**low, &**high].into_iter()),
-        Expr::InList { expr, list, .. } => each(&mut std::iter::once(&**expr).chain(list)),
-        Expr::Like { expr, pattern, .. } => each(&mut [&**expr, &**pattern].into_iter()),
-        Expr::Case { operand, whens, otherwise } => each(
-            &mut operand
-                .iter()
-                .map(|o| &**o)
-                .chain(whens.iter().flat_map(|(w, t)| [w, t]))
-                .chain(otherwise.iter().map(|o| &**o)),
-        ),
-        Expr::Func(_, args) => each(&mut args.iter()),
-        Expr::Subquery(s) => {
-            let lhs: Vec<&Expr> = match &s.kind {
-                SubKind::In(l) => l.iter().collect(),
-                SubKind::Quantified { lhs, .. } => vec![&**lhs],
-                SubKind::Scalar | SubKind::Exists => Vec::new(),
-            };
-            each(&mut lhs.into_iter().chain(&s.query.captures))
-        }
-        Expr::Lit(_)
-        | Expr::Param(_)
-        | Expr::Col(_)
-        | Expr::Agg(_)
-        | Expr::Window(_)
-        | Expr::SysVar { .. }
-        | Expr::Outer(_) => true,
-    }
 }
 
 /// `x` without the collation wrappers `with_collations` adds.

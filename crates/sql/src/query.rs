@@ -58,6 +58,9 @@ pub struct SelectPlan {
     /// SELECT SQL_CALC_FOUND_ROWS: the rows beyond LIMIT are counted for
     /// FOUND_ROWS() ([`crate::sink::Window`]).
     pub calc_found_rows: bool,
+    /// The table's columns some expression of the plan reads; the others
+    /// are not decoded (`None`: every column is read).
+    pub need: Option<Vec<bool>>,
 }
 
 /// Resolves `db.table` names to open tables.
@@ -286,7 +289,17 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         }
         _ => None,
     };
+    let need = table.as_ref().and_then(|t| {
+        let mut need = vec![false; t.schema.columns.len()];
+        let exprs = filter.iter().chain(&items).chain(&group_by).chain(&having).chain(order.iter().map(|(e, _)| e));
+        let agg_args = aggs.iter().flat_map(|a| a.arg.iter().chain(&a.more).chain(a.order.iter().map(|(e, _)| e)));
+        for e in exprs.chain(agg_args) {
+            crate::expr::mark_columns(e, &mut need);
+        }
+        need.contains(&false).then_some(need)
+    });
     Ok(SelectPlan {
+        need,
         table,
         access,
         filter,
@@ -664,7 +677,25 @@ pub fn for_each_row(
     lock: Option<LockMode>,
     trx: &mut Trx,
     env: &dyn Env,
-    mut f: impl FnMut(Vec<Value>) -> Result<bool>,
+    f: impl FnMut(&mut Vec<Value>) -> Result<bool>,
+) -> Result<()> {
+    for_each_row_of(t, access, filter, None, dir, lock, trx, env, f)
+}
+
+/// [`for_each_row`] decoding only the columns `need` marks (the others
+/// read as NULL). Each row is lent to `f` in a buffer the next row reuses
+/// (`std::mem::take` it to keep it).
+#[allow(clippy::too_many_arguments)]
+pub fn for_each_row_of(
+    t: &TableRef,
+    access: &Access,
+    filter: Option<&Expr>,
+    need: Option<&[bool]>,
+    dir: Direction,
+    lock: Option<LockMode>,
+    trx: &mut Trx,
+    env: &dyn Env,
+    mut f: impl FnMut(&mut Vec<Value>) -> Result<bool>,
 ) -> Result<()> {
     let keep = |row: &[Value]| -> Result<bool> {
         env.check_interrupt()?;
@@ -680,15 +711,15 @@ pub fn for_each_row(
                 return Ok(());
             }
             if !pk.iter().zip(&t.schema.primary_key).all(|(v, &c)| key_kind_matches(&t.schema.columns[c], v)) {
-                return for_each_row(t, &Access::Full, filter, dir, lock, trx, env, f);
+                return for_each_row_of(t, &Access::Full, filter, need, dir, lock, trx, env, f);
             }
             let got = match lock {
                 Some(m) => t.table.get_locking(trx, &pk, m),
-                None => t.table.get_tx(trx, &pk),
+                None => t.table.get_tx_columns(trx, &pk, need),
             };
             match got {
-                Ok(Some(row)) if keep(&row)? => {
-                    f(row)?;
+                Ok(Some(mut row)) if keep(&row)? => {
+                    f(&mut row)?;
                 }
                 Ok(_) => {}
                 Err(e) if no_match(&e) => {}
@@ -700,7 +731,7 @@ pub fn for_each_row(
             vals.retain(|v| !v.is_null());
             let col = t.index_columns(*index).first().map(|&c| &t.schema.columns[c]);
             if col.is_some_and(|col| vals.iter().any(|v| !key_kind_matches(col, v))) {
-                return for_each_row(t, &Access::Full, filter, dir, lock, trx, env, f);
+                return for_each_row_of(t, &Access::Full, filter, need, dir, lock, trx, env, f);
             }
             // Equal under the index's collation means the same range.
             let coll = col.map_or(Collation::Utf8mb4GeneralCi, |c| c.collation);
@@ -711,7 +742,7 @@ pub fn for_each_row(
             }
             for v in vals {
                 let k = [v];
-                let r = scan(t, *index, Bound::Included(&k), Bound::Included(&k), dir, lock, trx, &keep, &mut f);
+                let r = scan(t, *index, Bound::Included(&k), Bound::Included(&k), need, dir, lock, trx, &keep, &mut f);
                 match r {
                     Ok(true) => {}
                     Ok(false) => return Ok(()),
@@ -728,7 +759,7 @@ pub fn for_each_row(
             if nullb(&lo) || nullb(&hi) {
                 return Ok(());
             }
-            match scan(t, *index, as_slice(&lo), as_slice(&hi), dir, lock, trx, &keep, &mut f) {
+            match scan(t, *index, as_slice(&lo), as_slice(&hi), need, dir, lock, trx, &keep, &mut f) {
                 Ok(_) => {}
                 Err(Scan::Engine(e)) if no_match(&e) => {}
                 Err(Scan::Engine(e)) => return Err(e.into()),
@@ -736,7 +767,7 @@ pub fn for_each_row(
             }
         }
         Access::Full => {
-            match scan(t, IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, dir, lock, trx, &keep, &mut f) {
+            match scan(t, IndexRef::Primary, Bound::Unbounded, Bound::Unbounded, need, dir, lock, trx, &keep, &mut f) {
                 Ok(_) => {}
                 Err(Scan::Engine(e)) => return Err(e.into()),
                 Err(Scan::Sql(e)) => return Err(e),
@@ -758,27 +789,32 @@ fn scan(
     index: IndexRef,
     lo: Bound<&[Value]>,
     hi: Bound<&[Value]>,
+    need: Option<&[bool]>,
     dir: Direction,
     lock: Option<LockMode>,
     trx: &mut Trx,
     keep: &dyn Fn(&[Value]) -> Result<bool>,
-    f: &mut dyn FnMut(Vec<Value>) -> Result<bool>,
+    f: &mut dyn FnMut(&mut Vec<Value>) -> Result<bool>,
 ) -> std::result::Result<bool, Scan> {
     if let Some(m) = lock {
         let mut rows = t.table.scan_locking(trx, index, lo, hi, m, None).map_err(Scan::Engine)?;
         if dir == Direction::Backward {
             rows.reverse();
         }
-        for row in rows {
-            if keep(&row).map_err(Scan::Sql)? && !f(row).map_err(Scan::Sql)? {
+        for mut row in rows {
+            if keep(&row).map_err(Scan::Sql)? && !f(&mut row).map_err(Scan::Sql)? {
                 return Ok(false);
             }
         }
         return Ok(true);
     }
     let mut c = t.table.scan_tx(trx, index, lo, hi, dir).map_err(Scan::Engine)?;
-    while let Some(row) = c.next().map_err(Scan::Engine)? {
-        if keep(&row).map_err(Scan::Sql)? && !f(row).map_err(Scan::Sql)? {
+    if let Some(need) = need {
+        c.only_columns(need);
+    }
+    let mut row = Vec::new();
+    while c.next_into(&mut row).map_err(Scan::Engine)? {
+        if keep(&row).map_err(Scan::Sql)? && !f(&mut row).map_err(Scan::Sql)? {
             return Ok(false);
         }
     }
@@ -1021,9 +1057,17 @@ pub fn run_select(
         match (&p.table, trx) {
             (Some(t), Some(trx)) => {
                 let dir = p.index_order.unwrap_or(Direction::Forward);
-                for_each_row(t, &p.access, p.filter.as_ref(), dir, p.lock.or(plain_lock), trx, env, |row| {
-                    window.row(|| project(&row))
-                })?;
+                for_each_row_of(
+                    t,
+                    &p.access,
+                    p.filter.as_ref(),
+                    p.need.as_deref(),
+                    dir,
+                    p.lock.or(plain_lock),
+                    trx,
+                    env,
+                    |row| window.row(|| project(row)),
+                )?;
             }
             (Some(_), None) => return Err(SqlError::internal("a table read without a transaction")),
             (None, _) => {
@@ -1065,9 +1109,17 @@ pub fn run_select(
         (Some(t), Some(trx)) => {
             let dir = p.index_order.unwrap_or(Direction::Forward);
             let env: &Ctx<'_> = ctx;
-            for_each_row(t, &p.access, p.filter.as_ref(), dir, p.lock.or(plain_lock), trx, env, |row| {
-                fin.push(&row, env, &mut window)
-            })?;
+            for_each_row_of(
+                t,
+                &p.access,
+                p.filter.as_ref(),
+                p.need.as_deref(),
+                dir,
+                p.lock.or(plain_lock),
+                trx,
+                env,
+                |row| fin.push(row, env, &mut window),
+            )?;
         }
         (Some(_), None) => return Err(SqlError::internal("a table read without a transaction")),
         (None, _) => {
@@ -1118,7 +1170,9 @@ pub fn sort_rows(
 
 /// A grouping / DISTINCT key: equal under the default collation.
 pub fn group_key(vals: &[Value], colls: &[Collation]) -> Vec<u8> {
-    let mut k = Vec::new();
+    // Room for every value's weights (two bytes a character) at once.
+    let room: usize = vals.iter().map(|v| if let Value::Str(s) = v { 2 * s.len() + 3 } else { 20 }).sum();
+    let mut k = Vec::with_capacity(room);
     for (i, v) in vals.iter().enumerate() {
         match v {
             Value::Str(s) => {

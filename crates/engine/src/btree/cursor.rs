@@ -248,6 +248,12 @@ impl State {
         };
         let mut i = first;
         let mut key = Vec::new();
+        if self.buf.capacity() == 0 {
+            // A leaf's entries fit in about a (default 16 KiB) page: one
+            // allocation, not a dozen doublings.
+            self.buf.reserve(16 * 1024);
+            self.entries.reserve(n);
+        }
         while i >= 0 && (i as usize) < n {
             node::copy_key(v, i as usize, &mut key)?;
             if self.past_end(&key) {

@@ -71,23 +71,41 @@ pub fn encode_row(schema: &TableSchema, row: &[Value], out: &mut Vec<u8>) {
 
 /// Decodes a row; `None` if the bytes are not a valid row of this schema.
 pub fn decode_row(schema: &TableSchema, b: &[u8]) -> Option<Vec<Value>> {
+    let mut row = Vec::with_capacity(schema.columns.len());
+    decode_row_into(schema, b, None, &mut row).then_some(row)
+}
+
+/// Decodes a row into `out`, reusing its values' storage (a string
+/// column's value is overwritten in place when it already holds a string,
+/// so a scan decoding row after row into one buffer allocates nothing once
+/// the strings have grown). With `need`, only columns `i` with `need[i]`
+/// are decoded; the others are skipped over and read as NULL. `false`
+/// (and `out` unspecified) if the bytes are not a valid row of this schema.
+pub fn decode_row_into(schema: &TableSchema, b: &[u8], need: Option<&[bool]>, out: &mut Vec<Value>) -> bool {
+    decode_into(schema, b, need, out).is_some()
+}
+
+fn decode_into(schema: &TableSchema, b: &[u8], need: Option<&[bool]>, out: &mut Vec<Value>) -> Option<()> {
     if *b.first()? != ROW_FORMAT_VERSION {
         return None;
     }
-    let nb = schema.columns.len().div_ceil(8);
+    let n = schema.columns.len();
+    out.truncate(n);
+    out.resize(n, Value::Null);
+    let nb = n.div_ceil(8);
     let bitmap = b.get(1..1 + nb)?;
     let mut pos = 1 + nb;
-    let mut row = Vec::with_capacity(schema.columns.len());
     let take = |pos: &mut usize, n: usize| -> Option<&[u8]> {
         let s = b.get(*pos..*pos + n)?;
         *pos += n;
         Some(s)
     };
-    for (i, col) in schema.columns.iter().enumerate() {
+    for (i, (col, slot)) in schema.columns.iter().zip(out.iter_mut()).enumerate() {
         if bitmap[i / 8] & (1 << (i % 8)) != 0 {
-            row.push(Value::Null);
+            *slot = Value::Null;
             continue;
         }
+        let wanted = need.is_none_or(|m| m.get(i).copied().unwrap_or(true));
         let v = match col.ty {
             t if t.is_integer() => {
                 let w = t.int_width();
@@ -117,12 +135,25 @@ pub fn decode_row(schema: &TableSchema, b: &[u8]) -> Option<Vec<Value>> {
             }
             _ => {
                 let n = get_varint(b, &mut pos)? as usize;
-                Value::Str(String::from_utf8(take(&mut pos, n)?.to_vec()).ok()?)
+                let bytes = take(&mut pos, n)?;
+                if !wanted {
+                    *slot = Value::Null;
+                    continue;
+                }
+                let text = std::str::from_utf8(bytes).ok()?;
+                match slot {
+                    Value::Str(s) => {
+                        s.clear();
+                        s.push_str(text);
+                    }
+                    other => *other = Value::Str(text.to_owned()),
+                }
+                continue;
             }
         };
-        row.push(v);
+        *slot = if wanted { v } else { Value::Null };
     }
-    (pos == b.len()).then_some(row)
+    (pos == b.len()).then_some(())
 }
 
 #[cfg(test)]
@@ -162,5 +193,15 @@ mod tests {
         encode_row(&schema, &row, &mut b);
         assert_eq!(decode_row(&schema, &b).unwrap(), row);
         assert!(decode_row(&schema, &b[..b.len() - 1]).is_none());
+        // Into a reused buffer, and with only some columns.
+        let mut out = vec![Value::Str("a much longer string than any column".into()); 2];
+        assert!(decode_row_into(&schema, &b, None, &mut out));
+        assert_eq!(out, row);
+        let need: Vec<bool> = (0..row.len()).map(|i| i % 2 == 0).collect();
+        assert!(decode_row_into(&schema, &b, Some(&need), &mut out));
+        for (i, v) in out.iter().enumerate() {
+            assert_eq!(v, if need[i] { &row[i] } else { &Value::Null }, "column {i}");
+        }
+        assert!(!decode_row_into(&schema, &b[..b.len() - 1], Some(&need), &mut out));
     }
 }

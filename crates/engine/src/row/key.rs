@@ -107,9 +107,12 @@ pub fn weights(coll: Collation, s: &str, out: &mut Vec<u8>) {
     match coll {
         Collation::Utf8mb4Bin => out.extend_from_slice(s.as_bytes()),
         Collation::Utf8mb4GeneralCi if s.is_ascii() => {
-            out.reserve(s.len() * 2);
-            for b in s.bytes() {
-                out.extend_from_slice(&[0, b.to_ascii_uppercase()]);
+            // Two bytes per character, the high one zero: filled in one
+            // pass over a zeroed tail (no capacity check per byte).
+            let start = out.len();
+            out.resize(start + s.len() * 2, 0);
+            for (w, b) in out[start..].chunks_exact_mut(2).zip(s.bytes()) {
+                w[1] = b.to_ascii_uppercase();
             }
         }
         Collation::Utf8mb4GeneralCi => {

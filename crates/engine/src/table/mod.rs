@@ -506,6 +506,7 @@ impl Table {
             cursor: Some(cursor),
             buf: Vec::new(),
             view: None,
+            need: None,
         })
     }
 }
@@ -530,6 +531,8 @@ pub struct RowCursor {
     buf: Vec<u8>,
     /// The view, kept registered while the cursor lives.
     view: Option<(crate::txn::view::ReadView, Arc<crate::txn::view::ViewHandle>)>,
+    /// The columns to decode ([`RowCursor::only_columns`]); `None`: all.
+    need: Option<Vec<bool>>,
 }
 
 impl RowCursor {
@@ -543,16 +546,25 @@ impl RowCursor {
             cursor: None,
             buf: Vec::new(),
             view: None,
+            need: None,
         }
     }
 
     /// The next row, or `None`.
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Result<Option<Vec<Value>>> {
+        let mut row = Vec::new();
+        Ok(self.next_into(&mut row)?.then_some(row))
+    }
+
+    /// Reads the next row into `row`, reusing its storage (a scan that
+    /// reads every row into one buffer allocates nothing per row once the
+    /// buffer's strings have grown); `false` at the end.
+    pub fn next_into(&mut self, row: &mut Vec<Value>) -> Result<bool> {
         if self.uses.iter().any(|u| u.dropped()) {
             return Err(Error::NoSuchIndex(format!("an index of {} was dropped during the scan", self.name)));
         }
-        self.next_visible()
+        self.next_visible(row)
     }
 
     /// All remaining rows.

@@ -23,6 +23,7 @@
 //! is then seen and locked too (`rowop.rs` explains why that is enough).
 //! Under READ COMMITTED only the records are locked.
 
+use std::borrow::Cow;
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -30,7 +31,7 @@ use super::trx::Trx;
 use super::{bref, IndexRef, RowCursor, Table, UseGuard};
 use crate::btree::{BTree, Direction};
 use crate::buffer::BufferPool;
-use crate::row::{codec, TableSchema, Value};
+use crate::row::{codec, Value};
 use crate::txn::lock::{LockKey, LockKind, LockMode};
 use crate::txn::record::{RecHeader, UndoKind, UndoRec};
 use crate::txn::undo;
@@ -38,12 +39,13 @@ use crate::txn::view::ReadView;
 use crate::{Error, Result, SYSTEM_SPACE};
 
 /// The version of a clustered record a view sees: its row bytes, or `None`
-/// if the row does not exist for the view. `rec` is the record's value.
-pub(crate) fn visible_version(pool: &BufferPool, view: &ReadView, rec: &[u8]) -> Result<Option<Vec<u8>>> {
+/// if the row does not exist for the view. `rec` is the record's value;
+/// the newest version is borrowed from it, an older one rebuilt from undo.
+pub(crate) fn visible_version<'r>(pool: &BufferPool, view: &ReadView, rec: &'r [u8]) -> Result<Option<Cow<'r, [u8]>>> {
     let bad = |what: &str| Error::corruption(crate::PageId::new(SYSTEM_SPACE, 0), what.to_string());
     let (mut h, row) = RecHeader::split(rec).ok_or_else(|| bad("bad record header"))?;
     if view.sees(h.trx) {
-        return Ok((!h.deleted).then(|| row.to_vec()));
+        return Ok((!h.deleted).then_some(Cow::Borrowed(row)));
     }
     let mut budget = 1 << 20;
     loop {
@@ -56,7 +58,7 @@ pub(crate) fn visible_version(pool: &BufferPool, view: &ReadView, rec: &[u8]) ->
         let Some((ph, prow)) = u.prev else { return Ok(None) }; // inserted after the view
         debug_assert_ne!(u.kind, UndoKind::Insert);
         if view.sees(ph.trx) {
-            return Ok((!ph.deleted).then_some(prow));
+            return Ok((!ph.deleted).then_some(Cow::Owned(prow)));
         }
         h = ph;
     }
@@ -65,24 +67,40 @@ pub(crate) fn visible_version(pool: &BufferPool, view: &ReadView, rec: &[u8]) ->
 impl Table {
     /// The row with primary key `pk` as `trx`'s read view sees it.
     pub fn get_tx(&self, trx: &mut Trx, pk: &[Value]) -> Result<Option<Vec<Value>>> {
+        self.get_tx_columns(trx, pk, None)
+    }
+
+    /// [`Table::get_tx`] decoding only the columns `need` marks (the
+    /// others read as NULL; see [`codec::decode_row_into`]).
+    pub fn get_tx_columns(&self, trx: &mut Trx, pk: &[Value], need: Option<&[bool]>) -> Result<Option<Vec<Value>>> {
         let st = self.state.read();
         let schema = &st.def.schema;
         let k = Self::pk_from_values(schema, pk)?;
-        if trx.reads_uncommitted() {
-            return match self.latest(&k)? {
-                Some((h, row)) if !h.deleted => self.decode(schema, &k, &row).map(Some),
-                _ => Ok(None),
-            };
-        }
-        let (view, _h) = trx.read_view();
         let mut buf = Vec::new();
         if !self.clustered.get(&k, &mut buf)? {
             return Ok(None);
         }
-        match visible_version(self.clustered.pool(), &view, &buf)? {
-            Some(row) => self.decode(schema, &k, &row).map(Some),
-            None => Ok(None),
+        let row = if trx.reads_uncommitted() {
+            let (h, row) = self.split_record(&k, &buf)?;
+            if h.deleted {
+                return Ok(None);
+            }
+            Cow::Borrowed(row)
+        } else {
+            let (view, _h) = trx.read_view();
+            match visible_version(self.clustered.pool(), &view, &buf)? {
+                Some(row) => row,
+                None => return Ok(None),
+            }
+        };
+        let mut out = Vec::with_capacity(schema.columns.len());
+        if !codec::decode_row_into(schema, &row, need, &mut out) {
+            return Err(Error::corruption(
+                self.clustered.root(),
+                format!("undecodable row under key {k:02x?} of {}", self.name),
+            ));
         }
+        Ok(Some(out))
     }
 
     /// The latest committed-or-own version of the row with primary key
@@ -251,22 +269,41 @@ pub(crate) fn split_entry<'k>(k: &'k [u8], v: &[u8]) -> Option<(&'k [u8], &'k [u
 }
 
 impl RowCursor {
-    /// The next row the cursor's view sees (or, without a view, the latest
-    /// committed-or-not version: DDL's internal scans).
-    pub(crate) fn next_visible(&mut self) -> Result<Option<Vec<Value>>> {
-        let Some(cursor) = self.cursor.as_mut() else { return Ok(None) };
+    /// Decodes only the columns `need` marks (the others read as NULL),
+    /// plus those a secondary index scan needs to recognise stale entries.
+    pub fn only_columns(&mut self, need: &[bool]) {
+        let mut need = need.to_vec();
+        need.resize(self.schema.columns.len(), true);
+        if let IndexRef::Secondary(ix) = self.index {
+            let keyed = self.schema.indexes[ix].columns.iter().chain(&self.schema.primary_key);
+            for &c in keyed {
+                need[c] = true;
+            }
+        }
+        self.need = Some(need);
+    }
+
+    /// Reads the next row the cursor's view sees (or, without a view, the
+    /// latest committed-or-not version: DDL's internal scans) into `out`,
+    /// reusing its storage; `false` at the end.
+    pub(crate) fn next_visible(&mut self, out: &mut Vec<Value>) -> Result<bool> {
+        let Some(cursor) = self.cursor.as_mut() else { return Ok(false) };
+        let need = self.need.as_deref();
         loop {
-            let Some((k, v)) = cursor.next()? else { return Ok(None) };
+            let Some((k, v)) = cursor.next()? else { return Ok(false) };
             let corrupt = |what: &str| Error::corruption(self.clustered.root(), format!("{what} in {}", self.name));
             let pool = self.clustered.pool();
-            let version = |rec: &[u8], view: &Option<(ReadView, Arc<crate::txn::view::ViewHandle>)>| match view {
+            let version = |rec, view: &Option<(ReadView, Arc<crate::txn::view::ViewHandle>)>| match view {
                 Some((view, _)) => visible_version(pool, view, rec),
-                None => Ok(RecHeader::split(rec).and_then(|(h, r)| (!h.deleted).then(|| r.to_vec()))),
+                None => Ok(RecHeader::split(rec).and_then(|(h, r)| (!h.deleted).then_some(Cow::Borrowed(r)))),
             };
             match self.index {
                 IndexRef::Primary => {
                     let Some(row) = version(v, &self.view)? else { continue };
-                    return decode(&self.schema, &row).map(Some).ok_or_else(|| corrupt("undecodable row"));
+                    if !codec::decode_row_into(&self.schema, &row, need, out) {
+                        return Err(corrupt("undecodable row"));
+                    }
+                    return Ok(true);
                 }
                 IndexRef::Secondary(ix) => {
                     let (sec, pk) = split_entry(k, v).ok_or_else(|| corrupt("bad secondary index entry"))?;
@@ -274,18 +311,16 @@ impl RowCursor {
                         continue; // purged meanwhile
                     }
                     let Some(row) = version(&self.buf, &self.view)? else { continue };
-                    let row = decode(&self.schema, &row).ok_or_else(|| corrupt("undecodable row"))?;
-                    let (again, _) = Table::sec_key(&self.schema, ix, &row, &[]);
+                    if !codec::decode_row_into(&self.schema, &row, need, out) {
+                        return Err(corrupt("undecodable row"));
+                    }
+                    let (again, _) = Table::sec_key(&self.schema, ix, out, &[]);
                     if again != sec {
                         continue; // a stale entry: this version is reached through its own
                     }
-                    return Ok(Some(row));
+                    return Ok(true);
                 }
             }
         }
     }
-}
-
-fn decode(schema: &TableSchema, row: &[u8]) -> Option<Vec<Value>> {
-    codec::decode_row(schema, row)
 }
