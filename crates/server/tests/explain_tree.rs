@@ -110,7 +110,7 @@ fn each_operator_kind_has_its_line() {
             &["Table scan on <union temporary>", "Union materialize with deduplication"],
         ),
         ("SELECT a FROM t UNION ALL SELECT x FROM w", &["Append", "Stream results"]),
-        ("SELECT id, ROW_NUMBER() OVER (ORDER BY b) FROM u", &["Window aggregate with buffering: row_number()"]),
+        ("SELECT id, ROW_NUMBER() OVER (ORDER BY v) FROM u", &["Window aggregate with buffering: row_number()"]),
         ("SELECT a, COUNT(*) c FROM t GROUP BY a HAVING COUNT(*) > 19", &["Filter: (count(0) > 19)"]),
     ];
     for (sql, want) in cases {
