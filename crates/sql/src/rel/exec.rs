@@ -825,7 +825,13 @@ impl BlockRun<'_, '_> {
         let table = match built {
             Some(t) => t,
             None => {
+                let t0 = self.ex.profile.map(|_| std::time::Instant::now());
                 let t = Rc::new(self.build(s, buf, env)?);
+                if let (Some(p), Some(t0)) = (self.ex.profile, t0) {
+                    // The rows the hash table holds (its local terms passed).
+                    let n = t.values().map(Vec::len).sum::<usize>() as u64;
+                    p.record(key(s), Tag::Groups, n, t0.elapsed(), t0.elapsed());
+                }
                 self.hashes.borrow_mut().insert(i, t.clone());
                 t
             }
