@@ -88,6 +88,15 @@ impl AggEnv for Ctx<'_> {
     }
 }
 
+/// Rows a [`Finisher`] made on its way (EXPLAIN ANALYZE).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counts {
+    /// Groups aggregation made (with ROLLUP's super-aggregate rows).
+    pub groups: u64,
+    /// Rows after grouping and HAVING (a windowed block's rows).
+    pub grouped: u64,
+}
+
 /// A row after grouping and HAVING: its (representative) row and its
 /// aggregates' values (none when the block does not aggregate).
 pub type GroupedRow = (Vec<Value>, Vec<Value>);
@@ -144,13 +153,26 @@ impl<'f> Finisher<'f> {
 
     /// After the last row: sends what was kept; what its sort did.
     pub fn finish<E: AggEnv>(self, env: &mut E, window: &mut Window<'_>) -> Result<SortStats> {
+        self.finish_counted(env, window).map(|(sorted, _)| sorted)
+    }
+
+    /// [`Finisher::finish`], also telling how many rows grouping made
+    /// and how many passed HAVING (EXPLAIN ANALYZE); counted once per
+    /// block, not per row.
+    pub fn finish_counted<E: AggEnv>(self, env: &mut E, window: &mut Window<'_>) -> Result<(SortStats, Counts)> {
         let f = self.f;
         let mut out = self.out;
+        let mut counts = Counts::default();
         let rows: Vec<GroupedRow> = match self.input {
-            Input::Direct => return out.flush(&*env, window),
-            Input::Groups(g) => g.rows(f, env)?,
+            Input::Direct => return Ok((out.flush(&*env, window)?, counts)),
+            Input::Groups(g) => {
+                let (rows, groups) = g.rows(f, env)?;
+                counts.groups = groups as u64;
+                rows
+            }
             Input::Rows(rows) => rows.into_iter().map(|r| (r, Vec::new())).collect(),
         };
+        counts.grouped = rows.len() as u64;
         let aggregated = f.aggregated();
         let mut rows = rows;
         let mut windows = Vec::new();
@@ -172,7 +194,7 @@ impl<'f> Finisher<'f> {
                 break;
             }
         }
-        out.flush(&*env, window)
+        Ok((out.flush(&*env, window)?, counts))
     }
 }
 
@@ -307,7 +329,8 @@ impl Groups {
     /// the binder points rolled-up expressions and GROUPING() there
     /// (`rel::rollup`). A grouping key that is a column is also NULL in a
     /// super-aggregate row's representative row.
-    fn rows<E: AggEnv>(self, f: &Finish<'_>, env: &mut E) -> Result<Vec<GroupedRow>> {
+    /// The groups' rows that pass HAVING, and how many groups there were.
+    fn rows<E: AggEnv>(self, f: &Finish<'_>, env: &mut E) -> Result<(Vec<GroupedRow>, usize)> {
         let n = f.group_by.len();
         let mut groups = self.groups;
         if groups.is_empty() && n == 0 {
@@ -332,6 +355,7 @@ impl Groups {
             groups = keyed.into_iter().map(|(_, g)| g).collect();
         }
         let mut out = Vec::new();
+        let made = groups.len();
         for g in groups {
             env.check_interrupt()?;
             let results: Vec<(Value, bool)> = g.states.iter().zip(f.aggs).map(|(s, a)| s.result(a)).collect();
@@ -366,6 +390,6 @@ impl Groups {
             }
             out.push((rep, env.take_aggs()));
         }
-        Ok(out)
+        Ok((out, made))
     }
 }

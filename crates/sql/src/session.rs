@@ -206,7 +206,7 @@ impl Compiled {
             Plan::Query(q) => q.plan.columns().to_vec(),
             Plan::Other(s) => admin::columns_of(s),
             Plan::Admin(a) => a.columns(),
-            Plan::Explain(_) => crate::explain::columns(),
+            Plan::Explain(e) => crate::explain::columns_of(e),
             _ => vec![],
         }
     }
@@ -778,13 +778,28 @@ impl Session {
                 (Plan::Delete(p), n)
             }
             ast::Statement::Explain { analyze, format, statement, .. } => {
-                crate::explain::check_options(analyze, format.as_ref())?;
-                let inner = self.compile(*statement)?;
-                match inner.plan {
-                    p @ (Plan::Select(_) | Plan::Query(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_)) => {
-                        (Plan::Explain(Box::new(crate::explain::ExplainPlan { inner: p })), inner.params)
+                let format = crate::explain::check_options(analyze, format.as_ref())?;
+                if analyze {
+                    // Run through the general engine, whose operators
+                    // count (MySQL 8.0 analyses SELECT and multi-table
+                    // UPDATE / DELETE, which quire does not have).
+                    let ast::Statement::Query(q) = *statement else {
+                        return Err(SqlError::unsupported("EXPLAIN ANALYZE of this statement"));
+                    };
+                    let c = crate::rel::compile(*q, &r)?;
+                    let n = c.params;
+                    let inner = Plan::Query(c);
+                    (Plan::Explain(Box::new(crate::explain::ExplainPlan { inner, format, analyze })), n)
+                } else {
+                    let inner = self.compile(*statement)?;
+                    match inner.plan {
+                        p
+                        @ (Plan::Select(_) | Plan::Query(_) | Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_)) => {
+                            let e = crate::explain::ExplainPlan { inner: p, format, analyze };
+                            (Plan::Explain(Box::new(e)), inner.params)
+                        }
+                        _ => return Err(SqlError::unsupported("EXPLAIN of this statement")),
                     }
-                    _ => return Err(SqlError::unsupported("EXPLAIN of this statement")),
                 }
             }
             other => (Plan::Other(Box::new(other)), 0),
@@ -1166,7 +1181,11 @@ impl Session {
         sink: &mut dyn RowSink,
     ) -> Result<Outcome> {
         self.begin_statement(c.uses_tables(), matches!(c.plan, Plan::Insert(_) | Plan::Update(_)));
-        let timed = matches!(c.plan, Plan::Select(_) | Plan::Query(_));
+        let timed = match &c.plan {
+            Plan::Select(_) | Plan::Query(_) => true,
+            Plan::Explain(e) => e.analyze, // runs the SELECT: its deadline too
+            _ => false,
+        };
         if timed {
             self.process.interrupt.set_deadline(self.select_deadline());
         }
@@ -1317,12 +1336,49 @@ impl Session {
                 let o = self.run_admin(a)?;
                 deliver(o, sink)
             }
+            Plan::Explain(e) if e.analyze => {
+                let text = self.explain_analyze(e, params)?;
+                let rows = vec![vec![Value::Str(text)]];
+                deliver(Output::Rows { columns: crate::explain::columns_of(e), rows }, sink)
+            }
             Plan::Explain(e) => {
                 let ctx = Ctx { params, aggs: vec![], session: &Env { s: self }, in_keys: Default::default() };
                 let rows = crate::explain::rows(e, &ctx)?;
-                deliver(Output::Rows { columns: crate::explain::columns(), rows }, sink)
+                deliver(Output::Rows { columns: crate::explain::columns_of(e), rows }, sink)
             }
         }
+    }
+
+    /// EXPLAIN ANALYZE: runs the query as a SELECT runs (its transaction,
+    /// locks, read view, interrupts), its rows thrown away, counting per
+    /// operator; then the tree with the counts.
+    fn explain_analyze(&mut self, e: &crate::explain::ExplainPlan, params: &[Value]) -> Result<String> {
+        use crate::explain::profile::Profile;
+        let Plan::Query(q) = &e.inner else { return Err(SqlError::internal("EXPLAIN ANALYZE of a non-query")) };
+        self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
+        if let Some(err) = q.group_error.as_ref().filter(|_| self.vars.mode().only_full_group_by) {
+            return Err(err.clone());
+        }
+        let profile = Profile::default();
+        let mut discard = crate::explain::Discard;
+        let ran = if q.reads_tables {
+            if q.plan.lock() == Some(LockMode::X) {
+                self.check_writable()?;
+            }
+            self.in_trx(|trx, s| {
+                let env = Env { s };
+                let plain = query::plain_read_lock(trx.isolation(), s.autocommit() && !s.in_txn);
+                let ex = crate::rel::exec::Exec::new(params, &env, Some(trx), plain).profiled(&profile);
+                ex.run_into(&q.plan, &mut discard)
+            })
+        } else {
+            let env = Env { s: self };
+            let ex = crate::rel::exec::Exec::new(params, &env, None, None).profiled(&profile);
+            ex.run_into(&q.plan, &mut discard).and_then(|n| self.interrupted().map(|_| n))
+        };
+        ran?;
+        let ctx = Ctx { params, aggs: vec![], session: &Env { s: self }, in_keys: Default::default() };
+        crate::explain::tree_text(e, &ctx, Some(&profile))
     }
 
     fn run_admin(&mut self, a: &admin::AdminStmt) -> Result<Output> {

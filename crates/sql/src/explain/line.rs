@@ -199,7 +199,7 @@ pub fn table_line(t: &TableRef, name: &str, access: &Access, cx: &Context<'_>) -
 
 /// Rows of a range estimated by descending the index to its ends, when
 /// its bounds are constants (parameters included).
-fn range_rows(t: &TableRef, a: &Access, cx: &Context<'_>) -> Option<u64> {
+pub(super) fn range_rows(t: &TableRef, a: &Access, cx: &Context<'_>) -> Option<u64> {
     let constant = |e: &Expr| crate::plan::is_constant(e);
     match a {
         Access::Range { index, lo, hi } => {

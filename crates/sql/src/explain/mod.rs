@@ -18,10 +18,17 @@
 //! table over the table's rows), `No tables used`. quire never reads
 //! an index alone, so it never says `Using index`.
 //!
-//! FORMAT=TREE / JSON and EXPLAIN ANALYZE are refused (1235); FORMAT=
-//! TRADITIONAL is the default.
+//! FORMAT=TREE prints MySQL 8.0's iterator tree instead (`build`,
+//! `tree`, `show`): one row, one LONGTEXT column named `EXPLAIN`. EXPLAIN
+//! ANALYZE runs the SELECT with counters per operator (`profile`), throws
+//! its rows away and prints the tree with what each operator did.
+//! FORMAT=JSON is refused (1235); FORMAT=TRADITIONAL is the default.
 
+mod build;
 mod line;
+pub mod profile;
+mod show;
+mod tree;
 mod walk;
 
 use sqlparser::ast;
@@ -35,30 +42,80 @@ pub use line::{key_part_len, Line};
 
 /// A statement to explain, compiled.
 pub struct ExplainPlan {
+    /// Under ANALYZE, a SELECT compiled by the general engine (whose
+    /// operators keep counters), whichever planner would run it alone.
     pub inner: Plan,
+    pub format: Format,
+    /// EXPLAIN ANALYZE: run the statement, print what it did.
+    pub analyze: bool,
 }
 
-/// Checks EXPLAIN's options: only the traditional format is built.
-pub fn check_options(analyze: bool, format: Option<&ast::AnalyzeFormatKind>) -> Result<()> {
-    if analyze {
-        return Err(SqlError::unsupported("EXPLAIN ANALYZE"));
-    }
-    match format {
-        None => Ok(()),
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Traditional,
+    Tree,
+}
+
+/// EXPLAIN's options as MySQL 8.0 takes them: TRADITIONAL (the default)
+/// and TREE; ANALYZE only with TREE. JSON is not built (1235); a format
+/// MySQL does not know is its error 1791.
+pub fn check_options(analyze: bool, format: Option<&ast::AnalyzeFormatKind>) -> Result<Format> {
+    let f = match format {
+        None if analyze => Format::Tree,
+        None => Format::Traditional,
         Some(ast::AnalyzeFormatKind::Keyword(f) | ast::AnalyzeFormatKind::Assignment(f)) => match f {
-            ast::AnalyzeFormat::TRADITIONAL => Ok(()),
-            ast::AnalyzeFormat::TREE => Err(SqlError::unsupported("EXPLAIN FORMAT=TREE")),
-            ast::AnalyzeFormat::JSON => Err(SqlError::unsupported("EXPLAIN FORMAT=JSON")),
-            other => Err(SqlError::new(
-                1235,
-                "42000",
-                format!("This version of quire doesn't yet support 'EXPLAIN FORMAT={other}'"),
-            )),
+            ast::AnalyzeFormat::TRADITIONAL => Format::Traditional,
+            ast::AnalyzeFormat::TREE => Format::Tree,
+            ast::AnalyzeFormat::JSON if analyze => {
+                return Err(SqlError::unsupported("EXPLAIN ANALYZE with JSON format"))
+            }
+            ast::AnalyzeFormat::JSON => return Err(SqlError::unsupported("EXPLAIN FORMAT=JSON")),
+            other => return Err(SqlError::new(1791, "HY000", format!("Unknown EXPLAIN format name: '{other}'"))),
         },
+    };
+    if analyze && f == Format::Traditional {
+        return Err(SqlError::unsupported("EXPLAIN ANALYZE with TRADITIONAL format"));
+    }
+    Ok(f)
+}
+
+/// The result columns of `p`.
+pub fn columns_of(p: &ExplainPlan) -> Vec<ColMeta> {
+    match p.format {
+        Format::Traditional => columns(),
+        // MySQL: one LONGTEXT column named EXPLAIN.
+        Format::Tree => vec![ColMeta::expr("EXPLAIN", MetaType::Text)],
     }
 }
 
-/// EXPLAIN's result columns, typed as MySQL 8.0 types them.
+/// Throws rows away: EXPLAIN ANALYZE's statement runs into it.
+pub struct Discard;
+
+impl crate::sink::RowSink for Discard {
+    fn columns(&mut self, _: &[ColMeta]) -> Result<()> {
+        Ok(())
+    }
+    fn row(&mut self, _: Vec<quire_engine::row::Value>) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The tree of `p` as text; with `profile`, what its execution measured.
+pub fn tree_text(p: &ExplainPlan, env: &dyn Env, profile: Option<&profile::Profile>) -> Result<String> {
+    let numbers = show::Numbers::default();
+    let mut b = build::Builder::new(env, profile, &numbers);
+    let op = match &p.inner {
+        Plan::Select(s) => b.select(s),
+        Plan::Query(q) => b.query(&q.plan, &[]),
+        Plan::Update(u) => b.write("Update", &u.table, &u.access, u.filter.as_ref()),
+        Plan::Delete(d) => b.write("Delete from", &d.table, &d.access, d.filter.as_ref()),
+        _ => return Err(SqlError::unsupported("EXPLAIN FORMAT=TREE of this statement")),
+    };
+    Ok(tree::render(&op, profile.is_some()))
+}
+
+/// EXPLAIN's result columns in the traditional format, typed as MySQL
+/// 8.0 types them.
 pub fn columns() -> Vec<ColMeta> {
     let s = |n: &str, len: u32| ColMeta::expr(n, MetaType::Str { len, fixed: false });
     vec![
@@ -79,6 +136,9 @@ pub fn columns() -> Vec<ColMeta> {
 
 /// The rows of EXPLAIN for a compiled statement.
 pub fn rows(p: &ExplainPlan, env: &dyn Env) -> Result<Vec<Vec<quire_engine::row::Value>>> {
+    if p.format == Format::Tree {
+        return Ok(vec![vec![quire_engine::row::Value::Str(tree_text(p, env, None)?)]]);
+    }
     let lines = match &p.inner {
         Plan::Select(s) => walk::select(s, env),
         Plan::Query(q) => walk::query(&q.plan, env),

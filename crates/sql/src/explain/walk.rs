@@ -267,7 +267,7 @@ fn node_terms<'b>(n: &'b Node, out: &mut Vec<&'b Expr>) {
     }
 }
 
-fn subqueries<'e>(e: &'e Expr, out: &mut Vec<&'e SubExpr>) {
+pub(super) fn subqueries<'e>(e: &'e Expr, out: &mut Vec<&'e SubExpr>) {
     match e {
         Expr::Col(_)
         | Expr::Lit(_)

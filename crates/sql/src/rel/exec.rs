@@ -28,6 +28,7 @@ use quire_engine::txn::lock::LockMode;
 
 use super::{Block, JoinKind, Node, QueryPlan, RecursivePlan, SetOpKind, SetOpPlan, Source, SourceKind, Subquery};
 use crate::error::{Result, SqlError};
+use crate::explain::profile::{key, Profile, Tag, TimedSink};
 use crate::expr::{compare, eval, to_decimal, truth, BinOp, Env, Expr, SubExpr, SubKind};
 use crate::filesort::SortLimits;
 use crate::finish::{AggEnv, Finish, Finisher};
@@ -66,6 +67,9 @@ pub struct Exec<'a> {
     /// The block or set operation (its address; 0: none) whose LIMIT
     /// [`Exec::run_counted`] applies itself, after counting its rows.
     uncut: std::cell::Cell<usize>,
+    /// EXPLAIN ANALYZE's counters: `Some` only then; each operator looks
+    /// once when it opens, never per row.
+    profile: Option<&'a Profile>,
 }
 
 impl<'a> Exec<'a> {
@@ -86,17 +90,37 @@ impl<'a> Exec<'a> {
             working: RefCell::new(HashMap::new()),
             in_keys: Default::default(),
             uncut: std::cell::Cell::new(0),
+            profile: None,
         }
+    }
+
+    /// Counts rows and times per operator into `p` (EXPLAIN ANALYZE).
+    pub fn profiled(mut self, p: &'a Profile) -> Self {
+        self.profile = Some(p);
+        self
     }
 
     /// The rows of `plan`, `outer` being the values it captures.
     pub fn run(&self, plan: &QueryPlan, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
         crate::depth::check()?;
-        match plan {
+        let probe = match plan {
+            QueryPlan::Select(_) => None,
+            QueryPlan::SetOp(s) => self.profile.map(|p| p.open(key(&**s), Tag::Result)),
+            QueryPlan::Recursive(r) => self.profile.map(|p| p.open(key(&**r), Tag::Result)),
+        };
+        let rows = match plan {
             QueryPlan::Select(b) => self.block(b, outer),
             QueryPlan::SetOp(s) => self.set_op(s, outer),
             QueryPlan::Recursive(r) => self.recursive(r, outer),
+        }?;
+        if let Some(mut probe) = probe {
+            // Materialised: every row is there when the first is.
+            for _ in &rows {
+                probe.emit(|| ());
+            }
+            probe.close();
         }
+        Ok(rows)
     }
 
     /// An environment for expressions outside a block (UPDATE / DELETE):
@@ -179,12 +203,34 @@ impl<'a> Exec<'a> {
     /// returns how many it sent. `count`: SQL_CALC_FOUND_ROWS (every row
     /// is offered to the window, which counts those past LIMIT).
     fn block_into(&self, b: &Block, outer: &[Value], sink: &mut dyn RowSink, count: bool) -> Result<u64> {
+        if let Some(p) = self.profile {
+            let mut timed = TimedSink { inner: sink, probe: p.open(key(b), Tag::Out) };
+            let (sent, offered, counts) = self.block_run(b, outer, &mut timed, count)?;
+            let (first, last) = (timed.probe.first(), timed.probe.elapsed());
+            for (tag, rows) in [(Tag::Offered, offered), (Tag::Groups, counts.groups), (Tag::Grouped, counts.grouped)] {
+                p.record(key(b), tag, rows, first, last);
+            }
+            timed.probe.close();
+            return Ok(sent);
+        }
+        self.block_run(b, outer, sink, count).map(|(sent, _, _)| sent)
+    }
+
+    /// [`Exec::block_into`]'s work: the rows sent, the rows offered to
+    /// LIMIT and what the finisher counted.
+    fn block_run(
+        &self,
+        b: &Block,
+        outer: &[Value],
+        sink: &mut dyn RowSink,
+        count: bool,
+    ) -> Result<(u64, u64, crate::finish::Counts)> {
         let mut env = self.env(outer);
         let limit = limit_value(&b.limit, &env)?;
         let offset = limit_value(&b.offset, &env)?.unwrap_or(0);
         let mut window = Window::new(sink, offset, limit).counting(count);
         if window.closed() {
-            return Ok(0);
+            return Ok((0, 0, Default::default()));
         }
         let spec = Finish {
             aggs: &b.aggs,
@@ -205,22 +251,37 @@ impl<'a> Exec<'a> {
         let mut fin = Finisher::new(&spec, offset, if count { None } else { limit }, sorting);
         {
             let env = &env;
-            let mut emit = |row: &mut Vec<Value>| -> Result<bool> {
-                if !passes(&b.filter, row, env)? {
-                    return Ok(true);
+            match self.profile {
+                None => {
+                    let mut emit = |row: &mut Vec<Value>| -> Result<bool> {
+                        if !passes(&b.filter, row, env)? {
+                            return Ok(true);
+                        }
+                        fin.push(row, env, &mut window)
+                    };
+                    self.walk_block(b, env, &mut emit)?;
                 }
-                fin.push(row, env, &mut window)
-            };
-            self.walk_block(b, env, &mut emit)?;
+                Some(p) => {
+                    let mut probe = p.open(key(b), Tag::Where);
+                    let mut emit = |row: &mut Vec<Value>| -> Result<bool> {
+                        if !passes(&b.filter, row, env)? {
+                            return Ok(true);
+                        }
+                        probe.emit(|| fin.push(row, env, &mut window))
+                    };
+                    self.walk_block(b, env, &mut emit)?;
+                    probe.close();
+                }
+            }
         }
-        let sorted = fin.finish(&mut env, &mut window)?;
+        let (sorted, counts) = fin.finish_counted(&mut env, &mut window)?;
         if !b.order.is_empty() {
             self.session.sorted(sorted);
         }
         if count {
             self.session.found_rows_counted(window.offered);
         }
-        Ok(window.sent)
+        Ok((window.sent, window.offered, counts))
     }
 
     /// Produces the joined rows of `b` (before its WHERE) into `emit`.
@@ -246,6 +307,7 @@ impl<'a> Exec<'a> {
     }
 
     fn set_op(&self, s: &SetOpPlan, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
+        let started = self.profile.map(|_| std::time::Instant::now());
         let coerce = |rows: Vec<Vec<Value>>| -> Vec<Vec<Value>> {
             rows.into_iter().map(|r| r.into_iter().zip(&s.columns).map(|(v, c)| coerce(v, c.ty)).collect()).collect()
         };
@@ -294,6 +356,10 @@ impl<'a> Exec<'a> {
                 out
             }
         };
+        if let (Some(p), Some(t0)) = (self.profile, started) {
+            // The combined rows, before ORDER BY and LIMIT.
+            p.record(crate::explain::profile::key(s), Tag::Offered, rows.len() as u64, t0.elapsed(), t0.elapsed());
+        }
         let env = self.env(outer);
         if !s.order.is_empty() {
             let keyed = rows
@@ -658,6 +724,17 @@ impl BlockRun<'_, '_> {
     /// `Ok(false)` once `k` asked to stop.
     fn walk(&self, node: &Node, buf: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
         crate::depth::check()?;
+        if let Some(p) = self.ex.profile {
+            let mut probe = p.open(key(node), Tag::Node);
+            let go = self.walk_node(node, buf, env, &mut |row| probe.emit(|| k(row)))?;
+            probe.close();
+            return Ok(go);
+        }
+        self.walk_node(node, buf, env, k)
+    }
+
+    /// [`BlockRun::walk`] without measuring `node` itself.
+    fn walk_node(&self, node: &Node, buf: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
         match node {
             Node::Leaf(i) => self.source(*i, buf, env, k),
             Node::Filter { input, terms } => {
@@ -707,16 +784,36 @@ impl BlockRun<'_, '_> {
                     SourceKind::Derived(plan) => self.ex.derived_rows(plan)?,
                     _ => self.ex.working_rows(working_id(s))?,
                 };
+                let Some(p) = self.ex.profile else {
+                    for r in rows.iter() {
+                        if !place(r, buf)? {
+                            return Ok(false);
+                        }
+                    }
+                    return Ok(true);
+                };
+                let mut probe = p.open(key(s), Tag::Read);
+                let mut go = true;
                 for r in rows.iter() {
-                    if !place(r, buf)? {
-                        return Ok(false);
+                    if !probe.emit(|| place(r, buf))? {
+                        go = false;
+                        break;
                     }
                 }
-                Ok(true)
+                probe.close();
+                Ok(go)
             }
             SourceKind::Table(_) => {
                 let keys = resolve(s, buf, env)?;
-                self.read_table(s, keys, &mut |row| place(&row, buf))
+                match self.ex.profile {
+                    None => self.read_table(s, keys, &mut |row| place(&row, buf)),
+                    Some(p) => {
+                        let mut probe = p.open(key(s), Tag::Read);
+                        let go = self.read_table(s, keys, &mut |row| probe.emit(|| place(&row, buf)))?;
+                        probe.close();
+                        Ok(go)
+                    }
+                }
             }
         }
     }
@@ -728,7 +825,13 @@ impl BlockRun<'_, '_> {
         let table = match built {
             Some(t) => t,
             None => {
+                let t0 = self.ex.profile.map(|_| std::time::Instant::now());
                 let t = Rc::new(self.build(s, buf, env)?);
+                if let (Some(p), Some(t0)) = (self.ex.profile, t0) {
+                    // The rows the hash table holds (its local terms passed).
+                    let n = t.values().map(Vec::len).sum::<usize>() as u64;
+                    p.record(key(s), Tag::Groups, n, t0.elapsed(), t0.elapsed());
+                }
                 self.hashes.borrow_mut().insert(i, t.clone());
                 t
             }
@@ -764,19 +867,37 @@ impl BlockRun<'_, '_> {
             Ok(true)
         };
         match &s.kind {
-            SourceKind::Derived(plan) => {
-                for r in self.ex.derived_rows(plan)?.iter() {
-                    add(r, buf)?;
-                }
-            }
-            SourceKind::Working(id) => {
-                for r in self.ex.working_rows(*id)?.iter() {
-                    add(r, buf)?;
+            SourceKind::Derived(_) | SourceKind::Working(_) => {
+                let rows = match &s.kind {
+                    SourceKind::Derived(plan) => self.ex.derived_rows(plan)?,
+                    _ => self.ex.working_rows(working_id(s))?,
+                };
+                match self.ex.profile {
+                    None => {
+                        for r in rows.iter() {
+                            add(r, buf)?;
+                        }
+                    }
+                    Some(p) => {
+                        let mut probe = p.open(key(s), Tag::Read);
+                        for r in rows.iter() {
+                            probe.emit(|| add(r, buf))?;
+                        }
+                        probe.close();
+                    }
                 }
             }
             SourceKind::Table(_) => {
                 let keys = resolve(s, buf, env)?;
-                self.read_table(s, keys, &mut |row| add(&row, buf))?;
+                match self.ex.profile {
+                    None => self.read_table(s, keys, &mut |row| add(&row, buf))?,
+                    Some(p) => {
+                        let mut probe = p.open(key(s), Tag::Read);
+                        let go = self.read_table(s, keys, &mut |row| probe.emit(|| add(&row, buf)))?;
+                        probe.close();
+                        go
+                    }
+                };
             }
         }
         Ok(table)
