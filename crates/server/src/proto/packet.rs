@@ -148,6 +148,21 @@ impl<S: Read + Write> PacketIo<S> {
         Ok(())
     }
 
+    /// Fills `dst` from the stream.
+    fn read_exact(&mut self, dst: &mut [u8]) -> Result<(), PacketError> {
+        let mut at = 0;
+        while at < dst.len() {
+            if self.rpos == self.rend && self.fill()? == 0 {
+                return Err(PacketError::Truncated);
+            }
+            let take = (dst.len() - at).min(self.rend - self.rpos);
+            dst[at..at + take].copy_from_slice(&self.rbuf[self.rpos..self.rpos + take]);
+            self.rpos += take;
+            at += take;
+        }
+        Ok(())
+    }
+
     /// Consumes and drops `n` bytes from the stream.
     fn discard(&mut self, mut n: usize) -> Result<(), PacketError> {
         while n > 0 {
@@ -171,8 +186,8 @@ impl<S: Read + Write> PacketIo<S> {
                 return Err(PacketError::Closed);
             }
             first = false;
-            let mut header = Vec::with_capacity(4);
-            self.read_into(&mut header, 4)?;
+            let mut header = [0u8; 4];
+            self.read_exact(&mut header)?;
             let len = usize::from(header[0]) | usize::from(header[1]) << 8 | usize::from(header[2]) << 16;
             let got = header[3];
             if got != self.seq {

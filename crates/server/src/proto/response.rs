@@ -150,11 +150,37 @@ pub fn cell_text(cell: &Cell, decimals: u8) -> Option<Vec<u8>> {
 pub fn text_row(buf: &mut Vec<u8>, columns: &[ColumnDef], row: &[Cell]) {
     for (i, cell) in row.iter().enumerate() {
         let decimals = columns.get(i).map_or(0, |c| c.decimals);
-        match cell_text(cell, decimals) {
-            None => buf.push(0xfb),
-            Some(t) => put_lenenc_str(buf, &t),
+        if !put_cell_text(buf, cell, decimals) {
+            buf.push(0xfb);
         }
     }
+}
+
+/// Appends a cell's text as a length-encoded string, written straight
+/// into `buf` for bytes and integers (no copy, no allocation); `false`
+/// (nothing written) for NULL.
+fn put_cell_text(buf: &mut Vec<u8>, cell: &Cell, decimals: u8) -> bool {
+    use std::io::Write;
+    let mut digits = [0u8; 20];
+    let int = |d: &mut [u8; 20], v: &dyn std::fmt::Display| {
+        let mut w = &mut d[..];
+        write!(w, "{v}").expect("20 bytes hold any 64-bit integer");
+        20 - w.len()
+    };
+    match cell {
+        Cell::Null => return false,
+        Cell::Bytes(b) => put_lenenc_str(buf, b),
+        Cell::Int(v) => {
+            let n = int(&mut digits, v);
+            put_lenenc_str(buf, &digits[..n]);
+        }
+        Cell::UInt(v) => {
+            let n = int(&mut digits, v);
+            put_lenenc_str(buf, &digits[..n]);
+        }
+        other => put_lenenc_str(buf, &cell_text(other, decimals).unwrap_or_default()),
+    }
+    true
 }
 
 fn cell_i64(cell: &Cell) -> i64 {
@@ -262,7 +288,9 @@ pub fn binary_row(buf: &mut Vec<u8>, columns: &[ColumnDef], row: &[Cell]) {
             column_type::DATETIME | column_type::TIMESTAMP => put_binary_datetime(buf, cell, false),
             column_type::TIME => put_binary_time(buf, cell),
             // Strings, blobs, decimals, and anything else: its text.
-            _ => put_lenenc_str(buf, &cell_text(cell, col.decimals).unwrap_or_default()),
+            _ => {
+                put_cell_text(buf, cell, col.decimals);
+            }
         }
     }
 }
