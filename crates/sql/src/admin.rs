@@ -582,7 +582,7 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
         match op {
             ast::AlterTableOperation::AddConstraint { constraint, .. } => {
                 let schema = t.schema();
-                let names: Vec<String> = schema.columns.iter().map(|c| c.name.clone()).collect();
+                let names: Vec<String> = schema.visible_columns().iter().map(|c| c.name.clone()).collect();
                 let (name, cols, unique) = match constraint {
                     ast::TableConstraint::Index(ix) => (ix.name.as_ref().map(|n| n.value.clone()), &ix.columns, false),
                     ast::TableConstraint::Unique(u) => {
@@ -845,7 +845,7 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
             let tab = s.engine().table(&format!("{db}/{t}")).map_err(|e| open_error(e, &db, &t))?;
             let schema = tab.schema();
             let rows = schema
-                .columns
+                .visible_columns()
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
