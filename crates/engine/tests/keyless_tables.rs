@@ -68,7 +68,9 @@ fn identical_rows_get_distinct_row_ids_and_change_one_at_a_time() {
     assert!(t.delete(&[Value::UInt(ids[1])]).unwrap());
     // Update another: the row id stays, whatever the new row says.
     assert!(t.update(&[Value::UInt(ids[0])], ab(5, "z")).unwrap());
-    assert!(t.update_with(&[Value::UInt(ids[2])], |old| Ok(vec![Value::Int(6), old[1].clone(), Value::UInt(999)])).unwrap());
+    assert!(t
+        .update_with(&[Value::UInt(ids[2])], |old| Ok(vec![Value::Int(6), old[1].clone(), Value::UInt(999)]))
+        .unwrap());
     let rows = all(&t, IndexRef::Primary);
     let got: Vec<(i64, u64)> = rows.iter().map(|r| (if let Value::Int(a) = r[0] { a } else { 0 }, row_id(r))).collect();
     assert_eq!(got, vec![(5, ids[0]), (6, ids[2]), (2, ids[3])]);
@@ -179,4 +181,25 @@ fn the_cluster_kind_survives_a_restart_and_validation_guards_the_hidden_column()
     assert_eq!(e.table("db/k").unwrap().schema(), keyless());
     assert_eq!(e.table("db/u").unwrap().schema().cluster, ClusterKey::Unique("ua".into()));
     assert_eq!(e.table("db/u").unwrap().schema().primary_name(), "ua");
+}
+
+#[test]
+fn purge_removes_deleted_identical_rows_and_their_index_entries() {
+    let fault = FaultVfs::new();
+    let e = open(&fault);
+    let t = e.create_table("db/k", keyless()).unwrap();
+    for _ in 0..40 {
+        t.insert(ab(1, "same")).unwrap();
+    }
+    let ids: Vec<u64> = all(&t, IndexRef::Primary).iter().map(|r| row_id(r)).collect();
+    for id in ids.iter().step_by(2) {
+        assert!(t.delete(&[Value::UInt(*id)]).unwrap());
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while t.physical_entries().unwrap() != [20, 20] && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(t.physical_entries().unwrap(), [20, 20], "purge removed the delete-marked rows and their entries");
+    let left: Vec<u64> = all(&t, IndexRef::Secondary(0)).iter().map(|r| row_id(r)).collect();
+    assert_eq!(left, ids.iter().skip(1).step_by(2).copied().collect::<Vec<_>>());
 }

@@ -229,3 +229,17 @@ fn sysbench_tpcc_history_is_created_and_filled() {
         ],
     );
 }
+
+#[test]
+fn sql_require_primary_key_refuses_a_table_without_one_as_mysql_8() {
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("keyless_require");
+    c.query_drop("SET SESSION sql_require_primary_key = ON").unwrap();
+    for sql in ["CREATE TABLE k (a INT)", "CREATE TABLE ku (a INT NOT NULL, UNIQUE KEY (a))"] {
+        let e = c.query_drop(sql).unwrap_err();
+        assert_eq!(oracle::err_code(&e), 3750, "{sql}");
+    }
+    c.query_drop("CREATE TABLE p (a INT PRIMARY KEY)").unwrap();
+    c.query_drop("SET SESSION sql_require_primary_key = OFF").unwrap();
+    c.query_drop("CREATE TABLE k (a INT)").unwrap();
+}
