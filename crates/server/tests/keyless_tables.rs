@@ -98,6 +98,17 @@ fn dml_on_identical_rows_matches_mariadb() {
             "INSERT INTO ks VALUES (1, 1), (1, 1)",
             "SELECT * FROM ks WHERE a = 1",
             "CHECK TABLE ks",
+            // AUTO_INCREMENT must lead a key; it makes its column NOT NULL.
+            "CREATE TABLE ai1 (id INT AUTO_INCREMENT, a INT)",
+            "CREATE TABLE ai2 (id INT AUTO_INCREMENT, a INT, KEY (a, id))",
+            "CREATE TABLE ai3 (id INT AUTO_INCREMENT, a INT, KEY (id))",
+            "INSERT INTO ai3 (a) VALUES (5), (5)",
+            "INSERT INTO ai3 VALUES (NULL, 1)",
+            "SELECT * FROM ai3",
+            "CREATE TABLE ai5 (id INT AUTO_INCREMENT, a INT, UNIQUE KEY (id))",
+            "INSERT INTO ai5 (a) VALUES (7), (7)",
+            "INSERT INTO ai5 VALUES (1, 8)",
+            "SELECT * FROM ai5",
         ],
     );
 }
@@ -242,4 +253,52 @@ fn sql_require_primary_key_refuses_a_table_without_one_as_mysql_8() {
     c.query_drop("CREATE TABLE p (a INT PRIMARY KEY)").unwrap();
     c.query_drop("SET SESSION sql_require_primary_key = OFF").unwrap();
     c.query_drop("CREATE TABLE k (a INT)").unwrap();
+}
+
+/// Runs `sql` on `c`, as `oracle::answer` records it.
+fn on(c: &mut Conn, sql: &str) -> oracle::Answer {
+    oracle::answer(c, sql)
+}
+
+#[test]
+fn locking_reads_lock_row_ids_and_gaps_as_mariadb() {
+    let q = Quire::start(&[]);
+    let m = MariaDb::get();
+    let mut a = [q.fresh_db("keyless_locks"), m.fresh_db("keyless_locks")];
+    let mut b = [q.connect(Some("keyless_locks")), m.connect(Some("keyless_locks"))];
+    // Enough other rows that both servers read `a = 1` through the index.
+    let filler: Vec<String> = (10..90).map(|i| format!("({i}, {i})")).collect();
+    let filler = format!("INSERT INTO k VALUES {}", filler.join(", "));
+    let schedule: &[(usize, &str)] = &[
+        (0, "CREATE TABLE k (a INT, b INT, KEY ia (a))"),
+        (0, "INSERT INTO k VALUES (1, 1), (1, 1), (2, 2), (3, 3)"),
+        (0, &filler),
+        (0, "ANALYZE TABLE k"),
+        (1, "SET SESSION innodb_lock_wait_timeout = 1"),
+        (0, "BEGIN"),
+        // Through the index: the two identical rows of a = 1 are locked.
+        (0, "SELECT * FROM k WHERE a = 1 FOR UPDATE"),
+        (1, "UPDATE k SET b = 9 WHERE a = 1 LIMIT 1"),
+        (1, "UPDATE k SET b = 9 WHERE a = 3"),
+        (1, "SELECT * FROM k WHERE a = 3 FOR UPDATE"),
+        (0, "COMMIT"),
+        (1, "SELECT * FROM k WHERE a = 1 FOR UPDATE"),
+        // A full locking scan locks every row id and the gap after the last:
+        // an insert (a new, higher row id) waits.
+        (0, "BEGIN"),
+        (0, "SELECT COUNT(*) FROM k FOR UPDATE"),
+        (1, "INSERT INTO k VALUES (4, 4)"),
+        (1, "DELETE FROM k WHERE a = 2"),
+        (0, "ROLLBACK"),
+        (1, "INSERT INTO k VALUES (4, 4)"),
+        (1, "DELETE FROM k WHERE a = 2"),
+        (0, "SELECT a, b FROM k WHERE a < 10 ORDER BY a, b"),
+    ];
+    for &(who, sql) in schedule {
+        let conns = if who == 0 { &mut a } else { &mut b };
+        let (qc, rest) = conns.split_at_mut(1);
+        let got = on(&mut qc[0], sql);
+        let want = on(&mut rest[0], sql);
+        assert_eq!(got, want, "quire and MariaDB differ on: {sql} (session {who})");
+    }
 }

@@ -113,6 +113,9 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
                 }
             }
         }
+        if col.auto_increment {
+            col.nullable = false; // as MariaDB and MySQL make it
+        }
         columns.push(col);
     }
     for c in &ct.constraints {
@@ -145,7 +148,7 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
             cluster = ClusterKey::Unique(ix.name);
         } else {
             check_duplicate_keys(&indexes)?;
-            check_auto_increment(&columns)?;
+            check_auto_increment(&columns, &primary, &indexes)?;
             return Ok(TableSchema::with_row_id(columns, indexes));
         }
     }
@@ -155,7 +158,7 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
             return Err(SqlError::new(1061, "42000", format!("Duplicate key name '{n}'")));
         }
     }
-    check_auto_increment(&columns)?;
+    check_auto_increment(&columns, &primary, &indexes)?;
     for &c in &primary {
         columns[c].nullable = false;
     }
@@ -172,9 +175,17 @@ fn check_duplicate_keys(indexes: &[IndexDef]) -> Result<()> {
     Ok(())
 }
 
-fn check_auto_increment(columns: &[Column]) -> Result<()> {
-    if columns.iter().filter(|c| c.auto_increment).count() > 1 {
-        return Err(SqlError::new(1075, "42000", "Incorrect table definition; there can be only one auto column"));
+/// One AUTO_INCREMENT column at most, and it must lead some key (the
+/// clustering one or an index), as InnoDB requires: 1075 otherwise.
+fn check_auto_increment(columns: &[Column], primary: &[usize], indexes: &[IndexDef]) -> Result<()> {
+    let autos: Vec<usize> = (0..columns.len()).filter(|&c| columns[c].auto_increment).collect();
+    let keyed = |c: usize| primary.first() == Some(&c) || indexes.iter().any(|ix| ix.columns.first() == Some(&c));
+    if autos.len() > 1 || autos.iter().any(|&c| !keyed(c)) {
+        return Err(SqlError::new(
+            1075,
+            "42000",
+            "Incorrect table definition; there can be only one auto column and it must be defined as a key",
+        ));
     }
     Ok(())
 }
