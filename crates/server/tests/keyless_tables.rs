@@ -146,11 +146,21 @@ fn explain_reads_keyless_tables_by_scan_or_secondary_index_as_mariadb() {
     let mut mc = MariaDb::get().fresh_db("keyless_explain");
     for c in [&mut qc, &mut mc] {
         c.query_drop("CREATE TABLE ks (a INT, b INT, KEY ia (a))").unwrap();
+        c.query_drop("CREATE TABLE ku (a INT NOT NULL, b INT, UNIQUE KEY ua (a))").unwrap();
         let rows: Vec<String> = (0..200).map(|i| format!("({}, {i})", i % 50)).collect();
         c.query_drop(format!("INSERT INTO ks VALUES {}", rows.join(","))).unwrap();
-        c.query_drop("ANALYZE TABLE ks").unwrap();
+        let rows: Vec<String> = (0..200).map(|i| format!("({i}, {i})")).collect();
+        c.query_drop(format!("INSERT INTO ku VALUES {}", rows.join(","))).unwrap();
+        c.query_drop("ANALYZE TABLE ks, ku").unwrap();
     }
-    for sql in ["SELECT * FROM ks WHERE a = 1", "SELECT * FROM ks", "SELECT * FROM ks WHERE b = 3"] {
+    for sql in [
+        "SELECT * FROM ks WHERE a = 1",
+        "SELECT * FROM ks",
+        "SELECT * FROM ks WHERE b = 3",
+        // The clustering UNIQUE key is named as itself.
+        "SELECT * FROM ku WHERE a = 5",
+        "SELECT * FROM ku WHERE a > 190",
+    ] {
         // quire: type 4, key 6, ref 8 (MySQL 8.0's columns); MariaDB: 3, 5, 7.
         assert_eq!(plan(&mut qc, sql, [4, 6, 8]), plan(&mut mc, sql, [3, 5, 7]), "{sql}");
     }

@@ -6,7 +6,11 @@
 //!
 //! Storage of one table (its own space, `<datadir>/<db>/<table>.qbd`):
 //! - the clustered index: memcomparable primary key -> record header
-//!   (delete mark, transaction id, roll pointer: `txn/record.rs`) + row;
+//!   (delete mark, transaction id, roll pointer: `txn/record.rs`) + row.
+//!   A table without a primary key is clustered on its first NOT NULL
+//!   UNIQUE key, or on a hidden last column `DB_ROW_ID` (`row::ClusterKey`)
+//!   that the engine fills from its row id counter (`row_id.rs`): callers
+//!   give such rows without it, and get them back with it last;
 //! - one B+tree per secondary index: memcomparable (index columns, then
 //!   primary key columns) -> u16 length of the index-column part.
 //!
