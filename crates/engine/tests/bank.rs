@@ -48,6 +48,7 @@ fn create(e: &Engine) {
         ],
         primary_key: vec![0],
         indexes: vec![IndexDef { name: "by_branch".into(), columns: vec![2], unique: false }],
+        ..Default::default()
     };
     let log = TableSchema {
         columns: vec![
@@ -58,6 +59,7 @@ fn create(e: &Engine) {
         ],
         primary_key: vec![0],
         indexes: vec![],
+        ..Default::default()
     };
     let t = e.create_table("bank/accounts", accounts).unwrap();
     e.create_table("bank/transfers", log).unwrap();

@@ -39,6 +39,7 @@ fn page_cleaners_keep_checkpoint_age_under_the_log_capacity() {
         ],
         primary_key: vec![0],
         indexes: vec![],
+        ..Default::default()
     };
     let t = e.create_table("t", schema).unwrap();
     for id in 0..ROWS {

@@ -23,6 +23,7 @@ fn schema() -> TableSchema {
         ],
         primary_key: vec![0],
         indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
+        ..Default::default()
     }
 }
 

@@ -37,6 +37,7 @@ fn schema() -> TableSchema {
         ],
         primary_key: vec![0],
         indexes: vec![IndexDef { name: "by_v".into(), columns: vec![1], unique: false }],
+        ..Default::default()
     }
 }
 

@@ -46,6 +46,7 @@ fn db() -> Db {
         ],
         primary_key: vec![0],
         indexes: vec![IndexDef { name: "by_k".into(), columns: vec![2], unique: false }],
+        ..Default::default()
     };
     let t = e.create_table("test/t", schema).unwrap();
     for (id, v) in [(1, 10), (2, 20), (3, 30), (10, 100)] {

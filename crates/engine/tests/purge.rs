@@ -28,6 +28,7 @@ fn setup(dir: &std::path::Path) -> (Arc<Engine>, Arc<Table>) {
         ],
         primary_key: vec![0],
         indexes: vec![IndexDef { name: "by_k".into(), columns: vec![1], unique: false }],
+        ..Default::default()
     };
     let t = e.create_table("test/p", schema).unwrap();
     for i in 0..ROWS {
@@ -158,6 +159,7 @@ fn writers_wait_for_purge_beyond_the_lag_but_not_for_a_pinned_history() {
             ],
             primary_key: vec![0],
             indexes: vec![],
+            ..Default::default()
         };
         e.create_table("test/lag", schema).unwrap()
     };

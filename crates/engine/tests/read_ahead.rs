@@ -37,6 +37,7 @@ fn schema() -> TableSchema {
         ],
         primary_key: vec![0],
         indexes: vec![],
+        ..Default::default()
     }
 }
 

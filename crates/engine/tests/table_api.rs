@@ -32,6 +32,7 @@ fn people() -> TableSchema {
             IndexDef { name: "by_name".into(), columns: vec![1], unique: false },
             IndexDef { name: "by_code".into(), columns: vec![2], unique: true },
         ],
+        ..Default::default()
     }
 }
 

@@ -26,6 +26,7 @@ fn schema() -> TableSchema {
             IndexDef { name: "iab".into(), columns: vec![1, 2], unique: false },
             IndexDef { name: "uc".into(), columns: vec![3], unique: true },
         ],
+        ..Default::default()
     }
 }
 

@@ -76,6 +76,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             ],
             primary_key: vec![0],
             indexes: vec![],
+            ..Default::default()
         },
     )?;
     println!(

@@ -119,6 +119,7 @@ fn load(args: &Args, ratio: u32) -> Result<Loaded, Box<dyn std::error::Error>> {
         columns: vec![Column::new("id", ColumnType::BigInt { unsigned: true }).not_null()],
         primary_key: vec![0],
         indexes: vec![],
+        ..Default::default()
     };
     let table = engine.create_table("bench/t", schema)?;
     let space_id = table.space_id();

@@ -62,6 +62,7 @@ fn schema() -> TableSchema {
         ],
         primary_key: vec![0],
         indexes: vec![IndexDef { name: "k_1".into(), columns: vec![1], unique: false }],
+        ..Default::default()
     }
 }
 

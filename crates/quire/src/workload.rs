@@ -63,6 +63,7 @@ fn bank_schemas() -> (TableSchema, TableSchema) {
         ],
         primary_key: vec![0],
         indexes: vec![IndexDef { name: "by_balance".into(), columns: vec![1], unique: false }],
+        ..Default::default()
     };
     let transfers = TableSchema {
         columns: vec![
@@ -73,6 +74,7 @@ fn bank_schemas() -> (TableSchema, TableSchema) {
         ],
         primary_key: vec![0],
         indexes: vec![],
+        ..Default::default()
     };
     (accounts, transfers)
 }
@@ -148,6 +150,7 @@ pub fn schema() -> TableSchema {
         ],
         primary_key: vec![0],
         indexes: vec![IndexDef { name: "v".into(), columns: vec![1], unique: false }],
+        ..Default::default()
     }
 }
 

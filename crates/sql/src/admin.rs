@@ -527,6 +527,20 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
         };
     }
     let schema = ddl::schema_of(ct)?;
+    // MySQL 8.0's switch (MariaDB has none): no PRIMARY KEY declared is
+    // refused, a NOT NULL UNIQUE key that would cluster included.
+    if schema.cluster != quire_engine::row::ClusterKey::Primary
+        && s.vars.get("sql_require_primary_key").and_then(|v| v.as_bool()) == Some(true)
+    {
+        return Err(SqlError::new(
+            3750,
+            "HY000",
+            "Unable to create or change a table without a primary key, when the system variable \
+             'sql_require_primary_key' is set. Add a primary key to the table or unset this variable to avoid this \
+             message. Note that tables without a primary key can cause performance problems in row-based \
+             replication, so please consult your DBA before changing this setting.",
+        ));
+    }
     s.engine().create_table(&full, schema)?;
     Ok(Output::ok())
 }
@@ -582,7 +596,7 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
         match op {
             ast::AlterTableOperation::AddConstraint { constraint, .. } => {
                 let schema = t.schema();
-                let names: Vec<String> = schema.columns.iter().map(|c| c.name.clone()).collect();
+                let names: Vec<String> = schema.visible_columns().iter().map(|c| c.name.clone()).collect();
                 let (name, cols, unique) = match constraint {
                     ast::TableConstraint::Index(ix) => (ix.name.as_ref().map(|n| n.value.clone()), &ix.columns, false),
                     ast::TableConstraint::Unique(u) => {
@@ -845,7 +859,7 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
             let tab = s.engine().table(&format!("{db}/{t}")).map_err(|e| open_error(e, &db, &t))?;
             let schema = tab.schema();
             let rows = schema
-                .columns
+                .visible_columns()
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {

@@ -115,7 +115,12 @@ impl Catalog {
         if !names.iter().any(|n| n == DB_TABLE) {
             let db = engine.create_table(
                 DB_TABLE,
-                TableSchema { columns: vec![varchar("name", 64)], primary_key: vec![0], indexes: vec![] },
+                TableSchema {
+                    columns: vec![varchar("name", 64)],
+                    primary_key: vec![0],
+                    indexes: vec![],
+                    ..Default::default()
+                },
             )?;
             db.insert(vec![Value::Str("mysql".into())])?;
         }
@@ -126,6 +131,7 @@ impl Catalog {
                     columns: vec![varchar("user", 80), varchar("db", 64)],
                     primary_key: vec![0, 1],
                     indexes: vec![],
+                    ..Default::default()
                 },
             )?;
         }
@@ -141,6 +147,7 @@ impl Catalog {
                     ],
                     primary_key: vec![0, 1, 2],
                     indexes: vec![],
+                    ..Default::default()
                 },
             )?;
         }
@@ -151,6 +158,7 @@ impl Catalog {
                     columns: vec![varchar("name", 80), varchar("native", 40), varchar("sha2", 64)],
                     primary_key: vec![0],
                     indexes: vec![],
+                    ..Default::default()
                 },
             )?;
             let pw = match root_password {

@@ -3,7 +3,7 @@
 //! parser's type spelling, so every MySQL synonym it accepts (INTEGER,
 //! INT(11), BIGINT UNSIGNED, CHARACTER VARYING ...) maps the same way.
 
-use quire_engine::row::{Collation, Column, ColumnType, IndexDef, TableSchema, Value};
+use quire_engine::row::{ClusterKey, Collation, Column, ColumnType, IndexDef, TableSchema, Value, ROW_ID_COLUMN};
 use sqlparser::ast;
 
 use crate::error::{Result, SqlError};
@@ -80,6 +80,10 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
     let names: Vec<String> = ct.columns.iter().map(|c| c.name.value.clone()).collect();
     for (pos, cd) in ct.columns.iter().enumerate() {
         crate::catalog::check_identifier(&cd.name.value)?;
+        if cd.name.value.eq_ignore_ascii_case(ROW_ID_COLUMN) {
+            // InnoDB's hidden system column (and MariaDB's answer).
+            return Err(SqlError::new(1166, "42000", format!("Incorrect column name '{}'", cd.name.value)));
+        }
         if names[..pos].iter().any(|n| n.eq_ignore_ascii_case(&cd.name.value)) {
             return Err(SqlError::new(1060, "42S21", format!("Duplicate column name '{}'", cd.name.value)));
         }
@@ -109,6 +113,9 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
                 }
             }
         }
+        if col.auto_increment {
+            col.nullable = false; // as MariaDB and MySQL make it
+        }
         columns.push(col);
     }
     for c in &ct.constraints {
@@ -131,31 +138,56 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
             other => return Err(SqlError::unsupported(format!("constraint {other}"))),
         }
     }
+    let mut cluster = ClusterKey::Primary;
     if primary.is_empty() {
-        // MySQL takes the first NOT NULL UNIQUE key as the primary key.
+        // InnoDB clusters on the first UNIQUE key whose columns are all
+        // NOT NULL (shown as a UNIQUE KEY still), else on a hidden row id.
         if let Some(i) = indexes.iter().position(|ix| ix.unique && ix.columns.iter().all(|&c| !columns[c].nullable)) {
-            primary = indexes.remove(i).columns;
+            let ix = indexes.remove(i);
+            primary = ix.columns;
+            cluster = ClusterKey::Unique(ix.name);
         } else {
-            return Err(SqlError::new(
-                1173,
-                "42000",
-                "This table type requires a primary key (quire has no hidden row id yet)",
-            ));
+            check_duplicate_keys(&indexes)?;
+            check_auto_increment(&columns, &primary, &indexes)?;
+            return Ok(TableSchema::with_row_id(columns, indexes));
         }
     }
+    check_duplicate_keys(&indexes)?;
+    if let ClusterKey::Unique(n) = &cluster {
+        if indexes.iter().any(|ix| ix.name.eq_ignore_ascii_case(n)) {
+            return Err(SqlError::new(1061, "42000", format!("Duplicate key name '{n}'")));
+        }
+    }
+    check_auto_increment(&columns, &primary, &indexes)?;
     for &c in &primary {
         columns[c].nullable = false;
     }
+    Ok(TableSchema { columns, primary_key: primary, indexes, cluster })
+}
+
+fn check_duplicate_keys(indexes: &[IndexDef]) -> Result<()> {
     let mut seen = std::collections::HashSet::new();
-    for ix in &indexes {
+    for ix in indexes {
         if !seen.insert(ix.name.to_ascii_lowercase()) || ix.name.eq_ignore_ascii_case("PRIMARY") {
             return Err(SqlError::new(1061, "42000", format!("Duplicate key name '{}'", ix.name)));
         }
     }
-    if columns.iter().filter(|c| c.auto_increment).count() > 1 {
-        return Err(SqlError::new(1075, "42000", "Incorrect table definition; there can be only one auto column"));
+    Ok(())
+}
+
+/// One AUTO_INCREMENT column at most, and it must lead some key (the
+/// clustering one or an index), as InnoDB requires: 1075 otherwise.
+fn check_auto_increment(columns: &[Column], primary: &[usize], indexes: &[IndexDef]) -> Result<()> {
+    let autos: Vec<usize> = (0..columns.len()).filter(|&c| columns[c].auto_increment).collect();
+    let keyed = |c: usize| primary.first() == Some(&c) || indexes.iter().any(|ix| ix.columns.first() == Some(&c));
+    if autos.len() > 1 || autos.iter().any(|&c| !keyed(c)) {
+        return Err(SqlError::new(
+            1075,
+            "42000",
+            "Incorrect table definition; there can be only one auto column and it must be defined as a key",
+        ));
     }
-    Ok(TableSchema { columns, primary_key: primary, indexes })
+    Ok(())
 }
 
 fn quote(v: &Value) -> String {
@@ -169,7 +201,7 @@ fn quote(v: &Value) -> String {
 /// SHOW CREATE TABLE's text.
 pub fn create_table_sql(name: &str, s: &TableSchema, next_auto_increment: u64) -> String {
     let mut lines = Vec::new();
-    for c in &s.columns {
+    for c in s.visible_columns() {
         let mut l = format!("  `{}` {}", c.name, c.ty.sql());
         if c.ty.is_string() && c.collation == Collation::Utf8mb4Bin {
             l.push_str(" COLLATE utf8mb4_bin");
@@ -187,7 +219,11 @@ pub fn create_table_sql(name: &str, s: &TableSchema, next_auto_increment: u64) -
         lines.push(l);
     }
     let cols = |v: &[usize]| v.iter().map(|&c| format!("`{}`", s.columns[c].name)).collect::<Vec<_>>().join(",");
-    lines.push(format!("  PRIMARY KEY ({})", cols(&s.primary_key)));
+    match &s.cluster {
+        ClusterKey::Primary => lines.push(format!("  PRIMARY KEY ({})", cols(&s.primary_key))),
+        ClusterKey::Unique(name) => lines.push(format!("  UNIQUE KEY `{name}` ({})", cols(&s.primary_key))),
+        ClusterKey::RowId => {}
+    }
     for ix in &s.indexes {
         let kind = if ix.unique { "UNIQUE KEY" } else { "KEY" };
         lines.push(format!("  {kind} `{}` ({})", ix.name, cols(&ix.columns)));

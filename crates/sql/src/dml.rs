@@ -143,8 +143,9 @@ pub fn run_insert(
         let env: &dyn Env = &ctx;
         let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
         let targets = if exprs.is_empty() { &[][..] } else { &p.targets[..] };
+        // The visible columns: the engine adds a hidden row id itself.
         let mut row = Vec::with_capacity(schema.columns.len());
-        for (c, col) in schema.columns.iter().enumerate() {
+        for (c, col) in schema.visible_columns().iter().enumerate() {
             row.push(match &col.default {
                 Some(d) => d.clone(),
                 None if col.nullable || col.auto_increment || targets.contains(&c) => Value::Null,

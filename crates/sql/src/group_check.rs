@@ -81,14 +81,18 @@ pub enum FdKind {
 impl Fd {
     /// A base table's source at `offset`, named `qual` in messages.
     pub fn table(&mut self, t: &TableRef, offset: usize, qual: &str) {
-        let mut keys = vec![t.schema.primary_key.iter().map(|c| offset + c).collect::<Vec<_>>()];
+        // A hidden row id is no key SQL can name (and has no slot).
+        let mut keys = Vec::new();
+        if !t.schema.has_row_id() {
+            keys.push(t.schema.primary_key.iter().map(|c| offset + c).collect::<Vec<_>>());
+        }
         for ix in t.schema.indexes.iter().filter(|ix| ix.unique) {
             if ix.columns.iter().all(|&c| t.schema.columns.get(c).is_some_and(|c| !c.nullable)) {
                 keys.push(ix.columns.iter().map(|c| offset + c).collect());
             }
         }
-        let names = t.schema.columns.iter().map(|c| format!("{}.{qual}.{}", t.db, c.name)).collect();
-        self.sources.push(FdSource { offset, width: t.schema.columns.len(), kind: FdKind::Keys(keys), names });
+        let names = t.columns.iter().map(|c| format!("{}.{qual}.{c}", t.db)).collect();
+        self.sources.push(FdSource { offset, width: t.columns.len(), kind: FdKind::Keys(keys), names });
     }
 
     /// Records the equalities among the AND terms of `cond` (WHERE or an

@@ -24,7 +24,12 @@ pub struct TableRef {
     pub name: String,
     pub alias: Option<String>,
     pub table: Arc<Table>,
+    /// The whole schema: with the hidden row id last, if the table has one
+    /// (rows read from the engine carry it; UPDATE and DELETE find rows
+    /// by it).
     pub schema: TableSchema,
+    /// The names of the columns SQL sees (never the hidden row id): a
+    /// row's first `columns.len()` values.
     pub columns: Vec<String>,
 }
 
@@ -37,7 +42,7 @@ impl std::fmt::Debug for TableRef {
 impl TableRef {
     pub fn new(db: &str, name: &str, alias: Option<String>, table: Arc<Table>) -> Self {
         let schema = table.schema();
-        let columns = schema.columns.iter().map(|c| c.name.clone()).collect();
+        let columns = schema.visible_columns().iter().map(|c| c.name.clone()).collect();
         Self { db: db.to_string(), name: name.to_string(), alias, table, schema, columns }
     }
 
@@ -227,6 +232,9 @@ pub fn choose_access_at(t: &TableRef, offset: usize, terms: &[&Expr], avail: &dy
 
 /// A point read when equality binds every primary key column.
 fn point_access(t: &TableRef, offset: usize, terms: &[&Expr], avail: &dyn Fn(&Expr) -> bool) -> Option<Access> {
+    if t.schema.has_row_id() {
+        return None; // the hidden row id has no slot and no name
+    }
     let pk = &t.schema.primary_key;
     let eqs: Vec<Option<Expr>> = pk.iter().map(|&c| bounds_for(terms, offset + c, avail).eq).collect();
     (!pk.is_empty() && eqs.iter().all(Option::is_some)).then(|| Access::Point(eqs.into_iter().flatten().collect()))
@@ -238,7 +246,9 @@ fn point_access(t: &TableRef, offset: usize, terms: &[&Expr], avail: &dyn Fn(&Ex
 /// the cost model to choose from.
 pub fn candidate_accesses(t: &TableRef, offset: usize, terms: &[&Expr], avail: &dyn Fn(&Expr) -> bool) -> Vec<Access> {
     let mut out: Vec<Access> = point_access(t, offset, terms, avail).into_iter().collect();
-    let mut candidates = vec![IndexRef::Primary];
+    // The clustered index of a table without a usable key is on the
+    // hidden row id, which nothing can bound.
+    let mut candidates = if t.schema.has_row_id() { vec![] } else { vec![IndexRef::Primary] };
     candidates.extend((0..t.schema.indexes.len()).map(IndexRef::Secondary));
     for index in candidates {
         if let Some(a) = index_access(t, index, offset, terms, avail) {

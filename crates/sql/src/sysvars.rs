@@ -719,7 +719,7 @@ pub static VARS: &[VarDef] = &[
     ),
     def("sql_notes", B, DYN, Bool, "ON", USED),
     def("sql_quote_show_create", B, DYN, Bool, "ON", COMPAT),
-    def("sql_require_primary_key", B, DYN, Bool, "OFF", COMPAT),
+    def("sql_require_primary_key", B, DYN, Bool, "OFF", USED),
     def("sql_safe_updates", B, DYN, Bool, "OFF", COMPAT),
     def("sql_select_limit", B, DYN, uint(0, U64), "18446744073709551615", COMPAT),
     def("sql_warnings", B, DYN, Bool, "OFF", COMPAT),

@@ -177,6 +177,7 @@ mod tests {
             ],
             primary_key: vec![0],
             indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
+            ..Default::default()
         };
         let row = vec![
             Value::Int(-128),

@@ -338,19 +338,78 @@ pub struct IndexDef {
     pub unique: bool,
 }
 
+/// The name of the hidden row id column of a table without a usable key
+/// (InnoDB's system column; users may not name a column so, error 1166).
+pub const ROW_ID_COLUMN: &str = "DB_ROW_ID";
+
+/// The name InnoDB gives the clustered index of a table clustered on its
+/// hidden row id (its statistics and CHECK TABLE name it so).
+pub const ROW_ID_INDEX: &str = "GEN_CLUST_INDEX";
+
+/// What the clustered index was declared as. InnoDB's rule: the PRIMARY
+/// KEY; without one, the first UNIQUE key whose columns are all NOT NULL;
+/// without one, a hidden row id.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ClusterKey {
+    /// `primary_key` is the declared PRIMARY KEY.
+    #[default]
+    Primary,
+    /// `primary_key` is the UNIQUE key of this name (SHOW CREATE TABLE
+    /// prints it as a UNIQUE KEY, duplicates name it).
+    Unique(String),
+    /// The last column is the hidden [`ROW_ID_COLUMN`] (BIGINT UNSIGNED
+    /// NOT NULL, assigned by the engine from its persistent row id
+    /// counter) and `primary_key` is `[that column]`. It is invisible to
+    /// SQL: rows are given without it and come back with it last.
+    RowId,
+}
+
 /// A table's schema.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TableSchema {
     pub columns: Vec<Column>,
     /// Positions of the primary key columns.
     pub primary_key: Vec<usize>,
     /// Secondary indexes.
     pub indexes: Vec<IndexDef>,
+    /// What `primary_key` was declared as.
+    pub cluster: ClusterKey,
 }
 
 impl TableSchema {
+    /// The position of a visible column (never the hidden row id).
     pub fn column_index(&self, name: &str) -> Option<usize> {
-        self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name))
+        self.visible_columns().iter().position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Whether the rows are clustered on the hidden row id.
+    #[inline]
+    pub fn has_row_id(&self) -> bool {
+        self.cluster == ClusterKey::RowId
+    }
+
+    /// The columns SQL sees: all of them but the hidden row id.
+    pub fn visible_columns(&self) -> &[Column] {
+        let n = self.columns.len() - self.has_row_id() as usize;
+        &self.columns[..n]
+    }
+
+    /// The clustered index's name: `PRIMARY`, the UNIQUE key's, or
+    /// [`ROW_ID_INDEX`].
+    pub fn primary_name(&self) -> &str {
+        match &self.cluster {
+            ClusterKey::Primary => "PRIMARY",
+            ClusterKey::Unique(n) => n,
+            ClusterKey::RowId => ROW_ID_INDEX,
+        }
+    }
+
+    /// A schema clustered on a hidden row id: `columns` (none named
+    /// [`ROW_ID_COLUMN`]) and `indexes`, with the row id column appended.
+    pub fn with_row_id(mut columns: Vec<Column>, indexes: Vec<IndexDef>) -> Self {
+        let pos = columns.len();
+        columns.push(Column::new(ROW_ID_COLUMN, ColumnType::BigInt { unsigned: true }).not_null());
+        Self { columns, primary_key: vec![pos], indexes, cluster: ClusterKey::RowId }
     }
 
     /// Checks the schema is one quire can store.
@@ -360,6 +419,26 @@ impl TableSchema {
         }
         if self.primary_key.is_empty() {
             return Err(Error::InvalidSchema("a primary key is required".into()));
+        }
+        let row_id_at = self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(ROW_ID_COLUMN));
+        let row_id_ok = match row_id_at {
+            None => !self.has_row_id(),
+            Some(p) => {
+                self.has_row_id()
+                    && p + 1 == self.columns.len()
+                    && self.primary_key == [p]
+                    && self.columns[p] == Column::new(ROW_ID_COLUMN, ColumnType::BigInt { unsigned: true }).not_null()
+            }
+        };
+        if !row_id_ok {
+            return Err(Error::InvalidSchema(format!(
+                "'{ROW_ID_COLUMN}' is the hidden row id: the last column of a table clustered on it, and no other"
+            )));
+        }
+        if let ClusterKey::Unique(n) = &self.cluster {
+            if n.eq_ignore_ascii_case("PRIMARY") || self.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n)) {
+                return Err(Error::InvalidSchema(format!("duplicate key name '{n}'")));
+            }
         }
         let mut names = std::collections::HashSet::new();
         for c in &self.columns {

@@ -12,12 +12,19 @@
 //! u16 primary key column count; u16 column positions
 //! u16 secondary index count; per index:
 //!     str name, u8 unique, u16 column count, u16 positions, u32 root page, u32 index id
+//! version 2 only: u8 cluster kind (1 = a UNIQUE key, then str its name;
+//!     2 = the hidden row id, the last column)
 //! ```
 //! `str` = u16 length + UTF-8. `value` = u8 tag + payload (see `put_value`).
+//! A table clustered on its PRIMARY KEY is written as version 1, so such
+//! definitions are byte for byte what they were before version 2.
 
-use crate::row::{Collation, Column, ColumnType, Date, DateTime, Decimal, IndexDef, TableSchema, Value};
+use crate::row::{ClusterKey, Collation, Column, ColumnType, Date, DateTime, Decimal, IndexDef, TableSchema, Value};
 
+/// The version of a table clustered on its PRIMARY KEY.
 pub const CATALOG_FORMAT_VERSION: u8 = 1;
+/// The version of a table clustered otherwise (`ClusterKey`).
+pub const CATALOG_FORMAT_VERSION_CLUSTER: u8 = 2;
 
 /// A table as the catalog stores it.
 #[derive(Clone, Debug, PartialEq)]
@@ -160,11 +167,11 @@ fn get_value(r: &mut R) -> Option<Value> {
 
 pub fn encode(def: &TableDef) -> Vec<u8> {
     let mut w = W(Vec::new());
-    w.u8(CATALOG_FORMAT_VERSION);
+    let s = &def.schema;
+    w.u8(if s.cluster == ClusterKey::Primary { CATALOG_FORMAT_VERSION } else { CATALOG_FORMAT_VERSION_CLUSTER });
     w.u32(def.space_id);
     w.u32(def.clustered.0);
     w.u32(def.clustered.1);
-    let s = &def.schema;
     w.u16(s.columns.len() as u16);
     for c in &s.columns {
         w.bytes(c.name.as_bytes());
@@ -201,12 +208,21 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
         w.u32(root);
         w.u32(id);
     }
+    match &s.cluster {
+        ClusterKey::Primary => {}
+        ClusterKey::Unique(name) => {
+            w.u8(1);
+            w.bytes(name.as_bytes())
+        }
+        ClusterKey::RowId => w.u8(2),
+    }
     w.0
 }
 
 pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
     let mut r = R(b, 0);
-    if r.u8()? != CATALOG_FORMAT_VERSION {
+    let version = r.u8()?;
+    if version != CATALOG_FORMAT_VERSION && version != CATALOG_FORMAT_VERSION_CLUSTER {
         return None;
     }
     let space_id = r.u32()?;
@@ -235,13 +251,22 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         secondary.push((r.u32()?, r.u32()?));
         indexes.push(IndexDef { name, columns: cols, unique });
     }
+    let cluster = if version == CATALOG_FORMAT_VERSION {
+        ClusterKey::Primary
+    } else {
+        match r.u8()? {
+            1 => ClusterKey::Unique(r.str()?),
+            2 => ClusterKey::RowId,
+            _ => return None,
+        }
+    };
     if r.1 != b.len() {
         return None;
     }
     Some(TableDef {
         name: name.to_string(),
         space_id,
-        schema: TableSchema { columns, primary_key, indexes },
+        schema: TableSchema { columns, primary_key, indexes, cluster },
         clustered,
         secondary,
     })
@@ -265,10 +290,40 @@ mod tests {
                 ],
                 primary_key: vec![0],
                 indexes: vec![IndexDef { name: "by_name".into(), columns: vec![1, 2], unique: true }],
+                cluster: ClusterKey::Primary,
             },
             clustered: (2, 10),
             secondary: vec![(5, 11)],
         };
-        assert_eq!(decode("db/t", &encode(&def)).unwrap(), def);
+        let bytes = encode(&def);
+        assert_eq!(bytes[0], CATALOG_FORMAT_VERSION);
+        assert_eq!(decode("db/t", &bytes).unwrap(), def);
+    }
+
+    #[test]
+    fn keyless_and_unique_clustered_definitions_round_trip() {
+        let cols = vec![Column::new("a", ColumnType::Int { unsigned: false })];
+        let ix = vec![IndexDef { name: "a".into(), columns: vec![0], unique: false }];
+        let row_id = TableDef {
+            name: "db/k".into(),
+            space_id: 3,
+            schema: TableSchema::with_row_id(cols.clone(), ix),
+            clustered: (2, 10),
+            secondary: vec![(5, 11)],
+        };
+        let bytes = encode(&row_id);
+        assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_CLUSTER);
+        assert_eq!(decode("db/k", &bytes).unwrap(), row_id);
+        let unique = TableDef {
+            schema: TableSchema {
+                columns: vec![Column::new("a", ColumnType::Int { unsigned: false }).not_null()],
+                primary_key: vec![0],
+                indexes: vec![],
+                cluster: ClusterKey::Unique("ua".into()),
+            },
+            secondary: vec![],
+            ..row_id
+        };
+        assert_eq!(decode("db/k", &encode(&unique)).unwrap(), unique);
     }
 }

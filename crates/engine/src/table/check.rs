@@ -84,7 +84,8 @@ impl Table {
             }
         }
         // 2. Trees.
-        let names = std::iter::once("PRIMARY".to_string()).chain(st.def.schema.indexes.iter().map(|i| i.name.clone()));
+        let names = std::iter::once(st.def.schema.primary_name().to_string())
+            .chain(st.def.schema.indexes.iter().map(|i| i.name.clone()));
         let trees = std::iter::once(&self.clustered).chain(st.secondary.iter().map(|s| &s.tree));
         let mut sound = true;
         for (name, tree) in names.zip(trees) {

@@ -259,9 +259,9 @@ impl Table {
                 return Ok(RowUpdate::NotFound);
             }
             let old = self.decode(schema, &key, &old_bytes)?;
-            let new_row = f(&old)?;
-            if new_row.len() != schema.columns.len() {
-                return Err(Error::InvalidSchema("update produced a row of the wrong width".into()));
+            let mut new_row = f(&old)?;
+            if new_row.len() != schema.columns.len() || schema.has_row_id() {
+                Self::keep_row_id(schema, &old, &mut new_row)?;
             }
             let new_row =
                 new_row.into_iter().zip(&schema.columns).map(|(v, c)| c.coerce(v)).collect::<Result<Vec<_>>>()?;

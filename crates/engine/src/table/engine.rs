@@ -38,6 +38,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 use quire_io::Vfs;
 
 use super::catalog::{self, TableDef};
+use super::row_id::SYS_ROW_ID_MARK;
 use super::trx::{self, Trx, TxnSys, SYS_TRX_ID_MARK};
 use super::{Secondary, Table};
 use crate::btree::{BTree, Direction};
@@ -191,6 +192,7 @@ impl Engine {
                     (SYS_NEXT_INDEX_ID, &(CATALOG_INDEX_ID + 1).to_le_bytes()),
                     (SYS_RSEG_PAGE, &rseg.first_page().to_le_bytes()),
                     (SYS_RSEG_DIR, &rseg_dir.to_le_bytes()),
+                    (SYS_ROW_ID_MARK, &1u64.to_le_bytes()),
                 ],
             )?;
             pool.flush_all()?;
@@ -257,7 +259,9 @@ impl Engine {
         };
         let id_mark = space::owner_u32(&pool, SYSTEM_SPACE, SYS_TRX_ID_MARK)? as u64
             | (space::owner_u32(&pool, SYSTEM_SPACE, SYS_TRX_ID_MARK + 4)? as u64) << 32;
-        let txn = Arc::new(TxnSys::new(pool.clone(), log.clone(), rseg, id_mark, &cfg));
+        let row_id_mark = space::owner_u32(&pool, SYSTEM_SPACE, SYS_ROW_ID_MARK)? as u64
+            | (space::owner_u32(&pool, SYSTEM_SPACE, SYS_ROW_ID_MARK + 4)? as u64) << 32;
+        let txn = Arc::new(TxnSys::new(pool.clone(), log.clone(), rseg, id_mark, row_id_mark, &cfg));
         let engine = Arc::new(Engine {
             cfg,
             log,

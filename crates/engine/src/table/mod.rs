@@ -6,7 +6,11 @@
 //!
 //! Storage of one table (its own space, `<datadir>/<db>/<table>.qbd`):
 //! - the clustered index: memcomparable primary key -> record header
-//!   (delete mark, transaction id, roll pointer: `txn/record.rs`) + row;
+//!   (delete mark, transaction id, roll pointer: `txn/record.rs`) + row.
+//!   A table without a primary key is clustered on its first NOT NULL
+//!   UNIQUE key, or on a hidden last column `DB_ROW_ID` (`row::ClusterKey`)
+//!   that the engine fills from its row id counter (`row_id.rs`): callers
+//!   give such rows without it, and get them back with it last;
 //! - one B+tree per secondary index: memcomparable (index columns, then
 //!   primary key columns) -> u16 length of the index-column part.
 //!
@@ -27,6 +31,7 @@ mod dml;
 mod engine;
 mod purge;
 mod read;
+mod row_id;
 mod rowop;
 pub mod stats;
 mod trx;
@@ -224,13 +229,9 @@ impl Table {
 
     /// Coerces a full row to the schema, filling AUTO_INCREMENT. Returns
     /// the generated id, if one was generated.
-    fn prepare_row(&self, schema: &TableSchema, row: Vec<Value>) -> Result<(Vec<Value>, Option<u64>)> {
-        if row.len() != schema.columns.len() {
-            return Err(Error::InvalidSchema(format!(
-                "column count doesn't match value count: {} columns, {} values",
-                schema.columns.len(),
-                row.len()
-            )));
+    fn prepare_row(&self, schema: &TableSchema, mut row: Vec<Value>) -> Result<(Vec<Value>, Option<u64>)> {
+        if row.len() != schema.columns.len() || schema.has_row_id() {
+            self.add_row_id(schema, &mut row)?;
         }
         let ai = Self::auto_inc_column(schema);
         let mut generated = None;
@@ -261,6 +262,36 @@ impl Table {
             }
         }
         Ok((out, generated))
+    }
+
+    /// Completes the row of a table clustered on a hidden row id (given
+    /// without it) with a new id from the engine's counter; any other row
+    /// must have one value per column.
+    fn add_row_id(&self, schema: &TableSchema, row: &mut Vec<Value>) -> Result<()> {
+        let visible = schema.visible_columns().len();
+        if row.len() != visible {
+            return Err(Error::InvalidSchema(format!(
+                "column count doesn't match value count: {visible} columns, {} values",
+                row.len()
+            )));
+        }
+        if schema.has_row_id() {
+            row.push(Value::UInt(self.txn.row_ids.assign(self.clustered.pool())?));
+        }
+        Ok(())
+    }
+
+    /// Keeps the hidden row id of an updated row: the new version (with or
+    /// without the id) takes the old version's. Any other row must have
+    /// one value per column.
+    fn keep_row_id(schema: &TableSchema, old: &[Value], new: &mut Vec<Value>) -> Result<()> {
+        let visible = schema.visible_columns().len();
+        match (schema.has_row_id(), new.len()) {
+            (true, n) if n == visible => new.push(old[visible].clone()),
+            (true, n) if n == visible + 1 => new[visible] = old[visible].clone(),
+            _ => return Err(Error::InvalidSchema("update produced a row of the wrong width".into())),
+        }
+        Ok(())
     }
 
     fn pk_key(schema: &TableSchema, row: &[Value]) -> Vec<u8> {
@@ -347,13 +378,17 @@ impl Table {
             RowWrite::Duplicate { tree } | RowWrite::Missing { tree } => tree,
             RowWrite::Done | RowWrite::LockWait(_) => 0,
         };
-        let index = if tree == 0 { "PRIMARY".to_string() } else { st.def.schema.indexes[tree - 1].name.clone() };
+        let index = if tree == 0 {
+            st.def.schema.primary_name().to_string()
+        } else {
+            st.def.schema.indexes[tree - 1].name.clone()
+        };
         let root = if tree == 0 { self.clustered.root() } else { st.secondary[tree - 1].tree.root() };
         Error::corruption(root, format!("index '{index}' of {} is out of step with the table ({what:?})", self.name))
     }
 
     fn dup_primary(&self, schema: &TableSchema, row: &[Value]) -> Error {
-        Error::DuplicateKey { index: "PRIMARY".into(), key: Self::describe_key(&schema.primary_key, row) }
+        Error::DuplicateKey { index: schema.primary_name().into(), key: Self::describe_key(&schema.primary_key, row) }
     }
 
     /// The latest committed row with primary key `pk` (one value per

@@ -78,10 +78,12 @@ impl TableStats {
     }
 }
 
-/// The name statistics use for an index of `schema`.
+/// The name statistics use for an index of `schema` (InnoDB's: the
+/// clustered index of a table without a PRIMARY KEY is named after the
+/// UNIQUE key that clusters it, or `GEN_CLUST_INDEX`).
 pub fn index_name(schema: &TableSchema, index: IndexRef) -> &str {
     match index {
-        IndexRef::Primary => "PRIMARY",
+        IndexRef::Primary => schema.primary_name(),
         IndexRef::Secondary(i) => &schema.indexes[i].name,
     }
 }

@@ -75,6 +75,8 @@ pub struct TxnSys {
     /// The persisted id mark (invariant 1).
     id_mark: Mutex<u64>,
     id_mark_fast: AtomicU64,
+    /// The hidden row ids of tables without a usable key.
+    pub(crate) row_ids: super::row_id::RowIdCounter,
     /// Held shared by whoever follows roll pointers outside a read view
     /// (rollback and purge deciding whether a secondary entry is still
     /// needed); taken and dropped exclusively by purge before it frees undo
@@ -92,6 +94,7 @@ impl TxnSys {
         log: Arc<RedoLog>,
         rseg: RollbackSegments,
         id_mark: u64,
+        row_id_mark: u64,
         cfg: &crate::EngineConfig,
     ) -> Self {
         let trx_sys = Arc::new(TrxSys::new(id_mark));
@@ -112,6 +115,7 @@ impl TxnSys {
             purge_lag_delay_us: Default::default(),
             id_mark: Mutex::new(id_mark),
             id_mark_fast: AtomicU64::new(id_mark),
+            row_ids: super::row_id::RowIdCounter::new(row_id_mark),
             free_latch: RwLock::new(()),
             shutting_down: AtomicBool::new(false),
         }

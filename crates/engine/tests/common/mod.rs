@@ -36,6 +36,7 @@ pub fn payload_schema() -> quire_engine::row::TableSchema {
         ],
         primary_key: vec![0],
         indexes: vec![],
+        ..Default::default()
     }
 }
 

@@ -100,7 +100,7 @@ fn index_name(t: &TableRef, index: IndexRef) -> String {
 fn reads_other(e: &Expr, t: &TableRef, offset: usize) -> bool {
     let mut slots = Vec::new();
     crate::rel::slots_of(e, &mut slots);
-    slots.iter().any(|&s| s < offset || s >= offset + t.schema.columns.len())
+    slots.iter().any(|&s| s < offset || s >= offset + t.columns.len())
 }
 
 /// The line of table `t` read through `access`.
@@ -181,7 +181,7 @@ pub fn table_line(t: &TableRef, name: &str, access: &Access, cx: &Context<'_>) -
         let mut slots = Vec::new();
         crate::rel::slots_of(term, &mut slots);
         let own: Vec<usize> =
-            slots.iter().copied().filter(|&s| s >= cx.offset && s < cx.offset + t.schema.columns.len()).collect();
+            slots.iter().copied().filter(|&s| s >= cx.offset && s < cx.offset + t.columns.len()).collect();
         if own.iter().all(|s| key_cols.contains(s)) && !own.is_empty() && !matches!(kind, "range") {
             continue;
         }

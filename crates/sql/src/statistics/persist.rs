@@ -62,7 +62,10 @@ pub fn create_tables(engine: &Engine) -> Result<()> {
             count_col("clustered_index_size"),
             count_col("sum_of_other_index_sizes"),
         ];
-        engine.create_table(TABLE_STATS, TableSchema { columns, primary_key: vec![0, 1], indexes: vec![] })?;
+        engine.create_table(
+            TABLE_STATS,
+            TableSchema { columns, primary_key: vec![0, 1], indexes: vec![], ..Default::default() },
+        )?;
     }
     if !names.iter().any(|n| n == INDEX_STATS) {
         let columns = vec![
@@ -75,7 +78,10 @@ pub fn create_tables(engine: &Engine) -> Result<()> {
             Column::new("sample_size", ColumnType::BigInt { unsigned: true }),
             ci_col("stat_description", 1024),
         ];
-        engine.create_table(INDEX_STATS, TableSchema { columns, primary_key: vec![0, 1, 2, 4], indexes: vec![] })?;
+        engine.create_table(
+            INDEX_STATS,
+            TableSchema { columns, primary_key: vec![0, 1, 2, 4], indexes: vec![], ..Default::default() },
+        )?;
     }
     Ok(())
 }
@@ -202,7 +208,7 @@ pub fn load(engine: &Engine, db: &str, name: &str, schema: &TableSchema) -> Resu
     };
     let Some(t) = scan(TABLE_STATS)?.into_iter().next() else { return Ok(None) };
     let mut indexes = Vec::new();
-    let mut names = vec!["PRIMARY".to_string()];
+    let mut names = vec![schema.primary_name().to_string()];
     names.extend(schema.indexes.iter().map(|i| i.name.clone()));
     let rows = scan(INDEX_STATS)?;
     for ix in names {
