@@ -41,24 +41,35 @@ pub struct SortLimits {
     pub buffer: usize,
     /// `tmpdir`.
     pub tmpdir: String,
+    /// What grouping may hold in memory before the rows of further groups
+    /// go to disk: the smaller of `tmp_table_size` and
+    /// `max_heap_table_size`, as MySQL bounds its in-memory temporary
+    /// tables (`finish::Groups`).
+    pub heap: usize,
 }
 
 impl SortLimits {
     /// The session's `sort_buffer_size` and `tmpdir`.
     pub fn of(env: &dyn crate::expr::Env) -> Self {
         let d = Self::default();
-        let buffer = env.sysvar("sort_buffer_size", false).ok().and_then(|v| crate::expr::to_i128(&v));
+        let size = |name: &str, default: usize| {
+            env.sysvar(name, false)
+                .ok()
+                .and_then(|v| crate::expr::to_i128(&v))
+                .map_or(default, |b| b.clamp(0, usize::MAX as i128) as usize)
+        };
         let tmpdir = match env.sysvar("tmpdir", true) {
             Ok(Value::Str(s)) if !s.is_empty() => s,
             _ => d.tmpdir,
         };
-        Self { buffer: buffer.map_or(d.buffer, |b| b.clamp(0, usize::MAX as i128) as usize), tmpdir }
+        let heap = size("tmp_table_size", d.heap).min(size("max_heap_table_size", d.heap));
+        Self { buffer: size("sort_buffer_size", d.buffer), tmpdir, heap }
     }
 }
 
 impl Default for SortLimits {
     fn default() -> Self {
-        Self { buffer: 262_144, tmpdir: std::env::temp_dir().to_string_lossy().into_owned() }
+        Self { buffer: 262_144, tmpdir: std::env::temp_dir().to_string_lossy().into_owned(), heap: 16 << 20 }
     }
 }
 
@@ -67,6 +78,9 @@ impl Default for SortLimits {
 pub struct SortStats {
     pub rows: u64,
     pub merge_passes: u64,
+    /// Groupings that went beyond `tmp_table_size` to disk
+    /// (`Created_tmp_disk_tables`; see `finish::Groups`).
+    pub disk_tables: u64,
 }
 
 /// A row being sorted: its keys, arrival number and output values.
@@ -404,7 +418,7 @@ fn io_error(what: &str, e: &std::io::Error) -> SqlError {
 }
 
 /// Rough bytes a kept row holds (its vectors, strings and keys).
-fn entry_bytes(keys: &[SortKey], vals: &[Value]) -> usize {
+pub(crate) fn entry_bytes(keys: &[SortKey], vals: &[Value]) -> usize {
     let key = |k: &SortKey| match k {
         SortKey::Str(w) => 32 + w.len(),
         _ => 32,
@@ -559,7 +573,7 @@ mod tests {
     use quire_engine::row::Collation;
 
     fn limits(buffer: usize, dir: &tempfile::TempDir) -> SortLimits {
-        SortLimits { buffer, tmpdir: dir.path().to_string_lossy().into_owned() }
+        SortLimits { buffer, tmpdir: dir.path().to_string_lossy().into_owned(), heap: 16 << 20 }
     }
 
     fn sorted(rows: &[(i64, &str)], desc: bool, cap: Option<usize>, buffer: usize) -> (Vec<Vec<Value>>, SortStats) {

@@ -32,7 +32,7 @@ use quire_engine::row::{Collation, Value};
 
 use crate::error::Result;
 use crate::expr::{eval, truth, Agg, Env, Expr};
-use crate::filesort::{SortLimits, SortStats, Sorter};
+use crate::filesort::{entry_bytes, SortLimits, SortStats, Sorter};
 use crate::query::{group_key, sort_key, AggState, Ctx, SortKey};
 use crate::sink::Window;
 
@@ -126,7 +126,7 @@ impl<'f> Finisher<'f> {
     /// `sort`: where ORDER BY may spill ([`SortLimits::of`]).
     pub fn new(f: &'f Finish<'f>, offset: usize, limit: Option<usize>, sort: SortLimits) -> Self {
         let input = if f.aggregated() {
-            Input::Groups(Groups::new(f))
+            Input::Groups(Groups::new(f, sort.clone()))
         } else if f.windowed() {
             Input::Rows(Vec::new())
         } else {
@@ -163,11 +163,33 @@ impl<'f> Finisher<'f> {
         let f = self.f;
         let mut out = self.out;
         let mut counts = Counts::default();
+        let windowed = f.windows.is_some_and(|w| !w.fns.is_empty());
+        let mut disk_tables = 0;
         let rows: Vec<GroupedRow> = match self.input {
             Input::Direct => return Ok((out.flush(&*env, window)?, counts)),
+            Input::Groups(g) if !windowed => {
+                // Each group goes out as it is finished: the groups are
+                // not all held a second time.
+                let spilled = g.spill.is_some();
+                let mut grouped = 0;
+                let made = g.each(f, env, &mut |env, rep| {
+                    grouped += 1;
+                    out.offer(f, &rep, &*env, window)
+                })?;
+                counts.groups = made as u64;
+                counts.grouped = grouped;
+                let mut stats = out.flush(&*env, window)?;
+                stats.disk_tables += u64::from(spilled);
+                return Ok((stats, counts));
+            }
             Input::Groups(g) => {
-                let (rows, groups) = g.rows(f, env)?;
-                counts.groups = groups as u64;
+                disk_tables += u64::from(g.spill.is_some());
+                let mut rows = Vec::new();
+                let made = g.each(f, env, &mut |env, rep| {
+                    rows.push((rep, env.take_aggs()));
+                    Ok(true)
+                })?;
+                counts.groups = made as u64;
                 rows
             }
             Input::Rows(rows) => rows.into_iter().map(|r| (r, Vec::new())).collect(),
@@ -194,7 +216,9 @@ impl<'f> Finisher<'f> {
                 break;
             }
         }
-        Ok((out.flush(&*env, window)?, counts))
+        let mut stats = out.flush(&*env, window)?;
+        stats.disk_tables += disk_tables;
+        Ok((stats, counts))
     }
 }
 
@@ -277,9 +301,25 @@ struct Group {
 
 /// The groups of an aggregating block, by grouping key per level (one
 /// level without ROLLUP; n + 1 with it, for n grouping keys).
+///
+/// Without ROLLUP the groups held in memory are bounded by
+/// [`SortLimits::heap`] (`tmp_table_size`, `max_heap_table_size`): once
+/// they hold that much, a row whose group is not in memory is not made a
+/// group but spilled, keyed by its grouping key, to a [`Sorter`] (which
+/// writes sorted runs to `tmpdir` beyond `sort_buffer_size`). At the end
+/// the spilled rows come back sorted by key and are aggregated one group
+/// at a time, after the groups in memory: no group is in both, since a
+/// group in memory takes all its rows. (MySQL moves its temporary table
+/// to disk instead; the answer is the same, and the order of the groups
+/// without ORDER BY is not defined in either.)
 struct Groups {
     index: Vec<HashMap<Vec<u8>, usize>>,
     groups: Vec<Group>,
+    /// Estimated bytes the groups in memory hold.
+    bytes: usize,
+    limits: SortLimits,
+    /// Rows of the groups not in memory, by grouping key.
+    spill: Option<Sorter>,
 }
 
 /// A position of a ROLLUP row's sort key: a grouping value, or a rolled
@@ -292,22 +332,31 @@ enum RollupKey {
 }
 
 impl Groups {
-    fn new(f: &Finish<'_>) -> Self {
+    fn new(f: &Finish<'_>, limits: SortLimits) -> Self {
         let levels = if f.rollup { f.group_by.len() + 1 } else { 1 };
-        Self { index: vec![HashMap::new(); levels], groups: Vec::new() }
+        Self { index: vec![HashMap::new(); levels], groups: Vec::new(), bytes: 0, limits, spill: None }
     }
 
-    /// Adds a row to its group at every level.
+    /// Adds a row to its group at every level (or spills it: see
+    /// [`Groups`]).
     fn add(&mut self, f: &Finish<'_>, row: &[Value], env: &dyn Env) -> Result<()> {
         let n = f.group_by.len();
         let keys = f.group_by.iter().map(|g| eval(g, row, env)).collect::<Result<Vec<_>>>()?;
+        let spills = !f.rollup && self.bytes > self.limits.heap;
         for (li, index) in self.index.iter_mut().enumerate() {
             let level = n - li;
             let k = group_key(&keys[..level], &f.group_colls[..level]);
             let gi = match index.get(&k) {
                 Some(&i) => i,
+                None if spills => {
+                    let limits = &self.limits;
+                    let sorter = self.spill.get_or_insert_with(|| Sorter::new(vec![false], None, limits.clone()));
+                    return sorter.keep(vec![SortKey::Str(k)], row.to_vec());
+                }
                 None => {
                     let states = f.aggs.iter().map(AggState::new).collect();
+                    // The key twice (index and group), the row, the states.
+                    self.bytes += 2 * k.len() + entry_bytes(&[], row) + entry_bytes(&[], &keys) + 64 * f.aggs.len();
                     self.groups.push(Group { rep: Some(row.to_vec()), keys: keys.clone(), level, states });
                     index.insert(k, self.groups.len() - 1);
                     self.groups.len() - 1
@@ -329,8 +378,15 @@ impl Groups {
     /// the binder points rolled-up expressions and GROUPING() there
     /// (`rel::rollup`). A grouping key that is a column is also NULL in a
     /// super-aggregate row's representative row.
-    /// The groups' rows that pass HAVING, and how many groups there were.
-    fn rows<E: AggEnv>(self, f: &Finish<'_>, env: &mut E) -> Result<(Vec<GroupedRow>, usize)> {
+    /// Hands `emit` each group's representative row that HAVING accepts,
+    /// its aggregates' values set in `env`, until `emit` says stop;
+    /// returns how many groups there were.
+    fn each<E: AggEnv>(
+        self,
+        f: &Finish<'_>,
+        env: &mut E,
+        emit: &mut dyn FnMut(&mut E, Vec<Value>) -> Result<bool>,
+    ) -> Result<usize> {
         let n = f.group_by.len();
         let mut groups = self.groups;
         if groups.is_empty() && n == 0 {
@@ -354,42 +410,116 @@ impl Groups {
             keyed.sort_by(|(a, _), (b, _)| a.cmp(b));
             groups = keyed.into_iter().map(|(_, g)| g).collect();
         }
-        let mut out = Vec::new();
-        let made = groups.len();
+        let mut sent = Sent { rows: 0, going: true };
+        let mut made = groups.len();
         for g in groups {
             env.check_interrupt()?;
-            let results: Vec<(Value, bool)> = g.states.iter().zip(f.aggs).map(|(s, a)| s.result(a)).collect();
-            let cut = results.iter().filter(|(_, c)| *c).count();
-            let mut vals: Vec<Value> = results.into_iter().map(|(v, _)| v).collect();
-            let mut rep = g.rep.unwrap_or_else(|| vec![Value::Null; f.width]);
-            if f.rollup {
-                let key = |p: usize| g.keys.get(p).cloned().unwrap_or(Value::Null);
-                vals.extend((0..n).map(|p| if p < g.level { key(p) } else { Value::Null }));
-                vals.extend((0..n).map(|p| Value::Int(i64::from(p >= g.level))));
-                for g_expr in &f.group_by[g.level..] {
-                    if let Expr::Col(slot) = g_expr {
-                        if let Some(v) = rep.get_mut(*slot) {
-                            *v = Value::Null;
+            if !sent.group(f, g, env, emit)? {
+                return Ok(made);
+            }
+        }
+        let Some(spill) = self.spill else { return Ok(made) };
+        // The spilled rows, by grouping key: one group at a time.
+        let mut current: Option<(Vec<u8>, Group)> = None;
+        let mut failed = None;
+        let mut seen = 0u64;
+        spill.drain(
+            &mut |row| {
+                let mut step = || -> Result<bool> {
+                    seen += 1;
+                    if seen % 4096 == 0 {
+                        env.check_interrupt()?;
+                    }
+                    let keys = f.group_by.iter().map(|g| eval(g, &row, &*env)).collect::<Result<Vec<_>>>()?;
+                    let k = group_key(&keys, f.group_colls);
+                    if current.as_ref().is_none_or(|(ck, _)| *ck != k) {
+                        if let Some((_, done)) = current.take() {
+                            made += 1;
+                            if !sent.group(f, done, env, emit)? {
+                                return Ok(false);
+                            }
                         }
+                        let states = f.aggs.iter().map(AggState::new).collect();
+                        let level = f.group_by.len();
+                        current = Some((k, Group { rep: Some(row.clone()), keys, level, states }));
+                    }
+                    let (_, g) = current.as_mut().expect("set above");
+                    for ((st, a), &coll) in g.states.iter_mut().zip(f.aggs).zip(f.agg_colls) {
+                        st.add(a, coll, &row, &*env)?;
+                    }
+                    Ok(true)
+                };
+                step().or_else(|e| {
+                    failed = Some(e);
+                    Ok(false)
+                })
+            },
+            &|| Ok(()),
+        )?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if let Some((_, last)) = current {
+            made += 1;
+            if sent.going {
+                sent.group(f, last, env, emit)?;
+            }
+        }
+        Ok(made)
+    }
+}
+
+/// The groups [`Groups::each`] has handed on.
+struct Sent {
+    /// Groups emitted (for GROUP_CONCAT's "Row N was cut" warning).
+    rows: usize,
+    /// `emit` has not said stop.
+    going: bool,
+}
+
+impl Sent {
+    /// Finishes group `g`: its aggregates' values into `env`, HAVING,
+    /// then `emit`. `Ok(false)`: stop.
+    fn group<E: AggEnv>(
+        &mut self,
+        f: &Finish<'_>,
+        g: Group,
+        env: &mut E,
+        emit: &mut dyn FnMut(&mut E, Vec<Value>) -> Result<bool>,
+    ) -> Result<bool> {
+        let n = f.group_by.len();
+        let results: Vec<(Value, bool)> = g.states.iter().zip(f.aggs).map(|(s, a)| s.result(a)).collect();
+        let cut = results.iter().filter(|(_, c)| *c).count();
+        let mut vals: Vec<Value> = results.into_iter().map(|(v, _)| v).collect();
+        let mut rep = g.rep.unwrap_or_else(|| vec![Value::Null; f.width]);
+        if f.rollup {
+            let key = |p: usize| g.keys.get(p).cloned().unwrap_or(Value::Null);
+            vals.extend((0..n).map(|p| if p < g.level { key(p) } else { Value::Null }));
+            vals.extend((0..n).map(|p| Value::Int(i64::from(p >= g.level))));
+            for g_expr in &f.group_by[g.level..] {
+                if let Expr::Col(slot) = g_expr {
+                    if let Some(v) = rep.get_mut(*slot) {
+                        *v = Value::Null;
                     }
                 }
             }
-            env.set_aggs(vals);
-            for _ in 0..cut {
-                let row = out.len() + 1;
-                env.warn(crate::diag::Condition::new(
-                    crate::diag::Level::Warning,
-                    1260,
-                    format!("Row {row} was cut by GROUP_CONCAT()"),
-                ))?;
-            }
-            if let Some(h) = f.having {
-                if truth(&eval(h, &rep, &*env)?) != Some(true) {
-                    continue;
-                }
-            }
-            out.push((rep, env.take_aggs()));
         }
-        Ok((out, made))
+        env.set_aggs(vals);
+        for _ in 0..cut {
+            let row = self.rows + 1;
+            env.warn(crate::diag::Condition::new(
+                crate::diag::Level::Warning,
+                1260,
+                format!("Row {row} was cut by GROUP_CONCAT()"),
+            ))?;
+        }
+        if let Some(h) = f.having {
+            if truth(&eval(h, &rep, &*env)?) != Some(true) {
+                return Ok(true);
+            }
+        }
+        self.rows += 1;
+        self.going = emit(env, rep)?;
+        Ok(self.going)
     }
 }

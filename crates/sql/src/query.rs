@@ -1103,7 +1103,7 @@ pub fn run_select(
     // SQL_CALC_FOUND_ROWS: every row is offered to the window (and
     // counted), so the sort keeps them all.
     let mut window = Window::new(sink, offset, limit).counting(p.calc_found_rows);
-    let sorting = if sort { SortLimits::of(ctx) } else { SortLimits::default() };
+    let sorting = if sort || aggregated { SortLimits::of(ctx) } else { SortLimits::default() };
     let mut fin = Finisher::new(&spec, offset, if p.calc_found_rows { None } else { limit }, sorting);
     match (&p.table, trx) {
         (Some(t), Some(trx)) => {
@@ -1133,7 +1133,7 @@ pub fn run_select(
         }
     }
     let sorted = fin.finish(ctx, &mut window)?;
-    if sort {
+    if sort || sorted.disk_tables > 0 {
         ctx.session.sorted(sorted);
     }
     if p.calc_found_rows {

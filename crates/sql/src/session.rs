@@ -89,6 +89,8 @@ pub struct Stats {
     /// Rows sorted by ORDER BY, and merge passes of sorts that spilled.
     pub sort_rows: AtomicU64,
     pub sort_merge_passes: AtomicU64,
+    /// Groupings that went to disk beyond `tmp_table_size`.
+    pub created_tmp_disk_tables: AtomicU64,
     pub connections: AtomicU64,
     /// Connections that ended before logging in (bad password, handshake
     /// timeout, broken handshake).
@@ -508,6 +510,9 @@ impl SessionEnv for Env<'_> {
         let st = &self.s.shared.stats;
         st.sort_rows.fetch_add(stats.rows, Ordering::Relaxed);
         st.sort_merge_passes.fetch_add(stats.merge_passes, Ordering::Relaxed);
+        if stats.disk_tables > 0 {
+            st.created_tmp_disk_tables.fetch_add(stats.disk_tables, Ordering::Relaxed);
+        }
     }
 
     fn session_func(&self, name: &str) -> Option<Value> {

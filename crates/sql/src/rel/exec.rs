@@ -247,7 +247,8 @@ impl<'a> Exec<'a> {
             order_colls: &b.order_colls,
             width: b.width,
         };
-        let sorting = if b.order.is_empty() { SortLimits::default() } else { SortLimits::of(&env) };
+        let grouped = !b.aggs.is_empty() || !b.group_by.is_empty();
+        let sorting = if b.order.is_empty() && !grouped { SortLimits::default() } else { SortLimits::of(&env) };
         let mut fin = Finisher::new(&spec, offset, if count { None } else { limit }, sorting);
         {
             let env = &env;
@@ -275,7 +276,7 @@ impl<'a> Exec<'a> {
             }
         }
         let (sorted, counts) = fin.finish_counted(&mut env, &mut window)?;
-        if !b.order.is_empty() {
+        if !b.order.is_empty() || sorted.disk_tables > 0 {
             self.session.sorted(sorted);
         }
         if count {
