@@ -26,6 +26,7 @@ use quire_engine::row::{Collation, Value};
 use quire_engine::table::{IndexRef, Trx};
 use quire_engine::txn::lock::LockMode;
 
+use super::spill;
 use super::{Block, JoinKind, Node, QueryPlan, RecursivePlan, SetOpKind, SetOpPlan, Source, SourceKind, Subquery};
 use crate::error::{Result, SqlError};
 use crate::expr::{compare, eval, to_decimal, truth, BinOp, Env, Expr, SubExpr, SubKind};
@@ -43,8 +44,9 @@ type Rows = Rc<Vec<Vec<Value>>>;
 /// A subquery's id and the exact key of its captured values.
 type SubKey = (usize, Vec<u8>);
 
-/// Correlated subquery results kept per subquery at most.
-const SUBQUERY_CACHE_ENTRIES: usize = 4096;
+/// Bytes of correlated subquery results a statement keeps when the
+/// session cannot say (MariaDB's default `tmp_table_size`).
+const SUBQUERY_CACHE_DEFAULT: usize = 16 * 1024 * 1024;
 
 /// One execution of a statement's query.
 pub struct Exec<'a> {
@@ -55,8 +57,10 @@ pub struct Exec<'a> {
     plain_lock: Option<LockMode>,
     /// Rows of subqueries by (id, captured values).
     subqueries: RefCell<HashMap<SubKey, Rc<SubRows>>>,
-    /// Entries of `subqueries` per subquery id.
-    cached: RefCell<HashMap<usize, usize>>,
+    /// Bytes held by the correlated results in `subqueries`, and the
+    /// most they may hold (read from the session on first use).
+    cached_bytes: std::cell::Cell<usize>,
+    cache_budget: std::cell::OnceCell<usize>,
     /// Materialised derived tables and CTEs, by plan.
     derived: RefCell<HashMap<usize, Rows>>,
     /// The rows of the last round of each running recursive CTE.
@@ -81,7 +85,8 @@ impl<'a> Exec<'a> {
             trx: RefCell::new(trx),
             plain_lock,
             subqueries: RefCell::new(HashMap::new()),
-            cached: RefCell::new(HashMap::new()),
+            cached_bytes: std::cell::Cell::new(0),
+            cache_budget: std::cell::OnceCell::new(),
             derived: RefCell::new(HashMap::new()),
             working: RefCell::new(HashMap::new()),
             in_keys: Default::default(),
@@ -374,13 +379,30 @@ impl<'a> Exec<'a> {
             return Ok(r.clone());
         }
         let rows = Rc::new(SubRows { rows: self.run(&q.plan, caps)?, probe: std::cell::OnceCell::new() });
-        let mut counts = self.cached.borrow_mut();
-        let n = counts.entry(q.id).or_default();
-        if caps.is_empty() || *n < SUBQUERY_CACHE_ENTRIES {
-            *n += 1;
+        if caps.is_empty() {
+            // Run once: kept whatever its size.
+            self.subqueries.borrow_mut().insert(k, rows.clone());
+            return Ok(rows);
+        }
+        let size = rows.rows.iter().map(|r| spill::row_bytes(&[], r)).sum::<usize>() + spill::row_bytes(&k.1, &[]);
+        let held = self.cached_bytes.get() + size;
+        if held <= *self.cache_budget.get_or_init(|| self.subquery_cache_budget()) {
+            self.cached_bytes.set(held);
             self.subqueries.borrow_mut().insert(k, rows.clone());
         }
         Ok(rows)
+    }
+
+    /// What the results of correlated subqueries may hold: the smaller
+    /// of `tmp_table_size` and `max_heap_table_size`, as MariaDB bounds
+    /// its subquery cache (past it a result is computed again when its
+    /// captured values come back).
+    fn subquery_cache_budget(&self) -> usize {
+        let var = |name| self.session.sysvar(name, false).ok().and_then(|v| crate::expr::to_i128(&v));
+        match (var("tmp_table_size"), var("max_heap_table_size")) {
+            (Some(a), Some(b)) => a.min(b).clamp(0, usize::MAX as i128) as usize,
+            _ => SUBQUERY_CACHE_DEFAULT,
+        }
     }
 
     fn subquery(&self, s: &SubExpr, row: &[Value], env: &dyn Env) -> Result<Value> {
@@ -642,13 +664,73 @@ fn passes(terms: &[Expr], row: &[Value], env: &dyn Env) -> Result<bool> {
 /// A hash table over a source's rows: key → rows.
 type Hash = HashMap<Vec<u8>, Vec<Vec<Value>>>;
 
+/// `join_buffer_size` when the session cannot say (MySQL's default).
+const JOIN_BUFFER_DEFAULT: usize = 262_144;
+
+/// A hash join's build side.
+enum Built {
+    /// Within `join_buffer_size`: one table.
+    Whole(Rc<Hash>),
+    /// Beyond it: chunks in a temporary file, joined one at a time.
+    Chunked(Chunks),
+}
+
+/// The chunks of a hash join's build side (see `spill.rs`).
+struct Chunks {
+    file: spill::RowFile,
+    /// Chunk `c` is bytes `bounds[c] .. bounds[c + 1]` of the file.
+    bounds: Vec<u64>,
+    tmpdir: String,
+    /// The table of the chunk being joined.
+    current: RefCell<Rc<Hash>>,
+}
+
+impl Chunks {
+    fn new(env: &dyn Env, width: usize) -> Result<Self> {
+        let tmpdir = SortLimits::of(env).tmpdir;
+        let file = spill::RowFile::new(&tmpdir, true, width)?;
+        Ok(Self { file, bounds: vec![0], tmpdir, current: RefCell::new(Rc::new(Hash::new())) })
+    }
+
+    /// Writes `rows` as the next chunk.
+    fn cut(&mut self, rows: impl Iterator<Item = (Vec<u8>, Vec<Value>)>) -> Result<()> {
+        for (key, row) in rows {
+            self.file.push(&key, &row)?;
+        }
+        self.bounds.push(self.file.flush()?);
+        Ok(())
+    }
+
+    /// Chunk `c` as a hash table.
+    fn load(&self, c: usize, width: usize) -> Result<Hash> {
+        let mut table = Hash::new();
+        let mut rows = self.file.read(self.bounds[c], self.bounds[c + 1]);
+        while let Some((key, row)) = rows.next()? {
+            debug_assert_eq!(row.len(), width);
+            table.entry(key).or_default().push(row);
+        }
+        Ok(table)
+    }
+}
+
+/// A join whose right side starts with a hash join run in chunks.
+struct ChunkedJoin<'n> {
+    kind: JoinKind,
+    left: &'n Node,
+    right: &'n Node,
+    right_slots: &'n [(usize, usize)],
+    chunks: &'n Chunks,
+    /// The hashed source's width.
+    width: usize,
+}
+
 /// State of one execution of a block.
 struct BlockRun<'r, 'a> {
     ex: &'r Exec<'a>,
     b: &'r Block,
     lock: Option<LockMode>,
     /// Hash tables of sources joined by hashing, built on first use.
-    hashes: RefCell<HashMap<usize, Rc<Hash>>>,
+    hashes: RefCell<HashMap<usize, Rc<Built>>>,
 }
 
 type Emit<'k> = dyn FnMut(&mut Vec<Value>) -> Result<bool> + 'k;
@@ -663,26 +745,34 @@ impl BlockRun<'_, '_> {
             Node::Filter { input, terms } => {
                 self.walk(input, buf, env, &mut |row| if passes(terms, row, env)? { k(row) } else { Ok(true) })
             }
-            Node::Join { kind: JoinKind::Inner, left, right, .. } => {
-                self.walk(left, buf, env, &mut |row| self.walk(right, row, env, k))
+            Node::Join { kind, left, right, right_slots } => {
+                if let Some((i, built)) = self.chunked(right, buf, env)? {
+                    let Built::Chunked(chunks) = &*built else { unreachable!("chunked returns chunked builds") };
+                    let width = self.b.sources[i].width;
+                    let join = ChunkedJoin { kind: *kind, left, right, right_slots, chunks, width };
+                    return self.chunked_join(&join, buf, env, k);
+                }
+                match kind {
+                    JoinKind::Inner => self.walk(left, buf, env, &mut |row| self.walk(right, row, env, k)),
+                    JoinKind::Left => self.walk(left, buf, env, &mut |row| {
+                        let mut matched = false;
+                        let go = self.walk(right, row, env, &mut |row| {
+                            matched = true;
+                            k(row)
+                        })?;
+                        if !go {
+                            return Ok(false);
+                        }
+                        if matched {
+                            return Ok(true);
+                        }
+                        for &(a, z) in right_slots {
+                            row[a..z].fill(Value::Null);
+                        }
+                        k(row)
+                    }),
+                }
             }
-            Node::Join { kind: JoinKind::Left, left, right, right_slots } => self.walk(left, buf, env, &mut |row| {
-                let mut matched = false;
-                let go = self.walk(right, row, env, &mut |row| {
-                    matched = true;
-                    k(row)
-                })?;
-                if !go {
-                    return Ok(false);
-                }
-                if matched {
-                    return Ok(true);
-                }
-                for &(a, z) in right_slots {
-                    row[a..z].fill(Value::Null);
-                }
-                k(row)
-            }),
         }
     }
 
@@ -721,17 +811,127 @@ impl BlockRun<'_, '_> {
         }
     }
 
-    /// Joins source `i` through its hash table.
+    /// Source `i`'s hash table (or chunks), built on first use.
+    fn built(&self, i: usize, buf: &mut Vec<Value>, env: &dyn Env) -> Result<Rc<Built>> {
+        if let Some(t) = self.hashes.borrow().get(&i) {
+            return Ok(t.clone());
+        }
+        let t = Rc::new(self.build(&self.b.sources[i], buf, env)?);
+        self.hashes.borrow_mut().insert(i, t.clone());
+        Ok(t)
+    }
+
+    /// The source joined first in `right` (the one the rows of a join's
+    /// left side are probed against) with its build, when it is a hash
+    /// join whose build side did not fit in `join_buffer_size`.
+    fn chunked(&self, right: &Node, buf: &mut Vec<Value>, env: &dyn Env) -> Result<Option<(usize, Rc<Built>)>> {
+        let mut n = right;
+        let i = loop {
+            match n {
+                Node::Leaf(i) => break *i,
+                Node::Join { left, .. } => n = left,
+                Node::Filter { input, .. } => n = input,
+            }
+        };
+        if self.b.sources[i].hash_keys.is_empty() {
+            return Ok(None);
+        }
+        let built = self.built(i, buf, env)?;
+        Ok(matches!(*built, Built::Chunked(_)).then_some((i, built)))
+    }
+
+    /// A join whose right side starts with a hash join in chunks (see
+    /// `spill.rs`): the left side's rows are produced once, written to a
+    /// file and read back for each later chunk; each row is joined with
+    /// the right side under each chunk's hash table in turn. A LEFT
+    /// join's row that matched in no chunk is NULL-extended in the last
+    /// pass (its matches kept as one bit per left row).
+    fn chunked_join(&self, j: &ChunkedJoin<'_>, buf: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
+        let chunks = j.chunks;
+        let passes = chunks.bounds.len() - 1;
+        debug_assert!(passes >= 2, "a build that fits is not chunked");
+        let mut outer = spill::RowFile::new(&chunks.tmpdir, false, buf.len())?;
+        let mut matched: Vec<u64> = Vec::new();
+        let mut go = true;
+        for c in 0..passes {
+            *chunks.current.borrow_mut() = Rc::new(chunks.load(c, j.width)?);
+            let last = c + 1 == passes;
+            let mut n = 0usize;
+            if c == 0 {
+                go = self.walk(j.left, buf, env, &mut |row| {
+                    outer.push(&[], row)?;
+                    n += 1;
+                    self.chunk_step(j, row, n - 1, &mut matched, last, env, k)
+                })?;
+                outer.flush()?;
+            } else {
+                let end = outer.flush()?;
+                let mut rows = outer.read(0, end);
+                while let Some((_, row)) = rows.next()? {
+                    env.check_interrupt()?;
+                    *buf = row;
+                    n += 1;
+                    if !self.chunk_step(j, buf, n - 1, &mut matched, last, env, k)? {
+                        go = false;
+                        break;
+                    }
+                }
+            }
+            if !go {
+                break;
+            }
+        }
+        *chunks.current.borrow_mut() = Rc::new(Hash::new());
+        Ok(go)
+    }
+
+    /// One left row of a chunked join against the current chunk; `n` is
+    /// its number in the left side's rows.
+    #[allow(clippy::too_many_arguments)]
+    fn chunk_step(
+        &self,
+        j: &ChunkedJoin<'_>,
+        row: &mut Vec<Value>,
+        n: usize,
+        matched: &mut Vec<u64>,
+        last: bool,
+        env: &dyn Env,
+        k: &mut Emit<'_>,
+    ) -> Result<bool> {
+        if j.kind == JoinKind::Inner {
+            return self.walk(j.right, row, env, k);
+        }
+        let (word, bit) = (n / 64, 1u64 << (n % 64));
+        if matched.len() <= word {
+            matched.resize(word + 1, 0);
+        }
+        let mut hit = false;
+        let go = self.walk(j.right, row, env, &mut |r| {
+            hit = true;
+            k(r)
+        })?;
+        if !go {
+            return Ok(false);
+        }
+        if hit {
+            matched[word] |= bit;
+        }
+        if !last || matched[word] & bit != 0 {
+            return Ok(true);
+        }
+        for &(a, z) in j.right_slots {
+            row[a..z].fill(Value::Null);
+        }
+        k(row)
+    }
+
+    /// Joins source `i` through its hash table (the current chunk's
+    /// when it is joined in chunks).
     fn probe(&self, i: usize, buf: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
         let s = &self.b.sources[i];
-        let built = self.hashes.borrow().get(&i).cloned();
-        let table = match built {
-            Some(t) => t,
-            None => {
-                let t = Rc::new(self.build(s, buf, env)?);
-                self.hashes.borrow_mut().insert(i, t.clone());
-                t
-            }
+        let table = match &*self.built(i, buf, env)? {
+            Built::Whole(t) => t.clone(),
+            Built::Chunked(c) => c.current.borrow().clone(),
         };
         let key: Vec<Value> = s.hash_keys.iter().map(|(_, other)| eval(other, buf, env)).collect::<Result<_>>()?;
         if key.iter().any(Value::is_null) {
@@ -748,9 +948,16 @@ impl BlockRun<'_, '_> {
         Ok(true)
     }
 
-    /// Reads a source once into a hash table on its join keys.
-    fn build(&self, s: &Source, buf: &mut Vec<Value>, env: &dyn Env) -> Result<Hash> {
-        let mut table = Hash::new();
+    /// Reads a source once into a hash table on its join keys; when its
+    /// rows pass the session's `join_buffer_size` (read now, so a cached
+    /// plan follows the variable), into chunks of at most that many bytes
+    /// in a temporary file (`spill.rs`).
+    fn build(&self, s: &Source, buf: &mut Vec<Value>, env: &dyn Env) -> Result<Built> {
+        let limit = env.sysvar("join_buffer_size", false).ok().and_then(|v| crate::expr::to_i128(&v));
+        let limit = limit.map_or(JOIN_BUFFER_DEFAULT, |b| b.clamp(0, usize::MAX as i128) as usize);
+        let mut held: Vec<(Vec<u8>, Vec<Value>)> = Vec::new();
+        let mut bytes = 0usize;
+        let mut spilled: Option<Chunks> = None;
         let mut add = |row: &[Value], buf: &mut Vec<Value>| -> Result<bool> {
             env.check_interrupt()?;
             buf[s.offset..s.offset + s.width].clone_from_slice(&row[..s.width]);
@@ -758,9 +965,22 @@ impl BlockRun<'_, '_> {
                 return Ok(true);
             }
             let key: Vec<Value> = s.hash_keys.iter().map(|(mine, _)| eval(mine, buf, env)).collect::<Result<_>>()?;
-            if !key.iter().any(Value::is_null) {
-                table.entry(group_key(&key, &s.hash_colls)).or_default().push(row[..s.width].to_vec());
+            if key.iter().any(Value::is_null) {
+                return Ok(true);
             }
+            let key = group_key(&key, &s.hash_colls);
+            let row = row[..s.width].to_vec();
+            let size = spill::row_bytes(&key, &row);
+            if bytes + size > limit && !held.is_empty() {
+                let chunks = match &mut spilled {
+                    Some(c) => c,
+                    None => spilled.insert(Chunks::new(env, s.width)?),
+                };
+                chunks.cut(held.drain(..))?;
+                bytes = 0;
+            }
+            bytes += size;
+            held.push((key, row));
             Ok(true)
         };
         match &s.kind {
@@ -779,7 +999,15 @@ impl BlockRun<'_, '_> {
                 self.read_table(s, keys, &mut |row| add(&row, buf))?;
             }
         }
-        Ok(table)
+        if let Some(mut chunks) = spilled {
+            chunks.cut(held.drain(..))?;
+            return Ok(Built::Chunked(chunks));
+        }
+        let mut table = Hash::new();
+        for (key, row) in held {
+            table.entry(key).or_default().push(row);
+        }
+        Ok(Built::Whole(Rc::new(table)))
     }
 
     /// Reads the rows of a table source its resolved access finds; `f`
