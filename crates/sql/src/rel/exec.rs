@@ -1,6 +1,8 @@
 //! Running a [`QueryPlan`]: nested loops over each block's join tree
 //! (index lookups keyed by the row so far, hash tables built once per
-//! block execution, rescans), NULL-extension for LEFT joins, then the
+//! block execution and, past `join_buffer_size`, joined in chunks from a
+//! temporary file (`spill.rs`), rescans), NULL-extension for LEFT joins,
+//! then the
 //! block's grouping, projection, DISTINCT, ORDER BY and LIMIT
 //! (`query::finish`); set operations combine their sides' rows by key.
 //! A statement's own rows go to its [`RowSink`] ([`Exec::run_into`]):

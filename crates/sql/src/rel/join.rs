@@ -11,7 +11,10 @@
 //! written.
 //! Outer joins are not reordered across: a LEFT join is one member of its
 //! group, its two sides planned as groups of their own (the right side
-//! with the left side's slots bound, so its ON terms key its lookups).
+//! with the left side's slots bound, so its ON terms key its lookups) —
+//! unless a term of the group rejects its NULL-extended rows, in which
+//! case it is an inner join (`simplify_outer`). ON clauses are split
+//! into their AND terms.
 
 use quire_engine::row::Collation;
 
