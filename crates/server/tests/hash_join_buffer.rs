@@ -96,7 +96,8 @@ fn a_one_row_join_buffer_still_answers_as_mariadb_does() {
 }
 
 /// With `tmpdir` gone, a join that needs chunks fails as a sort that
-/// needs runs does (error 1) and one that fits does not; the value the
+/// needs runs does (error 1) and one that fits, or whose outer side is
+/// empty (the table is built at its first row), does not; the value the
 /// session holds when the statement runs decides, not the one its cached
 /// plan was made under.
 #[test]
@@ -113,6 +114,9 @@ fn the_session_join_buffer_decides_at_execution_whether_a_join_spills() {
     assert!(matches!(&fits, Answer::Rows(r) if r.len() == 1), "{fits:?}");
     c.query_drop("SET SESSION join_buffer_size = 1024").unwrap();
     assert_eq!(answer(&mut c, sql), Answer::Err(1), "a chunked join writes its chunks to tmpdir");
+    // An empty outer side builds no table, so needs no file.
+    let none = answer(&mut c, "SELECT COUNT(*) FROM o JOIN i ON i.k = o.k WHERE o.id < 0");
+    assert_eq!(none, Answer::Rows(vec![vec![Some("0".into())]]));
     // A prepared statement's plan follows the variable too.
     let stmt = c.prep("SELECT COUNT(*) FROM o JOIN i ON i.k = o.k AND o.id > ?").unwrap();
     let e = c.exec::<u64, _, _>(&stmt, (0,)).unwrap_err();

@@ -715,15 +715,12 @@ impl Chunks {
     }
 }
 
-/// A join whose right side starts with a hash join run in chunks.
-struct ChunkedJoin<'n> {
+/// A join node of the tree, as its rows are produced.
+struct JoinNode<'n> {
     kind: JoinKind,
     left: &'n Node,
     right: &'n Node,
     right_slots: &'n [(usize, usize)],
-    chunks: &'n Chunks,
-    /// The hashed source's width.
-    width: usize,
 }
 
 /// State of one execution of a block.
@@ -748,34 +745,36 @@ impl BlockRun<'_, '_> {
                 self.walk(input, buf, env, &mut |row| if passes(terms, row, env)? { k(row) } else { Ok(true) })
             }
             Node::Join { kind, left, right, right_slots } => {
-                if let Some((i, built)) = self.chunked(right, buf, env)? {
-                    let Built::Chunked(chunks) = &*built else { unreachable!("chunked returns chunked builds") };
-                    let width = self.b.sources[i].width;
-                    let join = ChunkedJoin { kind: *kind, left, right, right_slots, chunks, width };
-                    return self.chunked_join(&join, buf, env, k);
-                }
-                match kind {
-                    JoinKind::Inner => self.walk(left, buf, env, &mut |row| self.walk(right, row, env, k)),
-                    JoinKind::Left => self.walk(left, buf, env, &mut |row| {
-                        let mut matched = false;
-                        let go = self.walk(right, row, env, &mut |row| {
-                            matched = true;
-                            k(row)
-                        })?;
-                        if !go {
-                            return Ok(false);
-                        }
-                        if matched {
-                            return Ok(true);
-                        }
-                        for &(a, z) in right_slots {
-                            row[a..z].fill(Value::Null);
-                        }
-                        k(row)
-                    }),
+                let j = JoinNode { kind: *kind, left, right, right_slots };
+                match self.hashed_first(right) {
+                    Some(i) => self.hash_join(&j, i, buf, env, k),
+                    None => self.walk(left, buf, env, &mut |row| self.join_row(&j, row, env, k)),
                 }
             }
         }
+    }
+
+    /// One row of a join's left side joined with its right side (a LEFT
+    /// join's row that matched nothing NULL-extended).
+    fn join_row(&self, j: &JoinNode<'_>, row: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
+        if j.kind == JoinKind::Inner {
+            return self.walk(j.right, row, env, k);
+        }
+        let mut matched = false;
+        let go = self.walk(j.right, row, env, &mut |row| {
+            matched = true;
+            k(row)
+        })?;
+        if !go {
+            return Ok(false);
+        }
+        if matched {
+            return Ok(true);
+        }
+        for &(a, z) in j.right_slots {
+            row[a..z].fill(Value::Null);
+        }
+        k(row)
     }
 
     /// The rows of source `i` for the slots bound in `buf`.
@@ -824,9 +823,8 @@ impl BlockRun<'_, '_> {
     }
 
     /// The source joined first in `right` (the one the rows of a join's
-    /// left side are probed against) with its build, when it is a hash
-    /// join whose build side did not fit in `join_buffer_size`.
-    fn chunked(&self, right: &Node, buf: &mut Vec<Value>, env: &dyn Env) -> Result<Option<(usize, Rc<Built>)>> {
+    /// left side are probed against) when it is joined by hashing.
+    fn hashed_first(&self, right: &Node) -> Option<usize> {
         let mut n = right;
         let i = loop {
             match n {
@@ -835,52 +833,70 @@ impl BlockRun<'_, '_> {
                 Node::Filter { input, .. } => n = input,
             }
         };
-        if self.b.sources[i].hash_keys.is_empty() {
-            return Ok(None);
-        }
-        let built = self.built(i, buf, env)?;
-        Ok(matches!(*built, Built::Chunked(_)).then_some((i, built)))
+        (!self.b.sources[i].hash_keys.is_empty()).then_some(i)
     }
 
-    /// A join whose right side starts with a hash join in chunks (see
-    /// `spill.rs`): the left side's rows are produced once, written to a
-    /// file and read back for each later chunk; each row is joined with
-    /// the right side under each chunk's hash table in turn. A LEFT
-    /// join's row that matched in no chunk is NULL-extended in the last
-    /// pass (its matches kept as one bit per left row).
-    fn chunked_join(&self, j: &ChunkedJoin<'_>, buf: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
-        let chunks = j.chunks;
-        let passes = chunks.bounds.len() - 1;
-        debug_assert!(passes >= 2, "a build that fits is not chunked");
-        let mut outer = spill::RowFile::new(&chunks.tmpdir, false, buf.len())?;
+    /// A join whose right side starts with source `i`, joined by hashing.
+    /// Its table is built at the left side's first row (an empty left
+    /// side reads nothing). When it did not fit in `join_buffer_size`
+    /// (see `spill.rs`) the join runs per chunk: on the first pass the
+    /// left rows are written to a file as they are joined with the first
+    /// chunk; each later chunk is loaded and the left rows read back (so
+    /// the left side runs once, and need not be deterministic). A LEFT
+    /// join keeps one bit per left row for "matched in some chunk" and
+    /// NULL-extends the others in the last pass.
+    fn hash_join(
+        &self,
+        j: &JoinNode<'_>,
+        i: usize,
+        buf: &mut Vec<Value>,
+        env: &dyn Env,
+        k: &mut Emit<'_>,
+    ) -> Result<bool> {
+        let width = self.b.sources[i].width;
+        let mut chunked: Option<(Rc<Built>, spill::RowFile)> = None;
         let mut matched: Vec<u64> = Vec::new();
-        let mut go = true;
-        for c in 0..passes {
-            *chunks.current.borrow_mut() = Rc::new(chunks.load(c, j.width)?);
-            let last = c + 1 == passes;
-            let mut n = 0usize;
-            if c == 0 {
-                go = self.walk(j.left, buf, env, &mut |row| {
-                    outer.push(&[], row)?;
-                    n += 1;
-                    self.chunk_step(j, row, n - 1, &mut matched, last, env, k)
-                })?;
-                outer.flush()?;
-            } else {
-                let end = outer.flush()?;
-                let mut rows = outer.read(0, end);
-                while let Some((_, row)) = rows.next()? {
-                    env.check_interrupt()?;
-                    *buf = row;
-                    n += 1;
-                    if !self.chunk_step(j, buf, n - 1, &mut matched, last, env, k)? {
-                        go = false;
-                        break;
-                    }
+        let mut n = 0usize;
+        let go = self.walk(j.left, buf, env, &mut |row| {
+            if n == 0 {
+                let built = self.built(i, row, env)?;
+                if let Built::Chunked(c) = &*built {
+                    *c.current.borrow_mut() = Rc::new(c.load(0, width)?);
+                    let outer = spill::RowFile::new(&c.tmpdir, false, row.len())?;
+                    chunked = Some((built.clone(), outer));
                 }
             }
+            n += 1;
+            match &mut chunked {
+                Some((_, outer)) => {
+                    outer.push(&[], row)?;
+                    self.chunk_step(j, row, n - 1, &mut matched, false, env, k)
+                }
+                None => self.join_row(j, row, env, k),
+            }
+        })?;
+        let Some((built, mut outer)) = chunked else { return Ok(go) };
+        let Built::Chunked(chunks) = &*built else { unreachable!("only chunked builds are kept") };
+        let passes = chunks.bounds.len() - 1;
+        debug_assert!(passes >= 2, "a build that fits is not chunked");
+        let end = outer.flush()?;
+        let mut go = go;
+        for c in 1..passes {
             if !go {
                 break;
+            }
+            *chunks.current.borrow_mut() = Rc::new(chunks.load(c, width)?);
+            let last = c + 1 == passes;
+            let mut rows = outer.read(0, end);
+            let mut n = 0usize;
+            while let Some((_, row)) = rows.next()? {
+                env.check_interrupt()?;
+                *buf = row;
+                n += 1;
+                if !self.chunk_step(j, buf, n - 1, &mut matched, last, env, k)? {
+                    go = false;
+                    break;
+                }
             }
         }
         *chunks.current.borrow_mut() = Rc::new(Hash::new());
@@ -892,7 +908,7 @@ impl BlockRun<'_, '_> {
     #[allow(clippy::too_many_arguments)]
     fn chunk_step(
         &self,
-        j: &ChunkedJoin<'_>,
+        j: &JoinNode<'_>,
         row: &mut Vec<Value>,
         n: usize,
         matched: &mut Vec<u64>,
