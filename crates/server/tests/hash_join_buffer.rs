@@ -2,7 +2,8 @@
 //! rows are joined in chunks kept in a temporary file in `tmpdir`. The
 //! answers stay MariaDB's (inner, LEFT and RIGHT joins, duplicate and
 //! NULL keys, string keys, hash joins nested in an outer join's right
-//! side and in a correlated subquery, LIMIT), the session's current value
+//! side and in a correlated subquery, LIMIT), chunks are counted in
+//! `Created_tmp_files`, the session's current value
 //! applies to a cached plan, and the server's memory stays flat while a
 //! build side far larger than the buffer is joined.
 
@@ -71,12 +72,26 @@ fn same_with_join_buffer(db: &str, join_buffer: u64) {
     let schema: Vec<&str> = schema.iter().map(String::as_str).collect();
     assert_same(&mut qc, &mut mc, &schema);
     qc.query_drop(format!("SET SESSION join_buffer_size = {join_buffer}")).unwrap();
+    // Sorts in memory: the temporary files counted below are the joins'.
+    qc.query_drop("SET SESSION sort_buffer_size = 67108864").unwrap();
     // The joins above are hash joins (no index on the keys).
     let plan: Vec<mysql::Row> = qc.query(format!("EXPLAIN {}", QUERIES[0])).unwrap();
     let extra: Vec<String> =
         plan.iter().map(|r| r.get::<Option<String>, _>("Extra").unwrap().unwrap_or_default()).collect();
     assert!(extra.iter().any(|e| e.contains("hash join")), "not a hash join: {extra:?}");
+    let files = |c: &mut Conn| -> u64 {
+        let row: (String, String) = c.query_first("SHOW GLOBAL STATUS LIKE 'Created_tmp_files'").unwrap().unwrap();
+        row.1.parse().unwrap()
+    };
+    let before = files(&mut qc);
     assert_same(&mut qc, &mut mc, QUERIES);
+    // Chunks, and the outer rows read back per chunk, are files in tmpdir.
+    let created = files(&mut qc) - before;
+    if join_buffer < 16_384 {
+        assert!(created >= 2, "{created} temporary files with a {join_buffer}-byte join buffer");
+    } else {
+        assert_eq!(created, 0, "the build sides fit in {join_buffer} bytes");
+    }
 }
 
 #[test]

@@ -67,6 +67,8 @@ impl Default for SortLimits {
 pub struct SortStats {
     pub rows: u64,
     pub merge_passes: u64,
+    /// Temporary files created (`Created_tmp_files`).
+    pub files: u64,
 }
 
 /// A row being sorted: its keys, arrival number and output values.
@@ -160,6 +162,7 @@ impl Sorter {
         }
         if self.spill.is_none() {
             self.spill = Some(Runs::new(&self.limits.tmpdir)?);
+            self.stats.files += 1;
         }
         let runs = self.spill.as_mut().expect("made above");
         let rows = std::mem::take(&mut self.rows);
@@ -192,6 +195,7 @@ impl Sorter {
         while runs.runs.len() > MERGE_FAN_IN {
             check()?;
             let mut next = Runs::new(&self.limits.tmpdir)?;
+            self.stats.files += 1;
             next.shape = runs.shape;
             for group in runs.runs.chunks(MERGE_FAN_IN) {
                 let merged = Merge::new(&runs.file, group, nk, nv, &self.desc)?;

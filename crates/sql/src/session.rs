@@ -89,6 +89,8 @@ pub struct Stats {
     /// Rows sorted by ORDER BY, and merge passes of sorts that spilled.
     pub sort_rows: AtomicU64,
     pub sort_merge_passes: AtomicU64,
+    /// Temporary files created in `tmpdir` (sort runs, hash join chunks).
+    pub created_tmp_files: AtomicU64,
     pub connections: AtomicU64,
     /// Connections that ended before logging in (bad password, handshake
     /// timeout, broken handshake).
@@ -508,6 +510,11 @@ impl SessionEnv for Env<'_> {
         let st = &self.s.shared.stats;
         st.sort_rows.fetch_add(stats.rows, Ordering::Relaxed);
         st.sort_merge_passes.fetch_add(stats.merge_passes, Ordering::Relaxed);
+        st.created_tmp_files.fetch_add(stats.files, Ordering::Relaxed);
+    }
+
+    fn created_tmp_files(&self, n: u64) {
+        self.s.shared.stats.created_tmp_files.fetch_add(n, Ordering::Relaxed);
     }
 
     fn session_func(&self, name: &str) -> Option<Value> {

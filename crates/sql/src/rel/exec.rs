@@ -863,6 +863,7 @@ impl BlockRun<'_, '_> {
                 if let Built::Chunked(c) = &*built {
                     *c.current.borrow_mut() = Rc::new(c.load(0, width)?);
                     let outer = spill::RowFile::new(&c.tmpdir, false, row.len())?;
+                    self.ex.session.created_tmp_files(1);
                     chunked = Some((built.clone(), outer));
                 }
             }
@@ -992,7 +993,11 @@ impl BlockRun<'_, '_> {
             if bytes + size > limit && !held.is_empty() {
                 let chunks = match &mut spilled {
                     Some(c) => c,
-                    None => spilled.insert(Chunks::new(env, s.width)?),
+                    None => {
+                        let c = Chunks::new(env, s.width)?;
+                        self.ex.session.created_tmp_files(1);
+                        spilled.insert(c)
+                    }
                 };
                 chunks.cut(held.drain(..))?;
                 bytes = 0;
