@@ -744,6 +744,7 @@ fn status_rows(s: &Session) -> Vec<(String, String)> {
         ("Com_update".into(), st.com_update.load(Relaxed).to_string()),
         ("Connections".into(), st.connections.load(Relaxed).to_string()),
         ("Created_tmp_disk_tables".into(), st.created_tmp_disk_tables.load(Relaxed).to_string()),
+        ("Created_tmp_files".into(), st.created_tmp_files.load(Relaxed).to_string()),
         ("Prepared_stmt_count".into(), st.prepared_stmt_count.load(Relaxed).to_string()),
         ("Innodb_history_list_length".into(), txn.history_len().to_string()),
         ("Innodb_purge_lag_waits".into(), txn.purge_lag_delays.get().to_string()),

@@ -81,6 +81,8 @@ pub struct SortStats {
     /// Groupings that went beyond `tmp_table_size` to disk
     /// (`Created_tmp_disk_tables`; see `finish::Groups`).
     pub disk_tables: u64,
+    /// Temporary files created (`Created_tmp_files`).
+    pub files: u64,
 }
 
 /// A row being sorted: its keys, arrival number and output values.
@@ -174,6 +176,7 @@ impl Sorter {
         }
         if self.spill.is_none() {
             self.spill = Some(Runs::new(&self.limits.tmpdir)?);
+            self.stats.files += 1;
         }
         let runs = self.spill.as_mut().expect("made above");
         let rows = std::mem::take(&mut self.rows);
@@ -206,6 +209,7 @@ impl Sorter {
         while runs.runs.len() > MERGE_FAN_IN {
             check()?;
             let mut next = Runs::new(&self.limits.tmpdir)?;
+            self.stats.files += 1;
             next.shape = runs.shape;
             for group in runs.runs.chunks(MERGE_FAN_IN) {
                 let merged = Merge::new(&runs.file, group, nk, nv, &self.desc)?;
@@ -406,13 +410,13 @@ impl Iterator for Merge<'_, '_> {
 
 /// EE_CANTCREATEFILE (1), as MySQL and MariaDB report a temporary file
 /// they cannot create: "Can't create/write to file ...".
-fn create_error(dir: &str, e: &std::io::Error) -> SqlError {
+pub(crate) fn create_error(dir: &str, e: &std::io::Error) -> SqlError {
     let errno = e.raw_os_error().unwrap_or(0);
     SqlError::new(1, "HY000", format!("Can't create/write to file '{dir}/MYfd' (Errcode: {errno} \"{e}\")"))
 }
 
 /// EE_WRITE (3): a temporary file that failed while being written.
-fn io_error(what: &str, e: &std::io::Error) -> SqlError {
+pub(crate) fn io_error(what: &str, e: &std::io::Error) -> SqlError {
     let errno = e.raw_os_error().unwrap_or(0);
     SqlError::new(3, "HY000", format!("Error writing file '{what}' (Errcode: {errno} \"{e}\")"))
 }
@@ -448,7 +452,7 @@ fn put_key(b: &mut Vec<u8>, k: &SortKey) {
     }
 }
 
-fn put_value(b: &mut Vec<u8>, v: &Value) {
+pub(crate) fn put_value(b: &mut Vec<u8>, v: &Value) {
     match v {
         Value::Null => b.push(0),
         Value::Int(i) => {
@@ -478,7 +482,7 @@ fn put_value(b: &mut Vec<u8>, v: &Value) {
     }
 }
 
-fn put_bytes(b: &mut Vec<u8>, s: &[u8]) {
+pub(crate) fn put_bytes(b: &mut Vec<u8>, s: &[u8]) {
     b.extend_from_slice(&(s.len() as u64).to_le_bytes());
     b.extend_from_slice(s);
 }
@@ -501,12 +505,16 @@ fn put_datetime(b: &mut Vec<u8>, t: &DateTime) {
 
 /// Decodes what the `put_` functions wrote; `None` when the bytes end
 /// inside a record.
-struct Reader<'b> {
+pub(crate) struct Reader<'b> {
     b: &'b [u8],
-    used: usize,
+    pub(crate) used: usize,
 }
 
-impl Reader<'_> {
+impl<'b> Reader<'b> {
+    pub(crate) fn new(b: &'b [u8]) -> Self {
+        Self { b, used: 0 }
+    }
+
     fn take(&mut self, n: usize) -> Option<&[u8]> {
         let s = self.b.get(self.used..self.used.checked_add(n)?)?;
         self.used += n;
@@ -521,7 +529,7 @@ impl Reader<'_> {
         self.take(N).map(|s| s.try_into().expect("length taken"))
     }
 
-    fn bytes(&mut self) -> Option<Vec<u8>> {
+    pub(crate) fn bytes(&mut self) -> Option<Vec<u8>> {
         let n = u64::from_le_bytes(self.array()?);
         self.take(usize::try_from(n).ok()?).map(<[u8]>::to_vec)
     }
@@ -553,7 +561,7 @@ impl Reader<'_> {
         })
     }
 
-    fn value(&mut self) -> Option<Value> {
+    pub(crate) fn value(&mut self) -> Option<Value> {
         Some(match self.byte()? {
             0 => Value::Null,
             1 => Value::Int(i64::from_le_bytes(self.array()?)),

@@ -164,7 +164,7 @@ impl<'f> Finisher<'f> {
         let mut out = self.out;
         let mut counts = Counts::default();
         let windowed = f.windows.is_some_and(|w| !w.fns.is_empty());
-        let mut disk_tables = 0;
+        let (mut disk_tables, mut disk_files) = (0, 0);
         let rows: Vec<GroupedRow> = match self.input {
             Input::Direct => return Ok((out.flush(&*env, window)?, counts)),
             Input::Groups(g) if !windowed => {
@@ -172,7 +172,7 @@ impl<'f> Finisher<'f> {
                 // not all held a second time.
                 let spilled = g.spill.is_some();
                 let mut grouped = 0;
-                let made = g.each(f, env, &mut |env, rep| {
+                let (made, spill_stats) = g.each(f, env, &mut |env, rep| {
                     grouped += 1;
                     out.offer(f, &rep, &*env, window)
                 })?;
@@ -180,15 +180,17 @@ impl<'f> Finisher<'f> {
                 counts.grouped = grouped;
                 let mut stats = out.flush(&*env, window)?;
                 stats.disk_tables += u64::from(spilled);
+                stats.files += spill_stats.files;
                 return Ok((stats, counts));
             }
             Input::Groups(g) => {
                 disk_tables += u64::from(g.spill.is_some());
                 let mut rows = Vec::new();
-                let made = g.each(f, env, &mut |env, rep| {
+                let (made, spill_stats) = g.each(f, env, &mut |env, rep| {
                     rows.push((rep, env.take_aggs()));
                     Ok(true)
                 })?;
+                disk_files += spill_stats.files;
                 counts.groups = made as u64;
                 rows
             }
@@ -218,6 +220,7 @@ impl<'f> Finisher<'f> {
         }
         let mut stats = out.flush(&*env, window)?;
         stats.disk_tables += disk_tables;
+        stats.files += disk_files;
         Ok((stats, counts))
     }
 }
@@ -386,7 +389,7 @@ impl Groups {
         f: &Finish<'_>,
         env: &mut E,
         emit: &mut dyn FnMut(&mut E, Vec<Value>) -> Result<bool>,
-    ) -> Result<usize> {
+    ) -> Result<(usize, SortStats)> {
         let n = f.group_by.len();
         let mut groups = self.groups;
         if groups.is_empty() && n == 0 {
@@ -415,15 +418,15 @@ impl Groups {
         for g in groups {
             env.check_interrupt()?;
             if !sent.group(f, g, env, emit)? {
-                return Ok(made);
+                return Ok((made, SortStats::default()));
             }
         }
-        let Some(spill) = self.spill else { return Ok(made) };
+        let Some(spill) = self.spill else { return Ok((made, SortStats::default())) };
         // The spilled rows, by grouping key: one group at a time.
         let mut current: Option<(Vec<u8>, Group)> = None;
         let mut failed = None;
         let mut seen = 0u64;
-        spill.drain(
+        let spilled = spill.drain(
             &mut |row| {
                 let mut step = || -> Result<bool> {
                     seen += 1;
@@ -465,7 +468,8 @@ impl Groups {
                 sent.group(f, last, env, emit)?;
             }
         }
-        Ok(made)
+        // Its rows are not an ORDER BY's: only its files are counted.
+        Ok((made, SortStats { files: spilled.files, ..SortStats::default() }))
     }
 }
 

@@ -494,6 +494,8 @@ pub trait SessionEnv {
     fn mode(&self) -> crate::diag::Mode;
     /// Counts what an ORDER BY's sort did (`Sort_rows`, `Sort_merge_passes`).
     fn sorted(&self, stats: crate::filesort::SortStats);
+    /// Counts temporary files created in `tmpdir` (`Created_tmp_files`).
+    fn created_tmp_files(&self, _n: u64) {}
     /// `Err` when the running statement must stop (see [`Env::check_interrupt`]).
     /// SELECT SQL_CALC_FOUND_ROWS counted `n` rows without its LIMIT
     /// (what FOUND_ROWS() answers next).

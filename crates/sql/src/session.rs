@@ -91,6 +91,8 @@ pub struct Stats {
     pub sort_merge_passes: AtomicU64,
     /// Groupings that went to disk beyond `tmp_table_size`.
     pub created_tmp_disk_tables: AtomicU64,
+    /// Temporary files created in `tmpdir` (sort runs, hash join chunks).
+    pub created_tmp_files: AtomicU64,
     pub connections: AtomicU64,
     /// Connections that ended before logging in (bad password, handshake
     /// timeout, broken handshake).
@@ -513,6 +515,11 @@ impl SessionEnv for Env<'_> {
         if stats.disk_tables > 0 {
             st.created_tmp_disk_tables.fetch_add(stats.disk_tables, Ordering::Relaxed);
         }
+        st.created_tmp_files.fetch_add(stats.files, Ordering::Relaxed);
+    }
+
+    fn created_tmp_files(&self, n: u64) {
+        self.s.shared.stats.created_tmp_files.fetch_add(n, Ordering::Relaxed);
     }
 
     fn session_func(&self, name: &str) -> Option<Value> {

@@ -638,7 +638,7 @@ pub static VARS: &[VarDef] = &[
     def("insert_id", S, DYN, uint(0, U64), "0", COMPAT),
     def("interactive_timeout", B, DYN, uint(1, 31_536_000), "28800", USED),
     def("internal_tmp_mem_storage_engine", B, DYN, VarKind::Enum(INTERNAL_ENGINES), "TempTable", COMPAT),
-    def("join_buffer_size", B, DYN, uint(128, U64), "262144", COMPAT),
+    def("join_buffer_size", B, DYN, uint(128, U64), "262144", USED),
     def("key_buffer_size", G, DYN, uint(0, U64), "8388608", COMPAT),
     def("large_pages", G, RO, Bool, "OFF", COMPAT),
     def("last_insert_id", S, DYN, uint(0, U64), "0", COMPAT),

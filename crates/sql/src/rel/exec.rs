@@ -1,6 +1,8 @@
 //! Running a [`QueryPlan`]: nested loops over each block's join tree
 //! (index lookups keyed by the row so far, hash tables built once per
-//! block execution, rescans), NULL-extension for LEFT joins, then the
+//! block execution and, past `join_buffer_size`, joined in chunks from a
+//! temporary file (`spill.rs`), rescans), NULL-extension for LEFT joins,
+//! then the
 //! block's grouping, projection, DISTINCT, ORDER BY and LIMIT
 //! (`query::finish`); set operations combine their sides' rows by key.
 //! A statement's own rows go to its [`RowSink`] ([`Exec::run_into`]):
@@ -26,6 +28,7 @@ use quire_engine::row::{Collation, Value};
 use quire_engine::table::{IndexRef, Trx};
 use quire_engine::txn::lock::LockMode;
 
+use super::spill;
 use super::{Block, JoinKind, Node, QueryPlan, RecursivePlan, SetOpKind, SetOpPlan, Source, SourceKind, Subquery};
 use crate::error::{Result, SqlError};
 use crate::explain::profile::{key, Profile, Tag, TimedSink};
@@ -44,8 +47,9 @@ type Rows = Rc<Vec<Vec<Value>>>;
 /// A subquery's id and the exact key of its captured values.
 type SubKey = (usize, Vec<u8>);
 
-/// Correlated subquery results kept per subquery at most.
-const SUBQUERY_CACHE_ENTRIES: usize = 4096;
+/// Bytes of correlated subquery results a statement keeps when the
+/// session cannot say (MariaDB's default `tmp_table_size`).
+const SUBQUERY_CACHE_DEFAULT: usize = 16 * 1024 * 1024;
 
 /// One execution of a statement's query.
 pub struct Exec<'a> {
@@ -56,8 +60,10 @@ pub struct Exec<'a> {
     plain_lock: Option<LockMode>,
     /// Rows of subqueries by (id, captured values).
     subqueries: RefCell<HashMap<SubKey, Rc<SubRows>>>,
-    /// Entries of `subqueries` per subquery id.
-    cached: RefCell<HashMap<usize, usize>>,
+    /// Bytes held by the correlated results in `subqueries`, and the
+    /// most they may hold (read from the session on first use).
+    cached_bytes: std::cell::Cell<usize>,
+    cache_budget: std::cell::OnceCell<usize>,
     /// Materialised derived tables and CTEs, by plan.
     derived: RefCell<HashMap<usize, Rows>>,
     /// The rows of the last round of each running recursive CTE.
@@ -85,7 +91,8 @@ impl<'a> Exec<'a> {
             trx: RefCell::new(trx),
             plain_lock,
             subqueries: RefCell::new(HashMap::new()),
-            cached: RefCell::new(HashMap::new()),
+            cached_bytes: std::cell::Cell::new(0),
+            cache_budget: std::cell::OnceCell::new(),
             derived: RefCell::new(HashMap::new()),
             working: RefCell::new(HashMap::new()),
             in_keys: Default::default(),
@@ -441,13 +448,30 @@ impl<'a> Exec<'a> {
             return Ok(r.clone());
         }
         let rows = Rc::new(SubRows { rows: self.run(&q.plan, caps)?, probe: std::cell::OnceCell::new() });
-        let mut counts = self.cached.borrow_mut();
-        let n = counts.entry(q.id).or_default();
-        if caps.is_empty() || *n < SUBQUERY_CACHE_ENTRIES {
-            *n += 1;
+        if caps.is_empty() {
+            // Run once: kept whatever its size.
+            self.subqueries.borrow_mut().insert(k, rows.clone());
+            return Ok(rows);
+        }
+        let size = rows.rows.iter().map(|r| spill::row_bytes(&[], r)).sum::<usize>() + spill::row_bytes(&k.1, &[]);
+        let held = self.cached_bytes.get() + size;
+        if held <= *self.cache_budget.get_or_init(|| self.subquery_cache_budget()) {
+            self.cached_bytes.set(held);
             self.subqueries.borrow_mut().insert(k, rows.clone());
         }
         Ok(rows)
+    }
+
+    /// What the results of correlated subqueries may hold: the smaller
+    /// of `tmp_table_size` and `max_heap_table_size`, as MariaDB bounds
+    /// its subquery cache (past it a result is computed again when its
+    /// captured values come back).
+    fn subquery_cache_budget(&self) -> usize {
+        let var = |name| self.session.sysvar(name, false).ok().and_then(|v| crate::expr::to_i128(&v));
+        match (var("tmp_table_size"), var("max_heap_table_size")) {
+            (Some(a), Some(b)) => a.min(b).clamp(0, usize::MAX as i128) as usize,
+            _ => SUBQUERY_CACHE_DEFAULT,
+        }
     }
 
     fn subquery(&self, s: &SubExpr, row: &[Value], env: &dyn Env) -> Result<Value> {
@@ -709,13 +733,73 @@ fn passes(terms: &[Expr], row: &[Value], env: &dyn Env) -> Result<bool> {
 /// A hash table over a source's rows: key → rows.
 type Hash = HashMap<Vec<u8>, Vec<Vec<Value>>>;
 
+/// `join_buffer_size` when the session cannot say (MySQL's default).
+const JOIN_BUFFER_DEFAULT: usize = 262_144;
+
+/// A hash join's build side.
+enum Built {
+    /// Within `join_buffer_size`: one table.
+    Whole(Rc<Hash>),
+    /// Beyond it: chunks in a temporary file, joined one at a time.
+    Chunked(Chunks),
+}
+
+/// The chunks of a hash join's build side (see `spill.rs`).
+struct Chunks {
+    file: spill::RowFile,
+    /// Chunk `c` is bytes `bounds[c] .. bounds[c + 1]` of the file.
+    bounds: Vec<u64>,
+    tmpdir: String,
+    /// The table of the chunk being joined.
+    current: RefCell<Rc<Hash>>,
+    /// Rows written to the chunks (EXPLAIN ANALYZE).
+    rows: u64,
+}
+
+impl Chunks {
+    fn new(env: &dyn Env, width: usize) -> Result<Self> {
+        let tmpdir = SortLimits::of(env).tmpdir;
+        let file = spill::RowFile::new(&tmpdir, true, width)?;
+        Ok(Self { file, bounds: vec![0], tmpdir, current: RefCell::new(Rc::new(Hash::new())), rows: 0 })
+    }
+
+    /// Writes `rows` as the next chunk.
+    fn cut(&mut self, rows: impl Iterator<Item = (Vec<u8>, Vec<Value>)>) -> Result<()> {
+        for (key, row) in rows {
+            self.rows += 1;
+            self.file.push(&key, &row)?;
+        }
+        self.bounds.push(self.file.flush()?);
+        Ok(())
+    }
+
+    /// Chunk `c` as a hash table.
+    fn load(&self, c: usize, width: usize) -> Result<Hash> {
+        let mut table = Hash::new();
+        let mut rows = self.file.read(self.bounds[c], self.bounds[c + 1]);
+        while let Some((key, row)) = rows.next()? {
+            debug_assert_eq!(row.len(), width);
+            table.entry(key).or_default().push(row);
+        }
+        Ok(table)
+    }
+}
+
+/// A join node of the tree, as its rows are produced.
+struct JoinNode<'n> {
+    kind: JoinKind,
+    left: &'n Node,
+    right: &'n Node,
+    right_slots: &'n [(usize, usize)],
+}
+
 /// State of one execution of a block.
 struct BlockRun<'r, 'a> {
     ex: &'r Exec<'a>,
     b: &'r Block,
     lock: Option<LockMode>,
     /// Hash tables of sources joined by hashing, built on first use.
-    hashes: RefCell<HashMap<usize, Rc<Hash>>>,
+    hashes: RefCell<HashMap<usize, Rc<Built>>>,
 }
 
 type Emit<'k> = dyn FnMut(&mut Vec<Value>) -> Result<bool> + 'k;
@@ -741,27 +825,37 @@ impl BlockRun<'_, '_> {
             Node::Filter { input, terms } => {
                 self.walk(input, buf, env, &mut |row| if passes(terms, row, env)? { k(row) } else { Ok(true) })
             }
-            Node::Join { kind: JoinKind::Inner, left, right, .. } => {
-                self.walk(left, buf, env, &mut |row| self.walk(right, row, env, k))
+            Node::Join { kind, left, right, right_slots } => {
+                let j = JoinNode { kind: *kind, left, right, right_slots };
+                match self.hashed_first(right) {
+                    Some(i) => self.hash_join(&j, i, buf, env, k),
+                    None => self.walk(left, buf, env, &mut |row| self.join_row(&j, row, env, k)),
+                }
             }
-            Node::Join { kind: JoinKind::Left, left, right, right_slots } => self.walk(left, buf, env, &mut |row| {
-                let mut matched = false;
-                let go = self.walk(right, row, env, &mut |row| {
-                    matched = true;
-                    k(row)
-                })?;
-                if !go {
-                    return Ok(false);
-                }
-                if matched {
-                    return Ok(true);
-                }
-                for &(a, z) in right_slots {
-                    row[a..z].fill(Value::Null);
-                }
-                k(row)
-            }),
         }
+    }
+
+    /// One row of a join's left side joined with its right side (a LEFT
+    /// join's row that matched nothing NULL-extended).
+    fn join_row(&self, j: &JoinNode<'_>, row: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
+        if j.kind == JoinKind::Inner {
+            return self.walk(j.right, row, env, k);
+        }
+        let mut matched = false;
+        let go = self.walk(j.right, row, env, &mut |row| {
+            matched = true;
+            k(row)
+        })?;
+        if !go {
+            return Ok(false);
+        }
+        if matched {
+            return Ok(true);
+        }
+        for &(a, z) in j.right_slots {
+            row[a..z].fill(Value::Null);
+        }
+        k(row)
     }
 
     /// The rows of source `i` for the slots bound in `buf`.
@@ -819,23 +913,155 @@ impl BlockRun<'_, '_> {
         }
     }
 
-    /// Joins source `i` through its hash table.
+    /// Source `i`'s hash table (or chunks), built on first use.
+    fn built(&self, i: usize, buf: &mut Vec<Value>, env: &dyn Env) -> Result<Rc<Built>> {
+        if let Some(t) = self.hashes.borrow().get(&i) {
+            return Ok(t.clone());
+        }
+        let t0 = self.ex.profile.map(|_| std::time::Instant::now());
+        let s = &self.b.sources[i];
+        let t = Rc::new(self.build(s, buf, env)?);
+        if let (Some(p), Some(t0)) = (self.ex.profile, t0) {
+            // The rows the hash table holds (its local terms passed).
+            let n = match &*t {
+                Built::Whole(h) => h.values().map(Vec::len).sum::<usize>() as u64,
+                Built::Chunked(c) => c.rows,
+            };
+            p.record(key(s), Tag::Groups, n, t0.elapsed(), t0.elapsed());
+        }
+        self.hashes.borrow_mut().insert(i, t.clone());
+        Ok(t)
+    }
+
+    /// The source joined first in `right` (the one the rows of a join's
+    /// left side are probed against) when it is joined by hashing.
+    fn hashed_first(&self, right: &Node) -> Option<usize> {
+        let mut n = right;
+        let i = loop {
+            match n {
+                Node::Leaf(i) => break *i,
+                Node::Join { left, .. } => n = left,
+                Node::Filter { input, .. } => n = input,
+            }
+        };
+        (!self.b.sources[i].hash_keys.is_empty()).then_some(i)
+    }
+
+    /// A join whose right side starts with source `i`, joined by hashing.
+    /// Its table is built at the left side's first row (an empty left
+    /// side reads nothing). When it did not fit in `join_buffer_size`
+    /// (see `spill.rs`) the join runs per chunk: on the first pass the
+    /// left rows are written to a file as they are joined with the first
+    /// chunk; each later chunk is loaded and the left rows read back (so
+    /// the left side runs once, and need not be deterministic). A LEFT
+    /// join keeps one bit per left row for "matched in some chunk" and
+    /// NULL-extends the others in the last pass.
+    fn hash_join(
+        &self,
+        j: &JoinNode<'_>,
+        i: usize,
+        buf: &mut Vec<Value>,
+        env: &dyn Env,
+        k: &mut Emit<'_>,
+    ) -> Result<bool> {
+        let width = self.b.sources[i].width;
+        let mut chunked: Option<(Rc<Built>, spill::RowFile)> = None;
+        let mut matched: Vec<u64> = Vec::new();
+        let mut n = 0usize;
+        let go = self.walk(j.left, buf, env, &mut |row| {
+            if n == 0 {
+                let built = self.built(i, row, env)?;
+                if let Built::Chunked(c) = &*built {
+                    *c.current.borrow_mut() = Rc::new(c.load(0, width)?);
+                    let outer = spill::RowFile::new(&c.tmpdir, false, row.len())?;
+                    self.ex.session.created_tmp_files(1);
+                    chunked = Some((built.clone(), outer));
+                }
+            }
+            n += 1;
+            match &mut chunked {
+                Some((_, outer)) => {
+                    outer.push(&[], row)?;
+                    self.chunk_step(j, row, n - 1, &mut matched, false, env, k)
+                }
+                None => self.join_row(j, row, env, k),
+            }
+        })?;
+        let Some((built, mut outer)) = chunked else { return Ok(go) };
+        let Built::Chunked(chunks) = &*built else { unreachable!("only chunked builds are kept") };
+        let passes = chunks.bounds.len() - 1;
+        debug_assert!(passes >= 2, "a build that fits is not chunked");
+        let end = outer.flush()?;
+        let mut go = go;
+        for c in 1..passes {
+            if !go {
+                break;
+            }
+            *chunks.current.borrow_mut() = Rc::new(chunks.load(c, width)?);
+            let last = c + 1 == passes;
+            let mut rows = outer.read(0, end);
+            let mut n = 0usize;
+            while let Some((_, row)) = rows.next()? {
+                env.check_interrupt()?;
+                *buf = row;
+                n += 1;
+                if !self.chunk_step(j, buf, n - 1, &mut matched, last, env, k)? {
+                    go = false;
+                    break;
+                }
+            }
+        }
+        *chunks.current.borrow_mut() = Rc::new(Hash::new());
+        Ok(go)
+    }
+
+    /// One left row of a chunked join against the current chunk; `n` is
+    /// its number in the left side's rows.
+    #[allow(clippy::too_many_arguments)]
+    fn chunk_step(
+        &self,
+        j: &JoinNode<'_>,
+        row: &mut Vec<Value>,
+        n: usize,
+        matched: &mut Vec<u64>,
+        last: bool,
+        env: &dyn Env,
+        k: &mut Emit<'_>,
+    ) -> Result<bool> {
+        if j.kind == JoinKind::Inner {
+            return self.walk(j.right, row, env, k);
+        }
+        let (word, bit) = (n / 64, 1u64 << (n % 64));
+        if matched.len() <= word {
+            matched.resize(word + 1, 0);
+        }
+        let mut hit = false;
+        let go = self.walk(j.right, row, env, &mut |r| {
+            hit = true;
+            k(r)
+        })?;
+        if !go {
+            return Ok(false);
+        }
+        if hit {
+            matched[word] |= bit;
+        }
+        if !last || matched[word] & bit != 0 {
+            return Ok(true);
+        }
+        for &(a, z) in j.right_slots {
+            row[a..z].fill(Value::Null);
+        }
+        k(row)
+    }
+
+    /// Joins source `i` through its hash table (the current chunk's
+    /// when it is joined in chunks).
     fn probe(&self, i: usize, buf: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
         let s = &self.b.sources[i];
-        let built = self.hashes.borrow().get(&i).cloned();
-        let table = match built {
-            Some(t) => t,
-            None => {
-                let t0 = self.ex.profile.map(|_| std::time::Instant::now());
-                let t = Rc::new(self.build(s, buf, env)?);
-                if let (Some(p), Some(t0)) = (self.ex.profile, t0) {
-                    // The rows the hash table holds (its local terms passed).
-                    let n = t.values().map(Vec::len).sum::<usize>() as u64;
-                    p.record(key(s), Tag::Groups, n, t0.elapsed(), t0.elapsed());
-                }
-                self.hashes.borrow_mut().insert(i, t.clone());
-                t
-            }
+        let table = match &*self.built(i, buf, env)? {
+            Built::Whole(t) => t.clone(),
+            Built::Chunked(c) => c.current.borrow().clone(),
         };
         let key: Vec<Value> = s.hash_keys.iter().map(|(_, other)| eval(other, buf, env)).collect::<Result<_>>()?;
         if key.iter().any(Value::is_null) {
@@ -852,9 +1078,16 @@ impl BlockRun<'_, '_> {
         Ok(true)
     }
 
-    /// Reads a source once into a hash table on its join keys.
-    fn build(&self, s: &Source, buf: &mut Vec<Value>, env: &dyn Env) -> Result<Hash> {
-        let mut table = Hash::new();
+    /// Reads a source once into a hash table on its join keys; when its
+    /// rows pass the session's `join_buffer_size` (read now, so a cached
+    /// plan follows the variable), into chunks of at most that many bytes
+    /// in a temporary file (`spill.rs`).
+    fn build(&self, s: &Source, buf: &mut Vec<Value>, env: &dyn Env) -> Result<Built> {
+        let limit = env.sysvar("join_buffer_size", false).ok().and_then(|v| crate::expr::to_i128(&v));
+        let limit = limit.map_or(JOIN_BUFFER_DEFAULT, |b| b.clamp(0, usize::MAX as i128) as usize);
+        let mut held: Vec<(Vec<u8>, Vec<Value>)> = Vec::new();
+        let mut bytes = 0usize;
+        let mut spilled: Option<Chunks> = None;
         let mut add = |row: &[Value], buf: &mut Vec<Value>| -> Result<bool> {
             env.check_interrupt()?;
             buf[s.offset..s.offset + s.width].clone_from_slice(&row[..s.width]);
@@ -862,9 +1095,26 @@ impl BlockRun<'_, '_> {
                 return Ok(true);
             }
             let key: Vec<Value> = s.hash_keys.iter().map(|(mine, _)| eval(mine, buf, env)).collect::<Result<_>>()?;
-            if !key.iter().any(Value::is_null) {
-                table.entry(group_key(&key, &s.hash_colls)).or_default().push(row[..s.width].to_vec());
+            if key.iter().any(Value::is_null) {
+                return Ok(true);
             }
+            let key = group_key(&key, &s.hash_colls);
+            let row = row[..s.width].to_vec();
+            let size = spill::row_bytes(&key, &row);
+            if bytes + size > limit && !held.is_empty() {
+                let chunks = match &mut spilled {
+                    Some(c) => c,
+                    None => {
+                        let c = Chunks::new(env, s.width)?;
+                        self.ex.session.created_tmp_files(1);
+                        spilled.insert(c)
+                    }
+                };
+                chunks.cut(held.drain(..))?;
+                bytes = 0;
+            }
+            bytes += size;
+            held.push((key, row));
             Ok(true)
         };
         match &s.kind {
@@ -901,7 +1151,15 @@ impl BlockRun<'_, '_> {
                 };
             }
         }
-        Ok(table)
+        if let Some(mut chunks) = spilled {
+            chunks.cut(held.drain(..))?;
+            return Ok(Built::Chunked(chunks));
+        }
+        let mut table = Hash::new();
+        for (key, row) in held {
+            table.entry(key).or_default().push(row);
+        }
+        Ok(Built::Whole(Rc::new(table)))
     }
 
     /// Reads the rows of a table source its resolved access finds; `f`

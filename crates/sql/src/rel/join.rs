@@ -11,7 +11,10 @@
 //! written.
 //! Outer joins are not reordered across: a LEFT join is one member of its
 //! group, its two sides planned as groups of their own (the right side
-//! with the left side's slots bound, so its ON terms key its lookups).
+//! with the left side's slots bound, so its ON terms key its lookups) —
+//! unless a term of the group rejects its NULL-extended rows, in which
+//! case it is an inner join (`simplify_outer`). ON clauses are split
+//! into their AND terms.
 
 use quire_engine::row::Collation;
 
@@ -19,7 +22,7 @@ use super::bind::{Level, Tree};
 use super::{JoinKind, Node, Source, SourceKind};
 use crate::cost;
 use crate::expr::{BinOp, Expr, SubKind};
-use crate::plan::{choose_access_at, constant_with, infer, Access, ColTypes, MetaType};
+use crate::plan::{and_terms, choose_access_at, constant_with, infer, Access, ColTypes, MetaType};
 
 /// Adds the slots `e` reads to `out` (a subquery's through its captures).
 pub(super) fn slots(e: &Expr, out: &mut Vec<usize>) {
@@ -148,6 +151,12 @@ impl Planner<'_, '_> {
         }
     }
 
+    /// An ON clause's AND terms, each placed on its own (as WHERE's are).
+    fn on_terms(&self, on: Vec<Expr>) -> Vec<Expr> {
+        let on = on.into_iter().map(|x| crate::expr::with_collations(x, self.colls));
+        on.flat_map(|x| and_terms(&x).into_iter().cloned().collect::<Vec<_>>()).collect()
+    }
+
     fn empty(&self) -> SlotSet {
         SlotSet(vec![false; self.colls.len()])
     }
@@ -157,7 +166,7 @@ impl Planner<'_, '_> {
     fn flatten(&self, t: Tree, units: &mut Vec<Unit>, pool: &mut Vec<Expr>) -> bool {
         match t {
             Tree::Join { kind: JoinKind::Inner, left, right, on, straight } => {
-                pool.extend(on.into_iter().map(|x| crate::expr::with_collations(x, self.colls)));
+                pool.extend(self.on_terms(on));
                 let l = self.flatten(*left, units, pool);
                 let r = self.flatten(*right, units, pool);
                 straight || l || r
@@ -182,6 +191,7 @@ impl Planner<'_, '_> {
         let mut pool = pool;
         let mut units = Vec::new();
         let straight = self.flatten(tree, &mut units, &mut pool);
+        let straight = self.simplify_outer(&mut units, &mut pool) || straight;
         let order = if straight { (0..units.len()).collect() } else { self.order(&units, &pool, bound) };
         let mut units: Vec<Option<Unit>> = units.into_iter().map(Some).collect();
         let mut pool: Vec<Option<Expr>> = pool.into_iter().map(Some).collect();
@@ -218,6 +228,36 @@ impl Planner<'_, '_> {
         }
     }
 
+    /// Outer-join simplification (MySQL's): a LEFT join member whose
+    /// right side's rows a term of the group rejects when NULL-extended
+    /// (`WHERE t2.x = 5`, `t2.x IS NOT NULL`, an inner join's ON over it)
+    /// keeps only rows it would have joined anyway, so it becomes an
+    /// inner join: its sides join the group as members, its ON terms the
+    /// pool, and the join order is free. Repeated until none is left
+    /// (a converted ON may reject another). True when a converted join
+    /// held a STRAIGHT_JOIN.
+    fn simplify_outer(&self, units: &mut Vec<Unit>, pool: &mut Vec<Expr>) -> bool {
+        let mut straight = false;
+        loop {
+            let found = units.iter().position(|u| match &u.tree {
+                Tree::Join { kind: JoinKind::Left, right, .. } => {
+                    let mut set = self.empty();
+                    self.tree_slots(right, &mut set);
+                    pool.iter().any(|t| rejects_null(t, &set))
+                }
+                _ => false,
+            });
+            let Some(p) = found else { return straight };
+            let Tree::Join { left, right, on, straight: s, .. } = units.remove(p).tree else {
+                unreachable!("found a LEFT join")
+            };
+            let mut inner = Vec::new();
+            let tree = Tree::Join { kind: JoinKind::Inner, left, right, on, straight: s };
+            straight |= self.flatten(tree, &mut inner, pool);
+            units.splice(p..p, inner);
+        }
+    }
+
     /// Plans one unit with the terms evaluable once it is joined.
     fn unit(&mut self, unit: Unit, here: Vec<Expr>, avail: &SlotSet) -> Node {
         match unit.tree {
@@ -231,7 +271,7 @@ impl Planner<'_, '_> {
                 // Terms over the preserved side filter it before the join.
                 let (down, after): (Vec<Expr>, Vec<Expr>) = here.into_iter().partition(|t| left_slots.covers(t));
                 let l = self.group(*left, down, avail);
-                let on = on.into_iter().map(|x| crate::expr::with_collations(x, self.colls)).collect();
+                let on = self.on_terms(on);
                 let r_bound = left_slots;
                 let mut right_set = self.empty();
                 self.tree_slots(&right, &mut right_set);
@@ -431,6 +471,42 @@ impl Planner<'_, '_> {
             return (rows + card, card * matches);
         }
         (card * lookup, (card * filtered).max(1.0))
+    }
+}
+
+/// Whether term `t` is never true when every slot of `set` is NULL (it
+/// then rejects the rows an outer join NULL-extends over `set`).
+/// Conservative: only comparisons, IS NOT NULL, BETWEEN, IN lists and
+/// LIKE over expressions NULL whenever their operands are, and AND / OR
+/// of such terms.
+fn rejects_null(t: &Expr, set: &SlotSet) -> bool {
+    match t {
+        Expr::Bin(BinOp::And, l, r) => rejects_null(l, set) || rejects_null(r, set),
+        Expr::Bin(BinOp::Or, l, r) => rejects_null(l, set) && rejects_null(r, set),
+        Expr::Chain(first, steps) if steps.iter().all(|s| s.op == BinOp::And) => {
+            rejects_null(first, set) || steps.iter().any(|s| rejects_null(&s.rhs, set))
+        }
+        Expr::Collate(_, x) => rejects_null(x, set),
+        Expr::IsNull(x, true) => null_if_null(x, set),
+        Expr::Between { expr, low, high, negated } => {
+            null_if_null(expr, set) || (!negated && (null_if_null(low, set) || null_if_null(high, set)))
+        }
+        Expr::InList { expr, .. } => null_if_null(expr, set),
+        Expr::Like { expr, pattern, .. } => null_if_null(expr, set) || null_if_null(pattern, set),
+        other => null_if_null(other, set),
+    }
+}
+
+/// Whether `e` is NULL whenever every slot of `set` is: a column of
+/// `set`, or an arithmetic operator, comparison (not `<=>`), XOR, NOT or
+/// minus over such an expression.
+fn null_if_null(e: &Expr, set: &SlotSet) -> bool {
+    match e {
+        Expr::Col(i) => set.has(*i),
+        Expr::Bin(BinOp::And | BinOp::Or | BinOp::NullSafeEq, ..) => false,
+        Expr::Bin(_, l, r) => null_if_null(l, set) || null_if_null(r, set),
+        Expr::Not(x) | Expr::Neg(x) | Expr::Collate(_, x) => null_if_null(x, set),
+        _ => false,
     }
 }
 

@@ -38,6 +38,7 @@ pub mod exec;
 mod join;
 mod rollup;
 mod select;
+mod spill;
 pub mod window;
 
 use std::sync::Arc;
