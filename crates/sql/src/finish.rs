@@ -111,8 +111,8 @@ pub struct Finisher<'f> {
 
 /// What a [`Finisher`] keeps of the rows it is given.
 enum Input {
-    /// Aggregating: the groups.
-    Groups(Groups),
+    /// Aggregating: the groups (boxed: the other variants are small).
+    Groups(Box<Groups>),
     /// Window functions without aggregation: every row.
     Rows(Vec<Vec<Value>>),
     /// Neither: each row is evaluated at once and handed to the output.
@@ -126,7 +126,7 @@ impl<'f> Finisher<'f> {
     /// `sort`: where ORDER BY may spill ([`SortLimits::of`]).
     pub fn new(f: &'f Finish<'f>, offset: usize, limit: Option<usize>, sort: SortLimits) -> Self {
         let input = if f.aggregated() {
-            Input::Groups(Groups::new(f, sort.clone()))
+            Input::Groups(Box::new(Groups::new(f, sort.clone())))
         } else if f.windowed() {
             Input::Rows(Vec::new())
         } else {
@@ -430,7 +430,7 @@ impl Groups {
             &mut |row| {
                 let mut step = || -> Result<bool> {
                     seen += 1;
-                    if seen % 4096 == 0 {
+                    if seen.is_multiple_of(4096) {
                         env.check_interrupt()?;
                     }
                     let keys = f.group_by.iter().map(|g| eval(g, &row, &*env)).collect::<Result<Vec<_>>>()?;
