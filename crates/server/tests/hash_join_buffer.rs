@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use mysql::prelude::Queryable;
 use mysql::Conn;
-use oracle::{answer, assert_same, Answer, MariaDb, Quire};
+use oracle::{alone, answer, assert_same, rss_bytes, Answer, MariaDb, Quire};
 
 /// An outer table `o` (60 rows) and an inner one `i` (600 rows) joined on
 /// columns without an index (so by hashing): keys repeat, some are NULL,
@@ -145,13 +145,6 @@ fn the_session_join_buffer_decides_at_execution_whether_a_join_spills() {
     assert_eq!(one, Some(1));
 }
 
-/// This process's resident set (the server runs in it), in bytes.
-fn rss_bytes() -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = s.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
-}
-
 /// Runs `sql` on `c` while a thread samples this process's memory; the
 /// one row's values and the peak growth over the start.
 fn peak_during(c: &mut Conn, sql: &str) -> ((u64, u64), u64) {
@@ -172,26 +165,6 @@ fn peak_during(c: &mut Conn, sql: &str) -> ((u64, u64), u64) {
     done.store(true, std::sync::atomic::Ordering::Relaxed);
     let peak = sampler.join().unwrap().max(rss_bytes());
     (row, peak.saturating_sub(before))
-}
-
-const ALONE: &str = "QUIRE_HASH_JOIN_TEST_ALONE";
-
-/// Runs test `name` again in a process of its own (so that no other test
-/// of this binary shares its memory) and demands that it passes there;
-/// `true` when the caller is that process and should run the body.
-fn alone(name: &str) -> bool {
-    if std::env::var_os(ALONE).is_some() {
-        return true;
-    }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env(ALONE, "1")
-        .output()
-        .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    eprintln!("{text}");
-    assert!(out.status.success() && text.contains("1 passed"), "{name} failed alone");
-    false
 }
 
 /// A build side of ~40 MiB joined through the default 256 KiB buffer

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Row};
-use oracle::{MariaDb, Quire};
+use oracle::{alone, rss_bytes, MariaDb, Quire};
 
 /// A server error's code; 0 for a client-side error.
 fn code(e: &mysql::Error) -> u16 {
@@ -23,13 +23,6 @@ fn code(e: &mysql::Error) -> u16 {
 fn status(c: &mut Conn, name: &str) -> u64 {
     let row: Option<(String, String)> = c.query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'")).unwrap();
     row.map_or(0, |(_, v)| v.parse().unwrap())
-}
-
-/// This process's resident set (the server runs in it), in bytes.
-fn rss_bytes() -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = s.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
 }
 
 /// Fills `t (id INT PRIMARY KEY, pad VARCHAR(1000))` with ids 1..=rows
@@ -68,27 +61,6 @@ fn read_all(result: impl Iterator<Item = mysql::Result<Row>>) -> (Vec<Vec<Option
         }
     }
     (rows, None)
-}
-
-/// Set in the child process that runs a memory test alone.
-const ALONE: &str = "QUIRE_STREAM_TEST_ALONE";
-
-/// Runs test `name` again in a process of its own (so that no other test
-/// of this binary shares its memory) and demands that it passes there;
-/// `true` when the caller is that process and should run the body.
-fn alone(name: &str) -> bool {
-    if std::env::var_os(ALONE).is_some() {
-        return true;
-    }
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env(ALONE, "1")
-        .output()
-        .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    eprintln!("{text}");
-    assert!(out.status.success() && text.contains("1 passed"), "{name} failed alone");
-    false
 }
 
 #[test]

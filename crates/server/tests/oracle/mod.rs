@@ -303,3 +303,31 @@ pub fn same_on_both(db: &str, statements: &[&str]) {
     let mut mc = m.fresh_db(db);
     assert_same(&mut qc, &mut mc, statements);
 }
+
+/// This process's resident set (a test's quire runs in it), in bytes.
+pub fn rss_bytes() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = s.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
+/// Set in the child process that runs a memory test alone.
+const ALONE: &str = "QUIRE_TEST_ALONE";
+
+/// Runs test `name` again in a process of its own (so that no other test
+/// of this binary shares its memory) and demands that it passes there;
+/// `true` when the caller is that process and should run the body.
+pub fn alone(name: &str) -> bool {
+    if std::env::var_os(ALONE).is_some() {
+        return true;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(ALONE, "1")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    eprintln!("{text}");
+    assert!(out.status.success() && text.contains("1 passed"), "{name} failed alone");
+    false
+}
