@@ -480,6 +480,9 @@ struct Env<'a> {
 }
 
 impl SessionEnv for Env<'_> {
+    fn client_found_rows(&self) -> bool {
+        self.s.client_found_rows
+    }
     fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
         let v = if global {
             self.s
@@ -1180,7 +1183,13 @@ impl Session {
         tuples: usize,
         sink: &mut dyn RowSink,
     ) -> Result<Outcome> {
-        self.begin_statement(c.uses_tables(), matches!(c.plan, Plan::Insert(_) | Plan::Update(_)));
+        // INSERT IGNORE: what strict mode makes errors stays warnings.
+        let writes = match &c.plan {
+            Plan::Insert(p) => !p.ignore,
+            Plan::Update(_) => true,
+            _ => false,
+        };
+        self.begin_statement(c.uses_tables(), writes);
         let timed = match &c.plan {
             Plan::Select(_) | Plan::Query(_) => true,
             Plan::Explain(e) => e.analyze, // runs the SELECT: its deadline too
@@ -1284,8 +1293,11 @@ impl Session {
                 if r.first_insert_id != 0 {
                     self.last_insert_id = r.first_insert_id;
                 }
-                let info = if p.rows.len() * tuples > 1 {
+                let info = if p.is_plain() && p.rows.len() * tuples > 1 {
                     format!("Records: {}  Duplicates: 0  Warnings: {}", r.affected, self.statement_warnings())
+                } else if p.select.is_some() || p.rows.len() * tuples > 1 {
+                    let w = self.statement_warnings();
+                    format!("Records: {}  Duplicates: {}  Warnings: {}", r.records, r.duplicates, w)
                 } else {
                     String::new()
                 };
