@@ -98,6 +98,9 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
         other => return Err(SqlError::unsupported(format!("INSERT INTO {other}"))),
     };
     let table = r.resolve(&name, None)?;
+    if ins.source.is_none() && !ins.assignments.is_empty() {
+        return compile_insert_set(ins, table, r);
+    }
     let targets: Vec<usize> = if ins.columns.is_empty() {
         (0..table.columns.len()).collect()
     } else {
@@ -141,6 +144,42 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
     let mut params = scope.params;
     let action = crate::upsert::compile_action(ins, &table, &targets, &mut params, r)?;
     Ok(InsertPlan { table, targets, rows, params, checks: Vec::new(), ignore: ins.ignore, action, select: None })
+}
+
+/// `INSERT [IGNORE] / REPLACE ... SET col = expr, ...`: one row of the
+/// named columns.
+fn compile_insert_set(ins: &ast::Insert, table: TableRef, r: &dyn Resolver) -> Result<InsertPlan> {
+    let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
+    let mut targets = Vec::with_capacity(ins.assignments.len());
+    let mut row = Vec::with_capacity(ins.assignments.len());
+    for a in &ins.assignments {
+        let n = match &a.target {
+            ast::AssignmentTarget::ColumnName(n) => object_parts(n).pop().unwrap_or_default(),
+            other => return Err(SqlError::unsupported(format!("assignment to {other}"))),
+        };
+        let c = table
+            .columns
+            .iter()
+            .position(|x| x.eq_ignore_ascii_case(&n))
+            .ok_or_else(|| SqlError::unknown_column(&n, "field list"))?;
+        if targets.contains(&c) {
+            return Err(SqlError::new(1110, "42000", format!("Column '{}' specified twice", table.columns[c])));
+        }
+        targets.push(c);
+        row.push(expr::compile(&a.value, &mut scope)?);
+    }
+    let mut params = scope.params;
+    let action = crate::upsert::compile_action(ins, &table, &targets, &mut params, r)?;
+    Ok(InsertPlan {
+        table,
+        targets,
+        rows: vec![row],
+        params,
+        checks: Vec::new(),
+        ignore: ins.ignore,
+        action,
+        select: None,
+    })
 }
 
 /// Inserts the plan's VALUES rows, `tuples` times over: the k-th time with

@@ -87,7 +87,8 @@ pub fn compile_action(
     // The row alias and its column names (MySQL 8.0.19).
     let alias = ins.insert_alias.as_ref().map(|a| {
         let name = a.row_alias.0.last().and_then(|p| p.as_ident()).map(ident).unwrap_or_default();
-        let cols: Option<Vec<String>> = a.col_aliases.as_ref().map(|c| c.iter().map(ident).collect());
+        let cols: Option<Vec<String>> =
+            a.col_aliases.as_ref().filter(|c| !c.is_empty()).map(|c| c.iter().map(ident).collect());
         (name, cols)
     });
     if let Some((_, Some(cols))) = &alias {
@@ -96,12 +97,15 @@ pub fn compile_action(
         }
     }
     let n = table.columns.len();
-    let colls: Vec<_> = table.schema.columns[..n].iter().chain(&table.schema.columns[..n]).map(|c| c.collation).collect();
+    let colls: Vec<_> =
+        table.schema.columns[..n].iter().chain(&table.schema.columns[..n]).map(|c| c.collation).collect();
     let mut names = OdkuNames { table, alias, targets };
     let mut out = Vec::with_capacity(sets.len());
     for a in sets {
         let col = match &a.target {
-            ast::AssignmentTarget::ColumnName(n) => n.0.last().and_then(|p| p.as_ident()).map(ident).unwrap_or_default(),
+            ast::AssignmentTarget::ColumnName(n) => {
+                n.0.last().and_then(|p| p.as_ident()).map(ident).unwrap_or_default()
+            }
             other => return Err(SqlError::unsupported(format!("assignment to {other}"))),
         };
         let c = table
@@ -111,8 +115,14 @@ pub fn compile_action(
             .ok_or_else(|| SqlError::unknown_column(&col, "field list"))?;
         let mut value = a.value.clone();
         rewrite_values_calls(&mut value);
-        let mut scope =
-            Scope { table: None, columns: &[], aggs: None, params: *params, place: "field list", rel: Some(&mut names) };
+        let mut scope = Scope {
+            table: None,
+            columns: &[],
+            aggs: None,
+            params: *params,
+            place: "field list",
+            rel: Some(&mut names),
+        };
         let x = expr::compile(&value, &mut scope)?;
         *params = scope.params;
         out.push((c, expr::with_collations(x, &colls)));
@@ -179,7 +189,19 @@ impl Names for OdkuNames<'_> {
                 return Err(unknown());
             }
         }
-        by_name(name).map(Expr::Col).ok_or_else(unknown)
+        if let Some(i) = by_name(name) {
+            return Ok(Expr::Col(i));
+        }
+        // MySQL: an unqualified name that is no column of the table may
+        // name a column alias of the row alias (`AS new (m, n)`, `m + n`).
+        match (qualifier, &self.alias) {
+            (None, Some((_, Some(cols)))) => cols
+                .iter()
+                .position(|c| c.eq_ignore_ascii_case(name))
+                .map(|k| Expr::Col(n + self.targets[k]))
+                .ok_or_else(unknown),
+            _ => Err(unknown()),
+        }
     }
 
     fn subquery(&mut self, _q: &ast::Query, _params: &mut usize) -> Result<std::sync::Arc<crate::rel::Subquery>> {
@@ -244,11 +266,8 @@ impl AutoInc {
             _ => return None,
         }
         if self.next >= self.end {
-            let n = if self.intervals == 0 && self.estimate > 0 {
-                self.estimate
-            } else {
-                1u64 << self.intervals.min(16)
-            };
+            let n =
+                if self.intervals == 0 && self.estimate > 0 { self.estimate } else { 1u64 << self.intervals.min(16) };
             self.intervals += 1;
             self.next = t.table.reserve_auto_increment(n);
             self.end = self.next + n;
@@ -299,15 +318,16 @@ pub fn run(
         found_rows: session.client_found_rows(),
     };
     if let Some(q) = &p.select {
-        let lock = matches!(trx.isolation(), Isolation::RepeatableRead | Isolation::Serializable)
-            .then_some(LockMode::S);
+        let lock =
+            matches!(trx.isolation(), Isolation::RepeatableRead | Isolation::Serializable).then_some(LockMode::S);
         // The whole source first (MySQL's temporary table): the target may
         // be among the tables it reads.
         let rows = {
             let ex = crate::rel::exec::Exec::new(&params[..q.params.min(params.len())], session, Some(trx), lock);
             ex.run(&q.plan, &[])?
         };
-        let ctx = Ctx { params: &params[q.params.min(params.len())..], aggs: vec![], session, in_keys: Default::default() };
+        let ctx =
+            Ctx { params: &params[q.params.min(params.len())..], aggs: vec![], session, in_keys: Default::default() };
         for (i, vals) in rows.into_iter().enumerate() {
             let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
             let row = new_row(p, &p.targets, vals.into_iter().map(Ok), true, at, &ctx)?;

@@ -82,7 +82,10 @@ impl Table {
             return Ok(Inserted::Row(generated));
         };
         let Some((_, bytes)) = self.latest(&c.key)? else {
-            return Err(Error::corruption(self.clustered.root(), "a conflicting row vanished under its lock".to_string()));
+            return Err(Error::corruption(
+                self.clustered.root(),
+                "a conflicting row vanished under its lock".to_string(),
+            ));
         };
         let existing = self.decode(schema, &c.key, &bytes)?;
         let (index_name, key_text) = match self.conflict_error(schema, &c, &row) {
