@@ -307,3 +307,48 @@ fn insert_select_share_locks_its_source() {
 fn answer_ok(affected: u64) -> Answer {
     Answer::Ok { affected, warnings: 0, info: "Rows matched: 1  Changed: 1  Warnings: 0".to_string() }
 }
+
+/// Under CLIENT_FOUND_ROWS an ON DUPLICATE KEY UPDATE that changes nothing
+/// counts 1 (the row found), as on MariaDB.
+#[test]
+fn client_found_rows_counts_unchanged_duplicates() {
+    let m = MariaDb::get();
+    let q = Quire::start(&[]);
+    drop(q.fresh_db("up_found"));
+    drop(m.fresh_db("up_found"));
+    let mut qc =
+        Conn::new(q.opts(Some("up_found")).additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS))
+            .unwrap();
+    let mut mc =
+        Conn::new(m.opts(Some("up_found")).additional_capabilities(mysql::consts::CapabilityFlags::CLIENT_FOUND_ROWS))
+            .unwrap();
+    assert_same_diagnostics(
+        &mut qc,
+        &mut mc,
+        &[
+            "CREATE TABLE t (id INT PRIMARY KEY, v INT)",
+            "INSERT INTO t VALUES (1, 1), (2, 2)",
+            "INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE v = 1",
+            "INSERT INTO t VALUES (1, 1), (2, 5), (3, 3) ON DUPLICATE KEY UPDATE v = VALUES(v)",
+            "SELECT * FROM t ORDER BY id",
+        ],
+    );
+}
+
+/// Through a view these forms are refused (1235), never half done.
+#[test]
+fn duplicate_forms_through_a_view_are_refused() {
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("up_view");
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
+    c.query_drop("CREATE VIEW w AS SELECT id, v FROM t").unwrap();
+    for sql in [
+        "INSERT IGNORE INTO w VALUES (1, 1)",
+        "REPLACE INTO w VALUES (1, 1)",
+        "INSERT INTO w VALUES (1, 1) ON DUPLICATE KEY UPDATE v = 2",
+        "INSERT INTO w SELECT 1, 1",
+    ] {
+        assert_eq!(answer(&mut c, sql), Answer::Err(1235), "{sql}");
+    }
+    assert_eq!(answer(&mut c, "SELECT COUNT(*) FROM t"), Answer::Rows(vec![vec![Some("0".into())]]));
+}

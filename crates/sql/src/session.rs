@@ -746,6 +746,13 @@ impl Session {
                 let (plan, params) = match &stmt {
                     ast::Statement::Insert(ins) => {
                         let mut p = dml::compile_insert(ins, &rights)?;
+                        if !p.is_plain() {
+                            // The duplicate handling and source query are
+                            // not mapped through the view's columns yet.
+                            return Err(SqlError::unsupported(
+                                "INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE / INSERT ... SELECT through a view",
+                            ));
+                        }
                         p.checks = rights.checks(&p.table)?;
                         let n = p.params;
                         (Plan::Insert(p), n)
