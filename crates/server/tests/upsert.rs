@@ -352,3 +352,36 @@ fn duplicate_forms_through_a_view_are_refused() {
     }
     assert_eq!(answer(&mut c, "SELECT COUNT(*) FROM t"), Answer::Rows(vec![vec![Some("0".into())]]));
 }
+
+/// Concurrent upserts of one unique key (counters, sessions, rate
+/// limits): the duplicate is X-locked at once, so the sessions queue on
+/// it and none deadlocks (an S lock upgraded to X would make each the
+/// other's victim); every increment counts.
+#[test]
+fn concurrent_upserts_of_one_key_serialise_without_deadlocks() {
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("up_conc");
+    c.query_drop("CREATE TABLE c (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(10), n INT, UNIQUE KEY un (name))")
+        .unwrap();
+    c.query_drop("INSERT INTO c (name, n) VALUES ('x', 0)").unwrap();
+    const PER: usize = 150;
+    std::thread::scope(|s| {
+        for w in 0..3 {
+            let mut conn = q.connect(Some("up_conc"));
+            s.spawn(move || {
+                for i in 0..PER {
+                    let sql = if (i + w) % 2 == 0 {
+                        "INSERT INTO c (name, n) VALUES ('x', 1) ON DUPLICATE KEY UPDATE n = n + 1"
+                    } else {
+                        "INSERT INTO c (name, n) VALUES ('x', 1) AS v ON DUPLICATE KEY UPDATE n = c.n + v.n"
+                    };
+                    conn.query_drop(sql).unwrap_or_else(|e| panic!("worker {w}, upsert {i}: {e}"));
+                }
+            });
+        }
+    });
+    assert_eq!(
+        answer(&mut c, "SELECT COUNT(*), MAX(n) FROM c"),
+        Answer::Rows(vec![vec![Some("1".into()), Some((3 * PER).to_string())]])
+    );
+}

@@ -367,8 +367,11 @@ impl Writer<'_> {
         let t = &p.table;
         self.res.records += 1;
         let generated = self.auto.fill(t, &mut row);
+        // The row a duplicate finds is changed next by REPLACE and ODKU:
+        // X at once (InnoDB's), so two upserts of one key wait, not deadlock.
+        let dup_lock = if matches!(p.action, Action::Fail) { LockMode::S } else { LockMode::X };
         loop {
-            let d = match t.table.insert_or_duplicate_tx(trx, row)? {
+            let d = match t.table.insert_or_duplicate_tx(trx, row, dup_lock)? {
                 Inserted::Row(_) => {
                     if let Some(id) = generated.filter(|_| self.res.first_insert_id == 0) {
                         self.res.first_insert_id = id;

@@ -132,7 +132,7 @@ impl Table {
         codec::encode_row(schema, &row, &mut value);
         trx.start_rw()?;
         trx.lock(self.row_lock_key(&pk), LockMode::X, LockKind::Record)?;
-        match self.insert_locked(trx, &st, &row, &pk, &value)? {
+        match self.insert_locked(trx, &st, &row, &pk, &value, LockMode::S)? {
             None => Ok(generated),
             Some(c) => Err(self.conflict_error(schema, &c, &row)),
         }
@@ -151,7 +151,9 @@ impl Table {
 
     /// Inserts a row whose clustered key `trx` has X-locked; `Some` (and
     /// nothing written) if a live row already holds one of its unique
-    /// keys: that row is locked (X by the primary key, S by a secondary).
+    /// keys: that row is locked (X by the primary key; `dup_lock` through
+    /// a unique secondary: S for INSERT, X for REPLACE and ON DUPLICATE KEY
+    /// UPDATE, which change it next, as InnoDB's `trx->duplicates`).
     pub(crate) fn insert_locked(
         &self,
         trx: &mut Trx,
@@ -159,6 +161,7 @@ impl Table {
         row: &[Value],
         pk: &[u8],
         value: &[u8],
+        dup_lock: LockMode,
     ) -> Result<Option<Conflict>> {
         let schema = &st.def.schema;
         loop {
@@ -168,7 +171,7 @@ impl Table {
                     return Ok(Some(Conflict { index: None, key: pk.to_vec() }));
                 }
             }
-            let uniq = match self.check_unique_locked(trx, st, row, pk)? {
+            let uniq = match self.check_unique_locked(trx, st, row, pk, dup_lock)? {
                 Unique::Clear(g) => g,
                 Unique::Waited => continue, // waited for a lock: look again
                 Unique::Duplicate(c) => return Ok(Some(c)),
@@ -215,6 +218,7 @@ impl Table {
         st: &TableState,
         row: &[Value],
         pk: &[u8],
+        lock: LockMode,
     ) -> Result<Unique<'a>> {
         let schema = &st.def.schema;
         if !schema.indexes.iter().any(|i| i.unique) {
@@ -232,9 +236,9 @@ impl Table {
                 }
                 let lk = self.row_lock_key(&other);
                 let id = trx.id();
-                if !trx.sys.locks.try_lock(id, &mut trx.locks, &lk, LockMode::S, LockKind::Record) {
+                if !trx.sys.locks.try_lock(id, &mut trx.locks, &lk, lock, LockKind::Record) {
                     drop(guard);
-                    trx.lock(lk, LockMode::S, LockKind::Record)?;
+                    trx.lock(lk, lock, LockKind::Record)?;
                     return Ok(Unique::Waited);
                 }
                 if let Some((h, bytes)) = self.latest(&other)? {
@@ -318,12 +322,12 @@ impl Table {
                     return Err(self.dup_primary(schema, &new_row));
                 }
                 self.delete_mark_locked(trx, &st, &key, h, &old_bytes)?;
-                if let Some(c) = self.insert_locked(trx, &st, &new_row, &new_pk, &value)? {
+                if let Some(c) = self.insert_locked(trx, &st, &new_row, &new_pk, &value, LockMode::S)? {
                     return Err(self.conflict_error(schema, &c, &new_row));
                 }
                 return Ok(RowUpdate::Changed);
             }
-            let uniq = match self.check_unique_locked(trx, &st, &new_row, &key)? {
+            let uniq = match self.check_unique_locked(trx, &st, &new_row, &key, LockMode::S)? {
                 Unique::Clear(g) => g,
                 Unique::Waited => continue,
                 Unique::Duplicate(c) => return Err(self.conflict_error(schema, &c, &new_row)),

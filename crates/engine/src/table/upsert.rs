@@ -6,8 +6,9 @@
 //! Invariants:
 //! 1. A [`Duplicate`] wrote nothing: the transaction holds the X lock of
 //!    the new row's clustered key (as every insert takes it first) and a
-//!    lock on the conflicting row (X when the clustered key conflicted, S
-//!    when a unique secondary key did, as InnoDB's duplicate check), so
+//!    lock on the conflicting row (X when the clustered key conflicted;
+//!    through a unique secondary key the caller's mode: S for IGNORE, X
+//!    for REPLACE / ON DUPLICATE KEY UPDATE, as InnoDB), so
 //!    the conflicting row cannot change until the transaction ends.
 //! 2. The AUTO_INCREMENT counter only moves forward: a caller that
 //!    reserves values ([`Table::reserve_auto_increment`]) hands them out
@@ -59,17 +60,19 @@ impl Duplicate {
 
 impl Table {
     /// [`Table::insert_tx`], except that a duplicate key is not an error:
-    /// the conflicting row comes back, locked (invariant 1).
-    pub fn insert_or_duplicate_tx(&self, trx: &mut Trx, row: Vec<Value>) -> Result<Inserted> {
+    /// the conflicting row comes back, locked (invariant 1); `dup_lock`:
+    /// the lock taken on a row found through a unique secondary key (X
+    /// when the caller will change it: REPLACE, ON DUPLICATE KEY UPDATE).
+    pub fn insert_or_duplicate_tx(&self, trx: &mut Trx, row: Vec<Value>, dup_lock: LockMode) -> Result<Inserted> {
         self.check_writable()?;
-        let r = self.insert_or_duplicate_inner(trx, row);
+        let r = self.insert_or_duplicate_inner(trx, row, dup_lock);
         if matches!(r, Ok(Inserted::Row(_))) {
             self.count_modification();
         }
         Self::end_statement(trx, r)
     }
 
-    fn insert_or_duplicate_inner(&self, trx: &mut Trx, row: Vec<Value>) -> Result<Inserted> {
+    fn insert_or_duplicate_inner(&self, trx: &mut Trx, row: Vec<Value>, dup_lock: LockMode) -> Result<Inserted> {
         let st = self.state.read();
         let schema = &st.def.schema;
         let (row, generated) = self.prepare_row(schema, row)?;
@@ -78,7 +81,7 @@ impl Table {
         codec::encode_row(schema, &row, &mut value);
         trx.start_rw()?;
         trx.lock(self.row_lock_key(&pk), LockMode::X, LockKind::Record)?;
-        let Some(c) = self.insert_locked(trx, &st, &row, &pk, &value)? else {
+        let Some(c) = self.insert_locked(trx, &st, &row, &pk, &value, dup_lock)? else {
             return Ok(Inserted::Row(generated));
         };
         let Some((_, bytes)) = self.latest(&c.key)? else {
