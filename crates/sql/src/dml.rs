@@ -32,6 +32,21 @@ pub struct InsertPlan {
     /// WITH CHECK OPTION of the views written through (`view_dml`): each
     /// new row must satisfy these, else 1369 naming the view.
     pub checks: Vec<(Expr, String)>,
+    /// INSERT IGNORE: duplicates skipped and conversion errors made
+    /// warnings (`upsert.rs`).
+    pub ignore: bool,
+    /// What a duplicate key does (`upsert.rs`).
+    pub action: crate::upsert::Action,
+    /// INSERT ... SELECT / TABLE: the source query (then `rows` is empty).
+    pub select: Option<Box<crate::rel::Compiled>>,
+}
+
+impl InsertPlan {
+    /// A plain INSERT ... VALUES: the bulk-insert path, no duplicate
+    /// handling.
+    pub fn is_plain(&self) -> bool {
+        !self.ignore && matches!(self.action, crate::upsert::Action::Fail) && self.select.is_none()
+    }
 }
 
 pub struct UpdatePlan {
@@ -64,6 +79,13 @@ pub struct WriteResult {
     pub matched: u64,
     /// The first AUTO_INCREMENT value generated (0: none).
     pub first_insert_id: u64,
+    /// INSERT: rows the statement tried to insert (its info string's
+    /// `Records`), and its `Duplicates` (`upsert.rs` counts them).
+    pub records: u64,
+    pub duplicates: u64,
+    /// ON DUPLICATE KEY UPDATE: rows found but left unchanged (affected
+    /// rows count them under CLIENT_FOUND_ROWS).
+    pub unchanged: u64,
 }
 
 fn object_parts(name: &ast::ObjectName) -> Vec<String> {
@@ -71,14 +93,14 @@ fn object_parts(name: &ast::ObjectName) -> Vec<String> {
 }
 
 pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan> {
-    if ins.on.is_some() || ins.ignore || ins.replace_into {
-        return Err(SqlError::unsupported("INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE"));
-    }
     let name = match &ins.table {
         ast::TableObject::TableName(n) => n.clone(),
         other => return Err(SqlError::unsupported(format!("INSERT INTO {other}"))),
     };
     let table = r.resolve(&name, None)?;
+    if ins.source.is_none() && !ins.assignments.is_empty() {
+        return compile_insert_set(ins, table, r);
+    }
     let targets: Vec<usize> = if ins.columns.is_empty() {
         (0..table.columns.len()).collect()
     } else {
@@ -101,8 +123,11 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
     }
     let source = ins.source.as_ref().ok_or_else(|| SqlError::unsupported("INSERT without VALUES"))?;
     let ast::SetExpr::Values(values) = &*source.body else {
-        return Err(SqlError::unsupported("INSERT ... SELECT"));
+        return crate::upsert::compile_insert_select(ins, table, targets, source, r);
     };
+    if source.order_by.is_some() || source.limit_clause.is_some() || source.with.is_some() {
+        return Err(SqlError::unsupported("ORDER BY / LIMIT / WITH on INSERT ... VALUES"));
+    }
     let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
     let mut rows = Vec::with_capacity(values.rows.len());
     for row in &values.rows {
@@ -116,7 +141,45 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
         }
         rows.push(row.iter().map(|e| expr::compile(e, &mut scope)).collect::<Result<Vec<_>>>()?);
     }
-    Ok(InsertPlan { table, targets, rows, params: scope.params, checks: Vec::new() })
+    let mut params = scope.params;
+    let action = crate::upsert::compile_action(ins, &table, &targets, &mut params, r)?;
+    Ok(InsertPlan { table, targets, rows, params, checks: Vec::new(), ignore: ins.ignore, action, select: None })
+}
+
+/// `INSERT [IGNORE] / REPLACE ... SET col = expr, ...`: one row of the
+/// named columns.
+fn compile_insert_set(ins: &ast::Insert, table: TableRef, r: &dyn Resolver) -> Result<InsertPlan> {
+    let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
+    let mut targets = Vec::with_capacity(ins.assignments.len());
+    let mut row = Vec::with_capacity(ins.assignments.len());
+    for a in &ins.assignments {
+        let n = match &a.target {
+            ast::AssignmentTarget::ColumnName(n) => object_parts(n).pop().unwrap_or_default(),
+            other => return Err(SqlError::unsupported(format!("assignment to {other}"))),
+        };
+        let c = table
+            .columns
+            .iter()
+            .position(|x| x.eq_ignore_ascii_case(&n))
+            .ok_or_else(|| SqlError::unknown_column(&n, "field list"))?;
+        if targets.contains(&c) {
+            return Err(SqlError::new(1110, "42000", format!("Column '{}' specified twice", table.columns[c])));
+        }
+        targets.push(c);
+        row.push(expr::compile(&a.value, &mut scope)?);
+    }
+    let mut params = scope.params;
+    let action = crate::upsert::compile_action(ins, &table, &targets, &mut params, r)?;
+    Ok(InsertPlan {
+        table,
+        targets,
+        rows: vec![row],
+        params,
+        checks: Vec::new(),
+        ignore: ins.ignore,
+        action,
+        select: None,
+    })
 }
 
 /// Inserts the plan's VALUES rows, `tuples` times over: the k-th time with
@@ -129,8 +192,10 @@ pub fn run_insert(
     tuples: usize,
     session: &dyn crate::query::SessionEnv,
 ) -> Result<WriteResult> {
+    if !p.is_plain() {
+        return crate::upsert::run(p, trx, params, tuples, session);
+    }
     let mut res = WriteResult::default();
-    let schema = &p.table.schema;
     // NULL into NOT NULL is an error in a single-row INSERT, a warning
     // (in non-strict mode) when there are several rows, as in MySQL.
     let lenient_null = p.rows.len() * tuples > 1;
@@ -143,26 +208,7 @@ pub fn run_insert(
         let env: &dyn Env = &ctx;
         let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
         let targets = if exprs.is_empty() { &[][..] } else { &p.targets[..] };
-        // The visible columns: the engine adds a hidden row id itself.
-        let mut row = Vec::with_capacity(schema.columns.len());
-        for (c, col) in schema.visible_columns().iter().enumerate() {
-            row.push(match &col.default {
-                Some(d) => d.clone(),
-                None if col.nullable || col.auto_increment || targets.contains(&c) => Value::Null,
-                None => store::missing_value(col, env)?,
-            });
-        }
-        for (&c, e) in targets.iter().zip(exprs) {
-            let col = &schema.columns[c];
-            row[c] = match eval(e, &[], env)? {
-                Value::Null if !col.nullable && !col.auto_increment => {
-                    store::null_into_not_null(col, lenient_null, env)?
-                }
-                Value::Null => Value::Null,
-                v => store::assign(col, v, at, env)?,
-            };
-        }
-        check_options(&p.checks, &row, env)?;
+        let row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], env)), lenient_null, at, env)?;
         if let Some(id) = p.table.table.insert_tx(trx, row)? {
             if res.first_insert_id == 0 {
                 res.first_insert_id = id;
@@ -171,6 +217,39 @@ pub fn run_insert(
         res.affected += 1;
     }
     Ok(res)
+}
+
+/// The new row an INSERT makes of `values` for the columns `targets`
+/// (the others take their defaults): the visible columns, converted and
+/// checked (WITH CHECK OPTION); the engine adds a hidden row id itself.
+/// `lenient_null`: NULL into NOT NULL is a warning (see `run_insert`).
+pub(crate) fn new_row(
+    p: &InsertPlan,
+    targets: &[usize],
+    values: impl Iterator<Item = Result<Value>>,
+    lenient_null: bool,
+    at: Place<'_>,
+    env: &dyn Env,
+) -> Result<Vec<Value>> {
+    let schema = &p.table.schema;
+    let mut row = Vec::with_capacity(schema.columns.len());
+    for (c, col) in schema.visible_columns().iter().enumerate() {
+        row.push(match &col.default {
+            Some(d) => d.clone(),
+            None if col.nullable || col.auto_increment || targets.contains(&c) => Value::Null,
+            None => store::missing_value(col, env)?,
+        });
+    }
+    for (&c, v) in targets.iter().zip(values) {
+        let col = &schema.columns[c];
+        row[c] = match v? {
+            Value::Null if !col.nullable && !col.auto_increment => store::null_into_not_null(col, lenient_null, env)?,
+            Value::Null => Value::Null,
+            v => store::assign(col, v, at, env)?,
+        };
+    }
+    check_options(&p.checks, &row, env)?;
+    Ok(row)
 }
 
 /// WITH CHECK OPTION: 1369 unless the new row satisfies every condition
@@ -290,7 +369,7 @@ impl<'a> DmlExprs<'a> {
     }
 }
 
-fn pk_of(t: &TableRef, row: &[Value]) -> Vec<Value> {
+pub(crate) fn pk_of(t: &TableRef, row: &[Value]) -> Vec<Value> {
     t.schema.primary_key.iter().map(|&c| row[c].clone()).collect()
 }
 
@@ -312,7 +391,7 @@ fn locked_keys(
 }
 
 /// The sentinel an update closure returns to carry a SQL error out.
-fn carried() -> quire_engine::Error {
+pub(crate) fn carried() -> quire_engine::Error {
     quire_engine::Error::InvalidSchema("(sql error)".into())
 }
 
@@ -321,12 +400,12 @@ fn carried() -> quire_engine::Error {
 /// again after a lock wait or a page split, and each condition must be
 /// reported once. Warnings that end the statement (strict mode) are errors
 /// at once.
-struct RowEnv<'a> {
-    inner: &'a dyn Env,
-    kept: RefCell<Vec<Condition>>,
+pub(crate) struct RowEnv<'a> {
+    pub inner: &'a dyn Env,
+    pub kept: RefCell<Vec<Condition>>,
     /// The WHERE clause was already judged (and its conditions reported)
     /// by the scan that found the row.
-    mute: Cell<bool>,
+    pub mute: Cell<bool>,
 }
 
 impl Env for RowEnv<'_> {

@@ -49,6 +49,7 @@ pub mod store;
 pub mod strfunc;
 pub mod sysvars;
 pub mod temporal;
+pub mod upsert;
 pub mod view;
 pub mod view_dml;
 

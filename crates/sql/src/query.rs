@@ -500,6 +500,11 @@ pub trait SessionEnv {
     /// SELECT SQL_CALC_FOUND_ROWS counted `n` rows without its LIMIT
     /// (what FOUND_ROWS() answers next).
     fn found_rows_counted(&self, _n: u64) {}
+    /// The client connected with CLIENT_FOUND_ROWS (affected rows count
+    /// rows found, not only rows changed).
+    fn client_found_rows(&self) -> bool {
+        false
+    }
     fn check_interrupt(&self) -> Result<()> {
         Ok(())
     }

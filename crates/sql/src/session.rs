@@ -484,6 +484,9 @@ struct Env<'a> {
 }
 
 impl SessionEnv for Env<'_> {
+    fn client_found_rows(&self) -> bool {
+        self.s.client_found_rows
+    }
     fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
         let v = if global {
             self.s
@@ -755,6 +758,13 @@ impl Session {
                 let (plan, params) = match &stmt {
                     ast::Statement::Insert(ins) => {
                         let mut p = dml::compile_insert(ins, &rights)?;
+                        if !p.is_plain() {
+                            // The duplicate handling and source query are
+                            // not mapped through the view's columns yet.
+                            return Err(SqlError::unsupported(
+                                "INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE / INSERT ... SELECT through a view",
+                            ));
+                        }
                         p.checks = rights.checks(&p.table)?;
                         let n = p.params;
                         (Plan::Insert(p), n)
@@ -1192,7 +1202,13 @@ impl Session {
         tuples: usize,
         sink: &mut dyn RowSink,
     ) -> Result<Outcome> {
-        self.begin_statement(c.uses_tables(), matches!(c.plan, Plan::Insert(_) | Plan::Update(_)));
+        // INSERT IGNORE: what strict mode makes errors stays warnings.
+        let writes = match &c.plan {
+            Plan::Insert(p) => !p.ignore,
+            Plan::Update(_) => true,
+            _ => false,
+        };
+        self.begin_statement(c.uses_tables(), writes);
         let timed = match &c.plan {
             Plan::Select(_) | Plan::Query(_) => true,
             Plan::Explain(e) => e.analyze, // runs the SELECT: its deadline too
@@ -1296,8 +1312,11 @@ impl Session {
                 if r.first_insert_id != 0 {
                     self.last_insert_id = r.first_insert_id;
                 }
-                let info = if p.rows.len() * tuples > 1 {
+                let info = if p.is_plain() && p.rows.len() * tuples > 1 {
                     format!("Records: {}  Duplicates: 0  Warnings: {}", r.affected, self.statement_warnings())
+                } else if p.select.is_some() || p.rows.len() * tuples > 1 {
+                    let w = self.statement_warnings();
+                    format!("Records: {}  Duplicates: {}  Warnings: {}", r.records, r.duplicates, w)
                 } else {
                     String::new()
                 };

@@ -38,6 +38,26 @@ pub enum RowUpdate {
     Changed,
 }
 
+/// A live row holding a unique key a new row wants.
+#[derive(Clone, Debug)]
+pub(crate) struct Conflict {
+    /// The unique index (position in `TableSchema::indexes`), or `None`
+    /// for the clustered key.
+    pub index: Option<usize>,
+    /// The clustered key of the row that holds it.
+    pub key: Vec<u8>,
+}
+
+/// What a unique check found.
+enum Unique<'a> {
+    /// No conflict: the unique-check guard (if the table has unique
+    /// secondary indexes), to hold until the row is written.
+    Clear(Option<parking_lot::MutexGuard<'a, ()>>),
+    /// Waited for a lock: look again.
+    Waited,
+    Duplicate(Conflict),
+}
+
 impl Table {
     /// The lock key of a clustered record.
     pub(crate) fn row_lock_key(&self, pk: &[u8]) -> LockKey {
@@ -112,23 +132,49 @@ impl Table {
         codec::encode_row(schema, &row, &mut value);
         trx.start_rw()?;
         trx.lock(self.row_lock_key(&pk), LockMode::X, LockKind::Record)?;
-        self.insert_locked(trx, &st, &row, &pk, &value)?;
-        Ok(generated)
+        match self.insert_locked(trx, &st, &row, &pk, &value, LockMode::S)? {
+            None => Ok(generated),
+            Some(c) => Err(self.conflict_error(schema, &c, &row)),
+        }
     }
 
-    /// Inserts a row whose clustered key `trx` has X-locked.
-    fn insert_locked(&self, trx: &mut Trx, st: &TableState, row: &[Value], pk: &[u8], value: &[u8]) -> Result<()> {
+    /// The error a plain INSERT reports for `c`.
+    pub(crate) fn conflict_error(&self, schema: &crate::row::TableSchema, c: &Conflict, row: &[Value]) -> Error {
+        match c.index {
+            None => self.dup_primary(schema, row),
+            Some(ix) => {
+                let def = &schema.indexes[ix];
+                Error::DuplicateKey { index: def.name.clone(), key: Self::describe_key(&def.columns, row) }
+            }
+        }
+    }
+
+    /// Inserts a row whose clustered key `trx` has X-locked; `Some` (and
+    /// nothing written) if a live row already holds one of its unique
+    /// keys: that row is locked (X by the primary key; `dup_lock` through
+    /// a unique secondary: S for INSERT, X for REPLACE and ON DUPLICATE KEY
+    /// UPDATE, which change it next, as InnoDB's `trx->duplicates`).
+    pub(crate) fn insert_locked(
+        &self,
+        trx: &mut Trx,
+        st: &TableState,
+        row: &[Value],
+        pk: &[u8],
+        value: &[u8],
+        dup_lock: LockMode,
+    ) -> Result<Option<Conflict>> {
         let schema = &st.def.schema;
         loop {
             let cur = self.latest(pk)?;
             if let Some((h, _)) = &cur {
                 if !h.deleted {
-                    return Err(self.dup_primary(schema, row));
+                    return Ok(Some(Conflict { index: None, key: pk.to_vec() }));
                 }
             }
-            let uniq = match self.check_unique_locked(trx, st, row, pk)? {
-                Some(g) => g,
-                None => continue, // waited for a lock: look again
+            let uniq = match self.check_unique_locked(trx, st, row, pk, dup_lock)? {
+                Unique::Clear(g) => g,
+                Unique::Waited => continue, // waited for a lock: look again
+                Unique::Duplicate(c) => return Ok(Some(c)),
             };
             let (kind, prev) = match &cur {
                 None => (UndoKind::Insert, None),
@@ -149,7 +195,7 @@ impl Table {
                 plan.push(TreeOps::new(&sec.tree, vec![Op::Ensure { key: k, val: inline(&prefix.to_le_bytes()) }]));
             }
             match self.write_for(trx, plan)? {
-                Some(RowWrite::Done) => return Ok(()),
+                Some(RowWrite::Done) => return Ok(None),
                 None => continue, // purge removed the delete-marked record meanwhile
                 Some(RowWrite::LockWait(k)) => {
                     drop(uniq);
@@ -165,17 +211,18 @@ impl Table {
     /// entries of deleted or changed rows are not. A row being changed by
     /// another transaction is waited for (its lock). Returns the table's
     /// unique-check guard, to hold until the row is written (so two
-    /// inserters cannot both pass), or `None` after a lock wait.
+    /// inserters cannot both pass), or [`Unique::Waited`] after a lock wait.
     fn check_unique_locked<'a>(
         &'a self,
         trx: &mut Trx,
         st: &TableState,
         row: &[Value],
         pk: &[u8],
-    ) -> Result<Option<Option<parking_lot::MutexGuard<'a, ()>>>> {
+        lock: LockMode,
+    ) -> Result<Unique<'a>> {
         let schema = &st.def.schema;
         if !schema.indexes.iter().any(|i| i.unique) {
-            return Ok(Some(None));
+            return Ok(Unique::Clear(None));
         }
         let guard = self.unique_lock.lock();
         for (ix, def) in schema.indexes.iter().enumerate() {
@@ -189,25 +236,22 @@ impl Table {
                 }
                 let lk = self.row_lock_key(&other);
                 let id = trx.id();
-                if !trx.sys.locks.try_lock(id, &mut trx.locks, &lk, LockMode::S, LockKind::Record) {
+                if !trx.sys.locks.try_lock(id, &mut trx.locks, &lk, lock, LockKind::Record) {
                     drop(guard);
-                    trx.lock(lk, LockMode::S, LockKind::Record)?;
-                    return Ok(None);
+                    trx.lock(lk, lock, LockKind::Record)?;
+                    return Ok(Unique::Waited);
                 }
                 if let Some((h, bytes)) = self.latest(&other)? {
                     if !h.deleted {
                         let r = self.decode(schema, &other, &bytes)?;
                         if Self::sec_key(schema, ix, &r, &[]).0 == k {
-                            return Err(Error::DuplicateKey {
-                                index: def.name.clone(),
-                                key: Self::describe_key(&def.columns, row),
-                            });
+                            return Ok(Unique::Duplicate(Conflict { index: Some(ix), key: other }));
                         }
                     }
                 }
             }
         }
-        Ok(Some(Some(guard)))
+        Ok(Unique::Clear(Some(guard)))
     }
 
     /// Primary keys of the entries of a secondary index whose index-column
@@ -278,12 +322,15 @@ impl Table {
                     return Err(self.dup_primary(schema, &new_row));
                 }
                 self.delete_mark_locked(trx, &st, &key, h, &old_bytes)?;
-                self.insert_locked(trx, &st, &new_row, &new_pk, &value)?;
+                if let Some(c) = self.insert_locked(trx, &st, &new_row, &new_pk, &value, LockMode::S)? {
+                    return Err(self.conflict_error(schema, &c, &new_row));
+                }
                 return Ok(RowUpdate::Changed);
             }
-            let uniq = match self.check_unique_locked(trx, &st, &new_row, &key)? {
-                Some(g) => g,
-                None => continue,
+            let uniq = match self.check_unique_locked(trx, &st, &new_row, &key, LockMode::S)? {
+                Unique::Clear(g) => g,
+                Unique::Waited => continue,
+                Unique::Duplicate(c) => return Err(self.conflict_error(schema, &c, &new_row)),
             };
             let mut sec_ops = Vec::new();
             for (ix, sec) in st.secondary.iter().enumerate() {

@@ -36,6 +36,7 @@ mod rowop;
 pub mod stats;
 mod trx;
 mod undo_apply;
+mod upsert;
 
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -47,6 +48,7 @@ pub use check::CheckReport;
 pub use dml::RowUpdate;
 pub use stats::{IndexStats, TableStats};
 pub use trx::{Savepoint, Trx, TxnSys};
+pub use upsert::{Duplicate, Inserted};
 
 use crate::btree::write::Prepared;
 use crate::btree::{BTree, Cursor, Direction};

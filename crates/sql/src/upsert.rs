@@ -1,0 +1,474 @@
+//! INSERT's duplicate-key forms and INSERT ... SELECT: INSERT IGNORE,
+//! REPLACE, INSERT ... ON DUPLICATE KEY UPDATE, each with VALUES rows or a
+//! source query, as MariaDB runs them (`write_record` in its
+//! `sql_insert.cc`). The plain INSERT ... VALUES stays in `dml.rs` (the
+//! bulk-load path); everything else comes here.
+//!
+//! Each new row is offered to the engine with
+//! [`Table::insert_or_duplicate_tx`]: a duplicate comes back with the
+//! conflicting row, locked, and then
+//! - IGNORE (no ON DUPLICATE KEY UPDATE): the row is skipped with warning
+//!   1062;
+//! - REPLACE: the conflicting row is deleted and the insert retried (each
+//!   retry deletes one row, so several rows conflicting on different
+//!   unique keys all go);
+//! - ON DUPLICATE KEY UPDATE: the assignments run on the conflicting row,
+//!   seeing its columns by name and the new row's through `VALUES(col)`
+//!   or the MySQL 8.0.19 row alias (`AS new [(a, b)]`, `new.col`), which
+//!   MariaDB 10.11 refuses as a syntax error: we follow MySQL there.
+//!
+//! Counts, as MariaDB's (`info.records / copied / deleted / updated`):
+//! affected = inserted + deleted (REPLACE) + 2 per changed row (ODKU),
+//! plus 1 per unchanged row under CLIENT_FOUND_ROWS; the info string's
+//! `Duplicates` is deleted + changed rows, or for IGNORE the rows not
+//! inserted.
+//!
+//! AUTO_INCREMENT: values are taken from intervals the statement reserves
+//! as MariaDB's `handler::update_auto_increment` does (first the VALUES row
+//! count, or 1 for a query; then 2, 4, ... values), and a value whose row
+//! turned out a duplicate is given back to the next row. Values left in
+//! the last interval are lost, as in InnoDB (gaps).
+//!
+//! INSERT ... SELECT reads its source completely before writing (MySQL's
+//! temporary table when a table is read and written), with S locks under
+//! REPEATABLE READ and SERIALIZABLE (InnoDB's locking read of the source),
+//! and no locks under READ COMMITTED and below.
+
+use std::cell::{Cell, RefCell};
+use std::ops::ControlFlow;
+
+use quire_engine::row::Value;
+use quire_engine::table::{Inserted, RowUpdate, Trx};
+use quire_engine::txn::lock::LockMode;
+use quire_engine::txn::Isolation;
+use sqlparser::ast;
+
+use crate::diag::{Condition, Level};
+use crate::dml::{carried, new_row, pk_of, InsertPlan, RowEnv, WriteResult};
+use crate::error::{Result, SqlError};
+use crate::expr::{self, eval, Env, Expr, Names, Scope};
+use crate::plan::TableRef;
+use crate::query::{ident, Ctx, Resolver, SessionEnv};
+use crate::store::{self, Place};
+
+/// What a duplicate key does.
+#[derive(Debug)]
+pub enum Action {
+    /// An error (1062), or a warning and the row skipped under IGNORE.
+    Fail,
+    /// REPLACE: the conflicting rows are deleted.
+    Replace,
+    /// ON DUPLICATE KEY UPDATE: (column, value) on the conflicting row,
+    /// whose expressions read a row of the table's visible columns
+    /// followed by the new row's.
+    Update(Vec<(usize, Expr)>),
+}
+
+/// The qualifier `VALUES(col)` is rewritten to (not a name SQL can write).
+const VALUES_OF: &str = "\u{1}values";
+
+/// Compiles REPLACE / ON DUPLICATE KEY UPDATE; `params` counts the `?`
+/// markers before the assignments.
+pub fn compile_action(
+    ins: &ast::Insert,
+    table: &TableRef,
+    targets: &[usize],
+    params: &mut usize,
+    _r: &dyn Resolver,
+) -> Result<Action> {
+    if ins.replace_into {
+        return Ok(Action::Replace);
+    }
+    let sets = match &ins.on {
+        None => return Ok(Action::Fail),
+        Some(ast::OnInsert::DuplicateKeyUpdate(sets)) => sets,
+        Some(other) => return Err(SqlError::unsupported(format!("INSERT ... {other}"))),
+    };
+    // The row alias and its column names (MySQL 8.0.19).
+    let alias = ins.insert_alias.as_ref().map(|a| {
+        let name = a.row_alias.0.last().and_then(|p| p.as_ident()).map(ident).unwrap_or_default();
+        let cols: Option<Vec<String>> =
+            a.col_aliases.as_ref().filter(|c| !c.is_empty()).map(|c| c.iter().map(ident).collect());
+        (name, cols)
+    });
+    if let Some((_, Some(cols))) = &alias {
+        if cols.len() != targets.len() {
+            return Err(SqlError::new(1136, "21S01", "Column count doesn't match value count at row 1"));
+        }
+    }
+    let n = table.columns.len();
+    let colls: Vec<_> =
+        table.schema.columns[..n].iter().chain(&table.schema.columns[..n]).map(|c| c.collation).collect();
+    let mut names = OdkuNames { table, alias, targets };
+    let mut out = Vec::with_capacity(sets.len());
+    for a in sets {
+        let col = match &a.target {
+            ast::AssignmentTarget::ColumnName(n) => {
+                n.0.last().and_then(|p| p.as_ident()).map(ident).unwrap_or_default()
+            }
+            other => return Err(SqlError::unsupported(format!("assignment to {other}"))),
+        };
+        let c = table
+            .columns
+            .iter()
+            .position(|x| x.eq_ignore_ascii_case(&col))
+            .ok_or_else(|| SqlError::unknown_column(&col, "field list"))?;
+        let mut value = a.value.clone();
+        rewrite_values_calls(&mut value);
+        let mut scope = Scope {
+            table: None,
+            columns: &[],
+            aggs: None,
+            params: *params,
+            place: "field list",
+            rel: Some(&mut names),
+        };
+        let x = expr::compile(&value, &mut scope)?;
+        *params = scope.params;
+        out.push((c, expr::with_collations(x, &colls)));
+    }
+    Ok(Action::Update(out))
+}
+
+/// `VALUES(col)` becomes a column reference qualified by [`VALUES_OF`].
+fn rewrite_values_calls(e: &mut ast::Expr) {
+    let _ = ast::visit_expressions_mut(e, |x| {
+        if let ast::Expr::Function(f) = x {
+            if f.name.to_string().eq_ignore_ascii_case("values") {
+                if let ast::FunctionArguments::List(l) = &f.args {
+                    if let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(arg))] = l.args.as_slice() {
+                        let col = match arg {
+                            ast::Expr::Identifier(i) => Some(i.clone()),
+                            ast::Expr::CompoundIdentifier(p) => p.last().cloned(),
+                            _ => None,
+                        };
+                        if let Some(col) = col {
+                            *x = ast::Expr::CompoundIdentifier(vec![ast::Ident::new(VALUES_OF), col]);
+                        }
+                    }
+                }
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+}
+
+/// Names in ON DUPLICATE KEY UPDATE: the table's columns (the conflicting
+/// row, slots `0..n`), the new row's (slots `n..2n`) by `VALUES(col)` or
+/// the row alias.
+struct OdkuNames<'a> {
+    table: &'a TableRef,
+    alias: Option<(String, Option<Vec<String>>)>,
+    targets: &'a [usize],
+}
+
+impl Names for OdkuNames<'_> {
+    fn column(&mut self, qualifier: Option<&str>, name: &str, place: &'static str) -> Result<Expr> {
+        let t = self.table;
+        let n = t.columns.len();
+        let by_name = |name: &str| t.columns.iter().position(|c| c.eq_ignore_ascii_case(name));
+        let unknown = || {
+            let full = qualifier.map_or(name.to_string(), |q| format!("{q}.{name}"));
+            SqlError::unknown_column(&full, place)
+        };
+        if qualifier == Some(VALUES_OF) {
+            return by_name(name).map(|i| Expr::Col(n + i)).ok_or_else(unknown);
+        }
+        if let (Some(q), Some((alias, cols))) = (qualifier, &self.alias) {
+            if q.eq_ignore_ascii_case(alias) {
+                let i = match cols {
+                    Some(cols) => cols.iter().position(|c| c.eq_ignore_ascii_case(name)).map(|k| self.targets[k]),
+                    None => by_name(name),
+                };
+                return i.map(|i| Expr::Col(n + i)).ok_or_else(unknown);
+            }
+        }
+        if let Some(q) = qualifier {
+            let ok = q.eq_ignore_ascii_case(&t.name) || t.alias.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(q));
+            if !ok {
+                return Err(unknown());
+            }
+        }
+        if let Some(i) = by_name(name) {
+            return Ok(Expr::Col(i));
+        }
+        // MySQL: an unqualified name that is no column of the table may
+        // name a column alias of the row alias (`AS new (m, n)`, `m + n`).
+        match (qualifier, &self.alias) {
+            (None, Some((_, Some(cols)))) => cols
+                .iter()
+                .position(|c| c.eq_ignore_ascii_case(name))
+                .map(|k| Expr::Col(n + self.targets[k]))
+                .ok_or_else(unknown),
+            _ => Err(unknown()),
+        }
+    }
+
+    fn subquery(&mut self, _q: &ast::Query, _params: &mut usize) -> Result<std::sync::Arc<crate::rel::Subquery>> {
+        Err(SqlError::unsupported("a subquery in ON DUPLICATE KEY UPDATE"))
+    }
+}
+
+/// INSERT ... SELECT / TABLE / (SELECT ...) UNION ...: the source through
+/// the general query engine.
+pub fn compile_insert_select(
+    ins: &ast::Insert,
+    table: TableRef,
+    targets: Vec<usize>,
+    source: &ast::Query,
+    r: &dyn Resolver,
+) -> Result<InsertPlan> {
+    let q = crate::rel::compile(source.clone(), r)?;
+    if q.plan.columns().len() != targets.len() {
+        return Err(SqlError::new(1136, "21S01", "Column count doesn't match value count at row 1"));
+    }
+    let mut params = q.params;
+    let action = compile_action(ins, &table, &targets, &mut params, r)?;
+    Ok(InsertPlan {
+        table,
+        targets,
+        rows: Vec::new(),
+        params,
+        checks: Vec::new(),
+        ignore: ins.ignore,
+        action,
+        select: Some(Box::new(q)),
+    })
+}
+
+/// The statement's AUTO_INCREMENT interval (see the module note).
+struct AutoInc {
+    /// The AUTO_INCREMENT column, if the table has one.
+    col: Option<usize>,
+    next: u64,
+    end: u64,
+    /// Intervals reserved so far.
+    intervals: u32,
+    /// Rows the statement expects (VALUES), 0 for a query.
+    estimate: u64,
+}
+
+impl AutoInc {
+    /// Fills the AUTO_INCREMENT column of `row` if it asks for a value
+    /// (NULL or 0); returns the value generated.
+    fn fill(&mut self, t: &TableRef, row: &mut [Value]) -> Option<u64> {
+        let c = self.col?;
+        match row[c] {
+            Value::Null | Value::Int(0) | Value::UInt(0) => {}
+            Value::Int(v) if v > 0 => {
+                self.explicit(v as u64);
+                return None;
+            }
+            Value::UInt(v) => {
+                self.explicit(v);
+                return None;
+            }
+            _ => return None,
+        }
+        if self.next >= self.end {
+            let n =
+                if self.intervals == 0 && self.estimate > 0 { self.estimate } else { 1u64 << self.intervals.min(16) };
+            self.intervals += 1;
+            self.next = t.table.reserve_auto_increment(n);
+            self.end = self.next + n;
+        }
+        let id = self.next;
+        self.next += 1;
+        row[c] = if t.schema.columns[c].ty.is_unsigned() { Value::UInt(id) } else { Value::Int(id as i64) };
+        Some(id)
+    }
+
+    /// An explicit value: the interval continues past it.
+    fn explicit(&mut self, v: u64) {
+        if v >= self.next {
+            self.next = v.saturating_add(1);
+            self.end = self.end.max(self.next);
+        }
+    }
+
+    /// The row that took `id` was not inserted: the next row takes it.
+    fn give_back(&mut self, id: Option<u64>) {
+        if let Some(id) = id {
+            if id + 1 == self.next {
+                self.next = id;
+            }
+        }
+    }
+}
+
+/// Runs an INSERT that is not plain (see [`InsertPlan::is_plain`]).
+pub fn run(
+    p: &InsertPlan,
+    trx: &mut Trx,
+    params: &[Value],
+    tuples: usize,
+    session: &dyn SessionEnv,
+) -> Result<WriteResult> {
+    let per = if tuples > 1 { p.params } else { params.len() };
+    let mut w = Writer {
+        p,
+        res: WriteResult::default(),
+        auto: AutoInc {
+            col: p.table.schema.columns.iter().position(|c| c.auto_increment),
+            next: 0,
+            end: 0,
+            intervals: 0,
+            estimate: (p.rows.len() * tuples) as u64,
+        },
+        found_rows: session.client_found_rows(),
+    };
+    if let Some(q) = &p.select {
+        let lock =
+            matches!(trx.isolation(), Isolation::RepeatableRead | Isolation::Serializable).then_some(LockMode::S);
+        // The whole source first (MySQL's temporary table): the target may
+        // be among the tables it reads.
+        let rows = {
+            let ex = crate::rel::exec::Exec::new(&params[..q.params.min(params.len())], session, Some(trx), lock);
+            ex.run(&q.plan, &[])?
+        };
+        let ctx =
+            Ctx { params: &params[q.params.min(params.len())..], aggs: vec![], session, in_keys: Default::default() };
+        for (i, vals) in rows.into_iter().enumerate() {
+            let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
+            let row = new_row(p, &p.targets, vals.into_iter().map(Ok), true, at, &ctx)?;
+            w.put(trx, row, &ctx)?;
+        }
+    } else {
+        let lenient_null = p.ignore || p.rows.len() * tuples > 1;
+        let rows = (0..tuples).flat_map(|k| p.rows.iter().map(move |r| (k, r)));
+        for (i, (k, exprs)) in rows.enumerate() {
+            let ctx =
+                Ctx { params: &params[k * per..(k + 1) * per], aggs: vec![], session, in_keys: Default::default() };
+            let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
+            let targets = if exprs.is_empty() { &[][..] } else { &p.targets[..] };
+            let row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], &ctx)), lenient_null, at, &ctx)?;
+            w.put(trx, row, &ctx)?;
+        }
+    }
+    let mut res = w.res;
+    if p.ignore {
+        res.duplicates = res.records - res.matched;
+    }
+    Ok(res)
+}
+
+/// Writes the rows of one statement, counting as MariaDB does (`matched`
+/// holds MariaDB's `copied`: rows inserted or updated).
+struct Writer<'a> {
+    p: &'a InsertPlan,
+    res: WriteResult,
+    auto: AutoInc,
+    found_rows: bool,
+}
+
+impl Writer<'_> {
+    fn put(&mut self, trx: &mut Trx, mut row: Vec<Value>, env: &dyn Env) -> Result<()> {
+        let p = self.p;
+        let t = &p.table;
+        self.res.records += 1;
+        let generated = self.auto.fill(t, &mut row);
+        // The row a duplicate finds is changed next by REPLACE and ODKU:
+        // X at once (InnoDB's), so two upserts of one key wait, not deadlock.
+        let dup_lock = if matches!(p.action, Action::Fail) { LockMode::S } else { LockMode::X };
+        loop {
+            let d = match t.table.insert_or_duplicate_tx(trx, row, dup_lock)? {
+                Inserted::Row(_) => {
+                    if let Some(id) = generated.filter(|_| self.res.first_insert_id == 0) {
+                        self.res.first_insert_id = id;
+                    }
+                    self.res.affected += 1;
+                    self.res.matched += 1;
+                    return Ok(());
+                }
+                Inserted::Duplicate(d) => d,
+            };
+            match &p.action {
+                Action::Fail if p.ignore => {
+                    self.auto.give_back(generated);
+                    let e = SqlError::from(d.to_error());
+                    return env.warn(Condition::new(Level::Warning, e.code, e.message));
+                }
+                Action::Fail => return Err(d.to_error().into()),
+                Action::Replace => {
+                    // Delete the holder of the key, then try again with the
+                    // same values (its AUTO_INCREMENT value kept).
+                    if t.table.delete_tx(trx, &pk_of(t, &d.existing))? {
+                        self.res.affected += 1;
+                        self.res.duplicates += 1;
+                    }
+                    row = d.row;
+                }
+                Action::Update(sets) => {
+                    self.auto.give_back(generated);
+                    return self.update(trx, sets, &d.existing, &d.row, env);
+                }
+            }
+        }
+    }
+
+    /// ON DUPLICATE KEY UPDATE of the row `existing`, `new` being the row
+    /// that was not inserted.
+    fn update(
+        &mut self,
+        trx: &mut Trx,
+        sets: &[(usize, Expr)],
+        existing: &[Value],
+        new: &[Value],
+        env: &dyn Env,
+    ) -> Result<()> {
+        let t = &self.p.table;
+        let n = t.columns.len();
+        let error: RefCell<Option<SqlError>> = RefCell::new(None);
+        let row_env = RowEnv { inner: env, kept: RefCell::new(Vec::new()), mute: Cell::new(false) };
+        let at = Place { db: &t.db, table: &t.name, row: self.res.records };
+        let f = |old: &[Value]| -> quire_engine::Result<Vec<Value>> {
+            let go = || -> Result<Vec<Value>> {
+                row_env.kept.borrow_mut().clear();
+                // Assignments see the row as updated so far, as UPDATE's.
+                let mut cur: Vec<Value> = old[..n].iter().chain(&new[..n]).cloned().collect();
+                for (c, e) in sets {
+                    let col = &t.schema.columns[*c];
+                    cur[*c] = match eval(e, &cur, &row_env)? {
+                        Value::Null if !col.nullable => store::null_into_not_null(col, true, &row_env)?,
+                        Value::Null => Value::Null,
+                        v => store::assign(col, v, at, &row_env)?,
+                    };
+                }
+                cur.truncate(n);
+                Ok(cur)
+            };
+            go().map_err(|e| {
+                *error.borrow_mut() = Some(e);
+                carried()
+            })
+        };
+        let r = t.table.update_tx(trx, &pk_of(t, existing), f);
+        for c in row_env.kept.borrow_mut().drain(..) {
+            env.warn(c)?;
+        }
+        if let Some(e) = error.borrow_mut().take() {
+            return Err(e);
+        }
+        match r {
+            Ok(RowUpdate::Changed) => {
+                self.res.affected += 2;
+                self.res.matched += 1;
+                self.res.duplicates += 1;
+            }
+            Ok(RowUpdate::Unchanged | RowUpdate::NotFound) => {
+                self.res.unchanged += 1;
+                if self.found_rows {
+                    self.res.affected += 1;
+                    self.res.matched += 1;
+                    self.res.duplicates += 1;
+                }
+            }
+            Err(e @ quire_engine::Error::DuplicateKey { .. }) if self.p.ignore => {
+                let e = SqlError::from(e);
+                env.warn(Condition::new(Level::Warning, e.code, e.message))?;
+            }
+            Err(e) => return Err(e.into()),
+        }
+        Ok(())
+    }
+}
