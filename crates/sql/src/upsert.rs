@@ -326,8 +326,8 @@ pub fn run(
             let ex = crate::rel::exec::Exec::new(&params[..q.params.min(params.len())], session, Some(trx), lock);
             ex.run(&q.plan, &[])?
         };
-        let ctx =
-            Ctx { params: &params[q.params.min(params.len())..], aggs: vec![], session, in_keys: Default::default() };
+        // ON DUPLICATE KEY UPDATE's markers are numbered after the query's.
+        let ctx = Ctx { params, aggs: vec![], session, in_keys: Default::default() };
         for (i, vals) in rows.into_iter().enumerate() {
             let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
             let row = new_row(p, &p.targets, vals.into_iter().map(Ok), true, at, &ctx)?;
