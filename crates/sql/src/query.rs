@@ -494,6 +494,11 @@ pub trait SessionEnv {
     fn mode(&self) -> crate::diag::Mode;
     /// Counts what an ORDER BY's sort did (`Sort_rows`, `Sort_merge_passes`).
     fn sorted(&self, stats: crate::filesort::SortStats);
+    /// What enforcing FOREIGN KEYs needs; `None` when no table has one or
+    /// `foreign_key_checks` is 0 (`fk` module).
+    fn fk_checks(&self) -> Option<crate::fk::Checks<'_>> {
+        None
+    }
     /// `Err` when the running statement must stop (see [`Env::check_interrupt`]).
     /// SELECT SQL_CALC_FOUND_ROWS counted `n` rows without its LIMIT
     /// (what FOUND_ROWS() answers next).
