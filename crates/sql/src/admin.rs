@@ -541,7 +541,17 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
              replication, so please consult your DBA before changing this setting.",
         ));
     }
-    s.engine().create_table(&full, schema)?;
+    let mut schema = schema;
+    let mut fks = Vec::new();
+    let mut new_indexes = Vec::new();
+    for c in &ct.constraints {
+        if let ast::TableConstraint::ForeignKey(f) = c {
+            let def = crate::fk::define::read(s.engine(), &db, &table, &schema, f, &fks, &mut new_indexes)?;
+            fks.push(def);
+        }
+    }
+    schema.indexes.extend(new_indexes);
+    s.engine().create_table_with_foreign_keys(&full, schema, fks)?;
     Ok(Output::ok())
 }
 
@@ -594,6 +604,23 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
     let t = s.engine().table(&full).map_err(|e| open_error(e, &db, &table))?;
     for op in &at.operations {
         match op {
+            ast::AlterTableOperation::AddConstraint { constraint: ast::TableConstraint::ForeignKey(f), .. } => {
+                add_foreign_key(s, &db, &table, &t, f)?;
+            }
+            ast::AlterTableOperation::DropForeignKey { name, .. } => {
+                let mut fks = t.foreign_keys();
+                let before = fks.len();
+                fks.retain(|f| !f.name.eq_ignore_ascii_case(&name.value));
+                if fks.len() == before {
+                    return Err(SqlError::new(
+                        1091,
+                        "42000",
+                        format!("Can't DROP FOREIGN KEY `{}`; check that it exists", name.value),
+                    ));
+                }
+                s.engine().set_foreign_keys(&full, fks)?;
+                s.shared.foreign_keys.rebuild(s.engine());
+            }
             ast::AlterTableOperation::AddConstraint { constraint, .. } => {
                 let schema = t.schema();
                 let names: Vec<String> = schema.visible_columns().iter().map(|c| c.name.clone()).collect();
@@ -617,12 +644,40 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 s.engine().create_index(&full, IndexDef { name, columns: cols, unique })?;
             }
             ast::AlterTableOperation::DropIndex { name, .. } => {
+                crate::fk::define::check_index_drop(s.engine(), &s.shared.foreign_keys, &full, &name.value)?;
                 s.engine().drop_index(&full, &name.value)?;
             }
             other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
         }
     }
     Ok(altered(s))
+}
+
+/// ALTER TABLE ... ADD FOREIGN KEY: validated, the child index created
+/// if none serves, the existing rows checked (unless foreign_key_checks
+/// is 0: 1452 for an orphan), then the key stored.
+fn add_foreign_key(
+    s: &mut Session,
+    db: &str,
+    table: &str,
+    t: &quire_engine::Table,
+    f: &ast::ForeignKeyConstraint,
+) -> Result<()> {
+    let full = format!("{db}/{table}");
+    let schema = t.schema();
+    let mut fks = t.foreign_keys();
+    let mut new_indexes = Vec::new();
+    let def = crate::fk::define::read(s.engine(), db, table, &schema, f, &fks, &mut new_indexes)?;
+    if s.foreign_key_checks() {
+        crate::fk::define::check_existing_rows(s.engine(), &full, &schema, &def)?;
+    }
+    for ix in new_indexes {
+        s.engine().create_index(&full, ix)?;
+    }
+    fks.push(def);
+    s.engine().set_foreign_keys(&full, fks)?;
+    s.shared.foreign_keys.rebuild(s.engine());
+    Ok(())
 }
 
 pub fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<Output> {
@@ -632,10 +687,26 @@ pub fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<Output> {
         let full = format!("{db}/{table}");
         let tab = s.engine().table(&full).map_err(|e| open_error(e, &db, &table))?;
         let schema = tab.schema();
+        let fks = tab.foreign_keys();
         std::mem::drop(tab);
+        if s.foreign_key_checks() {
+            if let Some(fk) = s.shared.foreign_keys.referencing(&full).first() {
+                // MySQL's and MariaDB's 1701, the parent always qualified.
+                let (cdb, cname) = crate::fk::split(&fk.child);
+                let cs = s.engine().table(&fk.child).map(|t| t.schema()).unwrap_or_else(|_| schema.clone());
+                return Err(SqlError::new(
+                    1701,
+                    "42000",
+                    format!(
+                        "Cannot truncate a table referenced in a foreign key constraint (`{cdb}`.`{cname}`, {})",
+                        crate::fk::define::constraint_sql(&fk.def, cdb, &cs, true, false)
+                    ),
+                ));
+            }
+        }
         s.engine().drop_table(&full)?;
         crate::statistics::forget(&s.shared, &db, &table);
-        s.engine().create_table(&full, schema)?;
+        s.engine().create_table_with_foreign_keys(&full, schema, fks)?;
     }
     Ok(Output::ok())
 }
@@ -653,7 +724,21 @@ pub fn drop(
             for n in names {
                 let (db, t) = split_name(s, n)?;
                 check_access(s, &db).or_else(|e| if if_exists && e.code == 1049 { Ok(()) } else { Err(e) })?;
-                match s.engine().drop_table(&format!("{db}/{t}")) {
+                let full = format!("{db}/{t}");
+                // A parent referenced by another table (not one dropped by
+                // this statement) stays, as InnoDB's (MariaDB's short 1451).
+                if s.foreign_key_checks()
+                    && s.shared.foreign_keys.referencing(&full).iter().any(|f| {
+                        !names.iter().any(|n| split_name(s, n).is_ok_and(|(d, x)| format!("{d}/{x}") == f.child))
+                    })
+                {
+                    return Err(SqlError::new(
+                        1451,
+                        "23000",
+                        "Cannot delete or update a parent row: a foreign key constraint fails",
+                    ));
+                }
+                match s.engine().drop_table(&full) {
                     Ok(()) => crate::statistics::forget(&s.shared, &db, &t),
                     Err(quire_engine::Error::NoSuchTable(_)) => missing.push(format!("{db}.{t}")),
                     Err(e) => return Err(e.into()),
@@ -686,6 +771,7 @@ pub fn drop(
             check_access(s, &db)?;
             for n in names {
                 let ix = n.to_string().trim_matches('`').to_string();
+                crate::fk::define::check_index_drop(s.engine(), &s.shared.foreign_keys, &format!("{db}/{tn}"), &ix)?;
                 match s.engine().drop_index(&format!("{db}/{tn}"), &ix) {
                     Err(quire_engine::Error::NoSuchIndex(_)) if if_exists => {
                         s.note(1091, format!("Can't DROP INDEX `{ix}`; check that it exists"));
@@ -845,7 +931,13 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
             let (db, t) = split_name(s, obj_name)?;
             check_access(s, &db)?;
             let tab = s.engine().table(&format!("{db}/{t}")).map_err(|e| open_error(e, &db, &t))?;
-            let sql = ddl::create_table_sql(&t, &tab.schema(), tab.next_auto_increment());
+            let schema = tab.schema();
+            let fks: Vec<String> = tab
+                .foreign_keys()
+                .iter()
+                .map(|f| crate::fk::define::constraint_sql(f, &db, &schema, false, true))
+                .collect();
+            let sql = ddl::create_table_sql_with(&t, &schema, tab.next_auto_increment(), &fks);
             Ok(Output::Rows { columns: cols, rows: vec![vec![Value::Str(t), Value::Str(sql)]] })
         }
         S::ExplainTable { table_name, .. }

@@ -135,6 +135,8 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
                 crate::catalog::check_identifier(&name)?;
                 indexes.push(IndexDef { name, columns: cols, unique: false });
             }
+            // Read by `fk::define` once the schema is known.
+            ast::TableConstraint::ForeignKey(_) => {}
             other => return Err(SqlError::unsupported(format!("constraint {other}"))),
         }
     }
@@ -200,6 +202,11 @@ fn quote(v: &Value) -> String {
 
 /// SHOW CREATE TABLE's text.
 pub fn create_table_sql(name: &str, s: &TableSchema, next_auto_increment: u64) -> String {
+    create_table_sql_with(name, s, next_auto_increment, &[])
+}
+
+/// SHOW CREATE TABLE's text, `constraints` (FOREIGN KEYs) last.
+pub fn create_table_sql_with(name: &str, s: &TableSchema, next_auto_increment: u64, constraints: &[String]) -> String {
     let mut lines = Vec::new();
     for c in s.visible_columns() {
         let mut l = format!("  `{}` {}", c.name, c.ty.sql());
@@ -228,6 +235,7 @@ pub fn create_table_sql(name: &str, s: &TableSchema, next_auto_increment: u64) -
         let kind = if ix.unique { "UNIQUE KEY" } else { "KEY" };
         lines.push(format!("  {kind} `{}` ({})", ix.name, cols(&ix.columns)));
     }
+    lines.extend(constraints.iter().map(|c| format!("  {c}")));
     let auto = if s.columns.iter().any(|c| c.auto_increment) && next_auto_increment > 1 {
         format!(" AUTO_INCREMENT={next_auto_increment}")
     } else {

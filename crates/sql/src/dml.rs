@@ -200,6 +200,8 @@ pub fn run_insert(
     // (in non-strict mode) when there are several rows, as in MySQL.
     let lenient_null = p.rows.len() * tuples > 1;
     let per = if tuples > 1 { p.params } else { params.len() };
+    let fk = fk_of(&p.table, session);
+    let schema = &p.table.schema;
     let rows = (0..tuples).flat_map(|k| p.rows.iter().map(move |r| (k, r)));
     for (i, (k, exprs)) in rows.enumerate() {
         // A fresh context per tuple: IN-list keys built from one tuple's
@@ -209,10 +211,14 @@ pub fn run_insert(
         let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
         let targets = if exprs.is_empty() { &[][..] } else { &p.targets[..] };
         let row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], env)), lenient_null, at, env)?;
+        let written = fk.as_ref().map(|_| row.clone());
         if let Some(id) = p.table.table.insert_tx(trx, row)? {
             if res.first_insert_id == 0 {
                 res.first_insert_id = id;
             }
+        }
+        if let (Some((c, fks)), Some(row)) = (&fk, written) {
+            crate::fk::enforce::child_written(c, trx, fks, schema, None, &row)?;
         }
         res.affected += 1;
     }
@@ -250,6 +256,33 @@ pub(crate) fn new_row(
     }
     check_options(&p.checks, &row, env)?;
     Ok(row)
+}
+
+/// The FOREIGN KEYs a statement on `t` must enforce, if any (one atomic
+/// load when no table has one: `fk` module, invariant 1).
+pub(crate) fn fk_of<'s>(
+    t: &TableRef,
+    session: &'s dyn crate::query::SessionEnv,
+) -> Option<(crate::fk::Checks<'s>, std::sync::Arc<crate::fk::TableFks>)> {
+    let c = session.fk_checks()?;
+    let fks = c.registry.of(t.table.name())?;
+    Some((c, fks))
+}
+
+/// The FOREIGN KEY work of one changed row (`old` → `new`): as a child,
+/// its new key must find a parent; as a parent, its children follow.
+pub(crate) fn fk_updated(
+    fk: &Option<(crate::fk::Checks<'_>, std::sync::Arc<crate::fk::TableFks>)>,
+    trx: &mut Trx,
+    schema: &quire_engine::row::TableSchema,
+    old: &[Value],
+    new: &[Value],
+) -> Result<()> {
+    if let Some((c, fks)) = fk {
+        crate::fk::enforce::parent_updated(c, trx, fks, schema, old, new, 0)?;
+        crate::fk::enforce::child_written(c, trx, fks, schema, Some(old), new)?;
+    }
+    Ok(())
 }
 
 /// WITH CHECK OPTION: 1369 unless the new row satisfies every condition
@@ -472,6 +505,9 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
     let error: RefCell<Option<SqlError>> = RefCell::new(None);
     let row_env = RowEnv { inner: env, kept: RefCell::new(Vec::new()), mute: Cell::new(false) };
     let schema = &p.table.schema;
+    let fk = fk_of(&p.table, ctx.session);
+    // The last (old, new) the row function produced, kept for the keys.
+    let change: RefCell<Option<(Vec<Value>, Vec<Value>)>> = RefCell::new(None);
     for pk in keys {
         let matched = Cell::new(false);
         let at = Place { db: &p.table.db, table: &p.table.name, row: res.matched + 1 };
@@ -497,6 +533,9 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
                     };
                 }
                 check_options(&p.checks, &row, &row_env)?;
+                if fk.is_some() {
+                    *change.borrow_mut() = Some((old.to_vec(), row.clone()));
+                }
                 Ok(row)
             };
             go().map_err(|e| {
@@ -513,6 +552,9 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
         }
         match r {
             Ok(RowUpdate::Changed) => {
+                if let Some((old, new)) = change.borrow_mut().take() {
+                    fk_updated(&fk, trx, schema, &old, &new)?;
+                }
                 res.affected += 1;
                 res.matched += 1;
             }
@@ -531,7 +573,14 @@ pub fn run_delete(p: &DeletePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
         locked_keys(&p.table, &p.access, p.filter.as_ref(), p.limit, trx, ctx)?
     };
     let mut res = WriteResult::default();
+    let fk = fk_of(&p.table, ctx.session).filter(|(_, f)| !f.as_parent.is_empty());
     for pk in keys {
+        if let Some((c, fks)) = &fk {
+            // The children follow before the row goes (InnoDB's order).
+            if let Some(old) = p.table.table.get_locking(trx, &pk, LockMode::X)? {
+                crate::fk::enforce::parent_deleting(c, trx, fks, &p.table.schema, &old, 0)?;
+            }
+        }
         if p.table.table.delete_tx(trx, &pk)? {
             res.affected += 1;
         }
@@ -594,12 +643,14 @@ fn update_with_subqueries(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Resul
             };
         }
         check_options(&p.checks, &row, env)?;
-        Ok((pk_of(&p.table, old), row))
+        Ok((pk_of(&p.table, old), old.to_vec(), row))
     })?;
     let mut res = WriteResult::default();
-    for (pk, new) in changes {
+    let fk = fk_of(&p.table, ctx.session);
+    for (pk, old, new) in changes {
         match p.table.table.update_tx(trx, &pk, |_| Ok(new.clone()))? {
             RowUpdate::Changed => {
+                fk_updated(&fk, trx, schema, &old, &new)?;
                 res.affected += 1;
                 res.matched += 1;
             }

@@ -6,7 +6,7 @@
 //!   plan caches.
 //! - `query`, `dml`, `plan`, `expr`, `func`: SELECT / INSERT / UPDATE /
 //!   DELETE of one table.
-//! - `ddl`, `admin`, `catalog`: DDL, SHOW, accounts.
+//! - `ddl`, `admin`, `catalog`: DDL, SHOW, accounts; `fk`: FOREIGN KEYs.
 //! - `sysvars`: system variables.
 //! - `diag`: the diagnostics area (SHOW WARNINGS, warning counts);
 //!   `store`: values into columns, with MySQL's warnings or errors.
@@ -29,6 +29,7 @@ pub mod explain;
 pub mod expr;
 pub mod filesort;
 pub mod finish;
+pub mod fk;
 pub mod func;
 pub mod group_check;
 pub mod hints;

@@ -496,6 +496,12 @@ pub trait SessionEnv {
     fn sorted(&self, stats: crate::filesort::SortStats);
     /// Counts temporary files created in `tmpdir` (`Created_tmp_files`).
     fn created_tmp_files(&self, _n: u64) {}
+
+    /// What enforcing FOREIGN KEYs needs; `None` when no table has one or
+    /// `foreign_key_checks` is 0 (`fk` module).
+    fn fk_checks(&self) -> Option<crate::fk::Checks<'_>> {
+        None
+    }
     /// `Err` when the running statement must stop (see [`Env::check_interrupt`]).
     /// SELECT SQL_CALC_FOUND_ROWS counted `n` rows without its LIMIT
     /// (what FOUND_ROWS() answers next).

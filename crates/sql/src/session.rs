@@ -64,6 +64,8 @@ pub struct Shared {
     /// Status counters kept by the server around the SQL layer (the
     /// listener's `Threads_created`, `Threads_cached`), set once at start.
     pub server_status: std::sync::OnceLock<ServerStatus>,
+    /// Which table references which (FOREIGN KEYs).
+    pub foreign_keys: crate::fk::Registry,
 }
 
 /// A source of SHOW STATUS rows outside this crate.
@@ -119,7 +121,9 @@ impl Shared {
             processes: ProcessList::default(),
             shutdown: Default::default(),
             server_status: std::sync::OnceLock::new(),
+            foreign_keys: Default::default(),
         });
+        s.foreign_keys.rebuild(&s.engine);
         let _ = s.stats.started.set(std::time::Instant::now());
         if let Err(e) = crate::statistics::persist::create_tables(&s.engine) {
             tracing::warn!("creating the statistics tables: {}", e.message);
@@ -153,6 +157,8 @@ impl Shared {
     pub fn bump_epoch(&self) {
         self.ddl_epoch.fetch_add(1, Ordering::AcqRel);
         self.plans.write().clear();
+        // Tables came, went or changed: who references whom is read again.
+        self.foreign_keys.rebuild(&self.engine);
     }
 }
 
@@ -486,6 +492,12 @@ struct Env<'a> {
 impl SessionEnv for Env<'_> {
     fn client_found_rows(&self) -> bool {
         self.s.client_found_rows
+    }
+
+    fn fk_checks(&self) -> Option<crate::fk::Checks<'_>> {
+        let shared = &self.s.shared;
+        (shared.foreign_keys.any() && self.s.foreign_key_checks())
+            .then(|| crate::fk::Checks { registry: &shared.foreign_keys, engine: &shared.engine })
     }
     fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
         let v = if global {
@@ -1092,6 +1104,11 @@ impl Session {
         let n = self.prepared.len() as u64;
         self.prepared.clear();
         self.shared.stats.prepared_stmt_count.fetch_sub(n, Ordering::AcqRel);
+    }
+
+    /// `foreign_key_checks` (session): whether FOREIGN KEYs are enforced.
+    pub fn foreign_key_checks(&self) -> bool {
+        self.vars.get("foreign_key_checks").and_then(|v| v.as_bool()) != Some(false)
     }
 
     /// Runs a data statement in the session's transaction (or its own).

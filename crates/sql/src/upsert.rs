@@ -316,7 +316,13 @@ pub fn run(
             estimate: (p.rows.len() * tuples) as u64,
         },
         found_rows: session.client_found_rows(),
+        fk: crate::dml::fk_of(&p.table, session),
     };
+    if p.ignore && w.fk.as_ref().is_some_and(|(_, f)| !f.as_child.is_empty()) {
+        // IGNORE would make a missing parent (1452) a warning and skip the
+        // row, but the check runs after the row is written: not built.
+        return Err(SqlError::unsupported("INSERT IGNORE into a table with FOREIGN KEYs"));
+    }
     if let Some(q) = &p.select {
         let lock =
             matches!(trx.isolation(), Isolation::RepeatableRead | Isolation::Serializable).then_some(LockMode::S);
@@ -359,6 +365,10 @@ struct Writer<'a> {
     res: WriteResult,
     auto: AutoInc,
     found_rows: bool,
+    /// The FOREIGN KEYs the target takes part in (`fk` module): a new row
+    /// needs its parents, a REPLACE's deleted row and an update's changed
+    /// key carry their children along, as in `dml.rs`.
+    fk: Option<(crate::fk::Checks<'a>, std::sync::Arc<crate::fk::TableFks>)>,
 }
 
 impl Writer<'_> {
@@ -371,8 +381,12 @@ impl Writer<'_> {
         // X at once (InnoDB's), so two upserts of one key wait, not deadlock.
         let dup_lock = if matches!(p.action, Action::Fail) { LockMode::S } else { LockMode::X };
         loop {
+            let written = self.fk.as_ref().map(|_| row.clone());
             let d = match t.table.insert_or_duplicate_tx(trx, row, dup_lock)? {
                 Inserted::Row(_) => {
+                    if let (Some((c, fks)), Some(new)) = (&self.fk, &written) {
+                        crate::fk::enforce::child_written(c, trx, fks, &t.schema, None, new)?;
+                    }
                     if let Some(id) = generated.filter(|_| self.res.first_insert_id == 0) {
                         self.res.first_insert_id = id;
                     }
@@ -391,7 +405,11 @@ impl Writer<'_> {
                 Action::Fail => return Err(d.to_error().into()),
                 Action::Replace => {
                     // Delete the holder of the key, then try again with the
-                    // same values (its AUTO_INCREMENT value kept).
+                    // same values (its AUTO_INCREMENT value kept). Its
+                    // children follow first, as a DELETE's.
+                    if let Some((c, fks)) = self.fk.as_ref().filter(|(_, f)| !f.as_parent.is_empty()) {
+                        crate::fk::enforce::parent_deleting(c, trx, fks, &t.schema, &d.existing, 0)?;
+                    }
                     if t.table.delete_tx(trx, &pk_of(t, &d.existing))? {
                         self.res.affected += 1;
                         self.res.duplicates += 1;
@@ -421,6 +439,8 @@ impl Writer<'_> {
         let error: RefCell<Option<SqlError>> = RefCell::new(None);
         let row_env = RowEnv { inner: env, kept: RefCell::new(Vec::new()), mute: Cell::new(false) };
         let at = Place { db: &t.db, table: &t.name, row: self.res.records };
+        // (old, new) of the change, for the foreign keys.
+        let change: RefCell<Option<(Vec<Value>, Vec<Value>)>> = RefCell::new(None);
         let f = |old: &[Value]| -> quire_engine::Result<Vec<Value>> {
             let go = || -> Result<Vec<Value>> {
                 row_env.kept.borrow_mut().clear();
@@ -435,6 +455,9 @@ impl Writer<'_> {
                     };
                 }
                 cur.truncate(n);
+                if self.fk.is_some() {
+                    *change.borrow_mut() = Some((old.to_vec(), cur.clone()));
+                }
                 Ok(cur)
             };
             go().map_err(|e| {
@@ -451,6 +474,9 @@ impl Writer<'_> {
         }
         match r {
             Ok(RowUpdate::Changed) => {
+                if let Some((old, new)) = change.borrow_mut().take() {
+                    crate::dml::fk_updated(&self.fk, trx, &t.schema, &old, &new)?;
+                }
                 self.res.affected += 2;
                 self.res.matched += 1;
                 self.res.duplicates += 1;

@@ -338,6 +338,59 @@ pub struct IndexDef {
     pub unique: bool,
 }
 
+/// What a foreign key does to the child rows when a parent key is
+/// deleted or changed (`ON DELETE` / `ON UPDATE`). InnoDB refuses
+/// `SET DEFAULT`, so there is none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FkAction {
+    /// Nothing written: `RESTRICT` and the default.
+    #[default]
+    Restrict,
+    NoAction,
+    Cascade,
+    SetNull,
+}
+
+impl FkAction {
+    /// The stored tag (docs/FORMAT.md, "Catalog").
+    pub fn tag(self) -> u8 {
+        match self {
+            FkAction::Restrict => 0,
+            FkAction::NoAction => 1,
+            FkAction::Cascade => 2,
+            FkAction::SetNull => 3,
+        }
+    }
+
+    pub fn from_tag(t: u8) -> Option<FkAction> {
+        Some(match t {
+            0 => FkAction::Restrict,
+            1 => FkAction::NoAction,
+            2 => FkAction::Cascade,
+            3 => FkAction::SetNull,
+            _ => return None,
+        })
+    }
+}
+
+/// A FOREIGN KEY of a (child) table, stored with the child's definition
+/// as InnoDB stores it in its dictionary: the parent and its columns by
+/// name, so that the parent's definition need not change when a child
+/// names it. The engine only keeps it; the SQL layer enforces it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForeignKeyDef {
+    /// The constraint's name (`t_ibfk_1` unless given), unique per database.
+    pub name: String,
+    /// Positions of the child's columns.
+    pub columns: Vec<usize>,
+    /// The parent's engine table name (`db/table`).
+    pub parent: String,
+    /// The parent's columns, by name, in the order of `columns`.
+    pub parent_columns: Vec<String>,
+    pub on_delete: FkAction,
+    pub on_update: FkAction,
+}
+
 /// The name of the hidden row id column of a table without a usable key
 /// (InnoDB's system column; users may not name a column so, error 1166).
 pub const ROW_ID_COLUMN: &str = "DB_ROW_ID";

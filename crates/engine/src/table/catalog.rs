@@ -12,19 +12,31 @@
 //! u16 primary key column count; u16 column positions
 //! u16 secondary index count; per index:
 //!     str name, u8 unique, u16 column count, u16 positions, u32 root page, u32 index id
-//! version 2 only: u8 cluster kind (1 = a UNIQUE key, then str its name;
-//!     2 = the hidden row id, the last column)
+//! version 2 and 3: u8 cluster kind (0 = the PRIMARY KEY, version 3 only;
+//!     1 = a UNIQUE key, then str its name; 2 = the hidden row id, the
+//!     last column)
+//! version 3 only: u16 foreign key count; per foreign key:
+//!     str name, u16 column count, u16 positions, str parent table,
+//!     per column str parent column, u8 ON DELETE, u8 ON UPDATE
+//!     (`FkAction::tag`)
 //! ```
 //! `str` = u16 length + UTF-8. `value` = u8 tag + payload (see `put_value`).
-//! A table clustered on its PRIMARY KEY is written as version 1, so such
-//! definitions are byte for byte what they were before version 2.
+//! A table clustered on its PRIMARY KEY is written as version 1, one
+//! clustered otherwise as version 2, so such definitions are byte for
+//! byte what they were before; only a table with foreign keys is written
+//! as version 3. Every version stays readable.
 
-use crate::row::{ClusterKey, Collation, Column, ColumnType, Date, DateTime, Decimal, IndexDef, TableSchema, Value};
+use crate::row::{
+    ClusterKey, Collation, Column, ColumnType, Date, DateTime, Decimal, FkAction, ForeignKeyDef, IndexDef, TableSchema,
+    Value,
+};
 
 /// The version of a table clustered on its PRIMARY KEY.
 pub const CATALOG_FORMAT_VERSION: u8 = 1;
 /// The version of a table clustered otherwise (`ClusterKey`).
 pub const CATALOG_FORMAT_VERSION_CLUSTER: u8 = 2;
+/// The version of a table with foreign keys (any clustering).
+pub const CATALOG_FORMAT_VERSION_FK: u8 = 3;
 
 /// A table as the catalog stores it.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +48,8 @@ pub struct TableDef {
     pub clustered: (u32, u32),
     /// (root page, index id) of each secondary index, in `schema.indexes` order.
     pub secondary: Vec<(u32, u32)>,
+    /// The table's FOREIGN KEYs (as a child), in definition order.
+    pub foreign_keys: Vec<ForeignKeyDef>,
 }
 
 pub fn table_key(name: &str) -> Vec<u8> {
@@ -168,7 +182,14 @@ fn get_value(r: &mut R) -> Option<Value> {
 pub fn encode(def: &TableDef) -> Vec<u8> {
     let mut w = W(Vec::new());
     let s = &def.schema;
-    w.u8(if s.cluster == ClusterKey::Primary { CATALOG_FORMAT_VERSION } else { CATALOG_FORMAT_VERSION_CLUSTER });
+    let version = if !def.foreign_keys.is_empty() {
+        CATALOG_FORMAT_VERSION_FK
+    } else if s.cluster == ClusterKey::Primary {
+        CATALOG_FORMAT_VERSION
+    } else {
+        CATALOG_FORMAT_VERSION_CLUSTER
+    };
+    w.u8(version);
     w.u32(def.space_id);
     w.u32(def.clustered.0);
     w.u32(def.clustered.1);
@@ -209,12 +230,29 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
         w.u32(id);
     }
     match &s.cluster {
-        ClusterKey::Primary => {}
+        ClusterKey::Primary if version == CATALOG_FORMAT_VERSION => {}
+        ClusterKey::Primary => w.u8(0),
         ClusterKey::Unique(name) => {
             w.u8(1);
             w.bytes(name.as_bytes())
         }
         ClusterKey::RowId => w.u8(2),
+    }
+    if version == CATALOG_FORMAT_VERSION_FK {
+        w.u16(def.foreign_keys.len() as u16);
+        for fk in &def.foreign_keys {
+            w.bytes(fk.name.as_bytes());
+            w.u16(fk.columns.len() as u16);
+            for &c in &fk.columns {
+                w.u16(c as u16);
+            }
+            w.bytes(fk.parent.as_bytes());
+            for c in &fk.parent_columns {
+                w.bytes(c.as_bytes());
+            }
+            w.u8(fk.on_delete.tag());
+            w.u8(fk.on_update.tag());
+        }
     }
     w.0
 }
@@ -222,7 +260,7 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
 pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
     let mut r = R(b, 0);
     let version = r.u8()?;
-    if version != CATALOG_FORMAT_VERSION && version != CATALOG_FORMAT_VERSION_CLUSTER {
+    if !(CATALOG_FORMAT_VERSION..=CATALOG_FORMAT_VERSION_FK).contains(&version) {
         return None;
     }
     let space_id = r.u32()?;
@@ -255,11 +293,25 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         ClusterKey::Primary
     } else {
         match r.u8()? {
+            0 if version == CATALOG_FORMAT_VERSION_FK => ClusterKey::Primary,
             1 => ClusterKey::Unique(r.str()?),
             2 => ClusterKey::RowId,
             _ => return None,
         }
     };
+    let mut foreign_keys = Vec::new();
+    if version == CATALOG_FORMAT_VERSION_FK {
+        for _ in 0..r.u16()? {
+            let name = r.str()?;
+            let n = r.u16()? as usize;
+            let columns = (0..n).map(|_| r.u16().map(|v| v as usize)).collect::<Option<Vec<_>>>()?;
+            let parent = r.str()?;
+            let parent_columns = (0..n).map(|_| r.str()).collect::<Option<Vec<_>>>()?;
+            let on_delete = FkAction::from_tag(r.u8()?)?;
+            let on_update = FkAction::from_tag(r.u8()?)?;
+            foreign_keys.push(ForeignKeyDef { name, columns, parent, parent_columns, on_delete, on_update });
+        }
+    }
     if r.1 != b.len() {
         return None;
     }
@@ -269,6 +321,7 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         schema: TableSchema { columns, primary_key, indexes, cluster },
         clustered,
         secondary,
+        foreign_keys,
     })
 }
 
@@ -294,6 +347,7 @@ mod tests {
             },
             clustered: (2, 10),
             secondary: vec![(5, 11)],
+            foreign_keys: vec![],
         };
         let bytes = encode(&def);
         assert_eq!(bytes[0], CATALOG_FORMAT_VERSION);
@@ -310,6 +364,7 @@ mod tests {
             schema: TableSchema::with_row_id(cols.clone(), ix),
             clustered: (2, 10),
             secondary: vec![(5, 11)],
+            foreign_keys: vec![],
         };
         let bytes = encode(&row_id);
         assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_CLUSTER);
@@ -325,5 +380,46 @@ mod tests {
             ..row_id
         };
         assert_eq!(decode("db/k", &encode(&unique)).unwrap(), unique);
+    }
+
+    #[test]
+    fn foreign_keys_round_trip_as_version_3_under_every_clustering() {
+        let fk = ForeignKeyDef {
+            name: "c_ibfk_1".into(),
+            columns: vec![1, 0],
+            parent: "db/p".into(),
+            parent_columns: vec!["x".into(), "y".into()],
+            on_delete: FkAction::Cascade,
+            on_update: FkAction::SetNull,
+        };
+        let cols = vec![
+            Column::new("a", ColumnType::Int { unsigned: false }).not_null(),
+            Column::new("b", ColumnType::Int { unsigned: false }),
+        ];
+        for schema in [
+            TableSchema { columns: cols.clone(), primary_key: vec![0], indexes: vec![], cluster: ClusterKey::Primary },
+            TableSchema {
+                columns: cols.clone(),
+                primary_key: vec![0],
+                indexes: vec![],
+                cluster: ClusterKey::Unique("a".into()),
+            },
+            TableSchema::with_row_id(cols.clone(), vec![]),
+        ] {
+            let def = TableDef {
+                name: "db/c".into(),
+                space_id: 4,
+                schema,
+                clustered: (2, 10),
+                secondary: vec![],
+                foreign_keys: vec![
+                    fk.clone(),
+                    ForeignKeyDef { name: "n2".into(), on_delete: FkAction::NoAction, ..fk.clone() },
+                ],
+            };
+            let bytes = encode(&def);
+            assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_FK);
+            assert_eq!(decode("db/c", &bytes).unwrap(), def);
+        }
     }
 }

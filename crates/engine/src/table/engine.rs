@@ -48,7 +48,7 @@ use crate::dblwr::{Doublewrite, DoublewriteMode};
 use crate::log::recovery::{self, RecoveryReport};
 use crate::log::RedoLog;
 use crate::page;
-use crate::row::{codec, IndexDef, TableSchema, Value};
+use crate::row::{codec, ForeignKeyDef, IndexDef, TableSchema, Value};
 use crate::space::{self, files::SpaceFiles};
 use crate::txn::rsegs::RollbackSegments;
 use crate::txn::undo::{self, UndoLog};
@@ -628,6 +628,18 @@ impl Engine {
 
     /// Creates a table. `name` is `db/table` (or just `table`).
     pub fn create_table(&self, name: &str, schema: TableSchema) -> Result<Arc<Table>> {
+        self.create_table_with_foreign_keys(name, schema, Vec::new())
+    }
+
+    /// Creates a table whose definition holds `foreign_keys` (kept, not
+    /// checked: the SQL layer validates and enforces them). The
+    /// definition, keys included, enters the catalog in one write.
+    pub fn create_table_with_foreign_keys(
+        &self,
+        name: &str,
+        schema: TableSchema,
+        foreign_keys: Vec<ForeignKeyDef>,
+    ) -> Result<Arc<Table>> {
         self.check_ddl_allowed(name)?;
         let _ddl = self.ddl.lock();
         if name.is_empty() || name.split('/').any(|p| p.is_empty()) {
@@ -670,6 +682,7 @@ impl Engine {
                 schema: schema.clone(),
                 clustered: (clustered.root().page_no, first_index),
                 secondary: roots,
+                foreign_keys: foreign_keys.clone(),
             };
             // The space's first pages reach disk before the catalog names
             // it, so that recovery can always identify the file.
@@ -815,6 +828,21 @@ impl Engine {
         self.log.flush_up_to(crate::mtr::last_commit_lsn())?; // DDL is durable in every commit mode
         st.def = def;
         st.secondary.push(Secondary { tree, users: Default::default() });
+        Ok(())
+    }
+
+    /// Replaces a table's FOREIGN KEYs (ALTER TABLE ADD / DROP FOREIGN
+    /// KEY): one catalog write, durable before this returns.
+    pub fn set_foreign_keys(&self, table: &str, foreign_keys: Vec<ForeignKeyDef>) -> Result<()> {
+        self.check_ddl_allowed(table)?;
+        let _ddl = self.ddl.lock();
+        let t = self.table(table)?;
+        let mut st = t.state().write();
+        let mut def = st.def.clone();
+        def.foreign_keys = foreign_keys;
+        self.catalog.update(&catalog::table_key(table), &catalog::encode(&def))?;
+        self.log.flush_up_to(crate::mtr::last_commit_lsn())?; // DDL is durable in every commit mode
+        st.def = def;
         Ok(())
     }
 

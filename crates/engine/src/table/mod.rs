@@ -208,6 +208,11 @@ impl Table {
         self.state.read().def.schema.clone()
     }
 
+    /// A copy of the table's FOREIGN KEYs (as a child).
+    pub fn foreign_keys(&self) -> Vec<crate::row::ForeignKeyDef> {
+        self.state.read().def.foreign_keys.clone()
+    }
+
     pub fn space_id(&self) -> u32 {
         self.state.read().def.space_id
     }
