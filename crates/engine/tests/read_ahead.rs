@@ -100,9 +100,14 @@ fn a_scan_in_key_order_has_the_next_extents_read_ahead_in_either_direction() {
         settle(&e);
         let (ahead, _, wasted, reads) = status(&e);
         eprintln!("{dir:?}: ahead {ahead} wasted {wasted} reads {reads}");
-        // Most of the table's pages came by read-ahead (the first extent
-        // or two are read by the scan itself, before the pattern shows).
-        assert!(ahead * 2 > reads, "{dir:?}: {ahead} of {reads} page reads were read-ahead");
+        // A large share of the table's pages came by read-ahead (the first
+        // extent or two are read by the scan itself, before the pattern
+        // shows; without read-ahead none would). How large depends on how
+        // far the scan runs ahead of the read threads on a loaded machine
+        // (half or more when quiet, 40-50 % seen under a parallel test
+        // run), so the test asks for a third: it proves the mechanism, the
+        // benchmarks measure its effect.
+        assert!(ahead * 3 > reads, "{dir:?}: {ahead} of {reads} page reads were read-ahead");
         assert!(wasted * 10 < ahead, "{dir:?}: {wasted} of {ahead} pages read ahead were evicted unused");
         e.shutdown().unwrap();
     }

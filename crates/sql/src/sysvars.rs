@@ -518,7 +518,7 @@ pub static VARS: &[VarDef] = &[
     def("event_scheduler", G, DYN, VarKind::Enum(&["OFF", "ON", "DISABLED"]), "OFF", COMPAT),
     def("expire_logs_days", G, DYN, uint(0, 99), "0", COMPAT),
     def("explicit_defaults_for_timestamp", B, DYN, Bool, "ON", COMPAT),
-    def("foreign_key_checks", B, DYN, Bool, "ON", COMPAT),
+    def("foreign_key_checks", B, DYN, Bool, "ON", USED),
     def("general_log", G, DYN, Bool, "OFF", COMPAT),
     def("general_log_file", G, DYN, Str, "quire.log", COMPAT),
     def("group_concat_max_len", B, DYN, uint(4, U64), "1024", COMPAT),
