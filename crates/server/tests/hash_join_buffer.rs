@@ -9,12 +9,9 @@
 
 mod oracle;
 
-use std::thread;
-use std::time::Duration;
-
 use mysql::prelude::Queryable;
 use mysql::Conn;
-use oracle::{alone, answer, assert_same, rss_bytes, Answer, MariaDb, Quire};
+use oracle::{alone, answer, assert_same, peak_rss_during, Answer, MariaDb, Quire};
 
 /// An outer table `o` (60 rows) and an inner one `i` (600 rows) joined on
 /// columns without an index (so by hashing): keys repeat, some are NULL,
@@ -148,23 +145,7 @@ fn the_session_join_buffer_decides_at_execution_whether_a_join_spills() {
 /// Runs `sql` on `c` while a thread samples this process's memory; the
 /// one row's values and the peak growth over the start.
 fn peak_during(c: &mut Conn, sql: &str) -> ((u64, u64), u64) {
-    let before = rss_bytes();
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let sampler = {
-        let done = done.clone();
-        thread::spawn(move || {
-            let mut peak = 0;
-            while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                peak = peak.max(rss_bytes());
-                thread::sleep(Duration::from_millis(5));
-            }
-            peak
-        })
-    };
-    let row: (u64, u64) = c.query_first(sql).unwrap().unwrap();
-    done.store(true, std::sync::atomic::Ordering::Relaxed);
-    let peak = sampler.join().unwrap().max(rss_bytes());
-    (row, peak.saturating_sub(before))
+    peak_rss_during(|| c.query_first(sql).unwrap().unwrap())
 }
 
 /// A build side of ~40 MiB joined through the default 256 KiB buffer

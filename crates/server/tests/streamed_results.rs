@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::{Conn, Row};
-use oracle::{alone, rss_bytes, MariaDb, Quire};
+use oracle::{alone, peak_rss_during, rss_bytes, MariaDb, Quire};
 
 /// A server error's code; 0 for a client-side error.
 fn code(e: &mysql::Error) -> u16 {
@@ -131,23 +131,7 @@ fn a_result_far_larger_than_the_buffers_streams_with_flat_server_memory() {
 /// Runs `sql` on `c` while a thread samples this process's memory; the
 /// rows and the peak growth over the start.
 fn peak_during(c: &mut Conn, sql: &str) -> (Vec<Row>, u64) {
-    let before = rss_bytes();
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let sampler = {
-        let done = done.clone();
-        thread::spawn(move || {
-            let mut peak = 0;
-            while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                peak = peak.max(rss_bytes());
-                thread::sleep(Duration::from_millis(5));
-            }
-            peak
-        })
-    };
-    let rows: Vec<Row> = c.query(sql).unwrap();
-    done.store(true, std::sync::atomic::Ordering::Relaxed);
-    let peak = sampler.join().unwrap().max(rss_bytes());
-    (rows, peak.saturating_sub(before))
+    peak_rss_during(|| c.query(sql).unwrap())
 }
 
 #[test]

@@ -441,6 +441,25 @@ pub(crate) struct RowEnv<'a> {
     pub mute: Cell<bool>,
 }
 
+impl RowEnv<'_> {
+    /// After the engine applied (or refused) the change: the kept
+    /// conditions are reported once, and an SQL error the row function
+    /// carried out (see `carried`) wins over the engine's answer.
+    pub(crate) fn settle<T>(
+        &self,
+        r: quire_engine::Result<T>,
+        error: &RefCell<Option<SqlError>>,
+    ) -> Result<quire_engine::Result<T>> {
+        for c in self.kept.borrow_mut().drain(..) {
+            self.inner.warn(c)?;
+        }
+        match error.borrow_mut().take() {
+            Some(e) => Err(e),
+            None => Ok(r),
+        }
+    }
+}
+
 impl Env for RowEnv<'_> {
     fn param(&self, i: usize) -> Result<Value> {
         self.inner.param(i)
@@ -543,14 +562,7 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
                 carried()
             })
         };
-        let r = p.table.table.update_tx(trx, &pk, f);
-        for c in row_env.kept.borrow_mut().drain(..) {
-            env.warn(c)?;
-        }
-        if let Some(e) = error.borrow_mut().take() {
-            return Err(e);
-        }
-        match r {
+        match row_env.settle(p.table.table.update_tx(trx, &pk, f), &error)? {
             Ok(RowUpdate::Changed) => {
                 if let Some((old, new)) = change.borrow_mut().take() {
                     fk_updated(&fk, trx, schema, &old, &new)?;

@@ -465,14 +465,7 @@ impl Writer<'_> {
                 carried()
             })
         };
-        let r = t.table.update_tx(trx, &pk_of(t, existing), f);
-        for c in row_env.kept.borrow_mut().drain(..) {
-            env.warn(c)?;
-        }
-        if let Some(e) = error.borrow_mut().take() {
-            return Err(e);
-        }
-        match r {
+        match row_env.settle(t.table.update_tx(trx, &pk_of(t, existing), f), &error)? {
             Ok(RowUpdate::Changed) => {
                 if let Some((old, new)) = change.borrow_mut().take() {
                     crate::dml::fk_updated(&self.fk, trx, &t.schema, &old, &new)?;

@@ -126,12 +126,7 @@ impl Table {
     fn insert_tx_inner(&self, trx: &mut Trx, row: Vec<Value>) -> Result<Option<u64>> {
         let st = self.state.read();
         let schema = &st.def.schema;
-        let (row, generated) = self.prepare_row(schema, row)?;
-        let pk = Self::pk_key(schema, &row);
-        let mut value = Vec::with_capacity(64);
-        codec::encode_row(schema, &row, &mut value);
-        trx.start_rw()?;
-        trx.lock(self.row_lock_key(&pk), LockMode::X, LockKind::Record)?;
+        let (row, generated, pk, value) = self.begin_insert(trx, schema, row)?;
         match self.insert_locked(trx, &st, &row, &pk, &value, LockMode::S)? {
             None => Ok(generated),
             Some(c) => Err(self.conflict_error(schema, &c, &row)),
@@ -154,6 +149,25 @@ impl Table {
     /// keys: that row is locked (X by the primary key; `dup_lock` through
     /// a unique secondary: S for INSERT, X for REPLACE and ON DUPLICATE KEY
     /// UPDATE, which change it next, as InnoDB's `trx->duplicates`).
+    /// The first steps of every insert: the row completed (AUTO_INCREMENT,
+    /// row id: `prepare_row`), its primary key and encoded value, the
+    /// transaction started and the new key X-locked. Returns (row,
+    /// generated AUTO_INCREMENT value, key, value).
+    pub(crate) fn begin_insert(
+        &self,
+        trx: &mut Trx,
+        schema: &crate::row::TableSchema,
+        row: Vec<Value>,
+    ) -> Result<NewRow> {
+        let (row, generated) = self.prepare_row(schema, row)?;
+        let pk = Self::pk_key(schema, &row);
+        let mut value = Vec::with_capacity(64);
+        codec::encode_row(schema, &row, &mut value);
+        trx.start_rw()?;
+        trx.lock(self.row_lock_key(&pk), LockMode::X, LockKind::Record)?;
+        Ok((row, generated, pk, value))
+    }
+
     pub(crate) fn insert_locked(
         &self,
         trx: &mut Trx,
@@ -402,3 +416,7 @@ impl Table {
         }
     }
 }
+
+/// A row about to be inserted: (row, generated AUTO_INCREMENT value,
+/// primary key, encoded value); see [`Table::begin_insert`].
+pub(crate) type NewRow = (Vec<Value>, Option<u64>, Vec<u8>, Vec<u8>);

@@ -19,8 +19,8 @@ use std::sync::atomic::Ordering;
 use super::dml::Conflict;
 use super::trx::Trx;
 use super::Table;
-use crate::row::{codec, Value};
-use crate::txn::lock::{LockKind, LockMode};
+use crate::row::Value;
+use crate::txn::lock::LockMode;
 use crate::{Error, Result};
 
 /// What [`Table::insert_or_duplicate_tx`] did.
@@ -75,12 +75,7 @@ impl Table {
     fn insert_or_duplicate_inner(&self, trx: &mut Trx, row: Vec<Value>, dup_lock: LockMode) -> Result<Inserted> {
         let st = self.state.read();
         let schema = &st.def.schema;
-        let (row, generated) = self.prepare_row(schema, row)?;
-        let pk = Self::pk_key(schema, &row);
-        let mut value = Vec::with_capacity(64);
-        codec::encode_row(schema, &row, &mut value);
-        trx.start_rw()?;
-        trx.lock(self.row_lock_key(&pk), LockMode::X, LockKind::Record)?;
+        let (row, generated, pk, value) = self.begin_insert(trx, schema, row)?;
         let Some(c) = self.insert_locked(trx, &st, &row, &pk, &value, dup_lock)? else {
             return Ok(Inserted::Row(generated));
         };

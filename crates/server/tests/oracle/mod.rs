@@ -331,3 +331,25 @@ pub fn alone(name: &str) -> bool {
     assert!(out.status.success() && text.contains("1 passed"), "{name} failed alone");
     false
 }
+
+/// Runs `f` while a thread samples this process's resident set every
+/// 5 ms; `f`'s answer and the peak growth over the start, in bytes.
+pub fn peak_rss_during<T>(f: impl FnOnce() -> T) -> (T, u64) {
+    let before = rss_bytes();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(rss_bytes());
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            peak
+        })
+    };
+    let out = f();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let peak = sampler.join().unwrap().max(rss_bytes());
+    (out, peak.saturating_sub(before))
+}
