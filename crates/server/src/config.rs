@@ -418,6 +418,7 @@ fn expected(kind: VarKind) -> String {
         VarKind::Enum(names) => format!("one of {}", names.join(", ")),
         VarKind::Set(names) => format!("a comma-separated list of {}", names.join(", ")),
         VarKind::Str => "text".to_string(),
+        VarKind::TimeZone => "SYSTEM or an offset from UTC such as +05:30".to_string(),
     }
 }
 

@@ -15,33 +15,59 @@ fn arity(name: &str, args: &[Value], n: std::ops::RangeInclusive<usize>) -> Resu
     }
 }
 
-/// The current time (UTC; quire has no time zone tables).
+/// The current time in the session's `time_zone`, to the second.
 pub fn now() -> DateTime {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
-    from_unix(secs)
+    DateTime { micros: 0, ..crate::timezone::local_now() }
 }
 
-/// Days from MySQL's day 0 (`TO_DAYS`) to 1970-01-01.
-const EPOCH_DAYS: i64 = 719_528;
+/// The current UTC time, to the second.
+fn utc_now() -> DateTime {
+    DateTime { micros: 0, ..crate::timezone::utc_now() }
+}
 
-/// Seconds since the epoch of a (UTC) date and time.
+/// The largest second a TIMESTAMP holds (2038-01-19 03:14:07 UTC): the
+/// range of UNIX_TIMESTAMP(dt), as MariaDB 10.11 has it.
+const TIMESTAMP_MAX_SECS: i64 = i32::MAX as i64;
+
+/// Seconds since the epoch of a date and time read as UTC.
 fn to_unix(dt: &DateTime) -> i64 {
-    let days = crate::temporal::to_days(dt.date) - EPOCH_DAYS;
-    days * 86_400 + dt.hour as i64 * 3600 + dt.minute as i64 * 60 + dt.second as i64
-}
-
-fn from_unix(secs: i64) -> DateTime {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let date = crate::temporal::from_days(days + EPOCH_DAYS).unwrap_or(Date { year: 1970, month: 1, day: 1 });
-    DateTime { date, hour: (rem / 3600) as u8, minute: (rem % 3600 / 60) as u8, second: (rem % 60) as u8, micros: 0 }
+    quire_engine::row::tz::unix_seconds(dt)
 }
 
 pub fn call(name: &str, args: &[Value]) -> Result<Value> {
     let a0 = || args.first().cloned().unwrap_or(Value::Null);
     Ok(match name {
-        "now" | "current_timestamp" | "sysdate" | "utc_timestamp" => Value::DateTime(now()),
+        "now" | "current_timestamp" | "sysdate" | "localtime" | "localtimestamp" => Value::DateTime(now()),
+        "utc_timestamp" => Value::DateTime(utc_now()),
         "curdate" | "current_date" => Value::Date(now().date),
+        "utc_date" => Value::Date(utc_now().date),
+        "convert_tz" => {
+            arity(name, args, 3..=3)?;
+            if args.iter().any(Value::is_null) {
+                return Ok(Value::Null);
+            }
+            let dt = match &args[0] {
+                Value::DateTime(dt) => Some(*dt),
+                Value::Date(d) => Some(DateTime { date: *d, hour: 0, minute: 0, second: 0, micros: 0 }),
+                other => DateTime::parse(&as_string(other)),
+            };
+            let (from, to) = (as_string(&args[1]), as_string(&args[2]));
+            match dt {
+                // The zero date and unknown zones are NULL.
+                Some(dt) if dt.date.month != 0 && dt.date.day != 0 => {
+                    match crate::timezone::offset_secs(&from).zip(crate::timezone::offset_secs(&to)) {
+                        None => Value::Null,
+                        // As MySQL: no conversion when `dt` read in `from`
+                        // is outside TIMESTAMP's range.
+                        Some((f, _)) if !(0..=TIMESTAMP_MAX_SECS).contains(&(to_unix(&dt) - i64::from(f))) => {
+                            Value::DateTime(dt)
+                        }
+                        Some(_) => crate::timezone::convert(dt, &from, &to).map_or(Value::Null, Value::DateTime),
+                    }
+                }
+                _ => Value::Null,
+            }
+        }
         "unix_timestamp" if !args.is_empty() => match args[0].clone() {
             Value::Null => Value::Null,
             v => {
@@ -50,8 +76,17 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
                     Value::Date(d) => Some(DateTime { date: d, hour: 0, minute: 0, second: 0, micros: 0 }),
                     other => DateTime::parse(&as_string(&other)),
                 };
+                // `dt` is in the session's zone; outside TIMESTAMP's range
+                // the answer is NULL, as MariaDB's.
                 match dt {
-                    Some(dt) => Value::Int(to_unix(&dt)),
+                    Some(dt) => {
+                        let secs = to_unix(&dt) - i64::from(quire_engine::row::tz::session_offset());
+                        if (0..=TIMESTAMP_MAX_SECS).contains(&secs) {
+                            Value::Int(secs)
+                        } else {
+                            Value::Null
+                        }
+                    }
                     None => Value::Int(0),
                 }
             }
@@ -337,10 +372,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unix_epoch_converts_to_civil_time() {
-        assert_eq!(from_unix(0).format(0), "1970-01-01 00:00:00");
-        assert_eq!(from_unix(951_782_400).date, Date { year: 2000, month: 2, day: 29 });
-        assert_eq!(to_unix(&from_unix(1_700_000_123)), 1_700_000_123);
+    fn unix_epoch_and_rounding_convert() {
+        assert_eq!(to_unix(&DateTime::parse("2000-02-29 00:00:00").unwrap()), 951_782_400);
         let round =
             |x: &str, d: i64| call("round", &[Value::Decimal(Decimal::parse(x).unwrap()), Value::Int(d)]).unwrap();
         assert_eq!(round("1.2345", 2).to_string(), "1.23");

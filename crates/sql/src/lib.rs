@@ -50,6 +50,7 @@ pub mod store;
 pub mod strfunc;
 pub mod sysvars;
 pub mod temporal;
+pub mod timezone;
 pub mod upsert;
 pub mod view;
 pub mod view_dml;

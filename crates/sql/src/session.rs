@@ -657,12 +657,15 @@ impl Session {
         })
     }
 
-    /// A statement starts: its `sql_mode` flags are read and the
+    /// A statement starts: its `sql_mode` flags and `time_zone` are read and the
     /// diagnostics area is cleared if it uses tables (`diag.rs`).
     fn begin_statement(&self, uses_tables: bool, writes: bool) {
         let mut mode = self.vars.mode();
         mode.abort_on_warning = mode.strict && writes;
         self.mode.set(mode);
+        // TIMESTAMP columns and NOW() read the session's zone on this
+        // thread (`timezone.rs`).
+        quire_engine::row::tz::set_session_offset(self.vars.time_zone_offset());
         self.diag.borrow_mut().begin_statement(uses_tables, self.vars.max_error_count(), self.vars.sql_notes());
     }
 
@@ -1605,24 +1608,50 @@ impl Session {
         Ok(())
     }
 
+    /// `SET [GLOBAL | SESSION] name = DEFAULT`: the global value takes the
+    /// compiled-in default; the session value takes the global one (the
+    /// default for a session-only variable), as MySQL has it.
+    fn set_var_default(&mut self, name: &str, global: bool) -> Result<()> {
+        let lname = name.to_ascii_lowercase();
+        let lname = lname.trim_start_matches("@@");
+        let (lname, global) = if let Some(n) = lname.strip_prefix("global.") {
+            (n, true)
+        } else {
+            (lname.strip_prefix("session.").or_else(|| lname.strip_prefix("local.")).unwrap_or(lname), global)
+        };
+        let def = crate::sysvars::lookup(lname)
+            .ok_or_else(|| SqlError::new(1193, "HY000", format!("Unknown system variable '{lname}'")))?;
+        let value = if global || def.scope == crate::sysvars::Scope::Session {
+            def.default_value()
+        } else {
+            self.shared.sysvars.global(def.name).unwrap_or_else(|| def.default_value())
+        };
+        self.set_var(def.name, global, var_to_value(&value))
+    }
+
     fn run_set(&mut self, set: &ast::Set, params: &[Value]) -> Result<Output> {
         let env = Env { s: self };
-        let eval_value = |e: &ast::Expr| -> Result<Value> {
+        // `None`: the keyword DEFAULT.
+        let eval_value = |e: &ast::Expr| -> Result<Option<Value>> {
             // Bare words (SET autocommit=ON, isolation names) are strings.
             if let ast::Expr::Identifier(i) = e {
+                if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("DEFAULT") {
+                    return Ok(None);
+                }
                 if !i.value.starts_with("@@") {
-                    return Ok(Value::Str(i.value.clone()));
+                    return Ok(Some(Value::Str(i.value.clone())));
                 }
             }
             let mut scope =
                 crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
             let x = crate::expr::compile(e, &mut scope)?;
             crate::expr::eval(&x, &[], &Ctx { params, aggs: vec![], session: &env, in_keys: Default::default() })
+                .map(Some)
         };
-        let mut assignments: Vec<(String, bool, Value)> = Vec::new();
+        let mut assignments: Vec<(String, bool, Option<Value>)> = Vec::new();
         match set {
             ast::Set::SingleAssignment { scope, variable, values, .. } => {
-                let v = values.first().map(eval_value).transpose()?.unwrap_or(Value::Null);
+                let v = values.first().map(eval_value).transpose()?.unwrap_or(Some(Value::Null));
                 assignments.push((variable.to_string(), matches!(scope, Some(ast::ContextModifier::Global)), v));
             }
             ast::Set::MultipleAssignments { assignments: list } => {
@@ -1649,13 +1678,17 @@ impl Session {
         }
         for (name, global, v) in assignments {
             if let Some(u) = name.strip_prefix('@').filter(|n| !n.starts_with('@')) {
+                let v = v.ok_or_else(|| SqlError::syntax("DEFAULT is no value for a user variable"))?;
                 self.user_vars.insert(u.to_ascii_lowercase(), v);
                 continue;
             }
             if name.eq_ignore_ascii_case("names") || name.eq_ignore_ascii_case("character set") {
                 continue;
             }
-            self.set_var(&name, global, v)?;
+            match v {
+                Some(v) => self.set_var(&name, global, v)?,
+                None => self.set_var_default(&name, global)?,
+            }
         }
         Ok(Output::ok())
     }

@@ -191,12 +191,20 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
             }
         }
         ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => {
+            let text = match &v {
+                Value::Str(s) => Some(s.clone()),
+                _ => None,
+            };
             let dt = match v {
                 Value::DateTime(dt) => Ok(dt),
                 Value::Date(d) => Ok(DateTime { date: d, hour: 0, minute: 0, second: 0, micros: 0 }),
                 other => parse_datetime(text_of(other)),
             };
             match dt {
+                Ok(dt) if matches!(col.ty, ColumnType::Timestamp { .. }) && !timestamp_in_range(&dt) => {
+                    let text = text.unwrap_or_else(|| dt.format(if dt.micros == 0 { 0 } else { 6 }));
+                    out_of_timestamp_range(col, at, &text, env).map(|_| implicit_default(col))
+                }
                 Ok(dt) => Ok(Value::DateTime(dt.with_fsp(fsp))),
                 Err(text) => bad_date(col, at, "datetime", &text, env).map(|_| implicit_default(col)),
             }
@@ -246,6 +254,29 @@ fn bad_date(col: &Column, at: Place<'_>, kind: &str, text: &str, env: &dyn Env) 
         Level::Warning,
         1265,
         format!("Data truncated for column '{}' at row {}", col.name, at.row),
+    ))
+}
+
+/// Whether a TIMESTAMP given in the session's zone is the zero date or
+/// within 1970-01-01 00:00:01 .. 2038-01-19 03:14:07 UTC.
+fn timestamp_in_range(dt: &DateTime) -> bool {
+    if dt.date.month == 0 || dt.date.day == 0 {
+        return dt.date.year == 0 && (dt.hour, dt.minute, dt.second, dt.micros) == (0, 0, 0, 0);
+    }
+    let utc = quire_engine::row::tz::unix_seconds(dt) - i64::from(quire_engine::row::tz::session_offset());
+    (1..=i64::from(i32::MAX)).contains(&utc)
+}
+
+/// A date outside TIMESTAMP's range: 1292 in strict mode, else 1264 (the
+/// caller stores the zero date), as MariaDB has it.
+fn out_of_timestamp_range(col: &Column, at: Place<'_>, text: &str, env: &dyn Env) -> Result<()> {
+    if env.mode().abort_on_warning {
+        return bad_date(col, at, "datetime", text, env);
+    }
+    env.warn(Condition::new(
+        Level::Warning,
+        1264,
+        format!("Out of range value for column '{}' at row {}", col.name, at.row),
     ))
 }
 

@@ -70,6 +70,9 @@ pub enum VarKind {
     Set(&'static [&'static str]),
     /// Free text.
     Str,
+    /// `time_zone`: `SYSTEM` or a fixed offset `[+-]H[H]:M[M]` (see
+    /// [`crate::timezone`]); kept in canonical form (`+05:30`).
+    TimeZone,
 }
 
 /// One system variable's definition.
@@ -324,6 +327,14 @@ impl VarDef {
                 let t = text.ok_or_else(|| VarError::wrong_type(name))?;
                 parse_set(name, names, t).map(VarValue::Str).ok_or_else(wrong_value)
             }
+            VarKind::TimeZone => match value {
+                VarValue::Str(s) => crate::timezone::canonical(s).map(VarValue::Str).ok_or_else(|| VarError {
+                    code: 1298,
+                    state: "HY000",
+                    message: format!("Unknown or incorrect time zone: '{s}'"),
+                }),
+                _ => Err(VarError::wrong_type(name)),
+            },
             VarKind::Str => match value {
                 VarValue::Str(s) => Ok(VarValue::Str(s.clone())),
                 _ if origin == Origin::Startup => Ok(VarValue::Str(value.display())),
@@ -745,7 +756,7 @@ pub static VARS: &[VarDef] = &[
         COMPAT,
     ),
     def("thread_stack", G, RO, uint(131_072, U64), "1048576", COMPAT),
-    def("time_zone", B, DYN, Str, "SYSTEM", COMPAT),
+    def("time_zone", B, DYN, VarKind::TimeZone, "SYSTEM", USED),
     def("timestamp", S, DYN, Float, "0", COMPAT),
     def("tls_version", G, RO, Str, TLS_VERSIONS_DEFAULT, COMPAT),
     def("tmp_table_size", B, DYN, uint(1024, U64), "16777216", USED),
@@ -1006,6 +1017,8 @@ struct Hot {
     max_execution_time_ms: u64,
     wait_timeout_secs: u64,
     net_write_timeout_secs: u64,
+    /// `time_zone` as seconds east of UTC.
+    time_zone_offset: i32,
 }
 
 impl SessionVars {
@@ -1029,6 +1042,12 @@ impl SessionVars {
             max_execution_time_ms: u("max_execution_time", 0),
             wait_timeout_secs: u("wait_timeout", 28_800),
             net_write_timeout_secs: u("net_write_timeout", 60),
+            time_zone_offset: self
+                .values
+                .get("time_zone")
+                .and_then(VarValue::as_str)
+                .and_then(crate::timezone::offset_secs)
+                .unwrap_or(0),
         };
     }
 
@@ -1125,6 +1144,12 @@ impl SessionVars {
     /// `max_execution_time` in milliseconds (0: no limit).
     pub fn max_execution_time_ms(&self) -> u64 {
         self.hot.max_execution_time_ms
+    }
+
+    /// `time_zone` as seconds east of UTC (`SYSTEM` is UTC: see
+    /// [`crate::timezone`]).
+    pub fn time_zone_offset(&self) -> i32 {
+        self.hot.time_zone_offset
     }
 
     /// `wait_timeout` in seconds.

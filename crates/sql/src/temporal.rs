@@ -554,6 +554,8 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
             if dt.date.year > 2106 {
                 return Ok(Value::Null);
             }
+            // An instant, shown in the session's `time_zone`.
+            let dt = quire_engine::row::tz::shift(dt, i64::from(quire_engine::row::tz::session_offset()));
             return Ok(match args.get(1) {
                 Some(Value::Null) => Value::Null,
                 Some(f) => Value::Str(format(&dt, &as_string(f))),

@@ -9,6 +9,8 @@
 //!   DECIMAL     coefficient at the column's scale: i64 (p <= 18) or i128, little-endian
 //!   DATE        u32 little-endian packed date
 //!   DATETIME    i64 little-endian packed datetime
+//!   TIMESTAMP   as DATETIME, in UTC (converted from and to the session's
+//!               time zone here: see [`super::tz`])
 //!   strings     varint byte length, then UTF-8 bytes
 //! ```
 
@@ -59,6 +61,9 @@ pub fn encode_row(schema: &TableSchema, row: &[Value], out: &mut Vec<u8>) {
                 }
             }
             (ColumnType::Date, Value::Date(d)) => out.extend_from_slice(&d.packed().to_le_bytes()),
+            (ColumnType::Timestamp { .. }, Value::DateTime(d)) => {
+                out.extend_from_slice(&super::tz::timestamp_to_utc(*d).packed().to_le_bytes())
+            }
             (_, Value::DateTime(d)) => out.extend_from_slice(&d.packed().to_le_bytes()),
             (_, Value::Str(s)) => {
                 put_varint(out, s.len() as u64);
@@ -130,9 +135,12 @@ fn decode_into(schema: &TableSchema, b: &[u8], need: Option<&[bool]>, out: &mut 
                 Value::Decimal(Decimal::new(coef, scale))
             }
             ColumnType::Date => Value::Date(Date::from_packed(u32::from_le_bytes(take(&mut pos, 4)?.try_into().ok()?))),
-            ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => {
+            ColumnType::DateTime { .. } => {
                 Value::DateTime(DateTime::from_packed(i64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?)))
             }
+            ColumnType::Timestamp { .. } => Value::DateTime(super::tz::timestamp_from_utc(DateTime::from_packed(
+                i64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?),
+            ))),
             _ => {
                 let n = get_varint(b, &mut pos)? as usize;
                 let bytes = take(&mut pos, n)?;

@@ -93,8 +93,12 @@ pub fn encode(c: &Column, v: &Value, out: &mut Vec<u8>) {
             }
         }
         (ColumnType::Date, Value::Date(d)) => out.extend_from_slice(&d.packed().to_be_bytes()[1..]),
-        (ColumnType::DateTime { .. } | ColumnType::Timestamp { .. }, Value::DateTime(d)) => {
+        (ColumnType::DateTime { .. }, Value::DateTime(d)) => {
             out.extend_from_slice(&((d.packed() as u64) ^ (1 << 63)).to_be_bytes())
+        }
+        (ColumnType::Timestamp { .. }, Value::DateTime(d)) => {
+            let utc = super::tz::timestamp_to_utc(*d);
+            out.extend_from_slice(&((utc.packed() as u64) ^ (1 << 63)).to_be_bytes())
         }
         (_, Value::Str(s)) => encode_string(c.collation, s, out),
         (ty, v) => debug_assert!(false, "value {v:?} was not coerced to {ty:?}"),

@@ -6,6 +6,7 @@ pub mod codec;
 pub mod datetime;
 pub mod decimal;
 pub mod key;
+pub mod tz;
 
 use std::fmt;
 

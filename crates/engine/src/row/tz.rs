@@ -1,0 +1,135 @@
+//! The session time zone of TIMESTAMP columns.
+//!
+//! MySQL stores a TIMESTAMP as an instant (UTC) and shows it in the
+//! session's `time_zone`; a DATETIME is stored as written. quire keeps
+//! that boundary in the row and key codecs: a TIMESTAMP value outside the
+//! engine is the session's wall-clock time, the bytes on disk are UTC.
+//! The session's offset lives in a thread-local that the SQL layer sets
+//! before each statement ([`set_session_offset`]); threads that never set
+//! it (purge, recovery) see raw UTC on both sides, so whatever they decode
+//! and re-encode round-trips unchanged. Offsets are fixed (`+05:30`), as
+//! MariaDB and MySQL allow without time zone tables, so the conversion is
+//! exact both ways and order-preserving (index ranges stay ranges).
+//!
+//! The zero date (`0000-00-00 00:00:00`, non-strict mode's stand-in for a
+//! bad value) is kept as it is, in every zone, as MySQL does.
+
+use std::cell::Cell;
+
+use super::{Date, DateTime};
+
+thread_local! {
+    static OFFSET: Cell<i32> = const { Cell::new(0) };
+}
+
+/// Sets the calling thread's session offset from UTC, in seconds.
+pub fn set_session_offset(secs: i32) {
+    OFFSET.with(|o| o.set(secs));
+}
+
+/// The calling thread's session offset from UTC, in seconds.
+pub fn session_offset() -> i32 {
+    OFFSET.with(|o| o.get())
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+/// `days_from_civil`).
+pub fn days_from_civil(d: Date) -> i64 {
+    let (y, m, day) = (i64::from(d.year) - i64::from(d.month <= 2), i64::from(d.month), i64::from(d.day));
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date `days` after 1970-01-01; `None` outside years 0..=9999.
+pub fn civil_from_days(days: i64) -> Option<Date> {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (0..=9999).contains(&year).then_some(Date { year: year as u16, month, day })
+}
+
+/// Seconds since the epoch of `dt` read as UTC (its micros aside).
+pub fn unix_seconds(dt: &DateTime) -> i64 {
+    days_from_civil(dt.date) * 86_400 + i64::from(dt.hour) * 3600 + i64::from(dt.minute) * 60 + i64::from(dt.second)
+}
+
+/// The UTC date and time `secs` after the epoch, with `micros`; `None`
+/// outside years 0..=9999.
+pub fn from_unix_seconds(secs: i64, micros: u32) -> Option<DateTime> {
+    let date = civil_from_days(secs.div_euclid(86_400))?;
+    let rem = secs.rem_euclid(86_400);
+    Some(DateTime { date, hour: (rem / 3600) as u8, minute: (rem % 3600 / 60) as u8, second: (rem % 60) as u8, micros })
+}
+
+fn is_zero(dt: &DateTime) -> bool {
+    dt.date.month == 0 || dt.date.day == 0
+}
+
+/// `dt` moved by `secs` seconds; unchanged for the zero date or a move
+/// that would leave years 0..=9999.
+pub fn shift(dt: DateTime, secs: i64) -> DateTime {
+    if secs == 0 || is_zero(&dt) {
+        return dt;
+    }
+    from_unix_seconds(unix_seconds(&dt) + secs, dt.micros).unwrap_or(dt)
+}
+
+/// The stored (UTC) form of a TIMESTAMP given in the session's zone.
+#[inline]
+pub fn timestamp_to_utc(dt: DateTime) -> DateTime {
+    let off = session_offset();
+    if off == 0 {
+        dt
+    } else {
+        shift(dt, -i64::from(off))
+    }
+}
+
+/// The session's view of a stored (UTC) TIMESTAMP.
+#[inline]
+pub fn timestamp_from_utc(dt: DateTime) -> DateTime {
+    let off = session_offset();
+    if off == 0 {
+        dt
+    } else {
+        shift(dt, i64::from(off))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_days_round_trip_over_the_supported_years() {
+        for days in (days_from_civil(Date { year: 0, month: 1, day: 1 })..=2_932_896).step_by(97) {
+            let d = civil_from_days(days).unwrap();
+            assert_eq!(days_from_civil(d), days, "{d:?}");
+        }
+        assert_eq!(days_from_civil(Date { year: 1970, month: 1, day: 1 }), 0);
+        assert_eq!(days_from_civil(Date { year: 2000, month: 3, day: 1 }), 11_017);
+    }
+
+    #[test]
+    fn timestamps_convert_at_the_session_offset_and_zero_stays_zero() {
+        let dt = DateTime::parse("2020-01-01 00:00:00.5").unwrap();
+        set_session_offset(5 * 3600 + 1800);
+        let utc = timestamp_to_utc(dt);
+        assert_eq!(utc.format(1), "2019-12-31 18:30:00.5");
+        assert_eq!(timestamp_from_utc(utc), dt);
+        let zero = DateTime::from_packed(0);
+        assert_eq!(timestamp_to_utc(zero), zero);
+        set_session_offset(0);
+        assert_eq!(timestamp_to_utc(dt), dt);
+    }
+}
