@@ -197,6 +197,56 @@ fn flip(op: BinOp) -> BinOp {
     }
 }
 
+/// Whether reading `access` in index order (forward, or backward for
+/// `Some(true)`) yields the rows already in `order`: the ORDER BY columns
+/// follow the index's own (a secondary index's then the primary key's, as
+/// its entries are ordered), skipping columns that `filter` binds to one
+/// value by equality, all in one direction. So `WHERE a = 1 AND b = 2
+/// ORDER BY c LIMIT 1` on an index (a, b, c) reads one entry, and locks
+/// one row under FOR UPDATE, instead of sorting (and locking) all of
+/// `a = 1 AND b = 2`. `None` when a sort is needed.
+pub fn order_by_index(t: &TableRef, access: &Access, filter: Option<&Expr>, order: &[(Expr, bool)]) -> Option<bool> {
+    if matches!(access, Access::Points { .. } | Access::Point(_)) || order.is_empty() {
+        return None;
+    }
+    let desc = order[0].1;
+    let mut wanted = Vec::with_capacity(order.len());
+    for (e, d) in order {
+        match e {
+            Expr::Col(c) if *d == desc => wanted.push(*c),
+            _ => return None,
+        }
+    }
+    let terms = filter.map(and_terms).unwrap_or_default();
+    // One value for every row: equality to a constant, and for a string
+    // column only to a string literal (`s = 5` holds for '5', '05' and
+    // '5a'; a parameter's type is known only when it is bound, and cached
+    // plans see literals as parameters).
+    let fixed = |c: usize| {
+        bounds_for(&terms, c, &constant)
+            .eq
+            .is_some_and(|v| !t.schema.columns[c].ty.is_string() || matches!(v, Expr::Lit(Value::Str(_))))
+    };
+    wanted.retain(|&c| !fixed(c));
+    let index = access.index().unwrap_or(IndexRef::Primary);
+    let mut cols: Vec<usize> = t.index_columns(index).to_vec();
+    if index != IndexRef::Primary {
+        cols.extend(t.schema.primary_key.iter().filter(|c| !cols.contains(c)).collect::<Vec<_>>());
+    }
+    let mut next = wanted.iter().peekable();
+    for c in cols {
+        match next.peek() {
+            None => break,
+            Some(&&w) if w == c => {
+                next.next();
+            }
+            Some(_) if fixed(c) => {}
+            Some(_) => return None,
+        }
+    }
+    next.peek().is_none().then_some(desc)
+}
+
 /// Chooses how to find the rows `filter` may accept.
 pub fn choose_access(t: &TableRef, filter: Option<&Expr>) -> Access {
     let Some(f) = filter else { return Access::Full };
@@ -645,10 +695,20 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                 "sleep" => int_of_len(1, false),
                 "cast_unsigned" => MetaType::Int { unsigned: true, width: 8 },
                 "cast_double" => MetaType::Double,
-                "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "cast_datetime" => {
-                    MetaType::DateTime { fsp: 0 }
+                "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "localtime" | "localtimestamp"
+                | "cast_datetime" => MetaType::DateTime { fsp: 0 },
+                "convert_tz" => match (arg(0), args.first()) {
+                    (MetaType::DateTime { fsp } | MetaType::Timestamp { fsp }, _) => MetaType::DateTime { fsp },
+                    // A literal's own fractional digits, as MariaDB has it.
+                    (_, Some(Expr::Lit(Value::Str(s)))) => MetaType::DateTime {
+                        fsp: s.rsplit_once('.').map_or(0, |(_, f)| f.trim_end().len().min(6) as u8),
+                    },
+                    (MetaType::Date, _) => MetaType::DateTime { fsp: 0 },
+                    _ => MetaType::DateTime { fsp: 6 },
+                },
+                "curdate" | "current_date" | "utc_date" | "cast_date" | "from_days" | "last_day" | "date" => {
+                    MetaType::Date
                 }
-                "curdate" | "current_date" | "cast_date" | "from_days" | "last_day" | "date" => MetaType::Date,
                 "date_add" | "date_sub" => {
                     let unit = match args.get(2) {
                         Some(Expr::Lit(Value::Str(u))) => crate::temporal::Unit::parse(u),

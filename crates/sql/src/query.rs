@@ -276,17 +276,14 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         None => Access::Full,
     };
     let aggregated = !aggs.is_empty() || !group_by.is_empty();
-    let index_order = match (&table, order.as_slice()) {
-        (Some(t), [(Expr::Col(c), desc)]) if !aggregated => {
-            let idx = access.index().unwrap_or(IndexRef::Primary);
-            let first = t.index_columns(idx).first().copied();
-            let ordered_access = !matches!(access, Access::Points { .. });
-            (first == Some(*c) && ordered_access).then_some(if *desc {
+    let index_order = match &table {
+        Some(t) if !aggregated => crate::plan::order_by_index(t, &access, filter.as_ref(), &order).map(|desc| {
+            if desc {
                 Direction::Backward
             } else {
                 Direction::Forward
-            })
-        }
+            }
+        }),
         _ => None,
     };
     let need = table.as_ref().and_then(|t| {
@@ -809,11 +806,29 @@ fn scan(
     keep: &dyn Fn(&[Value]) -> Result<bool>,
     f: &mut dyn FnMut(&mut Vec<Value>) -> Result<bool>,
 ) -> std::result::Result<bool, Scan> {
+    if let (Some(m), Direction::Forward) = (lock, dir) {
+        // Each row locked as it is read; the scan (and its locking) stops
+        // where the caller stops taking rows.
+        let mut failed = None;
+        let mut more = true;
+        t.table
+            .scan_locking_each(trx, index, lo, hi, m, &mut |mut row| {
+                match keep(&row).and_then(|k| if k { f(&mut row) } else { Ok(true) }) {
+                    Ok(go) => more = go,
+                    Err(e) => failed = Some(e),
+                }
+                more && failed.is_none()
+            })
+            .map_err(Scan::Engine)?;
+        return match failed {
+            Some(e) => Err(Scan::Sql(e)),
+            None => Ok(more),
+        };
+    }
     if let Some(m) = lock {
+        // Backward: the range is locked whole, then read in reverse.
         let mut rows = t.table.scan_locking(trx, index, lo, hi, m, None).map_err(Scan::Engine)?;
-        if dir == Direction::Backward {
-            rows.reverse();
-        }
+        rows.reverse();
         for mut row in rows {
             if keep(&row).map_err(Scan::Sql)? && !f(&mut row).map_err(Scan::Sql)? {
                 return Ok(false);

@@ -131,7 +131,7 @@ impl Table {
                         Bound::Included(&pkv),
                         Bound::Included(&pkv),
                         mode,
-                        None,
+                        &mut |_| true,
                     )?;
                 }
                 Ok(None)
@@ -168,7 +168,29 @@ impl Table {
         mode: LockMode,
         limit: Option<usize>,
     ) -> Result<Vec<Vec<Value>>> {
-        let r = self.scan_locking_inner(trx, index, lower, upper, mode, limit);
+        let mut out = Vec::new();
+        let r = self.scan_locking_inner(trx, index, lower, upper, mode, &mut |row| {
+            out.push(row);
+            limit.is_none_or(|l| out.len() < l)
+        });
+        Self::end_statement(trx, r).map(|()| out)
+    }
+
+    /// [`Table::scan_locking`] that hands each row to `visit` as soon as it
+    /// is locked and read, in key order, and stops when `visit` returns
+    /// false: rows past that point are neither read nor locked (a LIMIT
+    /// locks what it returns, with the rows its filter skipped on the way,
+    /// as InnoDB does).
+    pub fn scan_locking_each(
+        &self,
+        trx: &mut Trx,
+        index: IndexRef,
+        lower: Bound<&[Value]>,
+        upper: Bound<&[Value]>,
+        mode: LockMode,
+        visit: &mut dyn FnMut(Vec<Value>) -> bool,
+    ) -> Result<()> {
+        let r = self.scan_locking_inner(trx, index, lower, upper, mode, visit);
         Self::end_statement(trx, r)
     }
 
@@ -179,12 +201,12 @@ impl Table {
         lower: Bound<&[Value]>,
         upper: Bound<&[Value]>,
         mode: LockMode,
-        limit: Option<usize>,
-    ) -> Result<Vec<Vec<Value>>> {
+        visit: &mut dyn FnMut(Vec<Value>) -> bool,
+    ) -> Result<()> {
         trx.ensure_id()?;
         let st = self.state.read();
         let schema = &st.def.schema;
-        let Some((lo, hi)) = self.encode_bounds(schema, index, lower, upper)? else { return Ok(Vec::new()) };
+        let Some((lo, hi)) = self.encode_bounds(schema, index, lower, upper)? else { return Ok(()) };
         let (tree, users) = match index {
             IndexRef::Primary => (self.clustered.clone(), None),
             IndexRef::Secondary(i) => (st.secondary[i].tree.clone(), Some(st.secondary[i].users.clone())),
@@ -198,7 +220,6 @@ impl Table {
             Bound::Excluded(h) => k >= h.as_slice(),
         };
         let mut pos = lo;
-        let mut out = Vec::new();
         loop {
             let found = first_from(&tree, &pos)?;
             let beyond = found.as_ref().is_none_or(|(k, _)| past(k));
@@ -243,13 +264,12 @@ impl Table {
             };
             if let Some(row) = row {
                 let schema = self.schema();
-                out.push(self.decode(&schema, &k, &row)?);
-                if limit.is_some_and(|l| out.len() >= l) {
+                if !visit(self.decode(&schema, &k, &row)?) {
                     break;
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 }
 
