@@ -11,6 +11,8 @@
 #        BIG_BP=2G  SMALL_BP=   (default: a quarter of quire's data size
 #                                after the load, rounded up to 8 MiB)
 #        QUIRE=target/release/quire
+#        REUSE=1     keep the data a previous run left in OUTDIR (no prepare;
+#                    the tables carry that run's orders, so not a fresh load)
 # Both servers are loaded once (prepare --threads=SCALE), then for each
 # buffer pool size both are restarted with it and every point runs on
 # quire, then on MariaDB, one after the other (the idle one does nothing:
@@ -75,16 +77,22 @@ tp() { # PORT THREADS COMMAND [ARGS]
     --threads="$2" "${@:3}")
 }
 
-rm -rf "${out:?}/quire" "${out:?}/mariadb"
-start_quire "$BIG_BP"
-mariadb -h127.0.0.1 -P3308 -uroot -proot -e "CREATE DATABASE tpcc; CREATE USER sbtest IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO sbtest"
-start_mariadb "$BIG_BP"
-mariadb -S "$out/mariadb/data/mysqld.sock" -uroot -e "CREATE DATABASE tpcc"
-for port in 3308 3307; do
-  s=$(date +%s)
-  tp $port "$SCALE" prepare >"$out/prepare-$port.txt" 2>&1
-  echo "prepare on port $port: $(($(date +%s) - s)) s" | tee -a "$out/summary.txt"
-done
+if [ "${REUSE:-0}" = 1 ] && [ -d "$out/quire/data" ] && [ -d "$out/mariadb/data" ]; then
+  : >"$out/summary.txt"
+  start_quire "$BIG_BP"
+  start_mariadb "$BIG_BP"
+else
+  rm -rf "${out:?}/quire" "${out:?}/mariadb" "$out/summary.txt"
+  start_quire "$BIG_BP"
+  mariadb -h127.0.0.1 -P3308 -uroot -proot -e "CREATE DATABASE tpcc; CREATE USER sbtest IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO sbtest"
+  start_mariadb "$BIG_BP"
+  mariadb -S "$out/mariadb/data/mysqld.sock" -uroot -e "CREATE DATABASE tpcc"
+  for port in 3308 3307; do
+    s=$(date +%s)
+    tp $port "$SCALE" prepare >"$out/prepare-$port.txt" 2>&1
+    echo "prepare on port $port: $(($(date +%s) - s)) s" | tee -a "$out/summary.txt"
+  done
+fi
 qbytes=$(du -sb "$out/quire/data" | cut -f1)
 mbytes=$(du -sb "$out/mariadb/data" | cut -f1)
 echo "data on disk after the load: quire $((qbytes >> 20)) MiB, MariaDB $((mbytes >> 20)) MiB" | tee -a "$out/summary.txt"
