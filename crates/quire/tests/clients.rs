@@ -131,10 +131,16 @@ impl Server {
     }
 
     /// Sends SIGTERM and waits (at most 120 s) for the process to end.
-    fn stop(mut self) -> Stopped {
-        let mut child = self.child.take().expect("server running");
-        let kill = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("run kill(1)");
+    fn stop(self) -> Stopped {
+        let id = self.child.as_ref().expect("server running").id();
+        let kill = Command::new("kill").args(["-TERM", &id.to_string()]).status().expect("run kill(1)");
         assert!(kill.success(), "kill -TERM failed");
+        self.wait_exit()
+    }
+
+    /// Waits (at most 120 s) for the process to end by itself.
+    fn wait_exit(mut self) -> Stopped {
+        let mut child = self.child.take().expect("server running");
         let deadline = Instant::now() + Duration::from_secs(120);
         let status = loop {
             if let Some(status) = child.try_wait().expect("poll the server") {
@@ -143,7 +149,7 @@ impl Server {
             if Instant::now() > deadline {
                 let _ = child.kill();
                 let _ = child.wait();
-                panic!("server still running 120 s after SIGTERM; stderr:\n{}", self.stderr());
+                panic!("server still running after 120 s; stderr:\n{}", self.stderr());
             }
             std::thread::sleep(Duration::from_millis(50));
         };
@@ -545,6 +551,41 @@ fn server_restarts_with_data_and_shuts_down_cleanly_on_sigterm() {
     );
     assert!(!wrong.status.success(), "the restart's --root-password replaced the password");
     assert!(String::from_utf8_lossy(&wrong.stderr).contains("ERROR 1045 (28000)"), "{:?}", wrong);
+    server.stop_cleanly();
+}
+
+/// `mariadb-admin shutdown` (COM_SHUTDOWN) stops the server as SIGTERM
+/// does: a clean shutdown, the rows there after a restart; a user without
+/// the privilege is refused (1227) and the server keeps running.
+#[test]
+fn mariadb_admin_shutdown_stops_the_server_cleanly() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let datadir = tmp.path().join("data");
+    let server = Server::start_on(tmp.path(), "admin", &datadir, None);
+    server.query("CREATE DATABASE a; CREATE TABLE a.t (id INT PRIMARY KEY); INSERT INTO a.t VALUES (1), (2); CREATE USER plain IDENTIFIED BY 'p'");
+    let admin = |user: &str, password: &str| {
+        Command::new("mariadb-admin")
+            .args([
+                "-h127.0.0.1",
+                &format!("-P{}", server.port),
+                &format!("-u{user}"),
+                &format!("-p{password}"),
+                "shutdown",
+            ])
+            .output()
+            .expect("run mariadb-admin")
+    };
+    let refused = admin("plain", "p");
+    assert!(!refused.status.success(), "a user without SHUTDOWN shut the server down");
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("SHUTDOWN privilege"), "{refused:?}");
+    assert_eq!(server.query("SELECT COUNT(*) FROM a.t"), "COUNT(*)\n2\n");
+    let out = admin("root", ROOT_PASSWORD);
+    assert!(out.status.success(), "mariadb-admin shutdown: {out:?}");
+    let stopped = server.wait_exit();
+    assert!(stopped.status.success(), "exit status {}; stderr:\n{}", stopped.status, stopped.stderr);
+    assert!(stopped.stdout.contains("quire: shut down cleanly"), "stdout:\n{}", stopped.stdout);
+    let server = Server::start_on(tmp.path(), "admin-again", &datadir, None);
+    assert_eq!(server.query("SELECT COUNT(*) FROM a.t"), "COUNT(*)\n2\n");
     server.stop_cleanly();
 }
 

@@ -45,6 +45,7 @@ pub mod command {
     pub const INIT_DB: u8 = 0x02;
     pub const QUERY: u8 = 0x03;
     pub const FIELD_LIST: u8 = 0x04;
+    pub const SHUTDOWN: u8 = 0x08;
     pub const STATISTICS: u8 = 0x09;
     pub const PING: u8 = 0x0e;
     pub const STMT_PREPARE: u8 = 0x16;
@@ -354,6 +355,13 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
                 }
                 Err(_) => self.send_err(&ErrPacket::new(1300, "HY000", "Invalid utf8mb4 character string")),
             },
+            // mariadb-admin shutdown: the SHUTDOWN statement's privilege
+            // check and effect, answered with its OK or error.
+            command::SHUTDOWN => {
+                let mut out = ReplyWriter::new(&mut self.io, &mut self.buf, false);
+                self.session.query("SHUTDOWN", false, &mut out)?;
+                out.finish()
+            }
             command::FIELD_LIST => {
                 let status = self.session.status_flags();
                 self.send_eof(status)
