@@ -971,8 +971,18 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                         Value::Str(c.ty.sql()),
                         Value::Str(if c.nullable { "YES" } else { "NO" }.into()),
                         Value::Str(key.into()),
-                        c.default.clone().map_or(Value::Null, |d| Value::Str(crate::expr::as_string(&d))),
-                        Value::Str(if c.auto_increment { "auto_increment" } else { "" }.into()),
+                        if c.default_now {
+                            Value::Str(crate::ddl::current_timestamp_sql(c.ty))
+                        } else {
+                            c.default.clone().map_or(Value::Null, |d| Value::Str(crate::expr::as_string(&d)))
+                        },
+                        Value::Str(if c.auto_increment {
+                            "auto_increment".into()
+                        } else if c.on_update_now {
+                            format!("on update {}", crate::ddl::current_timestamp_sql(c.ty))
+                        } else {
+                            String::new()
+                        }),
                     ]
                 })
                 .collect();

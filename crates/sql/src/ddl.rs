@@ -48,13 +48,47 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
     })
 }
 
-fn default_value(e: &ast::Expr) -> Result<Option<Value>> {
+/// A column's DEFAULT: a literal, or CURRENT_TIMESTAMP (and its
+/// synonyms) for a DATETIME or TIMESTAMP column, whose fsp it takes (as
+/// MariaDB, which also accepts other expressions: quire has no expression
+/// defaults yet, so those are 1067 as MySQL 8.0 says for them).
+fn set_default(col: &mut Column, e: &ast::Expr) -> Result<()> {
+    let invalid = || SqlError::new(1067, "42000", format!("Invalid default value for '{}'", col.name));
     let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "default", rel: None };
     match expr::compile(e, &mut scope)? {
-        expr::Expr::Lit(v) => Ok(Some(v)),
-        expr::Expr::Func(f, _) if f == "now" || f == "current_timestamp" => Ok(None),
-        _ => Err(SqlError::new(1067, "42000", "Invalid default value")),
+        expr::Expr::Lit(v) => {
+            col.default = Some(v);
+            col.default_now = false;
+            Ok(())
+        }
+        expr::Expr::Func(f, _) if is_now(&f) && is_datetime(col.ty) => {
+            col.default = None;
+            col.default_now = true;
+            Ok(())
+        }
+        _ => Err(invalid()),
     }
+}
+
+/// `ON UPDATE CURRENT_TIMESTAMP[(n)]` (1294 on other columns or with
+/// another expression, as MariaDB).
+fn set_on_update(col: &mut Column, e: &ast::Expr) -> Result<()> {
+    let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "default", rel: None };
+    match expr::compile(e, &mut scope) {
+        Ok(expr::Expr::Func(f, _)) if is_now(&f) && is_datetime(col.ty) => {
+            col.on_update_now = true;
+            Ok(())
+        }
+        _ => Err(SqlError::new(1294, "HY000", format!("Invalid ON UPDATE clause for '{}' column", col.name))),
+    }
+}
+
+fn is_now(f: &str) -> bool {
+    matches!(f, "now" | "current_timestamp" | "localtime" | "localtimestamp")
+}
+
+fn is_datetime(t: ColumnType) -> bool {
+    matches!(t, ColumnType::DateTime { .. } | ColumnType::Timestamp { .. })
 }
 
 fn index_columns(cols: &[ast::IndexColumn], names: &[String]) -> Result<Vec<usize>> {
@@ -92,7 +126,8 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
             match &o.option {
                 ast::ColumnOption::NotNull => col.nullable = false,
                 ast::ColumnOption::Null => col.nullable = true,
-                ast::ColumnOption::Default(e) => col.default = default_value(e)?,
+                ast::ColumnOption::Default(e) => set_default(&mut col, e)?,
+                ast::ColumnOption::OnUpdate(e) => set_on_update(&mut col, e)?,
                 ast::ColumnOption::Collation(c) => {
                     col.collation = Collation::from_name(&c.to_string()).unwrap_or(Collation::Utf8mb4GeneralCi)
                 }
@@ -106,7 +141,6 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
                         col.nullable = false;
                     } else if text.starts_with("UNIQUE") {
                         indexes.push(IndexDef { name: cd.name.value.clone(), columns: vec![pos], unique: true });
-                    } else if text.starts_with("ON UPDATE") {
                     } else {
                         return Err(SqlError::unsupported(format!("column option {other}")));
                     }
@@ -205,6 +239,15 @@ pub fn create_table_sql(name: &str, s: &TableSchema, next_auto_increment: u64) -
     create_table_sql_with(name, s, next_auto_increment, &[])
 }
 
+/// `current_timestamp()` / `current_timestamp(3)` for a column of type
+/// `ty`, as MariaDB prints it in SHOW CREATE TABLE and SHOW COLUMNS.
+pub fn current_timestamp_sql(ty: ColumnType) -> String {
+    match ty {
+        ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } if fsp > 0 => format!("current_timestamp({fsp})"),
+        _ => "current_timestamp()".into(),
+    }
+}
+
 /// SHOW CREATE TABLE's text, `constraints` (FOREIGN KEYs) last.
 pub fn create_table_sql_with(name: &str, s: &TableSchema, next_auto_increment: u64, constraints: &[String]) -> String {
     let mut lines = Vec::new();
@@ -215,13 +258,21 @@ pub fn create_table_sql_with(name: &str, s: &TableSchema, next_auto_increment: u
         }
         if !c.nullable {
             l.push_str(" NOT NULL");
+        } else if matches!(c.ty, ColumnType::Timestamp { .. }) {
+            // As MariaDB and MySQL print a nullable TIMESTAMP.
+            l.push_str(" NULL");
         }
         if c.auto_increment {
             l.push_str(" AUTO_INCREMENT");
+        } else if c.default_now {
+            l.push_str(&format!(" DEFAULT {}", current_timestamp_sql(c.ty)));
         } else if let Some(d) = &c.default {
             l.push_str(&format!(" DEFAULT {}", quote(d)));
         } else if c.nullable && c.ty != quire_engine::row::ColumnType::Text {
             l.push_str(" DEFAULT NULL");
+        }
+        if c.on_update_now {
+            l.push_str(&format!(" ON UPDATE {}", current_timestamp_sql(c.ty)));
         }
         lines.push(l);
     }

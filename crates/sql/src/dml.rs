@@ -242,6 +242,7 @@ pub(crate) fn new_row(
     for (c, col) in schema.visible_columns().iter().enumerate() {
         row.push(match &col.default {
             Some(d) => d.clone(),
+            None if col.default_now => store::current_timestamp(col),
             None if col.nullable || col.auto_increment || targets.contains(&c) => Value::Null,
             None => store::missing_value(col, env)?,
         });
@@ -551,6 +552,7 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
                         v => store::assign(col, v, at, &row_env)?,
                     };
                 }
+                store::stamp_on_update(&schema.columns, &|i| p.sets.iter().any(|(c, _)| *c == i), old, &mut row);
                 check_options(&p.checks, &row, &row_env)?;
                 if fk.is_some() {
                     *change.borrow_mut() = Some((old.to_vec(), row.clone()));
@@ -654,6 +656,7 @@ fn update_with_subqueries(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Resul
                 v => store::assign(col, v, at, env)?,
             };
         }
+        store::stamp_on_update(&schema.columns, &|i| p.sets.iter().any(|(c, _)| *c == i), old, &mut row);
         check_options(&p.checks, &row, env)?;
         Ok((pk_of(&p.table, old), old.to_vec(), row))
     })?;

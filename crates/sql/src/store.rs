@@ -54,6 +54,30 @@ pub fn implicit_default(col: &Column) -> Value {
     }
 }
 
+/// The statement's time for a `DEFAULT` / `ON UPDATE CURRENT_TIMESTAMP`
+/// column: the session's wall clock at the column's fractional digits.
+pub fn current_timestamp(col: &Column) -> Value {
+    let fsp = match col.ty {
+        ColumnType::DateTime { fsp } | ColumnType::Timestamp { fsp } => fsp,
+        _ => 0,
+    };
+    Value::DateTime(crate::timezone::local_now().with_fsp(fsp))
+}
+
+/// ON UPDATE CURRENT_TIMESTAMP: when an UPDATE changed `row` from `old`,
+/// each such column it did not assign (`assigned`) takes the statement's
+/// time, as MariaDB does (a row left as it was keeps its stamp).
+pub fn stamp_on_update(columns: &[Column], assigned: &dyn Fn(usize) -> bool, old: &[Value], row: &mut [Value]) {
+    if !columns.iter().any(|c| c.on_update_now) || old == row {
+        return;
+    }
+    for (i, c) in columns.iter().enumerate() {
+        if c.on_update_now && !assigned(i) {
+            row[i] = current_timestamp(c);
+        }
+    }
+}
+
 /// 1048 for NULL into NOT NULL: the implicit default with a warning when
 /// `lenient` (UPDATE, multi-row INSERT; an error anyway in strict mode),
 /// else the error.

@@ -455,6 +455,8 @@ impl Writer<'_> {
                     };
                 }
                 cur.truncate(n);
+                let columns = &t.schema.columns[..n];
+                store::stamp_on_update(columns, &|i| sets.iter().any(|(c, _)| *c == i), &old[..n], &mut cur);
                 if self.fk.is_some() {
                     *change.borrow_mut() = Some((old.to_vec(), cur.clone()));
                 }

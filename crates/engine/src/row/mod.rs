@@ -198,6 +198,12 @@ pub struct Column {
     /// Default value (already coerced to the type), if any.
     pub default: Option<Value>,
     pub auto_increment: bool,
+    /// `DEFAULT CURRENT_TIMESTAMP[(fsp)]` (DATETIME and TIMESTAMP only; the
+    /// fsp is the column's): the statement's time when no value is given.
+    pub default_now: bool,
+    /// `ON UPDATE CURRENT_TIMESTAMP[(fsp)]`: an UPDATE that changes the row
+    /// and does not set this column sets it to the statement's time.
+    pub on_update_now: bool,
 }
 
 impl Column {
@@ -209,6 +215,8 @@ impl Column {
             collation: Collation::Utf8mb4GeneralCi,
             default: None,
             auto_increment: false,
+            default_now: false,
+            on_update_now: false,
         }
     }
 

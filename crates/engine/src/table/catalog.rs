@@ -8,7 +8,9 @@
 //! u32 clustered index root page, u32 clustered index id
 //! u16 column count; per column:
 //!     str name, u8 type tag, u32 param a, u32 param b, u8 nullable,
-//!     u8 collation, u8 auto_increment, u8 has default, [value]
+//!     u8 collation, u8 auto_increment, u8 default flags (1: a value
+//!     follows, 2: DEFAULT CURRENT_TIMESTAMP, 4: ON UPDATE
+//!     CURRENT_TIMESTAMP), [value]
 //! u16 primary key column count; u16 column positions
 //! u16 secondary index count; per index:
 //!     str name, u8 unique, u16 column count, u16 positions, u32 root page, u32 index id
@@ -206,12 +208,13 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
             Collation::Utf8mb4GeneralCi => 1,
         });
         w.u8(c.auto_increment as u8);
-        match &c.default {
-            Some(v) => {
-                w.u8(1);
-                put_value(&mut w, v)
-            }
-            None => w.u8(0),
+        // Flags: a literal default follows (1), DEFAULT CURRENT_TIMESTAMP
+        // (2), ON UPDATE CURRENT_TIMESTAMP (4). Definitions without the
+        // last two are the bytes they always were (0 or 1).
+        let flags = u8::from(c.default.is_some()) | u8::from(c.default_now) << 1 | u8::from(c.on_update_now) << 2;
+        w.u8(flags);
+        if let Some(v) = &c.default {
+            put_value(&mut w, v)
         }
     }
     w.u16(s.primary_key.len() as u16);
@@ -273,8 +276,21 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         let nullable = r.u8()? != 0;
         let collation = if r.u8()? == 0 { Collation::Utf8mb4Bin } else { Collation::Utf8mb4GeneralCi };
         let auto_increment = r.u8()? != 0;
-        let default = if r.u8()? != 0 { Some(get_value(&mut r)?) } else { None };
-        columns.push(Column { name, ty, nullable, collation, default, auto_increment });
+        let flags = r.u8()?;
+        if flags > 7 {
+            return None;
+        }
+        let default = if flags & 1 != 0 { Some(get_value(&mut r)?) } else { None };
+        columns.push(Column {
+            name,
+            ty,
+            nullable,
+            collation,
+            default,
+            auto_increment,
+            default_now: flags & 2 != 0,
+            on_update_now: flags & 4 != 0,
+        });
     }
     let npk = r.u16()? as usize;
     let primary_key = (0..npk).map(|_| r.u16().map(|v| v as usize)).collect::<Option<Vec<_>>>()?;

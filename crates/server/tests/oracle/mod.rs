@@ -138,6 +138,7 @@ impl MariaDb {
 /// with `extra` settings over small test defaults.
 pub struct Quire {
     pub server: Server,
+    overrides: Vec<(String, String)>,
     _dir: tempfile::TempDir,
 }
 
@@ -158,7 +159,18 @@ impl Quire {
         }
         let cfg = config::load(None, &overrides).expect("config");
         let server = Server::start(&cfg, Some(QUIRE_ROOT_PASSWORD)).expect("quire starts");
-        Quire { server, _dir: dir }
+        Quire { server, overrides, _dir: dir }
+    }
+
+    /// Shuts the server down cleanly and starts it again on the same data
+    /// directory and settings (on a new port).
+    #[allow(dead_code)]
+    pub fn restart(self) -> Quire {
+        let Quire { server, overrides, _dir } = self;
+        server.shutdown().expect("clean shutdown");
+        let cfg = config::load(None, &overrides).expect("config");
+        let server = Server::start(&cfg, Some(QUIRE_ROOT_PASSWORD)).expect("quire restarts");
+        Quire { server, overrides, _dir }
     }
 
     pub fn opts(&self, db: Option<&str>) -> OptsBuilder {
