@@ -226,13 +226,23 @@ fn load_unit(b: &mut Batch<'_>, unit: Unit, s: &Scale, r: &mut TRand) -> Result<
             }
         }
         Unit::Warehouse { w } => {
+            // W_YTD 300 000.00 and D_YTD 30 000.00 at the standard scale:
+            // the sums of the history rows' 10.00, as conditions 8 and 9
+            // want at any scale.
+            let d_ytd = u64::from(s.customers) * 10;
             b.start("INSERT INTO warehouse VALUES")?;
-            let v = format!("({w},'{}',{},{},300000.00)", r.astring(6, 10), address(r), r.cents(0, 20));
+            let v = format!(
+                "({w},'{}',{},{},{}.00)",
+                r.astring(6, 10),
+                address(r),
+                r.cents(0, 20),
+                d_ytd * u64::from(DISTRICTS)
+            );
             b.row(&v)?;
             b.start("INSERT INTO district VALUES")?;
             for d in 1..=DISTRICTS {
                 let v = format!(
-                    "({d},{w},'{}',{},{},30000.00,{})",
+                    "({d},{w},'{}',{},{},{d_ytd}.00,{})",
                     r.astring(6, 10),
                     address(r),
                     r.cents(0, 20),
