@@ -193,10 +193,10 @@ impl Args {
         let mut s = tpcc::Scale::standard(self.warehouses);
         s.items = self.tpcc_items.unwrap_or(s.items);
         s.customers = self.tpcc_customers.unwrap_or(s.customers);
-        if s.warehouses == 0 || s.items < 100 || s.customers < 10 || s.customers % 10 != 0 {
-            return Err(Error::new("--warehouses >= 1; --tpcc-items >= 100; --tpcc-customers a multiple of 10"));
+        match s.invalid() {
+            Some(why) => Err(Error::new(format!("{why} (--warehouses, --tpcc-items, --tpcc-customers)"))),
+            None => Ok(s),
         }
-        Ok(s)
     }
 }
 

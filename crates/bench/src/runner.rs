@@ -286,6 +286,18 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
     let data_bytes = data_size(&mut targets, o)?;
     let mut points = Vec::new();
     let mut notes = Vec::new();
+    if wants_tpcc && !o.tpcc.scale.is_standard() {
+        let s = o.tpcc.scale;
+        notes.push(Note {
+            target: "all".into(),
+            scenario: "tpcc".into(),
+            setting: None,
+            text: format!(
+                "a reduced TPC-C population ({} items, {} customers per district): not the specification's",
+                s.items, s.customers
+            ),
+        });
+    }
     let mut failed = 0;
     let plans: Vec<(Scenario, Vec<Phase>)> =
         o.scenarios.iter().map(|s| (*s, scenario::phases(*s, &o.choices, data_bytes))).collect();

@@ -102,8 +102,8 @@ pub fn create_tables(spec: &TargetSpec, fk: bool) -> Result<()> {
 /// Creates the tables and loads `scale` with `threads` connections, then
 /// runs ANALYZE TABLE on each.
 pub fn load(spec: &TargetSpec, scale: Scale, fk: bool, threads: u32, seed: u64, progress: bool) -> Result<()> {
-    if scale.warehouses == 0 || scale.items < 100 || scale.customers < 10 || scale.customers % 10 != 0 {
-        return Err(Error::new("TPC-C: warehouses >= 1, items >= 100, customers a multiple of 10 (>= 10)"));
+    if let Some(why) = scale.invalid() {
+        return Err(Error::new(why));
     }
     create_tables(spec, fk)?;
     let queue = Arc::new(Mutex::new(units(&scale)));

@@ -38,6 +38,12 @@ impl Scale {
         self.orders() - self.orders() * 3 / 10 + 1
     }
 
+    /// Why this population cannot be loaded, if it cannot.
+    pub fn invalid(&self) -> Option<&'static str> {
+        (self.warehouses == 0 || self.items < 100 || self.customers < 10)
+            .then_some("TPC-C needs at least 1 warehouse, 100 items and 10 customers per district")
+    }
+
     /// Whether this is the specification's population.
     pub fn is_standard(&self) -> bool {
         self.items == 100_000 && self.customers == 3_000
