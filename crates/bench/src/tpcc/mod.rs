@@ -9,6 +9,7 @@
 //! - `schema`: the tables, their keys and foreign keys, and [`Scale`];
 //! - `rand`: NURand, last names, a-strings, data fields, money;
 //! - `load`: the initial population over several connections;
+//! - `input`: the mix and each transaction's input;
 //! - `txn`: one terminal's transactions;
 //! - `run`: the terminals, timed and sampled like the sysbench driver's
 //!   points (the same report, charts and CSV, plus tpmC);
@@ -16,6 +17,7 @@
 //!   3.3.2.12) as SQL.
 
 pub mod check;
+pub mod input;
 pub mod load;
 pub mod rand;
 pub mod run;

@@ -3,7 +3,7 @@
 //!
 //! A terminal has a home warehouse and, for Stock-Level, a district of
 //! its own (clause 2.8.1). Each transaction's input is drawn first
-//! ([`Input`]), then executed between BEGIN and COMMIT; a deadlock (1213)
+//! (`super::input`), then executed between BEGIN and COMMIT; a deadlock (1213)
 //! or lock wait timeout (1205) rolls it back and the caller runs the same
 //! input again. Money travels as whole cents and is divided by 100 in SQL,
 //! so that every sum stays exact DECIMAL arithmetic.
@@ -17,82 +17,10 @@
 use mysql::prelude::Queryable;
 use mysql::{Conn, Row};
 
+use super::input::{CustomerRef, Input, Line};
 use super::rand::{money, parse_cents, TRand};
 use super::schema::{Scale, DISTRICTS};
 use crate::driver::workload::{Kind, StmtCounts};
-
-/// The transaction types, in the order of the mix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TxnType {
-    NewOrder,
-    Payment,
-    OrderStatus,
-    Delivery,
-    StockLevel,
-}
-
-impl TxnType {
-    pub const ALL: [TxnType; 5] =
-        [TxnType::NewOrder, TxnType::Payment, TxnType::OrderStatus, TxnType::Delivery, TxnType::StockLevel];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            TxnType::NewOrder => "new_order",
-            TxnType::Payment => "payment",
-            TxnType::OrderStatus => "order_status",
-            TxnType::Delivery => "delivery",
-            TxnType::StockLevel => "stock_level",
-        }
-    }
-
-    /// The standard mix (clause 5.2.3): 45 / 43 / 4 / 4 / 4 percent.
-    pub fn pick(r: &mut TRand) -> TxnType {
-        match r.uniform(1, 100) {
-            1..=45 => TxnType::NewOrder,
-            46..=88 => TxnType::Payment,
-            89..=92 => TxnType::OrderStatus,
-            93..=96 => TxnType::Delivery,
-            _ => TxnType::StockLevel,
-        }
-    }
-}
-
-/// How a customer is named: by id or (60%) by last name.
-#[derive(Debug, Clone)]
-pub enum CustomerRef {
-    Id(u32),
-    Last(String),
-}
-
-/// One order line of a New-Order: item, supply warehouse, quantity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Line {
-    pub supply_w: u32,
-    pub item: u32,
-    pub quantity: u32,
-}
-
-/// A transaction's input, drawn before it runs.
-#[derive(Debug, Clone)]
-pub enum Input {
-    NewOrder { d: u32, c: u32, lines: Vec<Line> },
-    Payment { d: u32, c_w: u32, c_d: u32, customer: CustomerRef, cents: i64 },
-    OrderStatus { d: u32, customer: CustomerRef },
-    Delivery { carrier: u32 },
-    StockLevel { threshold: u32 },
-}
-
-impl Input {
-    pub fn kind(&self) -> TxnType {
-        match self {
-            Input::NewOrder { .. } => TxnType::NewOrder,
-            Input::Payment { .. } => TxnType::Payment,
-            Input::OrderStatus { .. } => TxnType::OrderStatus,
-            Input::Delivery { .. } => TxnType::Delivery,
-            Input::StockLevel { .. } => TxnType::StockLevel,
-        }
-    }
-}
 
 /// One terminal: a connection, its warehouse and district, its random
 /// numbers and the statements it sent.
@@ -128,56 +56,9 @@ fn cents(row: &Row, i: usize) -> R<i64> {
 }
 
 impl Terminal {
-    /// Draws the next transaction's input (clauses 2.4.1, 2.5.1, 2.6.1,
-    /// 2.7.1, 2.8.1).
+    /// Draws the next transaction's input.
     pub fn next_input(&mut self) -> Input {
-        let (w, s) = (self.w, self.scale);
-        let r = &mut self.rand;
-        let other_w = |r: &mut TRand| {
-            let o = r.uniform(1, s.warehouses - 1);
-            if o >= w {
-                o + 1
-            } else {
-                o
-            }
-        };
-        let customer = |r: &mut TRand| {
-            if r.percent(60) {
-                CustomerRef::Last(r.run_last_name(s.customers))
-            } else {
-                CustomerRef::Id(r.customer_id(s.customers))
-            }
-        };
-        match TxnType::pick(r) {
-            TxnType::NewOrder => {
-                let d = r.uniform(1, DISTRICTS);
-                let c = r.customer_id(s.customers);
-                let n = r.uniform(5, 15);
-                let rollback = r.percent(1);
-                let mut lines: Vec<Line> = (0..n)
-                    .map(|i| {
-                        let item = if rollback && i == n - 1 { s.items + 1 } else { r.item_id(s.items) };
-                        let supply_w = if s.warehouses > 1 && r.percent(1) { other_w(r) } else { w };
-                        Line { supply_w, item, quantity: r.uniform(1, 10) }
-                    })
-                    .collect();
-                lines.sort();
-                Input::NewOrder { d, c, lines }
-            }
-            TxnType::Payment => {
-                let d = r.uniform(1, DISTRICTS);
-                let (c_w, c_d) =
-                    if s.warehouses == 1 || r.percent(85) { (w, d) } else { (other_w(r), r.uniform(1, DISTRICTS)) };
-                let customer = customer(r);
-                Input::Payment { d, c_w, c_d, customer, cents: i64::from(r.uniform(100, 500_000)) }
-            }
-            TxnType::OrderStatus => {
-                let d = r.uniform(1, DISTRICTS);
-                Input::OrderStatus { d, customer: customer(r) }
-            }
-            TxnType::Delivery => Input::Delivery { carrier: r.uniform(1, 10) },
-            TxnType::StockLevel => Input::StockLevel { threshold: r.uniform(10, 20) },
-        }
+        super::input::draw(&mut self.rand, self.w, &self.scale)
     }
 
     fn count(&mut self, k: Kind) {
