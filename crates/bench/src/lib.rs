@@ -21,6 +21,7 @@ pub mod scenario;
 pub mod sysbench;
 pub mod target;
 pub mod timestamp;
+pub mod tpcc;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -110,6 +111,28 @@ pub struct Args {
     /// Seed of the random numbers.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// TPC-C (`--scenario tpcc`): warehouses to load.
+    #[arg(long, default_value_t = 1)]
+    pub warehouses: u32,
+    /// TPC-C: the tables without their foreign keys (sysbench-tpcc's
+    /// --use_fk=0).
+    #[arg(long)]
+    pub no_foreign_keys: bool,
+    /// TPC-C: after the runs, check the consistency conditions (clause
+    /// 3.3.2) on every target; a violation fails the benchmark.
+    #[arg(long)]
+    pub check: bool,
+    /// TPC-C: only check the consistency conditions of the tables already
+    /// on the --target servers (no load, no run).
+    #[arg(long)]
+    pub check_only: bool,
+    /// TPC-C, for quick tests only: items instead of the standard 100 000.
+    #[arg(long, hide = true)]
+    pub tpcc_items: Option<u32>,
+    /// TPC-C, for quick tests only: customers (and orders) per district
+    /// instead of the standard 3 000.
+    #[arg(long, hide = true)]
+    pub tpcc_customers: Option<u32>,
 }
 
 impl Args {
@@ -157,7 +180,23 @@ impl Args {
             seed: self.seed,
             command,
             tmpdir: self.tmpdir.clone(),
+            tpcc: runner::TpccOptions {
+                scale: self.tpcc_scale()?,
+                foreign_keys: !self.no_foreign_keys,
+                check: self.check,
+            },
         })
+    }
+
+    /// The TPC-C database the options ask for.
+    pub fn tpcc_scale(&self) -> Result<tpcc::Scale> {
+        let mut s = tpcc::Scale::standard(self.warehouses);
+        s.items = self.tpcc_items.unwrap_or(s.items);
+        s.customers = self.tpcc_customers.unwrap_or(s.customers);
+        match s.invalid() {
+            Some(why) => Err(Error::new(format!("{why} (--warehouses, --tpcc-items, --tpcc-customers)"))),
+            None => Ok(s),
+        }
     }
 }
 
@@ -169,11 +208,29 @@ pub fn run(args: Args) -> Result<()> {
         .collect::<Vec<_>>()
         .join(" ");
     let opts = args.options(mask_passwords(&command))?;
+    if args.check_only {
+        return check_only(&opts);
+    }
     let (report, _files) = runner::run(&opts)?;
     let readme = opts.out.join("README.md");
     println!("\n{}", report::markdown::console_summary(&report));
     println!("quire bench: report in {}/ (open {})", opts.out.display(), readme.display());
     Ok(())
+}
+
+/// `--check-only`: the TPC-C consistency conditions on every --target.
+fn check_only(o: &runner::Options) -> Result<()> {
+    if o.targets.is_empty() {
+        return Err(Error::new("--check-only needs a --target (the embedded quire starts empty)"));
+    }
+    let mut failed = 0;
+    for t in &o.targets {
+        failed += runner::check_tpcc(&t.name(), t)?;
+    }
+    match failed {
+        0 => Ok(()),
+        n => Err(Error::new(format!("{n} TPC-C consistency condition(s) FAILED"))),
+    }
 }
 
 /// `mysql://u:secret@h` → `mysql://u:***@h` in a command line.

@@ -21,12 +21,13 @@ use std::time::{Duration, Instant};
 use mysql::prelude::Queryable;
 
 use crate::driver::prepare::{self, DataSpec};
-use crate::driver::{self, Mix, RunConfig, RunResult};
+use crate::driver::{self, Mix, RunConfig, RunResult, Workload};
 use crate::embedded::Embedded;
 use crate::error::{describe, Error, Result};
 use crate::report::{Meta, Note, Point, Report, TargetInfo};
 use crate::scenario::{self, Choices, Phase, Scenario, Setting};
 use crate::target::{ServerInfo, TargetSpec};
+use crate::tpcc::{self, Scale, TpccRun};
 
 /// Which client makes the load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -58,6 +59,25 @@ pub struct Options {
     pub seed: u64,
     pub command: String,
     pub tmpdir: Option<PathBuf>,
+    /// The `tpcc` scenario's database, foreign keys and checks.
+    pub tpcc: TpccOptions,
+}
+
+/// What the `tpcc` scenario loads and checks.
+#[derive(Debug, Clone)]
+pub struct TpccOptions {
+    pub scale: Scale,
+    /// Foreign keys on the tables (sysbench-tpcc's default).
+    pub foreign_keys: bool,
+    /// Run the consistency conditions after the runs on every target; a
+    /// violation fails the benchmark.
+    pub check: bool,
+}
+
+impl Default for TpccOptions {
+    fn default() -> Self {
+        TpccOptions { scale: Scale::standard(1), foreign_keys: true, check: false }
+    }
 }
 
 enum Kind {
@@ -244,18 +264,40 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
             Target { label: "quire".into(), spec, info, kind: Kind::Embedded(Box::new(e)), saved: Vec::new() },
         );
     }
+    let wants_tpcc = o.scenarios.contains(&Scenario::Tpcc);
+    let wants_sysbench = o.scenarios.iter().any(|s| *s != Scenario::Tpcc);
     for t in &targets {
         // The embedded quire starts empty: it is always loaded.
-        if o.skip_prepare && matches!(t.kind, Kind::External) {
+        let skip = o.skip_prepare && matches!(t.kind, Kind::External);
+        if wants_sysbench && skip {
             prepare::check_tables(&t.spec, o.data.tables)?;
-        } else {
+        } else if wants_sysbench {
             eprintln!("quire bench: loading {} tables x {} rows into {}", o.data.tables, o.data.table_size, t.label);
             prepare::prepare(&t.spec, o.data, o.prepare_threads, o.progress)?;
+        }
+        if wants_tpcc && !skip {
+            let s = o.tpcc.scale;
+            eprintln!("quire bench: loading TPC-C, {} warehouse(s), into {}", s.warehouses, t.label);
+            let at = Instant::now();
+            tpcc::load::load(&t.spec, s, o.tpcc.foreign_keys, o.prepare_threads, o.seed, o.progress)?;
+            eprintln!("quire bench: TPC-C loaded into {} in {:.1} s", t.label, at.elapsed().as_secs_f64());
         }
     }
     let data_bytes = data_size(&mut targets, o)?;
     let mut points = Vec::new();
     let mut notes = Vec::new();
+    if wants_tpcc && !o.tpcc.scale.is_standard() {
+        let s = o.tpcc.scale;
+        notes.push(Note {
+            target: "all".into(),
+            scenario: "tpcc".into(),
+            setting: None,
+            text: format!(
+                "a reduced TPC-C population ({} items, {} customers per district): not the specification's",
+                s.items, s.customers
+            ),
+        });
+    }
     let mut failed = 0;
     let plans: Vec<(Scenario, Vec<Phase>)> =
         o.scenarios.iter().map(|s| (*s, scenario::phases(*s, &o.choices, data_bytes))).collect();
@@ -315,9 +357,21 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
                 };
                 for t in targets.iter().zip(&active).filter(|(_, a)| **a).map(|(t, _)| t) {
                     done += 1;
-                    let res = match o.driver {
-                        DriverKind::Builtin => driver::run(&t.spec, &cfg),
-                        DriverKind::Sysbench => crate::sysbench::run(&t.spec, &cfg),
+                    let res = match (r.workload, o.driver) {
+                        (Workload::Tpcc, DriverKind::Builtin) => {
+                            let run = TpccRun {
+                                scale: o.tpcc.scale,
+                                threads: r.threads,
+                                duration: r.duration,
+                                seed: cfg.seed,
+                            };
+                            tpcc::run(&t.spec, &run)
+                        }
+                        (Workload::Tpcc, DriverKind::Sysbench) => Err(Error::new(
+                            "the tpcc scenario runs the built-in driver only (run sysbench-tpcc by hand: docs/TPCC.md)",
+                        )),
+                        (_, DriverKind::Builtin) => driver::run(&t.spec, &cfg),
+                        (_, DriverKind::Sysbench) => crate::sysbench::run(&t.spec, &cfg),
                     };
                     match res {
                         Ok(res) => {
@@ -336,6 +390,20 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
         if sc.variable().is_some() {
             for t in targets.iter_mut() {
                 t.restore()?;
+            }
+        }
+        if *sc == Scenario::Tpcc && o.tpcc.check {
+            for t in &targets {
+                let bad = check_tpcc(&t.label, &t.spec)?;
+                if bad > 0 {
+                    failed += 1;
+                    notes.push(Note {
+                        target: t.label.clone(),
+                        scenario: "tpcc".into(),
+                        setting: None,
+                        text: format!("{bad} TPC-C consistency condition(s) FAILED after the runs"),
+                    });
+                }
             }
         }
     }
@@ -366,6 +434,7 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
             scenarios: o.scenarios.iter().map(|s| s.name().to_string()).collect(),
             tables: o.data.tables,
             table_size: o.data.table_size,
+            warehouses: wants_tpcc.then_some(o.tpcc.scale.warehouses),
             data_bytes,
             cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
             memory_bytes: memory_bytes(),
@@ -383,6 +452,19 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
         )));
     }
     Ok((report, files))
+}
+
+/// Runs the TPC-C consistency conditions on `spec` and prints them;
+/// returns how many failed.
+pub fn check_tpcc(label: &str, spec: &TargetSpec) -> Result<usize> {
+    let at = Instant::now();
+    let outcomes = tpcc::check(spec)?;
+    eprint!(
+        "quire bench: TPC-C consistency on {label} ({:.1} s):\n{}",
+        at.elapsed().as_secs_f64(),
+        tpcc::check::render(&outcomes)
+    );
+    Ok(outcomes.iter().filter(|o| !o.passed()).count())
 }
 
 /// The data's size: quire's files when embedded (after a restart, so that
@@ -433,8 +515,9 @@ fn memory_bytes() -> u64 {
 }
 
 fn point(label: &str, phase: &Phase, cfg: &RunConfig, res: RunResult, driver: DriverKind) -> Point {
-    let statements = (driver == DriverKind::Builtin)
-        .then(|| res.statements.named().into_iter().map(|(k, v)| (k.to_string(), v)).collect());
+    let named = if cfg.workload == Workload::Tpcc { res.statements.named_nonzero() } else { res.statements.named() };
+    let statements =
+        (driver == DriverKind::Builtin).then(|| named.into_iter().map(|(k, v)| (k.to_string(), v)).collect());
     Point {
         target: label.to_string(),
         scenario: phase.scenario.to_string(),
@@ -454,8 +537,9 @@ fn point(label: &str, phase: &Phase, cfg: &RunConfig, res: RunResult, driver: Dr
 fn line(label: &str, cfg: &RunConfig, r: &RunResult, s: Option<&Setting>) -> String {
     let s = s.map(|s| format!(" {}={}", s.variable, s.label)).unwrap_or_default();
     let m = &r.summary;
+    let tpmc = m.tpcc.as_ref().map(|t| format!("  {:.0} tpmC", t.tpmc)).unwrap_or_default();
     format!(
-        "{label:<16} {:<22} {:>4} threads {:>5.1} s{s}: {:>9.1} tps {:>9.0} qps  p95 {:>8.2} ms  {} errors",
+        "{label:<16} {:<22} {:>4} threads {:>5.1} s{s}: {:>9.1} tps {:>9.0} qps  p95 {:>8.2} ms  {} errors{tpmc}",
         cfg.workload.script(),
         cfg.threads,
         m.seconds,

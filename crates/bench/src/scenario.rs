@@ -12,6 +12,7 @@
 //! | `thread-concurrency` | innodb_thread_concurrency 0 / 64 | 000, 002 |
 //! | `sync-binlog` | sync_binlog 0 / 1 / 1000 / 10000 | 004 |
 //! | `timeline` | one long run at one concurrency (stalls show) | 004 |
+//! | `tpcc` | TPC-C's five transactions (`crate::tpcc`) at 4, 16, 64 threads | 002, 004 |
 //!
 //! Whether a target can take a setting is decided by [`crate::runner`]:
 //! never pretended.
@@ -31,6 +32,7 @@ pub enum Scenario {
     ThreadConcurrency,
     SyncBinlog,
     Timeline,
+    Tpcc,
 }
 
 impl Scenario {
@@ -44,6 +46,7 @@ impl Scenario {
             Scenario::ThreadConcurrency => "thread-concurrency",
             Scenario::SyncBinlog => "sync-binlog",
             Scenario::Timeline => "timeline",
+            Scenario::Tpcc => "tpcc",
         }
     }
 
@@ -101,6 +104,9 @@ pub struct Choices {
 pub const DEFAULT_THREADS: [u32; 5] = [1, 4, 16, 64, 256];
 /// Seconds per point unless `--time` says otherwise.
 pub const DEFAULT_SECONDS: u64 = 8;
+
+/// The TPC-C scenario's thread counts.
+pub const TPCC_THREADS: [u32; 3] = [4, 16, 64];
 
 /// The smallest buffer pool (innodb_buffer_pool_size's minimum).
 const MIN_BUFFER_POOL_MIB: u64 = 5;
@@ -162,6 +168,17 @@ pub fn phases(scenario: Scenario, c: &Choices, data_bytes: u64) -> Vec<Phase> {
             }]
         }
         Scenario::Timeline => vec![timeline()],
+        Scenario::Tpcc => vec![Phase {
+            scenario: "tpcc",
+            setting: None,
+            runs: c
+                .threads
+                .clone()
+                .unwrap_or_else(|| TPCC_THREADS.to_vec())
+                .into_iter()
+                .map(|threads| RunSpec { workload: Workload::Tpcc, threads, duration: time })
+                .collect(),
+        }],
         Scenario::BufferPool => {
             // Whole MiB, and never below the 5 MiB InnoDB (and quire) accept.
             let value = |num: u64, den: u64, name: &str| {
@@ -199,6 +216,15 @@ mod tests {
         );
         assert_eq!(p[1].runs[0].threads, 64);
         assert_eq!(max_threads(&p), 256);
+    }
+
+    #[test]
+    fn tpcc_runs_its_own_workload_whatever_the_workloads_chosen() {
+        let c = Choices { workloads: Some(vec![Workload::PointSelect]), ..Choices::default() };
+        let p = phases(Scenario::Tpcc, &c, 0);
+        assert_eq!(p.len(), 1);
+        assert!(p[0].runs.iter().all(|r| r.workload == Workload::Tpcc));
+        assert_eq!(p[0].runs.iter().map(|r| r.threads).collect::<Vec<_>>(), TPCC_THREADS);
     }
 
     #[test]

@@ -117,6 +117,7 @@ fn interval_line(line: &str) -> Option<Sample> {
         p95_ms: Some(p95),
         p99_ms: None,
         errors_per_s: after(t, "err/s:").unwrap_or(0.0),
+        tpmc: None,
     })
 }
 
@@ -182,6 +183,7 @@ pub fn parse(text: &str) -> Result<RunResult> {
         p99_ms: quantile(0.99).unwrap_or(0.0),
         errors: field("ignored errors:")? as u64,
         reconnects: field("reconnects:")? as u64,
+        tpcc: None,
     };
     Ok(RunResult { samples, summary, statements: StmtCounts::default() })
 }

@@ -43,6 +43,7 @@ fn options(out: &Path, tmp: &Path) -> Options {
         mix: Mix::default(),
         seed: 3,
         command: "quire bench (test)".into(),
+        tpcc: Default::default(),
         tmpdir: Some(tmp.to_path_buf()),
     }
 }

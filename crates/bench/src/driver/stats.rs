@@ -34,11 +34,15 @@ pub struct Interval {
     pub statements: StmtCounts,
     /// Events that hit a retryable error (1213, 1205) and were retried.
     pub errors: u64,
+    /// TPC-C transactions per type (new order, payment, order status,
+    /// delivery, stock level), then the rolled-back new orders; zeros for
+    /// the sysbench workloads.
+    pub txns: [u64; 6],
 }
 
 impl Default for Interval {
     fn default() -> Self {
-        Interval { latency_us: histogram(), events: 0, statements: StmtCounts::default(), errors: 0 }
+        Interval { latency_us: histogram(), events: 0, statements: StmtCounts::default(), errors: 0, txns: [0; 6] }
     }
 }
 
@@ -50,6 +54,9 @@ impl Interval {
         self.events += other.events;
         self.statements.merge(&other.statements);
         self.errors += other.errors;
+        for (a, b) in self.txns.iter_mut().zip(other.txns) {
+            *a += b;
+        }
     }
 
     fn reset(&mut self) {
@@ -57,6 +64,7 @@ impl Interval {
         self.events = 0;
         self.statements = StmtCounts::default();
         self.errors = 0;
+        self.txns = [0; 6];
     }
 
     /// Latency at quantile `q` in milliseconds (None without events).
@@ -79,6 +87,20 @@ impl Slot {
         i.events += 1;
         i.statements.merge(statements);
         i.errors += errors;
+    }
+
+    /// Records a finished TPC-C transaction of type `txn` (0..5 as in
+    /// [`Interval::txns`]), `rolled_back` for a new order's rollback.
+    pub fn record_txn(&self, latency_us: u64, statements: &StmtCounts, errors: u64, txn: usize, rolled_back: bool) {
+        let mut i = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        i.latency_us.saturating_record(latency_us.clamp(1, MAX_LATENCY_US));
+        i.events += 1;
+        i.statements.merge(statements);
+        i.errors += errors;
+        i.txns[txn] += 1;
+        if rolled_back {
+            i.txns[5] += 1;
+        }
     }
 
     /// Records retryable errors of an event that was then abandoned.
@@ -109,6 +131,9 @@ pub struct Sample {
     pub p95_ms: Option<f64>,
     pub p99_ms: Option<f64>,
     pub errors_per_s: f64,
+    /// TPC-C: new orders per minute at this second's rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpmc: Option<f64>,
 }
 
 impl Sample {
@@ -126,6 +151,7 @@ impl Sample {
             p95_ms: i.quantile_ms(0.95),
             p99_ms: i.quantile_ms(0.99),
             errors_per_s: per_s(i.errors),
+            tpmc: TpccSummary::of(i, seconds).map(|t| t.tpmc),
         }
     }
 }
@@ -151,6 +177,39 @@ pub struct Summary {
     /// made its event run again; counted, never hidden.
     pub errors: u64,
     pub reconnects: u64,
+    /// TPC-C runs only: transactions per type and tpmC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tpcc: Option<TpccSummary>,
+}
+
+/// A TPC-C run's transactions per type, and tpmC: New-Order transactions
+/// (rolled back ones included, clause 5.4.1) per minute.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TpccSummary {
+    pub new_order: u64,
+    pub payment: u64,
+    pub order_status: u64,
+    pub delivery: u64,
+    pub stock_level: u64,
+    /// New orders rolled back on purpose (the 1% with an unused item).
+    pub rolled_back: u64,
+    pub tpmc: f64,
+}
+
+impl TpccSummary {
+    /// None when `i` holds no TPC-C transaction.
+    pub fn of(i: &Interval, seconds: f64) -> Option<TpccSummary> {
+        let t = i.txns;
+        (t[..5].iter().sum::<u64>() > 0).then(|| TpccSummary {
+            new_order: t[0],
+            payment: t[1],
+            order_status: t[2],
+            delivery: t[3],
+            stock_level: t[4],
+            rolled_back: t[5],
+            tpmc: if seconds > 0.0 { t[0] as f64 * 60.0 / seconds } else { 0.0 },
+        })
+    }
 }
 
 impl Summary {
@@ -176,6 +235,7 @@ impl Summary {
             p99_ms: total.quantile_ms(0.99).unwrap_or(0.0),
             errors: total.errors,
             reconnects: 0,
+            tpcc: TpccSummary::of(total, seconds),
         }
     }
 }

@@ -34,6 +34,9 @@ pub enum Workload {
     UpdateNonIndex,
     Insert,
     Delete,
+    /// TPC-C's five transactions (`crate::tpcc`), not a sysbench script:
+    /// only the `tpcc` scenario runs it.
+    Tpcc,
 }
 
 impl Workload {
@@ -59,12 +62,16 @@ impl Workload {
             Workload::UpdateNonIndex => "update_non_index",
             Workload::Insert => "insert",
             Workload::Delete => "delete",
+            Workload::Tpcc => "tpcc",
         }
     }
 
-    /// sysbench's script name: `oltp_read_write`.
+    /// sysbench's script name: `oltp_read_write` (`tpcc` for TPC-C).
     pub fn script(self) -> String {
-        format!("oltp_{}", self.name())
+        match self {
+            Workload::Tpcc => "tpcc".to_string(),
+            w => format!("oltp_{}", w.name()),
+        }
     }
 
     /// `read_write`, `oltp_read_write` or `read-write`.
@@ -103,6 +110,7 @@ impl Workload {
             Workload::UpdateNonIndex => vec![(Stmt::NonIndexUpdate, mix.non_index_updates)],
             Workload::Insert => vec![(Stmt::TextInsert, 1)],
             Workload::Delete => vec![(Stmt::Delete, 1)],
+            Workload::Tpcc => Vec::new(),
         }
     }
 
@@ -214,6 +222,8 @@ pub fn sql(kind: Kind, table: u32) -> String {
         Kind::Insert => format!("INSERT INTO sbtest{table} (id, k, c, pad) VALUES (?, ?, ?, ?)"),
         Kind::Begin => "BEGIN".to_string(),
         Kind::Commit => "COMMIT".to_string(),
+        Kind::Select | Kind::Update => String::new(),
+        Kind::Rollback => "ROLLBACK".to_string(),
     }
 }
 
@@ -231,10 +241,15 @@ pub enum Kind {
     Insert,
     Begin,
     Commit,
+    /// Any other SELECT (TPC-C's).
+    Select,
+    /// Any other UPDATE (TPC-C's).
+    Update,
+    Rollback,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 14] = [
         Kind::PointSelect,
         Kind::SimpleRange,
         Kind::SumRange,
@@ -246,6 +261,9 @@ impl Kind {
         Kind::Insert,
         Kind::Begin,
         Kind::Commit,
+        Kind::Select,
+        Kind::Update,
+        Kind::Rollback,
     ];
 
     pub fn name(self) -> &'static str {
@@ -261,17 +279,23 @@ impl Kind {
             Kind::Insert => "insert",
             Kind::Begin => "begin",
             Kind::Commit => "commit",
+            Kind::Select => "select",
+            Kind::Update => "update",
+            Kind::Rollback => "rollback",
         }
     }
 
     /// sysbench's read / write / other split of QPS.
     pub fn class(self) -> Class {
         match self {
-            Kind::PointSelect | Kind::SimpleRange | Kind::SumRange | Kind::OrderRange | Kind::DistinctRange => {
-                Class::Read
-            }
-            Kind::IndexUpdate | Kind::NonIndexUpdate | Kind::Delete | Kind::Insert => Class::Write,
-            Kind::Begin | Kind::Commit => Class::Other,
+            Kind::PointSelect
+            | Kind::SimpleRange
+            | Kind::SumRange
+            | Kind::OrderRange
+            | Kind::DistinctRange
+            | Kind::Select => Class::Read,
+            Kind::IndexUpdate | Kind::NonIndexUpdate | Kind::Delete | Kind::Insert | Kind::Update => Class::Write,
+            Kind::Begin | Kind::Commit | Kind::Rollback => Class::Other,
         }
     }
 }
@@ -286,7 +310,7 @@ pub enum Class {
 
 /// Statements executed, per kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct StmtCounts(pub [u64; 11]);
+pub struct StmtCounts(pub [u64; 14]);
 
 impl StmtCounts {
     pub fn add(&mut self, kind: Kind, n: u64) {
@@ -310,6 +334,11 @@ impl StmtCounts {
     /// Statements of one class.
     pub fn class_total(&self, class: Class) -> u64 {
         Kind::ALL.iter().filter(|k| k.class() == class).map(|k| self.get(*k)).sum()
+    }
+
+    /// `(name, count)` for every kind counted at least once.
+    pub fn named_nonzero(&self) -> Vec<(&'static str, u64)> {
+        self.named().into_iter().filter(|(_, n)| *n > 0).collect()
     }
 
     /// `(name, count)` for every kind, zeros included.

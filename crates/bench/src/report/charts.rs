@@ -186,7 +186,7 @@ pub fn write_all(r: &Report, dir: &Path) -> Result<Vec<Chart>> {
     }
     let mut out = Vec::new();
     for ((scenario, workload), points) in groups {
-        let script = format!("oltp_{workload}");
+        let script = points.first().map_or_else(|| format!("oltp_{workload}"), |p| p.workload.script());
         let mut lines: Vec<(String, Vec<&Point>)> = Vec::new();
         for p in &points {
             let name = series_name(p);

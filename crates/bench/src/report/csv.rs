@@ -11,11 +11,11 @@ use crate::error::{Context, Result};
 
 /// The header of `summary.csv`.
 pub const SUMMARY_HEADER: &str = "target,scenario,workload,setting_variable,setting_value,threads,driver,seconds,\
-events,queries,tps,qps,latency_min_ms,latency_avg_ms,latency_max_ms,p50_ms,p95_ms,p99_ms,errors,reconnects";
+events,queries,tps,qps,latency_min_ms,latency_avg_ms,latency_max_ms,p50_ms,p95_ms,p99_ms,errors,reconnects,tpmc,new_order,payment,order_status,delivery,stock_level,rolled_back";
 
 /// The header of `samples.csv`.
 pub const SAMPLES_HEADER: &str = "target,scenario,workload,setting_variable,setting_value,threads,second,tps,qps,\
-reads_per_s,writes_per_s,other_per_s,p50_ms,p95_ms,p99_ms,errors_per_s";
+reads_per_s,writes_per_s,other_per_s,p50_ms,p95_ms,p99_ms,errors_per_s,tpmc";
 
 /// `text` as one CSV field.
 pub fn field(text: &str) -> String {
@@ -51,9 +51,25 @@ pub fn summary(r: &Report) -> String {
     out.push('\n');
     for p in &r.points {
         let s = &p.summary;
+        // TPC-C columns: empty for the sysbench workloads.
+        let tpcc = s.tpcc.as_ref().map_or_else(
+            || ",,,,,,".to_string(),
+            |t| {
+                format!(
+                    "{},{},{},{},{},{},{}",
+                    num(t.tpmc),
+                    t.new_order,
+                    t.payment,
+                    t.order_status,
+                    t.delivery,
+                    t.stock_level,
+                    t.rolled_back
+                )
+            },
+        );
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             key(p),
             field(&p.driver),
             num(s.seconds),
@@ -68,7 +84,8 @@ pub fn summary(r: &Report) -> String {
             num(s.p95_ms),
             num(s.p99_ms),
             s.errors,
-            s.reconnects
+            s.reconnects,
+            tpcc
         );
     }
     out
@@ -83,7 +100,7 @@ pub fn samples(r: &Report) -> String {
         for s in &p.samples {
             let _ = writeln!(
                 out,
-                "{k},{},{},{},{},{},{},{},{},{},{}",
+                "{k},{},{},{},{},{},{},{},{},{},{},{}",
                 s.second,
                 num(s.tps),
                 num(s.qps),
@@ -93,7 +110,8 @@ pub fn samples(r: &Report) -> String {
                 opt(s.p50_ms),
                 opt(s.p95_ms),
                 opt(s.p99_ms),
-                num(s.errors_per_s)
+                num(s.errors_per_s),
+                opt(s.tpmc)
             );
         }
     }

@@ -33,12 +33,15 @@ pub fn render(r: &Report, charts: &[Chart]) -> String {
     let _ = writeln!(o, "```\n{}\n```\n", m.command);
     let _ = writeln!(
         o,
-        "Scenarios: {}. Driver: {}. Data: {} tables x {} rows{}. Machine: {} CPUs, {:.1} GiB of memory; \
+        "Scenarios: {}. Driver: {}. Data: {}{}. Machine: {} CPUs, {:.1} GiB of memory; \
          the clients run on the same machine. Took {:.0} s.\n",
         m.scenarios.join(", "),
         m.driver,
-        m.tables,
-        m.table_size,
+        match m.warehouses {
+            Some(w) if m.scenarios.len() == 1 => format!("TPC-C, {w} warehouse(s)"),
+            Some(w) => format!("{} tables x {} rows; TPC-C, {w} warehouse(s)", m.tables, m.table_size),
+            None => format!("{} tables x {} rows", m.tables, m.table_size),
+        },
         if m.data_bytes > 0 {
             format!(" ({:.1} MiB in quire's files)", m.data_bytes as f64 / 1048576.0)
         } else {
@@ -77,7 +80,7 @@ pub fn render(r: &Report, charts: &[Chart]) -> String {
     }
     for k in order {
         let points = &groups[&k];
-        let _ = writeln!(o, "## {}: oltp_{}\n", k.0, k.1);
+        let _ = writeln!(o, "## {}: {}\n", k.0, points[0].workload.script());
         for c in charts.iter().filter(|c| c.scenario == k.0 && c.workload == k.1) {
             let _ = writeln!(o, "![{}]({}) ([PNG]({}))\n", c.title, file_name(&c.svg), file_name(&c.png));
         }
@@ -135,6 +138,13 @@ fn table(o: &mut String, points: &[&Point], labels: &[String]) {
         let _ = write!(head, " {} / {l} |", present[0]);
         rule.push_str("---:|");
     }
+    let tpcc = points.iter().any(|p| p.summary.tpcc.is_some());
+    if tpcc {
+        for l in &present {
+            let _ = write!(head, " {l} tpmC |");
+            rule.push_str("---:|");
+        }
+    }
     for l in &present {
         let _ = write!(head, " {l} p95 ms |");
         rule.push_str("---:|");
@@ -173,6 +183,12 @@ fn table(o: &mut String, points: &[&Point], labels: &[String]) {
             };
             let _ = write!(line, " {ratio} |");
         }
+        if tpcc {
+            for l in &present {
+                let tpmc = find(l).and_then(|p| p.summary.tpcc.as_ref()).map(|t| t.tpmc);
+                let _ = write!(line, " {} |", tpmc.map_or("-".into(), fmt_num));
+            }
+        }
         for l in &present {
             let _ = write!(line, " {} |", find(l).map_or("-".into(), |p| fmt_num(p.summary.p95_ms)));
         }
@@ -194,7 +210,7 @@ pub fn console_summary(r: &Report) -> String {
             continue;
         }
         let points: Vec<&Point> = r.points.iter().filter(|q| q.scenario == k.0 && q.workload.name() == k.1).collect();
-        let _ = writeln!(o, "{}: oltp_{}", k.0, k.1);
+        let _ = writeln!(o, "{}: {}", k.0, p.workload.script());
         table(&mut o, &points, &labels);
         seen.push(k);
     }

@@ -74,6 +74,9 @@ pub struct Meta {
     pub scenarios: Vec<String>,
     pub tables: u32,
     pub table_size: u32,
+    /// TPC-C's warehouses, when the `tpcc` scenario ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warehouses: Option<u32>,
     /// The data's size on disk in the embedded quire (0 when unknown).
     pub data_bytes: u64,
     pub cpus: usize,
