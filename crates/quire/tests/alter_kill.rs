@@ -124,15 +124,21 @@ fn files(datadir: &Path) -> Vec<String> {
 }
 
 fn columns(c: &mut Conn) -> Vec<String> {
-    c.query_map("SHOW COLUMNS FROM kd.t", |(f, _t, _n, _k, _d, _e): (String, String, String, String, Option<String>, String)| f)
-        .unwrap()
+    c.query_map(
+        "SHOW COLUMNS FROM kd.t",
+        |(f, _t, _n, _k, _d, _e): (String, String, String, String, Option<String>, String)| f,
+    )
+    .unwrap()
 }
 
 #[test]
 fn kill_during_alter_table_leaves_the_old_table_or_the_new_one() {
-    for (point, new) in
-        [("rebuild.created", false), ("rebuild.copied", false), ("rebuild.swapped", true), ("rebuild.old_dropped", true)]
-    {
+    for (point, new) in [
+        ("rebuild.created", false),
+        ("rebuild.copied", false),
+        ("rebuild.swapped", true),
+        ("rebuild.old_dropped", true),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let datadir = dir.path().join("data");
         let log = dir.path().join("server.err");

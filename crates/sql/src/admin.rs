@@ -68,7 +68,11 @@ pub enum AdminStmt {
     AnalyzeTable(crate::check::TableNames),
     /// ALTER TABLE ... ENGINE [=] name (`alter/engine.rs`): the statement
     /// without the option, the engine, whether it was the only option.
-    AlterEngine { rest: String, engine: String, only: bool },
+    AlterEngine {
+        rest: String,
+        engine: String,
+        only: bool,
+    },
 }
 
 impl AdminStmt {
@@ -659,6 +663,13 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 s.engine().create_index(&full, IndexDef { name, columns: cols, unique })?;
             }
             ast::AlterTableOperation::DropIndex { name, .. } => {
+                if !t.schema().indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&name.value)) {
+                    return Err(SqlError::new(
+                        1091,
+                        "42000",
+                        format!("Can't DROP INDEX `{}`; check that it exists", name.value),
+                    ));
+                }
                 crate::fk::define::check_index_drop(s.engine(), &s.shared.foreign_keys, &full, &name.value)?;
                 s.engine().drop_index(&full, &name.value)?;
             }

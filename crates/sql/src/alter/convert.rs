@@ -51,9 +51,8 @@ fn convert(
     next_auto: &mut u64,
 ) -> Result<Value> {
     let col = &c.col;
-    let truncated = || {
-        Condition::new(Level::Warning, 1265, format!("Data truncated for column '{}' at row {}", col.name, at.row))
-    };
+    let truncated =
+        || Condition::new(Level::Warning, 1265, format!("Data truncated for column '{}' at row {}", col.name, at.row));
     let v = match c.from {
         Some(j) => row[j].clone(),
         None => col.default.clone().unwrap_or(Value::Null),

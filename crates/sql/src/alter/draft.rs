@@ -129,9 +129,8 @@ impl Draft {
             names
                 .iter()
                 .map(|n| {
-                    self.position(n).ok_or_else(|| {
-                        SqlError::new(1072, "42000", format!("Key column '{n}' doesn't exist in table"))
-                    })
+                    self.position(n)
+                        .ok_or_else(|| SqlError::new(1072, "42000", format!("Key column '{n}' doesn't exist in table")))
                 })
                 .collect()
         };

@@ -151,7 +151,11 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                     if d.indexes.iter().any(|ix| {
                         ix.unique && ix.columns.len() > 1 && ix.columns.iter().any(|c| c.eq_ignore_ascii_case(&name))
                     }) {
-                        return Err(SqlError::new(1072, "42000", format!("Key column '{name}' doesn't exist in table")));
+                        return Err(SqlError::new(
+                            1072,
+                            "42000",
+                            format!("Key column '{name}' doesn't exist in table"),
+                        ));
                     }
                     if d.primary.as_ref().is_some_and(|p| p.len() == 1 && p[0].eq_ignore_ascii_case(&name)) {
                         dropped_pk = true;
@@ -264,6 +268,10 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
     if let Some((ndb, ntable)) = &plan.rename_to {
         rename::rename_one(s, (&db, &table), (ndb, ntable))?;
     }
+    if !plan.rebuild {
+        // A rename alone answers as RENAME TABLE does (no info text).
+        return Ok(Output::ok());
+    }
     let affected = if plan.copies { copied } else { 0 };
     let info = format!("Records: {affected}  Duplicates: 0  Warnings: {}", s.statement_warnings());
     Ok(Output::Ok { affected, last_insert_id: 0, info })
@@ -354,7 +362,10 @@ fn remap_foreign_keys(
                 return Err(SqlError::new(
                     1832,
                     "HY000",
-                    format!("Cannot change column '{}': used in a foreign key constraint '{}'", old.columns[j].name, fk.name),
+                    format!(
+                        "Cannot change column '{}': used in a foreign key constraint '{}'",
+                        old.columns[j].name, fk.name
+                    ),
                 ));
             }
             cols.push(i);
@@ -366,7 +377,8 @@ fn remap_foreign_keys(
         for pc in &child.def.parent_columns {
             let Some(j) = old.column_index(pc) else { continue };
             match new_of(j) {
-                Some(i) if d.columns[i].col.name == old.columns[j].name && d.columns[i].col.ty == old.columns[j].ty => {}
+                Some(i) if d.columns[i].col.name == old.columns[j].name && d.columns[i].col.ty == old.columns[j].ty => {
+                }
                 Some(i) if d.columns[i].col.ty != old.columns[j].ty => {
                     let (cdb, cname) = crate::fk::split(&child.child);
                     return Err(SqlError::new(

@@ -316,7 +316,12 @@ impl Engine {
         let secondary = st
             .secondary
             .iter()
-            .map(|s| Ok(Secondary { tree: BTree::open(&self.pool, s.tree.root(), s.tree.index_id())?, users: Default::default() }))
+            .map(|s| {
+                Ok(Secondary {
+                    tree: BTree::open(&self.pool, s.tree.root(), s.tree.index_id())?,
+                    users: Default::default(),
+                })
+            })
             .collect::<Result<Vec<_>>>()?;
         let auto_inc = old.next_auto_increment();
         drop(st);
@@ -331,7 +336,8 @@ impl Engine {
     /// Finishes the renames a crash interrupted (their intent records),
     /// before the catalog is loaded.
     pub(super) fn replay_renames(&self) -> Result<()> {
-        let intents = self.catalog.range(Bound::Included(b"R"), Bound::Excluded(b"S"), Direction::Forward).collect_all()?;
+        let intents =
+            self.catalog.range(Bound::Included(b"R"), Bound::Excluded(b"S"), Direction::Forward).collect_all()?;
         for (k, from) in intents {
             let to = String::from_utf8_lossy(&k[1..]).into_owned();
             let from = String::from_utf8_lossy(&from).into_owned();
@@ -369,7 +375,10 @@ impl Engine {
             let Ok(f) = files.get(id) else { continue };
             let stale_old = named.iter().any(|(p, sid)| p == &f.path && *sid != id);
             if is_rebuild_file(&f.path) || stale_old {
-                tracing::warn!("removing {} (space {id}), left by an ALTER TABLE / TRUNCATE a crash interrupted", f.path.display());
+                tracing::warn!(
+                    "removing {} (space {id}), left by an ALTER TABLE / TRUNCATE a crash interrupted",
+                    f.path.display()
+                );
                 self.pool.discard_space(id);
                 files.remove(id)?;
             }
