@@ -191,3 +191,30 @@ fn rename_and_truncate_match_mariadb() {
         ],
     );
 }
+
+#[test]
+fn foreign_keys_constrain_column_changes_as_in_mariadb() {
+    let q = Quire::start(&[]);
+    let mut qc = q.fresh_db("alter_fk");
+    let mut mc = MariaDb::get().fresh_db("alter_fk");
+    let none: &[&str] = &[];
+    same(
+        &mut qc,
+        &mut mc,
+        &[
+            ("CREATE TABLE p (id INT PRIMARY KEY)", none),
+            ("CREATE TABLE c (id INT, pid INT, FOREIGN KEY (pid) REFERENCES p (id))", none),
+            ("INSERT INTO p VALUES (1), (2)", none),
+            ("INSERT INTO c VALUES (10, 1), (20, 2)", &["c"]),
+            ("ALTER TABLE c DROP COLUMN pid", none),
+            ("ALTER TABLE c MODIFY pid BIGINT", none),
+            ("ALTER TABLE p MODIFY id BIGINT", none),
+            // The child's own key follows its columns.
+            ("ALTER TABLE c ADD COLUMN x INT FIRST, CHANGE pid pid2 INT", &["c"]),
+            ("INSERT INTO c VALUES (0, 30, 3)", none),
+            ("INSERT INTO c VALUES (0, 30, 2)", &["c"]),
+            ("DELETE FROM p WHERE id = 2", none),
+            ("TRUNCATE TABLE p", none),
+        ],
+    );
+}

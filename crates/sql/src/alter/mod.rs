@@ -79,13 +79,29 @@ fn quoted(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
 }
 
-/// A DEFAULT for `col`: a literal of its type, else 1067.
-fn default_for(col: &Column, e: &ast::Expr) -> Result<Value> {
+/// A DEFAULT for `col`: a literal of its type, else 1067 (after
+/// MariaDB's warning 1366 for a string that is no number).
+fn default_for(s: &Session, col: &Column, e: &ast::Expr) -> Result<Value> {
     let invalid = || SqlError::new(1067, "42000", format!("Invalid default value for '{}'", col.name));
     let mut scope =
         crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "default", rel: None };
     match crate::expr::compile(e, &mut scope)? {
-        crate::expr::Expr::Lit(v) => col.coerce(v).map_err(|_| invalid()),
+        crate::expr::Expr::Lit(v) => col.coerce(v.clone()).map_err(|_| {
+            let kind = match col.ty {
+                t if t.is_integer() => Some("integer"),
+                ColumnType::Decimal { .. } => Some("decimal"),
+                _ => None,
+            };
+            if let (Value::Str(text), Some(kind)) = (&v, kind) {
+                let c = crate::diag::Condition::new(
+                    crate::diag::Level::Warning,
+                    1366,
+                    format!("Incorrect {kind} value: '{text}' for column ``.``.`{}` at row 0", col.name),
+                );
+                let _ = s.with_env(false, |env| env.warn(c));
+            }
+            invalid()
+        }),
         _ => Err(invalid()),
     }
 }
@@ -183,7 +199,7 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 let i = d.require(&column_name.value)?;
                 match op {
                     ast::AlterColumnOperation::SetDefault { value } => {
-                        let v = default_for(&d.columns[i].col, value)?;
+                        let v = default_for(s, &d.columns[i].col, value)?;
                         d.columns[i].col.default = Some(v);
                     }
                     ast::AlterColumnOperation::DropDefault => d.columns[i].col.default = None,
