@@ -17,6 +17,9 @@ use crate::error::{Result, SqlError};
 use crate::session::Session;
 use crate::Output;
 
+/// One rename: (database, table) from, (database, table) to.
+type Step = ((String, String), (String, String));
+
 /// `RENAME TABLE` statement.
 pub fn rename_tables(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<Output> {
     let mut steps = Vec::new();
@@ -41,7 +44,7 @@ pub fn rename_tables(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<Outp
         made.insert(t.clone());
         steps.push((from, to));
     }
-    let mut done: Vec<&((String, String), (String, String))> = Vec::new();
+    let mut done: Vec<&Step> = Vec::new();
     for step in &steps {
         if let Err(e) = rename_now(s, &step.0, &step.1) {
             for (from, to) in done.iter().rev() {
