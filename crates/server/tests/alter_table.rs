@@ -218,3 +218,22 @@ fn foreign_keys_constrain_column_changes_as_in_mariadb() {
         ],
     );
 }
+
+#[test]
+fn other_engines_are_refused_or_substituted_as_mysql_does_for_an_engine_it_lacks() {
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("alter_engine");
+    c.query_drop("CREATE TABLE t (a INT)").unwrap();
+    c.query_drop("INSERT INTO t VALUES (1)").unwrap();
+    let err = c.query_drop("ALTER TABLE t ENGINE=MyISAM").unwrap_err();
+    assert!(
+        matches!(&err, mysql::Error::MySqlError(e) if e.code == 1286 && e.message == "Unknown storage engine 'MyISAM'"),
+        "{err}"
+    );
+    c.query_drop("SET sql_mode = ''").unwrap();
+    c.query_drop("ALTER TABLE t ADD COLUMN b INT DEFAULT 2, ENGINE = MyISAM").unwrap();
+    let shown: Vec<(String, u16, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert_eq!(shown, [("Warning".to_string(), 1266, "Using storage engine InnoDB for table 't'".to_string())]);
+    let rows: Vec<(i64, i64)> = c.query("SELECT a, b FROM t").unwrap();
+    assert_eq!(rows, [(1, 2)]);
+}
