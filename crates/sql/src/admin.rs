@@ -66,6 +66,13 @@ pub enum AdminStmt {
     CheckTable(crate::check::TableNames),
     /// ANALYZE TABLE (`statistics/analyze.rs`): (database, table) names.
     AnalyzeTable(crate::check::TableNames),
+    /// ALTER TABLE ... ENGINE [=] name (`alter/engine.rs`): the statement
+    /// without the option, the engine, whether it was the only option.
+    AlterEngine {
+        rest: String,
+        engine: String,
+        only: bool,
+    },
 }
 
 impl AdminStmt {
@@ -83,6 +90,7 @@ impl AdminStmt {
                 | AdminStmt::SetPassword { .. }
                 | AdminStmt::Grant { .. }
                 | AdminStmt::Revoke { .. }
+                | AdminStmt::AlterEngine { .. }
         )
     }
 
@@ -189,6 +197,9 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
     }
     if let Some(tables) = crate::statistics::analyze::parse(&t)? {
         return Ok(Some(AdminStmt::AnalyzeTable(tables)));
+    }
+    if let Some((rest, engine, only)) = crate::alter::engine::split(sql.trim().trim_end_matches(';'), &t) {
+        return Ok(Some(AdminStmt::AlterEngine { rest, engine, only }));
     }
     if w(0, "SHUTDOWN") && t.len() == 1 {
         return Ok(Some(AdminStmt::Shutdown));
@@ -338,6 +349,11 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
     match a {
         AdminStmt::CheckTable(tables) => crate::check::run(s, tables),
         AdminStmt::AnalyzeTable(tables) => crate::statistics::analyze::run(s, tables),
+        AdminStmt::AlterEngine { rest, engine, only } => {
+            let r = crate::alter::engine::run(s, rest, engine, *only);
+            s.shared.bump_epoch();
+            r
+        }
         AdminStmt::CreateUser { name, password, if_not_exists } => {
             if !may_admin {
                 return Err(denied());
@@ -598,6 +614,9 @@ fn altered(s: &Session) -> Output {
 }
 
 pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
+    if crate::alter::handles(at) {
+        return crate::alter::run(s, at);
+    }
     let (db, table) = split_name(s, &at.name)?;
     check_access(s, &db)?;
     let full = format!("{db}/{table}");
@@ -644,6 +663,13 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 s.engine().create_index(&full, IndexDef { name, columns: cols, unique })?;
             }
             ast::AlterTableOperation::DropIndex { name, .. } => {
+                if !t.schema().indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&name.value)) {
+                    return Err(SqlError::new(
+                        1091,
+                        "42000",
+                        format!("Can't DROP INDEX `{}`; check that it exists", name.value),
+                    ));
+                }
                 crate::fk::define::check_index_drop(s.engine(), &s.shared.foreign_keys, &full, &name.value)?;
                 s.engine().drop_index(&full, &name.value)?;
             }
@@ -687,7 +713,6 @@ pub fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<Output> {
         let full = format!("{db}/{table}");
         let tab = s.engine().table(&full).map_err(|e| open_error(e, &db, &table))?;
         let schema = tab.schema();
-        let fks = tab.foreign_keys();
         std::mem::drop(tab);
         if s.foreign_key_checks() {
             if let Some(fk) = s.shared.foreign_keys.referencing(&full).first() {
@@ -704,9 +729,10 @@ pub fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<Output> {
                 ));
             }
         }
-        s.engine().drop_table(&full)?;
+        // A new empty space swapped in by one catalog write (crash-atomic:
+        // `engine/table/engine/rebuild.rs`); AUTO_INCREMENT starts at 1.
+        s.engine().truncate_table(&full)?;
         crate::statistics::forget(&s.shared, &db, &table);
-        s.engine().create_table_with_foreign_keys(&full, schema, fks)?;
     }
     Ok(Output::ok())
 }

@@ -17,6 +17,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod admin;
+pub mod alter;
 pub mod catalog;
 pub mod check;
 pub mod cost;

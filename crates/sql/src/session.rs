@@ -1547,6 +1547,12 @@ impl Session {
                 self.shared.bump_epoch();
                 r
             }
+            S::RenameTable(pairs) => {
+                self.implicit_commit()?;
+                let r = crate::alter::rename::rename_tables(self, pairs);
+                self.shared.bump_epoch();
+                r
+            }
             S::AlterTable(at) => {
                 self.implicit_commit()?;
                 let r = admin::alter_table(self, at);
@@ -1760,6 +1766,19 @@ impl Session {
 
     pub fn engine(&self) -> &Arc<Engine> {
         &self.shared.engine
+    }
+
+    /// Runs `f` with the session as the expression environment; with
+    /// `writes`, strict `sql_mode` makes warnings errors for its duration
+    /// (ALTER TABLE's copy converts values as an INSERT would).
+    pub(crate) fn with_env<T>(&self, writes: bool, f: impl FnOnce(&dyn crate::expr::Env) -> T) -> T {
+        let saved = self.mode.get();
+        let mut mode = saved;
+        mode.abort_on_warning = mode.strict && writes;
+        self.mode.set(mode);
+        let r = f(&Ctx { params: &[], aggs: vec![], session: &Env { s: self }, in_keys: Default::default() });
+        self.mode.set(saved);
+        r
     }
 }
 

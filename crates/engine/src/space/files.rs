@@ -182,6 +182,23 @@ impl SpaceFiles {
         Ok(())
     }
 
+    /// Moves an open space's file to `to` (its handle stays open) and
+    /// makes the move durable in both directories.
+    pub fn rename(&self, id: SpaceId, to: &Path) -> Result<()> {
+        let mut map = self.map.write();
+        let sf = map.get(&id).cloned().ok_or_else(|| Error::Config(format!("space {id} is not open")))?;
+        if let Some(dir) = to.parent() {
+            self.vfs.create_dir_all(dir).map_err(|e| Error::io(format!("creation of {}", dir.display()), e))?;
+        }
+        self.vfs.rename(&sf.path, to).map_err(|e| Error::io(format!("rename of {}", sf.path.display()), e))?;
+        for dir in [sf.path.parent(), to.parent()].into_iter().flatten() {
+            let _ = self.vfs.sync_dir(dir);
+        }
+        let moved = SpaceFile { id, path: to.to_path_buf(), file: sf.file.clone(), page_size: sf.page_size };
+        map.insert(id, Arc::new(moved));
+        Ok(())
+    }
+
     pub fn ids(&self) -> Vec<SpaceId> {
         self.map.read().keys().copied().collect()
     }

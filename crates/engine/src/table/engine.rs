@@ -55,6 +55,8 @@ use crate::txn::undo::{self, UndoLog};
 use crate::txn::Isolation;
 use crate::{Error, PageId, Result, SYSTEM_SPACE};
 
+mod rebuild;
+
 pub const SYSTEM_FILE: &str = "quire_system.qbd";
 pub const REDO_FILE: &str = "quire_redo.log";
 /// Where a new log's LSNs start.
@@ -279,7 +281,9 @@ impl Engine {
             purge_workers: Mutex::new(Vec::new()),
             recovered_rollbacks: Default::default(),
         });
+        engine.replay_renames()?;
         engine.load_tables()?;
+        engine.finish_interrupted_ddl()?;
         engine.recover_transactions()?;
         engine.pool.files().start_write_io(engine.cfg.write_io_threads)?;
         engine.pool.start_lru_flushers()?;
@@ -420,7 +424,13 @@ impl Engine {
         for def in defs {
             let name = def.name.clone();
             let space_id = def.space_id;
-            let path = table_path(&self.cfg.datadir, &def.name);
+            // Files are known by the space id in their page 0: a rebuild or
+            // rename a crash interrupted may have left the table's file
+            // under another name (`rebuild.rs`).
+            let path = match self.pool.files().get(space_id) {
+                Ok(f) => f.path.clone(),
+                Err(_) => table_path(&self.cfg.datadir, &def.name),
+            };
             let opened = (|| {
                 if let Some((page, reason)) = self.recovery.damaged.get(&space_id) {
                     return Err(Error::corruption(*page, format!("{reason} (its redo could not be replayed)")));
