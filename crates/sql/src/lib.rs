@@ -20,6 +20,7 @@ pub mod admin;
 pub mod catalog;
 pub mod check;
 pub mod cost;
+pub mod create;
 pub mod ddl;
 pub mod depth;
 pub mod diag;

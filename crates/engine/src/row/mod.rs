@@ -5,12 +5,14 @@
 pub mod codec;
 pub mod datetime;
 pub mod decimal;
+pub mod extras;
 pub mod key;
 
 use std::fmt;
 
 pub use datetime::{Date, DateTime};
 pub use decimal::Decimal;
+pub use extras::{CheckDef, TableExtras};
 
 use crate::{Error, Result};
 
