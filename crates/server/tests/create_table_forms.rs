@@ -146,6 +146,7 @@ fn create_table_select_types_columns_as_mariadb_and_copies_rows() {
             "SELECT * FROM cs ORDER BY id",
             "CREATE TABLE ce SELECT id, 1 AS one, 1 + 1 AS two, 100000000000 AS big, -5 AS neg, 1.5 AS d1, \
              2.50 AS d2, 'abc' AS str, b + 1 AS bp, b * 2 AS bm, c + 1 AS cp, concat(a, 'x') AS cc, \
+             upper(a) AS u, concat(1, 2) AS c12, lower('abc') AS l, \
              DATE('2020-01-01') AS dt FROM s",
             "SELECT * FROM ce ORDER BY id",
             "CREATE TABLE cg SELECT a, COUNT(*) AS n, SUM(c) AS sc, SUM(b) AS sb, AVG(c) AS ac, AVG(b) AS ab, \
@@ -181,6 +182,7 @@ fn refused_forms_answer_1235_and_leave_nothing() {
         "CREATE TEMPORARY TABLE tt (a INT)",
         "CREATE TABLE n SELECT NULL AS x",
         "CREATE TABLE f SELECT 1e3 AS x",
+        "CREATE TABLE pi (a VARCHAR(20), KEY (a(10)))",
     ] {
         let e = c.query_drop(sql).unwrap_err();
         assert_eq!(oracle::err_code(&e), 1235, "{sql}: {e}");

@@ -59,10 +59,12 @@ pub fn define(table: &str, ct: &ast::CreateTable, schema: &TableSchema) -> Resul
     Ok(out)
 }
 
-/// The expression as stored and shown: identifiers backquoted.
+/// The expression as stored and shown, as MySQL 8.0 prints it:
+/// identifiers backquoted, function names in lower case, every binary
+/// operation in parentheses (the user's own parentheses dropped).
 fn text(e: &ast::Expr) -> String {
-    struct Quote;
-    impl VisitorMut for Quote {
+    struct Print;
+    impl VisitorMut for Print {
         type Break = ();
         fn post_visit_expr(&mut self, e: &mut ast::Expr) -> std::ops::ControlFlow<()> {
             match e {
@@ -73,13 +75,22 @@ fn text(e: &ast::Expr) -> String {
                         *e = ast::Expr::Identifier(ast::Ident { quote_style: Some('`'), ..last });
                     }
                 }
+                ast::Expr::Nested(inner) => *e = (**inner).clone(),
+                ast::Expr::BinaryOp { .. } => *e = ast::Expr::Nested(Box::new(e.clone())),
+                ast::Expr::Function(f) => {
+                    for part in &mut f.name.0 {
+                        if let ast::ObjectNamePart::Identifier(i) = part {
+                            i.value = i.value.to_ascii_lowercase();
+                        }
+                    }
+                }
                 _ => {}
             }
             std::ops::ControlFlow::Continue(())
         }
     }
     let mut e = e.clone();
-    let _ = VisitMut::visit(&mut e, &mut Quote);
+    let _ = VisitMut::visit(&mut e, &mut Print);
     e.to_string()
 }
 
@@ -212,7 +223,7 @@ pub fn enforce(checks: &[(Expr, String)], row: &[Value], env: &dyn Env) -> Resul
 /// MySQL's constraint lines of SHOW CREATE TABLE.
 pub fn constraint_sql(c: &CheckDef) -> String {
     let not = if c.enforced { "" } else { " /*!80016 NOT ENFORCED */" };
-    format!("CONSTRAINT `{}` CHECK (({})){not}", c.name, c.expr)
+    format!("CONSTRAINT `{}` CHECK ({}){not}", c.name, c.expr)
 }
 
 /// INSERT IGNORE: a row that violates a CHECK constraint becomes warning

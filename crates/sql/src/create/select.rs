@@ -13,8 +13,10 @@
 //!   digits: 3 TINYINT, 5 SMALLINT, 8 MEDIUMINT, 10 INT, 19 BIGINT);
 //!   another decimal expression is DECIMAL(65, s) (MariaDB's precision may
 //!   be smaller there);
-//! - a string expression is VARCHAR(n) (TEXT past 16383 characters),
-//!   dates and times their type;
+//! - a string expression is VARCHAR(n) (TEXT past 16383 characters), n
+//!   as MariaDB counts it for literals, columns, CONCAT and the case and
+//!   trim functions, else the result metadata's length; dates and times
+//!   their type;
 //! - a literal, arithmetic on literals, COUNT, NOW() / CURDATE() are NOT
 //!   NULL; other expressions are nullable;
 //! - a NULL column (MariaDB's BINARY(0)) and a DOUBLE one are refused with
@@ -115,8 +117,11 @@ fn column_text(s: &Session, tables: &[TableSchema], m: &ColMeta, item: Option<&a
             let p = p.clamp(sc.max(1), 65);
             format!("decimal({p},{sc})")
         }
-        MetaType::Str { len, .. } if len <= 16_383 => format!("varchar({len})"),
-        MetaType::Str { .. } | MetaType::Text => "text".into(),
+        MetaType::Str { len, .. } => match item.and_then(|e| str_len(tables, e)).unwrap_or(len) {
+            n if n <= 16_383 => format!("varchar({n})"),
+            _ => "text".into(),
+        },
+        MetaType::Text => "text".into(),
         MetaType::Date => "date".into(),
         MetaType::DateTime { fsp } => ColumnType::DateTime { fsp }.sql(),
         MetaType::Timestamp { fsp } => ColumnType::Timestamp { fsp }.sql(),
@@ -207,6 +212,44 @@ fn decimal_of(s: &[TableSchema], e: &ast::Expr) -> Option<(u8, u8)> {
             match name.as_str() {
                 "sum" => Some(((p + 22).min(65), sc)),
                 "avg" => Some(((p + 4).min(65), (sc + 4).min(30))),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The length in characters of a string expression, where MariaDB's rule
+/// is known: literals, CHAR / VARCHAR columns, CONCAT (the sum), and the
+/// case and trim functions (their argument's).
+fn str_len(tables: &[TableSchema], e: &ast::Expr) -> Option<u32> {
+    match e {
+        ast::Expr::Nested(x) => str_len(tables, x),
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(t) | ast::Value::DoubleQuotedString(t) => Some(t.chars().count() as u32),
+            ast::Value::Number(n, _) => Some(n.len() as u32),
+            _ => None,
+        },
+        ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => match column_type(tables, e)? {
+            ColumnType::Char { len } | ColumnType::Varchar { len } => Some(len),
+            _ => None,
+        },
+        ast::Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_lowercase();
+            let ast::FunctionArguments::List(l) = &f.args else { return None };
+            let args = l
+                .args
+                .iter()
+                .map(|a| match a {
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x)) => str_len(tables, x),
+                    _ => None,
+                })
+                .collect::<Option<Vec<u32>>>()?;
+            match name.as_str() {
+                "concat" => Some(args.iter().sum()),
+                "upper" | "lower" | "ucase" | "lcase" | "trim" | "ltrim" | "rtrim" | "reverse" if args.len() == 1 => {
+                    Some(args[0])
+                }
                 _ => None,
             }
         }
