@@ -28,10 +28,8 @@ fn assert_same_checked(qc: &mut Conn, mc: &mut Conn, statements: &[&str]) {
     }
 }
 
-const SCHEMA: &[&str] = &[
-    "CREATE TABLE t (id INT PRIMARY KEY, a INT CHECK (a > 0), b INT, c VARCHAR(5), \
-     CONSTRAINT b_small CHECK (b < 100), CHECK (a + b < 150), CONSTRAINT c_len CHECK (CHAR_LENGTH(c) <= 3))",
-];
+const SCHEMA: &[&str] = &["CREATE TABLE t (id INT PRIMARY KEY, a INT CHECK (a > 0), b INT, c VARCHAR(5), \
+     CONSTRAINT b_small CHECK (b < 100), CHECK (a + b < 150), CONSTRAINT c_len CHECK (CHAR_LENGTH(c) <= 3))"];
 
 #[test]
 fn checks_decide_rows_as_mariadb_does() {

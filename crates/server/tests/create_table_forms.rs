@@ -116,7 +116,7 @@ fn table_options_and_comments_match_mariadb() {
             "INSERT INTO a2 VALUES (NULL)",
             "INSERT INTO a2 VALUES (3)",
             "INSERT INTO a2 VALUES (NULL)",
-            "SELECT * FROM a2",
+            "SELECT * FROM a2 ORDER BY id",
             "CREATE TABLE a3 (x INT) COMMENT='no auto column' AUTO_INCREMENT=5",
         ],
     );

@@ -65,7 +65,9 @@ fn index_columns(cols: &[ast::IndexColumn], names: &[String]) -> Result<Vec<usiz
             let n = match &ic.column.expr {
                 ast::Expr::Identifier(i) => i.value.clone(),
                 // `a(10)`: a prefix of the column.
-                ast::Expr::Function(_) => return Err(SqlError::unsupported(format!("prefix index {}", ic.column.expr))),
+                ast::Expr::Function(_) => {
+                    return Err(SqlError::unsupported(format!("prefix index {}", ic.column.expr)))
+                }
                 other => other.to_string(),
             };
             names

@@ -48,7 +48,7 @@ use crate::dblwr::{Doublewrite, DoublewriteMode};
 use crate::log::recovery::{self, RecoveryReport};
 use crate::log::RedoLog;
 use crate::page;
-use crate::row::{codec, ForeignKeyDef, IndexDef, TableSchema, Value, TableExtras};
+use crate::row::{codec, ForeignKeyDef, IndexDef, TableExtras, TableSchema, Value};
 use crate::space::{self, files::SpaceFiles};
 use crate::txn::rsegs::RollbackSegments;
 use crate::txn::undo::{self, UndoLog};

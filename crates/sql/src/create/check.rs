@@ -97,11 +97,41 @@ fn text(e: &ast::Expr) -> String {
 /// Functions whose value is not a function of the row (MySQL 8.0 refuses
 /// them in a CHECK constraint, 3814).
 const DISALLOWED: &[&str] = &[
-    "rand", "uuid", "uuid_short", "now", "current_timestamp", "sysdate", "curdate", "current_date", "curtime",
-    "current_time", "localtime", "localtimestamp", "unix_timestamp", "utc_date", "utc_time", "utc_timestamp",
-    "connection_id", "current_user", "user", "session_user", "system_user", "database", "schema", "found_rows",
-    "row_count", "last_insert_id", "get_lock", "release_lock", "is_free_lock", "is_used_lock", "sleep", "benchmark",
-    "version", "load_file", "master_pos_wait",
+    "rand",
+    "uuid",
+    "uuid_short",
+    "now",
+    "current_timestamp",
+    "sysdate",
+    "curdate",
+    "current_date",
+    "curtime",
+    "current_time",
+    "localtime",
+    "localtimestamp",
+    "unix_timestamp",
+    "utc_date",
+    "utc_time",
+    "utc_timestamp",
+    "connection_id",
+    "current_user",
+    "user",
+    "session_user",
+    "system_user",
+    "database",
+    "schema",
+    "found_rows",
+    "row_count",
+    "last_insert_id",
+    "get_lock",
+    "release_lock",
+    "is_free_lock",
+    "is_used_lock",
+    "sleep",
+    "benchmark",
+    "version",
+    "load_file",
+    "master_pos_wait",
 ];
 
 /// MySQL 8.0's refusals of a CHECK expression.
@@ -115,11 +145,13 @@ fn validate(name: &str, e: &ast::Expr, schema: &TableSchema, column: Option<&str
         fn pre_visit_expr(&mut self, e: &ast::Expr) -> std::ops::ControlFlow<()> {
             let n = self.name;
             let err = match e {
-                ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => Some(SqlError::new(
-                    3815,
-                    "HY000",
-                    format!("An expression of a check constraint '{n}' contains disallowed function."),
-                )),
+                ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => {
+                    Some(SqlError::new(
+                        3815,
+                        "HY000",
+                        format!("An expression of a check constraint '{n}' contains disallowed function."),
+                    ))
+                }
                 ast::Expr::Function(f) => {
                     let fname = f.name.to_string().to_ascii_lowercase();
                     DISALLOWED.contains(&fname.as_str()).then(|| {
@@ -178,7 +210,11 @@ fn validate(name: &str, e: &ast::Expr, schema: &TableSchema, column: Option<&str
             ));
         }
         if column.is_some_and(|own| !own.eq_ignore_ascii_case(&col.name)) {
-            return Err(SqlError::new(3813, "HY000", format!("Column check constraint '{name}' references other column.")));
+            return Err(SqlError::new(
+                3813,
+                "HY000",
+                format!("Column check constraint '{name}' references other column."),
+            ));
         }
     }
     Ok(())

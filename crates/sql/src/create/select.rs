@@ -1,6 +1,6 @@
 //! `CREATE TABLE t [(defs)] [AS] SELECT ...`: the table's columns are the
-//! defined ones, then each result column of the SELECT whose name is not
-//! among them, typed as MariaDB types it (checked against MariaDB 10.11,
+//! defined ones the SELECT does not name, then the SELECT's result columns
+//! (one also defined keeps its definition), typed as MariaDB types them (checked against MariaDB 10.11,
 //! SHOW CREATE TABLE):
 //!
 //! - a column read from a table keeps its type, collation, NULL-ness,
@@ -50,8 +50,15 @@ pub fn expand(s: &Session, ct: &ast::CreateTable, q: &ast::Query) -> Result<ast:
     let tables = from_tables(s, q);
     let mut out = ct.clone();
     out.query = None;
+    // MariaDB's order: the defined columns the SELECT does not name, then
+    // the SELECT's columns (a defined one keeping its definition).
+    let named = |c: &ast::ColumnDef| metas.iter().any(|m| m.name.eq_ignore_ascii_case(&c.name.value));
+    out.columns = ct.columns.iter().filter(|c| !named(c)).cloned().collect();
     for (i, m) in metas.iter().enumerate() {
-        if ct.columns.iter().any(|c| c.name.value.eq_ignore_ascii_case(&m.name)) {
+        if let Some(c) = ct.columns.iter().find(|c| c.name.value.eq_ignore_ascii_case(&m.name)) {
+            if !out.columns.iter().any(|o| o.name.value.eq_ignore_ascii_case(&m.name)) {
+                out.columns.push(c.clone());
+            }
             continue;
         }
         let item = items.as_ref().and_then(|v| v.get(i).copied());
@@ -125,7 +132,9 @@ fn column_text(s: &Session, tables: &[TableSchema], m: &ColMeta, item: Option<&a
         MetaType::Date => "date".into(),
         MetaType::DateTime { fsp } => ColumnType::DateTime { fsp }.sql(),
         MetaType::Timestamp { fsp } => ColumnType::Timestamp { fsp }.sql(),
-        MetaType::Null => return Err(SqlError::unsupported(format!("CREATE TABLE ... SELECT of NULL (column {name})"))),
+        MetaType::Null => {
+            return Err(SqlError::unsupported(format!("CREATE TABLE ... SELECT of NULL (column {name})")))
+        }
         MetaType::Double => {
             return Err(SqlError::unsupported(format!("CREATE TABLE ... SELECT of a DOUBLE value (column {name})")))
         }
