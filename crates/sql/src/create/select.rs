@@ -124,11 +124,16 @@ fn column_text(s: &Session, tables: &[TableSchema], m: &ColMeta, item: Option<&a
             let p = p.clamp(sc.max(1), 65);
             format!("decimal({p},{sc})")
         }
-        MetaType::Str { len, .. } => match item.and_then(|e| str_len(tables, e)).unwrap_or(len) {
-            n if n <= 16_383 => format!("varchar({n})"),
-            _ => "text".into(),
-        },
-        MetaType::Text => "text".into(),
+        MetaType::Str { .. } | MetaType::Text => {
+            let meta_len = match m.ty {
+                MetaType::Str { len, .. } => len,
+                _ => u32::MAX,
+            };
+            match item.and_then(|e| str_len(tables, e)).unwrap_or(meta_len) {
+                n if n <= 16_383 => format!("varchar({n})"),
+                _ => "text".into(),
+            }
+        }
         MetaType::Date => "date".into(),
         MetaType::DateTime { fsp } => ColumnType::DateTime { fsp }.sql(),
         MetaType::Timestamp { fsp } => ColumnType::Timestamp { fsp }.sql(),
