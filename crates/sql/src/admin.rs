@@ -529,8 +529,8 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
     let (db, table) = split_name(s, &ct.name)?;
     check_access(s, &db)?;
     crate::catalog::check_table_name(&table)?;
-    if ct.query.is_some() || ct.like.is_some() {
-        return Err(SqlError::unsupported("CREATE TABLE ... SELECT / LIKE"));
+    if ct.temporary {
+        return Err(SqlError::unsupported("CREATE TEMPORARY TABLE"));
     }
     let full = format!("{db}/{table}");
     // A table marked corrupt exists too: its name and file stay its own.
@@ -542,6 +542,16 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
             Err(SqlError::new(1050, "42S01", format!("Table '{table}' already exists")))
         };
     }
+    if let Some(like) = &ct.like {
+        return crate::create::like::create(s, &full, like);
+    }
+    let ct_query = ct.query.clone();
+    let expanded = match &ct.query {
+        Some(q) => Some(crate::create::select::expand(s, ct, q)?),
+        None => None,
+    };
+    let ct = expanded.as_ref().unwrap_or(ct);
+    let extras = crate::create::options::read(s, &table, ct)?;
     let schema = ddl::schema_of(ct)?;
     // MySQL 8.0's switch (MariaDB has none): no PRIMARY KEY declared is
     // refused, a NOT NULL UNIQUE key that would cluster included.
@@ -567,8 +577,13 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
         }
     }
     schema.indexes.extend(new_indexes);
-    s.engine().create_table_with_foreign_keys(&full, schema, fks)?;
-    Ok(Output::ok())
+    let mut extras = extras;
+    extras.checks = crate::create::check::define(&table, ct, &schema)?;
+    s.engine().create_table_with_extras(&full, schema, fks, extras)?;
+    match &ct_query {
+        Some(q) => crate::create::select::fill(s, &db, &table, q),
+        None => Ok(Output::ok()),
+    }
 }
 
 pub fn create_index(s: &mut Session, ci: &ast::CreateIndex) -> Result<Output> {
@@ -829,6 +844,7 @@ pub fn columns_of(stmt: &ast::Statement) -> Vec<ColMeta> {
         S::ShowDatabases { .. } => text_columns(&["Database"]),
         S::ShowTables { .. } => text_columns(&["Tables_in_db"]),
         S::ShowCreate { .. } => text_columns(&["Table", "Create Table"]),
+        S::ShowColumns { full: true, .. } => crate::create::options::full_columns_header(),
         S::ExplainTable { .. } | S::ShowColumns { .. } => {
             text_columns(&["Field", "Type", "Null", "Key", "Default", "Extra"])
         }
@@ -958,12 +974,14 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
             check_access(s, &db)?;
             let tab = s.engine().table(&format!("{db}/{t}")).map_err(|e| open_error(e, &db, &t))?;
             let schema = tab.schema();
+            let extras = tab.extras();
             let fks: Vec<String> = tab
                 .foreign_keys()
                 .iter()
                 .map(|f| crate::fk::define::constraint_sql(f, &db, &schema, false, true))
+                .chain(extras.checks.iter().map(crate::create::check::constraint_sql))
                 .collect();
-            let sql = ddl::create_table_sql_with(&t, &schema, tab.next_auto_increment(), &fks);
+            let sql = ddl::create_table_sql_full(&t, &schema, tab.next_auto_increment(), &fks, &extras);
             Ok(Output::Rows { columns: cols, rows: vec![vec![Value::Str(t), Value::Str(sql)]] })
         }
         S::ExplainTable { table_name, .. }
@@ -1012,6 +1030,10 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                     ]
                 })
                 .collect();
+            if let S::ShowColumns { full: true, .. } = stmt {
+                let rows = crate::create::options::full_columns(rows, &schema, &tab.extras());
+                return Ok(Output::Rows { columns: crate::create::options::full_columns_header(), rows });
+            }
             Ok(Output::Rows { columns: cols, rows })
         }
         other => Err(SqlError::unsupported(format!("{other}"))),

@@ -3,7 +3,9 @@
 //! parser's type spelling, so every MySQL synonym it accepts (INTEGER,
 //! INT(11), BIGINT UNSIGNED, CHARACTER VARYING ...) maps the same way.
 
-use quire_engine::row::{ClusterKey, Collation, Column, ColumnType, IndexDef, TableSchema, Value, ROW_ID_COLUMN};
+use quire_engine::row::{
+    ClusterKey, Collation, Column, ColumnType, IndexDef, TableExtras, TableSchema, Value, ROW_ID_COLUMN,
+};
 use sqlparser::ast;
 
 use crate::error::{Result, SqlError};
@@ -96,6 +98,10 @@ fn index_columns(cols: &[ast::IndexColumn], names: &[String]) -> Result<Vec<usiz
         .map(|ic| {
             let n = match &ic.column.expr {
                 ast::Expr::Identifier(i) => i.value.clone(),
+                // `a(10)`: a prefix of the column.
+                ast::Expr::Function(_) => {
+                    return Err(SqlError::unsupported(format!("prefix index {}", ic.column.expr)))
+                }
                 other => other.to_string(),
             };
             names
@@ -131,7 +137,8 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
                 ast::ColumnOption::Collation(c) => {
                     col.collation = Collation::from_name(&c.to_string()).unwrap_or(Collation::Utf8mb4GeneralCi)
                 }
-                ast::ColumnOption::Comment(_) | ast::ColumnOption::CharacterSet(_) => {}
+                // COMMENTs and CHECKs are read by `create::options` / `create::check`.
+                ast::ColumnOption::Comment(_) | ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Check(_) => {}
                 other => {
                     let text = other.to_string().to_ascii_uppercase();
                     if text.contains("AUTO_INCREMENT") {
@@ -171,6 +178,8 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
             }
             // Read by `fk::define` once the schema is known.
             ast::TableConstraint::ForeignKey(_) => {}
+            // Read by `create::check::define`.
+            ast::TableConstraint::Check(_) => {}
             other => return Err(SqlError::unsupported(format!("constraint {other}"))),
         }
     }
@@ -250,6 +259,17 @@ pub fn current_timestamp_sql(ty: ColumnType) -> String {
 
 /// SHOW CREATE TABLE's text, `constraints` (FOREIGN KEYs) last.
 pub fn create_table_sql_with(name: &str, s: &TableSchema, next_auto_increment: u64, constraints: &[String]) -> String {
+    create_table_sql_full(name, s, next_auto_increment, constraints, &TableExtras::default())
+}
+
+/// SHOW CREATE TABLE's text with the table's COMMENTs (`extras`).
+pub fn create_table_sql_full(
+    name: &str,
+    s: &TableSchema,
+    next_auto_increment: u64,
+    constraints: &[String],
+    extras: &TableExtras,
+) -> String {
     let mut lines = Vec::new();
     for c in s.visible_columns() {
         let mut l = format!("  `{}` {}", c.name, c.ty.sql());
@@ -274,6 +294,10 @@ pub fn create_table_sql_with(name: &str, s: &TableSchema, next_auto_increment: u
         if c.on_update_now {
             l.push_str(&format!(" ON UPDATE {}", current_timestamp_sql(c.ty)));
         }
+        let comment = extras.column_comment(&c.name);
+        if !comment.is_empty() {
+            l.push_str(&format!(" COMMENT {}", crate::create::options::quoted(comment)));
+        }
         lines.push(l);
     }
     let cols = |v: &[usize]| v.iter().map(|&c| format!("`{}`", s.columns[c].name)).collect::<Vec<_>>().join(",");
@@ -292,8 +316,13 @@ pub fn create_table_sql_with(name: &str, s: &TableSchema, next_auto_increment: u
     } else {
         String::new()
     };
+    let comment = if extras.comment.is_empty() {
+        String::new()
+    } else {
+        format!(" COMMENT={}", crate::create::options::quoted(&extras.comment))
+    };
     format!(
-        "CREATE TABLE `{name}` (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci",
+        "CREATE TABLE `{name}` (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci{comment}",
         lines.join(",\n")
     )
 }

@@ -32,6 +32,9 @@ pub struct InsertPlan {
     /// WITH CHECK OPTION of the views written through (`view_dml`): each
     /// new row must satisfy these, else 1369 naming the view.
     pub checks: Vec<(Expr, String)>,
+    /// The target's enforced CHECK constraints (`create::check`): each new
+    /// row must not make one FALSE, else 3819 naming it.
+    pub constraints: Vec<(Expr, String)>,
     /// INSERT IGNORE: duplicates skipped and conversion errors made
     /// warnings (`upsert.rs`).
     pub ignore: bool,
@@ -60,6 +63,8 @@ pub struct UpdatePlan {
     pub subqueries: bool,
     /// As [`InsertPlan::checks`].
     pub checks: Vec<(Expr, String)>,
+    /// As [`InsertPlan::constraints`].
+    pub constraints: Vec<(Expr, String)>,
 }
 
 pub struct DeletePlan {
@@ -143,7 +148,17 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
     }
     let mut params = scope.params;
     let action = crate::upsert::compile_action(ins, &table, &targets, &mut params, r)?;
-    Ok(InsertPlan { table, targets, rows, params, checks: Vec::new(), ignore: ins.ignore, action, select: None })
+    Ok(InsertPlan {
+        constraints: crate::create::check::of(&table)?,
+        table,
+        targets,
+        rows,
+        params,
+        checks: Vec::new(),
+        ignore: ins.ignore,
+        action,
+        select: None,
+    })
 }
 
 /// `INSERT [IGNORE] / REPLACE ... SET col = expr, ...`: one row of the
@@ -171,6 +186,7 @@ fn compile_insert_set(ins: &ast::Insert, table: TableRef, r: &dyn Resolver) -> R
     let mut params = scope.params;
     let action = crate::upsert::compile_action(ins, &table, &targets, &mut params, r)?;
     Ok(InsertPlan {
+        constraints: crate::create::check::of(&table)?,
         table,
         targets,
         rows: vec![row],
@@ -256,6 +272,7 @@ pub(crate) fn new_row(
         };
     }
     check_options(&p.checks, &row, env)?;
+    crate::create::check::enforce(&p.constraints, &row, env)?;
     Ok(row)
 }
 
@@ -349,7 +366,17 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
     let sets = sets.into_iter().map(|(c, x)| (c, expr::with_collations(x, &colls))).collect();
     let access = choose_access(&table, filter.as_ref());
     let limit = const_limit(u.limit.as_ref())?;
-    Ok(UpdatePlan { table, access, filter, sets, limit, params, subqueries, checks: Vec::new() })
+    Ok(UpdatePlan {
+        constraints: crate::create::check::of(&table)?,
+        table,
+        access,
+        filter,
+        sets,
+        limit,
+        params,
+        subqueries,
+        checks: Vec::new(),
+    })
 }
 
 pub fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<DeletePlan> {
@@ -554,6 +581,7 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
                 }
                 store::stamp_on_update(&schema.columns, &|i| p.sets.iter().any(|(c, _)| *c == i), old, &mut row);
                 check_options(&p.checks, &row, &row_env)?;
+                crate::create::check::enforce(&p.constraints, &row, &row_env)?;
                 if fk.is_some() {
                     *change.borrow_mut() = Some((old.to_vec(), row.clone()));
                 }
@@ -658,6 +686,7 @@ fn update_with_subqueries(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Resul
         }
         store::stamp_on_update(&schema.columns, &|i| p.sets.iter().any(|(c, _)| *c == i), old, &mut row);
         check_options(&p.checks, &row, env)?;
+        crate::create::check::enforce(&p.constraints, &row, env)?;
         Ok((pk_of(&p.table, old), old.to_vec(), row))
     })?;
     let mut res = WriteResult::default();

@@ -21,6 +21,7 @@ pub mod alter;
 pub mod catalog;
 pub mod check;
 pub mod cost;
+pub mod create;
 pub mod ddl;
 pub mod depth;
 pub mod diag;

@@ -688,6 +688,10 @@ impl Session {
         self.diag.borrow_mut().push(Condition::new(Level::Note, code, message));
     }
 
+    pub fn warn(&self, code: u16, message: String) {
+        self.diag.borrow_mut().push(Condition::new(Level::Warning, code, message));
+    }
+
     /// The diagnostics area, for SHOW WARNINGS / SHOW ERRORS.
     pub fn diagnostics(&self) -> std::cell::Ref<'_, Diagnostics> {
         self.diag.borrow()

@@ -225,6 +225,7 @@ pub fn compile_insert_select(
     let mut params = q.params;
     let action = compile_action(ins, &table, &targets, &mut params, r)?;
     Ok(InsertPlan {
+        constraints: crate::create::check::of(&table)?,
         table,
         targets,
         rows: Vec::new(),
@@ -336,7 +337,8 @@ pub fn run(
         let ctx = Ctx { params, aggs: vec![], session, in_keys: Default::default() };
         for (i, vals) in rows.into_iter().enumerate() {
             let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
-            let row = new_row(p, &p.targets, vals.into_iter().map(Ok), true, at, &ctx)?;
+            let row = new_row(p, &p.targets, vals.into_iter().map(Ok), true, at, &ctx);
+            let Some(row) = crate::create::check::ignored(p.ignore, row, &ctx)? else { continue };
             w.put(trx, row, &ctx)?;
         }
     } else {
@@ -347,7 +349,8 @@ pub fn run(
                 Ctx { params: &params[k * per..(k + 1) * per], aggs: vec![], session, in_keys: Default::default() };
             let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
             let targets = if exprs.is_empty() { &[][..] } else { &p.targets[..] };
-            let row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], &ctx)), lenient_null, at, &ctx)?;
+            let row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], &ctx)), lenient_null, at, &ctx);
+            let Some(row) = crate::create::check::ignored(p.ignore, row, &ctx)? else { continue };
             w.put(trx, row, &ctx)?;
         }
     }
@@ -457,6 +460,7 @@ impl Writer<'_> {
                 cur.truncate(n);
                 let columns = &t.schema.columns[..n];
                 store::stamp_on_update(columns, &|i| sets.iter().any(|(c, _)| *c == i), &old[..n], &mut cur);
+                crate::create::check::enforce(&self.p.constraints, &cur, &row_env)?;
                 if self.fk.is_some() {
                     *change.borrow_mut() = Some((old.to_vec(), cur.clone()));
                 }

@@ -5,6 +5,7 @@
 pub mod codec;
 pub mod datetime;
 pub mod decimal;
+pub mod extras;
 pub mod key;
 pub mod tz;
 
@@ -12,6 +13,7 @@ use std::fmt;
 
 pub use datetime::{Date, DateTime};
 pub use decimal::Decimal;
+pub use extras::{CheckDef, TableExtras};
 
 use crate::{Error, Result};
 

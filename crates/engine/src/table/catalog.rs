@@ -21,16 +21,21 @@
 //!     str name, u16 column count, u16 positions, str parent table,
 //!     per column str parent column, u8 ON DELETE, u8 ON UPDATE
 //!     (`FkAction::tag`)
+//! version 4: as version 3 (cluster kind, foreign keys), then the extras
+//!     (`TableExtras`): u64 AUTO_INCREMENT start, str table comment,
+//!     u16 count + per column (str name, str comment), u16 check count +
+//!     per CHECK (str name, str expression, u8 enforced)
 //! ```
 //! `str` = u16 length + UTF-8. `value` = u8 tag + payload (see `put_value`).
 //! A table clustered on its PRIMARY KEY is written as version 1, one
 //! clustered otherwise as version 2, so such definitions are byte for
 //! byte what they were before; only a table with foreign keys is written
-//! as version 3. Every version stays readable.
+//! as version 3, one with extras (CHECK constraints, COMMENTs, an
+//! AUTO_INCREMENT start) as version 4. Every version stays readable.
 
 use crate::row::{
-    ClusterKey, Collation, Column, ColumnType, Date, DateTime, Decimal, FkAction, ForeignKeyDef, IndexDef, TableSchema,
-    Value,
+    CheckDef, ClusterKey, Collation, Column, ColumnType, Date, DateTime, Decimal, FkAction, ForeignKeyDef, IndexDef,
+    TableExtras, TableSchema, Value,
 };
 
 /// The version of a table clustered on its PRIMARY KEY.
@@ -39,6 +44,9 @@ pub const CATALOG_FORMAT_VERSION: u8 = 1;
 pub const CATALOG_FORMAT_VERSION_CLUSTER: u8 = 2;
 /// The version of a table with foreign keys (any clustering).
 pub const CATALOG_FORMAT_VERSION_FK: u8 = 3;
+/// The version of a table with extras (`TableExtras`: CHECK constraints,
+/// COMMENTs, AUTO_INCREMENT start), foreign keys or not.
+pub const CATALOG_FORMAT_VERSION_EXTRAS: u8 = 4;
 
 /// A table as the catalog stores it.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,6 +60,8 @@ pub struct TableDef {
     pub secondary: Vec<(u32, u32)>,
     /// The table's FOREIGN KEYs (as a child), in definition order.
     pub foreign_keys: Vec<ForeignKeyDef>,
+    /// CHECK constraints, COMMENTs, AUTO_INCREMENT start (version 4).
+    pub extras: TableExtras,
 }
 
 pub fn table_key(name: &str) -> Vec<u8> {
@@ -184,7 +194,9 @@ fn get_value(r: &mut R) -> Option<Value> {
 pub fn encode(def: &TableDef) -> Vec<u8> {
     let mut w = W(Vec::new());
     let s = &def.schema;
-    let version = if !def.foreign_keys.is_empty() {
+    let version = if !def.extras.is_empty() {
+        CATALOG_FORMAT_VERSION_EXTRAS
+    } else if !def.foreign_keys.is_empty() {
         CATALOG_FORMAT_VERSION_FK
     } else if s.cluster == ClusterKey::Primary {
         CATALOG_FORMAT_VERSION
@@ -241,7 +253,7 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
         }
         ClusterKey::RowId => w.u8(2),
     }
-    if version == CATALOG_FORMAT_VERSION_FK {
+    if version >= CATALOG_FORMAT_VERSION_FK {
         w.u16(def.foreign_keys.len() as u16);
         for fk in &def.foreign_keys {
             w.bytes(fk.name.as_bytes());
@@ -257,13 +269,29 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
             w.u8(fk.on_update.tag());
         }
     }
+    if version == CATALOG_FORMAT_VERSION_EXTRAS {
+        let x = &def.extras;
+        w.0.extend_from_slice(&x.auto_increment_start.to_le_bytes());
+        w.bytes(x.comment.as_bytes());
+        w.u16(x.column_comments.len() as u16);
+        for (c, t) in &x.column_comments {
+            w.bytes(c.as_bytes());
+            w.bytes(t.as_bytes());
+        }
+        w.u16(x.checks.len() as u16);
+        for c in &x.checks {
+            w.bytes(c.name.as_bytes());
+            w.bytes(c.expr.as_bytes());
+            w.u8(c.enforced as u8);
+        }
+    }
     w.0
 }
 
 pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
     let mut r = R(b, 0);
     let version = r.u8()?;
-    if !(CATALOG_FORMAT_VERSION..=CATALOG_FORMAT_VERSION_FK).contains(&version) {
+    if !(CATALOG_FORMAT_VERSION..=CATALOG_FORMAT_VERSION_EXTRAS).contains(&version) {
         return None;
     }
     let space_id = r.u32()?;
@@ -309,14 +337,14 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         ClusterKey::Primary
     } else {
         match r.u8()? {
-            0 if version == CATALOG_FORMAT_VERSION_FK => ClusterKey::Primary,
+            0 if version >= CATALOG_FORMAT_VERSION_FK => ClusterKey::Primary,
             1 => ClusterKey::Unique(r.str()?),
             2 => ClusterKey::RowId,
             _ => return None,
         }
     };
     let mut foreign_keys = Vec::new();
-    if version == CATALOG_FORMAT_VERSION_FK {
+    if version >= CATALOG_FORMAT_VERSION_FK {
         for _ in 0..r.u16()? {
             let name = r.str()?;
             let n = r.u16()? as usize;
@@ -326,6 +354,17 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
             let on_delete = FkAction::from_tag(r.u8()?)?;
             let on_update = FkAction::from_tag(r.u8()?)?;
             foreign_keys.push(ForeignKeyDef { name, columns, parent, parent_columns, on_delete, on_update });
+        }
+    }
+    let mut extras = TableExtras::default();
+    if version == CATALOG_FORMAT_VERSION_EXTRAS {
+        extras.auto_increment_start = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
+        extras.comment = r.str()?;
+        for _ in 0..r.u16()? {
+            extras.column_comments.push((r.str()?, r.str()?));
+        }
+        for _ in 0..r.u16()? {
+            extras.checks.push(CheckDef { name: r.str()?, expr: r.str()?, enforced: r.u8()? != 0 });
         }
     }
     if r.1 != b.len() {
@@ -338,6 +377,7 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         clustered,
         secondary,
         foreign_keys,
+        extras,
     })
 }
 
@@ -364,6 +404,7 @@ mod tests {
             clustered: (2, 10),
             secondary: vec![(5, 11)],
             foreign_keys: vec![],
+            extras: TableExtras::default(),
         };
         let bytes = encode(&def);
         assert_eq!(bytes[0], CATALOG_FORMAT_VERSION);
@@ -381,6 +422,7 @@ mod tests {
             clustered: (2, 10),
             secondary: vec![(5, 11)],
             foreign_keys: vec![],
+            extras: TableExtras::default(),
         };
         let bytes = encode(&row_id);
         assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_CLUSTER);
@@ -432,10 +474,52 @@ mod tests {
                     fk.clone(),
                     ForeignKeyDef { name: "n2".into(), on_delete: FkAction::NoAction, ..fk.clone() },
                 ],
+                extras: TableExtras::default(),
             };
             let bytes = encode(&def);
             assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_FK);
             assert_eq!(decode("db/c", &bytes).unwrap(), def);
+        }
+    }
+
+    #[test]
+    fn extras_round_trip_as_version_4_with_and_without_foreign_keys() {
+        let fk = ForeignKeyDef {
+            name: "c_ibfk_1".into(),
+            columns: vec![0],
+            parent: "db/p".into(),
+            parent_columns: vec!["x".into()],
+            on_delete: FkAction::Restrict,
+            on_update: FkAction::Cascade,
+        };
+        let extras = TableExtras {
+            auto_increment_start: 1000,
+            comment: "a table".into(),
+            column_comments: vec![("a".into(), "the key".into())],
+            checks: vec![
+                CheckDef { name: "c_chk_1".into(), expr: "(`a` > 0)".into(), enforced: true },
+                CheckDef { name: "named".into(), expr: "(`a` < 10)".into(), enforced: false },
+            ],
+        };
+        for fks in [vec![], vec![fk]] {
+            let def = TableDef {
+                name: "db/c".into(),
+                space_id: 4,
+                schema: TableSchema {
+                    columns: vec![Column::new("a", ColumnType::Int { unsigned: false }).not_null()],
+                    primary_key: vec![0],
+                    indexes: vec![],
+                    cluster: ClusterKey::Primary,
+                },
+                clustered: (2, 10),
+                secondary: vec![],
+                foreign_keys: fks,
+                extras: extras.clone(),
+            };
+            let bytes = encode(&def);
+            assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_EXTRAS);
+            assert_eq!(decode("db/c", &bytes).unwrap(), def);
+            assert!(decode("db/c", &bytes[..bytes.len() - 1]).is_none());
         }
     }
 }

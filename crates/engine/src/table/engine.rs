@@ -48,7 +48,7 @@ use crate::dblwr::{Doublewrite, DoublewriteMode};
 use crate::log::recovery::{self, RecoveryReport};
 use crate::log::RedoLog;
 use crate::page;
-use crate::row::{codec, ForeignKeyDef, IndexDef, TableSchema, Value};
+use crate::row::{codec, ForeignKeyDef, IndexDef, TableExtras, TableSchema, Value};
 use crate::space::{self, files::SpaceFiles};
 use crate::txn::rsegs::RollbackSegments;
 use crate::txn::undo::{self, UndoLog};
@@ -597,7 +597,7 @@ impl Engine {
                 break;
             }
         }
-        Ok(max + 1)
+        Ok((max + 1).max(def.extras.auto_increment_start))
     }
 
     pub fn config(&self) -> &EngineConfig {
@@ -650,6 +650,19 @@ impl Engine {
         schema: TableSchema,
         foreign_keys: Vec<ForeignKeyDef>,
     ) -> Result<Arc<Table>> {
+        self.create_table_with_extras(name, schema, foreign_keys, TableExtras::default())
+    }
+
+    /// Creates a table whose definition also holds `extras` (CHECK
+    /// constraints, COMMENTs, AUTO_INCREMENT start: kept for the SQL layer;
+    /// the counter starts at `extras.auto_increment_start` if above 1).
+    pub fn create_table_with_extras(
+        &self,
+        name: &str,
+        schema: TableSchema,
+        foreign_keys: Vec<ForeignKeyDef>,
+        extras: TableExtras,
+    ) -> Result<Arc<Table>> {
         self.check_ddl_allowed(name)?;
         let _ddl = self.ddl.lock();
         if name.is_empty() || name.split('/').any(|p| p.is_empty()) {
@@ -693,13 +706,15 @@ impl Engine {
                 clustered: (clustered.root().page_no, first_index),
                 secondary: roots,
                 foreign_keys: foreign_keys.clone(),
+                extras: extras.clone(),
             };
             // The space's first pages reach disk before the catalog names
             // it, so that recovery can always identify the file.
             self.pool.flush_space(space_id)?;
             self.catalog.insert(&catalog::table_key(name), &catalog::encode(&def))?;
             self.log.flush_up_to(crate::mtr::last_commit_lsn())?; // DDL is durable in every commit mode
-            Ok(Table::new(def, clustered, secondary, 1, self.txn.clone()))
+            let auto_inc = def.extras.auto_increment_start.max(1);
+            Ok(Table::new(def, clustered, secondary, auto_inc, self.txn.clone()))
         };
         match build() {
             Ok(t) => {

@@ -213,6 +213,18 @@ impl Table {
         self.state.read().def.foreign_keys.clone()
     }
 
+    /// A copy of the table's extras (CHECK constraints, COMMENTs,
+    /// AUTO_INCREMENT start).
+    pub fn extras(&self) -> crate::row::TableExtras {
+        self.state.read().def.extras.clone()
+    }
+
+    /// A copy of the table's CHECK constraints (empty, unallocated, for
+    /// a table without any).
+    pub fn checks(&self) -> Vec<crate::row::CheckDef> {
+        self.state.read().def.extras.checks.clone()
+    }
+
     pub fn space_id(&self) -> u32 {
         self.state.read().def.space_id
     }

@@ -123,6 +123,19 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
     let t = s.engine().table(&full).map_err(|e| open_error(e, &db, &table))?;
     let old = t.schema();
     let mut fks = t.foreign_keys();
+    // CHECK constraints name columns by their text: a column they may
+    // use must not go or change its name under them (MySQL checks each
+    // constraint, 3959; not built yet).
+    let renames = at.operations.iter().any(|op| match op {
+        Op::DropColumn { .. } | Op::RenameColumn { .. } => true,
+        Op::ChangeColumn { old_name, new_name, .. } => !old_name.value.eq_ignore_ascii_case(&new_name.value),
+        _ => false,
+    });
+    if renames && !t.checks().is_empty() {
+        return Err(SqlError::unsupported(
+            "dropping or renaming a column of a table with CHECK constraints".to_string(),
+        ));
+    }
     drop(t);
     let mut d = Draft::of(&table, &old);
     let mut plan = Plan::default();

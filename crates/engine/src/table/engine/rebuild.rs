@@ -100,6 +100,7 @@ impl Engine {
         let old = self.table(name)?;
         let st = Self::quiesce(&old)?;
         let old_schema = st.def.schema.clone();
+        let extras = st.def.extras.clone();
         let old_space = st.def.space_id;
         let space_id = self.next_counter(super::SYS_NEXT_SPACE_ID, 1)?;
         let first_index = self.next_counter(super::SYS_NEXT_INDEX_ID, 1 + schema.indexes.len() as u32)?;
@@ -165,6 +166,13 @@ impl Engine {
                 clustered: (clustered.root().page_no, first_index),
                 secondary: roots,
                 foreign_keys: foreign_keys.clone(),
+                // CHECKs, COMMENTs and the AUTO_INCREMENT start stay; the
+                // comments of columns the new definition lacks go.
+                extras: {
+                    let mut x = extras.clone();
+                    x.column_comments.retain(|(c, _)| schema.columns.iter().any(|k| k.name.eq_ignore_ascii_case(c)));
+                    x
+                },
             };
             // Cursors still open on the old table finish first.
             old.users.drop_and_wait(&format!("table '{name}'"))?;

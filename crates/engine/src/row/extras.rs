@@ -1,0 +1,46 @@
+//! What a table definition carries beyond its columns and keys, for the
+//! SQL layer only (the engine stores it and never interprets it, except
+//! `auto_increment_start`): CHECK constraints, COMMENTs and the
+//! `AUTO_INCREMENT=n` table option. Stored in catalog version 4
+//! (docs/FORMAT.md, "Catalog"), and only when not [`TableExtras::is_empty`],
+//! so that every older definition stays byte for byte what it was.
+
+/// One CHECK constraint (MySQL 8.0.16+): its expression as the SQL layer
+/// prints it, evaluated there on every row an INSERT or UPDATE writes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckDef {
+    /// The constraint's name (`t_chk_N` unless given), unique per database.
+    pub name: String,
+    /// The expression's text, re-parsed when the table is used.
+    pub expr: String,
+    /// `NOT ENFORCED` constraints are kept and shown, never evaluated.
+    pub enforced: bool,
+}
+
+/// The extras of one table definition.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TableExtras {
+    /// The AUTO_INCREMENT counter never starts below this (`AUTO_INCREMENT=n`
+    /// of CREATE / ALTER TABLE; 0 = not given): at open the counter is
+    /// max(largest stored value + 1, this).
+    pub auto_increment_start: u64,
+    /// The table's COMMENT ('' = none).
+    pub comment: String,
+    /// (column name, COMMENT) of each column that has one, by name so that
+    /// a column moved or dropped by ALTER TABLE takes its comment along.
+    pub column_comments: Vec<(String, String)>,
+    /// CHECK constraints in definition order.
+    pub checks: Vec<CheckDef>,
+}
+
+impl TableExtras {
+    /// No extras at all: the definition is written in an older version.
+    pub fn is_empty(&self) -> bool {
+        *self == TableExtras::default()
+    }
+
+    /// The COMMENT of column `name` ('' if none).
+    pub fn column_comment(&self, name: &str) -> &str {
+        self.column_comments.iter().find(|(c, _)| c.eq_ignore_ascii_case(name)).map_or("", |(_, t)| t)
+    }
+}

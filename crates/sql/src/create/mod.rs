@@ -1,0 +1,18 @@
+//! The forms of CREATE TABLE beyond a plain column list (`admin::create_table`
+//! handles that one and calls in here):
+//!
+//! - [`options`]: table options (`AUTO_INCREMENT=n`, `COMMENT`, `ENGINE`)
+//!   and column COMMENTs, read into the definition's `TableExtras`
+//!   (engine catalog version 4);
+//! - [`check`]: CHECK constraints: their definition, storage and
+//!   enforcement on INSERT / UPDATE / upserts;
+//! - [`like`]: `CREATE TABLE t LIKE s`;
+//! - [`select`]: `CREATE TABLE t [(defs)] [AS] SELECT ...`.
+//!
+//! `CREATE TEMPORARY TABLE` is refused (1235): quire has no session-private
+//! tables yet.
+
+pub mod check;
+pub mod like;
+pub mod options;
+pub mod select;
