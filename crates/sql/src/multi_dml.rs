@@ -19,9 +19,9 @@
 //!
 //! Refused (1235), rather than done differently: a target that is a view
 //! or a table without a primary key, a table that is a target twice (by
-//! two aliases), an assignment whose value reads a column an earlier
-//! assignment of the statement set (MySQL's answer depends on which table
-//! it updates first), `?` markers. ORDER BY / LIMIT on a multi-table
+//! two aliases), an assignment whose value reads a column of its own
+//! table that an earlier assignment set (MySQL gives it the new value when
+//! it updates that table on the fly, the old one otherwise), `?` markers. ORDER BY / LIMIT on a multi-table
 //! UPDATE is MySQL 8.0's 1221 (MariaDB 10.11 accepts them; the brief
 //! asks for MySQL's, which MySQL-targeting applications expect); on a
 //! multi-table DELETE both servers answer 1064.
@@ -283,7 +283,9 @@ fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<MultiPlan> {
             [one] => {
                 // A value reading a column an earlier assignment set.
                 let reads = reads_columns(&a.value);
-                for &(ti, c) in &assigned {
+                // Only within one table: MariaDB gives a value reading
+                // another target the row as read, as quire does.
+                for &(ti, c) in assigned.iter().filter(|(ti, _)| *ti == one.0) {
                     let t = &named[ti];
                     let cname = &t.table.as_ref().expect("a base table").columns[c];
                     if reads.iter().any(|(q, x)| x.eq_ignore_ascii_case(cname) && (q.is_empty() || t.named_by(q, None)))
