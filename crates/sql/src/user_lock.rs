@@ -107,9 +107,7 @@ impl UserLocks {
             let step = now + Duration::from_millis(100);
             let until = deadline.map_or(step, |d| d.min(step));
             self.freed.wait_until(&mut held, until);
-            if let Err(e) = session.check_interrupt() {
-                return Err(e);
-            }
+            session.check_interrupt()?;
         }
     }
 
