@@ -80,6 +80,14 @@ pub enum Error {
     /// while it waited for a row lock; only the statement is undone.
     #[error("query execution was interrupted")]
     Interrupted,
+    /// A locking read under NOWAIT met a row lock another transaction
+    /// holds (MySQL 8.0's 3572); only the statement is undone.
+    #[error("lock(s) could not be acquired immediately and NOWAIT is set")]
+    LockNowait,
+    /// A locking read under SKIP LOCKED met a row lock another
+    /// transaction holds: the row is skipped (never reaches SQL).
+    #[error("row skipped: locked by another transaction")]
+    LockSkipped,
     /// The transaction is no longer usable (rolled back as a deadlock
     /// victim, or after a failed rollback); only ROLLBACK is accepted.
     #[error("transaction is not active: {0}")]

@@ -14,6 +14,7 @@ use quire_engine::txn::lock::LockMode;
 use sqlparser::ast;
 
 use crate::diag::{Condition, Mode};
+use crate::dml_order::RowOrder;
 use crate::error::{Result, SqlError};
 use crate::expr::{self, eval, truth, Env, Expr, Scope};
 use crate::plan::{choose_access, Access, TableRef};
@@ -57,6 +58,8 @@ pub struct UpdatePlan {
     pub access: Access,
     pub filter: Option<Expr>,
     pub sets: Vec<(usize, Expr)>,
+    /// ORDER BY (`dml_order.rs`): rows are changed in its order.
+    pub order: Option<RowOrder>,
     pub limit: Option<usize>,
     pub params: usize,
     /// WHERE or SET holds a subquery (run by `run_with_subqueries`).
@@ -71,6 +74,8 @@ pub struct DeletePlan {
     pub table: TableRef,
     pub access: Access,
     pub filter: Option<Expr>,
+    /// ORDER BY (`dml_order.rs`): rows are deleted in its order.
+    pub order: Option<RowOrder>,
     pub limit: Option<usize>,
     pub params: usize,
     /// WHERE holds a subquery (run by `run_with_subqueries`).
@@ -339,13 +344,11 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
     if u.from.is_some() {
         return Err(SqlError::unsupported("UPDATE ... FROM"));
     }
-    if !u.order_by.is_empty() {
-        return Err(SqlError::unsupported("UPDATE ... ORDER BY"));
-    }
     let table = single_table(&u.table, r)?;
     let names = table.columns.clone();
-    let subqueries =
-        u.selection.as_ref().is_some_and(has_subquery) || u.assignments.iter().any(|a| has_subquery(&a.value));
+    let subqueries = u.selection.as_ref().is_some_and(has_subquery)
+        || u.assignments.iter().any(|a| has_subquery(&a.value))
+        || u.order_by.iter().any(|o| has_subquery(&o.expr));
     let mut c = DmlExprs::new(&table, r, subqueries);
     let mut sets = Vec::new();
     for a in &u.assignments {
@@ -360,8 +363,9 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
         sets.push((i, c.compile(&a.value, "field list")?));
     }
     let filter = u.selection.as_ref().map(|w| c.compile(w, "where clause")).transpose()?;
-    let params = c.params;
     let colls: Vec<quire_engine::row::Collation> = table.schema.columns.iter().map(|c| c.collation).collect();
+    let order = crate::dml_order::compile(&u.order_by, &colls, |e| c.compile(e, "ORDER BY"))?;
+    let params = c.params;
     let filter = filter.map(|f| expr::with_collations(f, &colls));
     let sets = sets.into_iter().map(|(c, x)| (c, expr::with_collations(x, &colls))).collect();
     let access = choose_access(&table, filter.as_ref());
@@ -372,6 +376,7 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
         access,
         filter,
         sets,
+        order,
         limit,
         params,
         subqueries,
@@ -388,18 +393,16 @@ pub fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<DeletePlan> {
     };
     let [t] = from.as_slice() else { return Err(SqlError::unsupported("multi-table DELETE")) };
     let table = single_table(t, r)?;
-    let subqueries = d.selection.as_ref().is_some_and(has_subquery);
+    let subqueries = d.selection.as_ref().is_some_and(has_subquery) || d.order_by.iter().any(|o| has_subquery(&o.expr));
     let mut c = DmlExprs::new(&table, r, subqueries);
     let filter = d.selection.as_ref().map(|w| c.compile(w, "where clause")).transpose()?;
-    let params = c.params;
     let colls: Vec<quire_engine::row::Collation> = table.schema.columns.iter().map(|c| c.collation).collect();
+    let order = crate::dml_order::compile(&d.order_by, &colls, |e| c.compile(e, "ORDER BY"))?;
+    let params = c.params;
     let filter = filter.map(|f| expr::with_collations(f, &colls));
     let access = choose_access(&table, filter.as_ref());
     let limit = const_limit(d.limit.as_ref())?;
-    if !d.order_by.is_empty() {
-        return Err(SqlError::unsupported("DELETE ... ORDER BY"));
-    }
-    Ok(DeletePlan { table, access, filter, limit, params, subqueries })
+    Ok(DeletePlan { table, access, filter, order, limit, params, subqueries })
 }
 
 /// Compiles the expressions of a single-table UPDATE / DELETE: through
@@ -434,15 +437,27 @@ pub(crate) fn pk_of(t: &TableRef, row: &[Value]) -> Vec<Value> {
     t.schema.primary_key.iter().map(|&c| row[c].clone()).collect()
 }
 
-/// Primary keys of the rows `access` finds and `filter` accepts, locked X.
+/// Primary keys of the rows `access` finds and `filter` accepts, locked X:
+/// the first `limit` of them, in `order` if given (then every row found
+/// is read and locked first).
+#[allow(clippy::too_many_arguments)]
 fn locked_keys(
     t: &TableRef,
     access: &Access,
     filter: Option<&Expr>,
+    order: Option<&RowOrder>,
     limit: Option<usize>,
     trx: &mut Trx,
     env: &dyn Env,
 ) -> Result<Vec<Vec<Value>>> {
+    if let Some(order) = order {
+        let mut rows = Vec::new();
+        for_each_row(t, access, filter, Direction::Forward, Some(LockMode::X), trx, env, |row| {
+            rows.push(std::mem::take(row));
+            Ok(true)
+        })?;
+        return Ok(order.sort(rows, limit, env)?.iter().map(|r| pk_of(t, r)).collect());
+    }
     let mut keys = Vec::new();
     for_each_row(t, access, filter, Direction::Forward, Some(LockMode::X), trx, env, |row| {
         keys.push(pk_of(t, row));
@@ -526,6 +541,9 @@ impl Env for RowEnv<'_> {
 }
 
 pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteResult> {
+    if p.limit == Some(0) {
+        return Ok(WriteResult::default()); // MariaDB reads nothing either
+    }
     if p.subqueries {
         return update_with_subqueries(p, trx, ctx);
     }
@@ -543,10 +561,10 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
             } else {
                 // Not a key this table can hold as it is (another type, out
                 // of range): find the rows the way a scan would.
-                locked_keys(&p.table, &Access::Full, p.filter.as_ref(), p.limit, trx, env)?
+                locked_keys(&p.table, &Access::Full, p.filter.as_ref(), p.order.as_ref(), p.limit, trx, env)?
             }
         }
-        other => locked_keys(&p.table, other, p.filter.as_ref(), p.limit, trx, env)?,
+        other => locked_keys(&p.table, other, p.filter.as_ref(), p.order.as_ref(), p.limit, trx, env)?,
     };
     let mut res = WriteResult::default();
     let error: RefCell<Option<SqlError>> = RefCell::new(None);
@@ -609,10 +627,14 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
 }
 
 pub fn run_delete(p: &DeletePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteResult> {
+    if p.limit == Some(0) {
+        return Ok(WriteResult::default());
+    }
+    let (filter, order) = (p.filter.as_ref(), p.order.as_ref());
     let keys = if p.subqueries {
-        judged_rows(&p.table, &p.access, p.filter.as_ref(), p.limit, trx, ctx, |_, row, _| Ok(pk_of(&p.table, row)))?
+        judged_rows(&p.table, &p.access, filter, order, p.limit, trx, ctx, |_, row, _| Ok(pk_of(&p.table, row)))?
     } else {
-        locked_keys(&p.table, &p.access, p.filter.as_ref(), p.limit, trx, ctx)?
+        locked_keys(&p.table, &p.access, filter, order, p.limit, trx, ctx)?
     };
     let mut res = WriteResult::default();
     let fk = fk_of(&p.table, ctx.session).filter(|(_, f)| !f.as_parent.is_empty());
@@ -636,10 +658,13 @@ pub fn run_delete(p: &DeletePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
 /// locked first, then judged and mapped with subqueries reading through
 /// the transaction (share-locking reads at REPEATABLE READ and above, as
 /// InnoDB's), since the engine's row function cannot read other tables.
+/// With `order`, the rows are sorted before they are judged.
+#[allow(clippy::too_many_arguments)]
 fn judged_rows<T>(
     t: &TableRef,
     access: &Access,
     filter: Option<&Expr>,
+    order: Option<&RowOrder>,
     limit: Option<usize>,
     trx: &mut Trx,
     ctx: &Ctx<'_>,
@@ -654,6 +679,9 @@ fn judged_rows<T>(
     let lock = matches!(iso, Isolation::RepeatableRead | Isolation::Serializable).then_some(LockMode::S);
     let ex = Exec::new(ctx.params, ctx.session, Some(trx), lock);
     let env = ex.row_env();
+    if let Some(o) = order {
+        rows = o.sort(rows, None, &env)?;
+    }
     let mut out = Vec::new();
     for row in rows {
         if limit.is_some_and(|l| out.len() >= l) {
@@ -673,7 +701,8 @@ fn judged_rows<T>(
 /// ([`judged_rows`]), then written.
 fn update_with_subqueries(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteResult> {
     let schema = &p.table.schema;
-    let changes = judged_rows(&p.table, &p.access, p.filter.as_ref(), p.limit, trx, ctx, |n, old, env| {
+    let (filter, order) = (p.filter.as_ref(), p.order.as_ref());
+    let changes = judged_rows(&p.table, &p.access, filter, order, p.limit, trx, ctx, |n, old, env| {
         let at = Place { db: &p.table.db, table: &p.table.name, row: n as u64 + 1 };
         let mut row = old.to_vec();
         for (c, e) in &p.sets {

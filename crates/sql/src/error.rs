@@ -149,6 +149,13 @@ impl From<EngineError> for SqlError {
                 SqlError::new(1213, "40001", "Deadlock found when trying to get lock; try restarting transaction")
             }
             EngineError::Interrupted => SqlError::interrupted(),
+            // MySQL 8.0's code and text (MariaDB 10.11 answers 1205).
+            EngineError::LockNowait => SqlError::new(
+                3572,
+                "HY000",
+                "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.",
+            ),
+            EngineError::LockSkipped => SqlError::internal("a skipped row lock reached SQL"),
             EngineError::UndoSlotsFull => SqlError::new(1637, "HY000", "Too many active concurrent transactions"),
             EngineError::TrxNotActive(m) => SqlError::new(1105, "HY000", format!("Transaction is not active: {m}")),
             EngineError::Shutdown => SqlError::new(1053, "08S01", "Server shutdown in progress"),

@@ -990,6 +990,7 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
     let temporal = crate::temporal::FUNCS
         .iter()
         .chain(crate::strfunc::FUNCS)
+        .chain(crate::user_lock::FUNCS)
         .chain(crate::mathfunc::FUNCS)
         .find(|(n, ..)| *n == name)
         .map(|&(n, lo, hi)| (n, lo, hi, false));

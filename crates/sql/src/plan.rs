@@ -125,6 +125,7 @@ pub fn constant_with(e: &Expr, col: &dyn Fn(usize) -> bool) -> bool {
         }
         Expr::Func(name, args) => {
             !matches!(name.as_str(), "rand" | "now" | "current_timestamp" | "sysdate" | "sleep")
+                && !crate::user_lock::is_lock_func(name)
                 && args.iter().all(|a| constant_with(a, col))
         }
         // A correlated subquery's outer value is fixed for one execution.
@@ -692,7 +693,9 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                 "length" | "char_length" | "character_length" => MetaType::Int { unsigned: false, width: 4 },
                 "found_rows" | "row_count" | "unix_timestamp" | "cast_signed" => longlong,
                 "isnull" | "grouping" => boolean,
-                "sleep" => int_of_len(1, false),
+                "sleep" | "get_lock" | "release_lock" | "is_free_lock" => int_of_len(1, false),
+                "is_used_lock" => MetaType::Int { unsigned: true, width: 8 },
+                "release_all_locks" => longlong,
                 "cast_unsigned" => MetaType::Int { unsigned: true, width: 8 },
                 "cast_double" => MetaType::Double,
                 "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "localtime" | "localtimestamp"

@@ -45,6 +45,8 @@ pub struct SelectPlan {
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
     pub lock: Option<LockMode>,
+    /// NOWAIT / SKIP LOCKED of the locking read.
+    pub lock_wait: quire_engine::table::LockWait,
     pub params: usize,
     /// Collations of the ORDER BY keys, GROUP BY keys and result columns
     /// (for sorting, grouping and DISTINCT).
@@ -311,6 +313,7 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         limit,
         offset,
         lock,
+        lock_wait: lock_wait_of(q),
         params,
         order_colls,
         group_colls,
@@ -397,13 +400,24 @@ pub fn calc_found_rows(q: &ast::Query) -> Result<bool> {
 /// refused rather than ignored.
 pub(crate) fn lock_of(q: &ast::Query) -> Result<Option<LockMode>> {
     let Some(l) = q.locks.first() else { return Ok(None) };
-    if l.nonblock.is_some() || l.of.is_some() || q.locks.len() > 1 {
-        return Err(SqlError::unsupported("NOWAIT, SKIP LOCKED and FOR UPDATE OF"));
+    if l.of.is_some() || q.locks.len() > 1 {
+        return Err(SqlError::unsupported("FOR UPDATE OF"));
     }
     Ok(Some(match l.lock_type {
         ast::LockType::Share => LockMode::S,
         ast::LockType::Update => LockMode::X,
     }))
+}
+
+/// NOWAIT / SKIP LOCKED of a locking read (what its row-lock requests do
+/// when another transaction holds the row: fail with 3572, or skip it).
+pub(crate) fn lock_wait_of(q: &ast::Query) -> quire_engine::table::LockWait {
+    use quire_engine::table::LockWait;
+    match q.locks.first().and_then(|l| l.nonblock.as_ref()) {
+        None => LockWait::Wait,
+        Some(ast::NonBlock::Nowait) => LockWait::NoWait,
+        Some(ast::NonBlock::SkipLocked) => LockWait::SkipLocked,
+    }
 }
 
 /// GROUP BY modifiers are refused rather than ignored (WITH ROLLUP is
@@ -511,6 +525,11 @@ pub trait SessionEnv {
     fn check_interrupt(&self) -> Result<()> {
         Ok(())
     }
+    /// The server's user locks (GET_LOCK & co., `user_lock.rs`) and this
+    /// connection's id; `None` where there is no server.
+    fn user_locks(&self) -> Option<(&crate::user_lock::UserLocks, u32)> {
+        None
+    }
     /// SLEEP(): waits `d` unless the statement is interrupted; 0, or 1 when
     /// cut short (MySQL's result; the statement then fails unless SLEEP is
     /// all it does).
@@ -543,6 +562,11 @@ impl Env for Ctx<'_> {
     fn func(&self, name: &str, args: &[Value]) -> Result<Value> {
         if name == "sleep" {
             return Ok(self.session.sleep(sleep_duration(args)?));
+        }
+        if crate::user_lock::is_lock_func(name) {
+            if let Some((locks, me)) = self.session.user_locks() {
+                return locks.call(name, args, me, self.session);
+            }
         }
         match self.session.session_func(name) {
             Some(v) if args.is_empty() || name == "last_insert_id" => Ok(v),

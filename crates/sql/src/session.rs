@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use quire_engine::row::Value;
-use quire_engine::table::Trx;
+use quire_engine::table::{LockWait, Trx};
 use quire_engine::txn::interrupt::InterruptReason;
 use quire_engine::txn::lock::LockMode;
 use quire_engine::txn::Isolation;
@@ -66,6 +66,8 @@ pub struct Shared {
     pub server_status: std::sync::OnceLock<ServerStatus>,
     /// Which table references which (FOREIGN KEYs).
     pub foreign_keys: crate::fk::Registry,
+    /// GET_LOCK's named locks (`user_lock.rs`).
+    pub user_locks: crate::user_lock::UserLocks,
 }
 
 /// A source of SHOW STATUS rows outside this crate.
@@ -122,6 +124,7 @@ impl Shared {
             shutdown: Default::default(),
             server_status: std::sync::OnceLock::new(),
             foreign_keys: Default::default(),
+            user_locks: Default::default(),
         });
         s.foreign_keys.rebuild(&s.engine);
         let _ = s.stats.started.set(std::time::Instant::now());
@@ -238,9 +241,11 @@ pub struct Session {
     pub db: Option<String>,
     pub connection_id: u32,
     pub vars: SessionVars,
-    trx: Option<Trx>,
+    pub(crate) trx: Option<Trx>,
     /// In a transaction (BEGIN, or a statement under autocommit=0).
-    in_txn: bool,
+    pub(crate) in_txn: bool,
+    /// SAVEPOINTs of the open transaction (`savepoint.rs`).
+    pub(crate) savepoints: crate::savepoint::Savepoints,
     /// Isolation for the next transaction only (SET TRANSACTION ...).
     next_isolation: Option<Isolation>,
     /// READ ONLY / READ WRITE for the next transaction only (SET
@@ -369,6 +374,10 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
                 }
                 return Ok(out);
             }
+            // UPDATE t1, t2 SET ...: sqlparser takes one table before SET.
+            if let Some(t) = crate::multi_dml::comma_update(&text).filter(|_| e.code == 1064) {
+                return parse_one(&t);
+            }
             Err(e)
         }
     }
@@ -492,6 +501,10 @@ struct Env<'a> {
 impl SessionEnv for Env<'_> {
     fn client_found_rows(&self) -> bool {
         self.s.client_found_rows
+    }
+
+    fn user_locks(&self) -> Option<(&crate::user_lock::UserLocks, u32)> {
+        Some((&self.s.shared.user_locks, self.s.connection_id))
     }
 
     fn fk_checks(&self) -> Option<crate::fk::Checks<'_>> {
@@ -638,6 +651,7 @@ impl Session {
             vars,
             trx: None,
             in_txn: false,
+            savepoints: Default::default(),
             next_isolation: None,
             next_read_only: None,
             trx_read_only: false,
@@ -722,6 +736,7 @@ impl Session {
     /// Commits the open transaction, if any.
     pub fn commit(&mut self) -> Result<()> {
         self.in_txn = false;
+        self.savepoints.clear();
         if let Some(mut t) = self.trx.take() {
             t.commit()?;
         }
@@ -731,6 +746,7 @@ impl Session {
     /// Rolls back the open transaction, if any.
     pub fn rollback(&mut self) -> Result<()> {
         self.in_txn = false;
+        self.savepoints.clear();
         if let Some(mut t) = self.trx.take() {
             t.rollback()?;
         }
@@ -740,6 +756,7 @@ impl Session {
     /// COM_RESET_CONNECTION.
     pub fn reset(&mut self) {
         let _ = self.rollback();
+        self.shared.user_locks.release_all(self.connection_id);
         self.close_all_prepared();
         self.vars = self.shared.sysvars.session_defaults();
         self.user_vars.clear();
@@ -767,6 +784,11 @@ impl Session {
                 let p = query::compile_select(&q, &r)?;
                 let n = p.params;
                 (Plan::Select(p), n)
+            }
+            stmt @ (ast::Statement::Update(_) | ast::Statement::Delete(_)) if crate::multi_dml::is_multi(&stmt) => {
+                // Compiled against the tables each time it runs.
+                crate::multi_dml::check(&stmt)?;
+                (Plan::Other(Box::new(stmt)), 0)
             }
             mut stmt @ (ast::Statement::Insert(_) | ast::Statement::Update(_) | ast::Statement::Delete(_))
                 if writes_view(&stmt, &r) =>
@@ -1144,12 +1166,14 @@ impl Session {
                     // The engine rolled the whole transaction back.
                     let _ = trx.rollback();
                     self.in_txn = false;
+                    self.savepoints.clear();
                 } else if own {
                     let _ = trx.rollback();
                 } else {
                     if let Err(re) = trx.rollback_to(sp) {
                         let _ = trx.rollback();
                         self.in_txn = false;
+                        self.savepoints.clear();
                         return Err(re.into());
                     }
                     self.trx = Some(trx);
@@ -1230,6 +1254,7 @@ impl Session {
         let writes = match &c.plan {
             Plan::Insert(p) => !p.ignore,
             Plan::Update(_) => true,
+            Plan::Other(s) => matches!(**s, ast::Statement::Update(_)), // multi-table
             _ => false,
         };
         self.begin_statement(c.uses_tables(), writes);
@@ -1285,6 +1310,12 @@ impl Session {
                     self.in_trx(|trx, s| {
                         let mut ctx = Ctx { params, aggs: vec![], session: &Env { s }, in_keys: Default::default() };
                         let plain = query::plain_read_lock(trx.isolation(), s.autocommit() && !s.in_txn);
+                        if p.lock_wait != LockWait::Wait {
+                            trx.set_lock_wait(p.lock_wait); // this statement only
+                            let r = query::run_select(p, Some(trx), plain, &mut ctx, sink);
+                            trx.set_lock_wait(LockWait::Wait);
+                            return r;
+                        }
                         query::run_select(p, Some(trx), plain, &mut ctx, sink)
                     })?
                 } else {
@@ -1309,15 +1340,17 @@ impl Session {
                     if q.plan.lock() == Some(LockMode::X) {
                         self.check_writable()?; // FOR UPDATE, as MariaDB
                     }
+                    let lock_wait = q.plan.lock_wait();
                     self.in_trx(|trx, s| {
                         let env = Env { s };
                         let plain = query::plain_read_lock(trx.isolation(), s.autocommit() && !s.in_txn);
-                        let ex = crate::rel::exec::Exec::new(params, &env, Some(trx), plain);
-                        if q.calc_found_rows {
-                            ex.run_counted(&q.plan, sink)
-                        } else {
-                            ex.run_into(&q.plan, sink)
-                        }
+                        trx.set_lock_wait(lock_wait); // this statement only
+                        let ex = crate::rel::exec::Exec::new(params, &env, Some(&mut *trx), plain);
+                        let r =
+                            if q.calc_found_rows { ex.run_counted(&q.plan, sink) } else { ex.run_into(&q.plan, sink) };
+                        drop(ex);
+                        trx.set_lock_wait(LockWait::Wait);
+                        r
                     })?
                 } else {
                     let env = Env { s: self };
@@ -1360,16 +1393,14 @@ impl Session {
                 // count is the changed rows unless the client asked for
                 // the matched ones (CLIENT_FOUND_ROWS).
                 let affected = if self.client_found_rows { r.matched } else { r.affected };
-                Ok(Outcome::Ok {
-                    affected,
-                    last_insert_id: 0,
-                    info: format!(
-                        "Rows matched: {}  Changed: {}  Warnings: {}",
-                        r.matched,
-                        r.affected,
-                        self.statement_warnings()
-                    ),
-                })
+                // LIMIT 0 answers a bare OK, as MariaDB (it reads nothing).
+                let info = if p.limit == Some(0) {
+                    String::new()
+                } else {
+                    let w = self.statement_warnings();
+                    format!("Rows matched: {}  Changed: {}  Warnings: {}", r.matched, r.affected, w)
+                };
+                Ok(Outcome::Ok { affected, last_insert_id: 0, info })
             }
             Plan::Delete(p) => {
                 self.shared.stats.com_delete.fetch_add(1, Ordering::Relaxed);
@@ -1477,9 +1508,33 @@ impl Session {
                 self.rollback()?;
                 Ok(Output::ok())
             }
-            S::Rollback { savepoint: Some(_), .. } | S::Savepoint { .. } | S::ReleaseSavepoint { .. } => {
-                Err(SqlError::unsupported("SAVEPOINT"))
+            S::Savepoint { name } => {
+                self.set_savepoint(&name.value);
+                Ok(Output::ok())
             }
+            S::Rollback { savepoint: Some(name), .. } => {
+                self.rollback_to_savepoint(&name.value)?;
+                Ok(Output::ok())
+            }
+            S::ReleaseSavepoint { name } => {
+                self.release_savepoint(&name.value)?;
+                Ok(Output::ok())
+            }
+            S::Update(_) | S::Delete(_) => {
+                // Multi-table (`multi_dml.rs`); single-table ones are planned.
+                let update = matches!(stmt, S::Update(_));
+                let counter = if update { &self.shared.stats.com_update } else { &self.shared.stats.com_delete };
+                counter.fetch_add(1, Ordering::Relaxed);
+                self.check_writable()?;
+                let p = crate::multi_dml::compile(stmt, &self.resolver())?;
+                let r = self.in_trx(|trx, s| crate::multi_dml::run(&p, trx, &Env { s }))?;
+                let (affected, info) = p.answer(&r, self.client_found_rows, self.statement_warnings().into());
+                Ok(Output::Ok { affected, last_insert_id: 0, info })
+            }
+            // Table locks are not built: refused, never ignored. With none
+            // ever held, UNLOCK TABLES has nothing to release (MySQL's OK).
+            S::LockTables { .. } => Err(SqlError::unsupported("LOCK TABLES")),
+            S::UnlockTables => Ok(Output::ok()),
             S::Set(set) => self.run_set(set, params),
             S::Use(u) => {
                 let name = match u {
@@ -1789,6 +1844,7 @@ impl Session {
 impl Drop for Session {
     fn drop(&mut self) {
         let _ = self.rollback();
+        self.shared.user_locks.release_all(self.connection_id);
         self.close_all_prepared();
         if self.owns_process {
             self.shared.processes.remove(&self.process);

@@ -47,7 +47,7 @@ use parking_lot::{Mutex, RwLock};
 pub use check::CheckReport;
 pub use dml::RowUpdate;
 pub use stats::{IndexStats, TableStats};
-pub use trx::{Savepoint, Trx, TxnSys};
+pub use trx::{LockWait, Savepoint, Trx, TxnSys};
 pub use upsert::{Duplicate, Inserted};
 
 use crate::btree::write::Prepared;

@@ -116,7 +116,10 @@ impl Table {
         let schema = &st.def.schema;
         let k = Self::pk_from_values(schema, pk)?;
         trx.ensure_id()?;
-        trx.lock(self.row_lock_key(&k), mode, LockKind::Record)?;
+        match trx.lock(self.row_lock_key(&k), mode, LockKind::Record) {
+            Err(Error::LockSkipped) => return Ok(None), // SKIP LOCKED
+            r => r?,
+        }
         match self.latest(&k)? {
             Some((h, row)) if !h.deleted => self.decode(schema, &k, &row).map(Some),
             Some(_) => Ok(None),
@@ -229,7 +232,10 @@ impl Table {
             };
             if beyond {
                 if gap {
-                    trx.lock(lk, mode, LockKind::Gap)?;
+                    match trx.lock(lk, mode, LockKind::Gap) {
+                        Err(Error::LockSkipped) => break, // gaps wait for nothing; kept for safety
+                        r => r?,
+                    }
                     if first_from(&tree, &pos)?.map(|(k, _)| k) != found.map(|(k, _)| k) {
                         continue; // something arrived in the gap before the lock
                     }
@@ -237,7 +243,14 @@ impl Table {
                 break;
             }
             let (k, v) = found.expect("not beyond");
-            trx.lock(lk, mode, if gap { LockKind::NextKey } else { LockKind::Record })?;
+            match trx.lock(lk, mode, if gap { LockKind::NextKey } else { LockKind::Record }) {
+                Err(Error::LockSkipped) => {
+                    // SKIP LOCKED: another transaction holds this entry.
+                    pos = Bound::Excluded(k);
+                    continue;
+                }
+                r => r?,
+            }
             if gap && first_from(&tree, &pos)?.map(|(k, _)| k).as_deref() != Some(k.as_slice()) {
                 continue;
             }
@@ -251,7 +264,10 @@ impl Table {
                     let (sec, pk) = split_entry(&k, &v).ok_or_else(|| {
                         Error::corruption(tree.root(), format!("bad secondary index entry in {}", self.name))
                     })?;
-                    trx.lock(self.row_lock_key(pk), mode, LockKind::Record)?;
+                    match trx.lock(self.row_lock_key(pk), mode, LockKind::Record) {
+                        Err(Error::LockSkipped) => continue, // SKIP LOCKED; `pos` is past it
+                        r => r?,
+                    }
                     let schema = self.schema();
                     match self.latest(pk)? {
                         Some((h, row)) if !h.deleted => {

@@ -230,11 +230,33 @@ pub struct Trx {
     /// The connection's interrupt: ends row-lock waits early (KILL QUERY,
     /// `max_execution_time`).
     interrupt: Option<Arc<Interrupt>>,
+    /// What a lock request that cannot be granted at once does (a locking
+    /// read's NOWAIT / SKIP LOCKED, set for that statement only).
+    lock_wait: LockWait,
 }
 
-/// A point a transaction can roll back to (a statement's start).
+/// How a lock request meets a conflicting lock: waits (the default),
+/// fails at once (`NOWAIT`: [`Error::LockNowait`]), or gives up the row
+/// (`SKIP LOCKED`: [`Error::LockSkipped`], which locking reads turn into
+/// skipping it). Insert intention locks always wait.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LockWait {
+    #[default]
+    Wait,
+    NoWait,
+    SkipLocked,
+}
+
+/// A point a transaction can roll back to (a statement's start, or an
+/// SQL `SAVEPOINT`): how many undo records the transaction had written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Savepoint(usize);
+
+impl Savepoint {
+    /// The transaction's start: rolling back to it undoes every change
+    /// but ends nothing (a `SAVEPOINT` set before the first write).
+    pub const START: Savepoint = Savepoint(0);
+}
 
 impl Trx {
     pub(crate) fn new(sys: Arc<TxnSys>, isolation: Isolation) -> Self {
@@ -249,6 +271,7 @@ impl Trx {
             statement_views: false,
             lock_wait_timeout: None,
             interrupt: None,
+            lock_wait: LockWait::Wait,
         }
     }
 
@@ -271,6 +294,12 @@ impl Trx {
     /// `innodb_lock_wait_timeout`).
     pub fn set_lock_wait_timeout(&mut self, t: Duration) {
         self.lock_wait_timeout = Some(t);
+    }
+
+    /// Sets what the following lock requests do when they would wait
+    /// (the caller puts back [`LockWait::Wait`] after the statement).
+    pub fn set_lock_wait(&mut self, w: LockWait) {
+        self.lock_wait = w;
     }
 
     /// Lets `i` end this transaction's row-lock waits
@@ -392,6 +421,12 @@ impl Trx {
     /// (`Table::end_statement`).
     pub(crate) fn lock(&mut self, key: LockKey, mode: LockMode, kind: LockKind) -> Result<()> {
         let trx = self.lock_owner();
+        if self.lock_wait != LockWait::Wait && kind != LockKind::InsertIntention {
+            if self.sys.locks.try_lock(trx, &mut self.locks, &key, mode, kind) {
+                return Ok(());
+            }
+            return Err(if self.lock_wait == LockWait::NoWait { Error::LockNowait } else { Error::LockSkipped });
+        }
         let timeout = self.lock_wait_timeout.unwrap_or_else(|| self.sys.lock_wait_timeout());
         match self.sys.locks.lock_interruptible(
             trx,
@@ -422,7 +457,9 @@ impl Trx {
     }
 
     /// Undoes every change made after `sp`; locks are kept (as InnoDB does
-    /// when a statement fails).
+    /// when a statement fails, and on ROLLBACK TO SAVEPOINT). The undone
+    /// records stay in the log: recovery and purge skip them (the row's
+    /// roll pointer names another record), so nothing new is logged.
     pub fn rollback_to(&mut self, sp: Savepoint) -> Result<()> {
         while self.undo_ptrs.len() > sp.0 {
             let ptr = *self.undo_ptrs.last().expect("non-empty");

@@ -212,6 +212,7 @@ fn empty_block(width: usize) -> Block {
         limit: None,
         offset: None,
         lock: None,
+        lock_wait: Default::default(),
         fd: Default::default(),
     }
 }
@@ -322,7 +323,8 @@ impl Binder<'_> {
         let lock = crate::query::lock_of(q)?;
         match &*q.body {
             ast::SetExpr::Select(sel) => {
-                let b = self.select(sel, q.order_by.as_ref(), q.limit_clause.as_ref(), lock, params)?;
+                let mut b = self.select(sel, q.order_by.as_ref(), q.limit_clause.as_ref(), lock, params)?;
+                b.lock_wait = crate::query::lock_wait_of(q);
                 Ok(QueryPlan::Select(Box::new(b)))
             }
             ast::SetExpr::Query(inner) if q.order_by.is_none() && q.limit_clause.is_none() => self.query(inner, params),

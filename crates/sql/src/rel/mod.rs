@@ -94,6 +94,14 @@ impl QueryPlan {
             QueryPlan::SetOp(_) | QueryPlan::Recursive(_) => None,
         }
     }
+
+    /// NOWAIT / SKIP LOCKED of the top block's locking read.
+    pub fn lock_wait(&self) -> quire_engine::table::LockWait {
+        match self {
+            QueryPlan::Select(b) => b.lock_wait,
+            QueryPlan::SetOp(_) | QueryPlan::Recursive(_) => quire_engine::table::LockWait::Wait,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,6 +215,8 @@ pub struct Block {
     pub limit: Option<Expr>,
     pub offset: Option<Expr>,
     pub lock: Option<LockMode>,
+    /// NOWAIT / SKIP LOCKED of the locking read.
+    pub lock_wait: quire_engine::table::LockWait,
     /// Which columns determine which (ONLY_FULL_GROUP_BY; also read by
     /// the blocks that use this one as a derived table).
     pub fd: crate::group_check::Fd,

@@ -267,6 +267,7 @@ impl Binder<'_> {
             limit,
             offset,
             lock,
+            lock_wait: Default::default(),
             fd,
         })
     }
