@@ -481,8 +481,16 @@ pub fn literal(v: &ast::Value) -> Result<Value> {
     })
 }
 
-/// A numeric literal: an integer if it has no point or exponent.
+/// A numeric literal: an integer if it has no point or exponent, a
+/// double (MySQL's approximate literal) if it has an exponent, else an
+/// exact decimal.
 pub fn number(n: &str) -> Result<Value> {
+    if n.contains(['e', 'E']) {
+        return match n.parse::<f64>() {
+            Ok(f) if f.is_finite() => Ok(Value::Double(quire_engine::row::float::normalize(f))),
+            _ => Err(SqlError::new(1367, "22007", format!("Illegal double '{n}' value found during parsing"))),
+        };
+    }
     if let Ok(i) = n.parse::<i64>() {
         return Ok(Value::Int(i));
     }
@@ -518,17 +526,6 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 scope.params += 1;
                 Expr::Param(scope.params - 1)
             }
-            // An exponent makes an approximate (DOUBLE) literal in MySQL.
-            ast::Value::Number(n, _) if n.contains(['e', 'E']) => match n.parse::<f64>() {
-                Ok(f) if f.is_finite() => Expr::Lit(Value::Double(quire_engine::row::float::normalize(f))),
-                _ => {
-                    return Err(SqlError::new(
-                        1367,
-                        "22007",
-                        format!("Illegal double '{n}' value found during parsing"),
-                    ))
-                }
-            },
             other => Expr::Lit(literal(other)?),
         },
         E::Identifier(i) => {
@@ -1209,7 +1206,8 @@ pub fn number_text_level(s: &str) -> Option<Level> {
 /// (`'12abc' + 1`; MySQL converts such operands to DOUBLE).
 fn check_number_operand(v: &Value, env: &dyn Env) -> Result<()> {
     if let Value::Str(s) = v {
-        if let Some(level) = number_text_level(s) {
+        let beyond = || quire_engine::row::float::leading_f64(s).is_infinite();
+        if let Some(level) = number_text_level(s).or_else(|| beyond().then_some(Level::Warning)) {
             env.warn(Condition::new(level, 1292, format!("Truncated incorrect DOUBLE value: '{s}'")))?;
         }
     }
@@ -1246,7 +1244,8 @@ pub fn to_f64(v: &Value) -> Option<f64> {
         Value::Int(i) => Some(*i as f64),
         Value::UInt(u) => Some(*u as f64),
         Value::Double(f) => Some(*f),
-        Value::Str(s) => Some(quire_engine::row::float::leading_f64(s)),
+        // Beyond a double: its largest value (MySQL warns, 1292).
+        Value::Str(s) => Some(quire_engine::row::float::leading_f64(s).clamp(f64::MIN, f64::MAX)),
         other => to_decimal(other).map(|d| d.to_f64()),
     }
 }
