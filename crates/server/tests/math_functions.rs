@@ -5,7 +5,6 @@
 
 mod oracle;
 
-use mysql::prelude::Queryable;
 use oracle::same_on_both;
 
 #[test]

@@ -343,23 +343,6 @@ fn map_str(args: &[Value], f: impl Fn(&str) -> String) -> Result<Value> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unix_epoch_converts_to_civil_time() {
-        assert_eq!(from_unix(0).format(0), "1970-01-01 00:00:00");
-        assert_eq!(from_unix(951_782_400).date, Date { year: 2000, month: 2, day: 29 });
-        assert_eq!(to_unix(&from_unix(1_700_000_123)), 1_700_000_123);
-        let round =
-            |x: &str, d: i64| call("round", &[Value::Decimal(Decimal::parse(x).unwrap()), Value::Int(d)]).unwrap();
-        assert_eq!(round("1.2345", 2).to_string(), "1.23");
-        assert_eq!(call("round", &[Value::Int(15), Value::Int(-1)]).unwrap(), Value::Int(20));
-        assert_eq!(call("hex", &[Value::Int(255)]).unwrap(), Value::Str("FF".into()));
-    }
-}
-
 /// ABS, FLOOR, CEIL, ROUND and TRUNCATE of a double: a double, as MySQL
 /// (ROUND rounds half to even, as its `rint`: ROUND(2.5e0) is 2; with
 /// digits it scales, rounds and scales back, so ROUND(1.005e0, 2) is 1).
@@ -394,4 +377,21 @@ fn double_rounding(name: &str, args: &[Value]) -> Result<Value> {
         _ => scaled(f64::trunc),
     };
     Ok(Value::Double(quire_engine::row::float::normalize(r)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unix_epoch_converts_to_civil_time() {
+        assert_eq!(from_unix(0).format(0), "1970-01-01 00:00:00");
+        assert_eq!(from_unix(951_782_400).date, Date { year: 2000, month: 2, day: 29 });
+        assert_eq!(to_unix(&from_unix(1_700_000_123)), 1_700_000_123);
+        let round =
+            |x: &str, d: i64| call("round", &[Value::Decimal(Decimal::parse(x).unwrap()), Value::Int(d)]).unwrap();
+        assert_eq!(round("1.2345", 2).to_string(), "1.23");
+        assert_eq!(call("round", &[Value::Int(15), Value::Int(-1)]).unwrap(), Value::Int(20));
+        assert_eq!(call("hex", &[Value::Int(255)]).unwrap(), Value::Str("FF".into()));
+    }
 }

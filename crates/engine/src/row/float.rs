@@ -205,7 +205,7 @@ mod tests {
         assert_eq!(format_float(123456789.0), "123457000");
         assert_eq!(format_float(0.3), "0.3");
         assert_eq!(format_float(3.4e38), "3.4e38");
-        assert_eq!(format_float(1.17549435e-38), "1.17549e-38");
+        assert_eq!(format_float(f32::MIN_POSITIVE), "1.17549e-38");
         assert_eq!(format_float(1e-45), "1.4013e-45");
         assert_eq!(format_float(16777217.0), "16777200");
         assert_eq!(format_float(1e15), "1e15");
