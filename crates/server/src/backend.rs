@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use quire_engine::row::{Date, DateTime, Decimal, Value};
+use quire_engine::row::{Date, DateTime, Value};
 use quire_sql::{Answers, ColMeta, MetaType, Outcome, RowSink, Shared, SqlError};
 
 use crate::proto::handshake::capability;
@@ -48,6 +48,11 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
         }
         // 31 decimals: MySQL's NOT_FIXED_DEC, "as many as the value needs".
         MetaType::Double => (column_type::DOUBLE, 22, 31, charset::BINARY),
+        // A FLOAT / DOUBLE column: length 12 / 22, as MariaDB's.
+        MetaType::Approx { single, scale } => {
+            let (t, len) = if single { (column_type::FLOAT, 12) } else { (column_type::DOUBLE, 22) };
+            (t, len, scale.unwrap_or(31), charset::BINARY)
+        }
         MetaType::Str { len, fixed } => {
             (if fixed { column_type::STRING } else { column_type::VAR_STRING }, len * 4, 0, charset::UTF8MB4_GENERAL_CI)
         }
@@ -82,7 +87,7 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
                 flags |= column_flag::UNSIGNED;
             }
         }
-        MetaType::Decimal { .. } | MetaType::Double => flags |= column_flag::NUM,
+        MetaType::Decimal { .. } | MetaType::Double | MetaType::Approx { .. } => flags |= column_flag::NUM,
         MetaType::Text => flags |= column_flag::BLOB,
         _ => {}
     }
@@ -125,11 +130,13 @@ pub fn cell(v: &Value, ty: MetaType) -> Cell {
             Some(n) => Cell::Int(n.clamp(i64::MIN as i128, i64::MAX as i128) as i64),
             None => Cell::Null,
         },
-        (other, MetaType::Double) => match quire_sql::expr::to_decimal(other) {
-            // Through the decimal text: Rust's parse rounds correctly.
-            Some(d) => Cell::Double(d.to_string().parse().unwrap_or_else(|_| d.to_f64())),
-            None => Cell::Null,
-        },
+        (Value::Double(f), MetaType::Double | MetaType::Approx { single: false, .. }) => Cell::Double(*f),
+        (other, MetaType::Double | MetaType::Approx { single: false, .. }) => {
+            quire_sql::expr::to_f64(other).map_or(Cell::Null, Cell::Double)
+        }
+        (other, MetaType::Approx { single: true, .. }) => {
+            quire_sql::expr::to_f64(other).map_or(Cell::Null, |f| Cell::Float(f as f32))
+        }
         (Value::Date(d), MetaType::Date) => date_cell(*d),
         (Value::DateTime(dt), MetaType::Date) => date_cell(dt.date),
         (Value::Date(d), MetaType::DateTime { .. } | MetaType::Timestamp { .. }) => {
@@ -166,7 +173,9 @@ pub fn param_value(p: &Param) -> Value {
         Cell::Null => Value::Null,
         Cell::Int(i) => Value::Int(*i),
         Cell::UInt(u) => Value::UInt(*u),
-        Cell::Double(f) => Decimal::parse(&format!("{f}")).map_or_else(|| Value::Str(f.to_string()), Value::Decimal),
+        Cell::Double(f) if f.is_finite() => Value::Double(quire_engine::row::float::normalize(*f)),
+        Cell::Float(f) if f.is_finite() => Value::Double(quire_engine::row::float::normalize(f64::from(*f))),
+        Cell::Double(_) | Cell::Float(_) => Value::Null,
         Cell::Bytes(b) => Value::Str(String::from_utf8_lossy(b).into_owned()),
         Cell::Date { year, month, day } => Date::new(*year, *month, *day)
             .map_or_else(|| Value::Str(format!("{year:04}-{month:02}-{day:02}")), Value::Date),

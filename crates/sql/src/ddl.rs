@@ -11,8 +11,9 @@ use sqlparser::ast;
 use crate::error::{Result, SqlError};
 use crate::expr::{self, Scope};
 
-/// A column type from its SQL spelling.
-pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
+/// A column type from its SQL spelling (`name` is the column's, for
+/// messages).
+pub fn column_type(dt: &ast::DataType, name: &str) -> Result<ColumnType> {
     let s = dt.to_string().to_ascii_uppercase();
     let unsigned = s.contains("UNSIGNED");
     let base = s.split(['(', ' ']).next().unwrap_or("").to_string();
@@ -23,7 +24,9 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
         .unwrap_or_default();
     let arg = |i: usize, d: u32| args.get(i).copied().unwrap_or(d);
     Ok(match base.as_str() {
-        "TINYINT" | "BOOL" | "BOOLEAN" => ColumnType::TinyInt { unsigned },
+        "BOOL" | "BOOLEAN" => ColumnType::TinyInt1 { unsigned },
+        "TINYINT" if args.first() == Some(&1) => ColumnType::TinyInt1 { unsigned },
+        "TINYINT" => ColumnType::TinyInt { unsigned },
         "SMALLINT" => ColumnType::SmallInt { unsigned },
         "MEDIUMINT" => ColumnType::MediumInt { unsigned },
         "INT" | "INTEGER" | "INT4" => ColumnType::Int { unsigned },
@@ -43,11 +46,61 @@ pub fn column_type(dt: &ast::DataType) -> Result<ColumnType> {
         "CHAR" | "CHARACTER" if !s.contains("VARYING") => ColumnType::Char { len: arg(0, 1) },
         "VARCHAR" | "CHARACTER" | "NVARCHAR" => ColumnType::Varchar { len: arg(0, 255) },
         "TEXT" | "TINYTEXT" | "MEDIUMTEXT" | "LONGTEXT" => ColumnType::Text,
+        "FLOAT" | "DOUBLE" | "REAL" | "FLOAT4" | "FLOAT8" => {
+            if unsigned {
+                return Err(SqlError::unsupported(format!("UNSIGNED {base} columns (deprecated in MySQL 8.0)")));
+            }
+            approx_type(&base, &args, name)?
+        }
         "DATE" => ColumnType::Date,
         "DATETIME" => ColumnType::DateTime { fsp: arg(0, 0).min(6) as u8 },
         "TIMESTAMP" => ColumnType::Timestamp { fsp: arg(0, 0).min(6) as u8 },
         _ => return Err(SqlError::unsupported(format!("column type {s}"))),
     })
+}
+
+/// FLOAT / FLOAT(p) / FLOAT(M,D) / DOUBLE [PRECISION] / DOUBLE(M,D) /
+/// REAL, as MySQL maps them: FLOAT(p) is a single for p <= 24, a double
+/// for p <= 53, error 1063 beyond; `(M, D)` needs D <= M (1427), M <= 255
+/// (1439) and D <= 30 (1425).
+fn approx_type(base: &str, args: &[u32], name: &str) -> Result<ColumnType> {
+    let single = matches!(base, "FLOAT" | "FLOAT4");
+    let digits = match *args {
+        [] => None,
+        [p] if single => {
+            return match p {
+                0..=24 => Ok(ColumnType::Float { digits: None }),
+                25..=53 => Ok(ColumnType::Double { digits: None }),
+                _ => Err(SqlError::new(1063, "42000", format!("Incorrect column specifier for column '{name}'"))),
+            }
+        }
+        [m, d] => {
+            if d > m {
+                return Err(SqlError::new(
+                    1427,
+                    "42000",
+                    format!("For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{name}')"),
+                ));
+            }
+            if m > 255 {
+                return Err(SqlError::new(
+                    1439,
+                    "42000",
+                    format!("Display width out of range for '{name}' (max = 255)"),
+                ));
+            }
+            if d > 30 {
+                return Err(SqlError::new(
+                    1425,
+                    "42000",
+                    format!("Too big scale {d} specified for '{name}'. Maximum is 30"),
+                ));
+            }
+            Some((m as u8, d as u8))
+        }
+        _ => return Err(SqlError::syntax(format!("bad {base} type for column '{name}'"))),
+    };
+    Ok(if single { ColumnType::Float { digits } } else { ColumnType::Double { digits } })
 }
 
 /// A column's DEFAULT: a literal, or CURRENT_TIMESTAMP (and its
@@ -127,7 +180,7 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
         if names[..pos].iter().any(|n| n.eq_ignore_ascii_case(&cd.name.value)) {
             return Err(SqlError::new(1060, "42S21", format!("Duplicate column name '{}'", cd.name.value)));
         }
-        let mut col = Column::new(&cd.name.value, column_type(&cd.data_type)?);
+        let mut col = Column::new(&cd.name.value, column_type(&cd.data_type, &cd.name.value)?);
         for o in &cd.options {
             match &o.option {
                 ast::ColumnOption::NotNull => col.nullable = false,

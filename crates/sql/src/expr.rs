@@ -481,8 +481,16 @@ pub fn literal(v: &ast::Value) -> Result<Value> {
     })
 }
 
-/// A numeric literal: an integer if it has no point or exponent.
+/// A numeric literal: an integer if it has no point or exponent, a
+/// double (MySQL's approximate literal) if it has an exponent, else an
+/// exact decimal.
 pub fn number(n: &str) -> Result<Value> {
+    if n.contains(['e', 'E']) {
+        return match n.parse::<f64>() {
+            Ok(f) if f.is_finite() => Ok(Value::Double(quire_engine::row::float::normalize(f))),
+            _ => Err(SqlError::new(1367, "22007", format!("Illegal double '{n}' value found during parsing"))),
+        };
+    }
     if let Ok(i) = n.parse::<i64>() {
         return Ok(Value::Int(i));
     }
@@ -517,11 +525,6 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             ast::Value::Placeholder(_) => {
                 scope.params += 1;
                 Expr::Param(scope.params - 1)
-            }
-            // An exponent makes an approximate (DOUBLE) literal in MySQL:
-            // `1e3` is typed DOUBLE, though its value is kept exact here.
-            ast::Value::Number(n, _) if n.contains(['e', 'E']) => {
-                Expr::Func("cast_double".into(), vec![Expr::Lit(number(n)?)])
             }
             other => Expr::Lit(literal(other)?),
         },
@@ -678,7 +681,9 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 "cast_signed"
             } else if ty.starts_with("DECIMAL") {
                 "cast_decimal"
-            } else if ty.starts_with("DOUBLE") || ty.starts_with("FLOAT") || ty.starts_with("REAL") {
+            } else if ty.starts_with("FLOAT") {
+                "cast_float"
+            } else if ty.starts_with("DOUBLE") || ty.starts_with("REAL") {
                 "cast_double"
             } else if ty.starts_with("DATETIME") {
                 "cast_datetime"
@@ -1130,6 +1135,7 @@ pub fn truth(v: &Value) -> Option<bool> {
         Value::Int(i) => Some(*i != 0),
         Value::UInt(u) => Some(*u != 0),
         Value::Decimal(d) => Some(!d.is_zero()),
+        Value::Double(f) => Some(*f != 0.0),
         Value::Str(s) => Some(str_to_decimal(s).is_some_and(|d| !d.is_zero())),
         Value::Date(_) | Value::DateTime(_) => Some(true),
     }
@@ -1205,7 +1211,8 @@ pub fn number_text_level(s: &str) -> Option<Level> {
 /// (`'12abc' + 1`; MySQL converts such operands to DOUBLE).
 fn check_number_operand(v: &Value, env: &dyn Env) -> Result<()> {
     if let Value::Str(s) = v {
-        if let Some(level) = number_text_level(s) {
+        let beyond = || quire_engine::row::float::leading_f64(s).is_infinite();
+        if let Some(level) = number_text_level(s).or_else(|| beyond().then_some(Level::Warning)) {
             env.warn(Condition::new(level, 1292, format!("Truncated incorrect DOUBLE value: '{s}'")))?;
         }
     }
@@ -1219,6 +1226,9 @@ pub fn to_decimal(v: &Value) -> Option<Decimal> {
         Value::Int(i) => Some(Decimal::from_i64(*i)),
         Value::UInt(u) => Some(Decimal::new(*u as i128, 0)),
         Value::Decimal(d) => Some(*d),
+        // The decimal of the double's shortest text (`None` beyond what a
+        // decimal holds: 1e50).
+        Value::Double(f) => Decimal::parse(&format!("{f:e}")),
         Value::Str(s) => str_to_decimal(s),
         Value::Date(d) => Some(Decimal::new(d.year as i128 * 10000 + d.month as i128 * 100 + d.day as i128, 0)),
         Value::DateTime(dt) => Some(Decimal::new(
@@ -1231,11 +1241,29 @@ pub fn to_decimal(v: &Value) -> Option<Decimal> {
     }
 }
 
-/// A value as an integer, rounding decimals (`None` for NULL).
+/// A value as a double, as MySQL converts it for a comparison or
+/// arithmetic with a double (`None` for NULL).
+pub fn to_f64(v: &Value) -> Option<f64> {
+    match v {
+        Value::Null => None,
+        Value::Int(i) => Some(*i as f64),
+        Value::UInt(u) => Some(*u as f64),
+        Value::Double(f) => Some(*f),
+        // Beyond a double: its largest value (MySQL warns, 1292).
+        Value::Str(s) => Some(quire_engine::row::float::leading_f64(s).clamp(f64::MIN, f64::MAX)),
+        other => to_decimal(other).map(|d| d.to_f64()),
+    }
+}
+
+/// A value as an integer, rounding decimals half away from zero and
+/// doubles half to even (MySQL's `rint`; `None` for NULL or a double
+/// beyond i128).
 pub fn to_i128(v: &Value) -> Option<i128> {
     match v {
         Value::Int(i) => Some(*i as i128),
         Value::UInt(u) => Some(*u as i128),
+        Value::Double(f) if f.abs() < 1e38 => Some(f.round_ties_even() as i128),
+        Value::Double(_) => None,
         other => to_decimal(other).and_then(|d| d.rescale(0)).map(|d| d.coef),
     }
 }
@@ -1275,6 +1303,8 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
             let other = parse_temporal(s)?;
             compare(&other, b, coll)
         }
+        // With a double on either side, as doubles (MySQL's rule).
+        (Value::Double(_), _) | (_, Value::Double(_)) => to_f64(a)?.partial_cmp(&to_f64(b)?),
         // Anything else compares as numbers (MySQL's fallback to DOUBLE;
         // exact here).
         _ => Some(to_decimal(a)?.cmp(&to_decimal(b)?)),
@@ -1335,6 +1365,7 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
             }
             Value::Int(i) => int_value(-(i as i128))?,
             Value::UInt(u) => int_value(-(u as i128))?,
+            Value::Double(f) => Value::Double(quire_engine::row::float::normalize(-f)),
             other => match to_decimal(&other) {
                 Some(d) => Value::Decimal(Decimal::new(-d.coef, d.scale)),
                 None => Value::Null,
@@ -1511,6 +1542,9 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
         return Ok(Value::Null);
     }
     let ints = matches!(a, Value::Int(_) | Value::UInt(_)) && matches!(b, Value::Int(_) | Value::UInt(_));
+    if matches!(a, Value::Double(_) | Value::Str(_)) || matches!(b, Value::Double(_) | Value::Str(_)) {
+        return arith_double(op, a, b);
+    }
     if ints && !matches!(op, BinOp::Div) {
         let (x, y) = (to_i128(a).unwrap_or(0), to_i128(b).unwrap_or(0));
         let r = match op {
@@ -1553,6 +1587,48 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
         BinOp::Mod => Value::Decimal(x.checked_rem(y).ok_or_else(overflow)?),
         _ => return Err(SqlError::internal("not an arithmetic operator")),
     })
+}
+
+/// Arithmetic with a double or string operand: in doubles, as MySQL
+/// (`0.1e0 + 0.2e0` is 0.30000000000000004). Division by zero is NULL;
+/// a result beyond a double's range is 1690; DIV truncates to an integer.
+fn arith_double(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
+    let (Some(x), Some(y)) = (to_f64(a), to_f64(b)) else { return Ok(Value::Null) };
+    let sign = match op {
+        BinOp::Add => "+",
+        BinOp::Sub => "-",
+        BinOp::Mul => "*",
+        BinOp::Div => "/",
+        BinOp::IntDiv => "DIV",
+        _ => "%",
+    };
+    let out_of_range = || {
+        SqlError::new(
+            1690,
+            "22003",
+            format!("DOUBLE value is out of range in '{} {sign} {}'", as_string(a), as_string(b)),
+        )
+    };
+    let r = match op {
+        BinOp::Add => x + y,
+        BinOp::Sub => x - y,
+        BinOp::Mul => x * y,
+        BinOp::Div | BinOp::IntDiv | BinOp::Mod if y == 0.0 => return Ok(Value::Null),
+        BinOp::Div => x / y,
+        BinOp::IntDiv => {
+            let q = (x / y).trunc();
+            if !q.is_finite() || q.abs() >= 9.3e18 {
+                return Err(SqlError::new(1690, "22003", "BIGINT value is out of range"));
+            }
+            return int_value(q as i128);
+        }
+        BinOp::Mod => x % y,
+        _ => return Err(SqlError::internal("not an arithmetic operator")),
+    };
+    if !r.is_finite() {
+        return Err(out_of_range());
+    }
+    Ok(Value::Double(quire_engine::row::float::normalize(r)))
 }
 
 /// SQL LIKE with `%`, `_` and `\\` escapes, case-insensitive (the default

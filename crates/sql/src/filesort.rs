@@ -449,6 +449,10 @@ fn put_key(b: &mut Vec<u8>, k: &SortKey) {
             b.push(3);
             put_bytes(b, w);
         }
+        SortKey::Approx(bits) => {
+            b.push(4);
+            b.extend_from_slice(&bits.to_le_bytes());
+        }
     }
 }
 
@@ -478,6 +482,10 @@ pub(crate) fn put_value(b: &mut Vec<u8>, v: &Value) {
         Value::DateTime(t) => {
             b.push(6);
             put_datetime(b, t);
+        }
+        Value::Double(f) => {
+            b.push(7);
+            b.extend_from_slice(&f.to_le_bytes());
         }
     }
 }
@@ -557,6 +565,7 @@ impl<'b> Reader<'b> {
             0 => SortKey::Null,
             1 => SortKey::Num(self.decimal()?),
             2 => SortKey::Temporal(self.datetime()?),
+            4 => SortKey::Approx(u64::from_le_bytes(self.array()?)),
             _ => SortKey::Str(self.bytes()?),
         })
     }
@@ -569,6 +578,7 @@ impl<'b> Reader<'b> {
             3 => Value::Decimal(self.decimal()?),
             4 => Value::Str(String::from_utf8(self.bytes()?).ok()?),
             5 => Value::Date(self.date()?),
+            7 => Value::Double(f64::from_le_bytes(self.array()?)),
             _ => Value::DateTime(self.datetime()?),
         })
     }

@@ -5,7 +5,7 @@
 use quire_engine::row::{Date, DateTime, Decimal, Value};
 
 use crate::error::{Result, SqlError};
-use crate::expr::{as_string, compare, int_value, to_decimal, to_i128, truth};
+use crate::expr::{as_string, compare, int_value, to_decimal, to_f64, to_i128, truth};
 
 fn arity(name: &str, args: &[Value], n: std::ops::RangeInclusive<usize>) -> Result<()> {
     if n.contains(&args.len()) {
@@ -163,6 +163,12 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
                 args[0].clone()
             }
         }
+        "abs" | "floor" | "ceil" | "ceiling" | "round" | "truncate"
+            if matches!(args.first(), Some(Value::Double(_))) =>
+        {
+            arity(name, args, 1..=if matches!(name, "round" | "truncate") { 2 } else { 1 })?;
+            double_rounding(name, args)?
+        }
         "abs" => match a0() {
             Value::Null => Value::Null,
             Value::Int(i) => int_value((i as i128).abs())?,
@@ -236,10 +242,16 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
                 }
             }
         }
-        // The value stays exact; its column is typed DOUBLE (plan::infer).
-        "cast_double" => match a0() {
+        "cast_double" | "cast_float" => match a0() {
             Value::Null => Value::Null,
-            v => to_decimal(&v).map_or(Value::Null, Value::Decimal),
+            v => {
+                let f = to_f64(&v).unwrap_or(0.0);
+                let f = if name == "cast_float" { f64::from(f as f32) } else { f };
+                if !f.is_finite() {
+                    return Err(SqlError::new(1690, "22003", format!("DOUBLE value is out of range in '{v}'")));
+                }
+                Value::Double(quire_engine::row::float::normalize(f))
+            }
         },
         "mod" => {
             arity(name, args, 2..=2)?;
@@ -318,8 +330,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
         }
         "rand" => {
             use rand::Rng;
-            let r: u64 = rand::thread_rng().gen_range(0..1_000_000_000_000);
-            Value::Decimal(Decimal::new(r as i128, 12))
+            Value::Double(rand::thread_rng().gen::<f64>())
         }
         "cast_signed" => match a0() {
             Value::Null => Value::Null,
@@ -365,6 +376,42 @@ fn map_str(args: &[Value], f: impl Fn(&str) -> String) -> Result<Value> {
         [v] => Ok(Value::Str(f(&as_string(v)))),
         _ => Err(SqlError::new(1582, "42000", "Incorrect parameter count in the call to native function")),
     }
+}
+
+/// ABS, FLOOR, CEIL, ROUND and TRUNCATE of a double: a double, as MySQL
+/// (ROUND rounds half to even, as its `rint`: ROUND(2.5e0) is 2; with
+/// digits it scales, rounds and scales back, so ROUND(1.005e0, 2) is 1).
+fn double_rounding(name: &str, args: &[Value]) -> Result<Value> {
+    let Some(Value::Double(x)) = args.first() else { return Ok(Value::Null) };
+    let x = *x;
+    let d = match args.get(1) {
+        None => 0,
+        Some(v) => match to_i128(v) {
+            None => return Ok(Value::Null),
+            Some(d) => d.clamp(-400, 400) as i32,
+        },
+    };
+    let scaled = |f: fn(f64) -> f64| {
+        let p = 10f64.powi(d.abs());
+        if d >= 0 {
+            let r = f(x * p) / p;
+            if r.is_finite() {
+                r
+            } else {
+                x
+            }
+        } else {
+            f(x / p) * p
+        }
+    };
+    let r = match name {
+        "abs" => x.abs(),
+        "floor" => x.floor(),
+        "ceil" | "ceiling" => x.ceil(),
+        "round" => scaled(f64::round_ties_even),
+        _ => scaled(f64::trunc),
+    };
+    Ok(Value::Double(quire_engine::row::float::normalize(r)))
 }
 
 #[cfg(test)]

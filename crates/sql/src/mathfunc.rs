@@ -3,19 +3,15 @@
 //! two), ATAN2, DEGREES, RADIANS (typed DOUBLE), SIGN, CRC32 (integers)
 //! and CONV (text).
 //!
-//! quire has no double value: a DOUBLE result is computed in `f64` and
-//! kept as the exact decimal of its shortest round-trip text, which the
-//! protocol sends back as the same double (`backend.rs`), so a client sees
-//! what MySQL's double would print. Out of a function's domain (SQRT of a
-//! negative, LN of 0, ASIN(2)) the result is NULL, as MySQL's; a result
-//! that is not finite is 1690 (DOUBLE value is out of range), and one a
-//! 38-digit decimal cannot hold (1e50, 1e-40) is refused (1235) until
-//! quire has a double value.
+//! A DOUBLE result is a `Value::Double`. Out of a function's domain (SQRT
+//! of a negative, LN of 0, ASIN(2)) the result is NULL, as MySQL's; a
+//! result that is not finite is 1690 (DOUBLE value is out of range).
 
-use quire_engine::row::{Decimal, Value};
+use quire_engine::row::float::normalize;
+use quire_engine::row::Value;
 
 use crate::error::{Result, SqlError};
-use crate::expr::{as_string, to_decimal, to_i128};
+use crate::expr::{as_string, to_f64, to_i128};
 
 /// The functions of this module, with the argument counts MySQL accepts.
 pub const FUNCS: &[(&str, usize, usize)] = &[
@@ -47,7 +43,7 @@ pub fn is_double(name: &str) -> bool {
     !matches!(name, "sign" | "crc32" | "conv")
 }
 
-/// A double result as quire keeps it; NULL outside the domain.
+/// A double result; NULL outside the domain (NaN), 1690 when infinite.
 fn double(name: &str, f: f64) -> Result<Value> {
     if f.is_nan() {
         return Ok(Value::Null);
@@ -55,46 +51,7 @@ fn double(name: &str, f: f64) -> Result<Value> {
     if f.is_infinite() {
         return Err(SqlError::new(1690, "22003", format!("DOUBLE value is out of range in '{name}'")));
     }
-    // -0 prints as 0, as MySQL's.
-    let f = if f == 0.0 { 0.0 } else { f };
-    // A double beyond what a 38-digit decimal holds (1e50, 1e-40) cannot
-    // be kept: refused rather than rounded to something else.
-    match Decimal::parse(&format!("{f}")) {
-        Some(d) if d.to_string().parse::<f64>() == Ok(f) => Ok(Value::Decimal(d)),
-        _ => Err(SqlError::unsupported(format!("{name}() results beyond 38 digits ({f:e})"))),
-    }
-}
-
-fn f64_of(v: &Value) -> Option<f64> {
-    match v {
-        Value::Null => None,
-        Value::Str(s) => Some(leading_f64(s)),
-        other => to_decimal(other).map(|d| d.to_f64()),
-    }
-}
-
-/// The number a string starts with (MySQL reads `'2abc'` as 2): sign,
-/// digits, a fraction, an exponent, found in one pass and parsed once.
-fn leading_f64(s: &str) -> f64 {
-    let b = s.trim_start().as_bytes();
-    let digits = |mut i: usize| {
-        while b.get(i).is_some_and(u8::is_ascii_digit) {
-            i += 1;
-        }
-        i
-    };
-    let mut end = digits(usize::from(matches!(b.first(), Some(b'+' | b'-'))));
-    if b.get(end) == Some(&b'.') {
-        end = digits(end + 1);
-    }
-    if matches!(b.get(end), Some(b'e' | b'E')) {
-        let sign = usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
-        let exp_end = digits(end + 1 + sign);
-        if exp_end > end + 1 + sign {
-            end = exp_end;
-        }
-    }
-    std::str::from_utf8(&b[..end]).ok().and_then(|t| t.parse().ok()).unwrap_or(0.0)
+    Ok(Value::Double(normalize(f)))
 }
 
 /// CRC-32 (IEEE 802.3, as zlib's and MySQL's).
@@ -173,7 +130,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
     }
     let mut xs = Vec::with_capacity(args.len());
     for a in args {
-        match f64_of(a) {
+        match to_f64(a) {
             Some(x) => xs.push(x),
             None => return Ok(Value::Null),
         }
@@ -233,17 +190,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_string_is_read_as_the_number_it_starts_with() {
-        assert_eq!(leading_f64("  2.5e2abc"), 250.0);
-        assert_eq!(leading_f64("-3x"), -3.0);
-        assert_eq!(leading_f64("1e"), 1.0);
-        assert_eq!(leading_f64("abc"), 0.0);
-        // One pass: a long numeric string is read at once (beyond a double:
-        // infinite, which `double` then reports as out of range).
-        assert!(leading_f64(&format!("{}x", "9".repeat(200_000))).is_infinite());
-    }
-
-    #[test]
     fn crc32_and_conv_match_mysql() {
         assert_eq!(crc32(b"hello"), 907_060_870);
         assert_eq!(crc32(b""), 0);
@@ -253,11 +199,9 @@ mod tests {
     }
 
     #[test]
-    fn doubles_keep_their_shortest_text_and_leave_the_domain_as_null() {
-        assert_eq!(
-            call("sqrt", &[Value::Int(2)]).unwrap(),
-            Value::Decimal(Decimal::parse("1.4142135623730951").unwrap())
-        );
+    fn doubles_are_doubles_and_leave_the_domain_as_null() {
+        assert_eq!(call("sqrt", &[Value::Int(2)]).unwrap(), Value::Double(std::f64::consts::SQRT_2));
+        assert_eq!(call("pow", &[Value::Int(10), Value::Int(50)]).unwrap(), Value::Double(1e50));
         assert_eq!(call("sqrt", &[Value::Int(-1)]).unwrap(), Value::Null);
         assert_eq!(call("log", &[Value::Int(1), Value::Int(10)]).unwrap(), Value::Null);
         assert_eq!(call("pow", &[Value::Int(10), Value::Int(400)]).unwrap_err().code, 1690);

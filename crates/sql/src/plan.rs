@@ -400,10 +400,17 @@ pub enum MetaType {
         precision: u8,
         scale: u8,
     },
-    /// DOUBLE: approximate literals (`1e3`), CAST(.. AS DOUBLE),
-    /// floating-point system variables. The value itself may be held as
-    /// an exact decimal; the protocol sends it as a double.
+    /// A computed DOUBLE (approximate literals `1e3`, arithmetic with a
+    /// double, math functions, CAST(.. AS DOUBLE), floating-point system
+    /// variables): as many decimals as the value needs (31 on the wire).
     Double,
+    /// A FLOAT or DOUBLE column's values (and MIN / MAX of them): `single`
+    /// for FLOAT (wire type FLOAT, printed with 6 digits), `scale` the D
+    /// of `FLOAT(M,D)` / `DOUBLE(M,D)` (printed with exactly D decimals).
+    Approx {
+        single: bool,
+        scale: Option<u8>,
+    },
     /// CHAR / VARCHAR / TEXT / computed strings, with a length in characters.
     Str {
         len: u32,
@@ -423,12 +430,16 @@ pub enum MetaType {
 impl MetaType {
     pub fn of_column(ty: ColumnType) -> Self {
         match ty {
-            ColumnType::TinyInt { unsigned } => MetaType::Int { unsigned, width: 1 },
+            ColumnType::TinyInt { unsigned } | ColumnType::TinyInt1 { unsigned } => {
+                MetaType::Int { unsigned, width: 1 }
+            }
             ColumnType::SmallInt { unsigned } => MetaType::Int { unsigned, width: 2 },
             ColumnType::MediumInt { unsigned } => MetaType::Int { unsigned, width: 3 },
             ColumnType::Int { unsigned } => MetaType::Int { unsigned, width: 4 },
             ColumnType::BigInt { unsigned } => MetaType::Int { unsigned, width: 8 },
             ColumnType::Decimal { precision, scale } => MetaType::Decimal { precision, scale },
+            ColumnType::Float { digits } => MetaType::Approx { single: true, scale: digits.map(|d| d.1) },
+            ColumnType::Double { digits } => MetaType::Approx { single: false, scale: digits.map(|d| d.1) },
             ColumnType::Char { len } => MetaType::Str { len, fixed: true },
             ColumnType::Varchar { len } => MetaType::Str { len, fixed: false },
             ColumnType::Text => MetaType::Text,
@@ -444,6 +455,7 @@ impl MetaType {
             Value::Int(_) => MetaType::Int { unsigned: false, width: 8 },
             Value::UInt(_) => MetaType::Int { unsigned: true, width: 8 },
             Value::Decimal(d) => MetaType::Decimal { precision: 65, scale: d.scale },
+            Value::Double(_) => MetaType::Double,
             Value::Str(s) => MetaType::Str { len: s.chars().count().max(1) as u32, fixed: false },
             Value::Date(_) => MetaType::Date,
             Value::DateTime(_) => MetaType::DateTime { fsp: 0 },
@@ -511,7 +523,7 @@ fn same_kind(a: MetaType, b: MetaType) -> bool {
         (a, b),
         (MetaType::Int { .. }, MetaType::Int { .. })
             | (MetaType::Decimal { .. }, MetaType::Decimal { .. })
-            | (MetaType::Double, MetaType::Double)
+            | (MetaType::Double | MetaType::Approx { .. }, MetaType::Double | MetaType::Approx { .. })
             | (MetaType::Str { .. } | MetaType::Text, MetaType::Str { .. } | MetaType::Text)
             | (MetaType::Date, MetaType::Date)
             | (
@@ -536,7 +548,7 @@ fn int_len(e: &Expr, t: Option<&dyn ColTypes>) -> u32 {
         Expr::Lit(Value::UInt(u)) => u.to_string().len() as u32,
         Expr::Lit(Value::Decimal(d)) => d.int_digits().max(1) + u32::from(d.coef < 0),
         Expr::Col(c) => match t.and_then(|t| t.col_type(*c)) {
-            Some(ColumnType::TinyInt { unsigned }) => 4 - u32::from(unsigned),
+            Some(ColumnType::TinyInt { unsigned } | ColumnType::TinyInt1 { unsigned }) => 4 - u32::from(unsigned),
             Some(ColumnType::SmallInt { unsigned }) => 6 - u32::from(unsigned),
             Some(ColumnType::MediumInt { unsigned }) => 9 - u32::from(unsigned),
             Some(ColumnType::Int { unsigned }) => 11 - u32::from(unsigned),
@@ -574,7 +586,8 @@ fn decimal(scale: u8) -> MetaType {
 /// and the dividend's plus div_precision_increment for `/`. DIV is always
 /// an integer.
 fn arith_type(op: BinOp, e: &Expr, l: MetaType, r: MetaType, t: Option<&dyn ColTypes>) -> MetaType {
-    let approx = |m: MetaType| matches!(m, MetaType::Double | MetaType::Str { .. } | MetaType::Text);
+    let approx =
+        |m: MetaType| matches!(m, MetaType::Double | MetaType::Approx { .. } | MetaType::Str { .. } | MetaType::Text);
     if op == BinOp::IntDiv {
         let unsigned = matches!((l, r), (MetaType::Int { unsigned: true, .. }, MetaType::Int { unsigned: true, .. }));
         return int_of_len(int_len(e, t), unsigned);
@@ -620,7 +633,9 @@ fn sysvar_type(name: &str) -> MetaType {
 pub fn agg_type(func: AggFn, arg: MetaType) -> MetaType {
     match func {
         AggFn::Count | AggFn::CountStar => MetaType::Int { unsigned: false, width: 8 },
-        AggFn::Sum | AggFn::Avg if matches!(arg, MetaType::Double | MetaType::Str { .. } | MetaType::Text) => {
+        AggFn::Sum | AggFn::Avg
+            if matches!(arg, MetaType::Double | MetaType::Approx { .. } | MetaType::Str { .. } | MetaType::Text) =>
+        {
             MetaType::Double
         }
         AggFn::Sum => decimal(scale_of(arg)),
@@ -697,7 +712,8 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                 "is_used_lock" => MetaType::Int { unsigned: true, width: 8 },
                 "release_all_locks" => longlong,
                 "cast_unsigned" => MetaType::Int { unsigned: true, width: 8 },
-                "cast_double" => MetaType::Double,
+                "cast_double" | "rand" => MetaType::Double,
+                "cast_float" => MetaType::Approx { single: true, scale: None },
                 "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "localtime" | "localtimestamp"
                 | "cast_datetime" => MetaType::DateTime { fsp: 0 },
                 "convert_tz" => match (arg(0), args.first()) {
@@ -738,7 +754,10 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                     MetaType::Double
                 }
                 "dayname" | "monthname" => MetaType::Str { len: 9, fixed: false },
-                "abs" => arg(0),
+                "abs" => match arg(0) {
+                    MetaType::Approx { .. } => MetaType::Double,
+                    other => other,
+                },
                 // FLOOR / CEIL of an exact number is an integer.
                 "floor" | "ceil" | "ceiling" => match arg(0) {
                     MetaType::Int { unsigned, .. } => int_of_len(int_len(&args[0], t), unsigned),

@@ -617,9 +617,15 @@ pub(crate) fn key_kind_matches(col: &Column, v: &Value) -> bool {
     let temporal = matches!(col.ty, ColumnType::Date | ColumnType::DateTime { .. } | ColumnType::Timestamp { .. });
     match v {
         Value::Null => true,
+        // A number compared with a DOUBLE column compares as a double
+        // (MySQL's rule), which is what converting it to the column's type
+        // gives. Not so for FLOAT or DOUBLE(M,D): the conversion rounds
+        // (0.1 is no FLOAT value), and for exact columns a double compares
+        // as a double, which their exact order need not match.
         Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => {
-            col.ty.is_integer() || matches!(col.ty, ColumnType::Decimal { .. })
+            col.ty.is_integer() || matches!(col.ty, ColumnType::Decimal { .. } | ColumnType::Double { digits: None })
         }
+        Value::Double(_) => matches!(col.ty, ColumnType::Double { digits: None }),
         Value::Str(_) => col.ty.is_string() || temporal,
         Value::Date(_) | Value::DateTime(_) => temporal,
     }
@@ -877,7 +883,11 @@ fn scan(
 #[derive(Clone)]
 pub(crate) struct AggState {
     count: i64,
+    /// SUM / AVG of the exact values.
     sum: Option<Decimal>,
+    /// SUM / AVG of the doubles, in row order as MySQL adds them; with
+    /// any, the result is a double.
+    fsum: Option<f64>,
     best: Option<Value>,
     seen: Option<HashSet<Vec<u8>>>,
     /// GROUP_CONCAT: each row's text and ORDER BY keys.
@@ -888,7 +898,15 @@ pub(crate) struct AggState {
 
 impl AggState {
     pub(crate) fn new(a: &Agg) -> Self {
-        Self { count: 0, sum: None, best: None, seen: a.distinct.then(HashSet::new), parts: Vec::new(), max_len: 0 }
+        Self {
+            count: 0,
+            sum: None,
+            fsum: None,
+            best: None,
+            seen: a.distinct.then(HashSet::new),
+            parts: Vec::new(),
+            max_len: 0,
+        }
     }
 
     pub(crate) fn add(&mut self, a: &Agg, coll: Collation, row: &[Value], env: &dyn Env) -> Result<()> {
@@ -943,6 +961,14 @@ impl AggState {
         }
         self.count += 1;
         match a.func {
+            AggFn::Sum | AggFn::Avg if matches!(v, Value::Double(_)) => {
+                let f = expr::to_f64(&v).unwrap_or(0.0);
+                let s = self.fsum.unwrap_or(0.0) + f;
+                if !s.is_finite() {
+                    return Err(SqlError::new(1690, "22003", "DOUBLE value is out of range in 'sum'"));
+                }
+                self.fsum = Some(s);
+            }
             AggFn::Sum | AggFn::Avg => {
                 let d = to_decimal(&v).unwrap_or(Decimal::ZERO);
                 self.sum = Some(match self.sum {
@@ -980,7 +1006,15 @@ impl AggState {
             return Ok(());
         }
         self.count -= 1;
-        if matches!(a.func, AggFn::Sum | AggFn::Avg) {
+        if let (AggFn::Sum | AggFn::Avg, Value::Double(f)) = (a.func, v) {
+            self.fsum = if self.count == 0 { None } else { self.fsum.map(|s| s - f) };
+            if self.count == 0 {
+                self.sum = None;
+            }
+        } else if matches!(a.func, AggFn::Sum | AggFn::Avg) {
+            if self.count == 0 {
+                self.fsum = None;
+            }
             let d = to_decimal(v).unwrap_or(Decimal::ZERO);
             self.sum = match self.sum {
                 _ if self.count == 0 => None,
@@ -1043,6 +1077,11 @@ impl AggState {
         let v = match a.func {
             AggFn::GroupConcat => return self.concat(a),
             AggFn::Count | AggFn::CountStar => Value::Int(self.count),
+            AggFn::Sum | AggFn::Avg if self.fsum.is_some() => {
+                let total = self.fsum.unwrap_or(0.0) + self.sum.map_or(0.0, |d| d.to_f64());
+                let v = if a.func == AggFn::Avg { total / self.count.max(1) as f64 } else { total };
+                Value::Double(quire_engine::row::float::normalize(v))
+            }
             AggFn::Sum => self.sum.map_or(Value::Null, Value::Decimal),
             AggFn::Avg => match self.sum {
                 Some(s) if self.count > 0 => {
@@ -1256,14 +1295,50 @@ pub fn group_key(vals: &[Value], colls: &[Collation]) -> Vec<u8> {
     k
 }
 
-/// A sort key computed once per row: compares as the value does.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// A sort key computed once per row: compares as the value does. Kinds
+/// order Null < numbers < temporals < strings; exact and approximate
+/// numbers compare with each other as doubles (MySQL's rule).
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) enum SortKey {
     Null,
     Num(Decimal),
+    /// A double, as its order bits (`float::order_bits`).
+    Approx(u64),
     Temporal(DateTime),
     /// Collation weights.
     Str(Vec<u8>),
+}
+
+impl SortKey {
+    fn rank(&self) -> u8 {
+        match self {
+            SortKey::Null => 0,
+            SortKey::Num(_) | SortKey::Approx(_) => 1,
+            SortKey::Temporal(_) => 2,
+            SortKey::Str(_) => 3,
+        }
+    }
+}
+
+impl Ord for SortKey {
+    fn cmp(&self, o: &Self) -> Ordering {
+        use quire_engine::row::float::order_bits;
+        match (self, o) {
+            (SortKey::Num(a), SortKey::Num(b)) => a.cmp(b),
+            (SortKey::Approx(a), SortKey::Approx(b)) => a.cmp(b),
+            (SortKey::Num(a), SortKey::Approx(b)) => order_bits(a.to_f64()).cmp(b),
+            (SortKey::Approx(a), SortKey::Num(b)) => a.cmp(&order_bits(b.to_f64())),
+            (SortKey::Temporal(a), SortKey::Temporal(b)) => a.cmp(b),
+            (SortKey::Str(a), SortKey::Str(b)) => a.cmp(b),
+            _ => self.rank().cmp(&o.rank()),
+        }
+    }
+}
+
+impl PartialOrd for SortKey {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
 }
 
 pub(crate) fn sort_key(v: &Value, coll: Collation) -> SortKey {
@@ -1276,6 +1351,7 @@ pub(crate) fn sort_key(v: &Value, coll: Collation) -> SortKey {
         }
         Value::Date(d) => SortKey::Temporal(DateTime { date: *d, hour: 0, minute: 0, second: 0, micros: 0 }),
         Value::DateTime(dt) => SortKey::Temporal(*dt),
+        Value::Double(f) => SortKey::Approx(quire_engine::row::float::order_bits(*f)),
         other => SortKey::Num(to_decimal(other).unwrap_or(Decimal::ZERO)),
     }
 }

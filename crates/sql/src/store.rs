@@ -46,6 +46,7 @@ pub fn implicit_default(col: &Column) -> Value {
         t if t.is_integer() && t.is_unsigned() => Value::UInt(0),
         t if t.is_integer() => Value::Int(0),
         ColumnType::Decimal { scale, .. } => Value::Decimal(Decimal::new(0, scale)),
+        ColumnType::Float { .. } | ColumnType::Double { .. } => Value::Double(0.0),
         ColumnType::Date => Value::Date(zero_date),
         ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => {
             Value::DateTime(DateTime { date: zero_date, hour: 0, minute: 0, second: 0, micros: 0 })
@@ -166,6 +167,35 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
                 None => {
                     env.warn(out_of_range())?;
                     Ok(Value::Decimal(if d.coef < 0 { Decimal::new(-max.coef, scale) } else { max }))
+                }
+            }
+        }
+        ColumnType::Float { digits } | ColumnType::Double { digits } => {
+            let f = match &v {
+                Value::Str(s) => match expr::number_text_level(s) {
+                    Some(Level::Warning) if expr::numeric_prefix_len(s.trim_start()) == 0 => {
+                        env.warn(incorrect("double", s))?;
+                        0.0
+                    }
+                    level => {
+                        if let Some(level) = level {
+                            env.warn(truncated(level))?;
+                        }
+                        quire_engine::row::float::leading_f64(s)
+                    }
+                },
+                other => expr::to_f64(other).unwrap_or(0.0),
+            };
+            match quire_engine::row::approx_in_range(col.ty, f, digits) {
+                Some(f) => Ok(Value::Double(f)),
+                None => {
+                    env.warn(out_of_range())?;
+                    let max = match (col.ty, digits) {
+                        (_, Some((m, d))) => 10f64.powi(i32::from(m) - i32::from(d)) - 10f64.powi(-i32::from(d)),
+                        (ColumnType::Float { .. }, None) => f64::from(f32::MAX),
+                        _ => f64::MAX,
+                    };
+                    Ok(Value::Double(if f < 0.0 { -max } else { max }))
                 }
             }
         }

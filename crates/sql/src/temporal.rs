@@ -322,7 +322,7 @@ pub fn temporal(v: &Value) -> Option<(DateTime, bool)> {
             let timed = t.contains(':') || (t.len() > 10 && t.contains(' '));
             DateTime::parse(t).map(|dt| (dt, timed))
         }
-        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => {
+        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_) => {
             // YYYYMMDD or YYYYMMDDhhmmss.
             let n = to_i128(v)?;
             if (10_000_101..=99_991_231).contains(&n) {

@@ -7,6 +7,8 @@
 //! then each non-NULL column in order:
 //!   integer     little-endian, the type's width (1, 2, 3, 4, 8)
 //!   DECIMAL     coefficient at the column's scale: i64 (p <= 18) or i128, little-endian
+//!   FLOAT       IEEE single, 4 bytes little-endian
+//!   DOUBLE      IEEE double, 8 bytes little-endian
 //!   DATE        u32 little-endian packed date
 //!   DATETIME    i64 little-endian packed datetime
 //!   TIMESTAMP   as DATETIME, in UTC (converted from and to the session's
@@ -60,6 +62,8 @@ pub fn encode_row(schema: &TableSchema, row: &[Value], out: &mut Vec<u8>) {
                     out.extend_from_slice(&coef.to_le_bytes());
                 }
             }
+            (ColumnType::Float { .. }, Value::Double(f)) => out.extend_from_slice(&(*f as f32).to_le_bytes()),
+            (ColumnType::Double { .. }, Value::Double(f)) => out.extend_from_slice(&f.to_le_bytes()),
             (ColumnType::Date, Value::Date(d)) => out.extend_from_slice(&d.packed().to_le_bytes()),
             (ColumnType::Timestamp { .. }, Value::DateTime(d)) => {
                 out.extend_from_slice(&super::tz::timestamp_to_utc(*d).packed().to_le_bytes())
@@ -134,6 +138,10 @@ fn decode_into(schema: &TableSchema, b: &[u8], need: Option<&[bool]>, out: &mut 
                 };
                 Value::Decimal(Decimal::new(coef, scale))
             }
+            ColumnType::Float { .. } => {
+                Value::Double(f64::from(f32::from_le_bytes(take(&mut pos, 4)?.try_into().ok()?)))
+            }
+            ColumnType::Double { .. } => Value::Double(f64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?)),
             ColumnType::Date => Value::Date(Date::from_packed(u32::from_le_bytes(take(&mut pos, 4)?.try_into().ok()?))),
             ColumnType::DateTime { .. } => {
                 Value::DateTime(DateTime::from_packed(i64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?)))
@@ -182,6 +190,8 @@ mod tests {
                 Column::new("g", ColumnType::Date),
                 Column::new("h", ColumnType::DateTime { fsp: 6 }),
                 Column::new("i", ColumnType::Decimal { precision: 5, scale: 2 }),
+                Column::new("j", ColumnType::Float { digits: None }),
+                Column::new("k", ColumnType::Double { digits: Some((10, 3)) }),
             ],
             primary_key: vec![0],
             indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
@@ -197,6 +207,8 @@ mod tests {
             Value::Date(Date::new(1999, 12, 31).unwrap()),
             Value::DateTime(DateTime::parse("2001-02-03 04:05:06.789").unwrap()),
             Value::Decimal(Decimal::parse("-1.5").unwrap().rescale(2).unwrap()),
+            Value::Double(f64::from(0.1f32)),
+            Value::Double(-1234567.125),
         ];
         let mut b = Vec::new();
         encode_row(&schema, &row, &mut b);

@@ -112,8 +112,13 @@ impl Decimal {
         self.int_digits() <= (precision - scale) as u32
     }
 
+    /// The nearest double (through the decimal text, which Rust's parser
+    /// rounds correctly; dividing by a power of ten would round twice).
     pub fn to_f64(&self) -> f64 {
-        self.coef as f64 / 10f64.powi(self.scale as i32)
+        if self.scale == 0 && self.coef.unsigned_abs() < (1 << 53) {
+            return self.coef as f64;
+        }
+        self.to_string().parse().unwrap_or(self.coef as f64 / 10f64.powi(self.scale as i32))
     }
 
     pub fn is_zero(&self) -> bool {

@@ -8,6 +8,9 @@
 //! signed int        big-endian, width of the type, sign bit flipped
 //! unsigned int      big-endian, width of the type
 //! DECIMAL(p,s)      coefficient at scale s: 8 bytes (p <= 18) or 16, sign-flipped big-endian
+//! FLOAT             4 bytes big-endian of the IEEE single, sign bit flipped
+//!                   for positives, all bits for negatives (-0 keyed as 0)
+//! DOUBLE            8 bytes, the same for the IEEE double
 //! DATE              3 bytes big-endian of (y*13+m)*32+d
 //! DATETIME          8 bytes sign-flipped big-endian of the packed value
 //! CHAR/VARCHAR      collation weights in 8-byte chunks (last one padded with
@@ -40,6 +43,8 @@ fn fixed_width(ty: ColumnType) -> Option<usize> {
                 16
             }
         }
+        ColumnType::Float { .. } => 4,
+        ColumnType::Double { .. } => 8,
         ColumnType::Date => 3,
         ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => 8,
         _ => return None,
@@ -91,6 +96,12 @@ pub fn encode(c: &Column, v: &Value, out: &mut Vec<u8>) {
             } else {
                 out.extend_from_slice(&((coef as u128) ^ (1 << 127)).to_be_bytes());
             }
+        }
+        (ColumnType::Float { .. }, Value::Double(f)) => {
+            out.extend_from_slice(&super::float::order_bits_f32(*f as f32).to_be_bytes())
+        }
+        (ColumnType::Double { .. }, Value::Double(f)) => {
+            out.extend_from_slice(&super::float::order_bits(*f).to_be_bytes())
         }
         (ColumnType::Date, Value::Date(d)) => out.extend_from_slice(&d.packed().to_be_bytes()[1..]),
         (ColumnType::DateTime { .. }, Value::DateTime(d)) => {
@@ -270,6 +281,18 @@ mod tests {
             enc(&d, Value::Date(Date::new(2020, 12, 31).unwrap()))
                 < enc(&d, Value::Date(Date::new(2021, 1, 1).unwrap()))
         );
+    }
+
+    #[test]
+    fn doubles_and_floats_order_like_numbers() {
+        for ty in [ColumnType::Double { digits: None }, ColumnType::Float { digits: None }] {
+            let c = Column::new("f", ty);
+            let vals =
+                [Value::Null, Value::Double(-1e30), Value::Double(-2.5), Value::Double(0.0), Value::Double(1e-30)];
+            let e: Vec<_> = vals.iter().map(|v| enc(&c, v.clone())).collect();
+            assert!(e.windows(2).all(|w| w[0] < w[1]), "{ty:?}");
+            assert_eq!(enc(&c, Value::Double(-0.0)), enc(&c, Value::Double(0.0)));
+        }
     }
 
     fn sql_cmp_pad_space(coll: Collation, a: &str, b: &str) -> Ordering {

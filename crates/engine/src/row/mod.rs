@@ -6,6 +6,7 @@ pub mod codec;
 pub mod datetime;
 pub mod decimal;
 pub mod extras;
+pub mod float;
 pub mod key;
 pub mod tz;
 
@@ -51,6 +52,13 @@ pub enum ColumnType {
     TinyInt {
         unsigned: bool,
     },
+    /// TINYINT(1), which BOOL and BOOLEAN are: a TINYINT in every way but
+    /// its spelling, `tinyint(1)` in SHOW CREATE TABLE as MySQL 8.0 keeps
+    /// that display width (and only that one) for applications that read
+    /// such columns as booleans.
+    TinyInt1 {
+        unsigned: bool,
+    },
     SmallInt {
         unsigned: bool,
     },
@@ -66,6 +74,17 @@ pub enum ColumnType {
     Decimal {
         precision: u8,
         scale: u8,
+    },
+    /// FLOAT: an IEEE single (4 bytes). `digits` is `(M, D)` of the
+    /// deprecated FLOAT(M,D): values are rounded to D decimals and must
+    /// have at most M - D digits before the point.
+    Float {
+        digits: Option<(u8, u8)>,
+    },
+    /// DOUBLE / REAL / DOUBLE PRECISION / FLOAT(p > 24): an IEEE double
+    /// (8 bytes); `digits` as for [`ColumnType::Float`].
+    Double {
+        digits: Option<(u8, u8)>,
     },
     /// CHAR(n): n characters, trailing spaces removed on storage.
     Char {
@@ -93,11 +112,17 @@ impl ColumnType {
         matches!(
             self,
             ColumnType::TinyInt { .. }
+                | ColumnType::TinyInt1 { .. }
                 | ColumnType::SmallInt { .. }
                 | ColumnType::MediumInt { .. }
                 | ColumnType::Int { .. }
                 | ColumnType::BigInt { .. }
         )
+    }
+
+    /// FLOAT or DOUBLE.
+    pub fn is_approx(&self) -> bool {
+        matches!(self, ColumnType::Float { .. } | ColumnType::Double { .. })
     }
 
     pub fn is_string(&self) -> bool {
@@ -108,6 +133,7 @@ impl ColumnType {
         matches!(
             self,
             ColumnType::TinyInt { unsigned: true }
+                | ColumnType::TinyInt1 { unsigned: true }
                 | ColumnType::SmallInt { unsigned: true }
                 | ColumnType::MediumInt { unsigned: true }
                 | ColumnType::Int { unsigned: true }
@@ -118,7 +144,7 @@ impl ColumnType {
     /// Width in bytes of an integer type.
     pub fn int_width(&self) -> usize {
         match self {
-            ColumnType::TinyInt { .. } => 1,
+            ColumnType::TinyInt { .. } | ColumnType::TinyInt1 { .. } => 1,
             ColumnType::SmallInt { .. } => 2,
             ColumnType::MediumInt { .. } => 3,
             ColumnType::Int { .. } => 4,
@@ -141,11 +167,16 @@ impl ColumnType {
         let u = |un: bool| if un { " unsigned" } else { "" };
         match *self {
             ColumnType::TinyInt { unsigned } => format!("tinyint{}", u(unsigned)),
+            ColumnType::TinyInt1 { unsigned } => format!("tinyint(1){}", u(unsigned)),
             ColumnType::SmallInt { unsigned } => format!("smallint{}", u(unsigned)),
             ColumnType::MediumInt { unsigned } => format!("mediumint{}", u(unsigned)),
             ColumnType::Int { unsigned } => format!("int{}", u(unsigned)),
             ColumnType::BigInt { unsigned } => format!("bigint{}", u(unsigned)),
             ColumnType::Decimal { precision, scale } => format!("decimal({precision},{scale})"),
+            ColumnType::Float { digits: None } => "float".into(),
+            ColumnType::Float { digits: Some((m, d)) } => format!("float({m},{d})"),
+            ColumnType::Double { digits: None } => "double".into(),
+            ColumnType::Double { digits: Some((m, d)) } => format!("double({m},{d})"),
             ColumnType::Char { len } => format!("char({len})"),
             ColumnType::Varchar { len } => format!("varchar({len})"),
             ColumnType::Text => "text".into(),
@@ -165,6 +196,9 @@ pub enum Value {
     Int(i64),
     UInt(u64),
     Decimal(Decimal),
+    /// FLOAT and DOUBLE values: finite, -0 normalised to 0 (see
+    /// [`float`]).
+    Double(f64),
     Str(String),
     Date(Date),
     DateTime(DateTime),
@@ -183,6 +217,7 @@ impl fmt::Display for Value {
             Value::Int(v) => write!(f, "{v}"),
             Value::UInt(v) => write!(f, "{v}"),
             Value::Decimal(d) => write!(f, "{d}"),
+            Value::Double(v) => f.write_str(&float::format_double(*v)),
             Value::Str(s) => f.write_str(s),
             Value::Date(d) => write!(f, "{d}"),
             Value::DateTime(d) => f.write_str(&d.format(if d.micros == 0 { 0 } else { 6 })),
@@ -258,6 +293,8 @@ impl Column {
                     Value::Int(i) => i as i128,
                     Value::UInt(u) => u as i128,
                     Value::Decimal(d) => d.rescale(0).ok_or_else(|| Error::OutOfRange { column: col() })?.coef,
+                    Value::Double(f) if f.abs() < 1.8e19 => f.round_ties_even() as i128,
+                    Value::Double(_) => return Err(Error::OutOfRange { column: col() }),
                     Value::Str(s) => parse_int_str(&s).ok_or_else(|| bad("not an integer"))?,
                     _ => return Err(bad("not an integer")),
                 };
@@ -272,6 +309,9 @@ impl Column {
                     Value::Int(i) => Decimal::from_i64(i),
                     Value::UInt(u) => Decimal::new(u as i128, 0),
                     Value::Decimal(d) => d,
+                    Value::Double(f) => {
+                        Decimal::parse(&format!("{f:e}")).ok_or_else(|| Error::OutOfRange { column: col() })?
+                    }
                     Value::Str(s) => Decimal::parse(&s).ok_or_else(|| bad("not a number"))?,
                     _ => return Err(bad("not a number")),
                 };
@@ -280,6 +320,24 @@ impl Column {
                     return Err(Error::OutOfRange { column: col() });
                 }
                 Ok(Value::Decimal(d))
+            }
+            ColumnType::Float { digits } | ColumnType::Double { digits } => {
+                let f = match v {
+                    Value::Int(i) => i as f64,
+                    Value::UInt(u) => u as f64,
+                    Value::Double(f) => f,
+                    Value::Decimal(d) => d.to_f64(),
+                    Value::Str(s) => {
+                        // Only a number's characters: Rust would also read "inf" and "NaN".
+                        let t = s.trim();
+                        let numeric = t.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+                        t.parse::<f64>().ok().filter(|_| numeric).ok_or_else(|| bad("not a number"))?
+                    }
+                    _ => return Err(bad("not a number")),
+                };
+                approx_in_range(self.ty, f, digits)
+                    .ok_or_else(|| Error::OutOfRange { column: col() })
+                    .map(Value::Double)
             }
             ColumnType::Char { len } | ColumnType::Varchar { len } => {
                 let mut s = value_to_string(v);
@@ -323,6 +381,34 @@ impl Column {
             _ => unreachable!("all column types are handled"),
         }
     }
+}
+
+/// `f` as a value of the FLOAT or DOUBLE type `ty`: rounded to `D`
+/// decimals for `(M, D)` as MySQL's `my_double_round` (scaled, rounded
+/// half to even, scaled back: 1.0005 is 1.000 in a DOUBLE(10,3)), and to
+/// a single for FLOAT; `None` when it is
+/// out of the type's range (beyond `10^(M-D)`, a single's or a double's
+/// finite range).
+pub fn approx_in_range(ty: ColumnType, f: f64, digits: Option<(u8, u8)>) -> Option<f64> {
+    if !f.is_finite() {
+        return None;
+    }
+    let mut f = f;
+    if let Some((m, d)) = digits {
+        let p = 10f64.powi(i32::from(d));
+        let r = (f * p).round_ties_even() / p;
+        f = if r.is_finite() { r } else { f };
+        if f.abs() >= 10f64.powi(i32::from(m) - i32::from(d)) {
+            return None;
+        }
+    }
+    if matches!(ty, ColumnType::Float { .. }) {
+        if f.abs() > f64::from(f32::MAX) {
+            return None;
+        }
+        f = f64::from(f as f32);
+    }
+    Some(float::normalize(f))
 }
 
 fn parse_int_str(s: &str) -> Option<i128> {
@@ -508,6 +594,15 @@ impl TableSchema {
         for c in &self.columns {
             if !names.insert(c.name.to_ascii_lowercase()) {
                 return Err(Error::InvalidSchema(format!("duplicate column name '{}'", c.name)));
+            }
+            if let ColumnType::Float { digits: Some((m, d)) } | ColumnType::Double { digits: Some((m, d)) } = c.ty {
+                if m == 0 || d > m || d > decimal::MAX_SCALE {
+                    return Err(Error::InvalidSchema(format!(
+                        "{} for '{}': M must be >= D and D <= 30",
+                        c.ty.sql(),
+                        c.name
+                    )));
+                }
             }
             if let ColumnType::Decimal { precision, scale } = c.ty {
                 if precision == 0

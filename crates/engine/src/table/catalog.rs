@@ -123,6 +123,10 @@ fn type_tag(t: ColumnType) -> (u8, u32, u32) {
         ColumnType::Date => (10, 0, 0),
         ColumnType::DateTime { fsp } => (11, fsp as u32, 0),
         ColumnType::Timestamp { fsp } => (12, fsp as u32, 0),
+        // M = 0: no (M, D) (a declared M is at least 1).
+        ColumnType::TinyInt1 { unsigned } => (15, unsigned as u32, 0),
+        ColumnType::Float { digits } => (13, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32)),
+        ColumnType::Double { digits } => (14, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32)),
     }
 }
 
@@ -140,6 +144,9 @@ fn type_from_tag(tag: u8, a: u32, b: u32) -> Option<ColumnType> {
         10 => ColumnType::Date,
         11 => ColumnType::DateTime { fsp: a as u8 },
         12 => ColumnType::Timestamp { fsp: a as u8 },
+        15 => ColumnType::TinyInt1 { unsigned: a != 0 },
+        13 => ColumnType::Float { digits: (a != 0).then_some((a as u8, b as u8)) },
+        14 => ColumnType::Double { digits: (a != 0).then_some((a as u8, b as u8)) },
         _ => return None,
     })
 }
@@ -172,6 +179,10 @@ fn put_value(w: &mut W, v: &Value) {
             w.u8(6);
             w.0.extend_from_slice(&d.packed().to_le_bytes())
         }
+        Value::Double(f) => {
+            w.u8(7);
+            w.0.extend_from_slice(&f.to_le_bytes())
+        }
     }
 }
 
@@ -187,6 +198,7 @@ fn get_value(r: &mut R) -> Option<Value> {
         4 => Value::Str(r.str()?),
         5 => Value::Date(Date::from_packed(r.u32()?)),
         6 => Value::DateTime(DateTime::from_packed(i64::from_le_bytes(r.take(8)?.try_into().ok()?))),
+        7 => Value::Double(f64::from_le_bytes(r.take(8)?.try_into().ok()?)),
         _ => return None,
     })
 }

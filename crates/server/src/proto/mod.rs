@@ -112,6 +112,9 @@ pub enum Cell {
     Int(i64),
     UInt(u64),
     Double(f64),
+    /// A FLOAT column's value: printed with a single's 6 digits, sent as
+    /// 4 bytes in binary rows.
+    Float(f32),
     /// Strings, decimals (as their text), anything sent as bytes.
     Bytes(Vec<u8>),
     Date {

@@ -76,34 +76,12 @@ pub fn column_def(buf: &mut Vec<u8>, c: &ColumnDef) {
     buf.extend_from_slice(&[0, 0]);
 }
 
-/// A double as MySQL prints it: the shortest digits that read back as the
-/// same value, positional notation for decimal exponents -5..=15 (`1.5`,
-/// `100`, `0.00001`), scientific otherwise (`1e20`, `1.5e-7`); no `.0`
-/// on integral values.
+/// A double as MySQL prints it (see `quire_engine::row::float`): the
+/// shortest digits that read back as the same value, positional when the
+/// point is within -14..=15 digits of the first one (`1.5`, `0.00001`),
+/// scientific otherwise (`1e20`, `1e-16`); no `.0` on integral values.
 pub fn format_double(v: f64) -> String {
-    if !v.is_finite() {
-        return if v.is_nan() {
-            "NaN".into()
-        } else if v > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        };
-    }
-    if v == 0.0 {
-        return if v.is_sign_negative() { "-0".into() } else { "0".into() };
-    }
-    // `{:e}` gives the shortest round-tripping digits: "1.2345e3".
-    let sci = format!("{v:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if (-5..=15).contains(&exp) {
-        // Positional: Display prints the same shortest digits without an
-        // exponent and without a trailing ".0".
-        format!("{v}")
-    } else {
-        format!("{mantissa}e{exp}")
-    }
+    quire_engine::row::float::format_double(v)
 }
 
 fn date_text(year: u16, month: u8, day: u8) -> String {
@@ -129,7 +107,12 @@ pub fn cell_text(cell: &Cell, decimals: u8) -> Option<Vec<u8>> {
         Cell::Null => return None,
         Cell::Int(v) => v.to_string().into_bytes(),
         Cell::UInt(v) => v.to_string().into_bytes(),
+        // A DOUBLE(M,D) column prints exactly D decimals; 31 (NOT_FIXED_DEC)
+        // means as many as the value needs.
+        Cell::Double(v) if decimals < 31 => quire_engine::row::float::format_fixed(*v, decimals).into_bytes(),
         Cell::Double(v) => format_double(*v).into_bytes(),
+        Cell::Float(v) if decimals < 31 => quire_engine::row::float::format_fixed(f64::from(*v), decimals).into_bytes(),
+        Cell::Float(v) => quire_engine::row::float::format_float(*v).into_bytes(),
         Cell::Bytes(b) => b.clone(),
         Cell::Date { year, month, day } => date_text(*year, *month, *day).into_bytes(),
         Cell::DateTime { year, month, day, hour, minute, second, micros } => format!(
@@ -188,6 +171,7 @@ fn cell_i64(cell: &Cell) -> i64 {
         Cell::Int(v) => *v,
         Cell::UInt(v) => *v as i64,
         Cell::Double(v) => *v as i64,
+        Cell::Float(v) => *v as i64,
         Cell::Bytes(b) => {
             std::str::from_utf8(b).ok().and_then(|s| s.trim().parse::<f64>().ok()).map_or(0, |v| v as i64)
         }
@@ -201,6 +185,7 @@ fn cell_f64(cell: &Cell) -> f64 {
         Cell::Int(v) => *v as f64,
         Cell::UInt(v) => *v as f64,
         Cell::Double(v) => *v,
+        Cell::Float(v) => f64::from(*v),
         Cell::Bytes(b) => std::str::from_utf8(b).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0.0),
         _ => cell_i64(cell) as f64,
     }
@@ -306,10 +291,20 @@ mod tests {
         assert_eq!(format_double(-2.0), "-2");
         assert_eq!(format_double(0.1 + 0.2), "0.30000000000000004");
         assert_eq!(format_double(1e20), "1e20");
-        assert_eq!(format_double(1e15), "1000000000000000");
-        assert_eq!(format_double(1.5e-7), "1.5e-7");
+        assert_eq!(format_double(1e15), "1e15");
+        assert_eq!(format_double(1e14), "100000000000000");
+        assert_eq!(format_double(1.5e-7), "0.00000015");
+        assert_eq!(format_double(1e-16), "1e-16");
         assert_eq!(format_double(0.00001), "0.00001");
         assert_eq!(format_double(0.0), "0");
+    }
+
+    #[test]
+    fn float_and_fixed_cells_print_as_mariadb() {
+        assert_eq!(cell_text(&Cell::Float(0.1), 31).unwrap(), b"0.1");
+        assert_eq!(cell_text(&Cell::Float(123456789.0), 31).unwrap(), b"123457000");
+        assert_eq!(cell_text(&Cell::Float(1.005), 2).unwrap(), b"1.00");
+        assert_eq!(cell_text(&Cell::Double(-1234567.123), 3).unwrap(), b"-1234567.123");
     }
 
     #[test]

@@ -113,12 +113,15 @@ pub fn column_for(c: &Cell) -> ColumnDef {
         Cell::Int(_) => (column_type::LONGLONG, 0),
         Cell::UInt(_) => (column_type::LONGLONG, column_flag::UNSIGNED),
         Cell::Double(_) => (column_type::DOUBLE, 0),
+        Cell::Float(_) => (column_type::FLOAT, 0),
         Cell::Bytes(_) => (column_type::VAR_STRING, 0),
         Cell::Date { .. } => (column_type::DATE, 0),
         Cell::DateTime { .. } => (column_type::DATETIME, 0),
         Cell::Time { .. } => (column_type::TIME, 0),
     };
-    ColumnDef { flags, decimals: 0, ..ColumnDef::expr("c", t) }
+    // Doubles with NOT_FIXED_DEC (31): as many decimals as they need.
+    let decimals = if matches!(c, Cell::Double(_) | Cell::Float(_)) { 31 } else { 0 };
+    ColumnDef { flags, decimals, ..ColumnDef::expr("c", t) }
 }
 
 impl Session for ToySession {

@@ -140,9 +140,8 @@ fn column_text(s: &Session, tables: &[TableSchema], m: &ColMeta, item: Option<&a
         MetaType::Null => {
             return Err(SqlError::unsupported(format!("CREATE TABLE ... SELECT of NULL (column {name})")))
         }
-        MetaType::Double => {
-            return Err(SqlError::unsupported(format!("CREATE TABLE ... SELECT of a DOUBLE value (column {name})")))
-        }
+        MetaType::Double | MetaType::Approx { single: false, .. } => "double".into(),
+        MetaType::Approx { single: true, .. } => "float".into(),
     };
     let not_null = m.not_null || item.is_some_and(never_null);
     Ok(format!("{name} {ty}{}", if not_null { " NOT NULL" } else { "" }))

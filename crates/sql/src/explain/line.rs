@@ -58,7 +58,7 @@ pub fn key_part_len(c: &Column) -> u32 {
     let decimal = |digits: u32| (digits / 9) * 4 + [0, 1, 1, 2, 2, 3, 3, 4, 4, 4][(digits % 9) as usize];
     let fsp_bytes = |fsp: u8| (fsp as u32).div_ceil(2);
     let base = match c.ty {
-        ColumnType::TinyInt { .. } => 1,
+        ColumnType::TinyInt { .. } | ColumnType::TinyInt1 { .. } => 1,
         ColumnType::SmallInt { .. } => 2,
         ColumnType::MediumInt { .. } => 3,
         ColumnType::Int { .. } => 4,

@@ -153,8 +153,14 @@ fn union_type(l: MetaType, r: MetaType) -> MetaType {
         }
         (MetaType::Decimal { scale, .. }, MetaType::Int { .. })
         | (MetaType::Int { .. }, MetaType::Decimal { scale, .. }) => MetaType::Decimal { precision: 65, scale },
-        (MetaType::Double, MetaType::Int { .. } | MetaType::Decimal { .. } | MetaType::Double)
-        | (MetaType::Int { .. } | MetaType::Decimal { .. }, MetaType::Double) => MetaType::Double,
+        (a @ MetaType::Approx { .. }, b) if a == b => a,
+        (
+            MetaType::Double | MetaType::Approx { .. },
+            MetaType::Int { .. } | MetaType::Decimal { .. } | MetaType::Double | MetaType::Approx { .. },
+        )
+        | (MetaType::Int { .. } | MetaType::Decimal { .. }, MetaType::Double | MetaType::Approx { .. }) => {
+            MetaType::Double
+        }
         (MetaType::Date, MetaType::Date) => MetaType::Date,
         (a @ MetaType::DateTime { .. }, MetaType::DateTime { .. }) => a,
         (MetaType::Str { len: a, .. }, MetaType::Str { len: b, .. }) => MetaType::Str { len: a.max(b), fixed: false },

@@ -144,12 +144,10 @@ fn frame_of(f: &WinFn, c: &Consts, p: &Partition<'_>, i: usize) -> Result<(usize
     Ok((start, end.max(start)))
 }
 
-/// A DOUBLE result (PERCENT_RANK, CUME_DIST), held as the decimal of its
-/// shortest text, which the protocol turns back into the same double.
-/// (MySQL 8.0 prints it so, `0.5`; MariaDB prints ten decimals,
-/// `0.5000000000`.)
+/// A DOUBLE result (PERCENT_RANK, CUME_DIST). (MySQL 8.0 prints it with
+/// its shortest digits, `0.5`; MariaDB prints ten decimals, `0.5000000000`.)
 fn double(x: f64) -> Value {
-    Decimal::parse(&format!("{x}")).map_or(Value::Null, Value::Decimal)
+    Value::Double(quire_engine::row::float::normalize(x))
 }
 
 /// The values of window function `fi` on the rows of partition `p`,
