@@ -7,8 +7,10 @@
 //! new one (after it), CHECK TABLE clean, no `#sql-alter-` file left, and
 //! the table usable.
 
+mod child;
+
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
@@ -24,38 +26,14 @@ struct Server {
 
 impl Server {
     fn start(datadir: &Path, log: &Path, pause_at: Option<&str>) -> Server {
-        for _ in 0..5 {
-            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
-            cmd.arg("serve")
-                .arg(format!("--root-password={ROOT_PASSWORD}"))
-                .arg(format!("--datadir={}", datadir.display()))
-                .arg(format!("--port={port}"))
-                .args(["--innodb-buffer-pool-size=16M", "--innodb_flush_log_at_trx_commit=1"])
-                .env_remove("QUIRE_DDL_PAUSE_AT")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(std::fs::File::create(log).unwrap());
+        let options = ["--innodb-buffer-pool-size=16M", "--innodb_flush_log_at_trx_commit=1"];
+        let (child, port) = child::spawn(datadir, log, ROOT_PASSWORD, &options, &|cmd| {
+            cmd.env_remove("QUIRE_DDL_PAUSE_AT");
             if let Some(p) = pause_at {
                 cmd.env("QUIRE_DDL_PAUSE_AT", p);
             }
-            let child = cmd.spawn().expect("spawn quire serve");
-            let mut s = Server { child, port };
-            let deadline = Instant::now() + Duration::from_secs(120);
-            loop {
-                let err = std::fs::read_to_string(log).unwrap_or_default();
-                if err.contains("ready for connections") {
-                    return s;
-                }
-                if let Some(status) = s.child.try_wait().unwrap() {
-                    assert!(err.contains("in use"), "quire serve exited with {status}:\n{err}");
-                    break;
-                }
-                assert!(Instant::now() < deadline, "quire serve not ready:\n{err}");
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-        panic!("no free port in 5 attempts");
+        });
+        Server { child, port }
     }
 
     fn connect(&self) -> Conn {

@@ -13,8 +13,10 @@
 //!    history rows read while the run went on are all there), and CHECK
 //!    TABLE is clean on the nine tables.
 
+mod child;
+
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,35 +34,9 @@ struct Server {
 
 impl Server {
     fn start(datadir: &Path, log: &Path) -> Server {
-        for _ in 0..5 {
-            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-            let child = Command::new(env!("CARGO_BIN_EXE_quire"))
-                .arg("serve")
-                .arg(format!("--root-password={ROOT_PASSWORD}"))
-                .arg(format!("--datadir={}", datadir.display()))
-                .arg(format!("--port={port}"))
-                .args(["--innodb-buffer-pool-size=64M", "--innodb_flush_log_at_trx_commit=1"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(std::fs::File::create(log).unwrap())
-                .spawn()
-                .expect("spawn quire serve");
-            let mut s = Server { child, port };
-            let deadline = Instant::now() + Duration::from_secs(120);
-            loop {
-                let err = std::fs::read_to_string(log).unwrap_or_default();
-                if err.contains("ready for connections") {
-                    return s;
-                }
-                if let Some(status) = s.child.try_wait().unwrap() {
-                    assert!(err.contains("in use"), "quire serve exited with {status}:\n{err}");
-                    break;
-                }
-                assert!(Instant::now() < deadline, "quire serve not ready:\n{err}");
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-        panic!("no free port in 5 attempts");
+        let options = ["--innodb-buffer-pool-size=64M", "--innodb_flush_log_at_trx_commit=1"];
+        let (child, port) = child::spawn(datadir, log, ROOT_PASSWORD, &options, &|_| {});
+        Server { child, port }
     }
 
     fn spec(&self) -> TargetSpec {

@@ -365,17 +365,8 @@ pub fn from_days(days: i64) -> Option<Date> {
     if !(366..=3_652_424).contains(&days) {
         return None;
     }
-    // Howard Hinnant's civil_from_days, counted from 0000-03-01.
-    let z = days - 60;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u8;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u8;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    Date::new(u16::try_from(year).ok()?, month, day)
+    // Day 719 528 is 1970-01-01.
+    quire_engine::row::tz::civil_from_days(days - 719_528)
 }
 
 /// `dt + span`; `None` outside years 0..9999.
