@@ -384,7 +384,7 @@ fn privileges_index_bounds_and_collations_hold() {
     assert_eq!(order, [5, 4, 3, 2, 1], "an alias after * names its own expression");
     let rounded: String = root.query_first("SELECT ROUND(1.2345, 2)").unwrap().unwrap();
     assert_eq!(rounded, "1.23");
-    assert_eq!(code(root.query_drop("UPDATE t SET ti = 2 ORDER BY id DESC LIMIT 1").unwrap_err()), 1235);
+    root.query_drop("UPDATE t SET ti = 2 ORDER BY id DESC LIMIT 1").unwrap();
     assert_eq!(code(root.query_drop("INSERT INTO t (id, id) VALUES (7, 8)").unwrap_err()), 1110);
     let slow: i64 = root.query_first("SELECT REPEAT('a', 40) LIKE '%a%a%a%a%a%a%a%a%a%a%b'").unwrap().unwrap();
     assert_eq!(slow, 0);
@@ -515,8 +515,6 @@ fn clauses_quire_cannot_carry_out_are_refused_not_ignored() {
         "SELECT SUM(k) OVER (ORDER BY id RANGE INTERVAL 1 DAY PRECEDING) FROM t",
         "SELECT COUNT(DISTINCT k) OVER () FROM t",
         "SELECT k, COUNT(*) FROM t GROUP BY k WITH CUBE",
-        "SELECT id FROM t WHERE id = 1 FOR UPDATE NOWAIT",
-        "SELECT id FROM t WHERE id = 1 FOR UPDATE SKIP LOCKED",
         "SELECT a.id FROM t a JOIN t b ON b.id = a.id FOR UPDATE OF a",
         "(SELECT id FROM t) UNION (SELECT k FROM t) FOR UPDATE",
     ] {
