@@ -172,11 +172,11 @@ impl Table {
         limit: Option<usize>,
     ) -> Result<Vec<Vec<Value>>> {
         let mut out = Vec::new();
-        let r = self.scan_locking_inner(trx, index, lower, upper, mode, &mut |row| {
+        self.scan_locking_each(trx, index, lower, upper, mode, &mut |row| {
             out.push(row);
             limit.is_none_or(|l| out.len() < l)
-        });
-        Self::end_statement(trx, r).map(|()| out)
+        })?;
+        Ok(out)
     }
 
     /// [`Table::scan_locking`] that hands each row to `visit` as soon as it
