@@ -15,14 +15,19 @@
 //! `MIMALLOC_<NAME>` environment variable still wins, so a benchmark can
 //! run the library's defaults with the same binary.
 //!
-//! Build with `--features system-allocator` to use the C library's malloc
-//! instead (for comparison; mimalloc measured better, see BENCHMARKS.md).
+//! Build with `--features system-allocator` to use the C library's malloc,
+//! or `--features jemalloc-allocator` for jemalloc, instead (for the
+//! comparison in BENCHMARKS.md, "Memory per connection").
 
-#[cfg(not(feature = "system-allocator"))]
+#[cfg(not(any(feature = "system-allocator", feature = "jemalloc-allocator")))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[cfg(not(feature = "system-allocator"))]
+#[cfg(all(feature = "jemalloc-allocator", not(feature = "system-allocator")))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+#[cfg(not(any(feature = "system-allocator", feature = "jemalloc-allocator")))]
 pub(crate) mod tuning {
     use std::ffi::{c_char, c_int, c_long, CStr};
     use std::sync::atomic::{AtomicI64, Ordering};
@@ -74,7 +79,10 @@ pub(crate) mod tuning {
     static APPLY: extern "C" fn() = apply;
 }
 
-#[cfg(all(test, not(feature = "system-allocator")))]
+#[cfg(all(
+    test,
+    not(any(feature = "system-allocator", feature = "jemalloc-allocator"))
+))]
 mod tests {
     use super::tuning::*;
     use std::sync::atomic::Ordering;
