@@ -55,6 +55,7 @@ pub fn column_type(dt: &ast::DataType, name: &str) -> Result<ColumnType> {
         "DATE" => ColumnType::Date,
         "DATETIME" => ColumnType::DateTime { fsp: arg(0, 0).min(6) as u8 },
         "TIMESTAMP" => ColumnType::Timestamp { fsp: arg(0, 0).min(6) as u8 },
+        "TIME" => ColumnType::Time { fsp: arg(0, 0).min(6) as u8 },
         _ => return Err(SqlError::unsupported(format!("column type {s}"))),
     })
 }

@@ -689,6 +689,10 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 "cast_datetime"
             } else if ty.starts_with("DATE") {
                 "cast_date"
+            } else if ty.starts_with("TIME") && !ty.starts_with("TIMESTAMP") {
+                // CAST(x AS TIME(n)): the fsp rides as a second argument.
+                let fsp = ty.split(['(', ')']).nth(1).and_then(|n| n.trim().parse::<i64>().ok()).unwrap_or(0);
+                return Ok(Expr::Func("cast_time".into(), vec![x, Expr::Lit(Value::Int(fsp.min(6)))]));
             } else {
                 "cast_char"
             };
@@ -725,6 +729,13 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 other => other.to_string(),
             };
             let ty = ts.data_type.to_string().to_ascii_uppercase();
+            if ty == "TIME" {
+                let fsp = crate::timeval::fsp_of(&Expr::Lit(Value::Str(s.clone())), crate::plan::MetaType::Null);
+                return Ok(Expr::Func(
+                    "cast_time".into(),
+                    vec![Expr::Lit(Value::Str(s)), Expr::Lit(Value::Int(fsp.into()))],
+                ));
+            }
             let f =
                 if ty.starts_with("DATETIME") || ty.starts_with("TIMESTAMP") { "cast_datetime" } else { "cast_date" };
             Expr::Func(f.into(), vec![Expr::Lit(Value::Str(s))])
@@ -994,6 +1005,7 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
     ];
     let temporal = crate::temporal::FUNCS
         .iter()
+        .chain(crate::timeval::FUNCS)
         .chain(crate::strfunc::FUNCS)
         .chain(crate::user_lock::FUNCS)
         .chain(crate::mathfunc::FUNCS)
@@ -1138,6 +1150,7 @@ pub fn truth(v: &Value) -> Option<bool> {
         Value::Double(f) => Some(*f != 0.0),
         Value::Str(s) => Some(str_to_decimal(s).is_some_and(|d| !d.is_zero())),
         Value::Date(_) | Value::DateTime(_) => Some(true),
+        Value::Time(us) => Some(*us != 0),
     }
 }
 
@@ -1238,6 +1251,14 @@ pub fn to_decimal(v: &Value) -> Option<Decimal> {
                 + dt.second as i128,
             0,
         )),
+        Value::Time(us) => {
+            let (n, micros) = quire_engine::row::time::to_hhmmss(*us);
+            Some(if micros == 0 {
+                Decimal::new(n.into(), 0)
+            } else {
+                Decimal::new(i128::from(n) * 1_000_000 + i128::from(micros), 6)
+            })
+        }
     }
 }
 
@@ -1295,6 +1316,15 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
         (Value::DateTime(x), Value::DateTime(y)) => Some(x.cmp(y)),
         (Value::Date(x), Value::DateTime(y)) => Some(midnight(*x).cmp(y)),
         (Value::DateTime(x), Value::Date(y)) => Some(x.cmp(&midnight(*y))),
+        (Value::Time(x), Value::Time(y)) => Some(x.cmp(y)),
+        (Value::Time(x), Value::Str(_)) => Some(x.cmp(&crate::timeval::to_time(b)?)),
+        (Value::Str(_), Value::Time(y)) => Some(crate::timeval::to_time(a)?.cmp(y)),
+        (Value::Time(x), Value::Date(_) | Value::DateTime(_)) => {
+            compare(&Value::DateTime(crate::timeval::to_datetime(*x)?), b, coll)
+        }
+        (Value::Date(_) | Value::DateTime(_), Value::Time(y)) => {
+            compare(a, &Value::DateTime(crate::timeval::to_datetime(*y)?), coll)
+        }
         (Value::Date(_) | Value::DateTime(_), Value::Str(s)) => {
             let other = parse_temporal(s)?;
             compare(a, &other, coll)

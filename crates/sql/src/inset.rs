@@ -208,7 +208,7 @@ impl Keys {
                         None => odd_nums.push(v),
                     }
                 }
-                Value::Date(_) | Value::DateTime(_) | Value::Double(_) => return None,
+                Value::Date(_) | Value::DateTime(_) | Value::Double(_) | Value::Time(_) => return None,
             }
         }
         Some(Keys {
@@ -260,7 +260,7 @@ impl Keys {
         let hit = match v {
             Value::Null => return Some(None),
             // Compared as doubles: by scanning.
-            Value::Double(_) => return None,
+            Value::Double(_) | Value::Time(_) => return None,
             Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => {
                 has(&self.all_nums, &[&self.odd_nums, &self.odd_str_nums])?
             }

@@ -55,6 +55,7 @@ pub mod store;
 pub mod strfunc;
 pub mod sysvars;
 pub mod temporal;
+pub mod timeval;
 pub mod timezone;
 pub mod upsert;
 pub mod user_lock;

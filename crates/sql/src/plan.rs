@@ -425,6 +425,10 @@ pub enum MetaType {
         fsp: u8,
     },
     Null,
+    /// TIME(fsp) (`timeval.rs`).
+    Time {
+        fsp: u8,
+    },
 }
 
 impl MetaType {
@@ -446,6 +450,7 @@ impl MetaType {
             ColumnType::Date => MetaType::Date,
             ColumnType::DateTime { fsp } => MetaType::DateTime { fsp },
             ColumnType::Timestamp { fsp } => MetaType::Timestamp { fsp },
+            ColumnType::Time { fsp } => MetaType::Time { fsp },
         }
     }
 
@@ -459,6 +464,7 @@ impl MetaType {
             Value::Str(s) => MetaType::Str { len: s.chars().count().max(1) as u32, fixed: false },
             Value::Date(_) => MetaType::Date,
             Value::DateTime(_) => MetaType::DateTime { fsp: 0 },
+            Value::Time(us) => MetaType::Time { fsp: quire_engine::row::time::natural_fsp(*us) },
         }
     }
 }
@@ -703,6 +709,15 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
         Expr::Func(name, args) => {
             let arg = |i: usize| args.get(i).map_or(MetaType::Null, |a| infer(a, t, aggs));
             match name.as_str() {
+                n if crate::timeval::is_func(n) => crate::timeval::infer(n, args, &arg),
+                "hour" | "minute" | "second" | "microsecond" | "date_add" | "date_sub"
+                    if matches!(arg(0), MetaType::Time { .. }) =>
+                {
+                    match name.as_str() {
+                        "date_add" | "date_sub" => arg(0),
+                        _ => MetaType::Int { unsigned: false, width: 4 },
+                    }
+                }
                 "connection_id" => MetaType::Int { unsigned: true, width: 4 },
                 "last_insert_id" => MetaType::Int { unsigned: true, width: 8 },
                 "length" | "char_length" | "character_length" => MetaType::Int { unsigned: false, width: 4 },

@@ -626,8 +626,9 @@ pub(crate) fn key_kind_matches(col: &Column, v: &Value) -> bool {
             col.ty.is_integer() || matches!(col.ty, ColumnType::Decimal { .. } | ColumnType::Double { digits: None })
         }
         Value::Double(_) => matches!(col.ty, ColumnType::Double { digits: None }),
-        Value::Str(_) => col.ty.is_string() || temporal,
+        Value::Str(_) => col.ty.is_string() || temporal || matches!(col.ty, ColumnType::Time { .. }),
         Value::Date(_) | Value::DateTime(_) => temporal,
+        Value::Time(_) => matches!(col.ty, ColumnType::Time { .. }),
     }
 }
 

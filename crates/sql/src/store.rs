@@ -51,6 +51,7 @@ pub fn implicit_default(col: &Column) -> Value {
         ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => {
             Value::DateTime(DateTime { date: zero_date, hour: 0, minute: 0, second: 0, micros: 0 })
         }
+        ColumnType::Time { .. } => Value::Time(0),
         _ => Value::Str(String::new()),
     }
 }
@@ -263,6 +264,7 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
                 Err(text) => bad_date(col, at, "datetime", &text, env).map(|_| implicit_default(col)),
             }
         }
+        ColumnType::Time { fsp } => crate::timeval::assign(col, fsp, v, at, env),
         _ => Err(SqlError::internal(format!("no conversion into {}", col.ty.sql()))),
     }
 }

@@ -13,6 +13,7 @@
 //! DOUBLE            8 bytes, the same for the IEEE double
 //! DATE              3 bytes big-endian of (y*13+m)*32+d
 //! DATETIME          8 bytes sign-flipped big-endian of the packed value
+//! TIME              8 bytes sign-flipped big-endian of the microseconds
 //! CHAR/VARCHAR      collation weights in 8-byte chunks (last one padded with
 //!                   the weight of a space), each chunk followed by a marker:
 //!                   1 = the rest sorts below spaces, 2 = end, 3 = the rest
@@ -46,7 +47,7 @@ fn fixed_width(ty: ColumnType) -> Option<usize> {
         ColumnType::Float { .. } => 4,
         ColumnType::Double { .. } => 8,
         ColumnType::Date => 3,
-        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => 8,
+        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } | ColumnType::Time { .. } => 8,
         _ => return None,
     })
 }
@@ -112,6 +113,7 @@ pub fn encode(c: &Column, v: &Value, out: &mut Vec<u8>) {
             out.extend_from_slice(&((utc.packed() as u64) ^ (1 << 63)).to_be_bytes())
         }
         (_, Value::Str(s)) => encode_string(c.collation, s, out),
+        (_, Value::Time(us)) => out.extend_from_slice(&((*us as u64) ^ (1 << 63)).to_be_bytes()),
         (ty, v) => debug_assert!(false, "value {v:?} was not coerced to {ty:?}"),
     }
 }
@@ -281,6 +283,14 @@ mod tests {
             enc(&d, Value::Date(Date::new(2020, 12, 31).unwrap()))
                 < enc(&d, Value::Date(Date::new(2021, 1, 1).unwrap()))
         );
+    }
+
+    #[test]
+    fn times_order_like_durations() {
+        let c = Column::new("t", ColumnType::Time { fsp: 6 });
+        let vals = [Value::Null, Value::Time(-3_000_000_000_000), Value::Time(-1), Value::Time(0), Value::Time(5)];
+        let e: Vec<_> = vals.iter().map(|v| enc(&c, v.clone())).collect();
+        assert!(e.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod decimal;
 pub mod extras;
 pub mod float;
 pub mod key;
+pub mod time;
 pub mod tz;
 
 use std::fmt;
@@ -103,6 +104,10 @@ pub enum ColumnType {
     Timestamp {
         fsp: u8,
     },
+    /// TIME(fsp): a signed duration (see [`time`]).
+    Time {
+        fsp: u8,
+    },
 }
 
 pub const TEXT_MAX_BYTES: usize = 65_535;
@@ -185,6 +190,8 @@ impl ColumnType {
             ColumnType::DateTime { fsp } => format!("datetime({fsp})"),
             ColumnType::Timestamp { fsp: 0 } => "timestamp".into(),
             ColumnType::Timestamp { fsp } => format!("timestamp({fsp})"),
+            ColumnType::Time { fsp: 0 } => "time".into(),
+            ColumnType::Time { fsp } => format!("time({fsp})"),
         }
     }
 }
@@ -202,6 +209,8 @@ pub enum Value {
     Str(String),
     Date(Date),
     DateTime(DateTime),
+    /// A TIME: signed microseconds within ±838:59:59.999999 (see [`time`]).
+    Time(i64),
 }
 
 impl Value {
@@ -221,6 +230,7 @@ impl fmt::Display for Value {
             Value::Str(s) => f.write_str(s),
             Value::Date(d) => write!(f, "{d}"),
             Value::DateTime(d) => f.write_str(&d.format(if d.micros == 0 { 0 } else { 6 })),
+            Value::Time(us) => f.write_str(&time::format(*us, time::natural_fsp(*us))),
         }
     }
 }
@@ -378,6 +388,32 @@ impl Column {
                     .ok_or_else(|| bad("incorrect datetime value")),
                 _ => Err(bad("incorrect datetime value")),
             },
+            ColumnType::Time { fsp } => {
+                let read = match v {
+                    Value::Time(us) => time::TimeRead::Exact(us),
+                    Value::Str(s) => time::parse(&s),
+                    Value::Int(i) => time::from_number(i as i128, 0),
+                    Value::UInt(u) => time::from_number(u as i128, 0),
+                    Value::Decimal(d) => {
+                        let micros = d.rescale(6).map(|d| d.coef).unwrap_or(0);
+                        time::from_number(micros / 1_000_000, micros % 1_000_000)
+                    }
+                    Value::Double(f) => {
+                        let micros = (f * 1e6) as i128;
+                        time::from_number(micros / 1_000_000, micros % 1_000_000)
+                    }
+                    Value::DateTime(dt) => time::TimeRead::Exact(
+                        ((dt.hour as i64 * 60 + dt.minute as i64) * 60 + dt.second as i64) * 1_000_000
+                            + dt.micros as i64,
+                    ),
+                    _ => time::TimeRead::Invalid,
+                };
+                match read {
+                    time::TimeRead::Exact(us) => Ok(Value::Time(time::with_fsp(us, fsp))),
+                    time::TimeRead::Clipped(_) => Err(Error::OutOfRange { column: col() }),
+                    time::TimeRead::Invalid => Err(bad("incorrect time value")),
+                }
+            }
             _ => unreachable!("all column types are handled"),
         }
     }

@@ -127,6 +127,8 @@ fn type_tag(t: ColumnType) -> (u8, u32, u32) {
         ColumnType::TinyInt1 { unsigned } => (15, unsigned as u32, 0),
         ColumnType::Float { digits } => (13, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32)),
         ColumnType::Double { digits } => (14, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32)),
+        // Tags from 32 on: issue 16's temporal types (TIME, YEAR, ENUM, SET).
+        ColumnType::Time { fsp } => (32, fsp as u32, 0),
     }
 }
 
@@ -147,6 +149,7 @@ fn type_from_tag(tag: u8, a: u32, b: u32) -> Option<ColumnType> {
         15 => ColumnType::TinyInt1 { unsigned: a != 0 },
         13 => ColumnType::Float { digits: (a != 0).then_some((a as u8, b as u8)) },
         14 => ColumnType::Double { digits: (a != 0).then_some((a as u8, b as u8)) },
+        32 => ColumnType::Time { fsp: a as u8 },
         _ => return None,
     })
 }
@@ -183,6 +186,10 @@ fn put_value(w: &mut W, v: &Value) {
             w.u8(7);
             w.0.extend_from_slice(&f.to_le_bytes())
         }
+        Value::Time(us) => {
+            w.u8(32);
+            w.0.extend_from_slice(&us.to_le_bytes())
+        }
     }
 }
 
@@ -199,6 +206,7 @@ fn get_value(r: &mut R) -> Option<Value> {
         5 => Value::Date(Date::from_packed(r.u32()?)),
         6 => Value::DateTime(DateTime::from_packed(i64::from_le_bytes(r.take(8)?.try_into().ok()?))),
         7 => Value::Double(f64::from_le_bytes(r.take(8)?.try_into().ok()?)),
+        32 => Value::Time(i64::from_le_bytes(r.take(8)?.try_into().ok()?)),
         _ => return None,
     })
 }

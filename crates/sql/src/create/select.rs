@@ -142,6 +142,7 @@ fn column_text(s: &Session, tables: &[TableSchema], m: &ColMeta, item: Option<&a
         }
         MetaType::Double | MetaType::Approx { single: false, .. } => "double".into(),
         MetaType::Approx { single: true, .. } => "float".into(),
+        MetaType::Time { fsp } => ColumnType::Time { fsp }.sql(),
     };
     let not_null = m.not_null || item.is_some_and(never_null);
     Ok(format!("{name} {ty}{}", if not_null { " NOT NULL" } else { "" }))
