@@ -4,7 +4,7 @@
 //! INT(11), BIGINT UNSIGNED, CHARACTER VARYING ...) maps the same way.
 
 use quire_engine::row::{
-    ClusterKey, Collation, Column, ColumnType, IndexDef, TableExtras, TableSchema, Value, ROW_ID_COLUMN,
+    ClusterKey, Collation, Column, ColumnType, IndexDef, TableExtras, TableSchema, Value, BLOB_SIZES, ROW_ID_COLUMN,
 };
 use sqlparser::ast;
 
@@ -55,8 +55,60 @@ pub fn column_type(dt: &ast::DataType, name: &str) -> Result<ColumnType> {
         "DATE" => ColumnType::Date,
         "DATETIME" => ColumnType::DateTime { fsp: arg(0, 0).min(6) as u8 },
         "TIMESTAMP" => ColumnType::Timestamp { fsp: arg(0, 0).min(6) as u8 },
+        "BINARY" => ColumnType::Binary { len: binary_len(arg(0, 1), 255, name)? },
+        "VARBINARY" => match args.first() {
+            Some(&n) => ColumnType::VarBinary { len: binary_len(n, 65_532, name)? },
+            // MySQL's grammar needs the length (1064).
+            None => return Err(SqlError::syntax(format!("VARBINARY needs a length (column '{name}')"))),
+        },
+        "TINYBLOB" => ColumnType::Blob { max_bytes: BLOB_SIZES[0] },
+        "MEDIUMBLOB" => ColumnType::Blob { max_bytes: BLOB_SIZES[2] },
+        "LONGBLOB" => ColumnType::Blob { max_bytes: BLOB_SIZES[3] },
+        // BLOB(n): the smallest BLOB type that holds n bytes.
+        "BLOB" => ColumnType::Blob {
+            max_bytes: match args.first() {
+                None => BLOB_SIZES[1],
+                Some(&n) => BLOB_SIZES.iter().copied().find(|&m| n <= m).unwrap_or(BLOB_SIZES[3]),
+            },
+        },
         _ => return Err(SqlError::unsupported(format!("column type {s}"))),
     })
+}
+
+/// A BINARY / VARBINARY length: at most `max` (1074 beyond, as MySQL
+/// says for a column too long to be that type).
+fn binary_len(n: u32, max: u32, name: &str) -> Result<u32> {
+    if n > max {
+        return Err(SqlError::new(
+            1074,
+            "42000",
+            format!("Column length too big for column '{name}' (max = {max}); use BLOB or TEXT instead"),
+        ));
+    }
+    Ok(n)
+}
+
+/// A CHAR / VARCHAR / TEXT type declared `CHARACTER SET binary`: the
+/// binary type it is (as MySQL and MariaDB make it).
+fn binary_charset_type(ty: ColumnType, spelled: &str) -> ColumnType {
+    match ty {
+        ColumnType::Char { len } => ColumnType::Binary { len },
+        ColumnType::Varchar { len } => ColumnType::VarBinary { len },
+        ColumnType::Text => {
+            let s = spelled.to_ascii_uppercase();
+            let i = if s.starts_with("TINYTEXT") {
+                0
+            } else if s.starts_with("MEDIUMTEXT") {
+                2
+            } else if s.starts_with("LONGTEXT") {
+                3
+            } else {
+                1
+            };
+            ColumnType::Blob { max_bytes: BLOB_SIZES[i] }
+        }
+        other => other,
+    }
 }
 
 /// FLOAT / FLOAT(p) / FLOAT(M,D) / DOUBLE [PRECISION] / DOUBLE(M,D) /
@@ -191,6 +243,9 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
                     col.collation = Collation::from_name(&c.to_string()).unwrap_or(Collation::Utf8mb4GeneralCi)
                 }
                 // COMMENTs and CHECKs are read by `create::options` / `create::check`.
+                ast::ColumnOption::CharacterSet(cs) if cs.to_string().eq_ignore_ascii_case("binary") => {
+                    col.ty = binary_charset_type(col.ty, &cd.data_type.to_string());
+                }
                 ast::ColumnOption::Comment(_) | ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Check(_) => {}
                 other => {
                     let text = other.to_string().to_ascii_uppercase();
@@ -292,6 +347,7 @@ fn quote(v: &Value) -> String {
     match v {
         Value::Null => "NULL".into(),
         Value::Str(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''")),
+        Value::Bytes(b) => crate::binary::default_sql(b),
         other => format!("'{other}'"),
     }
 }
@@ -341,7 +397,7 @@ pub fn create_table_sql_full(
             l.push_str(&format!(" DEFAULT {}", current_timestamp_sql(c.ty)));
         } else if let Some(d) = &c.default {
             l.push_str(&format!(" DEFAULT {}", quote(d)));
-        } else if c.nullable && c.ty != quire_engine::row::ColumnType::Text {
+        } else if c.nullable && !matches!(c.ty, ColumnType::Text) {
             l.push_str(" DEFAULT NULL");
         }
         if c.on_update_now {

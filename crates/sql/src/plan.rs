@@ -425,6 +425,17 @@ pub enum MetaType {
         fsp: u8,
     },
     Null,
+    /// BINARY / VARBINARY columns and computed binary strings (hex
+    /// literals, UNHEX, CAST AS BINARY ...): `len` bytes, character set
+    /// `binary`.
+    Binary {
+        len: u32,
+        fixed: bool,
+    },
+    /// A BLOB column of at most `max_bytes` bytes.
+    Blob {
+        max_bytes: u32,
+    },
 }
 
 impl MetaType {
@@ -446,6 +457,9 @@ impl MetaType {
             ColumnType::Date => MetaType::Date,
             ColumnType::DateTime { fsp } => MetaType::DateTime { fsp },
             ColumnType::Timestamp { fsp } => MetaType::Timestamp { fsp },
+            ColumnType::Binary { len } => MetaType::Binary { len, fixed: true },
+            ColumnType::VarBinary { len } => MetaType::Binary { len, fixed: false },
+            ColumnType::Blob { max_bytes } => MetaType::Blob { max_bytes },
         }
     }
 
@@ -459,6 +473,7 @@ impl MetaType {
             Value::Str(s) => MetaType::Str { len: s.chars().count().max(1) as u32, fixed: false },
             Value::Date(_) => MetaType::Date,
             Value::DateTime(_) => MetaType::DateTime { fsp: 0 },
+            Value::Bytes(b) => MetaType::Binary { len: b.len() as u32, fixed: false },
         }
     }
 }
@@ -526,6 +541,7 @@ fn same_kind(a: MetaType, b: MetaType) -> bool {
             | (MetaType::Double | MetaType::Approx { .. }, MetaType::Double | MetaType::Approx { .. })
             | (MetaType::Str { .. } | MetaType::Text, MetaType::Str { .. } | MetaType::Text)
             | (MetaType::Date, MetaType::Date)
+            | (MetaType::Binary { .. } | MetaType::Blob { .. }, MetaType::Binary { .. } | MetaType::Blob { .. })
             | (
                 MetaType::DateTime { .. } | MetaType::Timestamp { .. },
                 MetaType::DateTime { .. } | MetaType::Timestamp { .. }
@@ -754,6 +770,26 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                     MetaType::Double
                 }
                 "dayname" | "monthname" => MetaType::Str { len: 9, fixed: false },
+                "unhex" => MetaType::Binary { len: 255, fixed: false },
+                "cast_binary" => match args.get(1) {
+                    Some(Expr::Lit(Value::Int(n))) => MetaType::Binary { len: (*n).max(0) as u32, fixed: true },
+                    _ => match arg(0) {
+                        MetaType::Str { len, .. } | MetaType::Binary { len, .. } => {
+                            MetaType::Binary { len: len.max(1), fixed: false }
+                        }
+                        MetaType::Text | MetaType::Blob { .. } => MetaType::Blob { max_bytes: 65_535 },
+                        _ => MetaType::Binary { len: 255, fixed: false },
+                    },
+                },
+                // A binary operand makes these binary (`binary::call`).
+                "concat" | "concat_ws" | "substring" | "substr" | "left" | "right" | "upper" | "lower" | "ucase"
+                | "lcase" | "trim" | "ltrim" | "rtrim" | "reverse" | "repeat" | "replace"
+                    if args.iter().any(|a| {
+                        matches!(infer(a, t, aggs), MetaType::Binary { .. } | MetaType::Blob { .. })
+                    }) =>
+                {
+                    MetaType::Binary { len: 255, fixed: false }
+                }
                 "abs" => match arg(0) {
                     MetaType::Approx { .. } => MetaType::Double,
                     other => other,

@@ -336,6 +336,7 @@ pub fn temporal(v: &Value) -> Option<(DateTime, bool)> {
             }
         }
         Value::Null => None,
+        Value::Bytes(b) => temporal(&Value::Str(std::str::from_utf8(b).ok()?.to_owned())),
     }
 }
 

@@ -127,6 +127,10 @@ fn type_tag(t: ColumnType) -> (u8, u32, u32) {
         ColumnType::TinyInt1 { unsigned } => (15, unsigned as u32, 0),
         ColumnType::Float { digits } => (13, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32)),
         ColumnType::Double { digits } => (14, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32)),
+        // Binary types from 32 up (docs/FORMAT.md, "Catalog").
+        ColumnType::Binary { len } => (32, len, 0),
+        ColumnType::VarBinary { len } => (33, len, 0),
+        ColumnType::Blob { max_bytes } => (34, max_bytes, 0),
     }
 }
 
@@ -147,6 +151,9 @@ fn type_from_tag(tag: u8, a: u32, b: u32) -> Option<ColumnType> {
         15 => ColumnType::TinyInt1 { unsigned: a != 0 },
         13 => ColumnType::Float { digits: (a != 0).then_some((a as u8, b as u8)) },
         14 => ColumnType::Double { digits: (a != 0).then_some((a as u8, b as u8)) },
+        32 => ColumnType::Binary { len: a },
+        33 => ColumnType::VarBinary { len: a },
+        34 if crate::row::BLOB_SIZES.contains(&a) => ColumnType::Blob { max_bytes: a },
         _ => return None,
     })
 }
@@ -183,6 +190,10 @@ fn put_value(w: &mut W, v: &Value) {
             w.u8(7);
             w.0.extend_from_slice(&f.to_le_bytes())
         }
+        Value::Bytes(b) => {
+            w.u8(32);
+            w.bytes(b)
+        }
     }
 }
 
@@ -199,6 +210,10 @@ fn get_value(r: &mut R) -> Option<Value> {
         5 => Value::Date(Date::from_packed(r.u32()?)),
         6 => Value::DateTime(DateTime::from_packed(i64::from_le_bytes(r.take(8)?.try_into().ok()?))),
         7 => Value::Double(f64::from_le_bytes(r.take(8)?.try_into().ok()?)),
+        32 => {
+            let n = r.u16()? as usize;
+            Value::Bytes(r.take(n)?.to_vec())
+        }
         _ => return None,
     })
 }
