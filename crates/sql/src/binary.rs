@@ -90,7 +90,8 @@ pub fn numeric_operands(op: BinOp, l: Expr, r: Expr) -> (Expr, Expr) {
     if is_arithmetic(op) {
         return (numeric_literal(l), numeric_literal(r));
     }
-    let comparison = matches!(op, BinOp::Eq | BinOp::NullSafeEq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
+    let comparison =
+        matches!(op, BinOp::Eq | BinOp::NullSafeEq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge);
     if comparison && (is_numeric(&l) || is_numeric(&r)) {
         return (numeric_literal(l), numeric_literal(r));
     }

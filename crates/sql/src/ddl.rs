@@ -163,6 +163,13 @@ fn set_default(col: &mut Column, e: &ast::Expr) -> Result<()> {
     let invalid = || SqlError::new(1067, "42000", format!("Invalid default value for '{}'", col.name));
     let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "default", rel: None };
     match expr::compile(e, &mut scope)? {
+        // A binary default is stored as the column holds it (BINARY(n)
+        // padded), as SHOW CREATE TABLE prints it.
+        expr::Expr::Lit(v) if col.ty.is_binary() && !v.is_null() => {
+            col.default = Some(col.coerce(v).map_err(|_| invalid())?);
+            col.default_now = false;
+            Ok(())
+        }
         expr::Expr::Lit(v) => {
             col.default = Some(v);
             col.default_now = false;

@@ -1496,6 +1496,8 @@ pub fn as_string(v: &Value) -> String {
     match v {
         Value::Str(s) => s.clone(),
         Value::Null => String::new(),
+        // As MariaDB converts bytes to text: `?` for each invalid byte.
+        Value::Bytes(b) => crate::binary::lossy_text(b),
         other => other.to_string(),
     }
 }

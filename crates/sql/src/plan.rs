@@ -770,7 +770,10 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                     MetaType::Double
                 }
                 "dayname" | "monthname" => MetaType::Str { len: 9, fixed: false },
-                "unhex" => MetaType::Binary { len: 255, fixed: false },
+                "unhex" => match arg(0) {
+                    MetaType::Str { len, .. } => MetaType::Binary { len: len.div_ceil(2), fixed: false },
+                    _ => MetaType::Binary { len: 255, fixed: false },
+                },
                 "cast_binary" => match args.get(1) {
                     Some(Expr::Lit(Value::Int(n))) => MetaType::Binary { len: (*n).max(0) as u32, fixed: true },
                     _ => match arg(0) {
@@ -784,9 +787,9 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                 // A binary operand makes these binary (`binary::call`).
                 "concat" | "concat_ws" | "substring" | "substr" | "left" | "right" | "upper" | "lower" | "ucase"
                 | "lcase" | "trim" | "ltrim" | "rtrim" | "reverse" | "repeat" | "replace"
-                    if args.iter().any(|a| {
-                        matches!(infer(a, t, aggs), MetaType::Binary { .. } | MetaType::Blob { .. })
-                    }) =>
+                    if args
+                        .iter()
+                        .any(|a| matches!(infer(a, t, aggs), MetaType::Binary { .. } | MetaType::Blob { .. })) =>
                 {
                     MetaType::Binary { len: 255, fixed: false }
                 }
