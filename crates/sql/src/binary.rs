@@ -179,7 +179,72 @@ pub fn lossy_text(b: &[u8]) -> String {
 /// A binary DEFAULT as SHOW CREATE TABLE prints it (MariaDB's way: the
 /// value as text, quoted).
 pub fn default_sql(b: &[u8]) -> String {
-    format!("'{}'", lossy_text(b).replace('\\', "\\\\").replace('\'', "''"))
+    let mut out = String::from("'");
+    for c in lossy_text(b).chars() {
+        match c {
+            '\0' => out.push_str("\\0"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\x1a' => out.push_str("\\Z"),
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("''"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// Bytes as MySQL quotes a bad value in a message: from the first byte
+/// that is not UTF-8, at most 6 bytes, printable ASCII as it is and the
+/// others as `\xNN`, `...` when cut.
+pub fn printable(b: &[u8]) -> String {
+    let at = std::str::from_utf8(b).err().map_or(0, |e| e.valid_up_to());
+    let mut out: String = b[at..]
+        .iter()
+        .take(6)
+        .map(|&x| if (0x20..0x7f).contains(&x) { char::from(x).to_string() } else { format!("\\x{x:02X}") })
+        .collect();
+    if b.len() - at > 6 {
+        out.push_str("...");
+    }
+    out
+}
+
+/// `BINARY x op y`: the parser makes it CAST((x op y) AS BINARY), but
+/// BINARY binds tighter than any operator in MySQL, so the cast goes onto
+/// the leftmost operand: (BINARY x) op y. (An explicit CAST(x = y AS
+/// BINARY) is read the same way; that spelling is rare.)
+pub fn rebind_binary_cast(e: &sqlparser::ast::Expr) -> Option<sqlparser::ast::Expr> {
+    use sqlparser::ast::Expr as E;
+    let cast = |x: &E| E::Cast {
+        kind: sqlparser::ast::CastKind::Cast,
+        expr: Box::new(x.clone()),
+        data_type: sqlparser::ast::DataType::Binary(None),
+        format: None,
+    };
+    let lead = |x: &E| rebind_binary_cast(x).unwrap_or_else(|| cast(x));
+    Some(match e {
+        E::BinaryOp { left, op, right } => {
+            E::BinaryOp { left: Box::new(lead(left)), op: op.clone(), right: right.clone() }
+        }
+        E::Like { negated, any, expr, pattern, escape_char } => E::Like {
+            negated: *negated,
+            any: *any,
+            expr: Box::new(lead(expr)),
+            pattern: pattern.clone(),
+            escape_char: escape_char.clone(),
+        },
+        E::Between { expr, negated, low, high } => {
+            E::Between { expr: Box::new(lead(expr)), negated: *negated, low: low.clone(), high: high.clone() }
+        }
+        E::InList { expr, list, negated } => {
+            E::InList { expr: Box::new(lead(expr)), list: list.clone(), negated: *negated }
+        }
+        E::IsNull(x) => E::IsNull(Box::new(lead(x))),
+        E::IsNotNull(x) => E::IsNotNull(Box::new(lead(x))),
+        _ => return None,
+    })
 }
 
 /// Functions that build text from their operands: with a binary operand

@@ -309,6 +309,7 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
         } else {
             check_duplicate_keys(&indexes)?;
             check_auto_increment(&columns, &primary, &indexes)?;
+            check_key_types(&columns, &primary, &indexes)?;
             return Ok(TableSchema::with_row_id(columns, indexes));
         }
     }
@@ -319,10 +320,27 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
         }
     }
     check_auto_increment(&columns, &primary, &indexes)?;
+    check_key_types(&columns, &primary, &indexes)?;
     for &c in &primary {
         columns[c].nullable = false;
     }
     Ok(TableSchema { columns, primary_key: primary, indexes, cluster })
+}
+
+/// A TEXT or BLOB column in a key needs a prefix length, which quire has
+/// not yet: 1170, as MySQL says.
+fn check_key_types(columns: &[Column], primary: &[usize], indexes: &[IndexDef]) -> Result<()> {
+    let keyed = primary.iter().chain(indexes.iter().flat_map(|ix| ix.columns.iter()));
+    for &c in keyed {
+        if matches!(columns[c].ty, ColumnType::Text | ColumnType::Blob { .. }) {
+            return Err(SqlError::new(
+                1170,
+                "42000",
+                format!("BLOB/TEXT column '{}' used in key specification without a key length", columns[c].name),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_duplicate_keys(indexes: &[IndexDef]) -> Result<()> {

@@ -671,6 +671,12 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             otherwise: else_result.as_ref().map(|o| compile(o, scope).map(Box::new)).transpose()?,
         },
         E::Function(f) => function(f, scope)?,
+        E::Cast { expr, data_type: ast::DataType::Binary(None), .. }
+            if crate::binary::rebind_binary_cast(expr).is_some() =>
+        {
+            let rebound = crate::binary::rebind_binary_cast(expr).ok_or_else(|| SqlError::internal("rebind"))?;
+            compile(&rebound, scope)?
+        }
         E::Cast { expr, data_type, .. } => {
             let x = compile(expr, scope)?;
             let ty = data_type.to_string().to_ascii_uppercase();

@@ -771,11 +771,12 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                 }
                 "dayname" | "monthname" => MetaType::Str { len: 9, fixed: false },
                 "unhex" => match arg(0) {
-                    MetaType::Str { len, .. } => MetaType::Binary { len: len.div_ceil(2), fixed: false },
+                    // MariaDB's length: half the argument's utf8mb4 bytes.
+                    MetaType::Str { len, .. } => MetaType::Binary { len: len * 2, fixed: false },
                     _ => MetaType::Binary { len: 255, fixed: false },
                 },
                 "cast_binary" => match args.get(1) {
-                    Some(Expr::Lit(Value::Int(n))) => MetaType::Binary { len: (*n).max(0) as u32, fixed: true },
+                    Some(Expr::Lit(Value::Int(n))) => MetaType::Binary { len: (*n).max(0) as u32, fixed: false },
                     _ => match arg(0) {
                         MetaType::Str { len, .. } | MetaType::Binary { len, .. } => {
                             MetaType::Binary { len: len.max(1), fixed: false }

@@ -302,14 +302,12 @@ fn text_for(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Stri
         Ok(s) => Ok(s),
         Err(e) => {
             let b = e.into_bytes();
-            let bad = std::str::from_utf8(&b).err().map_or(0, |e| e.valid_up_to());
-            let shown: String = b[bad..].iter().take(6).map(|x| format!("\\x{x:02X}")).collect();
-            let more = if b.len() - bad > 6 { "..." } else { "" };
+            let shown = crate::binary::printable(&b);
             env.warn(Condition::new(
                 Level::Warning,
                 1366,
                 format!(
-                    "Incorrect string value: '{shown}{more}' for column `{}`.`{}`.`{}` at row {}",
+                    "Incorrect string value: '{shown}' for column `{}`.`{}`.`{}` at row {}",
                     at.db, at.table, col.name, at.row
                 ),
             ))?;
