@@ -64,6 +64,10 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
         }
         MetaType::Null => (column_type::NULL, 0, 0, charset::BINARY),
         MetaType::Time { fsp } => (column_type::TIME, 10 + fsp as u32 + (fsp > 0) as u32, fsp, charset::BINARY),
+        MetaType::Binary { len, fixed } => {
+            (if fixed { column_type::STRING } else { column_type::VAR_STRING }, len, 0, charset::BINARY)
+        }
+        MetaType::Blob { max_bytes } => (column_type::BLOB, max_bytes, 0, charset::BINARY),
     };
     let mut flags = 0;
     if c.not_null {
@@ -90,6 +94,8 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
         }
         MetaType::Decimal { .. } | MetaType::Double | MetaType::Approx { .. } => flags |= column_flag::NUM,
         MetaType::Text => flags |= column_flag::BLOB,
+        MetaType::Blob { .. } => flags |= column_flag::BLOB | column_flag::BINARY,
+        MetaType::Binary { .. } => flags |= column_flag::BINARY,
         _ => {}
     }
     // Computed columns of the binary character set (numbers, temporals,
@@ -117,6 +123,7 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
 fn text(v: &Value) -> Vec<u8> {
     match v {
         Value::Str(s) => s.clone().into_bytes(),
+        Value::Bytes(b) => b.clone(),
         other => other.to_string().into_bytes(),
     }
 }
@@ -204,7 +211,12 @@ pub fn param_value(p: &Param) -> Value {
         Cell::Double(f) if f.is_finite() => Value::Double(quire_engine::row::float::normalize(*f)),
         Cell::Float(f) if f.is_finite() => Value::Double(quire_engine::row::float::normalize(f64::from(*f))),
         Cell::Double(_) | Cell::Float(_) => Value::Null,
-        Cell::Bytes(b) => Value::Str(String::from_utf8_lossy(b).into_owned()),
+        // Text when it is UTF-8; other bytes stay a binary string (a
+        // VARBINARY or BLOB parameter), never text with U+FFFD in it.
+        Cell::Bytes(b) => match std::str::from_utf8(b) {
+            Ok(s) => Value::Str(s.to_owned()),
+            Err(_) => Value::Bytes(b.clone()),
+        },
         Cell::Date { year, month, day } => Date::new(*year, *month, *day)
             .map_or_else(|| Value::Str(format!("{year:04}-{month:02}-{day:02}")), Value::Date),
         Cell::DateTime { year, month, day, hour, minute, second, micros } => match Date::new(*year, *month, *day) {
@@ -290,6 +302,7 @@ impl RowSink for Wire<'_> {
             (Value::Str(s), MetaType::Str { .. } | MetaType::Text | MetaType::Decimal { .. }) => {
                 Cell::Bytes(s.into_bytes())
             }
+            (Value::Bytes(b), _) => Cell::Bytes(b),
             (v, ty) => cell(&v, ty),
         }));
         self.out.row(&self.cells).map_err(|e| self.broken(e))

@@ -470,11 +470,8 @@ pub fn literal(v: &ast::Value) -> Result<Value> {
     Ok(match v {
         ast::Value::Number(n, _) => number(n)?,
         ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => Value::Str(s.clone()),
-        ast::Value::HexStringLiteral(h) => {
-            let bytes: Vec<u8> =
-                (0..h.len() / 2).filter_map(|i| u8::from_str_radix(h.get(2 * i..2 * i + 2)?, 16).ok()).collect();
-            Value::Str(String::from_utf8_lossy(&bytes).into_owned())
-        }
+        ast::Value::HexStringLiteral(h) => Value::Bytes(crate::binary::hex_literal(h)?),
+        ast::Value::SingleQuotedByteStringLiteral(b) => Value::Bytes(crate::binary::bit_literal(b)?),
         ast::Value::Boolean(b) => Value::Int(*b as i64),
         ast::Value::Null => Value::Null,
         other => return Err(SqlError::unsupported(format!("literal {other}"))),
@@ -564,7 +561,7 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             }
         }
         E::UnaryOp { op, expr } => {
-            let x = compile(expr, scope)?;
+            let x = crate::binary::numeric_literal(compile(expr, scope)?);
             match op {
                 ast::UnaryOperator::Not => Expr::Not(Box::new(x)),
                 ast::UnaryOperator::Minus => match x {
@@ -596,8 +593,10 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
         }
         E::BinaryOp { left, op, right } => {
             let op = bin_op(op)?;
-            Expr::Bin(op, Box::new(compile(left, scope)?), Box::new(compile(right, scope)?))
+            let (l, r) = crate::binary::numeric_operands(op, compile(left, scope)?, compile(right, scope)?);
+            Expr::Bin(op, Box::new(l), Box::new(r))
         }
+        E::Prefixed { prefix, value } => crate::binary::introduced(&prefix.value, compile(value, scope)?)?,
         E::Tuple(_) if crate::depth::chain_parts(e).is_some() => {
             let (first, parts) = crate::depth::chain_parts(e).ok_or_else(|| SqlError::internal("not a chain"))?;
             let first = compile(first, scope)?;
@@ -672,9 +671,18 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             otherwise: else_result.as_ref().map(|o| compile(o, scope).map(Box::new)).transpose()?,
         },
         E::Function(f) => function(f, scope)?,
+        E::Cast { expr, data_type: ast::DataType::Binary(None), .. }
+            if crate::binary::rebind_binary_cast(expr).is_some() =>
+        {
+            let rebound = crate::binary::rebind_binary_cast(expr).ok_or_else(|| SqlError::internal("rebind"))?;
+            compile(&rebound, scope)?
+        }
         E::Cast { expr, data_type, .. } => {
             let x = compile(expr, scope)?;
             let ty = data_type.to_string().to_ascii_uppercase();
+            if let Some(cast) = crate::binary::cast(&ty, x.clone())? {
+                return Ok(cast);
+            }
             let target = if ty.contains("UNSIGNED") {
                 "cast_unsigned"
             } else if ty.contains("SIGNED") || ty.contains("INT") {
@@ -735,6 +743,9 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                     "cast_time".into(),
                     vec![Expr::Lit(Value::Str(s)), Expr::Lit(Value::Int(fsp.into()))],
                 ));
+            }
+            if let Some(cast) = crate::binary::cast(&ty, Expr::Lit(Value::Str(s.clone())))? {
+                return Ok(cast);
             }
             let f =
                 if ty.starts_with("DATETIME") || ty.starts_with("TIMESTAMP") { "cast_datetime" } else { "cast_date" };
@@ -1009,6 +1020,7 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         .chain(crate::strfunc::FUNCS)
         .chain(crate::user_lock::FUNCS)
         .chain(crate::mathfunc::FUNCS)
+        .chain(crate::binary::FUNCS)
         .find(|(n, ..)| *n == name)
         .map(|&(n, lo, hi)| (n, lo, hi, false));
     let Some((_, min, max, grammar)) = ARITY.iter().copied().find(|(n, ..)| *n == name).or(temporal) else {
@@ -1151,6 +1163,7 @@ pub fn truth(v: &Value) -> Option<bool> {
         Value::Str(s) => Some(str_to_decimal(s).is_some_and(|d| !d.is_zero())),
         Value::Date(_) | Value::DateTime(_) => Some(true),
         Value::Time(us) => Some(*us != 0),
+        Value::Bytes(b) => Some(str_to_decimal(&String::from_utf8_lossy(b)).is_some_and(|d| !d.is_zero())),
     }
 }
 
@@ -1259,6 +1272,10 @@ pub fn to_decimal(v: &Value) -> Option<Decimal> {
                 Decimal::new(i128::from(n) * 1_000_000 + i128::from(micros), 6)
             })
         }
+        // A binary string reads as its text does (a VARBINARY holding
+        // '12' is 12); hex literals in arithmetic were made numbers when
+        // compiled (`binary::numeric_operands`).
+        Value::Bytes(b) => str_to_decimal(&String::from_utf8_lossy(b)),
     }
 }
 
@@ -1272,6 +1289,9 @@ pub fn to_f64(v: &Value) -> Option<f64> {
         Value::Double(f) => Some(*f),
         // Beyond a double: its largest value (MySQL warns, 1292).
         Value::Str(s) => Some(quire_engine::row::float::leading_f64(s).clamp(f64::MIN, f64::MAX)),
+        Value::Bytes(b) => {
+            Some(quire_engine::row::float::leading_f64(&String::from_utf8_lossy(b)).clamp(f64::MIN, f64::MAX))
+        }
         other => to_decimal(other).map(|d| d.to_f64()),
     }
 }
@@ -1312,6 +1332,11 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
             weights(coll, y, &mut wy);
             Some(wx.cmp(&wy))
         }
+        // A binary operand makes the comparison binary: byte by byte, no
+        // padding, no case folding.
+        (Value::Bytes(x), Value::Bytes(y)) => Some(x.cmp(y)),
+        (Value::Bytes(x), Value::Str(y)) => Some(x.as_slice().cmp(y.as_bytes())),
+        (Value::Str(x), Value::Bytes(y)) => Some(x.as_bytes().cmp(y.as_slice())),
         (Value::Date(x), Value::Date(y)) => Some(x.cmp(y)),
         (Value::DateTime(x), Value::DateTime(y)) => Some(x.cmp(y)),
         (Value::Date(x), Value::DateTime(y)) => Some(midnight(*x).cmp(y)),
@@ -1331,6 +1356,14 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
         }
         (Value::Str(s), Value::Date(_) | Value::DateTime(_)) => {
             let other = parse_temporal(s)?;
+            compare(&other, b, coll)
+        }
+        (Value::Date(_) | Value::DateTime(_), Value::Bytes(s)) => {
+            let other = parse_temporal(std::str::from_utf8(s).ok()?)?;
+            compare(a, &other, coll)
+        }
+        (Value::Bytes(s), Value::Date(_) | Value::DateTime(_)) => {
+            let other = parse_temporal(std::str::from_utf8(s).ok()?)?;
             compare(&other, b, coll)
         }
         // With a double on either side, as doubles (MySQL's rule).
@@ -1435,7 +1468,10 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
             if v.is_null() || p.is_null() {
                 Value::Null
             } else {
-                let m = like_in(&as_string(&v), &as_string(&p), env.collation());
+                // A binary operand makes LIKE binary (case-sensitive).
+                let binary = matches!(v, Value::Bytes(_)) || matches!(p, Value::Bytes(_));
+                let coll = if binary { Collation::Utf8mb4Bin } else { env.collation() };
+                let m = like_in(&as_string(&v), &as_string(&p), coll);
                 Value::Int((m != *negated) as i64)
             }
         }
@@ -1496,6 +1532,8 @@ pub fn as_string(v: &Value) -> String {
     match v {
         Value::Str(s) => s.clone(),
         Value::Null => String::new(),
+        // As MariaDB converts bytes to text: `?` for each invalid byte.
+        Value::Bytes(b) => crate::binary::lossy_text(b),
         other => other.to_string(),
     }
 }

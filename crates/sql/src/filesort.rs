@@ -491,6 +491,10 @@ pub(crate) fn put_value(b: &mut Vec<u8>, v: &Value) {
             b.push(8);
             b.extend_from_slice(&us.to_le_bytes());
         }
+        Value::Bytes(s) => {
+            b.push(9);
+            put_bytes(b, s);
+        }
     }
 }
 
@@ -584,6 +588,7 @@ impl<'b> Reader<'b> {
             5 => Value::Date(self.date()?),
             7 => Value::Double(f64::from_le_bytes(self.array()?)),
             8 => Value::Time(i64::from_le_bytes(self.array()?)),
+            9 => Value::Bytes(self.bytes()?),
             _ => Value::DateTime(self.datetime()?),
         })
     }

@@ -35,6 +35,9 @@ fn to_unix(dt: &DateTime) -> i64 {
 }
 
 pub fn call(name: &str, args: &[Value]) -> Result<Value> {
+    if let Some(v) = crate::binary::call(name, args)? {
+        return Ok(v);
+    }
     let a0 = || args.first().cloned().unwrap_or(Value::Null);
     Ok(match name {
         "now" | "current_timestamp" | "sysdate" | "localtime" | "localtimestamp" => Value::DateTime(now()),

@@ -208,7 +208,10 @@ impl Keys {
                         None => odd_nums.push(v),
                     }
                 }
-                Value::Date(_) | Value::DateTime(_) | Value::Double(_) | Value::Time(_) => return None,
+                // Binary strings compare byte-wise: by scanning.
+                Value::Date(_) | Value::DateTime(_) | Value::Double(_) | Value::Time(_) | Value::Bytes(_) => {
+                    return None
+                }
             }
         }
         Some(Keys {
@@ -259,8 +262,8 @@ impl Keys {
         };
         let hit = match v {
             Value::Null => return Some(None),
-            // Compared as doubles: by scanning.
-            Value::Double(_) | Value::Time(_) => return None,
+            // Compared as doubles, as times, or byte-wise: by scanning.
+            Value::Double(_) | Value::Time(_) | Value::Bytes(_) => return None,
             Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => {
                 has(&self.all_nums, &[&self.odd_nums, &self.odd_str_nums])?
             }

@@ -18,6 +18,7 @@
 
 pub mod admin;
 pub mod alter;
+pub mod binary;
 pub mod catalog;
 pub mod check;
 pub mod cost;

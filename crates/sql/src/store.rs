@@ -52,6 +52,8 @@ pub fn implicit_default(col: &Column) -> Value {
             Value::DateTime(DateTime { date: zero_date, hour: 0, minute: 0, second: 0, micros: 0 })
         }
         ColumnType::Time { .. } => Value::Time(0),
+        ColumnType::Binary { len } => Value::Bytes(vec![0; len as usize]),
+        ColumnType::VarBinary { .. } | ColumnType::Blob { .. } => Value::Bytes(Vec::new()),
         _ => Value::Str(String::new()),
     }
 }
@@ -200,8 +202,19 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
                 }
             }
         }
+        ColumnType::Binary { len } | ColumnType::VarBinary { len } | ColumnType::Blob { max_bytes: len } => {
+            let mut b = crate::binary::bytes_of(&v);
+            if b.len() > len as usize {
+                too_long(col, at, env)?;
+                b.truncate(len as usize);
+            }
+            if matches!(col.ty, ColumnType::Binary { .. }) {
+                b.resize(len as usize, 0);
+            }
+            Ok(Value::Bytes(b))
+        }
         ColumnType::Char { len } | ColumnType::Varchar { len } => {
-            let mut s = text_of(v);
+            let mut s = text_for(col, v, at, env)?;
             let fixed = matches!(col.ty, ColumnType::Char { .. });
             if fixed {
                 s.truncate(s.trim_end_matches(' ').len());
@@ -218,7 +231,7 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
             Ok(Value::Str(s))
         }
         ColumnType::Text => {
-            let mut s = text_of(v);
+            let mut s = text_for(col, v, at, env)?;
             if s.len() > TEXT_MAX_BYTES {
                 too_long(col, at, env)?;
                 let mut end = TEXT_MAX_BYTES;
@@ -279,6 +292,29 @@ fn text_of(v: Value) -> String {
     match v {
         Value::Str(s) => s,
         other => expr::as_string(&other),
+    }
+}
+
+/// A value as the text a CHAR / VARCHAR / TEXT column stores: a binary
+/// string must be UTF-8 — else 1366 in strict mode, or a warning and each
+/// bad byte stored as `?` (MariaDB's answers).
+fn text_for(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<String> {
+    let Value::Bytes(b) = v else { return Ok(text_of(v)) };
+    match String::from_utf8(b) {
+        Ok(s) => Ok(s),
+        Err(e) => {
+            let b = e.into_bytes();
+            let shown = crate::binary::printable(&b);
+            env.warn(Condition::new(
+                Level::Warning,
+                1366,
+                format!(
+                    "Incorrect string value: '{shown}' for column `{}`.`{}`.`{}` at row {}",
+                    at.db, at.table, col.name, at.row
+                ),
+            ))?;
+            Ok(crate::binary::lossy_text(&b))
+        }
     }
 }
 

@@ -15,6 +15,9 @@
 //!               time zone here: see [`super::tz`])
 //!   TIME        i64 little-endian signed microseconds
 //!   strings     varint byte length, then UTF-8 bytes
+//!   BINARY / VARBINARY / BLOB
+//!               varint byte length, then the bytes (BINARY's 0x00 padding
+//!               included)
 //! ```
 
 use super::{ColumnType, DateTime, Decimal, TableSchema, Value};
@@ -74,6 +77,10 @@ pub fn encode_row(schema: &TableSchema, row: &[Value], out: &mut Vec<u8>) {
             (_, Value::Str(s)) => {
                 put_varint(out, s.len() as u64);
                 out.extend_from_slice(s.as_bytes());
+            }
+            (_, Value::Bytes(b)) => {
+                put_varint(out, b.len() as u64);
+                out.extend_from_slice(b);
             }
             (ty, v) => debug_assert!(false, "value {v:?} was not coerced to {ty:?}"),
         }
@@ -152,6 +159,22 @@ fn decode_into(schema: &TableSchema, b: &[u8], need: Option<&[bool]>, out: &mut 
                 i64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?),
             ))),
             ColumnType::Time { .. } => Value::Time(i64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?)),
+            t if t.is_binary() => {
+                let n = get_varint(b, &mut pos)? as usize;
+                let bytes = take(&mut pos, n)?;
+                if !wanted {
+                    *slot = Value::Null;
+                    continue;
+                }
+                match slot {
+                    Value::Bytes(v) => {
+                        v.clear();
+                        v.extend_from_slice(bytes);
+                    }
+                    other => *other = Value::Bytes(bytes.to_vec()),
+                }
+                continue;
+            }
             _ => {
                 let n = get_varint(b, &mut pos)? as usize;
                 let bytes = take(&mut pos, n)?;
@@ -196,6 +219,9 @@ mod tests {
                 Column::new("j", ColumnType::Float { digits: None }),
                 Column::new("k", ColumnType::Double { digits: Some((10, 3)) }),
                 Column::new("l", ColumnType::Time { fsp: 6 }),
+                Column::new("l", ColumnType::Binary { len: 3 }),
+                Column::new("m", ColumnType::VarBinary { len: 10 }),
+                Column::new("n", ColumnType::Blob { max_bytes: 65_535 }),
             ],
             primary_key: vec![0],
             indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
@@ -214,6 +240,9 @@ mod tests {
             Value::Double(f64::from(0.1f32)),
             Value::Double(-1234567.125),
             Value::Time(-super::super::time::CLIP_MICROS - 5),
+            Value::Bytes(vec![0x00, 0x80, 0xff]),
+            Value::Bytes(vec![]),
+            Value::Bytes(b"\xff\xfe not UTF-8".to_vec()),
         ];
         let mut b = Vec::new();
         encode_row(&schema, &row, &mut b);

@@ -19,6 +19,10 @@
 //!                   1 = the rest sorts below spaces, 2 = end, 3 = the rest
 //!                   sorts above spaces. Trailing spaces are dropped first.
 //!                   This gives PAD SPACE comparison exactly.
+//! BINARY/VARBINARY  the bytes in 8-byte chunks (the last one padded with
+//!                   0x00), each followed by a marker: 9 = more chunks
+//!                   follow, else the count of real bytes in this chunk
+//!                   (0..=8). Byte-wise comparison, no padding: 'a' < 'a\0'.
 //! ```
 //!
 //! utf8mb4_general_ci weights are 2 bytes per character: the simple
@@ -32,6 +36,8 @@ const CHUNK: usize = 8;
 const MARK_BELOW: u8 = 1;
 const MARK_END: u8 = 2;
 const MARK_ABOVE: u8 = 3;
+/// A binary string's chunk marker: more chunks follow.
+const MARK_BYTES_MORE: u8 = CHUNK as u8 + 1;
 
 /// The encoded length of a value of a fixed-width type (not a string).
 fn fixed_width(ty: ColumnType) -> Option<usize> {
@@ -66,6 +72,9 @@ pub fn max_encoded_len(c: &Column) -> usize {
             };
             let w = (len as usize * per_char).max(1);
             w.div_ceil(CHUNK) * (CHUNK + 1)
+        }
+        ColumnType::Binary { len } | ColumnType::VarBinary { len } => {
+            (len as usize).max(1).div_ceil(CHUNK) * (CHUNK + 1)
         }
         _ => 0,
     }
@@ -114,6 +123,7 @@ pub fn encode(c: &Column, v: &Value, out: &mut Vec<u8>) {
         }
         (_, Value::Str(s)) => encode_string(c.collation, s, out),
         (_, Value::Time(us)) => out.extend_from_slice(&((*us as u64) ^ (1 << 63)).to_be_bytes()),
+        (_, Value::Bytes(b)) => encode_bytes(b, out),
         (ty, v) => debug_assert!(false, "value {v:?} was not coerced to {ty:?}"),
     }
 }
@@ -196,6 +206,22 @@ fn encode_string(coll: Collation, s: &str, out: &mut Vec<u8>) {
     }
 }
 
+/// A binary string: chunks of its bytes, each with a marker (see the
+/// module note).
+fn encode_bytes(b: &[u8], out: &mut Vec<u8>) {
+    let mut chunks = b.chunks(CHUNK).peekable();
+    if chunks.peek().is_none() {
+        out.extend_from_slice(&[0; CHUNK]);
+        out.push(0);
+        return;
+    }
+    while let Some(c) = chunks.next() {
+        out.extend_from_slice(c);
+        out.resize(out.len() + CHUNK - c.len(), 0);
+        out.push(if chunks.peek().is_some() { MARK_BYTES_MORE } else { c.len() as u8 });
+    }
+}
+
 /// Whether the weight string `rest` (non-empty, not all spaces after
 /// trimming) sorts below an endless run of spaces.
 fn rest_below_spaces(rest: &[u8], pad: &[u8]) -> bool {
@@ -221,6 +247,13 @@ pub fn encoded_len(c: &Column, bytes: &[u8]) -> Option<usize> {
     }
     let fixed = match fixed_width(c.ty) {
         Some(w) => w,
+        None if c.ty.is_binary() => loop {
+            let mark = *bytes.get(at + CHUNK)?;
+            at += CHUNK + 1;
+            if mark != MARK_BYTES_MORE {
+                return Some(at);
+            }
+        },
         None => {
             // Strings: chunks of CHUNK weight bytes, each with a marker.
             loop {
@@ -375,6 +408,33 @@ mod tests {
         let mut k = Vec::new();
         encode(&s, &Value::Null, &mut k);
         assert_eq!(encoded_len(&s, &k), Some(1));
+    }
+
+    #[test]
+    fn binary_strings_order_byte_wise_without_padding() {
+        let c = Column::new("b", ColumnType::VarBinary { len: 40 });
+        let vals: Vec<Vec<u8>> = vec![
+            vec![],
+            vec![0],
+            vec![0, 0],
+            vec![b'a'],
+            vec![b'a', 0],
+            b"abcdefgh".to_vec(),
+            b"abcdefgh\0".to_vec(),
+            b"abcdefghi".to_vec(),
+            vec![0x80],
+            vec![0xff; 17],
+            vec![0xff; 18],
+        ];
+        let mut e: Vec<_> = vals.iter().map(|v| enc(&c, Value::Bytes(v.clone()))).collect();
+        e.insert(0, enc(&c, Value::Null));
+        assert!(e.windows(2).all(|w| w[0] < w[1]));
+        for (v, k) in vals.iter().zip(&e[1..]) {
+            let mut two = k.clone();
+            two.extend_from_slice(&[7, 7]);
+            assert_eq!(encoded_len(&c, &two), Some(k.len()), "{v:?}");
+            assert!(k.len() <= max_encoded_len(&c));
+        }
     }
 
     #[test]

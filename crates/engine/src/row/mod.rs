@@ -108,9 +108,26 @@ pub enum ColumnType {
     Time {
         fsp: u8,
     },
+    /// BINARY(n): exactly n bytes, right-padded with 0x00 on storage (as
+    /// MySQL; the padding is part of the value and is shown).
+    Binary {
+        len: u32,
+    },
+    /// VARBINARY(n): up to n bytes.
+    VarBinary {
+        len: u32,
+    },
+    /// TINYBLOB / BLOB / MEDIUMBLOB / LONGBLOB: up to `max_bytes` bytes
+    /// (255, 65535, 2^24 - 1, 2^32 - 1); long values go to overflow pages.
+    Blob {
+        max_bytes: u32,
+    },
 }
 
 pub const TEXT_MAX_BYTES: usize = 65_535;
+
+/// The `max_bytes` of TINYBLOB, BLOB, MEDIUMBLOB and LONGBLOB.
+pub const BLOB_SIZES: [u32; 4] = [255, 65_535, 16_777_215, u32::MAX];
 
 impl ColumnType {
     pub fn is_integer(&self) -> bool {
@@ -132,6 +149,11 @@ impl ColumnType {
 
     pub fn is_string(&self) -> bool {
         matches!(self, ColumnType::Char { .. } | ColumnType::Varchar { .. } | ColumnType::Text)
+    }
+
+    /// BINARY, VARBINARY or a BLOB: its values are [`Value::Bytes`].
+    pub fn is_binary(&self) -> bool {
+        matches!(self, ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob { .. })
     }
 
     pub fn is_unsigned(&self) -> bool {
@@ -192,6 +214,14 @@ impl ColumnType {
             ColumnType::Timestamp { fsp } => format!("timestamp({fsp})"),
             ColumnType::Time { fsp: 0 } => "time".into(),
             ColumnType::Time { fsp } => format!("time({fsp})"),
+            ColumnType::Binary { len } => format!("binary({len})"),
+            ColumnType::VarBinary { len } => format!("varbinary({len})"),
+            ColumnType::Blob { max_bytes } => match max_bytes {
+                255 => "tinyblob".into(),
+                65_535 => "blob".into(),
+                16_777_215 => "mediumblob".into(),
+                _ => "longblob".into(),
+            },
         }
     }
 }
@@ -211,6 +241,11 @@ pub enum Value {
     DateTime(DateTime),
     /// A TIME: signed microseconds within ±838:59:59.999999 (see [`time`]).
     Time(i64),
+    /// A binary string: BINARY / VARBINARY / BLOB values, hex and bit
+    /// literals, `_binary '..'`, CAST(.. AS BINARY), and what string
+    /// functions make of them. Bytes, not text: they need not be UTF-8,
+    /// and they compare byte by byte.
+    Bytes(Vec<u8>),
 }
 
 impl Value {
@@ -231,6 +266,9 @@ impl fmt::Display for Value {
             Value::Date(d) => write!(f, "{d}"),
             Value::DateTime(d) => f.write_str(&d.format(if d.micros == 0 { 0 } else { 6 })),
             Value::Time(us) => f.write_str(&time::format(*us, time::natural_fsp(*us))),
+            // Text needs UTF-8: other bytes show as U+FFFD (the wire sends
+            // the bytes themselves, see the server's `cell`).
+            Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
         }
     }
 }
@@ -414,8 +452,27 @@ impl Column {
                     time::TimeRead::Invalid => Err(bad("incorrect time value")),
                 }
             }
+            ColumnType::Binary { len } | ColumnType::VarBinary { len } | ColumnType::Blob { max_bytes: len } => {
+                let mut b = value_to_bytes(v);
+                if b.len() > len as usize {
+                    return Err(Error::DataTooLong { column: col() });
+                }
+                if matches!(self.ty, ColumnType::Binary { .. }) {
+                    b.resize(len as usize, 0);
+                }
+                Ok(Value::Bytes(b))
+            }
             _ => unreachable!("all column types are handled"),
         }
+    }
+}
+
+/// A value's bytes, as a binary column stores them (text as its UTF-8).
+pub fn value_to_bytes(v: Value) -> Vec<u8> {
+    match v {
+        Value::Bytes(b) => b,
+        Value::Str(s) => s.into_bytes(),
+        other => other.to_string().into_bytes(),
     }
 }
 
@@ -657,7 +714,7 @@ impl TableSchema {
         for cols in all_keys {
             for &c in cols {
                 let col = self.columns.get(c).ok_or_else(|| Error::InvalidSchema(format!("no column #{c}")))?;
-                if col.ty == ColumnType::Text {
+                if matches!(col.ty, ColumnType::Text | ColumnType::Blob { .. }) {
                     return Err(Error::InvalidSchema(format!(
                         "BLOB/TEXT column '{}' used in key specification without a key length",
                         col.name

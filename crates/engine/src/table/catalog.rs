@@ -129,6 +129,10 @@ fn type_tag(t: ColumnType) -> (u8, u32, u32) {
         ColumnType::Double { digits } => (14, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32)),
         // Tags from 32 on: issue 16's temporal types (TIME, YEAR, ENUM, SET).
         ColumnType::Time { fsp } => (32, fsp as u32, 0),
+        // Binary types from 33 up (docs/FORMAT.md, "Catalog").
+        ColumnType::Binary { len } => (33, len, 0),
+        ColumnType::VarBinary { len } => (34, len, 0),
+        ColumnType::Blob { max_bytes } => (35, max_bytes, 0),
     }
 }
 
@@ -150,6 +154,9 @@ fn type_from_tag(tag: u8, a: u32, b: u32) -> Option<ColumnType> {
         13 => ColumnType::Float { digits: (a != 0).then_some((a as u8, b as u8)) },
         14 => ColumnType::Double { digits: (a != 0).then_some((a as u8, b as u8)) },
         32 => ColumnType::Time { fsp: a as u8 },
+        33 => ColumnType::Binary { len: a },
+        34 => ColumnType::VarBinary { len: a },
+        35 if crate::row::BLOB_SIZES.contains(&a) => ColumnType::Blob { max_bytes: a },
         _ => return None,
     })
 }
@@ -190,6 +197,10 @@ fn put_value(w: &mut W, v: &Value) {
             w.u8(32);
             w.0.extend_from_slice(&us.to_le_bytes())
         }
+        Value::Bytes(b) => {
+            w.u8(33);
+            w.bytes(b)
+        }
     }
 }
 
@@ -207,6 +218,10 @@ fn get_value(r: &mut R) -> Option<Value> {
         6 => Value::DateTime(DateTime::from_packed(i64::from_le_bytes(r.take(8)?.try_into().ok()?))),
         7 => Value::Double(f64::from_le_bytes(r.take(8)?.try_into().ok()?)),
         32 => Value::Time(i64::from_le_bytes(r.take(8)?.try_into().ok()?)),
+        33 => {
+            let n = r.u16()? as usize;
+            Value::Bytes(r.take(n)?.to_vec())
+        }
         _ => return None,
     })
 }

@@ -143,6 +143,10 @@ fn column_text(s: &Session, tables: &[TableSchema], m: &ColMeta, item: Option<&a
         MetaType::Double | MetaType::Approx { single: false, .. } => "double".into(),
         MetaType::Approx { single: true, .. } => "float".into(),
         MetaType::Time { fsp } => ColumnType::Time { fsp }.sql(),
+        MetaType::Binary { len, fixed: true } => ColumnType::Binary { len }.sql(),
+        MetaType::Binary { len, fixed: false } if len <= 65_532 => ColumnType::VarBinary { len }.sql(),
+        MetaType::Binary { .. } => "blob".into(),
+        MetaType::Blob { max_bytes } => ColumnType::Blob { max_bytes }.sql(),
     };
     let not_null = m.not_null || item.is_some_and(never_null);
     Ok(format!("{name} {ty}{}", if not_null { " NOT NULL" } else { "" }))
