@@ -23,6 +23,7 @@ pub mod check;
 pub mod cost;
 pub mod create;
 pub mod ddl;
+pub mod defaults;
 pub mod depth;
 pub mod diag;
 pub mod dml;
