@@ -381,6 +381,10 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
                 }
                 return Ok(out);
             }
+            // ALTER TABLE ... DROP CHECK n (MySQL 8.0.19): DROP CONSTRAINT n.
+            if let Some(t) = crate::alter::extras::drop_check(&text).filter(|_| e.code == 1064) {
+                return parse_one(&t);
+            }
             // UPDATE t1, t2 SET ...: sqlparser takes one table before SET.
             if let Some(t) = crate::multi_dml::comma_update(&text).filter(|_| e.code == 1064) {
                 return parse_one(&t);
