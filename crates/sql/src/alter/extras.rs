@@ -148,7 +148,11 @@ pub fn drop_check(sql: &str) -> Option<String> {
         out.push(b);
         i += 1;
     }
-    if changed { String::from_utf8(out).ok() } else { None }
+    if changed {
+        String::from_utf8(out).ok()
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]
