@@ -16,6 +16,9 @@
 //!   (`Engine::set_extras`): as MySQL and MariaDB's InnoDB, never below
 //!   the values in use, and lowered to max + 1 when n is below it.
 //!
+//! Affected rows follow MariaDB, which copies the table to add a CHECK:
+//! the table's row count (`Records: n`), 0 for the other operations.
+//!
 //! The catalog entry is written once, durably, after every operation
 //! was applied to a copy of the extras, so a failing operation changes
 //! nothing. Not done: rows another session inserts between the check of
@@ -57,9 +60,11 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
     drop(t);
     let mut reset_auto_inc = false;
     let mut added = Vec::new();
+    let mut added_any = false;
     for op in &at.operations {
         match op {
             Op::AddConstraint { constraint: ast::TableConstraint::Check(c), .. } => {
+                added_any = true;
                 let def = crate::create::check::define_added(&table, c, &schema, &extras.checks)?;
                 if def.enforced {
                     added.push(def.clone());
@@ -106,9 +111,27 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
             ));
         }
     }
+    // MariaDB copies the table to add a CHECK: it reports the rows copied.
+    let copied = if added_any { count_rows(s, &db, &table)? } else { 0 };
     s.engine().set_extras(&full, extras, reset_auto_inc)?;
-    let info = format!("Records: 0  Duplicates: 0  Warnings: {}", s.statement_warnings());
-    Ok(Output::Ok { affected: 0, last_insert_id: 0, info })
+    let info = format!("Records: {copied}  Duplicates: 0  Warnings: {}", s.statement_warnings());
+    Ok(Output::Ok { affected: copied, last_insert_id: 0, info })
+}
+
+/// The rows of `db`.`table`, read in the statement's own transaction.
+fn count_rows(s: &mut Session, db: &str, table: &str) -> Result<u64> {
+    let q = s.compile_one(&format!("SELECT COUNT(*) FROM `{db}`.`{table}`"))?;
+    let mut rows = Collect::default();
+    let o = s.execute(&q, &[], &mut rows);
+    s.commit()?;
+    match rows.into_output(o?) {
+        Output::Rows { rows, .. } => Ok(rows.first().and_then(|r| r.first()).map_or(0, |v| match v {
+            quire_engine::row::Value::Int(n) => *n as u64,
+            quire_engine::row::Value::UInt(n) => *n,
+            _ => 0,
+        })),
+        _ => Ok(0),
+    }
 }
 
 /// `ALTER TABLE ... DROP CHECK n`, which sqlparser does not read, as
