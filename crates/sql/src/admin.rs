@@ -629,6 +629,9 @@ fn altered(s: &Session) -> Output {
 }
 
 pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
+    if crate::alter::extras::handles(at) {
+        return crate::alter::extras::run(s, at);
+    }
     if crate::alter::handles(at) {
         return crate::alter::run(s, at);
     }
