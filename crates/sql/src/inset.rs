@@ -89,6 +89,9 @@ pub struct Keys {
     /// Their weight strings, sorted, per collation; built on first use.
     bin: OnceLock<Vec<Vec<u8>>>,
     general_ci: OnceLock<Vec<Vec<u8>>>,
+    /// The other collations' (unicode_ci, 0900_ai_ci, latin1_swedish_ci,
+    /// latin1_bin), likewise.
+    others: [OnceLock<Vec<Vec<u8>>>; 4],
 }
 
 impl fmt::Debug for Keys {
@@ -221,6 +224,7 @@ impl Keys {
             strs,
             bin: OnceLock::new(),
             general_ci: OnceLock::new(),
+            others: Default::default(),
         })
     }
 
@@ -229,6 +233,10 @@ impl Keys {
         let cell = match coll {
             Collation::Utf8mb4Bin => &self.bin,
             Collation::Utf8mb4GeneralCi => &self.general_ci,
+            Collation::Utf8mb4UnicodeCi => &self.others[0],
+            Collation::Utf8mb40900AiCi => &self.others[1],
+            Collation::Latin1SwedishCi => &self.others[2],
+            Collation::Latin1Bin => &self.others[3],
         };
         cell.get_or_init(|| {
             sorted(

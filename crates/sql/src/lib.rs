@@ -40,6 +40,7 @@ pub mod inset;
 pub mod kill;
 pub mod mathfunc;
 pub mod multi_dml;
+pub mod names;
 pub mod normalize;
 pub mod plan;
 pub mod process;
