@@ -418,12 +418,15 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
         }),
         AdminStmt::ShowCharset => Ok(Output::Rows {
             columns: a.columns(),
-            rows: [("latin1", "cp1252 West European", "latin1_swedish_ci", 1), ("utf8mb4", "UTF-8 Unicode", "utf8mb4_general_ci", 4)]
-                .into_iter()
-                .map(|(cs, desc, coll, len)| {
-                    vec![Value::Str(cs.into()), Value::Str(desc.into()), Value::Str(coll.into()), Value::Int(len)]
-                })
-                .collect(),
+            rows: [
+                ("latin1", "cp1252 West European", "latin1_swedish_ci", 1),
+                ("utf8mb4", "UTF-8 Unicode", "utf8mb4_general_ci", 4),
+            ]
+            .into_iter()
+            .map(|(cs, desc, coll, len)| {
+                vec![Value::Str(cs.into()), Value::Str(desc.into()), Value::Str(coll.into()), Value::Int(len)]
+            })
+            .collect(),
         }),
         AdminStmt::ShowCollation => Ok(Output::Rows {
             columns: a.columns(),

@@ -3,9 +3,7 @@
 //! parser's type spelling, so every MySQL synonym it accepts (INTEGER,
 //! INT(11), BIGINT UNSIGNED, CHARACTER VARYING ...) maps the same way.
 
-use quire_engine::row::{
-    ClusterKey, Column, ColumnType, IndexDef, TableExtras, TableSchema, Value, ROW_ID_COLUMN,
-};
+use quire_engine::row::{ClusterKey, Column, ColumnType, IndexDef, TableExtras, TableSchema, Value, ROW_ID_COLUMN};
 use sqlparser::ast;
 
 use crate::error::{Result, SqlError};

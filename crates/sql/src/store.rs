@@ -200,7 +200,10 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
             }
         }
         ColumnType::Char { len } | ColumnType::Varchar { len } => {
-            let mut s = into_charset(col, text_of(v), at, env)?;
+            let text = text_of(v);
+            // One warning a value: after 1366 no 1265 (as MariaDB).
+            let converted = col.collation.unmappable(&text).is_some();
+            let mut s = into_charset(col, text, at, env)?;
             let fixed = matches!(col.ty, ColumnType::Char { .. });
             if fixed {
                 s.truncate(s.trim_end_matches(' ').len());
@@ -208,8 +211,10 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
             let len = len as usize;
             if s.chars().count() > len {
                 if s.trim_end_matches(' ').chars().count() > len {
-                    too_long(col, at, env)?;
-                } else if !fixed {
+                    if !converted {
+                        too_long(col, at, env)?;
+                    }
+                } else if !fixed && !converted {
                     env.warn(truncated(Level::Note))?;
                 }
                 s = s.chars().take(len).collect();
@@ -306,7 +311,9 @@ fn into_charset(col: &Column, s: String, at: Place<'_>, env: &dyn Env) -> Result
             at.db, at.table, col.name, at.row
         ),
     ))?;
-    Ok(s.chars().map(|c| if col.collation.unmappable(c.encode_utf8(&mut [0; 4])).is_some() { '?' } else { c }).collect())
+    Ok(s.chars()
+        .map(|c| if col.collation.unmappable(c.encode_utf8(&mut [0; 4])).is_some() { '?' } else { c })
+        .collect())
 }
 
 fn too_long(col: &Column, at: Place<'_>, env: &dyn Env) -> Result<()> {

@@ -7,7 +7,8 @@
 //!
 //! The table's own default is not stored (the catalog keeps each column's
 //! collation, which is what comparisons and keys use); SHOW CREATE TABLE
-//! prints the first string column's collation as the table default.
+//! prints utf8mb4_general_ci as the table default and the CHARACTER SET /
+//! COLLATE of every column that differs.
 
 use quire_engine::row::{Collation, Column};
 use sqlparser::ast;
@@ -84,19 +85,12 @@ pub fn apply_column(col: &mut Column, options: &[ast::ColumnOptionDef], table: C
     Ok(())
 }
 
-/// The table default SHOW CREATE TABLE prints: the collation most of the
-/// string columns have (the first of them on a tie), utf8mb4_general_ci
-/// when there are none.
-pub fn table_collation(s: &quire_engine::row::TableSchema) -> Collation {
-    let strings: Vec<Collation> = s.visible_columns().iter().filter(|c| c.ty.is_string()).map(|c| c.collation).collect();
-    let count = |c: Collation| strings.iter().filter(|&&x| x == c).count();
-    let mut best: Option<Collation> = None;
-    for &c in &strings {
-        if best.is_none_or(|b| count(c) > count(b)) {
-            best = Some(c);
-        }
-    }
-    best.unwrap_or(Collation::Utf8mb4GeneralCi)
+/// The table default SHOW CREATE TABLE prints: utf8mb4_general_ci, as
+/// the table's own default is not stored; every column of another
+/// collation then prints its CHARACTER SET and COLLATE, so the text
+/// re-creates the same columns.
+pub fn table_collation(_s: &quire_engine::row::TableSchema) -> Collation {
+    Collation::Utf8mb4GeneralCi
 }
 
 /// The CHARACTER SET / COLLATE SHOW CREATE TABLE prints for a string

@@ -40,14 +40,8 @@ const OFFSET_MASK: u32 = (1 << 20) - 1;
 
 impl Table {
     fn decode(bytes: &[u8], implicit: fn(u32) -> [u16; 2], last: u32, beyond: u16) -> Table {
-        let mut t = Table {
-            pages: HashMap::new(),
-            weights: Vec::new(),
-            contractions: HashMap::new(),
-            implicit,
-            last,
-            beyond,
-        };
+        let mut t =
+            Table { pages: HashMap::new(), weights: Vec::new(), contractions: HashMap::new(), implicit, last, beyond };
         let mut at = 0;
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
         while at < bytes.len() {
@@ -139,11 +133,7 @@ fn implicit_0900(cp: u32) -> [u16; 2] {
     }
     let base = match cp {
         0x4E00..=0x9FD5 | 0xFA0E..=0xFA29 => 0xFB40,
-        0x3400..=0x4DB5
-        | 0x20000..=0x2A6D6
-        | 0x2A700..=0x2B734
-        | 0x2B740..=0x2B81D
-        | 0x2B820..=0x2CEA1 => 0xFB80,
+        0x3400..=0x4DB5 | 0x20000..=0x2A6D6 | 0x2A700..=0x2B734 | 0x2B740..=0x2B81D | 0x2B820..=0x2CEA1 => 0xFB80,
         _ => 0xFBC0,
     };
     [base + (cp >> 15) as u16, ((cp & 0x7FFF) | 0x8000) as u16]
