@@ -30,7 +30,8 @@ pub fn check_var(name: &str, value: &str) -> Result<Option<String>> {
         | "character_set_server"
         | "character_set_database" => {
             charset::charset(value)?;
-            if !utf8_family(value) && !(name == "character_set_results" && value.eq_ignore_ascii_case("binary")) {
+            let binary_results = name == "character_set_results" && value.eq_ignore_ascii_case("binary");
+            if !(utf8_family(value) || binary_results) {
                 return Err(SqlError::unsupported(format!(
                     "{name} = {value} (connections speak utf8mb4 and tables default to it)"
                 )));

@@ -24,7 +24,7 @@ fn tables() -> &'static Latin1 {
         let bytes = include_bytes!("latin1.bin");
         let mut t = Latin1 { to_unicode: [0; 256], from_unicode: HashMap::new(), swedish: [0; 256] };
         for b in 0..256 {
-            let cp = u32::from_le_bytes(bytes[4 * b..4 * b + 4].try_into().unwrap());
+            let cp = u32::from_le_bytes([bytes[4 * b], bytes[4 * b + 1], bytes[4 * b + 2], bytes[4 * b + 3]]);
             t.to_unicode[b] = cp;
             t.from_unicode.insert(cp, b as u8);
             t.swedish[b] = bytes[1024 + b];

@@ -43,7 +43,7 @@ impl Table {
         let mut t =
             Table { pages: HashMap::new(), weights: Vec::new(), contractions: HashMap::new(), implicit, last, beyond };
         let mut at = 0;
-        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        let u32_at = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
         while at < bytes.len() {
             let cp = u32_at(at);
             let more = bytes[at + 4] as usize;
