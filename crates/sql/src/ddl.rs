@@ -4,7 +4,7 @@
 //! INT(11), BIGINT UNSIGNED, CHARACTER VARYING ...) maps the same way.
 
 use quire_engine::row::{
-    ClusterKey, Collation, Column, ColumnType, IndexDef, TableExtras, TableSchema, Value, BLOB_SIZES, ROW_ID_COLUMN,
+    ClusterKey, Column, ColumnType, IndexDef, TableExtras, TableSchema, Value, BLOB_SIZES, ROW_ID_COLUMN,
 };
 use sqlparser::ast;
 
@@ -231,6 +231,7 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
     let mut primary: Vec<usize> = Vec::new();
     let mut indexes: Vec<IndexDef> = Vec::new();
     let names: Vec<String> = ct.columns.iter().map(|c| c.name.value.clone()).collect();
+    let table_collation = crate::create::charset::table_default(ct)?;
     for (pos, cd) in ct.columns.iter().enumerate() {
         crate::catalog::check_identifier(&cd.name.value)?;
         if cd.name.value.eq_ignore_ascii_case(ROW_ID_COLUMN) {
@@ -241,20 +242,22 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
             return Err(SqlError::new(1060, "42S21", format!("Duplicate column name '{}'", cd.name.value)));
         }
         let mut col = Column::new(&cd.name.value, column_type(&cd.data_type, &cd.name.value)?);
+        crate::create::charset::apply_column(&mut col, &cd.options, table_collation)?;
         for o in &cd.options {
             match &o.option {
                 ast::ColumnOption::NotNull => col.nullable = false,
                 ast::ColumnOption::Null => col.nullable = true,
                 ast::ColumnOption::Default(e) => set_default(&mut col, e)?,
                 ast::ColumnOption::OnUpdate(e) => set_on_update(&mut col, e)?,
-                ast::ColumnOption::Collation(c) => {
-                    col.collation = Collation::from_name(&c.to_string()).unwrap_or(Collation::Utf8mb4GeneralCi)
-                }
-                // COMMENTs and CHECKs are read by `create::options` / `create::check`.
                 ast::ColumnOption::CharacterSet(cs) if cs.to_string().eq_ignore_ascii_case("binary") => {
                     col.ty = binary_charset_type(col.ty, &cd.data_type.to_string());
                 }
-                ast::ColumnOption::Comment(_) | ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Check(_) => {}
+                // COMMENTs and CHECKs are read by `create::options` /
+                // `create::check`, CHARACTER SET and COLLATE by `create::charset`.
+                ast::ColumnOption::Comment(_)
+                | ast::ColumnOption::CharacterSet(_)
+                | ast::ColumnOption::Collation(_)
+                | ast::ColumnOption::Check(_) => {}
                 other => {
                     let text = other.to_string().to_ascii_uppercase();
                     if text.contains("AUTO_INCREMENT") {
@@ -406,10 +409,11 @@ pub fn create_table_sql_full(
     extras: &TableExtras,
 ) -> String {
     let mut lines = Vec::new();
+    let table_collation = crate::create::charset::table_collation(s);
     for c in s.visible_columns() {
         let mut l = format!("  `{}` {}", c.name, c.ty.sql());
-        if c.ty.is_string() && c.collation == Collation::Utf8mb4Bin {
-            l.push_str(" COLLATE utf8mb4_bin");
+        if c.ty.is_string() {
+            l.push_str(&crate::create::charset::column_clause(c.collation, table_collation));
         }
         if !c.nullable {
             l.push_str(" NOT NULL");
@@ -457,7 +461,9 @@ pub fn create_table_sql_full(
         format!(" COMMENT={}", crate::create::options::quoted(&extras.comment))
     };
     format!(
-        "CREATE TABLE `{name}` (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci{comment}",
-        lines.join(",\n")
+        "CREATE TABLE `{name}` (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET={} COLLATE={}{comment}",
+        lines.join(",\n"),
+        table_collation.charset(),
+        table_collation.name()
     )
 }

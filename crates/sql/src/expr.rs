@@ -8,7 +8,6 @@
 
 use std::cmp::Ordering;
 
-use quire_engine::row::key::weights;
 use quire_engine::row::{Collation, Date, DateTime, Decimal, Value};
 use sqlparser::ast;
 
@@ -248,14 +247,34 @@ pub struct Step {
 /// Makes comparisons that involve a column compare by that column's
 /// collation: `colls[i]` is column i's. Only needed where some column's
 /// collation is not the default (utf8mb4_general_ci).
+///
+/// Derivation, as MySQL's: an explicit `x COLLATE c` operand (compiled to
+/// `Expr::Collate`) wins; between two columns a `_bin` collation wins,
+/// else the left one's. (MySQL raises 1267 for two columns of different
+/// non-binary collations of one character set; quire compares by the left
+/// one's.) A latin1 column meeting a utf8mb4 one compares in utf8mb4, as
+/// MySQL converts latin1 up: the utf8mb4 side's collation is taken.
 pub fn with_collations(e: Expr, colls: &[Collation]) -> Expr {
-    if colls.iter().all(|&c| c == Collation::Utf8mb4GeneralCi) {
+    if colls.iter().all(|&c| c == Collation::Utf8mb4GeneralCi) && !has_explicit_collate(&e) {
         return e;
     }
-    let coll_of = |x: &Expr| match x {
-        Expr::Col(i) => colls.get(*i).copied().filter(|&c| c != Collation::Utf8mb4GeneralCi),
+    let column = |x: &Expr| match x {
+        Expr::Col(i) => colls.get(*i).copied(),
         _ => None,
     };
+    let pick = |l: &Expr, r: &Expr| -> Option<Collation> {
+        if let Some(c) = explicit_collation(l).or(explicit_collation(r)) {
+            return Some(c);
+        }
+        let c = match (column(l), column(r)) {
+            (Some(a), Some(b)) if a.charset() != b.charset() => Some(if a.charset() == "utf8mb4" { a } else { b }),
+            (Some(_), Some(b)) if b.name().ends_with("_bin") => Some(b),
+            (Some(a), _) => Some(a),
+            (None, b) => b,
+        };
+        c.filter(|&c| c != Collation::Utf8mb4GeneralCi)
+    };
+    let coll_of = |x: &Expr| pick(x, &Expr::Lit(Value::Null));
     let rec = |x: Box<Expr>| Box::new(with_collations(*x, colls));
     let wrap = |c: Option<Collation>, x: Expr| match c {
         Some(c) => Expr::Collate(c, Box::new(x)),
@@ -264,7 +283,7 @@ pub fn with_collations(e: Expr, colls: &[Collation]) -> Expr {
     match e {
         Expr::Bin(op, l, r) => {
             let (l, r) = (rec(l), rec(r));
-            let c = if matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) { None } else { coll_of(&l).or(coll_of(&r)) };
+            let c = if matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) { None } else { pick(&l, &r) };
             wrap(c, Expr::Bin(op, l, r))
         }
         Expr::Between { expr, low, high, negated } => {
@@ -299,6 +318,13 @@ pub fn with_collations(e: Expr, colls: &[Collation]) -> Expr {
         Expr::Not(x) => Expr::Not(rec(x)),
         Expr::Neg(x) => Expr::Neg(rec(x)),
         Expr::IsNull(x, n) => Expr::IsNull(rec(x), n),
+        // LENGTH of a latin1 column counts latin1 bytes: one a character.
+        Expr::Func(n, args)
+            if matches!(n.as_str(), "length" | "octet_length")
+                && matches!(args.as_slice(), [Expr::Col(i)] if colls.get(*i).is_some_and(|c| c.charset() == "latin1")) =>
+        {
+            Expr::Func("char_length".into(), args)
+        }
         Expr::Func(n, args) => Expr::Func(n, args.into_iter().map(|x| with_collations(x, colls)).collect()),
         Expr::Case { operand, whens, otherwise } => Expr::Case {
             operand: operand.map(rec),
@@ -307,6 +333,19 @@ pub fn with_collations(e: Expr, colls: &[Collation]) -> Expr {
         },
         other => other,
     }
+}
+
+/// The collation of an explicit `x COLLATE c`.
+fn explicit_collation(e: &Expr) -> Option<Collation> {
+    match e {
+        Expr::Collate(c, _) => Some(*c),
+        _ => None,
+    }
+}
+
+/// Whether `e` holds an explicit COLLATE anywhere.
+fn has_explicit_collate(e: &Expr) -> bool {
+    !walk(e, &mut |x| if matches!(x, Expr::Collate(..)) { Walk::Stop } else { Walk::Descend })
 }
 
 /// Rebuilds `e` bottom-up through `f`: where `f` gives a replacement for
@@ -380,6 +419,7 @@ pub fn any_expr(e: &Expr, pred: &dyn Fn(&Expr) -> bool) -> bool {
 pub fn key_collation(e: &Expr, colls: &[Collation]) -> Collation {
     match e {
         Expr::Col(i) => colls.get(*i).copied().unwrap_or(Collation::Utf8mb4GeneralCi),
+        Expr::Collate(c, _) => *c,
         _ => Collation::Utf8mb4GeneralCi,
     }
 }
@@ -586,6 +626,19 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             }
         }
         E::Interval(_) => return Err(SqlError::syntax("INTERVAL outside DATE_ADD, DATE_SUB or date arithmetic")),
+        E::Collate { expr, collation } => {
+            let c = crate::create::charset::collation(&collation.to_string())?;
+            let x = compile(expr, scope)?;
+            // A string literal is in the connection's character set, utf8mb4.
+            if c.charset() != "utf8mb4" && matches!(x, Expr::Lit(Value::Str(_))) {
+                return Err(SqlError::new(
+                    1253,
+                    "42000",
+                    format!("COLLATION '{}' is not valid for CHARACTER SET 'utf8mb4'", c.name()),
+                ));
+            }
+            Expr::Collate(c, Box::new(x))
+        }
         E::Position { expr, r#in } => Expr::Func("locate".into(), vec![compile(expr, scope)?, compile(r#in, scope)?]),
         E::Extract { field, expr, .. } => {
             let unit = interval_unit(field)?;
@@ -1325,18 +1378,17 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
     match (a, b) {
         (Value::Null, _) | (_, Value::Null) => None,
         (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
-        (Value::Str(x), Value::Str(y)) if x.is_ascii() && y.is_ascii() => Some(ascii_cmp(x, y, coll)),
-        (Value::Str(x), Value::Str(y)) => {
-            let (mut wx, mut wy) = (Vec::new(), Vec::new());
-            weights(coll, x, &mut wx);
-            weights(coll, y, &mut wy);
-            Some(wx.cmp(&wy))
+        (Value::Str(x), Value::Str(y))
+            if x.is_ascii() && y.is_ascii() && matches!(coll, Collation::Utf8mb4Bin | Collation::Utf8mb4GeneralCi) =>
+        {
+            Some(ascii_cmp(x, y, coll))
         }
         // A binary operand makes the comparison binary: byte by byte, no
         // padding, no case folding.
         (Value::Bytes(x), Value::Bytes(y)) => Some(x.cmp(y)),
         (Value::Bytes(x), Value::Str(y)) => Some(x.as_slice().cmp(y.as_bytes())),
         (Value::Str(x), Value::Bytes(y)) => Some(x.as_bytes().cmp(y.as_slice())),
+        (Value::Str(x), Value::Str(y)) => Some(quire_engine::row::collation::compare(coll, x, y)),
         (Value::Date(x), Value::Date(y)) => Some(x.cmp(y)),
         (Value::DateTime(x), Value::DateTime(y)) => Some(x.cmp(y)),
         (Value::Date(x), Value::DateTime(y)) => Some(midnight(*x).cmp(y)),
@@ -1374,11 +1426,10 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
     }
 }
 
-/// ASCII strings under a PAD SPACE collation, without building weights.
+/// ASCII strings under utf8mb4_bin or general_ci, without building weights.
 fn ascii_cmp(x: &str, y: &str, coll: Collation) -> Ordering {
     let (x, y) = (x.trim_end_matches(' ').as_bytes(), y.trim_end_matches(' ').as_bytes());
     match coll {
-        Collation::Utf8mb4Bin => x.cmp(y),
         Collation::Utf8mb4GeneralCi => {
             for (a, b) in x.iter().zip(y) {
                 match a.to_ascii_uppercase().cmp(&b.to_ascii_uppercase()) {
@@ -1388,6 +1439,7 @@ fn ascii_cmp(x: &str, y: &str, coll: Collation) -> Ordering {
             }
             x.len().cmp(&y.len())
         }
+        _ => x.cmp(y),
     }
 }
 
@@ -1705,6 +1757,20 @@ pub fn like(s: &str, p: &str) -> bool {
     like_in(s, p, Collation::Utf8mb4GeneralCi)
 }
 
+/// A character under a UCA or latin1_swedish_ci collation as LIKE compares
+/// it (one character against one): characters of equal single weight fold
+/// to one stand-in (UCA weights to the private-use plane 15).
+fn like_fold(coll: Collation, c: char) -> char {
+    let mut w = Vec::with_capacity(4);
+    let mut buf = [0u8; 4];
+    quire_engine::row::key::weights(coll, c.encode_utf8(&mut buf), &mut w);
+    match (coll, w.as_slice()) {
+        (Collation::Latin1SwedishCi, [b]) => *b as char,
+        (_, [hi, lo]) => char::from_u32(0xF0000 + u32::from(u16::from_be_bytes([*hi, *lo]))).unwrap_or(c),
+        _ => c.to_lowercase().next().unwrap_or(c),
+    }
+}
+
 /// LIKE under `coll`: iterative, backtracking only to the last `%`, so it
 /// never takes exponential time.
 pub fn like_in(s: &str, p: &str, coll: Collation) -> bool {
@@ -1714,13 +1780,20 @@ pub fn like_in(s: &str, p: &str, coll: Collation) -> bool {
         One,
         Lit(char),
     }
-    let fold = |x: &str| -> Vec<char> {
+    // utf8mb4_bin and general_ci fold the whole pattern first (as they
+    // always have); the other collations fold each literal after the
+    // wildcards are recognised, as their stand-ins may be any character.
+    let simple = matches!(coll, Collation::Utf8mb4Bin | Collation::Utf8mb4GeneralCi);
+    let fold_all = |x: &str| -> Vec<char> {
         match coll {
-            Collation::Utf8mb4Bin => x.chars().collect(),
+            Collation::Utf8mb4Bin | Collation::Latin1Bin => x.chars().collect(),
             Collation::Utf8mb4GeneralCi => x.chars().flat_map(|c| c.to_lowercase()).collect(),
+            other => x.chars().map(|c| like_fold(other, c)).collect(),
         }
     };
-    let (s, p) = (fold(s), fold(p));
+    let s = fold_all(s);
+    let p: Vec<char> = if simple { fold_all(p) } else { p.chars().collect() };
+    let lit = |c: char| if simple { Tok::Lit(c) } else { Tok::Lit(fold_all(c.encode_utf8(&mut [0; 4]))[0]) };
     let mut toks = Vec::with_capacity(p.len());
     let mut k = 0;
     while k < p.len() {
@@ -1729,9 +1802,9 @@ pub fn like_in(s: &str, p: &str, coll: Collation) -> bool {
             '_' => Tok::One,
             '\\' if k + 1 < p.len() => {
                 k += 1;
-                Tok::Lit(p[k])
+                lit(p[k])
             }
-            c => Tok::Lit(c),
+            c => lit(c),
         });
         k += 1;
     }

@@ -43,6 +43,7 @@ pub mod kill;
 mod lock_tables;
 pub mod mathfunc;
 pub mod multi_dml;
+pub mod names;
 pub mod normalize;
 pub mod plan;
 pub mod process;

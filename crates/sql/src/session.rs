@@ -1720,6 +1720,11 @@ impl Session {
             (lname, global)
         };
         let mut val = value_to_var(&v);
+        if let VarValue::Str(s) = &val {
+            if let Some(canonical) = crate::names::check_var(&lname, s)? {
+                val = VarValue::Str(canonical);
+            }
+        }
         if matches!(lname.as_str(), "transaction_isolation" | "tx_isolation") {
             if let VarValue::Str(s) = &val {
                 val = VarValue::Str(s.to_ascii_uppercase().replace(' ', "-"));
@@ -1795,7 +1800,13 @@ impl Session {
                     assignments.push((a.name.to_string(), matches!(a.scope, Some(ast::ContextModifier::Global)), v));
                 }
             }
-            ast::Set::SetNames { .. } | ast::Set::SetNamesDefault {} => return Ok(Output::ok()),
+            ast::Set::SetNames { charset_name, collation_name } => {
+                for (name, v) in crate::names::set_names(&charset_name.value, collation_name.as_deref())? {
+                    self.set_var(name, false, Value::Str(v))?;
+                }
+                return Ok(Output::ok());
+            }
+            ast::Set::SetNamesDefault {} => return Ok(Output::ok()),
             // The next transaction only: `parse` turned the SESSION and
             // GLOBAL forms into variable assignments (set_transaction.rs).
             ast::Set::SetTransaction { modes, .. } => {

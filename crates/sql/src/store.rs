@@ -214,7 +214,10 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
             Ok(Value::Bytes(b))
         }
         ColumnType::Char { len } | ColumnType::Varchar { len } => {
-            let mut s = text_for(col, v, at, env)?;
+            let text = text_for(col, v, at, env)?;
+            // One warning a value: after 1366 no 1265 (as MariaDB).
+            let converted = col.collation.unmappable(&text).is_some();
+            let mut s = into_charset(col, text, at, env)?;
             let fixed = matches!(col.ty, ColumnType::Char { .. });
             if fixed {
                 s.truncate(s.trim_end_matches(' ').len());
@@ -222,8 +225,10 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
             let len = len as usize;
             if s.chars().count() > len {
                 if s.trim_end_matches(' ').chars().count() > len {
-                    too_long(col, at, env)?;
-                } else if !fixed {
+                    if !converted {
+                        too_long(col, at, env)?;
+                    }
+                } else if !fixed && !converted {
                     env.warn(truncated(Level::Note))?;
                 }
                 s = s.chars().take(len).collect();
@@ -231,7 +236,8 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
             Ok(Value::Str(s))
         }
         ColumnType::Text => {
-            let mut s = text_for(col, v, at, env)?;
+            let text = text_for(col, v, at, env)?;
+            let mut s = into_charset(col, text, at, env)?;
             if s.len() > TEXT_MAX_BYTES {
                 too_long(col, at, env)?;
                 let mut end = TEXT_MAX_BYTES;
@@ -316,6 +322,37 @@ fn text_for(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Stri
             Ok(crate::binary::lossy_text(&b))
         }
     }
+}
+
+/// A string for a column whose character set cannot hold some of its
+/// characters (latin1): 1366 with the bytes from the first such character
+/// (six at most, then "...", as MariaDB), each replaced by '?' when the
+/// mode lets it be stored. Values stay UTF-8 inside quire.
+fn into_charset(col: &Column, s: String, at: Place<'_>, env: &dyn Env) -> Result<String> {
+    let Some(bad) = col.collation.unmappable(&s) else { return Ok(s) };
+    let rest = &s.as_bytes()[s.find(bad).unwrap_or(0)..];
+    let mut shown = String::new();
+    for &b in rest.iter().take(6) {
+        if b.is_ascii_graphic() || b == b' ' {
+            shown.push(b as char);
+        } else {
+            shown.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    if rest.len() > 6 {
+        shown.push_str("...");
+    }
+    env.warn(Condition::new(
+        Level::Warning,
+        1366,
+        format!(
+            "Incorrect string value: '{shown}' for column `{}`.`{}`.`{}` at row {}",
+            at.db, at.table, col.name, at.row
+        ),
+    ))?;
+    Ok(s.chars()
+        .map(|c| if col.collation.unmappable(c.encode_utf8(&mut [0; 4])).is_some() { '?' } else { c })
+        .collect())
 }
 
 fn too_long(col: &Column, at: Place<'_>, env: &dyn Env) -> Result<()> {

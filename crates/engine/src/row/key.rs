@@ -66,11 +66,7 @@ pub fn max_encoded_len(c: &Column) -> usize {
     }
     null + match c.ty {
         ColumnType::Char { len } | ColumnType::Varchar { len } => {
-            let per_char = match c.collation {
-                Collation::Utf8mb4Bin => 4,
-                Collation::Utf8mb4GeneralCi => 2,
-            };
-            let w = (len as usize * per_char).max(1);
+            let w = (len as usize * c.collation.bytes_per_char()).max(1);
             w.div_ceil(CHUNK) * (CHUNK + 1)
         }
         ColumnType::Binary { len } | ColumnType::VarBinary { len } => {
@@ -128,9 +124,10 @@ pub fn encode(c: &Column, v: &Value, out: &mut Vec<u8>) {
     }
 }
 
-/// The weight string of `s` under `coll`, without trailing spaces.
+/// The weight string of `s` under `coll`, without trailing spaces when
+/// `coll` is PAD SPACE (see `collation`).
 pub fn weights(coll: Collation, s: &str, out: &mut Vec<u8>) {
-    let s = s.trim_end_matches(' ');
+    let s = if coll.pad_space() { s.trim_end_matches(' ') } else { s };
     match coll {
         Collation::Utf8mb4Bin => out.extend_from_slice(s.as_bytes()),
         Collation::Utf8mb4GeneralCi if s.is_ascii() => {
@@ -147,13 +144,17 @@ pub fn weights(coll: Collation, s: &str, out: &mut Vec<u8>) {
                 out.extend_from_slice(&general_ci_weight(ch).to_be_bytes());
             }
         }
+        other => other.other_weights(s, out),
     }
 }
 
+/// The weight a PAD SPACE collation pads with; for NO PAD, zero bytes: no
+/// weight is 0, so a zero-padded chunk sorts below any longer string's and
+/// every rest is "above" (marker 3), which is NO PAD's prefix-first order.
 fn pad_weight(coll: Collation) -> &'static [u8] {
-    match coll {
-        Collation::Utf8mb4Bin => b" ",
-        Collation::Utf8mb4GeneralCi => &[0x00, 0x20],
+    match coll.pad_weight() {
+        [] => &[0, 0],
+        p => p,
     }
 }
 
@@ -376,8 +377,13 @@ mod tests {
             "é",
             "E",
             "z  z",
+            "ß",
+            "ss",
+            "Å",
+            "\u{1F600}",
+            "一",
         ];
-        for coll in [Collation::Utf8mb4Bin, Collation::Utf8mb4GeneralCi] {
+        for coll in super::super::collation::ALL {
             let c = Column::new("s", ColumnType::Varchar { len: 20 }).not_null().collation(coll);
             for a in words {
                 for b in words {

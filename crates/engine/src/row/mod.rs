@@ -3,6 +3,7 @@
 //! - [`codec`]: the row format stored in the clustered index.
 
 pub mod codec;
+pub mod collation;
 pub mod datetime;
 pub mod decimal;
 pub mod extras;
@@ -27,6 +28,15 @@ pub enum Collation {
     /// `utf8mb4_general_ci`: case-insensitive (simple uppercase, Latin-1
     /// accents folded), trailing spaces ignored. The default.
     Utf8mb4GeneralCi,
+    /// `utf8mb4_unicode_ci`: UCA 4.0.0 primary weights, PAD SPACE.
+    Utf8mb4UnicodeCi,
+    /// `utf8mb4_0900_ai_ci`: UCA 9.0.0 primary weights, NO PAD (MySQL
+    /// 8.0's default).
+    Utf8mb40900AiCi,
+    /// `latin1_swedish_ci`: latin1 (cp1252) with MariaDB's swedish order.
+    Latin1SwedishCi,
+    /// `latin1_bin`: latin1 by byte, PAD SPACE.
+    Latin1Bin,
 }
 
 impl Collation {
@@ -34,14 +44,21 @@ impl Collation {
         match self {
             Collation::Utf8mb4Bin => "utf8mb4_bin",
             Collation::Utf8mb4GeneralCi => "utf8mb4_general_ci",
+            Collation::Utf8mb4UnicodeCi => "utf8mb4_unicode_ci",
+            Collation::Utf8mb40900AiCi => "utf8mb4_0900_ai_ci",
+            Collation::Latin1SwedishCi => "latin1_swedish_ci",
+            Collation::Latin1Bin => "latin1_bin",
         }
     }
 
     pub fn from_name(s: &str) -> Option<Self> {
         match s.to_ascii_lowercase().as_str() {
-            "utf8mb4_bin" | "utf8_bin" | "binary" => Some(Collation::Utf8mb4Bin),
-            "utf8mb4_general_ci" | "utf8_general_ci" | "utf8mb4_unicode_ci" | "utf8mb4_0900_ai_ci"
-            | "latin1_swedish_ci" => Some(Collation::Utf8mb4GeneralCi),
+            "utf8mb4_bin" | "utf8_bin" | "utf8mb3_bin" | "binary" => Some(Collation::Utf8mb4Bin),
+            "utf8mb4_general_ci" | "utf8_general_ci" | "utf8mb3_general_ci" => Some(Collation::Utf8mb4GeneralCi),
+            "utf8mb4_unicode_ci" | "utf8_unicode_ci" | "utf8mb3_unicode_ci" => Some(Collation::Utf8mb4UnicodeCi),
+            "utf8mb4_0900_ai_ci" => Some(Collation::Utf8mb40900AiCi),
+            "latin1_swedish_ci" => Some(Collation::Latin1SwedishCi),
+            "latin1_bin" => Some(Collation::Latin1Bin),
             _ => None,
         }
     }

@@ -8,7 +8,9 @@
 //! u32 clustered index root page, u32 clustered index id
 //! u16 column count; per column:
 //!     str name, u8 type tag, u32 param a, u32 param b, u8 nullable,
-//!     u8 collation, u8 auto_increment, u8 default flags (1: a value
+//!     u8 collation (`collation_code`: 0 utf8mb4_bin, 1 general_ci, 2
+//!     unicode_ci, 3 0900_ai_ci, 4 latin1_swedish_ci, 5 latin1_bin; 0 and
+//!     1 are all that older definitions hold), u8 auto_increment, u8 default flags (1: a value
 //!     follows, 2: DEFAULT CURRENT_TIMESTAMP, 4: ON UPDATE
 //!     CURRENT_TIMESTAMP), [value]
 //! u16 primary key column count; u16 column positions
@@ -136,6 +138,31 @@ fn type_tag(t: ColumnType) -> (u8, u32, u32) {
     }
 }
 
+/// A column's collation byte. Codes only ever get added, so every stored
+/// definition reads as it was written.
+fn collation_code(c: Collation) -> u8 {
+    match c {
+        Collation::Utf8mb4Bin => 0,
+        Collation::Utf8mb4GeneralCi => 1,
+        Collation::Utf8mb4UnicodeCi => 2,
+        Collation::Utf8mb40900AiCi => 3,
+        Collation::Latin1SwedishCi => 4,
+        Collation::Latin1Bin => 5,
+    }
+}
+
+fn collation_from_code(code: u8) -> Option<Collation> {
+    Some(match code {
+        0 => Collation::Utf8mb4Bin,
+        1 => Collation::Utf8mb4GeneralCi,
+        2 => Collation::Utf8mb4UnicodeCi,
+        3 => Collation::Utf8mb40900AiCi,
+        4 => Collation::Latin1SwedishCi,
+        5 => Collation::Latin1Bin,
+        _ => return None,
+    })
+}
+
 fn type_from_tag(tag: u8, a: u32, b: u32) -> Option<ColumnType> {
     Some(match tag {
         1 => ColumnType::TinyInt { unsigned: a != 0 },
@@ -250,10 +277,7 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
         w.u32(a);
         w.u32(b);
         w.u8(c.nullable as u8);
-        w.u8(match c.collation {
-            Collation::Utf8mb4Bin => 0,
-            Collation::Utf8mb4GeneralCi => 1,
-        });
+        w.u8(collation_code(c.collation));
         w.u8(c.auto_increment as u8);
         // Flags: a literal default follows (1), DEFAULT CURRENT_TIMESTAMP
         // (2), ON UPDATE CURRENT_TIMESTAMP (4). Definitions without the
@@ -337,7 +361,7 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         let name = r.str()?;
         let ty = type_from_tag(r.u8()?, r.u32()?, r.u32()?)?;
         let nullable = r.u8()? != 0;
-        let collation = if r.u8()? == 0 { Collation::Utf8mb4Bin } else { Collation::Utf8mb4GeneralCi };
+        let collation = collation_from_code(r.u8()?)?;
         let auto_increment = r.u8()? != 0;
         let flags = r.u8()?;
         if flags > 7 {

@@ -161,8 +161,8 @@ fn source_column(s: &Session, m: &ColMeta, name: &str) -> Option<String> {
     let schema = t.schema();
     let c = schema.visible_columns().iter().find(|c| c.name.eq_ignore_ascii_case(&m.org_name))?.clone();
     let mut text = format!("{name} {}", c.ty.sql());
-    if c.ty.is_string() && c.collation == quire_engine::row::Collation::Utf8mb4Bin {
-        text.push_str(" COLLATE utf8mb4_bin");
+    if c.ty.is_string() && c.collation != quire_engine::row::Collation::Utf8mb4GeneralCi {
+        text.push_str(&format!(" COLLATE {}", c.collation.name()));
     }
     if !c.nullable {
         text.push_str(" NOT NULL");
