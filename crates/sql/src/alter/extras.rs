@@ -138,27 +138,31 @@ fn count_rows(s: &mut Session, db: &str, table: &str) -> Result<u64> {
 /// `DROP CONSTRAINT n` (the text outside quotes; `None` when it has no
 /// such words or is no ALTER TABLE).
 pub fn drop_check(sql: &str) -> Option<String> {
-    let upper = sql.to_ascii_uppercase();
-    if !upper.trim_start().starts_with("ALTER") {
+    // Every parsed statement passes here: look at its first word before
+    // copying it.
+    if !sql.trim_start().get(..5).is_some_and(|w| w.eq_ignore_ascii_case("ALTER")) {
         return None;
     }
+    let upper = sql.to_ascii_uppercase();
     let mut out: Vec<u8> = Vec::with_capacity(sql.len() + 6);
     let (mut i, mut quote, mut changed) = (0, None::<u8>, false);
     let bytes = sql.as_bytes();
+    // Byte slices throughout: `i` may sit inside a multi-byte character.
+    let upper = upper.as_bytes();
     while i < bytes.len() {
         let b = bytes[i];
         match quote {
             Some(q) if b == q => quote = None,
             Some(_) => {}
             None if matches!(b, b'\'' | b'"' | b'`') => quote = Some(b),
-            None if upper[i..].starts_with("DROP")
+            None if upper[i..].starts_with(b"DROP")
                 && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric())
-                && upper[i + 4..].trim_start().starts_with("CHECK")
-                && upper[i + 4..].len() > upper[i + 4..].trim_start().len() =>
+                && upper[i + 4..].trim_ascii_start().starts_with(b"CHECK")
+                && upper[i + 4..].len() > upper[i + 4..].trim_ascii_start().len() =>
             {
-                let rest = upper[i + 4..].trim_start();
+                let rest = upper[i + 4..].trim_ascii_start();
                 let after = &rest[5..];
-                if after.starts_with(|c: char| c.is_whitespace() || c == '`') {
+                if after.first().is_some_and(|&c| c.is_ascii_whitespace() || c == b'`') {
                     let skip = upper[i..].len() - after.len();
                     out.extend_from_slice(b"DROP CONSTRAINT");
                     i += skip;
@@ -185,6 +189,9 @@ mod tests {
     #[test]
     fn drop_check_becomes_drop_constraint_outside_quotes_only() {
         assert_eq!(drop_check("ALTER TABLE t DROP CHECK c").as_deref(), Some("ALTER TABLE t DROP CONSTRAINT c"));
+        // Multi-byte characters before and after the words.
+        assert_eq!(drop_check("ALTER TABLE t 😀 1 ADD INDEX c_1 (c)"), None);
+        assert_eq!(drop_check("ALTER TABLE `é` DROP CHECK ü").as_deref(), Some("ALTER TABLE `é` DROP CONSTRAINT ü"));
         assert_eq!(drop_check("alter table t drop  check `c`").as_deref(), Some("alter table t DROP CONSTRAINT`c`"));
         assert_eq!(drop_check("ALTER TABLE t COMMENT 'DROP CHECK x'"), None);
         assert_eq!(drop_check("SELECT 'DROP CHECK c'"), None);
