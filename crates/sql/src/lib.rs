@@ -38,6 +38,7 @@ pub mod group_check;
 pub mod hints;
 pub mod inset;
 pub mod kill;
+pub mod load;
 pub mod mathfunc;
 pub mod multi_dml;
 pub mod normalize;
