@@ -146,7 +146,7 @@ impl Session {
                     continue;
                 }
                 read += 1;
-                if read % 1024 == 0 {
+                if read.is_multiple_of(1024) {
                     s.interrupted()?;
                 }
                 let at = Place { db: &p.table.db, table: &p.table.name, row: read };

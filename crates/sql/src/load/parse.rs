@@ -125,15 +125,13 @@ pub fn parse(sql: &str) -> Result<LoadStmt> {
         }
     }
     let mut items = Vec::new();
-    if p.consume_token(&Token::LParen) {
-        if !p.consume_token(&Token::RParen) {
-            loop {
-                items.push(p.parse_identifier().map_err(syntax)?.value);
-                if p.consume_token(&Token::RParen) {
-                    break;
-                }
-                p.expect_token(&Token::Comma).map_err(syntax)?;
+    if p.consume_token(&Token::LParen) && !p.consume_token(&Token::RParen) {
+        loop {
+            items.push(p.parse_identifier().map_err(syntax)?.value);
+            if p.consume_token(&Token::RParen) {
+                break;
             }
+            p.expect_token(&Token::Comma).map_err(syntax)?;
         }
     }
     let mut sets = Vec::new();
