@@ -79,10 +79,7 @@ pub(crate) mod tuning {
     static APPLY: extern "C" fn() = apply;
 }
 
-#[cfg(all(
-    test,
-    not(any(feature = "system-allocator", feature = "jemalloc-allocator"))
-))]
+#[cfg(all(test, not(any(feature = "system-allocator", feature = "jemalloc-allocator"))))]
 mod tests {
     use super::tuning::*;
     use std::sync::atomic::Ordering;

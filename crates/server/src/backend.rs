@@ -63,6 +63,11 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
             (column_type::TIMESTAMP, 19 + fsp as u32 + (fsp > 0) as u32, fsp, charset::BINARY)
         }
         MetaType::Null => (column_type::NULL, 0, 0, charset::BINARY),
+        MetaType::Time { fsp } => (column_type::TIME, 10 + fsp as u32 + (fsp > 0) as u32, fsp, charset::BINARY),
+        MetaType::Binary { len, fixed } => {
+            (if fixed { column_type::STRING } else { column_type::VAR_STRING }, len, 0, charset::BINARY)
+        }
+        MetaType::Blob { max_bytes } => (column_type::BLOB, max_bytes, 0, charset::BINARY),
     };
     let mut flags = 0;
     if c.not_null {
@@ -89,12 +94,15 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
         }
         MetaType::Decimal { .. } | MetaType::Double | MetaType::Approx { .. } => flags |= column_flag::NUM,
         MetaType::Text => flags |= column_flag::BLOB,
+        MetaType::Blob { .. } => flags |= column_flag::BLOB | column_flag::BINARY,
+        MetaType::Binary { .. } => flags |= column_flag::BINARY,
         _ => {}
     }
     // Computed columns of the binary character set (numbers, temporals,
     // NULL) carry BINARY_FLAG, as MySQL's and MariaDB's do; of a table's
     // columns, only temporal ones do.
-    let temporal = matches!(c.ty, MetaType::Date | MetaType::DateTime { .. } | MetaType::Timestamp { .. });
+    let temporal =
+        matches!(c.ty, MetaType::Date | MetaType::DateTime { .. } | MetaType::Timestamp { .. } | MetaType::Time { .. });
     if cs == charset::BINARY && (c.org_table.is_empty() || temporal) {
         flags |= column_flag::BINARY;
     }
@@ -115,6 +123,7 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
 fn text(v: &Value) -> Vec<u8> {
     match v {
         Value::Str(s) => s.clone().into_bytes(),
+        Value::Bytes(b) => b.clone(),
         other => other.to_string().into_bytes(),
     }
 }
@@ -147,7 +156,33 @@ pub fn cell(v: &Value, ty: MetaType) -> Cell {
         (Value::Str(s), MetaType::DateTime { .. } | MetaType::Timestamp { .. }) => {
             DateTime::parse(s).map_or(Cell::Null, |d| datetime_cell(&d))
         }
+        (Value::Time(us), MetaType::Time { .. }) => time_cell(*us),
+        // A DECIMAL result prints its type's decimals, as MariaDB sends it
+        // (TIME_TO_SEC of a TIME(2) that is a whole second: `-5400.00`).
+        (Value::Int(_) | Value::Decimal(_), MetaType::Decimal { scale, .. }) => {
+            match quire_sql::expr::to_decimal(v).filter(|d| d.scale < scale).and_then(|d| d.rescale(scale)) {
+                Some(d) => Cell::Bytes(d.to_string().into_bytes()),
+                None => Cell::Bytes(text(v)),
+            }
+        }
+        (other, MetaType::Time { .. }) => quire_sql::timeval::to_time(other).map_or(Cell::Null, time_cell),
+        (Value::Time(us), MetaType::DateTime { .. } | MetaType::Timestamp { .. }) => {
+            quire_sql::timeval::to_datetime(*us).map_or(Cell::Null, |d| datetime_cell(&d))
+        }
         (other, _) => Cell::Bytes(text(other)),
+    }
+}
+
+fn time_cell(us: i64) -> Cell {
+    let a = us.unsigned_abs();
+    let secs = a / 1_000_000;
+    Cell::Time {
+        negative: us < 0,
+        days: (secs / 86_400) as u32,
+        hours: (secs / 3600 % 24) as u8,
+        minutes: (secs / 60 % 60) as u8,
+        seconds: (secs % 60) as u8,
+        micros: (a % 1_000_000) as u32,
     }
 }
 
@@ -176,7 +211,12 @@ pub fn param_value(p: &Param) -> Value {
         Cell::Double(f) if f.is_finite() => Value::Double(quire_engine::row::float::normalize(*f)),
         Cell::Float(f) if f.is_finite() => Value::Double(quire_engine::row::float::normalize(f64::from(*f))),
         Cell::Double(_) | Cell::Float(_) => Value::Null,
-        Cell::Bytes(b) => Value::Str(String::from_utf8_lossy(b).into_owned()),
+        // Text when it is UTF-8; other bytes stay a binary string (a
+        // VARBINARY or BLOB parameter), never text with U+FFFD in it.
+        Cell::Bytes(b) => match std::str::from_utf8(b) {
+            Ok(s) => Value::Str(s.to_owned()),
+            Err(_) => Value::Bytes(b.clone()),
+        },
         Cell::Date { year, month, day } => Date::new(*year, *month, *day)
             .map_or_else(|| Value::Str(format!("{year:04}-{month:02}-{day:02}")), Value::Date),
         Cell::DateTime { year, month, day, hour, minute, second, micros } => match Date::new(*year, *month, *day) {
@@ -185,9 +225,13 @@ pub fn param_value(p: &Param) -> Value {
             }
             None => Value::Str(format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02}")),
         },
-        Cell::Time { negative, days, hours, minutes, seconds, .. } => {
-            let h = *days as u64 * 24 + *hours as u64;
-            Value::Str(format!("{}{h:02}:{minutes:02}:{seconds:02}", if *negative { "-" } else { "" }))
+        Cell::Time { negative, days, hours, minutes, seconds, micros } => {
+            let us =
+                ((i64::from(*days) * 24 + i64::from(*hours)) * 3600 + i64::from(*minutes) * 60 + i64::from(*seconds))
+                    * 1_000_000
+                    + i64::from(*micros);
+            let us = if *negative { -us } else { us };
+            quire_engine::row::time::clip(i128::from(us)).value().map_or(Value::Null, Value::Time)
         }
     }
 }
@@ -258,6 +302,7 @@ impl RowSink for Wire<'_> {
             (Value::Str(s), MetaType::Str { .. } | MetaType::Text | MetaType::Decimal { .. }) => {
                 Cell::Bytes(s.into_bytes())
             }
+            (Value::Bytes(b), _) => Cell::Bytes(b),
             (v, ty) => cell(&v, ty),
         }));
         self.out.row(&self.cells).map_err(|e| self.broken(e))

@@ -418,33 +418,33 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
         }),
         AdminStmt::ShowCharset => Ok(Output::Rows {
             columns: a.columns(),
-            rows: vec![vec![
-                Value::Str("utf8mb4".into()),
-                Value::Str("UTF-8 Unicode".into()),
-                Value::Str("utf8mb4_general_ci".into()),
-                Value::Int(4),
-            ]],
+            rows: [
+                ("latin1", "cp1252 West European", "latin1_swedish_ci", 1),
+                ("utf8mb4", "UTF-8 Unicode", "utf8mb4_general_ci", 4),
+            ]
+            .into_iter()
+            .map(|(cs, desc, coll, len)| {
+                vec![Value::Str(cs.into()), Value::Str(desc.into()), Value::Str(coll.into()), Value::Int(len)]
+            })
+            .collect(),
         }),
         AdminStmt::ShowCollation => Ok(Output::Rows {
             columns: a.columns(),
-            rows: vec![
-                vec![
-                    Value::Str("utf8mb4_general_ci".into()),
-                    Value::Str("utf8mb4".into()),
-                    Value::Int(45),
-                    Value::Str("Yes".into()),
-                    Value::Str("Yes".into()),
-                    Value::Int(1),
-                ],
-                vec![
-                    Value::Str("utf8mb4_bin".into()),
-                    Value::Str("utf8mb4".into()),
-                    Value::Int(46),
-                    Value::Str("".into()),
-                    Value::Str("Yes".into()),
-                    Value::Int(1),
-                ],
-            ],
+            rows: quire_engine::row::collation::ALL
+                .into_iter()
+                .map(|c| {
+                    // Sortlen as MariaDB reports it: 8 for the UCA ones.
+                    let sortlen = if c.name().contains("unicode") || c.name().contains("0900") { 8 } else { 1 };
+                    vec![
+                        Value::Str(c.name().into()),
+                        Value::Str(c.charset().into()),
+                        Value::Int(c.id().into()),
+                        Value::Str(if c.is_default() { "Yes" } else { "" }.into()),
+                        Value::Str("Yes".into()),
+                        Value::Int(sortlen),
+                    ]
+                })
+                .collect(),
         }),
         AdminStmt::ShowProcesslist { full } => crate::kill::show_processlist(s, *full),
         AdminStmt::Kill { query, id } => crate::kill::kill(s, *query, id),
@@ -629,6 +629,9 @@ fn altered(s: &Session) -> Output {
 }
 
 pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
+    if crate::alter::extras::handles(at) {
+        return crate::alter::extras::run(s, at);
+    }
     if crate::alter::handles(at) {
         return crate::alter::run(s, at);
     }

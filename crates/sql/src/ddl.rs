@@ -4,7 +4,7 @@
 //! INT(11), BIGINT UNSIGNED, CHARACTER VARYING ...) maps the same way.
 
 use quire_engine::row::{
-    ClusterKey, Collation, Column, ColumnType, IndexDef, TableExtras, TableSchema, Value, ROW_ID_COLUMN,
+    ClusterKey, Column, ColumnType, IndexDef, TableExtras, TableSchema, Value, BLOB_SIZES, ROW_ID_COLUMN,
 };
 use sqlparser::ast;
 
@@ -55,8 +55,61 @@ pub fn column_type(dt: &ast::DataType, name: &str) -> Result<ColumnType> {
         "DATE" => ColumnType::Date,
         "DATETIME" => ColumnType::DateTime { fsp: arg(0, 0).min(6) as u8 },
         "TIMESTAMP" => ColumnType::Timestamp { fsp: arg(0, 0).min(6) as u8 },
+        "TIME" => ColumnType::Time { fsp: arg(0, 0).min(6) as u8 },
+        "BINARY" => ColumnType::Binary { len: binary_len(arg(0, 1), 255, name)? },
+        "VARBINARY" => match args.first() {
+            Some(&n) => ColumnType::VarBinary { len: binary_len(n, 65_532, name)? },
+            // MySQL's grammar needs the length (1064).
+            None => return Err(SqlError::syntax(format!("VARBINARY needs a length (column '{name}')"))),
+        },
+        "TINYBLOB" => ColumnType::Blob { max_bytes: BLOB_SIZES[0] },
+        "MEDIUMBLOB" => ColumnType::Blob { max_bytes: BLOB_SIZES[2] },
+        "LONGBLOB" => ColumnType::Blob { max_bytes: BLOB_SIZES[3] },
+        // BLOB(n): the smallest BLOB type that holds n bytes.
+        "BLOB" => ColumnType::Blob {
+            max_bytes: match args.first() {
+                None => BLOB_SIZES[1],
+                Some(&n) => BLOB_SIZES.iter().copied().find(|&m| n <= m).unwrap_or(BLOB_SIZES[3]),
+            },
+        },
         _ => return Err(SqlError::unsupported(format!("column type {s}"))),
     })
+}
+
+/// A BINARY / VARBINARY length: at most `max` (1074 beyond, as MySQL
+/// says for a column too long to be that type).
+fn binary_len(n: u32, max: u32, name: &str) -> Result<u32> {
+    if n > max {
+        return Err(SqlError::new(
+            1074,
+            "42000",
+            format!("Column length too big for column '{name}' (max = {max}); use BLOB or TEXT instead"),
+        ));
+    }
+    Ok(n)
+}
+
+/// A CHAR / VARCHAR / TEXT type declared `CHARACTER SET binary`: the
+/// binary type it is (as MySQL and MariaDB make it).
+fn binary_charset_type(ty: ColumnType, spelled: &str) -> ColumnType {
+    match ty {
+        ColumnType::Char { len } => ColumnType::Binary { len },
+        ColumnType::Varchar { len } => ColumnType::VarBinary { len },
+        ColumnType::Text => {
+            let s = spelled.to_ascii_uppercase();
+            let i = if s.starts_with("TINYTEXT") {
+                0
+            } else if s.starts_with("MEDIUMTEXT") {
+                2
+            } else if s.starts_with("LONGTEXT") {
+                3
+            } else {
+                1
+            };
+            ColumnType::Blob { max_bytes: BLOB_SIZES[i] }
+        }
+        other => other,
+    }
 }
 
 /// FLOAT / FLOAT(p) / FLOAT(M,D) / DOUBLE [PRECISION] / DOUBLE(M,D) /
@@ -111,6 +164,13 @@ fn set_default(col: &mut Column, e: &ast::Expr) -> Result<()> {
     let invalid = || SqlError::new(1067, "42000", format!("Invalid default value for '{}'", col.name));
     let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "default", rel: None };
     match expr::compile(e, &mut scope)? {
+        // A binary default is stored as the column holds it (BINARY(n)
+        // padded), as SHOW CREATE TABLE prints it.
+        expr::Expr::Lit(v) if col.ty.is_binary() && !v.is_null() => {
+            col.default = Some(col.coerce(v).map_err(|_| invalid())?);
+            col.default_now = false;
+            Ok(())
+        }
         expr::Expr::Lit(v) => {
             col.default = Some(v);
             col.default_now = false;
@@ -171,6 +231,7 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
     let mut primary: Vec<usize> = Vec::new();
     let mut indexes: Vec<IndexDef> = Vec::new();
     let names: Vec<String> = ct.columns.iter().map(|c| c.name.value.clone()).collect();
+    let table_collation = crate::create::charset::table_default(ct)?;
     for (pos, cd) in ct.columns.iter().enumerate() {
         crate::catalog::check_identifier(&cd.name.value)?;
         if cd.name.value.eq_ignore_ascii_case(ROW_ID_COLUMN) {
@@ -181,17 +242,22 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
             return Err(SqlError::new(1060, "42S21", format!("Duplicate column name '{}'", cd.name.value)));
         }
         let mut col = Column::new(&cd.name.value, column_type(&cd.data_type, &cd.name.value)?);
+        crate::create::charset::apply_column(&mut col, &cd.options, table_collation)?;
         for o in &cd.options {
             match &o.option {
                 ast::ColumnOption::NotNull => col.nullable = false,
                 ast::ColumnOption::Null => col.nullable = true,
                 ast::ColumnOption::Default(e) => set_default(&mut col, e)?,
                 ast::ColumnOption::OnUpdate(e) => set_on_update(&mut col, e)?,
-                ast::ColumnOption::Collation(c) => {
-                    col.collation = Collation::from_name(&c.to_string()).unwrap_or(Collation::Utf8mb4GeneralCi)
+                ast::ColumnOption::CharacterSet(cs) if cs.to_string().eq_ignore_ascii_case("binary") => {
+                    col.ty = binary_charset_type(col.ty, &cd.data_type.to_string());
                 }
-                // COMMENTs and CHECKs are read by `create::options` / `create::check`.
-                ast::ColumnOption::Comment(_) | ast::ColumnOption::CharacterSet(_) | ast::ColumnOption::Check(_) => {}
+                // COMMENTs and CHECKs are read by `create::options` /
+                // `create::check`, CHARACTER SET and COLLATE by `create::charset`.
+                ast::ColumnOption::Comment(_)
+                | ast::ColumnOption::CharacterSet(_)
+                | ast::ColumnOption::Collation(_)
+                | ast::ColumnOption::Check(_) => {}
                 other => {
                     let text = other.to_string().to_ascii_uppercase();
                     if text.contains("AUTO_INCREMENT") {
@@ -247,6 +313,7 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
         } else {
             check_duplicate_keys(&indexes)?;
             check_auto_increment(&columns, &primary, &indexes)?;
+            check_key_types(&columns, &primary, &indexes)?;
             return Ok(TableSchema::with_row_id(columns, indexes));
         }
     }
@@ -257,10 +324,27 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
         }
     }
     check_auto_increment(&columns, &primary, &indexes)?;
+    check_key_types(&columns, &primary, &indexes)?;
     for &c in &primary {
         columns[c].nullable = false;
     }
     Ok(TableSchema { columns, primary_key: primary, indexes, cluster })
+}
+
+/// A TEXT or BLOB column in a key needs a prefix length, which quire has
+/// not yet: 1170, as MySQL says.
+fn check_key_types(columns: &[Column], primary: &[usize], indexes: &[IndexDef]) -> Result<()> {
+    let keyed = primary.iter().chain(indexes.iter().flat_map(|ix| ix.columns.iter()));
+    for &c in keyed {
+        if matches!(columns[c].ty, ColumnType::Text | ColumnType::Blob { .. }) {
+            return Err(SqlError::new(
+                1170,
+                "42000",
+                format!("BLOB/TEXT column '{}' used in key specification without a key length", columns[c].name),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_duplicate_keys(indexes: &[IndexDef]) -> Result<()> {
@@ -292,6 +376,7 @@ fn quote(v: &Value) -> String {
     match v {
         Value::Null => "NULL".into(),
         Value::Str(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''")),
+        Value::Bytes(b) => crate::binary::default_sql(b),
         other => format!("'{other}'"),
     }
 }
@@ -324,10 +409,11 @@ pub fn create_table_sql_full(
     extras: &TableExtras,
 ) -> String {
     let mut lines = Vec::new();
+    let table_collation = crate::create::charset::table_collation(s);
     for c in s.visible_columns() {
         let mut l = format!("  `{}` {}", c.name, c.ty.sql());
-        if c.ty.is_string() && c.collation == Collation::Utf8mb4Bin {
-            l.push_str(" COLLATE utf8mb4_bin");
+        if c.ty.is_string() {
+            l.push_str(&crate::create::charset::column_clause(c.collation, table_collation));
         }
         if !c.nullable {
             l.push_str(" NOT NULL");
@@ -341,7 +427,7 @@ pub fn create_table_sql_full(
             l.push_str(&format!(" DEFAULT {}", current_timestamp_sql(c.ty)));
         } else if let Some(d) = &c.default {
             l.push_str(&format!(" DEFAULT {}", quote(d)));
-        } else if c.nullable && c.ty != quire_engine::row::ColumnType::Text {
+        } else if c.nullable && !matches!(c.ty, ColumnType::Text) {
             l.push_str(" DEFAULT NULL");
         }
         if c.on_update_now {
@@ -375,7 +461,9 @@ pub fn create_table_sql_full(
         format!(" COMMENT={}", crate::create::options::quoted(&extras.comment))
     };
     format!(
-        "CREATE TABLE `{name}` (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci{comment}",
-        lines.join(",\n")
+        "CREATE TABLE `{name}` (\n{}\n) ENGINE=InnoDB{auto} DEFAULT CHARSET={} COLLATE={}{comment}",
+        lines.join(",\n"),
+        table_collation.charset(),
+        table_collation.name()
     )
 }

@@ -43,6 +43,9 @@ pub struct InsertPlan {
     pub action: crate::upsert::Action,
     /// INSERT ... SELECT / TABLE: the source query (then `rows` is empty).
     pub select: Option<Box<crate::rel::Compiled>>,
+    /// Per row, its own columns when it used the DEFAULT keyword
+    /// (`defaults.rs`); empty when no row did.
+    pub row_targets: Vec<Option<Vec<usize>>>,
 }
 
 impl InsertPlan {
@@ -50,6 +53,17 @@ impl InsertPlan {
     /// handling.
     pub fn is_plain(&self) -> bool {
         !self.ignore && matches!(self.action, crate::upsert::Action::Fail) && self.select.is_none()
+    }
+
+    /// The columns the `j`-th VALUES row fills.
+    pub fn targets_of(&self, j: usize, exprs: &[Expr]) -> &[usize] {
+        if exprs.is_empty() {
+            return &[];
+        }
+        match self.row_targets.get(j) {
+            Some(Some(t)) => t,
+            _ => &self.targets,
+        }
     }
 }
 
@@ -140,7 +154,8 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
     }
     let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
     let mut rows = Vec::with_capacity(values.rows.len());
-    for row in &values.rows {
+    let mut row_targets = Vec::new();
+    for (j, row) in values.rows.iter().enumerate() {
         let row: &Vec<ast::Expr> = row;
         if row.is_empty() && (ins.columns.is_empty() || targets.is_empty()) {
             rows.push(Vec::new()); // VALUES (): every column takes its default
@@ -148,6 +163,16 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
         }
         if row.len() != targets.len() {
             return Err(SqlError::new(1136, "21S01", "Column count doesn't match value count at row 1"));
+        }
+        if row.iter().any(crate::defaults::is_default) {
+            // This row leaves its DEFAULT columns out (`defaults.rs`).
+            row_targets.resize(j + 1, None);
+            let own = targets.iter().zip(row).filter(|(_, e)| !crate::defaults::is_default(e));
+            row_targets[j] = Some(own.clone().map(|(&c, _)| c).collect());
+            let exprs = own.map(|(_, e)| expr::compile(e, &mut scope)).collect::<Result<Vec<_>>>()?;
+            // A row of DEFAULTs only is VALUES (): no column listed.
+            rows.push(if exprs.is_empty() { Vec::new() } else { exprs });
+            continue;
         }
         rows.push(row.iter().map(|e| expr::compile(e, &mut scope)).collect::<Result<Vec<_>>>()?);
     }
@@ -163,6 +188,7 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
         ignore: ins.ignore,
         action,
         select: None,
+        row_targets,
     })
 }
 
@@ -171,6 +197,7 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
 fn compile_insert_set(ins: &ast::Insert, table: TableRef, r: &dyn Resolver) -> Result<InsertPlan> {
     let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
     let mut targets = Vec::with_capacity(ins.assignments.len());
+    let mut defaulted = Vec::new();
     let mut row = Vec::with_capacity(ins.assignments.len());
     for a in &ins.assignments {
         let n = match &a.target {
@@ -183,6 +210,14 @@ fn compile_insert_set(ins: &ast::Insert, table: TableRef, r: &dyn Resolver) -> R
             .position(|x| x.eq_ignore_ascii_case(&n))
             .ok_or_else(|| SqlError::unknown_column(&n, "field list"))?;
         if targets.contains(&c) {
+            return Err(SqlError::new(1110, "42000", format!("Column '{}' specified twice", table.columns[c])));
+        }
+        if crate::defaults::is_default(&a.value) {
+            // Left out: the column takes its default (`defaults.rs`).
+            defaulted.push(c);
+            continue;
+        }
+        if defaulted.contains(&c) {
             return Err(SqlError::new(1110, "42000", format!("Column '{}' specified twice", table.columns[c])));
         }
         targets.push(c);
@@ -200,6 +235,7 @@ fn compile_insert_set(ins: &ast::Insert, table: TableRef, r: &dyn Resolver) -> R
         ignore: ins.ignore,
         action,
         select: None,
+        row_targets: Vec::new(),
     })
 }
 
@@ -223,14 +259,14 @@ pub fn run_insert(
     let per = if tuples > 1 { p.params } else { params.len() };
     let fk = fk_of(&p.table, session);
     let schema = &p.table.schema;
-    let rows = (0..tuples).flat_map(|k| p.rows.iter().map(move |r| (k, r)));
-    for (i, (k, exprs)) in rows.enumerate() {
+    let rows = (0..tuples).flat_map(|k| p.rows.iter().enumerate().map(move |(j, r)| (k, j, r)));
+    for (i, (k, j, exprs)) in rows.enumerate() {
         // A fresh context per tuple: IN-list keys built from one tuple's
         // values must not serve the next.
         let ctx = Ctx { params: &params[k * per..(k + 1) * per], aggs: vec![], session, in_keys: Default::default() };
         let env: &dyn Env = &ctx;
         let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
-        let targets = if exprs.is_empty() { &[][..] } else { &p.targets[..] };
+        let targets = p.targets_of(j, exprs);
         let row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], env)), lenient_null, at, env)?;
         let written = fk.as_ref().map(|_| row.clone());
         if let Some(id) = p.table.table.insert_tx(trx, row)? {
@@ -360,6 +396,10 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
             .iter()
             .position(|x| x.eq_ignore_ascii_case(&col))
             .ok_or_else(|| SqlError::unknown_column(&col, "field list"))?;
+        if crate::defaults::is_default(&a.value) {
+            sets.push((i, crate::defaults::update_value(&table.schema.columns[i])?));
+            continue;
+        }
         sets.push((i, c.compile(&a.value, "field list")?));
     }
     let filter = u.selection.as_ref().map(|w| c.compile(w, "where clause")).transpose()?;

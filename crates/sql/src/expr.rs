@@ -8,7 +8,6 @@
 
 use std::cmp::Ordering;
 
-use quire_engine::row::key::weights;
 use quire_engine::row::{Collation, Date, DateTime, Decimal, Value};
 use sqlparser::ast;
 
@@ -248,14 +247,34 @@ pub struct Step {
 /// Makes comparisons that involve a column compare by that column's
 /// collation: `colls[i]` is column i's. Only needed where some column's
 /// collation is not the default (utf8mb4_general_ci).
+///
+/// Derivation, as MySQL's: an explicit `x COLLATE c` operand (compiled to
+/// `Expr::Collate`) wins; between two columns a `_bin` collation wins,
+/// else the left one's. (MySQL raises 1267 for two columns of different
+/// non-binary collations of one character set; quire compares by the left
+/// one's.) A latin1 column meeting a utf8mb4 one compares in utf8mb4, as
+/// MySQL converts latin1 up: the utf8mb4 side's collation is taken.
 pub fn with_collations(e: Expr, colls: &[Collation]) -> Expr {
-    if colls.iter().all(|&c| c == Collation::Utf8mb4GeneralCi) {
+    if colls.iter().all(|&c| c == Collation::Utf8mb4GeneralCi) && !has_explicit_collate(&e) {
         return e;
     }
-    let coll_of = |x: &Expr| match x {
-        Expr::Col(i) => colls.get(*i).copied().filter(|&c| c != Collation::Utf8mb4GeneralCi),
+    let column = |x: &Expr| match x {
+        Expr::Col(i) => colls.get(*i).copied(),
         _ => None,
     };
+    let pick = |l: &Expr, r: &Expr| -> Option<Collation> {
+        if let Some(c) = explicit_collation(l).or(explicit_collation(r)) {
+            return Some(c);
+        }
+        let c = match (column(l), column(r)) {
+            (Some(a), Some(b)) if a.charset() != b.charset() => Some(if a.charset() == "utf8mb4" { a } else { b }),
+            (Some(_), Some(b)) if b.name().ends_with("_bin") => Some(b),
+            (Some(a), _) => Some(a),
+            (None, b) => b,
+        };
+        c.filter(|&c| c != Collation::Utf8mb4GeneralCi)
+    };
+    let coll_of = |x: &Expr| pick(x, &Expr::Lit(Value::Null));
     let rec = |x: Box<Expr>| Box::new(with_collations(*x, colls));
     let wrap = |c: Option<Collation>, x: Expr| match c {
         Some(c) => Expr::Collate(c, Box::new(x)),
@@ -264,7 +283,7 @@ pub fn with_collations(e: Expr, colls: &[Collation]) -> Expr {
     match e {
         Expr::Bin(op, l, r) => {
             let (l, r) = (rec(l), rec(r));
-            let c = if matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) { None } else { coll_of(&l).or(coll_of(&r)) };
+            let c = if matches!(op, BinOp::And | BinOp::Or | BinOp::Xor) { None } else { pick(&l, &r) };
             wrap(c, Expr::Bin(op, l, r))
         }
         Expr::Between { expr, low, high, negated } => {
@@ -299,6 +318,13 @@ pub fn with_collations(e: Expr, colls: &[Collation]) -> Expr {
         Expr::Not(x) => Expr::Not(rec(x)),
         Expr::Neg(x) => Expr::Neg(rec(x)),
         Expr::IsNull(x, n) => Expr::IsNull(rec(x), n),
+        // LENGTH of a latin1 column counts latin1 bytes: one a character.
+        Expr::Func(n, args)
+            if matches!(n.as_str(), "length" | "octet_length")
+                && matches!(args.as_slice(), [Expr::Col(i)] if colls.get(*i).is_some_and(|c| c.charset() == "latin1")) =>
+        {
+            Expr::Func("char_length".into(), args)
+        }
         Expr::Func(n, args) => Expr::Func(n, args.into_iter().map(|x| with_collations(x, colls)).collect()),
         Expr::Case { operand, whens, otherwise } => Expr::Case {
             operand: operand.map(rec),
@@ -307,6 +333,19 @@ pub fn with_collations(e: Expr, colls: &[Collation]) -> Expr {
         },
         other => other,
     }
+}
+
+/// The collation of an explicit `x COLLATE c`.
+fn explicit_collation(e: &Expr) -> Option<Collation> {
+    match e {
+        Expr::Collate(c, _) => Some(*c),
+        _ => None,
+    }
+}
+
+/// Whether `e` holds an explicit COLLATE anywhere.
+fn has_explicit_collate(e: &Expr) -> bool {
+    !walk(e, &mut |x| if matches!(x, Expr::Collate(..)) { Walk::Stop } else { Walk::Descend })
 }
 
 /// Rebuilds `e` bottom-up through `f`: where `f` gives a replacement for
@@ -380,6 +419,7 @@ pub fn any_expr(e: &Expr, pred: &dyn Fn(&Expr) -> bool) -> bool {
 pub fn key_collation(e: &Expr, colls: &[Collation]) -> Collation {
     match e {
         Expr::Col(i) => colls.get(*i).copied().unwrap_or(Collation::Utf8mb4GeneralCi),
+        Expr::Collate(c, _) => *c,
         _ => Collation::Utf8mb4GeneralCi,
     }
 }
@@ -470,11 +510,8 @@ pub fn literal(v: &ast::Value) -> Result<Value> {
     Ok(match v {
         ast::Value::Number(n, _) => number(n)?,
         ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => Value::Str(s.clone()),
-        ast::Value::HexStringLiteral(h) => {
-            let bytes: Vec<u8> =
-                (0..h.len() / 2).filter_map(|i| u8::from_str_radix(h.get(2 * i..2 * i + 2)?, 16).ok()).collect();
-            Value::Str(String::from_utf8_lossy(&bytes).into_owned())
-        }
+        ast::Value::HexStringLiteral(h) => Value::Bytes(crate::binary::hex_literal(h)?),
+        ast::Value::SingleQuotedByteStringLiteral(b) => Value::Bytes(crate::binary::bit_literal(b)?),
         ast::Value::Boolean(b) => Value::Int(*b as i64),
         ast::Value::Null => Value::Null,
         other => return Err(SqlError::unsupported(format!("literal {other}"))),
@@ -564,7 +601,7 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             }
         }
         E::UnaryOp { op, expr } => {
-            let x = compile(expr, scope)?;
+            let x = crate::binary::numeric_literal(compile(expr, scope)?);
             match op {
                 ast::UnaryOperator::Not => Expr::Not(Box::new(x)),
                 ast::UnaryOperator::Minus => match x {
@@ -589,6 +626,19 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             }
         }
         E::Interval(_) => return Err(SqlError::syntax("INTERVAL outside DATE_ADD, DATE_SUB or date arithmetic")),
+        E::Collate { expr, collation } => {
+            let c = crate::create::charset::collation(&collation.to_string())?;
+            let x = compile(expr, scope)?;
+            // A string literal is in the connection's character set, utf8mb4.
+            if c.charset() != "utf8mb4" && matches!(x, Expr::Lit(Value::Str(_))) {
+                return Err(SqlError::new(
+                    1253,
+                    "42000",
+                    format!("COLLATION '{}' is not valid for CHARACTER SET 'utf8mb4'", c.name()),
+                ));
+            }
+            Expr::Collate(c, Box::new(x))
+        }
         E::Position { expr, r#in } => Expr::Func("locate".into(), vec![compile(expr, scope)?, compile(r#in, scope)?]),
         E::Extract { field, expr, .. } => {
             let unit = interval_unit(field)?;
@@ -596,8 +646,10 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
         }
         E::BinaryOp { left, op, right } => {
             let op = bin_op(op)?;
-            Expr::Bin(op, Box::new(compile(left, scope)?), Box::new(compile(right, scope)?))
+            let (l, r) = crate::binary::numeric_operands(op, compile(left, scope)?, compile(right, scope)?);
+            Expr::Bin(op, Box::new(l), Box::new(r))
         }
+        E::Prefixed { prefix, value } => crate::binary::introduced(&prefix.value, compile(value, scope)?)?,
         E::Tuple(_) if crate::depth::chain_parts(e).is_some() => {
             let (first, parts) = crate::depth::chain_parts(e).ok_or_else(|| SqlError::internal("not a chain"))?;
             let first = compile(first, scope)?;
@@ -672,9 +724,18 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             otherwise: else_result.as_ref().map(|o| compile(o, scope).map(Box::new)).transpose()?,
         },
         E::Function(f) => function(f, scope)?,
+        E::Cast { expr, data_type: ast::DataType::Binary(None), .. }
+            if crate::binary::rebind_binary_cast(expr).is_some() =>
+        {
+            let rebound = crate::binary::rebind_binary_cast(expr).ok_or_else(|| SqlError::internal("rebind"))?;
+            compile(&rebound, scope)?
+        }
         E::Cast { expr, data_type, .. } => {
             let x = compile(expr, scope)?;
             let ty = data_type.to_string().to_ascii_uppercase();
+            if let Some(cast) = crate::binary::cast(&ty, x.clone())? {
+                return Ok(cast);
+            }
             let target = if ty.contains("UNSIGNED") {
                 "cast_unsigned"
             } else if ty.contains("SIGNED") || ty.contains("INT") {
@@ -689,6 +750,10 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 "cast_datetime"
             } else if ty.starts_with("DATE") {
                 "cast_date"
+            } else if ty.starts_with("TIME") && !ty.starts_with("TIMESTAMP") {
+                // CAST(x AS TIME(n)): the fsp rides as a second argument.
+                let fsp = ty.split(['(', ')']).nth(1).and_then(|n| n.trim().parse::<i64>().ok()).unwrap_or(0);
+                return Ok(Expr::Func("cast_time".into(), vec![x, Expr::Lit(Value::Int(fsp.min(6)))]));
             } else {
                 "cast_char"
             };
@@ -725,6 +790,16 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 other => other.to_string(),
             };
             let ty = ts.data_type.to_string().to_ascii_uppercase();
+            if ty == "TIME" {
+                let fsp = crate::timeval::fsp_of(&Expr::Lit(Value::Str(s.clone())), crate::plan::MetaType::Null);
+                return Ok(Expr::Func(
+                    "cast_time".into(),
+                    vec![Expr::Lit(Value::Str(s)), Expr::Lit(Value::Int(fsp.into()))],
+                ));
+            }
+            if let Some(cast) = crate::binary::cast(&ty, Expr::Lit(Value::Str(s.clone())))? {
+                return Ok(cast);
+            }
             let f =
                 if ty.starts_with("DATETIME") || ty.starts_with("TIMESTAMP") { "cast_datetime" } else { "cast_date" };
             Expr::Func(f.into(), vec![Expr::Lit(Value::Str(s))])
@@ -994,9 +1069,11 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
     ];
     let temporal = crate::temporal::FUNCS
         .iter()
+        .chain(crate::timeval::FUNCS)
         .chain(crate::strfunc::FUNCS)
         .chain(crate::user_lock::FUNCS)
         .chain(crate::mathfunc::FUNCS)
+        .chain(crate::binary::FUNCS)
         .find(|(n, ..)| *n == name)
         .map(|&(n, lo, hi)| (n, lo, hi, false));
     let Some((_, min, max, grammar)) = ARITY.iter().copied().find(|(n, ..)| *n == name).or(temporal) else {
@@ -1138,6 +1215,8 @@ pub fn truth(v: &Value) -> Option<bool> {
         Value::Double(f) => Some(*f != 0.0),
         Value::Str(s) => Some(str_to_decimal(s).is_some_and(|d| !d.is_zero())),
         Value::Date(_) | Value::DateTime(_) => Some(true),
+        Value::Time(us) => Some(*us != 0),
+        Value::Bytes(b) => Some(str_to_decimal(&String::from_utf8_lossy(b)).is_some_and(|d| !d.is_zero())),
     }
 }
 
@@ -1238,6 +1317,18 @@ pub fn to_decimal(v: &Value) -> Option<Decimal> {
                 + dt.second as i128,
             0,
         )),
+        Value::Time(us) => {
+            let (n, micros) = quire_engine::row::time::to_hhmmss(*us);
+            Some(if micros == 0 {
+                Decimal::new(n.into(), 0)
+            } else {
+                Decimal::new(i128::from(n) * 1_000_000 + i128::from(micros), 6)
+            })
+        }
+        // A binary string reads as its text does (a VARBINARY holding
+        // '12' is 12); hex literals in arithmetic were made numbers when
+        // compiled (`binary::numeric_operands`).
+        Value::Bytes(b) => str_to_decimal(&String::from_utf8_lossy(b)),
     }
 }
 
@@ -1251,6 +1342,9 @@ pub fn to_f64(v: &Value) -> Option<f64> {
         Value::Double(f) => Some(*f),
         // Beyond a double: its largest value (MySQL warns, 1292).
         Value::Str(s) => Some(quire_engine::row::float::leading_f64(s).clamp(f64::MIN, f64::MAX)),
+        Value::Bytes(b) => {
+            Some(quire_engine::row::float::leading_f64(&String::from_utf8_lossy(b)).clamp(f64::MIN, f64::MAX))
+        }
         other => to_decimal(other).map(|d| d.to_f64()),
     }
 }
@@ -1284,23 +1378,44 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
     match (a, b) {
         (Value::Null, _) | (_, Value::Null) => None,
         (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
-        (Value::Str(x), Value::Str(y)) if x.is_ascii() && y.is_ascii() => Some(ascii_cmp(x, y, coll)),
-        (Value::Str(x), Value::Str(y)) => {
-            let (mut wx, mut wy) = (Vec::new(), Vec::new());
-            weights(coll, x, &mut wx);
-            weights(coll, y, &mut wy);
-            Some(wx.cmp(&wy))
+        (Value::Str(x), Value::Str(y))
+            if x.is_ascii() && y.is_ascii() && matches!(coll, Collation::Utf8mb4Bin | Collation::Utf8mb4GeneralCi) =>
+        {
+            Some(ascii_cmp(x, y, coll))
         }
+        // A binary operand makes the comparison binary: byte by byte, no
+        // padding, no case folding.
+        (Value::Bytes(x), Value::Bytes(y)) => Some(x.cmp(y)),
+        (Value::Bytes(x), Value::Str(y)) => Some(x.as_slice().cmp(y.as_bytes())),
+        (Value::Str(x), Value::Bytes(y)) => Some(x.as_bytes().cmp(y.as_slice())),
+        (Value::Str(x), Value::Str(y)) => Some(quire_engine::row::collation::compare(coll, x, y)),
         (Value::Date(x), Value::Date(y)) => Some(x.cmp(y)),
         (Value::DateTime(x), Value::DateTime(y)) => Some(x.cmp(y)),
         (Value::Date(x), Value::DateTime(y)) => Some(midnight(*x).cmp(y)),
         (Value::DateTime(x), Value::Date(y)) => Some(x.cmp(&midnight(*y))),
+        (Value::Time(x), Value::Time(y)) => Some(x.cmp(y)),
+        (Value::Time(x), Value::Str(_)) => Some(x.cmp(&crate::timeval::to_time(b)?)),
+        (Value::Str(_), Value::Time(y)) => Some(crate::timeval::to_time(a)?.cmp(y)),
+        (Value::Time(x), Value::Date(_) | Value::DateTime(_)) => {
+            compare(&Value::DateTime(crate::timeval::to_datetime(*x)?), b, coll)
+        }
+        (Value::Date(_) | Value::DateTime(_), Value::Time(y)) => {
+            compare(a, &Value::DateTime(crate::timeval::to_datetime(*y)?), coll)
+        }
         (Value::Date(_) | Value::DateTime(_), Value::Str(s)) => {
             let other = parse_temporal(s)?;
             compare(a, &other, coll)
         }
         (Value::Str(s), Value::Date(_) | Value::DateTime(_)) => {
             let other = parse_temporal(s)?;
+            compare(&other, b, coll)
+        }
+        (Value::Date(_) | Value::DateTime(_), Value::Bytes(s)) => {
+            let other = parse_temporal(std::str::from_utf8(s).ok()?)?;
+            compare(a, &other, coll)
+        }
+        (Value::Bytes(s), Value::Date(_) | Value::DateTime(_)) => {
+            let other = parse_temporal(std::str::from_utf8(s).ok()?)?;
             compare(&other, b, coll)
         }
         // With a double on either side, as doubles (MySQL's rule).
@@ -1311,11 +1426,10 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
     }
 }
 
-/// ASCII strings under a PAD SPACE collation, without building weights.
+/// ASCII strings under utf8mb4_bin or general_ci, without building weights.
 fn ascii_cmp(x: &str, y: &str, coll: Collation) -> Ordering {
     let (x, y) = (x.trim_end_matches(' ').as_bytes(), y.trim_end_matches(' ').as_bytes());
     match coll {
-        Collation::Utf8mb4Bin => x.cmp(y),
         Collation::Utf8mb4GeneralCi => {
             for (a, b) in x.iter().zip(y) {
                 match a.to_ascii_uppercase().cmp(&b.to_ascii_uppercase()) {
@@ -1325,6 +1439,7 @@ fn ascii_cmp(x: &str, y: &str, coll: Collation) -> Ordering {
             }
             x.len().cmp(&y.len())
         }
+        _ => x.cmp(y),
     }
 }
 
@@ -1405,7 +1520,10 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
             if v.is_null() || p.is_null() {
                 Value::Null
             } else {
-                let m = like_in(&as_string(&v), &as_string(&p), env.collation());
+                // A binary operand makes LIKE binary (case-sensitive).
+                let binary = matches!(v, Value::Bytes(_)) || matches!(p, Value::Bytes(_));
+                let coll = if binary { Collation::Utf8mb4Bin } else { env.collation() };
+                let m = like_in(&as_string(&v), &as_string(&p), coll);
                 Value::Int((m != *negated) as i64)
             }
         }
@@ -1466,6 +1584,8 @@ pub fn as_string(v: &Value) -> String {
     match v {
         Value::Str(s) => s.clone(),
         Value::Null => String::new(),
+        // As MariaDB converts bytes to text: `?` for each invalid byte.
+        Value::Bytes(b) => crate::binary::lossy_text(b),
         other => other.to_string(),
     }
 }
@@ -1637,6 +1757,20 @@ pub fn like(s: &str, p: &str) -> bool {
     like_in(s, p, Collation::Utf8mb4GeneralCi)
 }
 
+/// A character under a UCA or latin1_swedish_ci collation as LIKE compares
+/// it (one character against one): characters of equal single weight fold
+/// to one stand-in (UCA weights to the private-use plane 15).
+fn like_fold(coll: Collation, c: char) -> char {
+    let mut w = Vec::with_capacity(4);
+    let mut buf = [0u8; 4];
+    quire_engine::row::key::weights(coll, c.encode_utf8(&mut buf), &mut w);
+    match (coll, w.as_slice()) {
+        (Collation::Latin1SwedishCi, [b]) => *b as char,
+        (_, [hi, lo]) => char::from_u32(0xF0000 + u32::from(u16::from_be_bytes([*hi, *lo]))).unwrap_or(c),
+        _ => c.to_lowercase().next().unwrap_or(c),
+    }
+}
+
 /// LIKE under `coll`: iterative, backtracking only to the last `%`, so it
 /// never takes exponential time.
 pub fn like_in(s: &str, p: &str, coll: Collation) -> bool {
@@ -1646,13 +1780,20 @@ pub fn like_in(s: &str, p: &str, coll: Collation) -> bool {
         One,
         Lit(char),
     }
-    let fold = |x: &str| -> Vec<char> {
+    // utf8mb4_bin and general_ci fold the whole pattern first (as they
+    // always have); the other collations fold each literal after the
+    // wildcards are recognised, as their stand-ins may be any character.
+    let simple = matches!(coll, Collation::Utf8mb4Bin | Collation::Utf8mb4GeneralCi);
+    let fold_all = |x: &str| -> Vec<char> {
         match coll {
-            Collation::Utf8mb4Bin => x.chars().collect(),
+            Collation::Utf8mb4Bin | Collation::Latin1Bin => x.chars().collect(),
             Collation::Utf8mb4GeneralCi => x.chars().flat_map(|c| c.to_lowercase()).collect(),
+            other => x.chars().map(|c| like_fold(other, c)).collect(),
         }
     };
-    let (s, p) = (fold(s), fold(p));
+    let s = fold_all(s);
+    let p: Vec<char> = if simple { fold_all(p) } else { p.chars().collect() };
+    let lit = |c: char| if simple { Tok::Lit(c) } else { Tok::Lit(fold_all(c.encode_utf8(&mut [0; 4]))[0]) };
     let mut toks = Vec::with_capacity(p.len());
     let mut k = 0;
     while k < p.len() {
@@ -1661,9 +1802,9 @@ pub fn like_in(s: &str, p: &str, coll: Collation) -> bool {
             '_' => Tok::One,
             '\\' if k + 1 < p.len() => {
                 k += 1;
-                Tok::Lit(p[k])
+                lit(p[k])
             }
-            c => Tok::Lit(c),
+            c => lit(c),
         });
         k += 1;
     }

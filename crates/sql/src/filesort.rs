@@ -487,6 +487,14 @@ pub(crate) fn put_value(b: &mut Vec<u8>, v: &Value) {
             b.push(7);
             b.extend_from_slice(&f.to_le_bytes());
         }
+        Value::Time(us) => {
+            b.push(8);
+            b.extend_from_slice(&us.to_le_bytes());
+        }
+        Value::Bytes(s) => {
+            b.push(9);
+            put_bytes(b, s);
+        }
     }
 }
 
@@ -579,6 +587,8 @@ impl<'b> Reader<'b> {
             4 => Value::Str(String::from_utf8(self.bytes()?).ok()?),
             5 => Value::Date(self.date()?),
             7 => Value::Double(f64::from_le_bytes(self.array()?)),
+            8 => Value::Time(i64::from_le_bytes(self.array()?)),
+            9 => Value::Bytes(self.bytes()?),
             _ => Value::DateTime(self.datetime()?),
         })
     }

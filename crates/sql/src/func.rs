@@ -35,6 +35,9 @@ fn to_unix(dt: &DateTime) -> i64 {
 }
 
 pub fn call(name: &str, args: &[Value]) -> Result<Value> {
+    if let Some(v) = crate::binary::call(name, args)? {
+        return Ok(v);
+    }
     let a0 = || args.first().cloned().unwrap_or(Value::Null);
     Ok(match name {
         "now" | "current_timestamp" | "sysdate" | "localtime" | "localtimestamp" => Value::DateTime(now()),
@@ -350,12 +353,14 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
         },
         "cast_date" => match a0() {
             Value::Date(d) => Value::Date(d),
+            Value::Time(us) => crate::timeval::to_datetime(us).map_or(Value::Null, |dt| Value::Date(dt.date)),
             Value::DateTime(dt) => Value::Date(dt.date),
             Value::Null => Value::Null,
             v => Date::parse(&as_string(&v)).map_or(Value::Null, Value::Date),
         },
         "cast_datetime" => match a0() {
             Value::DateTime(dt) => Value::DateTime(dt),
+            Value::Time(us) => crate::timeval::to_datetime(us).map_or(Value::Null, Value::DateTime),
             Value::Date(d) => Value::DateTime(DateTime { date: d, hour: 0, minute: 0, second: 0, micros: 0 }),
             Value::Null => Value::Null,
             v => DateTime::parse(&as_string(&v)).map_or(Value::Null, Value::DateTime),
@@ -363,6 +368,10 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
         "found_rows" | "row_count" | "last_insert_id" | "connection_id" | "database" | "schema" | "user"
         | "current_user" | "session_user" | "system_user" => Value::Null,
         // The function libraries, looked up only for names not above.
+        other if crate::timeval::is_func(other) => return crate::timeval::call(other, args),
+        "hour" | "minute" | "second" | "microsecond" if !matches!(a0(), Value::Date(_) | Value::DateTime(_)) => {
+            return Ok(crate::timeval::part(name, &a0()).unwrap_or(Value::Null))
+        }
         other if crate::temporal::FUNCS.iter().any(|(n, ..)| *n == other) => return crate::temporal::call(other, args),
         other if crate::strfunc::FUNCS.iter().any(|(n, ..)| *n == other) => return crate::strfunc::call(other, args),
         other if crate::mathfunc::FUNCS.iter().any(|(n, ..)| *n == other) => return crate::mathfunc::call(other, args),

@@ -89,6 +89,9 @@ pub struct Keys {
     /// Their weight strings, sorted, per collation; built on first use.
     bin: OnceLock<Vec<Vec<u8>>>,
     general_ci: OnceLock<Vec<Vec<u8>>>,
+    /// The other collations' (unicode_ci, 0900_ai_ci, latin1_swedish_ci,
+    /// latin1_bin), likewise.
+    others: [OnceLock<Vec<Vec<u8>>>; 4],
 }
 
 impl fmt::Debug for Keys {
@@ -208,7 +211,10 @@ impl Keys {
                         None => odd_nums.push(v),
                     }
                 }
-                Value::Date(_) | Value::DateTime(_) | Value::Double(_) => return None,
+                // Binary strings compare byte-wise: by scanning.
+                Value::Date(_) | Value::DateTime(_) | Value::Double(_) | Value::Time(_) | Value::Bytes(_) => {
+                    return None
+                }
             }
         }
         Some(Keys {
@@ -221,6 +227,7 @@ impl Keys {
             strs,
             bin: OnceLock::new(),
             general_ci: OnceLock::new(),
+            others: Default::default(),
         })
     }
 
@@ -229,6 +236,10 @@ impl Keys {
         let cell = match coll {
             Collation::Utf8mb4Bin => &self.bin,
             Collation::Utf8mb4GeneralCi => &self.general_ci,
+            Collation::Utf8mb4UnicodeCi => &self.others[0],
+            Collation::Utf8mb40900AiCi => &self.others[1],
+            Collation::Latin1SwedishCi => &self.others[2],
+            Collation::Latin1Bin => &self.others[3],
         };
         cell.get_or_init(|| {
             sorted(
@@ -259,8 +270,8 @@ impl Keys {
         };
         let hit = match v {
             Value::Null => return Some(None),
-            // Compared as doubles: by scanning.
-            Value::Double(_) => return None,
+            // Compared as doubles, as times, or byte-wise: by scanning.
+            Value::Double(_) | Value::Time(_) | Value::Bytes(_) => return None,
             Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => {
                 has(&self.all_nums, &[&self.odd_nums, &self.odd_str_nums])?
             }
@@ -509,7 +520,7 @@ mod tests {
                         // makes for a column of another collation.
                         let other = match coll {
                             Collation::Utf8mb4Bin => Collation::Utf8mb4GeneralCi,
-                            Collation::Utf8mb4GeneralCi => Collation::Utf8mb4Bin,
+                            _ => Collation::Utf8mb4Bin,
                         };
                         let a = eval(&Expr::Collate(other, Box::new(with.clone())), &row, &env).unwrap();
                         let b = eval(&Expr::Collate(other, Box::new(without.clone())), &row, &env).unwrap();

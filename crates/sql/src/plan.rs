@@ -425,6 +425,21 @@ pub enum MetaType {
         fsp: u8,
     },
     Null,
+    /// TIME(fsp) (`timeval.rs`).
+    Time {
+        fsp: u8,
+    },
+    /// BINARY / VARBINARY columns and computed binary strings (hex
+    /// literals, UNHEX, CAST AS BINARY ...): `len` bytes, character set
+    /// `binary`.
+    Binary {
+        len: u32,
+        fixed: bool,
+    },
+    /// A BLOB column of at most `max_bytes` bytes.
+    Blob {
+        max_bytes: u32,
+    },
 }
 
 impl MetaType {
@@ -446,6 +461,10 @@ impl MetaType {
             ColumnType::Date => MetaType::Date,
             ColumnType::DateTime { fsp } => MetaType::DateTime { fsp },
             ColumnType::Timestamp { fsp } => MetaType::Timestamp { fsp },
+            ColumnType::Time { fsp } => MetaType::Time { fsp },
+            ColumnType::Binary { len } => MetaType::Binary { len, fixed: true },
+            ColumnType::VarBinary { len } => MetaType::Binary { len, fixed: false },
+            ColumnType::Blob { max_bytes } => MetaType::Blob { max_bytes },
         }
     }
 
@@ -459,6 +478,8 @@ impl MetaType {
             Value::Str(s) => MetaType::Str { len: s.chars().count().max(1) as u32, fixed: false },
             Value::Date(_) => MetaType::Date,
             Value::DateTime(_) => MetaType::DateTime { fsp: 0 },
+            Value::Time(us) => MetaType::Time { fsp: quire_engine::row::time::natural_fsp(*us) },
+            Value::Bytes(b) => MetaType::Binary { len: b.len() as u32, fixed: false },
         }
     }
 }
@@ -526,6 +547,7 @@ fn same_kind(a: MetaType, b: MetaType) -> bool {
             | (MetaType::Double | MetaType::Approx { .. }, MetaType::Double | MetaType::Approx { .. })
             | (MetaType::Str { .. } | MetaType::Text, MetaType::Str { .. } | MetaType::Text)
             | (MetaType::Date, MetaType::Date)
+            | (MetaType::Binary { .. } | MetaType::Blob { .. }, MetaType::Binary { .. } | MetaType::Blob { .. })
             | (
                 MetaType::DateTime { .. } | MetaType::Timestamp { .. },
                 MetaType::DateTime { .. } | MetaType::Timestamp { .. }
@@ -703,6 +725,15 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
         Expr::Func(name, args) => {
             let arg = |i: usize| args.get(i).map_or(MetaType::Null, |a| infer(a, t, aggs));
             match name.as_str() {
+                n if crate::timeval::is_func(n) => crate::timeval::infer(n, args, &arg),
+                "hour" | "minute" | "second" | "microsecond" | "date_add" | "date_sub"
+                    if matches!(arg(0), MetaType::Time { .. }) =>
+                {
+                    match name.as_str() {
+                        "date_add" | "date_sub" => arg(0),
+                        _ => MetaType::Int { unsigned: false, width: 4 },
+                    }
+                }
                 "connection_id" => MetaType::Int { unsigned: true, width: 4 },
                 "last_insert_id" => MetaType::Int { unsigned: true, width: 8 },
                 "length" | "char_length" | "character_length" => MetaType::Int { unsigned: false, width: 4 },
@@ -754,6 +785,30 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                     MetaType::Double
                 }
                 "dayname" | "monthname" => MetaType::Str { len: 9, fixed: false },
+                "unhex" => match arg(0) {
+                    // MariaDB's length: half the argument's utf8mb4 bytes.
+                    MetaType::Str { len, .. } => MetaType::Binary { len: len * 2, fixed: false },
+                    _ => MetaType::Binary { len: 255, fixed: false },
+                },
+                "cast_binary" => match args.get(1) {
+                    Some(Expr::Lit(Value::Int(n))) => MetaType::Binary { len: (*n).max(0) as u32, fixed: false },
+                    _ => match arg(0) {
+                        MetaType::Str { len, .. } | MetaType::Binary { len, .. } => {
+                            MetaType::Binary { len: len.max(1), fixed: false }
+                        }
+                        MetaType::Text | MetaType::Blob { .. } => MetaType::Blob { max_bytes: 65_535 },
+                        _ => MetaType::Binary { len: 255, fixed: false },
+                    },
+                },
+                // A binary operand makes these binary (`binary::call`).
+                "concat" | "concat_ws" | "substring" | "substr" | "left" | "right" | "upper" | "lower" | "ucase"
+                | "lcase" | "trim" | "ltrim" | "rtrim" | "reverse" | "repeat" | "replace"
+                    if args
+                        .iter()
+                        .any(|a| matches!(infer(a, t, aggs), MetaType::Binary { .. } | MetaType::Blob { .. })) =>
+                {
+                    MetaType::Binary { len: 255, fixed: false }
+                }
                 "abs" => match arg(0) {
                     MetaType::Approx { .. } => MetaType::Double,
                     other => other,

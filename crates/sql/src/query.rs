@@ -626,8 +626,28 @@ pub(crate) fn key_kind_matches(col: &Column, v: &Value) -> bool {
             col.ty.is_integer() || matches!(col.ty, ColumnType::Decimal { .. } | ColumnType::Double { digits: None })
         }
         Value::Double(_) => matches!(col.ty, ColumnType::Double { digits: None }),
-        Value::Str(_) => col.ty.is_string() || temporal,
+        Value::Str(_) => {
+            col.ty.is_string() || temporal || matches!(col.ty, ColumnType::Time { .. }) || binary_key_matches(col, v)
+        }
         Value::Date(_) | Value::DateTime(_) => temporal,
+        Value::Time(_) => matches!(col.ty, ColumnType::Time { .. }),
+        Value::Bytes(_) => binary_key_matches(col, v),
+    }
+}
+
+/// Whether a string compares with a binary column as its index orders
+/// it: byte-wise always, but a BINARY(n) key holds padded values, so only
+/// a value of exactly n bytes (a shorter one equals no row's value).
+fn binary_key_matches(col: &Column, v: &Value) -> bool {
+    let len = match v {
+        Value::Str(s) => s.len(),
+        Value::Bytes(b) => b.len(),
+        _ => return false,
+    };
+    match col.ty {
+        ColumnType::Binary { len: n } => len == n as usize,
+        ColumnType::VarBinary { .. } => true,
+        _ => false,
     }
 }
 
@@ -1272,6 +1292,12 @@ pub fn group_key(vals: &[Value], colls: &[Collation]) -> Vec<u8> {
                 quire_engine::row::key::weights(coll, s, &mut k);
             }
             Value::Null => k.push(b'n'),
+            // Length first: the bytes may hold the separator.
+            Value::Bytes(b) => {
+                k.push(b'b');
+                k.extend_from_slice(&(b.len() as u64).to_le_bytes());
+                k.extend_from_slice(b);
+            }
             other => {
                 k.push(b'v');
                 match to_decimal(other) {
@@ -1352,6 +1378,8 @@ pub(crate) fn sort_key(v: &Value, coll: Collation) -> SortKey {
         Value::Date(d) => SortKey::Temporal(DateTime { date: *d, hour: 0, minute: 0, second: 0, micros: 0 }),
         Value::DateTime(dt) => SortKey::Temporal(*dt),
         Value::Double(f) => SortKey::Approx(quire_engine::row::float::order_bits(*f)),
+        // Byte-wise, unpadded: a binary string's own order.
+        Value::Bytes(b) => SortKey::Str(b.clone()),
         other => SortKey::Num(to_decimal(other).unwrap_or(Decimal::ZERO)),
     }
 }

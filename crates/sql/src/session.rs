@@ -68,6 +68,8 @@ pub struct Shared {
     pub foreign_keys: crate::fk::Registry,
     /// GET_LOCK's named locks (`user_lock.rs`).
     pub user_locks: crate::user_lock::UserLocks,
+    /// LOCK TABLES' table locks (`table_lock.rs`).
+    pub table_locks: crate::table_lock::TableLocks,
 }
 
 /// A source of SHOW STATUS rows outside this crate.
@@ -125,6 +127,7 @@ impl Shared {
             server_status: std::sync::OnceLock::new(),
             foreign_keys: Default::default(),
             user_locks: Default::default(),
+            table_locks: Default::default(),
         });
         s.foreign_keys.rebuild(&s.engine);
         let _ = s.stats.started.set(std::time::Instant::now());
@@ -187,6 +190,8 @@ pub struct Compiled {
     pub params: usize,
     pub epoch: u64,
     pub db: Option<String>,
+    /// The tables it uses (LOCK TABLES admits or delays it by them).
+    pub tables: Vec<crate::table_lock::TableUse>,
 }
 
 impl Compiled {
@@ -280,6 +285,8 @@ pub struct Session {
     owns_process: bool,
     /// `/*+ MAX_EXECUTION_TIME(n) */` of the statement being run.
     time_limit_hint_ms: Option<u64>,
+    /// The tables this session holds with LOCK TABLES (`lock_tables.rs`).
+    pub(crate) table_locks: Vec<crate::table_lock::Locked>,
 }
 
 /// Replaces what sqlparser does not accept with what it does.
@@ -374,6 +381,10 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
                 }
                 return Ok(out);
             }
+            // ALTER TABLE ... DROP CHECK n (MySQL 8.0.19): DROP CONSTRAINT n.
+            if let Some(t) = crate::alter::extras::drop_check(&text).filter(|_| e.code == 1064) {
+                return parse_one(&t);
+            }
             // UPDATE t1, t2 SET ...: sqlparser takes one table before SET.
             if let Some(t) = crate::multi_dml::comma_update(&text).filter(|_| e.code == 1064) {
                 return parse_one(&t);
@@ -388,6 +399,9 @@ pub(crate) struct SessionResolver<'a> {
     shared: &'a Shared,
     db: Option<&'a str>,
     user: &'a str,
+    /// Every table resolved, under the name it was used by (LOCK TABLES
+    /// checks a plan against them: `table_lock.rs`).
+    used: RefCell<Vec<crate::table_lock::TableUse>>,
 }
 
 impl Resolver for SessionResolver<'_> {
@@ -420,6 +434,13 @@ impl Resolver for SessionResolver<'_> {
             Err(e) => return Err(admin::open_error(e, &db, &table)),
         };
         crate::statistics::ensure(self.shared, &db, &table, &t);
+        let name = alias.clone().unwrap_or_else(|| table.clone());
+        self.used.borrow_mut().push(crate::table_lock::TableUse {
+            db: db.clone(),
+            table: table.clone(),
+            name,
+            write: false,
+        });
         Ok(TableRef::new(&db, &table, alias, t))
     }
 
@@ -441,6 +462,32 @@ impl Resolver for SessionResolver<'_> {
 }
 
 impl SessionResolver<'_> {
+    /// The tables resolved so far, the one `plan` writes marked so.
+    fn uses(&self, plan: &Plan) -> Vec<crate::table_lock::TableUse> {
+        let mut uses = self.used.take();
+        let target = match plan {
+            Plan::Insert(p) => Some(&p.table),
+            Plan::Update(p) => Some(&p.table),
+            Plan::Delete(p) => Some(&p.table),
+            _ => None,
+        };
+        if let Some(t) = target {
+            let name = t.alias.clone().unwrap_or_else(|| t.name.clone());
+            match uses.iter_mut().find(|u| u.db == t.db && u.table == t.name && u.name == name) {
+                Some(u) => u.write = true,
+                None => uses.push(crate::table_lock::TableUse {
+                    db: t.db.clone(),
+                    table: t.name.clone(),
+                    name,
+                    write: true,
+                }),
+            }
+        }
+        uses.sort_by(|a, b| (&a.db, &a.table, &a.name).cmp(&(&b.db, &b.table, &b.name)).then(b.write.cmp(&a.write)));
+        uses.dedup_by(|a, b| a.db == b.db && a.table == b.table && a.name == b.name);
+        uses
+    }
+
     /// 1142 unless `user` (a view's definer; the session's user when
     /// `None`) may use `db`; 1449 when that definer no longer exists.
     fn check_use(&self, user: Option<&str>, db: &str, table: &str) -> Result<()> {
@@ -668,6 +715,7 @@ impl Session {
             process,
             owns_process,
             time_limit_hint_ms: None,
+            table_locks: Vec::new(),
         })
     }
 
@@ -757,6 +805,7 @@ impl Session {
     pub fn reset(&mut self) {
         let _ = self.rollback();
         self.shared.user_locks.release_all(self.connection_id);
+        self.unlock_tables();
         self.close_all_prepared();
         self.vars = self.shared.sysvars.session_defaults();
         self.user_vars.clear();
@@ -767,7 +816,7 @@ impl Session {
     }
 
     pub(crate) fn resolver(&self) -> SessionResolver<'_> {
-        SessionResolver { shared: &self.shared, db: self.db.as_deref(), user: &self.user }
+        SessionResolver { shared: &self.shared, db: self.db.as_deref(), user: &self.user, used: Default::default() }
     }
 
     /// Compiles one parsed statement.
@@ -867,13 +916,15 @@ impl Session {
             }
             other => (Plan::Other(Box::new(other)), 0),
         };
-        Ok(Compiled { plan, params, epoch, db: self.db.clone() })
+        let tables = r.uses(&plan);
+        Ok(Compiled { plan, params, epoch, db: self.db.clone(), tables })
     }
 
     /// Parses and compiles `sql` as one statement (COM_STMT_PREPARE).
     pub fn compile_one(&self, sql: &str) -> Result<Compiled> {
         if let Some(a) = admin::parse(sql)? {
-            return Ok(Compiled { plan: Plan::Admin(a), params: 0, epoch: self.shared.epoch(), db: self.db.clone() });
+            let epoch = self.shared.epoch();
+            return Ok(Compiled { plan: Plan::Admin(a), params: 0, epoch, db: self.db.clone(), tables: vec![] });
         }
         let mut stmts = parse(sql)?;
         if stmts.len() != 1 {
@@ -1304,6 +1355,10 @@ impl Session {
         tuples: usize,
         sink: &mut dyn RowSink,
     ) -> Result<Outcome> {
+        // LOCK TABLES: nothing to check while no session holds any.
+        if self.shared.table_locks.active() {
+            self.admit_tables(c)?;
+        }
         match &c.plan {
             Plan::Select(p) => {
                 self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
@@ -1498,6 +1553,7 @@ impl Session {
             S::StartTransaction { modes, .. } => {
                 self.shared.stats.com_begin.fetch_add(1, Ordering::Relaxed);
                 self.commit()?;
+                self.unlock_tables(); // MySQL's implicit UNLOCK TABLES
                 self.take_characteristics(modes)?;
                 let t = self.begin();
                 self.trx = Some(t);
@@ -1534,15 +1590,29 @@ impl Session {
                 let counter = if update { &self.shared.stats.com_update } else { &self.shared.stats.com_delete };
                 counter.fetch_add(1, Ordering::Relaxed);
                 self.check_writable()?;
-                let p = crate::multi_dml::compile(stmt, &self.resolver())?;
+                let r = self.resolver();
+                let p = crate::multi_dml::compile(stmt, &r)?;
+                if self.shared.table_locks.active() {
+                    // Every table counts as written (a read-only one of
+                    // the join then needs a WRITE lock: stricter than MySQL).
+                    let mut uses = r.used.take();
+                    uses.iter_mut().for_each(|u| u.write = true);
+                    self.admit_uses(&uses)?;
+                }
+                drop(r);
                 let r = self.in_trx(|trx, s| crate::multi_dml::run(&p, trx, &Env { s }))?;
                 let (affected, info) = p.answer(&r, self.client_found_rows, self.statement_warnings().into());
                 Ok(Output::Ok { affected, last_insert_id: 0, info })
             }
-            // Table locks are not built: refused, never ignored. With none
-            // ever held, UNLOCK TABLES has nothing to release (MySQL's OK).
-            S::LockTables { .. } => Err(SqlError::unsupported("LOCK TABLES")),
-            S::UnlockTables => Ok(Output::ok()),
+            S::LockTables { tables } => self.lock_tables(tables),
+            S::UnlockTables => {
+                // MySQL: UNLOCK TABLES commits only when tables were locked.
+                if !self.table_locks.is_empty() {
+                    self.commit()?;
+                    self.unlock_tables();
+                }
+                Ok(Output::ok())
+            }
             S::Set(set) => self.run_set(set, params),
             S::Use(u) => {
                 let name = match u {
@@ -1658,6 +1728,11 @@ impl Session {
             (lname, global)
         };
         let mut val = value_to_var(&v);
+        if let VarValue::Str(s) = &val {
+            if let Some(canonical) = crate::names::check_var(&lname, s)? {
+                val = VarValue::Str(canonical);
+            }
+        }
         if matches!(lname.as_str(), "transaction_isolation" | "tx_isolation") {
             if let VarValue::Str(s) = &val {
                 val = VarValue::Str(s.to_ascii_uppercase().replace(' ', "-"));
@@ -1733,7 +1808,13 @@ impl Session {
                     assignments.push((a.name.to_string(), matches!(a.scope, Some(ast::ContextModifier::Global)), v));
                 }
             }
-            ast::Set::SetNames { .. } | ast::Set::SetNamesDefault {} => return Ok(Output::ok()),
+            ast::Set::SetNames { charset_name, collation_name } => {
+                for (name, v) in crate::names::set_names(&charset_name.value, collation_name.as_deref())? {
+                    self.set_var(name, false, Value::Str(v))?;
+                }
+                return Ok(Output::ok());
+            }
+            ast::Set::SetNamesDefault {} => return Ok(Output::ok()),
             // The next transaction only: `parse` turned the SESSION and
             // GLOBAL forms into variable assignments (set_transaction.rs).
             ast::Set::SetTransaction { modes, .. } => {
@@ -1853,6 +1934,7 @@ impl Drop for Session {
     fn drop(&mut self) {
         let _ = self.rollback();
         self.shared.user_locks.release_all(self.connection_id);
+        self.unlock_tables();
         self.close_all_prepared();
         if self.owns_process {
             self.shared.processes.remove(&self.process);

@@ -51,6 +51,9 @@ pub fn implicit_default(col: &Column) -> Value {
         ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => {
             Value::DateTime(DateTime { date: zero_date, hour: 0, minute: 0, second: 0, micros: 0 })
         }
+        ColumnType::Time { .. } => Value::Time(0),
+        ColumnType::Binary { len } => Value::Bytes(vec![0; len as usize]),
+        ColumnType::VarBinary { .. } | ColumnType::Blob { .. } => Value::Bytes(Vec::new()),
         _ => Value::Str(String::new()),
     }
 }
@@ -199,8 +202,22 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
                 }
             }
         }
+        ColumnType::Binary { len } | ColumnType::VarBinary { len } | ColumnType::Blob { max_bytes: len } => {
+            let mut b = crate::binary::bytes_of(&v);
+            if b.len() > len as usize {
+                too_long(col, at, env)?;
+                b.truncate(len as usize);
+            }
+            if matches!(col.ty, ColumnType::Binary { .. }) {
+                b.resize(len as usize, 0);
+            }
+            Ok(Value::Bytes(b))
+        }
         ColumnType::Char { len } | ColumnType::Varchar { len } => {
-            let mut s = text_of(v);
+            let text = text_for(col, v, at, env)?;
+            // One warning a value: after 1366 no 1265 (as MariaDB).
+            let converted = col.collation.unmappable(&text).is_some();
+            let mut s = into_charset(col, text, at, env)?;
             let fixed = matches!(col.ty, ColumnType::Char { .. });
             if fixed {
                 s.truncate(s.trim_end_matches(' ').len());
@@ -208,8 +225,10 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
             let len = len as usize;
             if s.chars().count() > len {
                 if s.trim_end_matches(' ').chars().count() > len {
-                    too_long(col, at, env)?;
-                } else if !fixed {
+                    if !converted {
+                        too_long(col, at, env)?;
+                    }
+                } else if !fixed && !converted {
                     env.warn(truncated(Level::Note))?;
                 }
                 s = s.chars().take(len).collect();
@@ -217,7 +236,8 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
             Ok(Value::Str(s))
         }
         ColumnType::Text => {
-            let mut s = text_of(v);
+            let text = text_for(col, v, at, env)?;
+            let mut s = into_charset(col, text, at, env)?;
             if s.len() > TEXT_MAX_BYTES {
                 too_long(col, at, env)?;
                 let mut end = TEXT_MAX_BYTES;
@@ -263,6 +283,7 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
                 Err(text) => bad_date(col, at, "datetime", &text, env).map(|_| implicit_default(col)),
             }
         }
+        ColumnType::Time { fsp } => crate::timeval::assign(col, fsp, v, at, env),
         _ => Err(SqlError::internal(format!("no conversion into {}", col.ty.sql()))),
     }
 }
@@ -278,6 +299,60 @@ fn text_of(v: Value) -> String {
         Value::Str(s) => s,
         other => expr::as_string(&other),
     }
+}
+
+/// A value as the text a CHAR / VARCHAR / TEXT column stores: a binary
+/// string must be UTF-8 — else 1366 in strict mode, or a warning and each
+/// bad byte stored as `?` (MariaDB's answers).
+fn text_for(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<String> {
+    let Value::Bytes(b) = v else { return Ok(text_of(v)) };
+    match String::from_utf8(b) {
+        Ok(s) => Ok(s),
+        Err(e) => {
+            let b = e.into_bytes();
+            let shown = crate::binary::printable(&b);
+            env.warn(Condition::new(
+                Level::Warning,
+                1366,
+                format!(
+                    "Incorrect string value: '{shown}' for column `{}`.`{}`.`{}` at row {}",
+                    at.db, at.table, col.name, at.row
+                ),
+            ))?;
+            Ok(crate::binary::lossy_text(&b))
+        }
+    }
+}
+
+/// A string for a column whose character set cannot hold some of its
+/// characters (latin1): 1366 with the bytes from the first such character
+/// (six at most, then "...", as MariaDB), each replaced by '?' when the
+/// mode lets it be stored. Values stay UTF-8 inside quire.
+fn into_charset(col: &Column, s: String, at: Place<'_>, env: &dyn Env) -> Result<String> {
+    let Some(bad) = col.collation.unmappable(&s) else { return Ok(s) };
+    let rest = &s.as_bytes()[s.find(bad).unwrap_or(0)..];
+    let mut shown = String::new();
+    for &b in rest.iter().take(6) {
+        if b.is_ascii_graphic() || b == b' ' {
+            shown.push(b as char);
+        } else {
+            shown.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    if rest.len() > 6 {
+        shown.push_str("...");
+    }
+    env.warn(Condition::new(
+        Level::Warning,
+        1366,
+        format!(
+            "Incorrect string value: '{shown}' for column `{}`.`{}`.`{}` at row {}",
+            at.db, at.table, col.name, at.row
+        ),
+    ))?;
+    Ok(s.chars()
+        .map(|c| if col.collation.unmappable(c.encode_utf8(&mut [0; 4])).is_some() { '?' } else { c })
+        .collect())
 }
 
 fn too_long(col: &Column, at: Place<'_>, env: &dyn Env) -> Result<()> {

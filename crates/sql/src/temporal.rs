@@ -335,7 +335,9 @@ pub fn temporal(v: &Value) -> Option<(DateTime, bool)> {
                 None
             }
         }
+        Value::Time(us) => crate::timeval::to_datetime(*us).map(|dt| (dt, true)),
         Value::Null => None,
+        Value::Bytes(b) => temporal(&Value::Str(std::str::from_utf8(b).ok()?.to_owned())),
     }
 }
 
@@ -405,6 +407,18 @@ pub fn add(dt: DateTime, span: Span) -> Option<DateTime> {
 /// `digits`: the fractional digits of a string result with a time, when
 /// fixed (a value that is not a literal: 6), else as [`fraction_digits`].
 pub fn date_add(v: &Value, n: &Value, unit: Unit, subtract: bool, digits: Option<u8>) -> Value {
+    if let Value::Time(us) = v {
+        // A TIME plus a day-time interval stays a TIME (clipped); months
+        // make no sense of a duration: NULL.
+        return match Span::of(n, unit) {
+            Some(s) if s.months == 0 => {
+                let d = if subtract { -s.micros } else { s.micros };
+                let r = quire_engine::row::time::clip(i128::from(*us) + d);
+                r.value().map_or(Value::Null, Value::Time)
+            }
+            _ => Value::Null,
+        };
+    }
     let Some((dt, timed)) = temporal(v) else { return Value::Null };
     let Some(span) = Span::of(n, unit) else { return Value::Null };
     let span = if subtract { span.negated() } else { span };

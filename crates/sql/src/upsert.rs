@@ -234,6 +234,7 @@ pub fn compile_insert_select(
         ignore: ins.ignore,
         action,
         select: Some(Box::new(q)),
+        row_targets: Vec::new(),
     })
 }
 
@@ -343,12 +344,12 @@ pub fn run(
         }
     } else {
         let lenient_null = p.ignore || p.rows.len() * tuples > 1;
-        let rows = (0..tuples).flat_map(|k| p.rows.iter().map(move |r| (k, r)));
-        for (i, (k, exprs)) in rows.enumerate() {
+        let rows = (0..tuples).flat_map(|k| p.rows.iter().enumerate().map(move |(j, r)| (k, j, r)));
+        for (i, (k, j, exprs)) in rows.enumerate() {
             let ctx =
                 Ctx { params: &params[k * per..(k + 1) * per], aggs: vec![], session, in_keys: Default::default() };
             let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
-            let targets = if exprs.is_empty() { &[][..] } else { &p.targets[..] };
+            let targets = p.targets_of(j, exprs);
             let row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], &ctx)), lenient_null, at, &ctx);
             let Some(row) = crate::create::check::ignored(p.ignore, row, &ctx)? else { continue };
             w.put(trx, row, &ctx)?;

@@ -13,7 +13,11 @@
 //!   DATETIME    i64 little-endian packed datetime
 //!   TIMESTAMP   as DATETIME, in UTC (converted from and to the session's
 //!               time zone here: see [`super::tz`])
+//!   TIME        i64 little-endian signed microseconds
 //!   strings     varint byte length, then UTF-8 bytes
+//!   BINARY / VARBINARY / BLOB
+//!               varint byte length, then the bytes (BINARY's 0x00 padding
+//!               included)
 //! ```
 
 use super::{ColumnType, DateTime, Decimal, TableSchema, Value};
@@ -69,9 +73,14 @@ pub fn encode_row(schema: &TableSchema, row: &[Value], out: &mut Vec<u8>) {
                 out.extend_from_slice(&super::tz::timestamp_to_utc(*d).packed().to_le_bytes())
             }
             (_, Value::DateTime(d)) => out.extend_from_slice(&d.packed().to_le_bytes()),
+            (_, Value::Time(us)) => out.extend_from_slice(&us.to_le_bytes()),
             (_, Value::Str(s)) => {
                 put_varint(out, s.len() as u64);
                 out.extend_from_slice(s.as_bytes());
+            }
+            (_, Value::Bytes(b)) => {
+                put_varint(out, b.len() as u64);
+                out.extend_from_slice(b);
             }
             (ty, v) => debug_assert!(false, "value {v:?} was not coerced to {ty:?}"),
         }
@@ -149,6 +158,23 @@ fn decode_into(schema: &TableSchema, b: &[u8], need: Option<&[bool]>, out: &mut 
             ColumnType::Timestamp { .. } => Value::DateTime(super::tz::timestamp_from_utc(DateTime::from_packed(
                 i64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?),
             ))),
+            ColumnType::Time { .. } => Value::Time(i64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?)),
+            t if t.is_binary() => {
+                let n = get_varint(b, &mut pos)? as usize;
+                let bytes = take(&mut pos, n)?;
+                if !wanted {
+                    *slot = Value::Null;
+                    continue;
+                }
+                match slot {
+                    Value::Bytes(v) => {
+                        v.clear();
+                        v.extend_from_slice(bytes);
+                    }
+                    other => *other = Value::Bytes(bytes.to_vec()),
+                }
+                continue;
+            }
             _ => {
                 let n = get_varint(b, &mut pos)? as usize;
                 let bytes = take(&mut pos, n)?;
@@ -192,6 +218,10 @@ mod tests {
                 Column::new("i", ColumnType::Decimal { precision: 5, scale: 2 }),
                 Column::new("j", ColumnType::Float { digits: None }),
                 Column::new("k", ColumnType::Double { digits: Some((10, 3)) }),
+                Column::new("l", ColumnType::Time { fsp: 6 }),
+                Column::new("l", ColumnType::Binary { len: 3 }),
+                Column::new("m", ColumnType::VarBinary { len: 10 }),
+                Column::new("n", ColumnType::Blob { max_bytes: 65_535 }),
             ],
             primary_key: vec![0],
             indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
@@ -209,6 +239,10 @@ mod tests {
             Value::Decimal(Decimal::parse("-1.5").unwrap().rescale(2).unwrap()),
             Value::Double(f64::from(0.1f32)),
             Value::Double(-1234567.125),
+            Value::Time(-super::super::time::CLIP_MICROS - 5),
+            Value::Bytes(vec![0x00, 0x80, 0xff]),
+            Value::Bytes(vec![]),
+            Value::Bytes(b"\xff\xfe not UTF-8".to_vec()),
         ];
         let mut b = Vec::new();
         encode_row(&schema, &row, &mut b);

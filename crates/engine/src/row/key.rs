@@ -13,11 +13,16 @@
 //! DOUBLE            8 bytes, the same for the IEEE double
 //! DATE              3 bytes big-endian of (y*13+m)*32+d
 //! DATETIME          8 bytes sign-flipped big-endian of the packed value
+//! TIME              8 bytes sign-flipped big-endian of the microseconds
 //! CHAR/VARCHAR      collation weights in 8-byte chunks (last one padded with
 //!                   the weight of a space), each chunk followed by a marker:
 //!                   1 = the rest sorts below spaces, 2 = end, 3 = the rest
 //!                   sorts above spaces. Trailing spaces are dropped first.
 //!                   This gives PAD SPACE comparison exactly.
+//! BINARY/VARBINARY  the bytes in 8-byte chunks (the last one padded with
+//!                   0x00), each followed by a marker: 9 = more chunks
+//!                   follow, else the count of real bytes in this chunk
+//!                   (0..=8). Byte-wise comparison, no padding: 'a' < 'a\0'.
 //! ```
 //!
 //! utf8mb4_general_ci weights are 2 bytes per character: the simple
@@ -31,6 +36,8 @@ const CHUNK: usize = 8;
 const MARK_BELOW: u8 = 1;
 const MARK_END: u8 = 2;
 const MARK_ABOVE: u8 = 3;
+/// A binary string's chunk marker: more chunks follow.
+const MARK_BYTES_MORE: u8 = CHUNK as u8 + 1;
 
 /// The encoded length of a value of a fixed-width type (not a string).
 fn fixed_width(ty: ColumnType) -> Option<usize> {
@@ -46,7 +53,7 @@ fn fixed_width(ty: ColumnType) -> Option<usize> {
         ColumnType::Float { .. } => 4,
         ColumnType::Double { .. } => 8,
         ColumnType::Date => 3,
-        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } => 8,
+        ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } | ColumnType::Time { .. } => 8,
         _ => return None,
     })
 }
@@ -59,12 +66,11 @@ pub fn max_encoded_len(c: &Column) -> usize {
     }
     null + match c.ty {
         ColumnType::Char { len } | ColumnType::Varchar { len } => {
-            let per_char = match c.collation {
-                Collation::Utf8mb4Bin => 4,
-                Collation::Utf8mb4GeneralCi => 2,
-            };
-            let w = (len as usize * per_char).max(1);
+            let w = (len as usize * c.collation.bytes_per_char()).max(1);
             w.div_ceil(CHUNK) * (CHUNK + 1)
+        }
+        ColumnType::Binary { len } | ColumnType::VarBinary { len } => {
+            (len as usize).max(1).div_ceil(CHUNK) * (CHUNK + 1)
         }
         _ => 0,
     }
@@ -112,13 +118,16 @@ pub fn encode(c: &Column, v: &Value, out: &mut Vec<u8>) {
             out.extend_from_slice(&((utc.packed() as u64) ^ (1 << 63)).to_be_bytes())
         }
         (_, Value::Str(s)) => encode_string(c.collation, s, out),
+        (_, Value::Time(us)) => out.extend_from_slice(&((*us as u64) ^ (1 << 63)).to_be_bytes()),
+        (_, Value::Bytes(b)) => encode_bytes(b, out),
         (ty, v) => debug_assert!(false, "value {v:?} was not coerced to {ty:?}"),
     }
 }
 
-/// The weight string of `s` under `coll`, without trailing spaces.
+/// The weight string of `s` under `coll`, without trailing spaces when
+/// `coll` is PAD SPACE (see `collation`).
 pub fn weights(coll: Collation, s: &str, out: &mut Vec<u8>) {
-    let s = s.trim_end_matches(' ');
+    let s = if coll.pad_space() { s.trim_end_matches(' ') } else { s };
     match coll {
         Collation::Utf8mb4Bin => out.extend_from_slice(s.as_bytes()),
         Collation::Utf8mb4GeneralCi if s.is_ascii() => {
@@ -135,13 +144,17 @@ pub fn weights(coll: Collation, s: &str, out: &mut Vec<u8>) {
                 out.extend_from_slice(&general_ci_weight(ch).to_be_bytes());
             }
         }
+        other => other.other_weights(s, out),
     }
 }
 
+/// The weight a PAD SPACE collation pads with; for NO PAD, zero bytes: no
+/// weight is 0, so a zero-padded chunk sorts below any longer string's and
+/// every rest is "above" (marker 3), which is NO PAD's prefix-first order.
 fn pad_weight(coll: Collation) -> &'static [u8] {
-    match coll {
-        Collation::Utf8mb4Bin => b" ",
-        Collation::Utf8mb4GeneralCi => &[0x00, 0x20],
+    match coll.pad_weight() {
+        [] => &[0, 0],
+        p => p,
     }
 }
 
@@ -194,6 +207,22 @@ fn encode_string(coll: Collation, s: &str, out: &mut Vec<u8>) {
     }
 }
 
+/// A binary string: chunks of its bytes, each with a marker (see the
+/// module note).
+fn encode_bytes(b: &[u8], out: &mut Vec<u8>) {
+    let mut chunks = b.chunks(CHUNK).peekable();
+    if chunks.peek().is_none() {
+        out.extend_from_slice(&[0; CHUNK]);
+        out.push(0);
+        return;
+    }
+    while let Some(c) = chunks.next() {
+        out.extend_from_slice(c);
+        out.resize(out.len() + CHUNK - c.len(), 0);
+        out.push(if chunks.peek().is_some() { MARK_BYTES_MORE } else { c.len() as u8 });
+    }
+}
+
 /// Whether the weight string `rest` (non-empty, not all spaces after
 /// trimming) sorts below an endless run of spaces.
 fn rest_below_spaces(rest: &[u8], pad: &[u8]) -> bool {
@@ -219,6 +248,13 @@ pub fn encoded_len(c: &Column, bytes: &[u8]) -> Option<usize> {
     }
     let fixed = match fixed_width(c.ty) {
         Some(w) => w,
+        None if c.ty.is_binary() => loop {
+            let mark = *bytes.get(at + CHUNK)?;
+            at += CHUNK + 1;
+            if mark != MARK_BYTES_MORE {
+                return Some(at);
+            }
+        },
         None => {
             // Strings: chunks of CHUNK weight bytes, each with a marker.
             loop {
@@ -284,6 +320,14 @@ mod tests {
     }
 
     #[test]
+    fn times_order_like_durations() {
+        let c = Column::new("t", ColumnType::Time { fsp: 6 });
+        let vals = [Value::Null, Value::Time(-3_000_000_000_000), Value::Time(-1), Value::Time(0), Value::Time(5)];
+        let e: Vec<_> = vals.iter().map(|v| enc(&c, v.clone())).collect();
+        assert!(e.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
     fn doubles_and_floats_order_like_numbers() {
         for ty in [ColumnType::Double { digits: None }, ColumnType::Float { digits: None }] {
             let c = Column::new("f", ty);
@@ -333,8 +377,13 @@ mod tests {
             "é",
             "E",
             "z  z",
+            "ß",
+            "ss",
+            "Å",
+            "\u{1F600}",
+            "一",
         ];
-        for coll in [Collation::Utf8mb4Bin, Collation::Utf8mb4GeneralCi] {
+        for coll in super::super::collation::ALL {
             let c = Column::new("s", ColumnType::Varchar { len: 20 }).not_null().collation(coll);
             for a in words {
                 for b in words {
@@ -365,6 +414,33 @@ mod tests {
         let mut k = Vec::new();
         encode(&s, &Value::Null, &mut k);
         assert_eq!(encoded_len(&s, &k), Some(1));
+    }
+
+    #[test]
+    fn binary_strings_order_byte_wise_without_padding() {
+        let c = Column::new("b", ColumnType::VarBinary { len: 40 });
+        let vals: Vec<Vec<u8>> = vec![
+            vec![],
+            vec![0],
+            vec![0, 0],
+            vec![b'a'],
+            vec![b'a', 0],
+            b"abcdefgh".to_vec(),
+            b"abcdefgh\0".to_vec(),
+            b"abcdefghi".to_vec(),
+            vec![0x80],
+            vec![0xff; 17],
+            vec![0xff; 18],
+        ];
+        let mut e: Vec<_> = vals.iter().map(|v| enc(&c, Value::Bytes(v.clone()))).collect();
+        e.insert(0, enc(&c, Value::Null));
+        assert!(e.windows(2).all(|w| w[0] < w[1]));
+        for (v, k) in vals.iter().zip(&e[1..]) {
+            let mut two = k.clone();
+            two.extend_from_slice(&[7, 7]);
+            assert_eq!(encoded_len(&c, &two), Some(k.len()), "{v:?}");
+            assert!(k.len() <= max_encoded_len(&c));
+        }
     }
 
     #[test]

@@ -3,11 +3,13 @@
 //! - [`codec`]: the row format stored in the clustered index.
 
 pub mod codec;
+pub mod collation;
 pub mod datetime;
 pub mod decimal;
 pub mod extras;
 pub mod float;
 pub mod key;
+pub mod time;
 pub mod tz;
 
 use std::fmt;
@@ -26,6 +28,15 @@ pub enum Collation {
     /// `utf8mb4_general_ci`: case-insensitive (simple uppercase, Latin-1
     /// accents folded), trailing spaces ignored. The default.
     Utf8mb4GeneralCi,
+    /// `utf8mb4_unicode_ci`: UCA 4.0.0 primary weights, PAD SPACE.
+    Utf8mb4UnicodeCi,
+    /// `utf8mb4_0900_ai_ci`: UCA 9.0.0 primary weights, NO PAD (MySQL
+    /// 8.0's default).
+    Utf8mb40900AiCi,
+    /// `latin1_swedish_ci`: latin1 (cp1252) with MariaDB's swedish order.
+    Latin1SwedishCi,
+    /// `latin1_bin`: latin1 by byte, PAD SPACE.
+    Latin1Bin,
 }
 
 impl Collation {
@@ -33,14 +44,21 @@ impl Collation {
         match self {
             Collation::Utf8mb4Bin => "utf8mb4_bin",
             Collation::Utf8mb4GeneralCi => "utf8mb4_general_ci",
+            Collation::Utf8mb4UnicodeCi => "utf8mb4_unicode_ci",
+            Collation::Utf8mb40900AiCi => "utf8mb4_0900_ai_ci",
+            Collation::Latin1SwedishCi => "latin1_swedish_ci",
+            Collation::Latin1Bin => "latin1_bin",
         }
     }
 
     pub fn from_name(s: &str) -> Option<Self> {
         match s.to_ascii_lowercase().as_str() {
-            "utf8mb4_bin" | "utf8_bin" | "binary" => Some(Collation::Utf8mb4Bin),
-            "utf8mb4_general_ci" | "utf8_general_ci" | "utf8mb4_unicode_ci" | "utf8mb4_0900_ai_ci"
-            | "latin1_swedish_ci" => Some(Collation::Utf8mb4GeneralCi),
+            "utf8mb4_bin" | "utf8_bin" | "utf8mb3_bin" | "binary" => Some(Collation::Utf8mb4Bin),
+            "utf8mb4_general_ci" | "utf8_general_ci" | "utf8mb3_general_ci" => Some(Collation::Utf8mb4GeneralCi),
+            "utf8mb4_unicode_ci" | "utf8_unicode_ci" | "utf8mb3_unicode_ci" => Some(Collation::Utf8mb4UnicodeCi),
+            "utf8mb4_0900_ai_ci" => Some(Collation::Utf8mb40900AiCi),
+            "latin1_swedish_ci" => Some(Collation::Latin1SwedishCi),
+            "latin1_bin" => Some(Collation::Latin1Bin),
             _ => None,
         }
     }
@@ -103,9 +121,30 @@ pub enum ColumnType {
     Timestamp {
         fsp: u8,
     },
+    /// TIME(fsp): a signed duration (see [`time`]).
+    Time {
+        fsp: u8,
+    },
+    /// BINARY(n): exactly n bytes, right-padded with 0x00 on storage (as
+    /// MySQL; the padding is part of the value and is shown).
+    Binary {
+        len: u32,
+    },
+    /// VARBINARY(n): up to n bytes.
+    VarBinary {
+        len: u32,
+    },
+    /// TINYBLOB / BLOB / MEDIUMBLOB / LONGBLOB: up to `max_bytes` bytes
+    /// (255, 65535, 2^24 - 1, 2^32 - 1); long values go to overflow pages.
+    Blob {
+        max_bytes: u32,
+    },
 }
 
 pub const TEXT_MAX_BYTES: usize = 65_535;
+
+/// The `max_bytes` of TINYBLOB, BLOB, MEDIUMBLOB and LONGBLOB.
+pub const BLOB_SIZES: [u32; 4] = [255, 65_535, 16_777_215, u32::MAX];
 
 impl ColumnType {
     pub fn is_integer(&self) -> bool {
@@ -127,6 +166,11 @@ impl ColumnType {
 
     pub fn is_string(&self) -> bool {
         matches!(self, ColumnType::Char { .. } | ColumnType::Varchar { .. } | ColumnType::Text)
+    }
+
+    /// BINARY, VARBINARY or a BLOB: its values are [`Value::Bytes`].
+    pub fn is_binary(&self) -> bool {
+        matches!(self, ColumnType::Binary { .. } | ColumnType::VarBinary { .. } | ColumnType::Blob { .. })
     }
 
     pub fn is_unsigned(&self) -> bool {
@@ -185,6 +229,16 @@ impl ColumnType {
             ColumnType::DateTime { fsp } => format!("datetime({fsp})"),
             ColumnType::Timestamp { fsp: 0 } => "timestamp".into(),
             ColumnType::Timestamp { fsp } => format!("timestamp({fsp})"),
+            ColumnType::Time { fsp: 0 } => "time".into(),
+            ColumnType::Time { fsp } => format!("time({fsp})"),
+            ColumnType::Binary { len } => format!("binary({len})"),
+            ColumnType::VarBinary { len } => format!("varbinary({len})"),
+            ColumnType::Blob { max_bytes } => match max_bytes {
+                255 => "tinyblob".into(),
+                65_535 => "blob".into(),
+                16_777_215 => "mediumblob".into(),
+                _ => "longblob".into(),
+            },
         }
     }
 }
@@ -202,6 +256,13 @@ pub enum Value {
     Str(String),
     Date(Date),
     DateTime(DateTime),
+    /// A TIME: signed microseconds within ±838:59:59.999999 (see [`time`]).
+    Time(i64),
+    /// A binary string: BINARY / VARBINARY / BLOB values, hex and bit
+    /// literals, `_binary '..'`, CAST(.. AS BINARY), and what string
+    /// functions make of them. Bytes, not text: they need not be UTF-8,
+    /// and they compare byte by byte.
+    Bytes(Vec<u8>),
 }
 
 impl Value {
@@ -221,6 +282,10 @@ impl fmt::Display for Value {
             Value::Str(s) => f.write_str(s),
             Value::Date(d) => write!(f, "{d}"),
             Value::DateTime(d) => f.write_str(&d.format(if d.micros == 0 { 0 } else { 6 })),
+            Value::Time(us) => f.write_str(&time::format(*us, time::natural_fsp(*us))),
+            // Text needs UTF-8: other bytes show as U+FFFD (the wire sends
+            // the bytes themselves, see the server's `cell`).
+            Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
         }
     }
 }
@@ -378,8 +443,53 @@ impl Column {
                     .ok_or_else(|| bad("incorrect datetime value")),
                 _ => Err(bad("incorrect datetime value")),
             },
+            ColumnType::Time { fsp } => {
+                let read = match v {
+                    Value::Time(us) => time::TimeRead::Exact(us),
+                    Value::Str(s) => time::parse(&s),
+                    Value::Int(i) => time::from_number(i as i128, 0),
+                    Value::UInt(u) => time::from_number(u as i128, 0),
+                    Value::Decimal(d) => {
+                        let micros = d.rescale(6).map(|d| d.coef).unwrap_or(0);
+                        time::from_number(micros / 1_000_000, micros % 1_000_000)
+                    }
+                    Value::Double(f) => {
+                        let micros = (f * 1e6) as i128;
+                        time::from_number(micros / 1_000_000, micros % 1_000_000)
+                    }
+                    Value::DateTime(dt) => time::TimeRead::Exact(
+                        ((dt.hour as i64 * 60 + dt.minute as i64) * 60 + dt.second as i64) * 1_000_000
+                            + dt.micros as i64,
+                    ),
+                    _ => time::TimeRead::Invalid,
+                };
+                match read {
+                    time::TimeRead::Exact(us) => Ok(Value::Time(time::with_fsp(us, fsp))),
+                    time::TimeRead::Clipped(_) => Err(Error::OutOfRange { column: col() }),
+                    time::TimeRead::Invalid => Err(bad("incorrect time value")),
+                }
+            }
+            ColumnType::Binary { len } | ColumnType::VarBinary { len } | ColumnType::Blob { max_bytes: len } => {
+                let mut b = value_to_bytes(v);
+                if b.len() > len as usize {
+                    return Err(Error::DataTooLong { column: col() });
+                }
+                if matches!(self.ty, ColumnType::Binary { .. }) {
+                    b.resize(len as usize, 0);
+                }
+                Ok(Value::Bytes(b))
+            }
             _ => unreachable!("all column types are handled"),
         }
+    }
+}
+
+/// A value's bytes, as a binary column stores them (text as its UTF-8).
+pub fn value_to_bytes(v: Value) -> Vec<u8> {
+    match v {
+        Value::Bytes(b) => b,
+        Value::Str(s) => s.into_bytes(),
+        other => other.to_string().into_bytes(),
     }
 }
 
@@ -621,7 +731,7 @@ impl TableSchema {
         for cols in all_keys {
             for &c in cols {
                 let col = self.columns.get(c).ok_or_else(|| Error::InvalidSchema(format!("no column #{c}")))?;
-                if col.ty == ColumnType::Text {
+                if matches!(col.ty, ColumnType::Text | ColumnType::Blob { .. }) {
                     return Err(Error::InvalidSchema(format!(
                         "BLOB/TEXT column '{}' used in key specification without a key length",
                         col.name

@@ -8,7 +8,9 @@
 //! u32 clustered index root page, u32 clustered index id
 //! u16 column count; per column:
 //!     str name, u8 type tag, u32 param a, u32 param b, u8 nullable,
-//!     u8 collation, u8 auto_increment, u8 default flags (1: a value
+//!     u8 collation (`collation_code`: 0 utf8mb4_bin, 1 general_ci, 2
+//!     unicode_ci, 3 0900_ai_ci, 4 latin1_swedish_ci, 5 latin1_bin; 0 and
+//!     1 are all that older definitions hold), u8 auto_increment, u8 default flags (1: a value
 //!     follows, 2: DEFAULT CURRENT_TIMESTAMP, 4: ON UPDATE
 //!     CURRENT_TIMESTAMP), [value]
 //! u16 primary key column count; u16 column positions
@@ -127,7 +129,38 @@ fn type_tag(t: ColumnType) -> (u8, u32, u32) {
         ColumnType::TinyInt1 { unsigned } => (15, unsigned as u32, 0),
         ColumnType::Float { digits } => (13, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32)),
         ColumnType::Double { digits } => (14, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32)),
+        // Tags from 32 on: issue 16's temporal types (TIME, YEAR, ENUM, SET).
+        ColumnType::Time { fsp } => (32, fsp as u32, 0),
+        // Binary types from 33 up (docs/FORMAT.md, "Catalog").
+        ColumnType::Binary { len } => (33, len, 0),
+        ColumnType::VarBinary { len } => (34, len, 0),
+        ColumnType::Blob { max_bytes } => (35, max_bytes, 0),
     }
+}
+
+/// A column's collation byte. Codes only ever get added, so every stored
+/// definition reads as it was written.
+fn collation_code(c: Collation) -> u8 {
+    match c {
+        Collation::Utf8mb4Bin => 0,
+        Collation::Utf8mb4GeneralCi => 1,
+        Collation::Utf8mb4UnicodeCi => 2,
+        Collation::Utf8mb40900AiCi => 3,
+        Collation::Latin1SwedishCi => 4,
+        Collation::Latin1Bin => 5,
+    }
+}
+
+fn collation_from_code(code: u8) -> Option<Collation> {
+    Some(match code {
+        0 => Collation::Utf8mb4Bin,
+        1 => Collation::Utf8mb4GeneralCi,
+        2 => Collation::Utf8mb4UnicodeCi,
+        3 => Collation::Utf8mb40900AiCi,
+        4 => Collation::Latin1SwedishCi,
+        5 => Collation::Latin1Bin,
+        _ => return None,
+    })
 }
 
 fn type_from_tag(tag: u8, a: u32, b: u32) -> Option<ColumnType> {
@@ -147,6 +180,10 @@ fn type_from_tag(tag: u8, a: u32, b: u32) -> Option<ColumnType> {
         15 => ColumnType::TinyInt1 { unsigned: a != 0 },
         13 => ColumnType::Float { digits: (a != 0).then_some((a as u8, b as u8)) },
         14 => ColumnType::Double { digits: (a != 0).then_some((a as u8, b as u8)) },
+        32 => ColumnType::Time { fsp: a as u8 },
+        33 => ColumnType::Binary { len: a },
+        34 => ColumnType::VarBinary { len: a },
+        35 if crate::row::BLOB_SIZES.contains(&a) => ColumnType::Blob { max_bytes: a },
         _ => return None,
     })
 }
@@ -183,6 +220,14 @@ fn put_value(w: &mut W, v: &Value) {
             w.u8(7);
             w.0.extend_from_slice(&f.to_le_bytes())
         }
+        Value::Time(us) => {
+            w.u8(32);
+            w.0.extend_from_slice(&us.to_le_bytes())
+        }
+        Value::Bytes(b) => {
+            w.u8(33);
+            w.bytes(b)
+        }
     }
 }
 
@@ -199,6 +244,11 @@ fn get_value(r: &mut R) -> Option<Value> {
         5 => Value::Date(Date::from_packed(r.u32()?)),
         6 => Value::DateTime(DateTime::from_packed(i64::from_le_bytes(r.take(8)?.try_into().ok()?))),
         7 => Value::Double(f64::from_le_bytes(r.take(8)?.try_into().ok()?)),
+        32 => Value::Time(i64::from_le_bytes(r.take(8)?.try_into().ok()?)),
+        33 => {
+            let n = r.u16()? as usize;
+            Value::Bytes(r.take(n)?.to_vec())
+        }
         _ => return None,
     })
 }
@@ -227,10 +277,7 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
         w.u32(a);
         w.u32(b);
         w.u8(c.nullable as u8);
-        w.u8(match c.collation {
-            Collation::Utf8mb4Bin => 0,
-            Collation::Utf8mb4GeneralCi => 1,
-        });
+        w.u8(collation_code(c.collation));
         w.u8(c.auto_increment as u8);
         // Flags: a literal default follows (1), DEFAULT CURRENT_TIMESTAMP
         // (2), ON UPDATE CURRENT_TIMESTAMP (4). Definitions without the
@@ -314,7 +361,7 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         let name = r.str()?;
         let ty = type_from_tag(r.u8()?, r.u32()?, r.u32()?)?;
         let nullable = r.u8()? != 0;
-        let collation = if r.u8()? == 0 { Collation::Utf8mb4Bin } else { Collation::Utf8mb4GeneralCi };
+        let collation = collation_from_code(r.u8()?)?;
         let auto_increment = r.u8()? != 0;
         let flags = r.u8()?;
         if flags > 7 {

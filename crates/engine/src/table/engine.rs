@@ -871,6 +871,29 @@ impl Engine {
         Ok(())
     }
 
+    /// Stores the table's SQL-side extras (CHECK constraints, COMMENTs,
+    /// the AUTO_INCREMENT start) in its catalog entry, durably. With
+    /// `reset_auto_inc` the counter becomes what a restart would make it:
+    /// max(largest stored value + 1, the start) — `ALTER TABLE t
+    /// AUTO_INCREMENT = n` as MySQL and MariaDB's InnoDB set it. DML on the
+    /// table waits meanwhile (the state latch is held exclusively).
+    pub fn set_extras(&self, table: &str, extras: TableExtras, reset_auto_inc: bool) -> Result<()> {
+        self.check_ddl_allowed(table)?;
+        let _ddl = self.ddl.lock();
+        let t = self.table(table)?;
+        let mut st = t.state().write();
+        let mut def = st.def.clone();
+        def.extras = extras;
+        self.catalog.update(&catalog::table_key(table), &catalog::encode(&def))?;
+        self.log.flush_up_to(crate::mtr::last_commit_lsn())?; // DDL is durable in every commit mode
+        if reset_auto_inc {
+            let next = Self::recover_auto_inc(&def, t.clustered())?;
+            t.auto_inc.store(next, Ordering::Release);
+        }
+        st.def = def;
+        Ok(())
+    }
+
     /// Removes a secondary index and frees its pages.
     pub fn drop_index(&self, table: &str, index: &str) -> Result<()> {
         self.check_ddl_allowed(table)?;

@@ -211,7 +211,11 @@ pub enum Answer {
 fn cell(v: &Value) -> Option<String> {
     match v {
         Value::NULL => None,
-        Value::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        // Bytes that are not UTF-8 as hex, so that 0x80 and 0xFF differ.
+        Value::Bytes(b) => Some(match std::str::from_utf8(b) {
+            Ok(s) => s.to_owned(),
+            Err(_) => format!("x'{}'", b.iter().map(|x| format!("{x:02X}")).collect::<String>()),
+        }),
         Value::Int(i) => Some(i.to_string()),
         Value::UInt(u) => Some(u.to_string()),
         Value::Float(f) => Some(f.to_string()),

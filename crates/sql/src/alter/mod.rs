@@ -20,6 +20,7 @@
 mod convert;
 mod draft;
 pub mod engine;
+pub mod extras;
 pub mod rename;
 
 use quire_engine::row::{Column, ColumnType, TableSchema, Value};

@@ -59,6 +59,35 @@ pub fn define(table: &str, ct: &ast::CreateTable, schema: &TableSchema) -> Resul
     Ok(out)
 }
 
+/// One CHECK constraint added by ALTER TABLE to a table holding
+/// `existing`: validated as CREATE TABLE validates it, named
+/// `<table>_chk_<n>` (n one past the largest generated number) unless named.
+pub fn define_added(
+    table: &str,
+    c: &ast::CheckConstraint,
+    schema: &TableSchema,
+    existing: &[CheckDef],
+) -> Result<CheckDef> {
+    let name = match &c.name {
+        Some(n) => n.value.clone(),
+        None => {
+            let prefix = format!("{}_chk_", table.to_lowercase());
+            let n = existing
+                .iter()
+                .filter_map(|c| c.name.to_lowercase().strip_prefix(&prefix).and_then(|n| n.parse::<u64>().ok()))
+                .max()
+                .unwrap_or(0);
+            format!("{table}_chk_{}", n + 1)
+        }
+    };
+    crate::catalog::check_identifier(&name)?;
+    if existing.iter().any(|c| c.name.eq_ignore_ascii_case(&name)) {
+        return Err(SqlError::new(3822, "HY000", format!("Duplicate check constraint name '{name}'.")));
+    }
+    validate(&name, &c.expr, schema, None)?;
+    Ok(CheckDef { name, expr: text(&c.expr), enforced: c.enforced != Some(false) })
+}
+
 /// The expression as stored and shown, as MySQL 8.0 prints it:
 /// identifiers backquoted, function names in lower case, every binary
 /// operation in parentheses (the user's own parentheses dropped).

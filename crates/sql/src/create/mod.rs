@@ -12,6 +12,7 @@
 //! `CREATE TEMPORARY TABLE` is refused (1235): quire has no session-private
 //! tables yet.
 
+pub mod charset;
 pub mod check;
 pub mod like;
 pub mod options;

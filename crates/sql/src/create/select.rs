@@ -142,6 +142,11 @@ fn column_text(s: &Session, tables: &[TableSchema], m: &ColMeta, item: Option<&a
         }
         MetaType::Double | MetaType::Approx { single: false, .. } => "double".into(),
         MetaType::Approx { single: true, .. } => "float".into(),
+        MetaType::Time { fsp } => ColumnType::Time { fsp }.sql(),
+        MetaType::Binary { len, fixed: true } => ColumnType::Binary { len }.sql(),
+        MetaType::Binary { len, fixed: false } if len <= 65_532 => ColumnType::VarBinary { len }.sql(),
+        MetaType::Binary { .. } => "blob".into(),
+        MetaType::Blob { max_bytes } => ColumnType::Blob { max_bytes }.sql(),
     };
     let not_null = m.not_null || item.is_some_and(never_null);
     Ok(format!("{name} {ty}{}", if not_null { " NOT NULL" } else { "" }))
@@ -156,8 +161,8 @@ fn source_column(s: &Session, m: &ColMeta, name: &str) -> Option<String> {
     let schema = t.schema();
     let c = schema.visible_columns().iter().find(|c| c.name.eq_ignore_ascii_case(&m.org_name))?.clone();
     let mut text = format!("{name} {}", c.ty.sql());
-    if c.ty.is_string() && c.collation == quire_engine::row::Collation::Utf8mb4Bin {
-        text.push_str(" COLLATE utf8mb4_bin");
+    if c.ty.is_string() && c.collation != quire_engine::row::Collation::Utf8mb4GeneralCi {
+        text.push_str(&format!(" COLLATE {}", c.collation.name()));
     }
     if !c.nullable {
         text.push_str(" NOT NULL");
