@@ -323,6 +323,17 @@ impl Answers for Wire<'_> {
         let status = status_flags(s, self.more);
         self.end_statement(r, s.statement_warnings(), status);
     }
+
+    fn local_file(&mut self, name: &str) -> quire_sql::Result<Option<Box<dyn std::io::Read + '_>>> {
+        let failed = &mut self.failed;
+        match self.out.local_file(name) {
+            Ok(r) => Ok(r),
+            Err(e) => {
+                failed.get_or_insert(e);
+                Err(quire_sql::sink::write_failed())
+            }
+        }
+    }
 }
 
 /// The status flags of an OK / EOF: autocommit, in a transaction, more

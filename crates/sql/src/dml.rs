@@ -97,7 +97,7 @@ pub struct DeletePlan {
 }
 
 /// What a write statement reports.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct WriteResult {
     pub affected: u64,
     pub matched: u64,

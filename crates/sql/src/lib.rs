@@ -40,6 +40,7 @@ pub mod group_check;
 pub mod hints;
 pub mod inset;
 pub mod kill;
+pub mod load;
 mod lock_tables;
 pub mod mathfunc;
 pub mod multi_dml;

@@ -260,7 +260,7 @@ pub struct Session {
     trx_read_only: bool,
     pub last_insert_id: u64,
     /// ROW_COUNT(): rows the last statement changed (-1 after a SELECT).
-    row_count: i64,
+    pub(crate) row_count: i64,
     /// FOUND_ROWS(): rows the last SELECT returned.
     found_rows: u64,
     /// What the running SELECT SQL_CALC_FOUND_ROWS counted (FOUND_ROWS()
@@ -271,7 +271,7 @@ pub struct Session {
     pub user_vars: HashMap<String, Value>,
     /// Conditions of the last statements (`diag.rs`). In a cell because
     /// expressions raise them through the shared [`SessionEnv`].
-    diag: RefCell<Diagnostics>,
+    pub(crate) diag: RefCell<Diagnostics>,
     /// `sql_mode` flags of the running statement.
     mode: Cell<Mode>,
     /// The client connected with CLIENT_FOUND_ROWS: UPDATE reports the
@@ -541,8 +541,8 @@ fn reads_view(q: &ast::Query, r: &SessionResolver<'_>) -> bool {
 }
 
 /// Reads of session state for expressions.
-struct Env<'a> {
-    s: &'a Session,
+pub(crate) struct Env<'a> {
+    pub(crate) s: &'a Session,
 }
 
 impl SessionEnv for Env<'_> {
@@ -721,7 +721,7 @@ impl Session {
 
     /// A statement starts: its `sql_mode` flags and `time_zone` are read and the
     /// diagnostics area is cleared if it uses tables (`diag.rs`).
-    fn begin_statement(&self, uses_tables: bool, writes: bool) {
+    pub(crate) fn begin_statement(&self, uses_tables: bool, writes: bool) {
         let mut mode = self.vars.mode();
         mode.abort_on_warning = mode.strict && writes;
         self.mode.set(mode);
@@ -733,7 +733,7 @@ impl Session {
 
     /// A statement that failed before it could run (parse errors, unknown
     /// statement ids): its error alone is the diagnostics area.
-    fn fail<T>(&self, e: SqlError) -> Result<T> {
+    pub(crate) fn fail<T>(&self, e: SqlError) -> Result<T> {
         self.begin_statement(false, false);
         self.diag.borrow_mut().push_error(&e);
         Err(e)
@@ -1048,6 +1048,9 @@ impl Session {
                 return;
             }
         }
+        if crate::load::parse::is_load(sql) {
+            return self.load_data(sql, out); // `load/`
+        }
         match admin::parse(sql) {
             Ok(Some(a)) => {
                 out.begin(self, false);
@@ -1067,6 +1070,11 @@ impl Session {
         }
         let stmts = match parse(sql) {
             Ok(s) => s,
+            // sqlparser does not know MySQL's INTO OUTFILE / DUMPFILE.
+            Err(_) if crate::load::parse::into_file(sql) => {
+                let e = SqlError::unsupported("SELECT ... INTO OUTFILE / DUMPFILE");
+                return self.answer_failure(out, e);
+            }
             Err(e) => return self.answer_failure(out, e),
         };
         if stmts.is_empty() {
@@ -1105,7 +1113,7 @@ impl Session {
     }
 
     /// Records a failed statement's error as the last condition (rule 3).
-    fn finish<T>(&self, r: Result<T>) -> Result<T> {
+    pub(crate) fn finish<T>(&self, r: Result<T>) -> Result<T> {
         if let Err(e) = &r {
             self.diag.borrow_mut().push_error(e);
         }
@@ -1192,7 +1200,7 @@ impl Session {
     }
 
     /// Runs a data statement in the session's transaction (or its own).
-    fn in_trx<T>(&mut self, f: impl FnOnce(&mut Trx, &Session) -> Result<T>) -> Result<T> {
+    pub(crate) fn in_trx<T>(&mut self, f: impl FnOnce(&mut Trx, &Session) -> Result<T>) -> Result<T> {
         let (mut trx, own) = match self.trx.take() {
             Some(t) => (t, false),
             None => (self.begin(), self.autocommit() && !self.in_txn),
@@ -1865,7 +1873,7 @@ impl Session {
     /// open one, else the one the write would begin. Checked before the
     /// transaction begins, so a refused write leaves a pending `SET
     /// TRANSACTION READ ONLY` pending (as MariaDB: it checks at table open).
-    fn check_writable(&self) -> Result<()> {
+    pub(crate) fn check_writable(&self) -> Result<()> {
         let read_only = if self.trx.is_some() {
             self.trx_read_only
         } else {

@@ -60,6 +60,14 @@ pub trait Answers {
     /// The statement ended (its rows, if any, went to [`Answers::rows`]).
     /// An error is the command's last answer.
     fn end(&mut self, session: &Session, r: Result<Outcome>);
+    /// LOAD DATA LOCAL (`load/`): asks the client for the contents of
+    /// `name` (the protocol's LOCAL INFILE request). `None`: the client
+    /// does not send files (it did not set CLIENT_LOCAL_FILES). The reader
+    /// ends where the client's data ends; dropping it before then reads
+    /// and discards the rest, so the connection stays in step.
+    fn local_file(&mut self, _name: &str) -> Result<Option<Box<dyn std::io::Read + '_>>> {
+        Ok(None)
+    }
 }
 
 /// A sink that keeps the result set in memory.

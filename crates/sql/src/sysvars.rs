@@ -657,7 +657,7 @@ pub static VARS: &[VarDef] = &[
     def("lc_messages_dir", G, RO, Str, "", COMPAT),
     def("lc_time_names", B, DYN, Str, "en_US", COMPAT),
     def("license", G, RO, Str, env!("CARGO_PKG_LICENSE"), USED),
-    def("local_infile", G, DYN, Bool, "OFF", COMPAT),
+    def("local_infile", G, DYN, Bool, "OFF", USED),
     def("lock_wait_timeout", B, DYN, uint(1, 31_536_000), "31536000", COMPAT),
     // `log_bin` is a file name on the command line and ON/OFF in SHOW;
     // quire writes no binary log, so it is kept as text.
@@ -702,7 +702,7 @@ pub static VARS: &[VarDef] = &[
     def("read_rnd_buffer_size", B, DYN, uint(1, 2_147_483_647), "262144", COMPAT),
     def("relay_log", G, RO, Str, "", COMPAT),
     def("require_secure_transport", G, DYN, Bool, "OFF", COMPAT),
-    def("secure_file_priv", G, RO, Str, "NULL", COMPAT),
+    def("secure_file_priv", G, RO, Str, "NULL", USED),
     def("server_id", G, DYN, uint(0, U32), "1", COMPAT),
     def("session_track_gtids", B, DYN, VarKind::Enum(&["OFF", "OWN_GTID", "ALL_GTIDS"]), "OFF", COMPAT),
     def("session_track_schema", B, DYN, Bool, "ON", COMPAT),

@@ -407,6 +407,15 @@ impl Writer<'_> {
                     return env.warn(Condition::new(Level::Warning, e.code, e.message));
                 }
                 Action::Fail => return Err(d.to_error().into()),
+                Action::Replace if self.same_row_kept(&d) => {
+                    // MariaDB updates the row in place here, and an update
+                    // to the same values changes nothing: counted as one
+                    // row written, none deleted (`write_record`,
+                    // HA_ERR_RECORD_IS_THE_SAME).
+                    self.res.affected += 1;
+                    self.res.matched += 1;
+                    return Ok(());
+                }
                 Action::Replace => {
                     // Delete the holder of the key, then try again with the
                     // same values (its AUTO_INCREMENT value kept). Its
@@ -426,6 +435,21 @@ impl Writer<'_> {
                 }
             }
         }
+    }
+
+    /// REPLACE found a row equal to the new one on the last unique key of
+    /// a table no FOREIGN KEY references: MariaDB's in-place update, which
+    /// changes nothing (`last_uniq_key` in `sql_insert.cc`).
+    fn same_row_kept(&self, d: &quire_engine::table::Duplicate) -> bool {
+        let t = &self.p.table;
+        let n = t.columns.len();
+        let referenced = self.fk.as_ref().is_some_and(|(_, f)| !f.as_parent.is_empty());
+        let later_unique = |from: usize| t.schema.indexes.iter().skip(from).any(|i| i.unique);
+        let last = match d.index {
+            None => !later_unique(0),
+            Some(i) => !later_unique(i + 1),
+        };
+        last && !referenced && d.existing.len() >= n && d.row.len() >= n && d.existing[..n] == d.row[..n]
     }
 
     /// ON DUPLICATE KEY UPDATE of the row `existing`, `new` being the row
@@ -496,5 +520,43 @@ impl Writer<'_> {
             Err(e) => return Err(e.into()),
         }
         Ok(())
+    }
+}
+
+/// Rows written one at a time through an INSERT plan's duplicate handling,
+/// AUTO_INCREMENT and foreign keys, as [`run`] writes them: LOAD DATA
+/// (`load/`) builds each row from its file and hands it here.
+pub struct RowWriter<'a>(Writer<'a>);
+
+impl<'a> RowWriter<'a> {
+    pub fn new(p: &'a InsertPlan, session: &'a dyn SessionEnv) -> Result<Self> {
+        let fk = crate::dml::fk_of(&p.table, session);
+        if p.ignore && fk.as_ref().is_some_and(|(_, f)| !f.as_child.is_empty()) {
+            return Err(SqlError::unsupported("IGNORE into a table with FOREIGN KEYs"));
+        }
+        Ok(Self(Writer {
+            p,
+            res: WriteResult::default(),
+            auto: AutoInc {
+                col: p.table.schema.columns.iter().position(|c| c.auto_increment),
+                next: 0,
+                end: 0,
+                intervals: 0,
+                estimate: 0,
+            },
+            found_rows: session.client_found_rows(),
+            fk,
+        }))
+    }
+
+    /// Writes one converted, checked row (see [`Writer::put`]).
+    pub fn put(&mut self, trx: &mut Trx, row: Vec<Value>, env: &dyn Env) -> Result<()> {
+        self.0.put(trx, row, env)
+    }
+
+    /// The counts so far: `matched` rows were inserted, `duplicates` rows
+    /// deleted by REPLACE.
+    pub fn result(&self) -> &WriteResult {
+        &self.0.res
     }
 }

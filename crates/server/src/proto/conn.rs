@@ -209,6 +209,7 @@ pub fn serve_connection_in<B: Backend, S: Read + Write>(
     let mut conn = Conn {
         io,
         multi_statements: auth.capabilities & capability::MULTI_STATEMENTS != 0,
+        local_files: auth.capabilities & capability::LOCAL_FILES != 0,
         session,
         statements: Statements::new(max_packet),
         questions: 0,
@@ -270,6 +271,8 @@ struct Conn<'a, S, T> {
     statements: Statements,
     /// CLIENT_MULTI_STATEMENTS, as toggled by COM_SET_OPTION.
     multi_statements: bool,
+    /// CLIENT_LOCAL_FILES: the client sends files for LOAD DATA LOCAL.
+    local_files: bool,
     /// Commands served (COM_STATISTICS' "Questions").
     questions: u64,
     /// Scratch space for one outgoing payload.
@@ -350,6 +353,7 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
             command::QUERY => match std::str::from_utf8(body) {
                 Ok(sql) => {
                     let mut out = ReplyWriter::new(&mut self.io, &mut self.buf, false);
+                    out.local_files = self.local_files;
                     self.session.query(sql, self.multi_statements, &mut out)?;
                     out.finish()
                 }
@@ -526,11 +530,13 @@ struct ReplyWriter<'c, S> {
     answered: bool,
     /// An error was the last answer: nothing more goes out.
     ended: bool,
+    /// The client sends files for LOAD DATA LOCAL (COM_QUERY only).
+    local_files: bool,
 }
 
 impl<'c, S: Read + Write> ReplyWriter<'c, S> {
     fn new(io: &'c mut PacketIo<S>, buf: &'c mut Vec<u8>, binary: bool) -> Self {
-        Self { io, buf, binary, columns: Vec::new(), unsent: None, answered: false, ended: false }
+        Self { io, buf, binary, columns: Vec::new(), unsent: None, answered: false, ended: false, local_files: false }
     }
 
     /// Sends the open result set's definitions if they wait.
@@ -602,6 +608,18 @@ impl<S: Read + Write> Replies for ReplyWriter<'_, S> {
         self.io.write_packet(self.buf)
     }
 
+    fn local_file(&mut self, name: &str) -> io::Result<Option<Box<dyn Read + '_>>> {
+        if !self.local_files || self.ended {
+            return Ok(None);
+        }
+        self.buf.clear();
+        self.buf.push(0xfb);
+        self.buf.extend_from_slice(name.as_bytes());
+        self.io.write_packet(self.buf)?;
+        self.io.flush()?;
+        Ok(Some(Box::new(LocalFile { io: &mut *self.io, packet: Vec::new(), pos: 0, done: false })))
+    }
+
     fn error(&mut self, e: &ErrPacket) -> io::Result<()> {
         if self.ended {
             return Ok(());
@@ -613,5 +631,57 @@ impl<S: Read + Write> Replies for ReplyWriter<'_, S> {
         self.buf.clear();
         response::err(self.buf, e);
         self.io.write_packet(self.buf)
+    }
+}
+
+/// The contents of a LOAD DATA LOCAL file as the client sends them: packets
+/// up to an empty one. Dropped before that, it reads and discards the
+/// rest, so that the answer follows the client's last packet.
+struct LocalFile<'a, S: Read + Write> {
+    io: &'a mut PacketIo<S>,
+    /// The packet being read.
+    packet: Vec<u8>,
+    pos: usize,
+    /// The empty packet came (or the connection failed).
+    done: bool,
+}
+
+impl<S: Read + Write> LocalFile<'_, S> {
+    fn next_packet(&mut self) -> io::Result<()> {
+        self.pos = 0;
+        match self.io.read_packet_into(&mut self.packet) {
+            Ok(()) => {
+                self.done = self.packet.is_empty();
+                Ok(())
+            }
+            Err(e) => {
+                self.done = true;
+                self.packet.clear();
+                Err(io::Error::new(io::ErrorKind::ConnectionAborted, format!("{e:?}")))
+            }
+        }
+    }
+}
+
+impl<S: Read + Write> Read for LocalFile<'_, S> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.packet.len() {
+            if self.done {
+                return Ok(0);
+            }
+            self.next_packet()?;
+        }
+        let n = out.len().min(self.packet.len() - self.pos);
+        out[..n].copy_from_slice(&self.packet[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+impl<S: Read + Write> Drop for LocalFile<'_, S> {
+    fn drop(&mut self) {
+        while !self.done {
+            let _ = self.next_packet();
+        }
     }
 }

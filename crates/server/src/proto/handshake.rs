@@ -33,6 +33,8 @@ pub mod capability {
     pub const FOUND_ROWS: u32 = 1 << 1;
     pub const LONG_FLAG: u32 = 1 << 2;
     pub const CONNECT_WITH_DB: u32 = 1 << 3;
+    /// The client sends files for LOAD DATA LOCAL.
+    pub const LOCAL_FILES: u32 = 1 << 7;
     pub const PROTOCOL_41: u32 = 1 << 9;
     /// The client is interactive: `interactive_timeout` applies.
     pub const INTERACTIVE: u32 = 1 << 10;
@@ -57,6 +59,7 @@ pub const SERVER_CAPABILITIES: u32 = capability::LONG_PASSWORD
     | capability::CONNECT_WITH_DB
     | capability::PROTOCOL_41
     | capability::INTERACTIVE
+    | capability::LOCAL_FILES
     | capability::TRANSACTIONS
     | capability::SECURE_CONNECTION
     | capability::MULTI_STATEMENTS

@@ -189,6 +189,12 @@ pub trait Replies {
     fn done(&mut self, done: Done, status: u16) -> std::io::Result<()>;
     /// The statement failed: ERR (the command's last answer).
     fn error(&mut self, e: &ErrPacket) -> std::io::Result<()>;
+    /// LOAD DATA LOCAL: the LOCAL INFILE request (0xFB and the file name)
+    /// and a reader of the contents the client sends back, ended by its
+    /// empty packet. `None`: the client did not set CLIENT_LOCAL_FILES.
+    fn local_file(&mut self, _name: &str) -> std::io::Result<Option<Box<dyn std::io::Read + '_>>> {
+        Ok(None)
+    }
 }
 
 /// How a statement ended well: an OK's fields, or (after a result set)
