@@ -738,7 +738,6 @@ loose-performance-schema-instrument='wait/synch/%=ON',
             "innodb_use_native_aio",
             "innodb_monitor_enable",
             "log_error_verbosity",
-            "secure_file_priv",
             "core_file",
             "innodb_buffer_pool_in_core_file",
         ] {
@@ -753,6 +752,7 @@ loose-performance-schema-instrument='wait/synch/%=ON',
             "innodb_max_dirty_pages_pct",
             "innodb_page_cleaners",
             "innodb_io_capacity",
+            "secure_file_priv",
         ] {
             assert!(!warned(name), "{name} is used");
         }

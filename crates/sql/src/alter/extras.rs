@@ -192,7 +192,7 @@ mod tests {
         // Multi-byte characters before and after the words.
         assert_eq!(drop_check("ALTER TABLE t 😀 1 ADD INDEX c_1 (c)"), None);
         assert_eq!(drop_check("ALTER TABLE `é` DROP CHECK ü").as_deref(), Some("ALTER TABLE `é` DROP CONSTRAINT ü"));
-        assert_eq!(drop_check("alter table t drop  check `c`").as_deref(), Some("alter table t DROP CONSTRAINT`c`"));
+        assert_eq!(drop_check("alter table t drop  check `c`").as_deref(), Some("alter table t DROP CONSTRAINT `c`"));
         assert_eq!(drop_check("ALTER TABLE t COMMENT 'DROP CHECK x'"), None);
         assert_eq!(drop_check("SELECT 'DROP CHECK c'"), None);
         assert_eq!(drop_check("ALTER TABLE t DROP CHECKS"), None);
