@@ -311,17 +311,23 @@ fn text_for(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Stri
         Err(e) => {
             let b = e.into_bytes();
             let shown = crate::binary::printable(&b);
-            env.warn(Condition::new(
-                Level::Warning,
-                1366,
-                format!(
-                    "Incorrect string value: '{shown}' for column `{}`.`{}`.`{}` at row {}",
-                    at.db, at.table, col.name, at.row
-                ),
-            ))?;
+            incorrect_string(col, at, env, &shown)?;
             Ok(crate::binary::lossy_text(&b))
         }
     }
+}
+
+/// 1366 "Incorrect string value" for `col` (`shown`: the offending bytes
+/// as MariaDB prints them): an error in strict mode, else a warning.
+fn incorrect_string(col: &Column, at: Place<'_>, env: &dyn Env, shown: &str) -> Result<()> {
+    env.warn(Condition::new(
+        Level::Warning,
+        1366,
+        format!(
+            "Incorrect string value: '{shown}' for column `{}`.`{}`.`{}` at row {}",
+            at.db, at.table, col.name, at.row
+        ),
+    ))
 }
 
 /// A string for a column whose character set cannot hold some of its
@@ -342,14 +348,7 @@ fn into_charset(col: &Column, s: String, at: Place<'_>, env: &dyn Env) -> Result
     if rest.len() > 6 {
         shown.push_str("...");
     }
-    env.warn(Condition::new(
-        Level::Warning,
-        1366,
-        format!(
-            "Incorrect string value: '{shown}' for column `{}`.`{}`.`{}` at row {}",
-            at.db, at.table, col.name, at.row
-        ),
-    ))?;
+    incorrect_string(col, at, env, &shown)?;
     Ok(s.chars()
         .map(|c| if col.collation.unmappable(c.encode_utf8(&mut [0; 4])).is_some() { '?' } else { c })
         .collect())

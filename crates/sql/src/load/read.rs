@@ -143,6 +143,21 @@ impl<R: Read> Records<R> {
         }
     }
 
+    /// Eats a line terminator (then `End::Line`) or else a field
+    /// terminator (`End::Field`) at the current position, if one is there.
+    fn terminator(&mut self) -> io::Result<Option<End>> {
+        let lt = std::mem::take(&mut self.f.line_term);
+        let line = self.eat(&lt);
+        self.f.line_term = lt;
+        if line? {
+            return Ok(Some(End::Line));
+        }
+        let ft = std::mem::take(&mut self.f.field_term);
+        let field = self.eat(&ft);
+        self.f.field_term = ft;
+        Ok(field?.then_some(End::Field))
+    }
+
     fn field(&mut self) -> io::Result<(Field, End)> {
         let mut v = Vec::new();
         let mut saw_null = false;
@@ -176,17 +191,8 @@ impl<R: Read> Records<R> {
                 self.pos -= 1;
             }
             if !enclosed {
-                let lt = std::mem::take(&mut self.f.line_term);
-                let line = self.eat(&lt)?;
-                self.f.line_term = lt;
-                if line {
-                    return Ok((Field { bytes: v, enclosed, saw_null }, End::Line));
-                }
-                let ft = std::mem::take(&mut self.f.field_term);
-                let field = self.eat(&ft)?;
-                self.f.field_term = ft;
-                if field {
-                    return Ok((Field { bytes: v, enclosed, saw_null }, End::Field));
+                if let Some(end) = self.terminator()? {
+                    return Ok((Field { bytes: v, enclosed, saw_null }, end));
                 }
             } else if Some(c) == q {
                 self.pos += 1;
@@ -198,17 +204,8 @@ impl<R: Read> Records<R> {
                 if self.peek()?.is_none() {
                     return Ok((Field { bytes: v, enclosed, saw_null }, End::Eof));
                 }
-                let lt = std::mem::take(&mut self.f.line_term);
-                let line = self.eat(&lt)?;
-                self.f.line_term = lt;
-                if line {
-                    return Ok((Field { bytes: v, enclosed, saw_null }, End::Line));
-                }
-                let ft = std::mem::take(&mut self.f.field_term);
-                let field = self.eat(&ft)?;
-                self.f.field_term = ft;
-                if field {
-                    return Ok((Field { bytes: v, enclosed, saw_null }, End::Field));
+                if let Some(end) = self.terminator()? {
+                    return Ok((Field { bytes: v, enclosed, saw_null }, end));
                 }
                 v.push(c);
                 continue;
