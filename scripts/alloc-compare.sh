@@ -15,6 +15,7 @@
 # sampled every 0.5 s during the run (peak of the samples) and read again
 # 3 s after sysbench has disconnected.
 set -euo pipefail
+source "$(dirname "$(realpath "$0")")/lib/server.sh"
 out=$(realpath -m "${1:?usage: alloc-compare.sh OUTDIR VARIANT...}")
 shift
 TABLES=${TABLES:-4} ROWS=${ROWS:-100000} BP=${BP:-128M} TIME=${TIME:-10}
@@ -37,27 +38,15 @@ for v in "$@"; do
   envs=("${parts[@]:1}")
   port=$((port0 + i))
   i=$((i + 1))
-  cat >"$out/$label.cnf" <<CNF
-[mysqld]
-datadir=$out/$label/data
-port=$port
-bind-address=127.0.0.1
-max_connections=5000
-max_prepared_stmt_count=1000000
-innodb_buffer_pool_size=$BP
-innodb_redo_log_capacity=1G
-innodb_doublewrite=1
-innodb_flush_log_at_trx_commit=$DURABLE
-innodb_flush_method=O_DIRECT
-CNF
+  quire_cnf "$out/$label.cnf" "$out/$label/data" "$port" "$BP" "$DURABLE"
+  echo "max_prepared_stmt_count=1000000" >>"$out/$label.cnf"
   rm -rf "${out:?}/$label"
   env "${envs[@]}" "$bin" serve --root-password=root --defaults-file="$out/$label.cnf" >"$out/$label.log" 2>&1 &
   pids+=($!)
   labels+=("$label")
   ports+=("$port")
-  for _ in $(seq 180); do mariadb -h127.0.0.1 -P"$port" -uroot -proot -e 'select 1' >/dev/null 2>&1 && break; sleep 1; done
-  kill -0 "${pids[-1]}" 2>/dev/null || { echo "$label did not start: $out/$label.log" >&2; exit 1; }
-  mariadb -h127.0.0.1 -P"$port" -uroot -proot -e "CREATE DATABASE sbtest; CREATE USER sbtest IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO sbtest"
+  wait_sql "$port" root 180 || { echo "$label did not start: $out/$label.log" >&2; exit 1; }
+  sbtest_user "$port"
 done
 
 sb() { sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$1" --mysql-user=sbtest \

@@ -11,6 +11,7 @@
 # Env: BP=128M CONNS=1024,2000 SETTLE_MS=3000 MARIADB=1 (add MariaDB's row)
 #      PORT=3423 (every server in turn listens there)
 set -euo pipefail
+source "$(dirname "$(realpath "$0")")/lib/server.sh"
 out=$(realpath -m "${1:?usage: conn-memory.sh OUTDIR CLIENT VARIANT...}")
 client=$(realpath "${2:?client binary}")
 shift 2
@@ -48,8 +49,7 @@ innodb_buffer_pool_size=$BP
 CNF
   env "${envs[@]}" "$bin" serve --root-password=root --defaults-file="$dir/my.cnf" >"$dir/server.log" 2>&1 &
   server=$!
-  for _ in $(seq 60); do mariadb -h127.0.0.1 -P$port -uroot -proot -e 'select 1' >/dev/null 2>&1 && break; sleep 1; done
-  kill -0 "$server" 2>/dev/null || { echo "quire $label did not start: $dir/server.log" >&2; exit 1; }
+  wait_sql "$port" root || { echo "quire $label did not start: $dir/server.log" >&2; exit 1; }
   measure "quire $label" "$server" $port root root
   kill "$server"; wait "$server" 2>/dev/null || true
   server=

@@ -8,6 +8,7 @@
 # Env:   N=1000 ROUNDS=3
 # MariaDB needs a user burst@127.0.0.1 with password 'burst' (mysql_native_password).
 set -euo pipefail
+source "$(dirname "$(realpath "$0")")/lib/server.sh"
 out=$(realpath -m "${1:?usage: connect-burst-vs.sh OUTDIR OLD NEW [MARIADB_PORT MARIADB_PID]}")
 old=$(realpath "${2:?old binary}")
 new=$(realpath "${3:?new binary}")
@@ -28,7 +29,7 @@ start() {
   "$2" serve --root-password=burst --defaults-file="$out/$1.cnf" >"$out/$1.log" 2>&1 &
   pids+=($!)
   pid_of[$1]=$!
-  for _ in $(seq 120); do mariadb -h127.0.0.1 -P"$3" -uroot -pburst -e 'select 1' >/dev/null 2>&1 && break; sleep 1; done
+  wait_sql "$3" burst 120
   echo "$1: back_log $(mariadb -N -h127.0.0.1 -P"$3" -uroot -pburst -e 'select @@back_log'), listen queue $(ss -ltnH "sport = :$3" | awk '{print $3}')"
 }
 start old "$old" 3435

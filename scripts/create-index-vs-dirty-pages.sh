@@ -11,6 +11,7 @@
 # Prints a markdown table: dirty pages before the statement and the
 # median time of REPEAT CREATE INDEX statements (each on a new empty table).
 set -euo pipefail
+source "$(dirname "$(realpath "$0")")/lib/server.sh"
 out=$(realpath -m "${1:?usage: create-index-vs-dirty-pages.sh OUTDIR}")
 here=$(dirname "$(realpath "$0")")
 root=$(dirname "$here")
@@ -50,21 +51,11 @@ for port in 3307 3308; do
     BP=$BP "$anchors/start-mariadb.sh" "$out/mariadb" 3307 >"$out/mariadb.start" 2>&1
   else
     rm -rf "${out:?}/quire"
-    cat >"$out/quire.cnf" <<CNF
-[mysqld]
-datadir=$out/quire/data
-port=3308
-bind-address=127.0.0.1
-innodb_buffer_pool_size=$BP
-innodb_redo_log_capacity=1G
-innodb_doublewrite=1
-innodb_flush_log_at_trx_commit=1
-innodb_flush_method=O_DIRECT
-CNF
+    quire_cnf "$out/quire.cnf" "$out/quire/data" 3308 "$BP"
     "$QUIRE" serve --root-password=root --defaults-file="$out/quire.cnf" >"$out/quire.log" 2>&1 &
     qpid=$!
-    for _ in $(seq 60); do mariadb -h127.0.0.1 -P3308 -uroot -proot -e 'select 1' >/dev/null 2>&1 && break; sleep 1; done
-    mariadb -h127.0.0.1 -P3308 -uroot -proot -e "CREATE DATABASE sbtest; CREATE USER sbtest IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO sbtest"
+    wait_sql 3308 root
+    sbtest_user 3308
   fi
   sb "$port" --threads=4 oltp_read_write prepare >"$out/prepare.$port" 2>&1
   # Few dirty pages: flush everything first (the pacing at full speed).

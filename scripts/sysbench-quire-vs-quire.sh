@@ -16,6 +16,7 @@
 # (per query for point_select) from /proc — the steadier figure on a
 # shared machine, where throughput drifts with the neighbours' load.
 set -euo pipefail
+source "$(dirname "$(realpath "$0")")/lib/server.sh"
 out=$(realpath -m "${1:?usage: sysbench-quire-vs-quire.sh OUTDIR OLD NEW}")
 old=$(realpath "${2:?old binary}")
 new=$(realpath "${3:?new binary}")
@@ -35,25 +36,13 @@ trap cleanup EXIT
 
 # start NAME BINARY PORT
 start() {
-  cat >"$out/$1.cnf" <<CNF
-[mysqld]
-datadir=$out/$1/data
-port=$3
-bind-address=127.0.0.1
-max_connections=5000
-max_prepared_stmt_count=512000
-innodb_buffer_pool_size=$BP
-innodb_redo_log_capacity=1G
-innodb_doublewrite=1
-innodb_flush_log_at_trx_commit=$DURABLE
-innodb_flush_method=O_DIRECT
-CNF
+  quire_cnf "$out/$1.cnf" "$out/$1/data" "$3" "$BP" "$DURABLE"
   rm -rf "${out:?}/$1"
   "$2" serve --root-password=root --defaults-file="$out/$1.cnf" >"$out/$1.log" 2>&1 &
   pids+=($!)
   pid_of[$3]=$!
-  for _ in $(seq 60); do mariadb -h127.0.0.1 -P"$3" -uroot -proot -e 'select 1' >/dev/null 2>&1 && break; sleep 1; done
-  mariadb -h127.0.0.1 -P"$3" -uroot -proot -e "CREATE DATABASE sbtest; CREATE USER sbtest IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO sbtest"
+  wait_sql "$3" root
+  sbtest_user "$3"
 }
 
 sb() { sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$1" --mysql-user=sbtest \

@@ -21,6 +21,7 @@
 # and retried (deadlocks 1213, lock wait timeouts 1205) per server.
 # Every sysbench output stays under OUTDIR.
 set -euo pipefail
+source "$(dirname "$(realpath "$0")")/../lib/server.sh"
 out=$(realpath -m "${1:?usage: vs-mariadb.sh OUTDIR}")
 here=$(dirname "$(realpath "$0")")
 root=$(dirname "$(dirname "$here")")
@@ -40,27 +41,11 @@ cleanup() {
 trap cleanup EXIT
 
 start_quire() { # BUFFER_POOL
-  cat >"$out/quire.cnf" <<CNF
-[mysqld]
-datadir=$out/quire/data
-port=3308
-bind-address=127.0.0.1
-max_connections=5000
-innodb_buffer_pool_size=$1
-innodb_redo_log_capacity=1G
-innodb_doublewrite=1
-innodb_flush_log_at_trx_commit=1
-innodb_flush_method=O_DIRECT
-innodb_io_capacity=10000
-innodb_io_capacity_max=20000
-innodb_flush_neighbors=0
-innodb_adaptive_hash_index=0
-performance_schema=OFF
-CNF
+  quire_cnf "$out/quire.cnf" "$out/quire/data" 3308 "$1"
+  mariadb_matched_flushing "$out/quire.cnf"
   "$QUIRE" serve --root-password=root --defaults-file="$out/quire.cnf" >>"$out/quire.log" 2>&1 &
   qpid=$!
-  for _ in $(seq 120); do mariadb -h127.0.0.1 -P3308 -uroot -proot -e 'select 1' >/dev/null 2>&1 && return; sleep 1; done
-  echo "quire did not start" >&2; exit 1
+  wait_sql 3308 root 120 || exit 1
 }
 stop_quire() { kill "$qpid"; wait "$qpid" 2>/dev/null || true; qpid=; }
 start_mariadb() { # BUFFER_POOL
