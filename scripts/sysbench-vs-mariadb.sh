@@ -25,6 +25,7 @@
 # memory (the highest VmRSS sampled once a second during the point).
 # Every sysbench output stays under OUTDIR.
 set -euo pipefail
+source "$(dirname "$(realpath "$0")")/lib/server.sh"
 out=$(realpath -m "${1:?usage: sysbench-vs-mariadb.sh OUTDIR}")
 here=$(dirname "$(realpath "$0")")
 root=$(dirname "$here")
@@ -55,29 +56,13 @@ trap cleanup EXIT
 
 # start_quire NAME PORT BUFFER_POOL
 start_quire() {
-  cat >"$out/$1.cnf" <<CNF
-[mysqld]
-datadir=$out/$1/data
-port=$2
-bind-address=127.0.0.1
-max_connections=5000
-max_prepared_stmt_count=512000
-innodb_buffer_pool_size=$3
-innodb_redo_log_capacity=1G
-innodb_doublewrite=1
-innodb_flush_log_at_trx_commit=1
-innodb_flush_method=O_DIRECT
-innodb_io_capacity=10000
-innodb_io_capacity_max=20000
-innodb_flush_neighbors=0
-innodb_adaptive_hash_index=0
-performance_schema=OFF
-CNF
+  quire_cnf "$out/$1.cnf" "$out/$1/data" "$2" "$3"
+  mariadb_matched_flushing "$out/$1.cnf"
   rm -rf "${out:?}/$1"
   "$QUIRE" serve --root-password=root --defaults-file="$out/$1.cnf" >"$out/$1.log" 2>&1 &
   qpid=$!
-  for _ in $(seq 60); do mariadb -h127.0.0.1 -P"$2" -uroot -proot -e 'select 1' >/dev/null 2>&1 && break; sleep 1; done
-  mariadb -h127.0.0.1 -P"$2" -uroot -proot -e "CREATE DATABASE sbtest; CREATE USER sbtest IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO sbtest"
+  wait_sql "$2" root
+  sbtest_user "$2"
 }
 
 # One server at a time, alone on the machine (an idle server's background
