@@ -307,24 +307,7 @@ pub fn run(
     session: &dyn SessionEnv,
 ) -> Result<WriteResult> {
     let per = if tuples > 1 { p.params } else { params.len() };
-    let mut w = Writer {
-        p,
-        res: WriteResult::default(),
-        auto: AutoInc {
-            col: p.table.schema.columns.iter().position(|c| c.auto_increment),
-            next: 0,
-            end: 0,
-            intervals: 0,
-            estimate: (p.rows.len() * tuples) as u64,
-        },
-        found_rows: session.client_found_rows(),
-        fk: crate::dml::fk_of(&p.table, session),
-    };
-    if p.ignore && w.fk.as_ref().is_some_and(|(_, f)| !f.as_child.is_empty()) {
-        // IGNORE would make a missing parent (1452) a warning and skip the
-        // row, but the check runs after the row is written: not built.
-        return Err(SqlError::unsupported("INSERT IGNORE into a table with FOREIGN KEYs"));
-    }
+    let mut w = Writer::new(p, session, (p.rows.len() * tuples) as u64)?;
     if let Some(q) = &p.select {
         let lock =
             matches!(trx.isolation(), Isolation::RepeatableRead | Isolation::Serializable).then_some(LockMode::S);
@@ -375,7 +358,32 @@ struct Writer<'a> {
     fk: Option<(crate::fk::Checks<'a>, std::sync::Arc<crate::fk::TableFks>)>,
 }
 
-impl Writer<'_> {
+impl<'a> Writer<'a> {
+    /// A writer for `p`'s rows; `estimate` rows are expected (the size of
+    /// the first AUTO_INCREMENT interval; 0 when unknown).
+    fn new(p: &'a InsertPlan, session: &'a dyn SessionEnv, estimate: u64) -> Result<Self> {
+        let fk = crate::dml::fk_of(&p.table, session);
+        if p.ignore && fk.as_ref().is_some_and(|(_, f)| !f.as_child.is_empty()) {
+            // IGNORE would make a missing parent (1452) a warning and skip
+            // the row, but the check runs after the row is written: not
+            // built.
+            return Err(SqlError::unsupported("IGNORE into a table with FOREIGN KEYs"));
+        }
+        Ok(Writer {
+            p,
+            res: WriteResult::default(),
+            auto: AutoInc {
+                col: p.table.schema.columns.iter().position(|c| c.auto_increment),
+                next: 0,
+                end: 0,
+                intervals: 0,
+                estimate,
+            },
+            found_rows: session.client_found_rows(),
+            fk,
+        })
+    }
+
     fn put(&mut self, trx: &mut Trx, mut row: Vec<Value>, env: &dyn Env) -> Result<()> {
         let p = self.p;
         let t = &p.table;
@@ -530,23 +538,7 @@ pub struct RowWriter<'a>(Writer<'a>);
 
 impl<'a> RowWriter<'a> {
     pub fn new(p: &'a InsertPlan, session: &'a dyn SessionEnv) -> Result<Self> {
-        let fk = crate::dml::fk_of(&p.table, session);
-        if p.ignore && fk.as_ref().is_some_and(|(_, f)| !f.as_child.is_empty()) {
-            return Err(SqlError::unsupported("IGNORE into a table with FOREIGN KEYs"));
-        }
-        Ok(Self(Writer {
-            p,
-            res: WriteResult::default(),
-            auto: AutoInc {
-                col: p.table.schema.columns.iter().position(|c| c.auto_increment),
-                next: 0,
-                end: 0,
-                intervals: 0,
-                estimate: 0,
-            },
-            found_rows: session.client_found_rows(),
-            fk,
-        }))
+        Ok(Self(Writer::new(p, session, 0)?))
     }
 
     /// Writes one converted, checked row (see [`Writer::put`]).

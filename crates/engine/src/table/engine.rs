@@ -859,16 +859,10 @@ impl Engine {
     /// Replaces a table's FOREIGN KEYs (ALTER TABLE ADD / DROP FOREIGN
     /// KEY): one catalog write, durable before this returns.
     pub fn set_foreign_keys(&self, table: &str, foreign_keys: Vec<ForeignKeyDef>) -> Result<()> {
-        self.check_ddl_allowed(table)?;
-        let _ddl = self.ddl.lock();
-        let t = self.table(table)?;
-        let mut st = t.state().write();
-        let mut def = st.def.clone();
-        def.foreign_keys = foreign_keys;
-        self.catalog.update(&catalog::table_key(table), &catalog::encode(&def))?;
-        self.log.flush_up_to(crate::mtr::last_commit_lsn())?; // DDL is durable in every commit mode
-        st.def = def;
-        Ok(())
+        self.update_def(table, |_, def| {
+            def.foreign_keys = foreign_keys;
+            Ok(())
+        })
     }
 
     /// Stores the table's SQL-side extras (CHECK constraints, COMMENTs,
@@ -878,18 +872,29 @@ impl Engine {
     /// AUTO_INCREMENT = n` as MySQL and MariaDB's InnoDB set it. DML on the
     /// table waits meanwhile (the state latch is held exclusively).
     pub fn set_extras(&self, table: &str, extras: TableExtras, reset_auto_inc: bool) -> Result<()> {
+        self.update_def(table, |t, def| {
+            def.extras = extras;
+            if reset_auto_inc {
+                let next = Self::recover_auto_inc(def, t.clustered())?;
+                t.auto_inc.store(next, Ordering::Release);
+            }
+            Ok(())
+        })
+    }
+
+    /// A catalog-only DDL: `change` edits a copy of the table's definition
+    /// (and may touch the table's counters), the copy is written to the
+    /// catalog durably, then it replaces the live one. DML on the table
+    /// waits meanwhile (the state latch is held exclusively).
+    fn update_def(&self, table: &str, change: impl FnOnce(&Table, &mut TableDef) -> Result<()>) -> Result<()> {
         self.check_ddl_allowed(table)?;
         let _ddl = self.ddl.lock();
         let t = self.table(table)?;
         let mut st = t.state().write();
         let mut def = st.def.clone();
-        def.extras = extras;
+        change(&t, &mut def)?;
         self.catalog.update(&catalog::table_key(table), &catalog::encode(&def))?;
         self.log.flush_up_to(crate::mtr::last_commit_lsn())?; // DDL is durable in every commit mode
-        if reset_auto_inc {
-            let next = Self::recover_auto_inc(&def, t.clustered())?;
-            t.auto_inc.store(next, Ordering::Release);
-        }
         st.def = def;
         Ok(())
     }
