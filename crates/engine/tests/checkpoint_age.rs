@@ -51,7 +51,6 @@ fn page_cleaners_keep_checkpoint_age_under_the_log_capacity() {
     let max_age = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let ps = &e.pool().stats;
-    let written_before = ps.writes.get() - ps.flushed_lru.get() - ps.flushed_by_cleaners.get() - ps.flushed_space.get();
     std::thread::scope(|s| {
         s.spawn(|| {
             while !stop.load(Ordering::Relaxed) {
@@ -90,11 +89,10 @@ fn page_cleaners_keep_checkpoint_age_under_the_log_capacity() {
     });
     let redo = log.current_lsn() - start_lsn;
     let max_age = max_age.load(Ordering::Relaxed);
-    let by_others =
-        ps.writes.get() - ps.flushed_lru.get() - ps.flushed_by_cleaners.get() - ps.flushed_space.get() - written_before;
     println!(
         "redo written {} KiB = {:.1}x the capacity; max checkpoint age {} KiB = {:.0}% of it; pages by cleaners {} \
-         ({} in {} sync flushes), by the LRU flushers {}, by others {by_others}; writers that waited for log space {}",
+         ({} in {} sync flushes), by the LRU flushers {}, by the checkpointer {} ({} sync \
+         flushes timed out); writers that waited for log space {}",
         redo >> 10,
         redo as f64 / capacity as f64,
         max_age >> 10,
@@ -103,21 +101,20 @@ fn page_cleaners_keep_checkpoint_age_under_the_log_capacity() {
         ps.flushed_sync.get(),
         ps.sync_flushes.get(),
         ps.flushed_lru.get(),
+        ps.flushed_by_checkpointer.get(),
+        ps.sync_flush_timeouts.get(),
         log.stats.checkpoint_waits.get()
     );
     assert!(redo > 4 * capacity, "the writes were sustained: {redo} bytes of redo for {capacity} of log");
     assert!(max_age < capacity, "the checkpoint age stayed under the capacity: {max_age} of {capacity}");
     assert!(ps.flushed_by_cleaners.get() > 0, "the cleaners wrote pages");
-    // On a slow disk (CI, right after fsync-heavy tests) the checkpointer
-    // has written a few dozen pages itself (64 and 95 of ~6 000 in two
-    // runs, none in five on an idle disk); which of its paths does so is
-    // not found yet (session 13's note). The claim kept here: the cleaners
-    // write nearly all of it.
-    assert!(
-        by_others * 20 <= ps.flushed_by_cleaners.get(),
-        "the checkpointer itself wrote {by_others} pages, over 5% of the cleaners' {}",
-        ps.flushed_by_cleaners.get()
-    );
+    // Read from the flushers' own counters, not as a difference of totals:
+    // the cleaners used to add their share at the end of a round, so one
+    // still in a round when the totals were read had counted its writes
+    // but not yet its share (session 13 saw 64 and 95 such pages on a
+    // loaded machine, charged to "others").
+    assert_eq!(ps.flushed_by_checkpointer.get(), 0, "no page was written by the checkpointer itself");
+    assert_eq!(ps.sync_flush_timeouts.get(), 0, "every sync flush was done by the cleaners in time");
     assert_eq!(ps.flushed_by_user.get(), 0, "no user thread wrote a page");
     e.shutdown().unwrap();
 }

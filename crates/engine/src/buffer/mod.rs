@@ -161,6 +161,11 @@ pub struct PoolStats {
     pub flushed_sync: Counter,
     /// Sync flushes asked for (`Innodb_buffer_pool_sync_flushes`).
     pub sync_flushes: Counter,
+    /// Pages a sync flush's caller (the checkpointer) wrote itself: what
+    /// the cleaners left below the LSN (none running, or the wait ran out).
+    pub flushed_by_checkpointer: Counter,
+    /// Sync flushes whose wait for the cleaners ran out.
+    pub sync_flush_timeouts: Counter,
     /// Frames taken from the LRU tail.
     pub evictions: Counter,
     /// Pages moved from the old to the young part.

@@ -185,16 +185,19 @@ impl BufferPool {
                 self.sync_flush_done.1.wait_for(&mut g, Duration::from_millis(10));
             }
             let _ = self.sync_flush_lsn.compare_exchange(lsn, 0, Ordering::AcqRel, Ordering::Acquire);
+            if below(self) && std::time::Instant::now() >= deadline {
+                self.stats.sync_flush_timeouts.inc();
+            }
         }
-        self.flush_older_than(lsn)?;
+        let n = self.flush_older_than(lsn)?;
+        self.stats.flushed_by_checkpointer.add(n as u64);
         Ok(())
     }
 
     /// One cleaner's part of a sync flush: the pages of its instances below
-    /// the asked LSN, batch after batch. Returns the pages written.
-    fn sync_flush_round(&self, me: usize, mine: &[usize], lsn: crate::Lsn) -> usize {
+    /// the asked LSN, batch after batch.
+    fn sync_flush_round(&self, me: usize, mine: &[usize], lsn: crate::Lsn) {
         let batch = self.dblwr().map_or(64, |d| d.batch_pages());
-        let mut written = 0;
         for &i in mine {
             loop {
                 let victims: Vec<u32> = self.instances[i]
@@ -211,7 +214,12 @@ impl BufferPool {
                 }
                 match self.flush_batch(i, &victims, FlushType::FlushList, false) {
                     Ok(0) => break, // latched or being written by another: next round
-                    Ok(n) => written += n,
+                    Ok(n) => {
+                        // Counted per batch, so the counters follow the
+                        // writes while a long round runs.
+                        self.stats.flushed_sync.add(n as u64);
+                        self.stats.flushed_by_cleaners.add(n as u64);
+                    }
                     Err(e) => {
                         tracing::warn!("page cleaner {me}: {e}");
                         break;
@@ -219,10 +227,8 @@ impl BufferPool {
                 }
             }
         }
-        self.stats.flushed_sync.add(written as u64);
         let _g = self.sync_flush_done.0.lock();
         self.sync_flush_done.1.notify_all();
-        written
     }
 
     /// Wakes the page cleaners for a round now.
@@ -251,8 +257,7 @@ impl BufferPool {
             }
             let sync_lsn = self.sync_flush_lsn.load(Ordering::Acquire);
             if sync_lsn != 0 {
-                let written = self.sync_flush_round(me, &mine, sync_lsn);
-                self.stats.flushed_by_cleaners.add(written as u64);
+                self.sync_flush_round(me, &mine, sync_lsn);
                 continue;
             }
             let Some(log) = self.log().cloned() else { continue };
@@ -274,7 +279,10 @@ impl BufferPool {
                     self.instances[i].flush_list.lock().by_lsn.iter().take(share).map(|&(_, f)| f).collect();
                 for chunk in oldest.chunks(batch) {
                     match self.flush_batch(i, chunk, FlushType::FlushList, false) {
-                        Ok(n) => written += n,
+                        Ok(n) => {
+                            self.stats.flushed_by_cleaners.add(n as u64);
+                            written += n;
+                        }
                         Err(e) => {
                             tracing::warn!("page cleaner {me}: {e}");
                             break;
@@ -285,7 +293,6 @@ impl BufferPool {
                     }
                 }
             }
-            self.stats.flushed_by_cleaners.add(written as u64);
             avg_rate = (avg_rate + written as f64 * cleaners as f64) / 2.0;
         }
     }
