@@ -17,8 +17,8 @@ use crate::expr::number;
 /// The normalised text and the literal values, in order.
 pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
     let b = sql.as_bytes();
-    let first = sql.trim_start().get(..6)?.to_ascii_uppercase();
-    if !matches!(first.as_str(), "SELECT" | "INSERT" | "UPDATE" | "DELETE") {
+    let first = sql.trim_start().get(..6)?;
+    if !["SELECT", "INSERT", "UPDATE", "DELETE"].iter().any(|k| k.eq_ignore_ascii_case(first)) {
         return None;
     }
     let mut out = String::with_capacity(sql.len());
@@ -26,9 +26,9 @@ pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
     let mut vals = Vec::with_capacity(b.iter().filter(|&&c| c == b',').count() + 1);
     let mut i = 0;
     // Inside the select list (SELECT .. FROM) or an ORDER/GROUP BY list.
-    let mut in_projection = first == "SELECT";
+    let mut in_projection = first.eq_ignore_ascii_case("SELECT");
     let mut in_by = false;
-    let mut prev_word = String::new();
+    let mut prev_word = Word::Other;
     let mut selects = 0;
     while i < b.len() {
         let c = b[i];
@@ -61,13 +61,13 @@ pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
                     vals.push(Value::Str(text));
                 }
                 i = j + 1;
-                prev_word.clear();
+                prev_word = Word::Other;
             }
             b'`' => {
                 let j = i + 1 + sql[i + 1..].find('`')?;
                 out.push_str(&sql[i..=j]);
                 i = j + 1;
-                prev_word.clear();
+                prev_word = Word::Other;
             }
             b'0'..=b'9' | b'.' if c != b'.' || b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
                 let mut j = i;
@@ -94,7 +94,7 @@ pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
                     vals.push(number(text).ok()?);
                 }
                 i = j;
-                prev_word.clear();
+                prev_word = Word::Other;
             }
             b'?' | b'#' => return None,
             b'-' if b.get(i + 1) == Some(&b'-') => return None,
@@ -107,23 +107,18 @@ pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
                 if j < b.len() && (b[j] == b'\'' || b[j] == b'"') {
                     return None; // an introducer or X'..'
                 }
-                let w = sql[i..j].to_ascii_uppercase();
-                // A subquery, derived table or set operation: literals in
-                // its select lists name columns the outer query sees.
-                if w == "SELECT" {
-                    if selects > 0 {
-                        return None;
-                    }
-                    selects += 1;
-                }
-                match w.as_str() {
-                    "FROM" => in_projection = false,
-                    "BY" if prev_word == "ORDER" || prev_word == "GROUP" => in_by = true,
-                    "LIMIT" | "HAVING" | "FOR" | "LOCK" | "WHERE" | "UNION" => {
+                let w = Word::of(&sql[i..j]);
+                match w {
+                    // A subquery, derived table or set operation: literals
+                    // in its select lists name columns the outer query sees.
+                    Word::Select if selects > 0 => return None,
+                    Word::Select => selects += 1,
+                    Word::From => in_projection = false,
+                    Word::By if matches!(prev_word, Word::Order | Word::Group) => in_by = true,
+                    Word::Union => in_by = false,
+                    Word::EndsLists => {
                         in_by = false;
-                        if w != "UNION" {
-                            in_projection = false;
-                        }
+                        in_projection = false;
                     }
                     _ => {}
                 }
@@ -135,13 +130,50 @@ pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
             _ => {
                 out.push(c as char);
                 if !c.is_ascii_whitespace() {
-                    prev_word.clear();
+                    prev_word = Word::Other;
                 }
                 i += 1;
             }
         }
     }
     Some((out, vals))
+}
+
+/// The words [`normalize`] follows to know whether a literal is a value or
+/// part of a select / ORDER BY / GROUP BY list, matched without allocating.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Word {
+    Select,
+    From,
+    By,
+    Order,
+    Group,
+    Union,
+    /// LIMIT, HAVING, FOR, LOCK, WHERE: the end of the lists above.
+    EndsLists,
+    Other,
+}
+
+impl Word {
+    fn of(w: &str) -> Word {
+        const WORDS: [(&str, Word); 11] = [
+            ("SELECT", Word::Select),
+            ("FROM", Word::From),
+            ("BY", Word::By),
+            ("ORDER", Word::Order),
+            ("GROUP", Word::Group),
+            ("UNION", Word::Union),
+            ("LIMIT", Word::EndsLists),
+            ("HAVING", Word::EndsLists),
+            ("FOR", Word::EndsLists),
+            ("LOCK", Word::EndsLists),
+            ("WHERE", Word::EndsLists),
+        ];
+        if w.len() > 6 {
+            return Word::Other;
+        }
+        WORDS.iter().find(|(k, _)| k.eq_ignore_ascii_case(w)).map_or(Word::Other, |&(_, v)| v)
+    }
 }
 
 /// A normalised `INSERT ... VALUES (..), (..), ...` whose tuples are all
