@@ -259,6 +259,12 @@ pub fn run_insert(
     let per = if tuples > 1 { p.params } else { params.len() };
     let fk = fk_of(&p.table, session);
     let schema = &p.table.schema;
+    // Several rows take their AUTO_INCREMENT values from one interval
+    // reserved at the first (InnoDB's "consecutive" mode, MariaDB's
+    // default): a statement that fails part-way loses the whole interval,
+    // as there. One row takes the engine's next value directly.
+    let n = (p.rows.len() * tuples) as u64;
+    let mut auto = Some(crate::upsert::AutoInc::new(schema, n)).filter(|a| n > 1 && a.applies());
     let rows = (0..tuples).flat_map(|k| p.rows.iter().enumerate().map(move |(j, r)| (k, j, r)));
     for (i, (k, j, exprs)) in rows.enumerate() {
         // A fresh context per tuple: IN-list keys built from one tuple's
@@ -267,9 +273,10 @@ pub fn run_insert(
         let env: &dyn Env = &ctx;
         let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
         let targets = p.targets_of(j, exprs);
-        let row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], env)), lenient_null, at, env)?;
+        let mut row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], env)), lenient_null, at, env)?;
+        let filled = auto.as_mut().and_then(|a| a.fill(&p.table, &mut row));
         let written = fk.as_ref().map(|_| row.clone());
-        if let Some(id) = p.table.table.insert_tx(trx, row)? {
+        if let Some(id) = p.table.table.insert_tx(trx, row)?.or(filled) {
             if res.first_insert_id == 0 {
                 res.first_insert_id = id;
             }

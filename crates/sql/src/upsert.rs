@@ -37,7 +37,7 @@
 use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
 
-use quire_engine::row::Value;
+use quire_engine::row::{TableSchema, Value};
 use quire_engine::table::{Inserted, RowUpdate, Trx};
 use quire_engine::txn::lock::LockMode;
 use quire_engine::txn::Isolation;
@@ -238,8 +238,9 @@ pub fn compile_insert_select(
     })
 }
 
-/// The statement's AUTO_INCREMENT interval (see the module note).
-struct AutoInc {
+/// The statement's AUTO_INCREMENT interval (see the module note); also
+/// the plain multi-row INSERT's (`dml::run_insert`).
+pub(crate) struct AutoInc {
     /// The AUTO_INCREMENT column, if the table has one.
     col: Option<usize>,
     next: u64,
@@ -248,36 +249,63 @@ struct AutoInc {
     intervals: u32,
     /// Rows the statement expects (VALUES), 0 for a query.
     estimate: u64,
+    /// InnoDB's `trx->n_autoinc_rows`: set to the first interval's size,
+    /// less one per row offered since (explicit values too). A row that
+    /// needs a new interval while it is not zero (an explicit value jumped
+    /// past the interval) reserves that many values; at zero the next
+    /// interval is the handler's next size.
+    remaining: u64,
 }
 
 impl AutoInc {
+    /// For a statement on `schema` expecting `estimate` rows (0 when not
+    /// known: a query).
+    pub(crate) fn new(schema: &TableSchema, estimate: u64) -> Self {
+        let col = schema.columns.iter().position(|c| c.auto_increment);
+        AutoInc { col, next: 0, end: 0, intervals: 0, estimate, remaining: 0 }
+    }
+
+    /// Whether the table has an AUTO_INCREMENT column.
+    pub(crate) fn applies(&self) -> bool {
+        self.col.is_some()
+    }
+
     /// Fills the AUTO_INCREMENT column of `row` if it asks for a value
     /// (NULL or 0); returns the value generated.
-    fn fill(&mut self, t: &TableRef, row: &mut [Value]) -> Option<u64> {
+    pub(crate) fn fill(&mut self, t: &TableRef, row: &mut [Value]) -> Option<u64> {
         let c = self.col?;
-        match row[c] {
-            Value::Null | Value::Int(0) | Value::UInt(0) => {}
+        let generated = match row[c] {
+            Value::Null | Value::Int(0) | Value::UInt(0) => {
+                if self.next >= self.end {
+                    let n = if self.remaining > 0 {
+                        self.remaining
+                    } else if self.intervals == 0 && self.estimate > 0 {
+                        self.estimate
+                    } else {
+                        1u64 << self.intervals.min(16)
+                    };
+                    self.intervals += 1;
+                    self.remaining = n;
+                    self.next = t.table.reserve_auto_increment(n);
+                    self.end = self.next + n;
+                }
+                let id = self.next;
+                self.next += 1;
+                row[c] = if t.schema.columns[c].ty.is_unsigned() { Value::UInt(id) } else { Value::Int(id as i64) };
+                Some(id)
+            }
             Value::Int(v) if v > 0 => {
                 self.explicit(v as u64);
-                return None;
+                None
             }
             Value::UInt(v) => {
                 self.explicit(v);
-                return None;
+                None
             }
-            _ => return None,
-        }
-        if self.next >= self.end {
-            let n =
-                if self.intervals == 0 && self.estimate > 0 { self.estimate } else { 1u64 << self.intervals.min(16) };
-            self.intervals += 1;
-            self.next = t.table.reserve_auto_increment(n);
-            self.end = self.next + n;
-        }
-        let id = self.next;
-        self.next += 1;
-        row[c] = if t.schema.columns[c].ty.is_unsigned() { Value::UInt(id) } else { Value::Int(id as i64) };
-        Some(id)
+            _ => None,
+        };
+        self.remaining = self.remaining.saturating_sub(1);
+        generated
     }
 
     /// An explicit value: the interval continues past it.
@@ -372,13 +400,7 @@ impl<'a> Writer<'a> {
         Ok(Writer {
             p,
             res: WriteResult::default(),
-            auto: AutoInc {
-                col: p.table.schema.columns.iter().position(|c| c.auto_increment),
-                next: 0,
-                end: 0,
-                intervals: 0,
-                estimate,
-            },
+            auto: AutoInc::new(&p.table.schema, estimate),
             found_rows: session.client_found_rows(),
             fk,
         })
