@@ -24,8 +24,10 @@
 //! inserted.
 //!
 //! AUTO_INCREMENT: values are taken from intervals the statement reserves
-//! as MariaDB's `handler::update_auto_increment` does (first the VALUES row
-//! count, or 1 for a query; then 2, 4, ... values), and a value whose row
+//! as MariaDB's `handler::update_auto_increment` and InnoDB's
+//! `get_auto_increment` do (first the VALUES row count, or 1 for a query;
+//! then 2, 4, ... values; after an explicit value jumped past an interval,
+//! as many values as the statement has rows left), and a value whose row
 //! turned out a duplicate is given back to the next row. Values left in
 //! the last interval are lost, as in InnoDB (gaps).
 //!
