@@ -47,7 +47,7 @@ fn create(e: &Engine) {
             Column::new("branch", ColumnType::Int { unsigned: false }),
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "by_branch".into(), columns: vec![2], unique: false }],
+        indexes: vec![IndexDef { name: "by_branch".into(), columns: vec![2], unique: false, prefix: vec![] }],
         ..Default::default()
     };
     let log = TableSchema {

@@ -22,7 +22,7 @@ fn schema() -> TableSchema {
             Column::new("c", ColumnType::Varchar { len: 120 }).not_null(),
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
+        indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false, prefix: vec![] }],
         ..Default::default()
     }
 }

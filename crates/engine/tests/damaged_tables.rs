@@ -36,7 +36,7 @@ fn schema() -> TableSchema {
             Column::new("v", ColumnType::Varchar { len: 40 }),
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "by_v".into(), columns: vec![1], unique: false }],
+        indexes: vec![IndexDef { name: "by_v".into(), columns: vec![1], unique: false, prefix: vec![] }],
         ..Default::default()
     }
 }
@@ -111,7 +111,9 @@ fn a_damaged_space_header_marks_only_that_table_corrupt_and_ddl_never_touches_it
     }
     assert_eq!(e.table_names().iter().filter(|n| *n == "d/t").count(), 1, "listed once");
     assert!(matches!(e.create_table("d/t", schema()), Err(Error::TableExists(_))));
-    assert!(e.create_index("d/t", IndexDef { name: "x".into(), columns: vec![1], unique: false }).is_err());
+    assert!(e
+        .create_index("d/t", IndexDef { name: "x".into(), columns: vec![1], unique: false, prefix: vec![] })
+        .is_err());
     assert_eq!(std::fs::read(&path).unwrap(), damaged, "the damaged file is untouched");
     assert_eq!(e.table_names().iter().filter(|n| *n == "d/t").count(), 1, "still listed once");
 

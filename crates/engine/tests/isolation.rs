@@ -45,7 +45,7 @@ fn db() -> Db {
             Column::new("k", ColumnType::Int { unsigned: false }),
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "by_k".into(), columns: vec![2], unique: false }],
+        indexes: vec![IndexDef { name: "by_k".into(), columns: vec![2], unique: false, prefix: vec![] }],
         ..Default::default()
     };
     let t = e.create_table("test/t", schema).unwrap();

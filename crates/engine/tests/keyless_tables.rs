@@ -19,7 +19,7 @@ use rand::{Rng, SeedableRng};
 fn keyless() -> TableSchema {
     TableSchema::with_row_id(
         vec![Column::new("a", ColumnType::Int { unsigned: false }), Column::new("b", ColumnType::Varchar { len: 40 })],
-        vec![IndexDef { name: "a".into(), columns: vec![0], unique: false }],
+        vec![IndexDef { name: "a".into(), columns: vec![0], unique: false, prefix: vec![] }],
     )
 }
 

@@ -27,7 +27,7 @@ fn setup(dir: &std::path::Path) -> (Arc<Engine>, Arc<Table>) {
             Column::new("pad", ColumnType::Varchar { len: 100 }),
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "by_k".into(), columns: vec![1], unique: false }],
+        indexes: vec![IndexDef { name: "by_k".into(), columns: vec![1], unique: false, prefix: vec![] }],
         ..Default::default()
     };
     let t = e.create_table("test/p", schema).unwrap();

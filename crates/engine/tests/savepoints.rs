@@ -35,7 +35,7 @@ fn schema() -> TableSchema {
             Column::new("v", ColumnType::Int { unsigned: false }),
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "by_v".into(), columns: vec![1], unique: false }],
+        indexes: vec![IndexDef { name: "by_v".into(), columns: vec![1], unique: false, prefix: vec![] }],
         ..Default::default()
     }
 }

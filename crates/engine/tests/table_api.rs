@@ -29,8 +29,8 @@ fn people() -> TableSchema {
         ],
         primary_key: vec![0],
         indexes: vec![
-            IndexDef { name: "by_name".into(), columns: vec![1], unique: false },
-            IndexDef { name: "by_code".into(), columns: vec![2], unique: true },
+            IndexDef { name: "by_name".into(), columns: vec![1], unique: false, prefix: vec![] },
+            IndexDef { name: "by_code".into(), columns: vec![2], unique: true, prefix: vec![] },
         ],
         ..Default::default()
     }
@@ -262,8 +262,13 @@ fn indexes_can_be_added_to_and_dropped_from_populated_tables() {
         for i in 0..500 {
             t.insert(person(&format!("p{}", 499 - i), None, (i % 90) as i64)).unwrap();
         }
-        e.create_index("people", IndexDef { name: "by_age".into(), columns: vec![3, 1], unique: false }).unwrap();
-        let err = e.create_index("people", IndexDef { name: "u_age".into(), columns: vec![3], unique: true });
+        e.create_index(
+            "people",
+            IndexDef { name: "by_age".into(), columns: vec![3, 1], unique: false, prefix: vec![] },
+        )
+        .unwrap();
+        let err =
+            e.create_index("people", IndexDef { name: "u_age".into(), columns: vec![3], unique: true, prefix: vec![] });
         assert!(matches!(err.unwrap_err(), Error::DuplicateKey { .. }));
         e.drop_index("people", "by_code").unwrap();
         e.shutdown().unwrap();

@@ -22,9 +22,9 @@ fn schema() -> TableSchema {
         ],
         primary_key: vec![0],
         indexes: vec![
-            IndexDef { name: "ia".into(), columns: vec![1], unique: false },
-            IndexDef { name: "iab".into(), columns: vec![1, 2], unique: false },
-            IndexDef { name: "uc".into(), columns: vec![3], unique: true },
+            IndexDef { name: "ia".into(), columns: vec![1], unique: false, prefix: vec![] },
+            IndexDef { name: "iab".into(), columns: vec![1, 2], unique: false, prefix: vec![] },
+            IndexDef { name: "uc".into(), columns: vec![3], unique: true, prefix: vec![] },
         ],
         ..Default::default()
     }

@@ -61,7 +61,7 @@ fn schema() -> TableSchema {
             Column::new("pad", ColumnType::Char { len: 60 }).not_null(),
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "k_1".into(), columns: vec![1], unique: false }],
+        indexes: vec![IndexDef { name: "k_1".into(), columns: vec![1], unique: false, prefix: vec![] }],
         ..Default::default()
     }
 }

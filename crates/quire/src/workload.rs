@@ -62,7 +62,7 @@ fn bank_schemas() -> (TableSchema, TableSchema) {
             Column::new("balance", ColumnType::BigInt { unsigned: false }).not_null(),
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "by_balance".into(), columns: vec![1], unique: false }],
+        indexes: vec![IndexDef { name: "by_balance".into(), columns: vec![1], unique: false, prefix: vec![] }],
         ..Default::default()
     };
     let transfers = TableSchema {
@@ -149,7 +149,7 @@ pub fn schema() -> TableSchema {
             Column::new("pad", ColumnType::Varchar { len: 200 }).not_null(),
         ],
         primary_key: vec![0],
-        indexes: vec![IndexDef { name: "v".into(), columns: vec![1], unique: false }],
+        indexes: vec![IndexDef { name: "v".into(), columns: vec![1], unique: false, prefix: vec![] }],
         ..Default::default()
     }
 }

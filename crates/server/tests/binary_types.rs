@@ -103,7 +103,8 @@ fn binary_keys_cluster_and_range_as_mariadb() {
         ],
     );
     // MariaDB makes a hash key of a BLOB in a UNIQUE or plain KEY; quire
-    // has no prefix or hash keys yet and says what MySQL says: 1170.
+    // has no hash keys and, without a prefix length, says what MySQL
+    // says: 1170.
     let q = Quire::start(&[]);
     let mut qc = q.fresh_db("bin_keys2");
     for sql in [

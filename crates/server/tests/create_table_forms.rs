@@ -181,7 +181,7 @@ fn refused_forms_answer_1235_and_leave_nothing() {
     for sql in [
         "CREATE TEMPORARY TABLE tt (a INT)",
         "CREATE TABLE n SELECT NULL AS x",
-        "CREATE TABLE pi (a VARCHAR(20), KEY (a(10)))",
+        "CREATE TABLE pi (a VARCHAR(20), PRIMARY KEY (a(10)))",
     ] {
         let e = c.query_drop(sql).unwrap_err();
         assert_eq!(oracle::err_code(&e), 1235, "{sql}: {e}");

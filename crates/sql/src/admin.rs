@@ -579,6 +579,8 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
     schema.indexes.extend(new_indexes);
     let mut extras = extras;
     extras.checks = crate::create::check::define(&table, ct, &schema)?;
+    extras.generated = crate::create::generated::define(ct, &schema)?;
+    crate::create::generated::check_foreign_keys(&schema, &extras.generated, &fks)?;
     s.engine().create_table_with_extras(&full, schema, fks, extras)?;
     match &ct_query {
         Some(q) => crate::create::select::fill(s, &db, &table, q),
@@ -591,19 +593,17 @@ pub fn create_index(s: &mut Session, ci: &ast::CreateIndex) -> Result<Output> {
     check_access(s, &db)?;
     let t = s.engine().table(&format!("{db}/{table}")).map_err(|e| open_error(e, &db, &table))?;
     let schema = t.schema();
-    let cols = ci
-        .columns
-        .iter()
-        .map(|ic| {
-            let n = match &ic.column.expr {
-                ast::Expr::Identifier(i) => i.value.clone(),
-                other => other.to_string(),
-            };
-            schema
-                .column_index(&n)
-                .ok_or_else(|| SqlError::new(1072, "42000", format!("Key column '{n}' doesn't exist in table")))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let (cols, prefix) = crate::create::prefix::key_parts(&ci.columns, schema.visible_columns())?;
+    ddl::check_key_types(
+        &schema.columns,
+        &[],
+        std::slice::from_ref(&IndexDef {
+            name: String::new(),
+            columns: cols.clone(),
+            unique: false,
+            prefix: prefix.clone(),
+        }),
+    )?;
     let name = ci
         .name
         .as_ref()
@@ -617,7 +617,7 @@ pub fn create_index(s: &mut Session, ci: &ast::CreateIndex) -> Result<Output> {
             Err(SqlError::new(1061, "42000", format!("Duplicate key name '{name}'")))
         };
     }
-    s.engine().create_index(&format!("{db}/{table}"), IndexDef { name, columns: cols, unique: ci.unique })?;
+    s.engine().create_index(&format!("{db}/{table}"), IndexDef { name, columns: cols, unique: ci.unique, prefix })?;
     Ok(altered(s))
 }
 
@@ -668,17 +668,11 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                     }
                     other => return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other}"))),
                 };
-                let cols: Vec<usize> = cols
-                    .iter()
-                    .map(|ic| {
-                        let n = ic.column.expr.to_string().trim_matches('`').to_string();
-                        names.iter().position(|c| c.eq_ignore_ascii_case(&n)).ok_or_else(|| {
-                            SqlError::new(1072, "42000", format!("Key column '{n}' doesn't exist in table"))
-                        })
-                    })
-                    .collect::<Result<_>>()?;
+                let (cols, prefix) = crate::create::prefix::key_parts(cols, schema.visible_columns())?;
                 let name = name.unwrap_or_else(|| names[cols[0]].clone());
-                s.engine().create_index(&full, IndexDef { name, columns: cols, unique })?;
+                let def = IndexDef { name, columns: cols, unique, prefix };
+                ddl::check_key_types(&schema.columns, &[], std::slice::from_ref(&def))?;
+                s.engine().create_index(&full, def)?;
             }
             ast::AlterTableOperation::DropIndex { name, .. } => {
                 if !t.schema().indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&name.value)) {
@@ -712,6 +706,7 @@ fn add_foreign_key(
     let mut fks = t.foreign_keys();
     let mut new_indexes = Vec::new();
     let def = crate::fk::define::read(s.engine(), db, table, &schema, f, &fks, &mut new_indexes)?;
+    crate::create::generated::check_foreign_keys(&schema, &t.generated(), std::slice::from_ref(&def))?;
     if s.foreign_key_checks() {
         crate::fk::define::check_existing_rows(s.engine(), &full, &schema, &def)?;
     }
@@ -999,6 +994,7 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
             check_access(s, &db)?;
             let tab = s.engine().table(&format!("{db}/{t}")).map_err(|e| open_error(e, &db, &t))?;
             let schema = tab.schema();
+            let extras = tab.extras();
             let rows = schema
                 .visible_columns()
                 .iter()
@@ -1023,7 +1019,9 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                         } else {
                             c.default.clone().map_or(Value::Null, |d| Value::Str(crate::expr::as_string(&d)))
                         },
-                        Value::Str(if c.auto_increment {
+                        Value::Str(if let Some(g) = extras.generated_column(&c.name) {
+                            crate::create::generated::extra(g).into()
+                        } else if c.auto_increment {
                             "auto_increment".into()
                         } else if c.on_update_now {
                             format!("on update {}", crate::ddl::current_timestamp_sql(c.ty))
@@ -1034,7 +1032,7 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                 })
                 .collect();
             if let S::ShowColumns { full: true, .. } = stmt {
-                let rows = crate::create::options::full_columns(rows, &schema, &tab.extras());
+                let rows = crate::create::options::full_columns(rows, &schema, &extras);
                 return Ok(Output::Rows { columns: crate::create::options::full_columns_header(), rows });
             }
             Ok(Output::Rows { columns: cols, rows })

@@ -206,25 +206,6 @@ fn is_datetime(t: ColumnType) -> bool {
     matches!(t, ColumnType::DateTime { .. } | ColumnType::Timestamp { .. })
 }
 
-fn index_columns(cols: &[ast::IndexColumn], names: &[String]) -> Result<Vec<usize>> {
-    cols.iter()
-        .map(|ic| {
-            let n = match &ic.column.expr {
-                ast::Expr::Identifier(i) => i.value.clone(),
-                // `a(10)`: a prefix of the column.
-                ast::Expr::Function(_) => {
-                    return Err(SqlError::unsupported(format!("prefix index {}", ic.column.expr)))
-                }
-                other => other.to_string(),
-            };
-            names
-                .iter()
-                .position(|c| c.eq_ignore_ascii_case(&n))
-                .ok_or_else(|| SqlError::new(1072, "42000", format!("Key column '{n}' doesn't exist in table")))
-        })
-        .collect()
-}
-
 /// The engine schema of a CREATE TABLE.
 pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
     let mut columns = Vec::new();
@@ -258,6 +239,8 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
                 | ast::ColumnOption::CharacterSet(_)
                 | ast::ColumnOption::Collation(_)
                 | ast::ColumnOption::Check(_) => {}
+                // Read by `create::generated::define`.
+                ast::ColumnOption::Generated { .. } => {}
                 other => {
                     let text = other.to_string().to_ascii_uppercase();
                     if text.contains("AUTO_INCREMENT") {
@@ -266,12 +249,20 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
                         primary = vec![pos];
                         col.nullable = false;
                     } else if text.starts_with("UNIQUE") {
-                        indexes.push(IndexDef { name: cd.name.value.clone(), columns: vec![pos], unique: true });
+                        indexes.push(IndexDef {
+                            name: cd.name.value.clone(),
+                            columns: vec![pos],
+                            unique: true,
+                            prefix: vec![],
+                        });
                     } else {
                         return Err(SqlError::unsupported(format!("column option {other}")));
                     }
                 }
             }
+        }
+        if crate::create::generated::clause(cd)?.is_some() {
+            crate::create::generated::check_attributes(&col)?;
         }
         if col.auto_increment {
             col.nullable = false; // as MariaDB and MySQL make it
@@ -281,19 +272,19 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
     for c in &ct.constraints {
         match c {
             ast::TableConstraint::PrimaryKey(pk) => {
-                primary = index_columns(&pk.columns, &names)?;
+                primary = crate::create::prefix::primary_parts(&pk.columns, &columns)?;
             }
             ast::TableConstraint::Unique(u) => {
-                let cols = index_columns(&u.columns, &names)?;
+                let (cols, prefix) = crate::create::prefix::key_parts(&u.columns, &columns)?;
                 let name = u.index_name.as_ref().map(|i| i.value.clone()).unwrap_or_else(|| names[cols[0]].clone());
                 crate::catalog::check_identifier(&name)?;
-                indexes.push(IndexDef { name, columns: cols, unique: true });
+                indexes.push(IndexDef { name, columns: cols, unique: true, prefix });
             }
             ast::TableConstraint::Index(ix) => {
-                let cols = index_columns(&ix.columns, &names)?;
+                let (cols, prefix) = crate::create::prefix::key_parts(&ix.columns, &columns)?;
                 let name = ix.name.as_ref().map(|i| i.value.clone()).unwrap_or_else(|| names[cols[0]].clone());
                 crate::catalog::check_identifier(&name)?;
-                indexes.push(IndexDef { name, columns: cols, unique: false });
+                indexes.push(IndexDef { name, columns: cols, unique: false, prefix });
             }
             // Read by `fk::define` once the schema is known.
             ast::TableConstraint::ForeignKey(_) => {}
@@ -306,7 +297,11 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
     if primary.is_empty() {
         // InnoDB clusters on the first UNIQUE key whose columns are all
         // NOT NULL (shown as a UNIQUE KEY still), else on a hidden row id.
-        if let Some(i) = indexes.iter().position(|ix| ix.unique && ix.columns.iter().all(|&c| !columns[c].nullable)) {
+        // (A key on prefixes identifies no row by its columns: never.)
+        if let Some(i) = indexes
+            .iter()
+            .position(|ix| ix.unique && !ix.has_prefix() && ix.columns.iter().all(|&c| !columns[c].nullable))
+        {
             let ix = indexes.remove(i);
             primary = ix.columns;
             cluster = ClusterKey::Unique(ix.name);
@@ -331,11 +326,14 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
     Ok(TableSchema { columns, primary_key: primary, indexes, cluster })
 }
 
-/// A TEXT or BLOB column in a key needs a prefix length, which quire has
-/// not yet: 1170, as MySQL says.
-fn check_key_types(columns: &[Column], primary: &[usize], indexes: &[IndexDef]) -> Result<()> {
-    let keyed = primary.iter().chain(indexes.iter().flat_map(|ix| ix.columns.iter()));
-    for &c in keyed {
+/// A TEXT or BLOB column in a key needs a prefix length (`create::prefix`):
+/// 1170, as MySQL says.
+pub fn check_key_types(columns: &[Column], primary: &[usize], indexes: &[IndexDef]) -> Result<()> {
+    let whole = |ix: &IndexDef| {
+        ix.columns.iter().enumerate().filter(|(i, _)| ix.prefix_of(*i).is_none()).map(|(_, c)| *c).collect::<Vec<_>>()
+    };
+    let keyed: Vec<usize> = primary.iter().copied().chain(indexes.iter().flat_map(whole)).collect();
+    for c in keyed {
         if matches!(columns[c].ty, ColumnType::Text | ColumnType::Blob { .. }) {
             return Err(SqlError::new(
                 1170,
@@ -415,6 +413,19 @@ pub fn create_table_sql_full(
         if c.ty.is_string() {
             l.push_str(&crate::create::charset::column_clause(c.collation, table_collation));
         }
+        if let Some(g) = extras.generated_column(&c.name) {
+            // MySQL 8.0's form: no DEFAULT, NOT NULL after the clause.
+            l.push_str(&crate::create::generated::column_sql(g));
+            if !c.nullable {
+                l.push_str(" NOT NULL");
+            }
+            let comment = extras.column_comment(&c.name);
+            if !comment.is_empty() {
+                l.push_str(&format!(" COMMENT {}", crate::create::options::quoted(comment)));
+            }
+            lines.push(l);
+            continue;
+        }
         if !c.nullable {
             l.push_str(" NOT NULL");
         } else if matches!(c.ty, ColumnType::Timestamp { .. }) {
@@ -447,7 +458,8 @@ pub fn create_table_sql_full(
     }
     for ix in &s.indexes {
         let kind = if ix.unique { "UNIQUE KEY" } else { "KEY" };
-        lines.push(format!("  {kind} `{}` ({})", ix.name, cols(&ix.columns)));
+        let parts = crate::create::prefix::parts_sql(ix, &|c| s.columns[c].name.clone());
+        lines.push(format!("  {kind} `{}` ({parts})", ix.name));
     }
     lines.extend(constraints.iter().map(|c| format!("  {c}")));
     let auto = if s.columns.iter().any(|c| c.auto_increment) && next_auto_increment > 1 {

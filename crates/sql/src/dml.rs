@@ -33,9 +33,10 @@ pub struct InsertPlan {
     /// WITH CHECK OPTION of the views written through (`view_dml`): each
     /// new row must satisfy these, else 1369 naming the view.
     pub checks: Vec<(Expr, String)>,
-    /// The target's enforced CHECK constraints (`create::check`): each new
-    /// row must not make one FALSE, else 3819 naming it.
-    pub constraints: Vec<(Expr, String)>,
+    /// The target's generated columns and enforced CHECK constraints
+    /// (`create::check::Rules`): each new row has the former computed and
+    /// must not make one of the latter FALSE, else 3819 naming it.
+    pub constraints: crate::create::check::Rules,
     /// INSERT IGNORE: duplicates skipped and conversion errors made
     /// warnings (`upsert.rs`).
     pub ignore: bool,
@@ -81,7 +82,7 @@ pub struct UpdatePlan {
     /// As [`InsertPlan::checks`].
     pub checks: Vec<(Expr, String)>,
     /// As [`InsertPlan::constraints`].
-    pub constraints: Vec<(Expr, String)>,
+    pub constraints: crate::create::check::Rules,
 }
 
 pub struct DeletePlan {
@@ -176,6 +177,15 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
         }
         rows.push(row.iter().map(|e| expr::compile(e, &mut scope)).collect::<Result<Vec<_>>>()?);
     }
+    if !table.table.generated().is_empty() {
+        for (j, _) in rows.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+            let own = match row_targets.get(j) {
+                Some(Some(t)) => t,
+                _ => &targets,
+            };
+            crate::create::generated::refuse_values(&table, own)?;
+        }
+    }
     let mut params = scope.params;
     let action = crate::upsert::compile_action(ins, &table, &targets, &mut params, r)?;
     Ok(InsertPlan {
@@ -223,6 +233,7 @@ fn compile_insert_set(ins: &ast::Insert, table: TableRef, r: &dyn Resolver) -> R
         targets.push(c);
         row.push(expr::compile(&a.value, &mut scope)?);
     }
+    crate::create::generated::refuse_values(&table, &targets)?;
     let mut params = scope.params;
     let action = crate::upsert::compile_action(ins, &table, &targets, &mut params, r)?;
     Ok(InsertPlan {
@@ -308,6 +319,8 @@ pub(crate) fn new_row(
             Some(d) => d.clone(),
             None if col.default_now => store::current_timestamp(col),
             None if col.nullable || col.auto_increment || targets.contains(&c) => Value::Null,
+            // Computed by `check::enforce` below.
+            None if p.constraints.generated.contains(c) => Value::Null,
             None => store::missing_value(col, env)?,
         });
     }
@@ -319,8 +332,9 @@ pub(crate) fn new_row(
             v => store::assign(col, v, at, env)?,
         };
     }
+    crate::create::check::complete(&p.constraints, &mut row, at, env)?;
     check_options(&p.checks, &row, env)?;
-    crate::create::check::enforce(&p.constraints, &row, env)?;
+    crate::create::check::enforce_checks(&p.constraints, &row, env)?;
     Ok(row)
 }
 
@@ -394,6 +408,7 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
         || u.order_by.iter().any(|o| has_subquery(&o.expr));
     let mut c = DmlExprs::new(&table, r, subqueries);
     let mut sets = Vec::new();
+    let has_generated = !table.table.generated().is_empty();
     for a in &u.assignments {
         let col = match &a.target {
             ast::AssignmentTarget::ColumnName(n) => object_parts(n).pop().unwrap_or_default(),
@@ -403,6 +418,12 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
             .iter()
             .position(|x| x.eq_ignore_ascii_case(&col))
             .ok_or_else(|| SqlError::unknown_column(&col, "field list"))?;
+        if has_generated && crate::create::generated::is_generated(&table, i) {
+            if crate::defaults::is_default(&a.value) {
+                continue; // recomputed with the row anyway
+            }
+            crate::create::generated::refuse_values(&table, &[i])?;
+        }
         if crate::defaults::is_default(&a.value) {
             sets.push((i, crate::defaults::update_value(&table.schema.columns[i])?));
             continue;
@@ -645,8 +666,9 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
                     };
                 }
                 store::stamp_on_update(&schema.columns, &|i| p.sets.iter().any(|(c, _)| *c == i), old, &mut row);
+                crate::create::check::complete(&p.constraints, &mut row, at, &row_env)?;
                 check_options(&p.checks, &row, &row_env)?;
-                crate::create::check::enforce(&p.constraints, &row, &row_env)?;
+                crate::create::check::enforce_checks(&p.constraints, &row, &row_env)?;
                 if fk.is_some() {
                     *change.borrow_mut() = Some((old.to_vec(), row.clone()));
                 }
@@ -761,8 +783,9 @@ fn update_with_subqueries(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Resul
             };
         }
         store::stamp_on_update(&schema.columns, &|i| p.sets.iter().any(|(c, _)| *c == i), old, &mut row);
+        crate::create::check::complete(&p.constraints, &mut row, at, env)?;
         check_options(&p.checks, &row, env)?;
-        crate::create::check::enforce(&p.constraints, &row, env)?;
+        crate::create::check::enforce_checks(&p.constraints, &row, env)?;
         Ok((pk_of(&p.table, old), old.to_vec(), row))
     })?;
     let mut res = WriteResult::default();

@@ -53,6 +53,9 @@ struct Target {
     at: usize,
     /// UPDATE: each assigned column and where its new value is in the row.
     sets: Vec<(usize, usize)>,
+    /// UPDATE: the table's generated columns, recomputed in each changed
+    /// row (`create::generated`).
+    generated: crate::create::check::Rules,
 }
 
 /// Whether `stmt` is a multi-table UPDATE / DELETE (this module's).
@@ -281,6 +284,13 @@ fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<MultiPlan> {
         match found.as_slice() {
             [] => return Err(SqlError::unknown_column(&p.join("."), "SET")),
             [one] => {
+                let tr = named[one.0].table.as_ref().expect("a base table");
+                if crate::create::generated::is_generated(tr, one.1) {
+                    if crate::defaults::is_default(&a.value) {
+                        return Err(SqlError::unsupported("SET generated_column = DEFAULT in a multi-table UPDATE"));
+                    }
+                    crate::create::generated::refuse_values(tr, &[one.1])?;
+                }
                 // A value reading a column an earlier assignment set.
                 let reads = reads_columns(&a.value);
                 // Only within one table: MariaDB gives a value reading
@@ -311,7 +321,8 @@ fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<MultiPlan> {
         check_target(&tr, &targets.iter().map(|(_, t)| &t.table).collect::<Vec<_>>())?;
         let at = projection.len();
         push_columns(&mut projection, t, &tr);
-        targets.push((ti, Target { table: tr, at, sets: Vec::new() }));
+        let generated = crate::create::check::of(&tr)?.without_checks();
+        targets.push((ti, Target { table: tr, at, sets: Vec::new(), generated }));
     }
     for (a, &(ti, c)) in u.assignments.iter().zip(&assigned) {
         let pos = projection.len();
@@ -356,7 +367,7 @@ fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<MultiPlan> {
         check_target(&tr, &targets.iter().map(|t| &t.table).collect::<Vec<_>>())?;
         let at = projection.len();
         push_columns(&mut projection, t, &tr);
-        targets.push(Target { table: tr, at, sets: Vec::new() });
+        targets.push(Target { table: tr, at, sets: Vec::new(), generated: Default::default() });
     }
     let query = join_query(source, projection, d.selection.clone(), r)?;
     Ok(MultiPlan { query, targets, update: false })
@@ -479,6 +490,7 @@ fn update_one(
             v => store::assign(col, v, at, ctx)?,
         };
     }
+    crate::create::check::complete(&t.generated, &mut new, at, ctx)?;
     let fk = fk_of(&t.table, ctx.session);
     match t.table.table.update_tx(trx, pk, |_| Ok(new.clone()))? {
         RowUpdate::Changed => {

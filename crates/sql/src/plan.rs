@@ -231,8 +231,17 @@ pub fn order_by_index(t: &TableRef, access: &Access, filter: Option<&Expr>, orde
     wanted.retain(|&c| !fixed(c));
     let index = access.index().unwrap_or(IndexRef::Primary);
     let mut cols: Vec<usize> = t.index_columns(index).to_vec();
-    if index != IndexRef::Primary {
-        cols.extend(t.schema.primary_key.iter().filter(|c| !cols.contains(c)).collect::<Vec<_>>());
+    match index {
+        // Entries are in the order of a column's prefix, not of its
+        // values: no order from the first cut column on.
+        IndexRef::Secondary(i) if t.schema.indexes[i].has_prefix() => {
+            let def = &t.schema.indexes[i];
+            cols.truncate((0..cols.len()).find(|&k| def.prefix_of(k).is_some()).unwrap_or(cols.len()));
+        }
+        IndexRef::Secondary(_) => {
+            cols.extend(t.schema.primary_key.iter().filter(|c| !cols.contains(c)).collect::<Vec<_>>());
+        }
+        IndexRef::Primary => {}
     }
     let mut next = wanted.iter().peekable();
     for c in cols {
@@ -349,7 +358,9 @@ fn index_access(
         return Some(Access::Range { index, lo, hi });
     }
     let b = bounds_for(terms, offset + first, avail);
-    if let Some(list) = b.list {
+    // Two values sharing a prefix would read the same entries twice.
+    let cut = matches!(index, IndexRef::Secondary(i) if t.schema.indexes[i].prefix_of(0).is_some());
+    if let Some(list) = b.list.filter(|_| !cut) {
         return Some(Access::Points { index, keys: list });
     }
     if b.lo.is_some() || b.hi.is_some() {

@@ -103,6 +103,7 @@ pub fn compile_action(
         table.schema.columns[..n].iter().chain(&table.schema.columns[..n]).map(|c| c.collation).collect();
     let mut names = OdkuNames { table, alias, targets };
     let mut out = Vec::with_capacity(sets.len());
+    let has_generated = !table.table.generated().is_empty();
     for a in sets {
         let col = match &a.target {
             ast::AssignmentTarget::ColumnName(n) => {
@@ -115,6 +116,12 @@ pub fn compile_action(
             .iter()
             .position(|x| x.eq_ignore_ascii_case(&col))
             .ok_or_else(|| SqlError::unknown_column(&col, "field list"))?;
+        if has_generated && crate::create::generated::is_generated(table, c) {
+            if crate::defaults::is_default(&a.value) {
+                continue; // recomputed with the row anyway
+            }
+            crate::create::generated::refuse_values(table, &[c])?;
+        }
         let mut value = a.value.clone();
         rewrite_values_calls(&mut value);
         let mut scope = Scope {
@@ -224,6 +231,7 @@ pub fn compile_insert_select(
     if q.plan.columns().len() != targets.len() {
         return Err(SqlError::new(1136, "21S01", "Column count doesn't match value count at row 1"));
     }
+    crate::create::generated::refuse_values(&table, &targets)?;
     let mut params = q.params;
     let action = compile_action(ins, &table, &targets, &mut params, r)?;
     Ok(InsertPlan {
@@ -517,7 +525,7 @@ impl<'a> Writer<'a> {
                 cur.truncate(n);
                 let columns = &t.schema.columns[..n];
                 store::stamp_on_update(columns, &|i| sets.iter().any(|(c, _)| *c == i), &old[..n], &mut cur);
-                crate::create::check::enforce(&self.p.constraints, &cur, &row_env)?;
+                crate::create::check::enforce(&self.p.constraints, &mut cur, at, &row_env)?;
                 if self.fk.is_some() {
                     *change.borrow_mut() = Some((old.to_vec(), cur.clone()));
                 }

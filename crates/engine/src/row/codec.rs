@@ -224,7 +224,7 @@ mod tests {
                 Column::new("n", ColumnType::Blob { max_bytes: 65_535 }),
             ],
             primary_key: vec![0],
-            indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false }],
+            indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false, prefix: vec![] }],
             ..Default::default()
         };
         let row = vec![

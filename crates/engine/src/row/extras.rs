@@ -1,9 +1,11 @@
 //! What a table definition carries beyond its columns and keys, for the
 //! SQL layer only (the engine stores it and never interprets it, except
-//! `auto_increment_start`): CHECK constraints, COMMENTs and the
-//! `AUTO_INCREMENT=n` table option. Stored in catalog version 4
-//! (docs/FORMAT.md, "Catalog"), and only when not [`TableExtras::is_empty`],
-//! so that every older definition stays byte for byte what it was.
+//! `auto_increment_start`): CHECK constraints, COMMENTs, the
+//! `AUTO_INCREMENT=n` table option and the expressions of generated
+//! columns. Stored in catalog version 4 (docs/FORMAT.md, "Catalog"), and
+//! only when not [`TableExtras::is_empty`], so that every older definition
+//! stays byte for byte what it was; generated columns in a tagged section
+//! (tag 60) after the rest, present only when there are some.
 
 /// One CHECK constraint (MySQL 8.0.16+): its expression as the SQL layer
 /// prints it, evaluated there on every row an INSERT or UPDATE writes.
@@ -15,6 +17,23 @@ pub struct CheckDef {
     pub expr: String,
     /// `NOT ENFORCED` constraints are kept and shown, never evaluated.
     pub enforced: bool,
+}
+
+/// A generated column (`c INT AS (expr) [VIRTUAL | STORED]`): its value
+/// is computed by the SQL layer from the other columns of the row on
+/// every write, and stored in the row like any column's (a VIRTUAL one
+/// too: see `sql/create/generated.rs` for why).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeneratedDef {
+    /// The column's name (kept by name, as COMMENTs are, so that a column
+    /// moved by ALTER TABLE keeps its expression).
+    pub column: String,
+    /// The expression's text with identifiers backquoted, re-parsed when
+    /// the table is used (as CHECK constraints are).
+    pub expr: String,
+    /// `STORED` (else `VIRTUAL`, the default): how SHOW CREATE TABLE and
+    /// SHOW COLUMNS name it.
+    pub stored: bool,
 }
 
 /// The extras of one table definition.
@@ -31,6 +50,8 @@ pub struct TableExtras {
     pub column_comments: Vec<(String, String)>,
     /// CHECK constraints in definition order.
     pub checks: Vec<CheckDef>,
+    /// Generated columns, in column order.
+    pub generated: Vec<GeneratedDef>,
 }
 
 impl TableExtras {
@@ -42,5 +63,10 @@ impl TableExtras {
     /// The COMMENT of column `name` ('' if none).
     pub fn column_comment(&self, name: &str) -> &str {
         self.column_comments.iter().find(|(c, _)| c.eq_ignore_ascii_case(name)).map_or("", |(_, t)| t)
+    }
+
+    /// The generation of column `name`, if it is a generated column.
+    pub fn generated_column(&self, name: &str) -> Option<&GeneratedDef> {
+        self.generated.iter().find(|g| g.column.eq_ignore_ascii_case(name))
     }
 }

@@ -76,6 +76,36 @@ pub fn max_encoded_len(c: &Column) -> usize {
     }
 }
 
+/// Upper bound of the encoded length of a column's values cut to
+/// `prefix` characters (text) or bytes (binary), if given.
+pub fn max_encoded_len_prefix(c: &Column, prefix: Option<u32>) -> usize {
+    let Some(n) = prefix else { return max_encoded_len(c) };
+    let null = c.nullable as usize;
+    let w = if c.ty.is_binary() { n as usize } else { n as usize * c.collation.bytes_per_char() };
+    null + w.max(1).div_ceil(CHUNK) * (CHUNK + 1)
+}
+
+/// Appends the encoding of `v` cut to its first `prefix` characters (a
+/// text value) or bytes (a binary one), as a prefix index keys it
+/// (`IndexDef::prefix`); the whole value when `prefix` is `None` or the
+/// value is shorter. The result is the encoding of the cut value, so it
+/// compares as the prefixes do and stays self-delimiting.
+pub fn encode_prefix(c: &Column, v: &Value, prefix: Option<u32>, out: &mut Vec<u8>) {
+    match (prefix, v) {
+        (Some(n), Value::Str(s)) => {
+            let end = s.char_indices().nth(n as usize).map_or(s.len(), |(i, _)| i);
+            if end < s.len() {
+                return encode(c, &Value::Str(s[..end].to_string()), out);
+            }
+        }
+        (Some(n), Value::Bytes(b)) if b.len() > n as usize => {
+            return encode(c, &Value::Bytes(b[..n as usize].to_vec()), out);
+        }
+        _ => {}
+    }
+    encode(c, v, out)
+}
+
 /// Appends the encoding of `v` (already coerced to `c`'s type) to `out`.
 pub fn encode(c: &Column, v: &Value, out: &mut Vec<u8>) {
     if c.nullable {
@@ -441,6 +471,28 @@ mod tests {
             assert_eq!(encoded_len(&c, &two), Some(k.len()), "{v:?}");
             assert!(k.len() <= max_encoded_len(&c));
         }
+    }
+
+    #[test]
+    fn prefix_keys_are_the_keys_of_the_cut_values() {
+        let s = Column::new("s", ColumnType::Text);
+        let key = |v: &str, n: Option<u32>| {
+            let mut out = Vec::new();
+            encode_prefix(&s, &Value::Str(v.into()), n, &mut out);
+            out
+        };
+        assert_eq!(key("abcdef", Some(3)), key("abc", None));
+        assert_eq!(key("ABCxyz", Some(3)), key("abcdef", Some(3)), "case-insensitive prefixes");
+        assert_eq!(key("ab", Some(3)), key("ab", None));
+        assert_eq!(key("éèêë", Some(2)), key("éè", None), "characters, not bytes");
+        assert!(key("abcdef", Some(3)).len() <= max_encoded_len_prefix(&s, Some(3)));
+        let b = Column::new("b", ColumnType::Blob { max_bytes: 65_535 });
+        let mut out = Vec::new();
+        encode_prefix(&b, &Value::Bytes(vec![1, 2, 3, 4]), Some(2), &mut out);
+        let mut whole = Vec::new();
+        encode(&b, &Value::Bytes(vec![1, 2]), &mut whole);
+        assert_eq!(out, whole);
+        assert_eq!(encoded_len(&b, &out), Some(out.len()));
     }
 
     #[test]

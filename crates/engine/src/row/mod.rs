@@ -16,7 +16,7 @@ use std::fmt;
 
 pub use datetime::{Date, DateTime};
 pub use decimal::Decimal;
-pub use extras::{CheckDef, TableExtras};
+pub use extras::{CheckDef, GeneratedDef, TableExtras};
 
 use crate::{Error, Result};
 
@@ -543,6 +543,27 @@ pub struct IndexDef {
     /// Positions of the key columns in the table.
     pub columns: Vec<usize>,
     pub unique: bool,
+    /// Prefix lengths (`KEY (a(10))`): empty when no column is cut, else
+    /// one per column, 0 for a whole column; characters for a text
+    /// column, bytes for a binary one. The key holds the prefix only
+    /// ([`key::encode_prefix`]), so a lookup through it is a superset
+    /// that the reader re-checks, and UNIQUE refuses equal prefixes.
+    pub prefix: Vec<u32>,
+}
+
+impl IndexDef {
+    /// The prefix length of the `i`-th key column (`None`: the whole
+    /// column).
+    #[inline]
+    pub fn prefix_of(&self, i: usize) -> Option<u32> {
+        self.prefix.get(i).copied().filter(|&n| n > 0)
+    }
+
+    /// Whether some key column is cut to a prefix.
+    #[inline]
+    pub fn has_prefix(&self) -> bool {
+        self.prefix.iter().any(|&n| n > 0)
+    }
 }
 
 /// What a foreign key does to the child rows when a parent key is
@@ -727,11 +748,20 @@ impl TableSchema {
                 }
             }
         }
-        let all_keys = std::iter::once(&self.primary_key).chain(self.indexes.iter().map(|i| &i.columns));
-        for cols in all_keys {
-            for &c in cols {
+        let no_prefix: &[u32] = &[];
+        let all_keys = std::iter::once((&self.primary_key, no_prefix))
+            .chain(self.indexes.iter().map(|i| (&i.columns, i.prefix.as_slice())));
+        for (cols, prefix) in all_keys {
+            if !prefix.is_empty() && prefix.len() != cols.len() {
+                return Err(Error::InvalidSchema("one prefix length per key column".into()));
+            }
+            for (i, &c) in cols.iter().enumerate() {
                 let col = self.columns.get(c).ok_or_else(|| Error::InvalidSchema(format!("no column #{c}")))?;
-                if matches!(col.ty, ColumnType::Text | ColumnType::Blob { .. }) {
+                let cut = prefix.get(i).is_some_and(|&n| n > 0);
+                if cut && !(col.ty.is_string() || col.ty.is_binary()) {
+                    return Err(Error::InvalidSchema(format!("a prefix of non-string column '{}'", col.name)));
+                }
+                if !cut && matches!(col.ty, ColumnType::Text | ColumnType::Blob { .. }) {
                     return Err(Error::InvalidSchema(format!(
                         "BLOB/TEXT column '{}' used in key specification without a key length",
                         col.name
@@ -759,7 +789,13 @@ impl TableSchema {
             return Err(Error::KeyTooLong { len: pk_len, max });
         }
         for ix in &self.indexes {
-            let len: usize = ix.columns.iter().map(|&c| key::max_encoded_len(&self.columns[c])).sum::<usize>() + pk_len;
+            let len: usize = ix
+                .columns
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| key::max_encoded_len_prefix(&self.columns[c], ix.prefix_of(i)))
+                .sum::<usize>()
+                + pk_len;
             if len > max {
                 return Err(Error::KeyTooLong { len, max });
             }

@@ -26,7 +26,16 @@
 //! version 4: as version 3 (cluster kind, foreign keys), then the extras
 //!     (`TableExtras`): u64 AUTO_INCREMENT start, str table comment,
 //!     u16 count + per column (str name, str comment), u16 check count +
-//!     per CHECK (str name, str expression, u8 enforced)
+//!     per CHECK (str name, str expression, u8 enforced); then zero or
+//!     more tagged sections, each `u8 tag, u32 byte length, payload`, to
+//!     the end of the value (an unknown tag is refused, never skipped):
+//!     tag 60 = generated columns: u16 count + per column (str column
+//!     name, str expression, u8 stored); tag 61 = index prefix lengths:
+//!     u16 index count (= the secondary index count), per index u16
+//!     column count n and n × u32 prefix lengths (0 = the whole column;
+//!     n = 0 for an index without prefixes). Tags 60-69 are issue 16's
+//!     generated-column and prefix-index additions; a table with a prefix
+//!     index is written as version 4 even without other extras.
 //! ```
 //! `str` = u16 length + UTF-8. `value` = u8 tag + payload (see `put_value`).
 //! A table clustered on its PRIMARY KEY is written as version 1, one
@@ -36,8 +45,8 @@
 //! AUTO_INCREMENT start) as version 4. Every version stays readable.
 
 use crate::row::{
-    CheckDef, ClusterKey, Collation, Column, ColumnType, Date, DateTime, Decimal, FkAction, ForeignKeyDef, IndexDef,
-    TableExtras, TableSchema, Value,
+    CheckDef, ClusterKey, Collation, Column, ColumnType, Date, DateTime, Decimal, FkAction, ForeignKeyDef,
+    GeneratedDef, IndexDef, TableExtras, TableSchema, Value,
 };
 
 /// The version of a table clustered on its PRIMARY KEY.
@@ -49,6 +58,13 @@ pub const CATALOG_FORMAT_VERSION_FK: u8 = 3;
 /// The version of a table with extras (`TableExtras`: CHECK constraints,
 /// COMMENTs, AUTO_INCREMENT start), foreign keys or not.
 pub const CATALOG_FORMAT_VERSION_EXTRAS: u8 = 4;
+
+/// The tagged section of a version 4 definition holding its generated
+/// columns (`TableExtras::generated`).
+const SECTION_GENERATED: u8 = 60;
+/// The tagged section holding the prefix lengths of the secondary
+/// indexes (`IndexDef::prefix`).
+const SECTION_INDEX_PREFIXES: u8 = 61;
 
 /// A table as the catalog stores it.
 #[derive(Clone, Debug, PartialEq)]
@@ -256,7 +272,8 @@ fn get_value(r: &mut R) -> Option<Value> {
 pub fn encode(def: &TableDef) -> Vec<u8> {
     let mut w = W(Vec::new());
     let s = &def.schema;
-    let version = if !def.extras.is_empty() {
+    let prefixes = s.indexes.iter().any(|ix| ix.has_prefix());
+    let version = if !def.extras.is_empty() || prefixes {
         CATALOG_FORMAT_VERSION_EXTRAS
     } else if !def.foreign_keys.is_empty() {
         CATALOG_FORMAT_VERSION_FK
@@ -343,8 +360,37 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
             w.bytes(c.expr.as_bytes());
             w.u8(c.enforced as u8);
         }
+        if !x.generated.is_empty() {
+            let mut g = W(Vec::new());
+            g.u16(x.generated.len() as u16);
+            for d in &x.generated {
+                g.bytes(d.column.as_bytes());
+                g.bytes(d.expr.as_bytes());
+                g.u8(d.stored as u8);
+            }
+            section(&mut w, SECTION_GENERATED, &g.0);
+        }
+        if prefixes {
+            let mut p = W(Vec::new());
+            p.u16(s.indexes.len() as u16);
+            for ix in &s.indexes {
+                let n = if ix.has_prefix() { ix.prefix.len() } else { 0 };
+                p.u16(n as u16);
+                for &l in &ix.prefix[..n] {
+                    p.u32(l);
+                }
+            }
+            section(&mut w, SECTION_INDEX_PREFIXES, &p.0);
+        }
     }
     w.0
+}
+
+/// Appends a tagged section (`u8 tag, u32 length, payload`).
+fn section(w: &mut W, tag: u8, payload: &[u8]) {
+    w.u8(tag);
+    w.u32(payload.len() as u32);
+    w.0.extend_from_slice(payload);
 }
 
 pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
@@ -390,7 +436,7 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         let n = r.u16()? as usize;
         let cols = (0..n).map(|_| r.u16().map(|v| v as usize)).collect::<Option<Vec<_>>>()?;
         secondary.push((r.u32()?, r.u32()?));
-        indexes.push(IndexDef { name, columns: cols, unique });
+        indexes.push(IndexDef { name, columns: cols, unique, prefix: vec![] });
     }
     let cluster = if version == CATALOG_FORMAT_VERSION {
         ClusterKey::Primary
@@ -425,6 +471,34 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         for _ in 0..r.u16()? {
             extras.checks.push(CheckDef { name: r.str()?, expr: r.str()?, enforced: r.u8()? != 0 });
         }
+        while r.1 < b.len() {
+            let tag = r.u8()?;
+            let len = r.u32()? as usize;
+            let mut p = R(r.take(len)?, 0);
+            match tag {
+                SECTION_GENERATED => {
+                    for _ in 0..p.u16()? {
+                        extras.generated.push(GeneratedDef { column: p.str()?, expr: p.str()?, stored: p.u8()? != 0 });
+                    }
+                }
+                SECTION_INDEX_PREFIXES => {
+                    if p.u16()? as usize != indexes.len() {
+                        return None;
+                    }
+                    for ix in indexes.iter_mut() {
+                        let n = p.u16()? as usize;
+                        if n != 0 && n != ix.columns.len() {
+                            return None;
+                        }
+                        ix.prefix = (0..n).map(|_| p.u32()).collect::<Option<Vec<_>>>()?;
+                    }
+                }
+                _ => return None,
+            }
+            if p.1 != p.0.len() {
+                return None;
+            }
+        }
     }
     if r.1 != b.len() {
         return None;
@@ -457,7 +531,7 @@ mod tests {
                         .default(Value::Decimal(Decimal::parse("1.50").unwrap())),
                 ],
                 primary_key: vec![0],
-                indexes: vec![IndexDef { name: "by_name".into(), columns: vec![1, 2], unique: true }],
+                indexes: vec![IndexDef { name: "by_name".into(), columns: vec![1, 2], unique: true, prefix: vec![] }],
                 cluster: ClusterKey::Primary,
             },
             clustered: (2, 10),
@@ -473,7 +547,7 @@ mod tests {
     #[test]
     fn keyless_and_unique_clustered_definitions_round_trip() {
         let cols = vec![Column::new("a", ColumnType::Int { unsigned: false })];
-        let ix = vec![IndexDef { name: "a".into(), columns: vec![0], unique: false }];
+        let ix = vec![IndexDef { name: "a".into(), columns: vec![0], unique: false, prefix: vec![] }];
         let row_id = TableDef {
             name: "db/k".into(),
             space_id: 3,
@@ -559,6 +633,7 @@ mod tests {
                 CheckDef { name: "c_chk_1".into(), expr: "(`a` > 0)".into(), enforced: true },
                 CheckDef { name: "named".into(), expr: "(`a` < 10)".into(), enforced: false },
             ],
+            generated: vec![],
         };
         for fks in [vec![], vec![fk]] {
             let def = TableDef {
@@ -580,5 +655,75 @@ mod tests {
             assert_eq!(decode("db/c", &bytes).unwrap(), def);
             assert!(decode("db/c", &bytes[..bytes.len() - 1]).is_none());
         }
+    }
+
+    #[test]
+    fn index_prefixes_round_trip_in_tagged_section_61() {
+        let def = TableDef {
+            name: "db/p".into(),
+            space_id: 5,
+            schema: TableSchema {
+                columns: vec![
+                    Column::new("id", ColumnType::Int { unsigned: false }).not_null(),
+                    Column::new("t", ColumnType::Text),
+                    Column::new("v", ColumnType::Varchar { len: 40 }),
+                ],
+                primary_key: vec![0],
+                indexes: vec![
+                    IndexDef { name: "plain".into(), columns: vec![2], unique: false, prefix: vec![] },
+                    IndexDef { name: "tv".into(), columns: vec![1, 2], unique: true, prefix: vec![10, 0] },
+                ],
+                cluster: ClusterKey::Primary,
+            },
+            clustered: (2, 10),
+            secondary: vec![(5, 11), (6, 12)],
+            foreign_keys: vec![],
+            extras: TableExtras::default(),
+        };
+        let bytes = encode(&def);
+        assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_EXTRAS, "prefixes need the tagged sections");
+        assert_eq!(decode("db/p", &bytes).unwrap(), def);
+        assert!(decode("db/p", &bytes[..bytes.len() - 1]).is_none());
+    }
+
+    #[test]
+    fn generated_columns_round_trip_in_tagged_section_60() {
+        let def = TableDef {
+            name: "db/g".into(),
+            space_id: 4,
+            schema: TableSchema {
+                columns: vec![
+                    Column::new("a", ColumnType::Int { unsigned: false }).not_null(),
+                    Column::new("v", ColumnType::Int { unsigned: false }),
+                    Column::new("s", ColumnType::Varchar { len: 10 }),
+                ],
+                primary_key: vec![0],
+                indexes: vec![],
+                cluster: ClusterKey::Primary,
+            },
+            clustered: (2, 10),
+            secondary: vec![],
+            foreign_keys: vec![],
+            extras: TableExtras {
+                generated: vec![
+                    GeneratedDef { column: "v".into(), expr: "(`a` + 1)".into(), stored: false },
+                    GeneratedDef { column: "s".into(), expr: "concat(`a`, 'x')".into(), stored: true },
+                ],
+                ..TableExtras::default()
+            },
+        };
+        let bytes = encode(&def);
+        assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_EXTRAS);
+        assert_eq!(decode("db/g", &bytes).unwrap(), def);
+        assert!(decode("db/g", &bytes[..bytes.len() - 1]).is_none(), "a cut section is refused");
+        // An unknown tag is refused: the section starts 5 bytes (tag,
+        // length) before its payload, which ends the value.
+        let payload: usize =
+            2 + def.extras.generated.iter().map(|g| 4 + g.column.len() + g.expr.len() + 1).sum::<usize>();
+        let at = bytes.len() - payload - 5;
+        assert_eq!(bytes[at], SECTION_GENERATED);
+        let mut bad = bytes.clone();
+        bad[at] = 69;
+        assert!(decode("db/g", &bad).is_none());
     }
 }

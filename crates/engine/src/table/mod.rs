@@ -225,6 +225,12 @@ impl Table {
         self.state.read().def.extras.checks.clone()
     }
 
+    /// A copy of the table's generated columns (empty, unallocated, for
+    /// a table without any).
+    pub fn generated(&self) -> Vec<crate::row::GeneratedDef> {
+        self.state.read().def.extras.generated.clone()
+    }
+
     pub fn space_id(&self) -> u32 {
         self.state.read().def.space_id
     }
@@ -341,7 +347,13 @@ impl Table {
     fn sec_key(schema: &TableSchema, ix: usize, row: &[Value], pk: &[u8]) -> (Vec<u8>, u16) {
         let def = &schema.indexes[ix];
         let mut k = Vec::with_capacity(pk.len() + 16);
-        key::encode_key(def.columns.iter().map(|&c| (&schema.columns[c], &row[c])), &mut k);
+        if def.prefix.is_empty() {
+            key::encode_key(def.columns.iter().map(|&c| (&schema.columns[c], &row[c])), &mut k);
+        } else {
+            for (i, &c) in def.columns.iter().enumerate() {
+                key::encode_prefix(&schema.columns[c], &row[c], def.prefix_of(i), &mut k);
+            }
+        }
         let prefix = k.len() as u16;
         k.extend_from_slice(pk);
         (k, prefix)
@@ -452,10 +464,11 @@ impl Table {
         lower: Bound<&[Value]>,
         upper: Bound<&[Value]>,
     ) -> Result<Option<(Bound<Vec<u8>>, Bound<Vec<u8>>)>> {
-        let cols: Vec<usize> = match index {
-            IndexRef::Primary => schema.primary_key.clone(),
+        let (cols, prefix): (Vec<usize>, &[u32]) = match index {
+            IndexRef::Primary => (schema.primary_key.clone(), &[]),
             IndexRef::Secondary(i) => {
-                schema.indexes.get(i).ok_or_else(|| Error::NoSuchIndex(format!("#{i}")))?.columns.clone()
+                let def = schema.indexes.get(i).ok_or_else(|| Error::NoSuchIndex(format!("#{i}")))?;
+                (def.columns.clone(), &def.prefix)
             }
         };
         let enc = |vals: &[Value]| -> Result<Vec<u8>> {
@@ -463,11 +476,24 @@ impl Table {
                 return Err(Error::InvalidSchema("more bound values than index columns".into()));
             }
             let mut k = Vec::new();
-            for (&c, v) in cols.iter().zip(vals) {
+            for (i, (&c, v)) in cols.iter().zip(vals).enumerate() {
                 let col = &schema.columns[c];
-                key::encode(col, &col.coerce(v.clone())?, &mut k);
+                let cut = prefix.get(i).copied().filter(|&n| n > 0);
+                key::encode_prefix(col, &col.coerce(v.clone())?, cut, &mut k);
             }
             Ok(k)
+        };
+        // A bound on a column cut to a prefix is a bound on the prefix,
+        // which rows beyond the value share: it becomes inclusive (the
+        // range a superset, which the reader's re-check narrows).
+        let cut = |vals: &[Value]| prefix.iter().take(vals.len()).any(|&n| n > 0);
+        let lower = match lower {
+            Bound::Excluded(v) if cut(v) => Bound::Included(v),
+            b => b,
+        };
+        let upper = match upper {
+            Bound::Excluded(v) if cut(v) => Bound::Included(v),
+            b => b,
         };
         let lo: Bound<Vec<u8>> = match lower {
             Bound::Unbounded => Bound::Unbounded,

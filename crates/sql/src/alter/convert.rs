@@ -13,7 +13,7 @@
 //! without one: no warning, as MariaDB); an AUTO_INCREMENT column gets
 //! numbers for its NULLs and zeros, counting on from the largest value.
 
-use quire_engine::row::{ColumnType, ForeignKeyDef, TableSchema, Value};
+use quire_engine::row::{ColumnType, ForeignKeyDef, GeneratedDef, TableExtras, TableSchema, Value};
 
 use super::Draft;
 use crate::diag::{Condition, Level};
@@ -22,8 +22,10 @@ use crate::expr::{self, Env};
 use crate::session::Session;
 use crate::store::{self, Place};
 
-/// Rebuilds `db.table` with `schema`, converting each row; returns the
-/// rows copied.
+/// Rebuilds `db.table` with `schema`, converting each row and computing
+/// its generated columns (`gens`, `create::generated`); `extras`, when
+/// given, replace the table's. Returns the rows copied.
+#[allow(clippy::too_many_arguments)]
 pub fn rebuild(
     s: &Session,
     db: &str,
@@ -31,14 +33,24 @@ pub fn rebuild(
     d: &Draft,
     schema: TableSchema,
     fks: Vec<ForeignKeyDef>,
+    gens: &[GeneratedDef],
+    extras: Option<TableExtras>,
 ) -> Result<u64> {
     let full = format!("{db}/{table}");
     let mut next_auto = 1u64;
+    let names: Vec<String> = schema.visible_columns().iter().map(|c| c.name.clone()).collect();
+    let compiled = crate::create::generated::compile_defs(gens, &schema, &names)?;
+    let columns = schema.columns.clone();
     s.with_env(true, |env| {
-        s.engine().rebuild_table::<SqlError>(&full, schema, fks, true, &mut |row_no, row| {
+        s.engine().rebuild_table_with_extras::<SqlError>(&full, schema, fks, extras, true, &mut |row_no, row| {
             env.check_interrupt()?;
             let at = Place { db, table, row: row_no };
-            d.columns.iter().map(|c| convert(c, &row, at, env, &mut next_auto)).collect()
+            let mut new =
+                d.columns.iter().map(|c| convert(c, &row, at, env, &mut next_auto)).collect::<Result<Vec<_>>>()?;
+            if !compiled.is_empty() {
+                crate::create::generated::fill(&compiled, &columns, &mut new, at, env)?;
+            }
+            Ok(new)
         })
     })
 }

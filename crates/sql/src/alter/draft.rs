@@ -24,6 +24,8 @@ pub struct DraftIndex {
     pub name: String,
     pub columns: Vec<String>,
     pub unique: bool,
+    /// Prefix lengths as `IndexDef::prefix` (empty: none), one per column.
+    pub prefix: Vec<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -49,13 +51,23 @@ impl Draft {
         let primary = match &schema.cluster {
             ClusterKey::Primary => Some(names(&schema.primary_key)),
             ClusterKey::Unique(n) => {
-                indexes.push(DraftIndex { name: n.clone(), columns: names(&schema.primary_key), unique: true });
+                indexes.push(DraftIndex {
+                    name: n.clone(),
+                    columns: names(&schema.primary_key),
+                    unique: true,
+                    prefix: vec![],
+                });
                 None
             }
             ClusterKey::RowId => None,
         };
         for ix in &schema.indexes {
-            indexes.push(DraftIndex { name: ix.name.clone(), columns: names(&ix.columns), unique: ix.unique });
+            indexes.push(DraftIndex {
+                name: ix.name.clone(),
+                columns: names(&ix.columns),
+                unique: ix.unique,
+                prefix: ix.prefix.clone(),
+            });
         }
         Draft { table: table.to_string(), columns, primary, indexes }
     }
@@ -104,7 +116,12 @@ impl Draft {
     pub fn drop_column(&mut self, i: usize) {
         let c = self.columns.remove(i);
         for ix in &mut self.indexes {
-            ix.columns.retain(|n| !eq(n, &c.col.name));
+            if let Some(k) = ix.columns.iter().position(|n| eq(n, &c.col.name)) {
+                ix.columns.remove(k);
+                if !ix.prefix.is_empty() {
+                    ix.prefix.remove(k);
+                }
+            }
         }
         self.indexes.retain(|ix| !ix.columns.is_empty());
         if let Some(p) = &self.primary {
@@ -139,11 +156,26 @@ impl Draft {
             if indexes.iter().any(|i: &IndexDef| eq(&i.name, &ix.name)) || eq(&ix.name, "PRIMARY") {
                 return Err(SqlError::new(1061, "42000", format!("Duplicate key name '{}'", ix.name)));
             }
-            indexes.push(IndexDef { name: ix.name.clone(), columns: find(&ix.columns)?, unique: ix.unique });
+            let cols = find(&ix.columns)?;
+            // A prefix must still fit its column (1089), and one the
+            // column's new length equals keys it whole.
+            let mut prefix = ix.prefix.clone();
+            for (k, &c) in cols.iter().enumerate() {
+                if let Some(p) = prefix.get_mut(k).filter(|p| **p > 0) {
+                    *p = crate::create::prefix::length_for(&columns[c], *p)?;
+                }
+            }
+            if prefix.iter().all(|&p| p == 0) {
+                prefix.clear();
+            }
+            indexes.push(IndexDef { name: ix.name.clone(), columns: cols, unique: ix.unique, prefix });
         }
         let (primary, cluster) = match &self.primary {
             Some(p) => (find(p)?, ClusterKey::Primary),
-            None => match indexes.iter().position(|ix| ix.unique && ix.columns.iter().all(|&c| !columns[c].nullable)) {
+            None => match indexes
+                .iter()
+                .position(|ix| ix.unique && !ix.has_prefix() && ix.columns.iter().all(|&c| !columns[c].nullable))
+            {
                 Some(i) => {
                     let ix = indexes.remove(i);
                     (ix.columns, ClusterKey::Unique(ix.name))

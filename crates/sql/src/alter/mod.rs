@@ -21,6 +21,7 @@ mod convert;
 mod draft;
 pub mod engine;
 pub mod extras;
+mod generated;
 pub mod rename;
 
 use quire_engine::row::{Column, ColumnType, TableSchema, Value};
@@ -137,6 +138,8 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
             "dropping or renaming a column of a table with CHECK constraints".to_string(),
         ));
     }
+    let old_extras = t.extras();
+    let mut gens = generated::GenAlter::new(old_extras.generated.clone());
     drop(t);
     let mut d = Draft::of(&table, &old);
     let mut plan = Plan::default();
@@ -146,6 +149,7 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
         if !matches!(op, Op::RenameTable { .. }) {
             plan.rebuild = true;
         }
+        gens.op(op)?;
         match op {
             Op::AddColumn { column_def, column_position, if_not_exists, .. } => {
                 let name = &column_def.name.value;
@@ -163,7 +167,12 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                     add_primary(&mut d, vec![name.clone()], &mut added_pk)?;
                 }
                 if unique {
-                    d.indexes.push(draft::DraftIndex { name: name.clone(), columns: vec![name.clone()], unique: true });
+                    d.indexes.push(draft::DraftIndex {
+                        name: name.clone(),
+                        columns: vec![name.clone()],
+                        unique: true,
+                        prefix: vec![],
+                    });
                 }
             }
             Op::DropColumn { column_names, if_exists, .. } => {
@@ -228,18 +237,21 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
             }
             Op::AddConstraint { constraint, .. } => match constraint {
                 ast::TableConstraint::PrimaryKey(pk) => {
-                    let cols = pk.columns.iter().map(|c| index_column(&c.column.expr)).collect();
+                    let (cols, prefix) = key_parts(&pk.columns)?;
+                    if !prefix.is_empty() {
+                        return Err(SqlError::unsupported("a prefix in a PRIMARY KEY"));
+                    }
                     add_primary(&mut d, cols, &mut added_pk)?;
                 }
                 ast::TableConstraint::Index(ix) => {
-                    let cols: Vec<String> = ix.columns.iter().map(|c| index_column(&c.column.expr)).collect();
+                    let (cols, prefix) = key_parts(&ix.columns)?;
                     let name = ix.name.as_ref().map(|n| n.value.clone()).unwrap_or_else(|| cols[0].clone());
-                    d.indexes.push(draft::DraftIndex { name, columns: cols, unique: false });
+                    d.indexes.push(draft::DraftIndex { name, columns: cols, unique: false, prefix });
                 }
                 ast::TableConstraint::Unique(u) => {
-                    let cols: Vec<String> = u.columns.iter().map(|c| index_column(&c.column.expr)).collect();
+                    let (cols, prefix) = key_parts(&u.columns)?;
                     let name = u.index_name.as_ref().map(|n| n.value.clone()).unwrap_or_else(|| cols[0].clone());
-                    d.indexes.push(draft::DraftIndex { name, columns: cols, unique: true });
+                    d.indexes.push(draft::DraftIndex { name, columns: cols, unique: true, prefix });
                 }
                 other => {
                     return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other} together with column changes")))
@@ -289,9 +301,12 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
     if plan.rebuild {
         let schema = d.finish()?;
         schema.validate(s.engine().config().page_size).map_err(SqlError::from)?;
+        let new_gens = gens.finish(&schema)?;
+        let new_extras = gens.extras(&old_extras, &new_gens, &schema);
         plan.copies |= d.columns.iter().any(|c| c.from.is_some_and(|j| !same_storage(&old.columns[j], &c.col)));
         let fks = remap_foreign_keys(s, &full, &old, &d, fks)?;
-        copied = convert::rebuild(s, &db, &table, &d, schema, fks)?;
+        crate::create::generated::check_foreign_keys(&schema, &new_gens, &fks)?;
+        copied = convert::rebuild(s, &db, &table, &d, schema, fks, &new_gens, new_extras)?;
         crate::statistics::forget(&s.shared, &db, &table);
         s.shared.foreign_keys.rebuild(s.engine());
     }
@@ -307,11 +322,23 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
     Ok(Output::Ok { affected, last_insert_id: 0, info })
 }
 
-fn index_column(e: &ast::Expr) -> String {
-    match e {
-        ast::Expr::Identifier(i) => i.value.clone(),
-        other => other.to_string().trim_matches('`').to_string(),
+/// Key parts by column name, with their prefix lengths (checked against
+/// the columns when the draft is finished).
+fn key_parts(parts: &[ast::IndexColumn]) -> Result<(Vec<String>, Vec<u32>)> {
+    let mut cols = Vec::with_capacity(parts.len());
+    let mut prefix = Vec::with_capacity(parts.len());
+    for p in parts {
+        let (name, len) = crate::create::prefix::part(&p.column.expr)?;
+        if len == Some(0) {
+            return Err(SqlError::new(1391, "HY000", format!("Key part '{name}' length cannot be 0")));
+        }
+        cols.push(name);
+        prefix.push(len.unwrap_or(0));
     }
+    if prefix.iter().all(|&n| n == 0) {
+        prefix.clear();
+    }
+    Ok((cols, prefix))
 }
 
 fn add_primary(d: &mut Draft, cols: Vec<String>, added: &mut bool) -> Result<()> {
@@ -358,7 +385,12 @@ fn change_column(
         add_primary(d, vec![new.to_string()], &mut added)?;
     }
     if unique {
-        d.indexes.push(draft::DraftIndex { name: new.to_string(), columns: vec![new.to_string()], unique: true });
+        d.indexes.push(draft::DraftIndex {
+            name: new.to_string(),
+            columns: vec![new.to_string()],
+            unique: true,
+            prefix: vec![],
+        });
     }
     Ok(())
 }

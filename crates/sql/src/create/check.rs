@@ -9,7 +9,8 @@
 //! - [`of`]: the compiled constraints a write statement enforces, read
 //!   when an INSERT / UPDATE is planned (a table without any pays for one
 //!   empty `Vec`, no evaluation).
-//! - [`enforce`]: a row whose expression is FALSE fails with MySQL 8.0's
+//! - [`enforce`]: (after the row's generated columns are computed,
+//!   `create::generated`) a row whose expression is FALSE fails with MySQL 8.0's
 //!   3819 "Check constraint 'name' is violated." (MariaDB's is 4025
 //!   "CONSTRAINT `name` failed for `db`.`t`": MySQL's is the one clients
 //!   and the issue name); NULL (unknown) passes. INSERT IGNORE makes it a
@@ -91,7 +92,7 @@ pub fn define_added(
 /// The expression as stored and shown, as MySQL 8.0 prints it:
 /// identifiers backquoted, function names in lower case, every binary
 /// operation in parentheses (the user's own parentheses dropped).
-fn text(e: &ast::Expr) -> String {
+pub(crate) fn text(e: &ast::Expr) -> String {
     struct Print;
     impl VisitorMut for Print {
         type Break = ();
@@ -125,7 +126,7 @@ fn text(e: &ast::Expr) -> String {
 
 /// Functions whose value is not a function of the row (MySQL 8.0 refuses
 /// them in a CHECK constraint, 3814).
-const DISALLOWED: &[&str] = &[
+pub(crate) const DISALLOWED: &[&str] = &[
     "rand",
     "uuid",
     "uuid_short",
@@ -254,17 +255,42 @@ fn missing_column(message: &str) -> &str {
     message.split('\'').nth(1).unwrap_or(message)
 }
 
-/// The enforced CHECK constraints of `t`, compiled against its row:
-/// (expression, constraint name). Empty for a table without any.
-pub fn of(t: &TableRef) -> Result<Vec<(Expr, String)>> {
+/// What every row a write statement makes of `t` goes through before
+/// the engine gets it: its generated columns computed
+/// (`create::generated`), then its enforced CHECK constraints.
+#[derive(Default)]
+pub struct Rules {
+    /// The generated columns, compiled (empty for most tables).
+    pub generated: crate::create::generated::Compiled,
+    /// The enforced CHECK constraints: (expression, constraint name).
+    pub checks: Vec<(Expr, String)>,
+    /// The table's columns (for converting generated values); empty
+    /// when there are no generated columns.
+    columns: Vec<quire_engine::row::Column>,
+}
+
+impl Rules {
+    /// The generated columns alone (multi-table UPDATE, which does not
+    /// check CHECK constraints yet).
+    pub fn without_checks(mut self) -> Rules {
+        self.checks.clear();
+        self
+    }
+}
+
+/// The rules of `t`, compiled against its row. Empty (nothing allocated,
+/// nothing evaluated) for a table without generated columns or CHECKs.
+pub fn of(t: &TableRef) -> Result<Rules> {
     let defs = t.table.checks();
-    let mut out = Vec::with_capacity(defs.len());
+    let mut checks = Vec::with_capacity(defs.len());
     for d in defs.into_iter().filter(|d| d.enforced) {
         let e = parse(&d.expr)?;
         let mut scope = Scope { table: None, columns: &t.columns, aggs: None, params: 0, place: "check", rel: None };
-        out.push((expr::compile(&e, &mut scope)?, d.name));
+        checks.push((expr::compile(&e, &mut scope)?, d.name));
     }
-    Ok(out)
+    let generated = crate::create::generated::compile(t)?;
+    let columns = if generated.is_empty() { Vec::new() } else { t.schema.columns.clone() };
+    Ok(Rules { generated, checks, columns })
 }
 
 /// A stored expression's AST.
@@ -275,9 +301,25 @@ fn parse(text: &str) -> Result<ast::Expr> {
         .map_err(|e| SqlError::syntax(format!("stored CHECK expression {text}: {e}")))
 }
 
-/// 3819 if `row` makes one of `checks` FALSE (NULL passes).
-pub fn enforce(checks: &[(Expr, String)], row: &[Value], env: &dyn Env) -> Result<()> {
-    for (x, name) in checks {
+/// Completes `row` (its generated columns), then 3819 if it makes one of
+/// the CHECK constraints FALSE (NULL passes).
+pub fn enforce(rules: &Rules, row: &mut [Value], at: crate::store::Place<'_>, env: &dyn Env) -> Result<()> {
+    complete(rules, row, at, env)?;
+    enforce_checks(rules, row, env)
+}
+
+/// Computes the generated columns of `row`.
+pub fn complete(rules: &Rules, row: &mut [Value], at: crate::store::Place<'_>, env: &dyn Env) -> Result<()> {
+    if rules.generated.is_empty() {
+        return Ok(());
+    }
+    crate::create::generated::fill(&rules.generated, &rules.columns, row, at, env)
+}
+
+/// 3819 if the (completed) `row` makes one of the CHECK constraints
+/// FALSE (NULL passes).
+pub fn enforce_checks(rules: &Rules, row: &[Value], env: &dyn Env) -> Result<()> {
+    for (x, name) in &rules.checks {
         if expr::truth(&expr::eval(x, row, env)?) == Some(false) {
             return Err(SqlError::new(VIOLATED, "HY000", format!("Check constraint '{name}' is violated.")));
         }

@@ -44,8 +44,13 @@ pub fn create(s: &mut Session, full: &str, like: &ast::CreateTableLikeKind) -> R
             c
         })
         .collect();
-    let extras =
-        TableExtras { auto_increment_start: 0, comment: from.comment, column_comments: from.column_comments, checks };
+    let extras = TableExtras {
+        auto_increment_start: 0,
+        comment: from.comment,
+        column_comments: from.column_comments,
+        checks,
+        generated: from.generated,
+    };
     s.engine().create_table_with_extras(full, tab.schema(), Vec::new(), extras)?;
     Ok(Output::ok())
 }

@@ -6,7 +6,10 @@
 //!   (engine catalog version 4);
 //! - [`check`]: CHECK constraints: their definition, storage and
 //!   enforcement on INSERT / UPDATE / upserts;
+//! - [`generated`]: generated columns (VIRTUAL and STORED): their
+//!   definition, storage and computation on every write;
 //! - [`like`]: `CREATE TABLE t LIKE s`;
+//! - [`prefix`]: prefix indexes (`KEY (a(10))`);
 //! - [`select`]: `CREATE TABLE t [(defs)] [AS] SELECT ...`.
 //!
 //! `CREATE TEMPORARY TABLE` is refused (1235): quire has no session-private
@@ -14,6 +17,8 @@
 
 pub mod charset;
 pub mod check;
+pub mod generated;
 pub mod like;
 pub mod options;
+pub mod prefix;
 pub mod select;

@@ -87,7 +87,8 @@ pub fn index_leading(schema: &TableSchema, cols: &[usize]) -> Option<IndexRef> {
     if schema.primary_key.starts_with(cols) {
         return Some(IndexRef::Primary);
     }
-    schema.indexes.iter().position(|ix| ix.columns.starts_with(cols)).map(IndexRef::Secondary)
+    // A prefix index keys no whole value (`create::prefix`): never one.
+    schema.indexes.iter().position(|ix| ix.columns.starts_with(cols) && !ix.has_prefix()).map(IndexRef::Secondary)
 }
 
 /// Whether a child column of type `c` may reference a parent column of
@@ -220,7 +221,7 @@ pub fn read(
             n = format!("{ix_name}_{k}");
             k += 1;
         }
-        new_indexes.push(IndexDef { name: n, columns: columns.clone(), unique: false });
+        new_indexes.push(IndexDef { name: n, columns: columns.clone(), unique: false, prefix: vec![] });
     }
     Ok(ForeignKeyDef { name, columns, parent, parent_columns, on_delete, on_update })
 }

@@ -169,7 +169,7 @@ impl Session {
                     });
                 }
                 let ctx = Ctx { params: &params, aggs: vec![], session: &env, in_keys: Default::default() };
-                let row = build_row(p, kinds, fields.len(), at, &ctx).and_then(|row| {
+                let row = build_row(p, kinds, fields.len(), at, &ctx).and_then(|mut row| {
                     for i in 0..missing {
                         let m = format!("Row {read} doesn't contain data for all columns");
                         let c = Condition::new(Level::Warning, 1261, m);
@@ -186,7 +186,7 @@ impl Session {
                             format!("Row {read} was truncated; it contained more data than there were input columns");
                         ctx.warn(Condition::new(Level::Warning, 1262, m))?;
                     }
-                    crate::create::check::enforce(&p.constraints, &row, &ctx)?;
+                    crate::create::check::enforce(&p.constraints, &mut row, at, &ctx)?;
                     Ok(row)
                 });
                 let Some(row) = crate::create::check::ignored(ignore, row, &ctx)? else { continue };
@@ -249,9 +249,10 @@ impl Session {
             kinds.push(Kind::Set);
         }
         // Rule 3: the columns left out that need a value.
-        for c in visible {
+        for (ci, c) in visible.iter().enumerate() {
             let named = cols.iter().any(|x| x.eq_ignore_ascii_case(&quoted(&c.name)));
-            if !c.nullable && c.default.is_none() && !c.auto_increment && !c.default_now && !named {
+            let generated = crate::create::generated::is_generated(&t, ci);
+            if !c.nullable && c.default.is_none() && !c.auto_increment && !c.default_now && !named && !generated {
                 cols.push(quoted(&c.name));
                 values.push("?".to_string());
                 sources.push(Source::Const(store::implicit_default(c)));

@@ -46,7 +46,7 @@ use super::super::catalog::{self, TableDef};
 use super::super::{Secondary, Table, DDL_WAIT};
 use super::{table_path, Engine};
 use crate::btree::{BTree, Direction};
-use crate::row::{codec, ForeignKeyDef, TableSchema, Value};
+use crate::row::{codec, ForeignKeyDef, TableExtras, TableSchema, Value};
 use crate::space;
 use crate::txn::record::{clustered_value, RecHeader};
 use crate::{Error, Result, SYSTEM_SPACE};
@@ -91,6 +91,22 @@ impl Engine {
         name: &str,
         schema: TableSchema,
         foreign_keys: Vec<ForeignKeyDef>,
+        copy: bool,
+        convert: &mut dyn FnMut(u64, Vec<Value>) -> std::result::Result<Vec<Value>, E>,
+    ) -> std::result::Result<u64, E> {
+        self.rebuild_table_with_extras(name, schema, foreign_keys, None, copy, convert)
+    }
+
+    /// [`Engine::rebuild_table`], the new definition carrying `extras`
+    /// when given (an ALTER TABLE that adds a generated column), else the
+    /// old extras less the COMMENTs and generated-column expressions of
+    /// columns the new schema lacks.
+    pub fn rebuild_table_with_extras<E: From<Error>>(
+        &self,
+        name: &str,
+        schema: TableSchema,
+        foreign_keys: Vec<ForeignKeyDef>,
+        new_extras: Option<TableExtras>,
         copy: bool,
         convert: &mut dyn FnMut(u64, Vec<Value>) -> std::result::Result<Vec<Value>, E>,
     ) -> std::result::Result<u64, E> {
@@ -168,11 +184,13 @@ impl Engine {
                 foreign_keys: foreign_keys.clone(),
                 // CHECKs, COMMENTs and the AUTO_INCREMENT start stay; the
                 // comments of columns the new definition lacks go.
-                extras: {
+                extras: new_extras.clone().unwrap_or_else(|| {
                     let mut x = extras.clone();
-                    x.column_comments.retain(|(c, _)| schema.columns.iter().any(|k| k.name.eq_ignore_ascii_case(c)));
+                    let has = |c: &str| schema.columns.iter().any(|k| k.name.eq_ignore_ascii_case(c));
+                    x.column_comments.retain(|(c, _)| has(c));
+                    x.generated.retain(|g| has(&g.column));
                     x
-                },
+                }),
             };
             // Cursors still open on the old table finish first.
             old.users.drop_and_wait(&format!("table '{name}'"))?;
