@@ -604,6 +604,9 @@ pub fn create_index(s: &mut Session, ci: &ast::CreateIndex) -> Result<Output> {
                 .ok_or_else(|| SqlError::new(1072, "42000", format!("Key column '{n}' doesn't exist in table")))
         })
         .collect::<Result<Vec<_>>>()?;
+    if let Some(&c) = cols.iter().find(|&&c| schema.columns[c].ty == quire_engine::row::ColumnType::Json) {
+        return Err(crate::ddl::json_key_error(&schema.columns[c].name));
+    }
     let name = ci
         .name
         .as_ref()
