@@ -282,7 +282,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Option<Value>> {
             _ => return Err(wrong_type(1, name)),
         },
         "json_object" => {
-            if args.len() % 2 != 0 {
+            if !args.len().is_multiple_of(2) {
                 return Err(param_count(name));
             }
             let mut o = Object::new();
@@ -521,8 +521,8 @@ pub fn infer(name: &str) -> MetaType {
 /// MySQL checks when a statement is prepared (1582).
 pub fn check_arity(name: &str, n: usize) -> Result<()> {
     let ok = match name {
-        "json_object" => n % 2 == 0,
-        "json_set" | "json_insert" | "json_replace" | "json_array_append" => n % 2 == 1,
+        "json_object" => n.is_multiple_of(2),
+        "json_set" | "json_insert" | "json_replace" | "json_array_append" => !n.is_multiple_of(2),
         _ => true,
     };
     if ok {

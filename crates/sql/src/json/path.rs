@@ -284,16 +284,8 @@ fn seek<'a>(v: &'a Json, legs: &[Leg], out: &mut Vec<&'a Json>) {
             }
         }
         // Autowrap: a value that is not an array is an array of itself.
-        (Leg::Cell(ix), _) => {
-            if ix.resolve(1) == Some(0) {
-                seek(v, rest, out);
-            }
-        }
-        (Leg::Range(x, y), _) => {
-            if Leg::range(*x, *y, 1).contains(&0) {
-                seek(v, rest, out);
-            }
-        }
+        (Leg::Cell(ix), _) if ix.resolve(1) == Some(0) => seek(v, rest, out),
+        (Leg::Range(x, y), _) if Leg::range(*x, *y, 1).contains(&0) => seek(v, rest, out),
         (Leg::Ellipsis, _) => descend(v, rest, out),
         _ => {}
     }

@@ -269,7 +269,7 @@ mod tests {
         assert!(decode(&[FORMAT_VERSION, ARRAY, 0xff, 0xff, 0xff, 0x7f]).is_none());
         // Too deep.
         let mut deep = vec![FORMAT_VERSION];
-        deep.extend(std::iter::repeat([ARRAY, 1]).take(MAX_DEPTH + 1).flatten());
+        deep.extend(std::iter::repeat_n([ARRAY, 1], MAX_DEPTH + 1).flatten());
         deep.push(NULL);
         assert!(decode(&deep).is_none());
     }
