@@ -68,6 +68,11 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
             (if fixed { column_type::STRING } else { column_type::VAR_STRING }, len, 0, charset::BINARY)
         }
         MetaType::Blob { max_bytes } => (column_type::BLOB, max_bytes, 0, charset::BINARY),
+        // MySQL 8.0: a JSON column is of the binary character set, a
+        // computed JSON value utf8mb4_bin (PyMySQL decodes both as text
+        // by the type, see its `FIELD_TYPE.JSON` handling).
+        MetaType::Json if c.org_table.is_empty() => (column_type::JSON, u32::MAX, 0, charset::UTF8MB4_BIN),
+        MetaType::Json => (column_type::JSON, u32::MAX, 0, charset::BINARY),
     };
     let mut flags = 0;
     if c.not_null {
@@ -96,6 +101,8 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
         MetaType::Text => flags |= column_flag::BLOB,
         MetaType::Blob { .. } => flags |= column_flag::BLOB | column_flag::BINARY,
         MetaType::Binary { .. } => flags |= column_flag::BINARY,
+        MetaType::Json if c.org_table.is_empty() => flags |= column_flag::BLOB,
+        MetaType::Json => flags |= column_flag::BLOB | column_flag::BINARY,
         _ => {}
     }
     // Computed columns of the binary character set (numbers, temporals,

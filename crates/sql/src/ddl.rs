@@ -46,6 +46,8 @@ pub fn column_type(dt: &ast::DataType, name: &str) -> Result<ColumnType> {
         "CHAR" | "CHARACTER" if !s.contains("VARYING") => ColumnType::Char { len: arg(0, 1) },
         "VARCHAR" | "CHARACTER" | "NVARCHAR" => ColumnType::Varchar { len: arg(0, 255) },
         "TEXT" | "TINYTEXT" | "MEDIUMTEXT" | "LONGTEXT" => ColumnType::Text,
+        // MySQL 8.0's JSON type (MariaDB's is LONGTEXT with a check).
+        "JSON" => ColumnType::Json,
         "FLOAT" | "DOUBLE" | "REAL" | "FLOAT4" | "FLOAT8" => {
             if unsigned {
                 return Err(SqlError::unsupported(format!("UNSIGNED {base} columns (deprecated in MySQL 8.0)")));
@@ -163,7 +165,13 @@ fn approx_type(base: &str, args: &[u32], name: &str) -> Result<ColumnType> {
 fn set_default(col: &mut Column, e: &ast::Expr) -> Result<()> {
     let invalid = || SqlError::new(1067, "42000", format!("Invalid default value for '{}'", col.name));
     let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "default", rel: None };
-    match expr::compile(e, &mut scope)? {
+    let compiled = expr::compile(e, &mut scope)?;
+    // MySQL 8.0 refuses a literal default on a JSON column (1101);
+    // MariaDB's JSON is a LONGTEXT and takes one.
+    if col.ty == ColumnType::Json && !matches!(compiled, expr::Expr::Lit(Value::Null)) {
+        return Err(json_default_error(&col.name));
+    }
+    match compiled {
         // A binary default is stored as the column holds it (BINARY(n)
         // padded), as SHOW CREATE TABLE prints it.
         expr::Expr::Lit(v) if col.ty.is_binary() && !v.is_null() => {
@@ -334,6 +342,9 @@ pub fn check_key_types(columns: &[Column], primary: &[usize], indexes: &[IndexDe
     };
     let keyed: Vec<usize> = primary.iter().copied().chain(indexes.iter().flat_map(whole)).collect();
     for c in keyed {
+        if columns[c].ty == ColumnType::Json {
+            return Err(json_key_error(&columns[c].name));
+        }
         if matches!(columns[c].ty, ColumnType::Text | ColumnType::Blob { .. }) {
             return Err(SqlError::new(
                 1170,
@@ -343,6 +354,21 @@ pub fn check_key_types(columns: &[Column], primary: &[usize], indexes: &[IndexDe
         }
     }
     Ok(())
+}
+
+/// 1101: a JSON column takes no default but NULL (MySQL 8.0).
+pub fn json_default_error(column: &str) -> SqlError {
+    SqlError::new(1101, "42000", format!("BLOB, TEXT, GEOMETRY or JSON column '{column}' can't have a default value"))
+}
+
+/// 3152: a JSON column cannot be indexed (MySQL indexes a path of it
+/// through a generated column).
+pub fn json_key_error(column: &str) -> SqlError {
+    SqlError::new(
+        3152,
+        "42000",
+        format!("JSON column '{column}' supports indexing only via generated columns on a specified JSON path."),
+    )
 }
 
 fn check_duplicate_keys(indexes: &[IndexDef]) -> Result<()> {

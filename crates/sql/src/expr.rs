@@ -46,6 +46,11 @@ pub enum AggFn {
     Avg,
     /// GROUP_CONCAT([DISTINCT] a, ... [ORDER BY ...] [SEPARATOR s]).
     GroupConcat,
+    /// JSON_ARRAYAGG(v): the group's values as a JSON array, NULLs
+    /// included (`json.rs`).
+    JsonArrayAgg,
+    /// JSON_OBJECTAGG(k, v): the group's pairs as a JSON object.
+    JsonObjectAgg,
 }
 
 /// An aggregate call found in a projection (replaced there by
@@ -644,6 +649,13 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             let unit = interval_unit(field)?;
             Expr::Func("extract".into(), vec![Expr::Lit(Value::Str(unit.name().into())), compile(expr, scope)?])
         }
+        E::BinaryOp { left, op: op @ (ast::BinaryOperator::Arrow | ast::BinaryOperator::LongArrow), right } => {
+            let unquote = matches!(op, ast::BinaryOperator::LongArrow);
+            match arrow_rebind(left, right, unquote) {
+                Some(rebound) => compile(&rebound, scope)?,
+                None => crate::json::arrow(compile(left, scope)?, compile(right, scope)?, unquote),
+            }
+        }
         E::BinaryOp { left, op, right } => {
             let op = bin_op(op)?;
             let (l, r) = crate::binary::numeric_operands(op, compile(left, scope)?, compile(right, scope)?);
@@ -733,6 +745,10 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
         E::Cast { expr, data_type, .. } => {
             let x = compile(expr, scope)?;
             let ty = data_type.to_string().to_ascii_uppercase();
+            if ty == "JSON" {
+                let x = crate::json::mark_booleans(crate::json::CAST, std::slice::from_ref(&**expr), vec![x]);
+                return Ok(Expr::Func(crate::json::CAST.into(), x));
+            }
             if let Some(cast) = crate::binary::cast(&ty, x.clone())? {
                 return Ok(cast);
             }
@@ -806,6 +822,20 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
         }
         other => return Err(SqlError::unsupported(format!("expression {other}"))),
     })
+}
+
+/// `doc -> 'path' + 1` as MySQL reads it, `(doc -> 'path') + 1`: the
+/// parser gives `->` a lower precedence than arithmetic, so when the
+/// right side is an operator chain, the arrow is moved onto its leftmost
+/// operand (the path). `None` when the right side is the path alone.
+fn arrow_rebind(left: &ast::Expr, right: &ast::Expr, unquote: bool) -> Option<ast::Expr> {
+    let ast::Expr::BinaryOp { left: rl, op, right: rr } = right else { return None };
+    let arrow = if unquote { ast::BinaryOperator::LongArrow } else { ast::BinaryOperator::Arrow };
+    let inner = match arrow_rebind(left, rl, unquote) {
+        Some(e) => e,
+        None => ast::Expr::BinaryOp { left: Box::new(left.clone()), op: arrow, right: rl.clone() },
+    };
+    Some(ast::Expr::BinaryOp { left: Box::new(inner), op: op.clone(), right: rr.clone() })
 }
 
 /// A subquery used as a value: bound through [`Scope::rel`].
@@ -917,14 +947,20 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         "max" => Some(AggFn::Max),
         "avg" => Some(AggFn::Avg),
         "group_concat" => Some(AggFn::GroupConcat),
+        "json_arrayagg" => Some(AggFn::JsonArrayAgg),
+        "json_objectagg" => Some(AggFn::JsonObjectAgg),
         _ => None,
     };
     if let Some(func) = agg {
         if scope.aggs.is_none() {
             return Err(SqlError::new(1111, "HY000", "Invalid use of group function"));
         }
-        // Several arguments: GROUP_CONCAT, and COUNT with DISTINCT only.
-        let many_ok = func == AggFn::GroupConcat || (func == AggFn::Count && distinct);
+        if let Some(e) = crate::json::check_aggregate(func, args.len(), distinct) {
+            return Err(e);
+        }
+        // Several arguments: GROUP_CONCAT, JSON_OBJECTAGG, and COUNT with
+        // DISTINCT only.
+        let many_ok = func == AggFn::GroupConcat || func == AggFn::JsonObjectAgg || (func == AggFn::Count && distinct);
         if args.len() > 1 && !many_ok {
             return Err(SqlError::syntax(format!("{name}() of {} arguments", args.len())));
         }
@@ -944,7 +980,8 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
             Ok((xs, order))
         })();
         scope.aggs = saved;
-        let (mut xs, order) = compiled?;
+        let (xs, order) = compiled?;
+        let mut xs = crate::json::mark_aggregate_booleans(func, &args, xs);
         let arg = if xs.is_empty() { None } else { Some(xs.remove(0)) };
         if arg.is_none() && func != AggFn::CountStar {
             return Err(SqlError::wrong_arguments(&name));
@@ -1001,7 +1038,14 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
             _ => Err(SqlError::syntax(format!("{name}() needs an INTERVAL"))),
         };
     }
-    let args = args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?;
+    let ast_args = args;
+    let mut args = ast_args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?;
+    if crate::json::is_func(&name) {
+        crate::json::check_arity(&name, args.len())?;
+        args = crate::json::mark_booleans(&name, &ast_args, args);
+    } else if let Some(e) = crate::json::not_built(&name) {
+        return Err(e);
+    }
     // The functions quire has, with the argument counts MySQL accepts
     // (`usize::MAX`: any number from the minimum), and whether MySQL's
     // grammar spells the call out (a wrong count is then a syntax error,
@@ -1074,6 +1118,7 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         .chain(crate::user_lock::FUNCS)
         .chain(crate::mathfunc::FUNCS)
         .chain(crate::binary::FUNCS)
+        .chain(crate::json::FUNCS)
         .find(|(n, ..)| *n == name)
         .map(|&(n, lo, hi)| (n, lo, hi, false));
     let Some((_, min, max, grammar)) = ARITY.iter().copied().find(|(n, ..)| *n == name).or(temporal) else {
@@ -1217,6 +1262,7 @@ pub fn truth(v: &Value) -> Option<bool> {
         Value::Date(_) | Value::DateTime(_) => Some(true),
         Value::Time(us) => Some(*us != 0),
         Value::Bytes(b) => Some(str_to_decimal(&String::from_utf8_lossy(b)).is_some_and(|d| !d.is_zero())),
+        Value::Json(j) => Some(!crate::json::to_decimal(j).is_zero()),
     }
 }
 
@@ -1329,6 +1375,7 @@ pub fn to_decimal(v: &Value) -> Option<Decimal> {
         // '12' is 12); hex literals in arithmetic were made numbers when
         // compiled (`binary::numeric_operands`).
         Value::Bytes(b) => str_to_decimal(&String::from_utf8_lossy(b)),
+        Value::Json(j) => Some(crate::json::to_decimal(j)),
     }
 }
 
@@ -1345,6 +1392,7 @@ pub fn to_f64(v: &Value) -> Option<f64> {
         Value::Bytes(b) => {
             Some(quire_engine::row::float::leading_f64(&String::from_utf8_lossy(b)).clamp(f64::MIN, f64::MAX))
         }
+        Value::Json(j) => Some(j.as_f64().unwrap_or_else(|| crate::json::to_decimal(j).to_f64())),
         other => to_decimal(other).map(|d| d.to_f64()),
     }
 }
@@ -1378,6 +1426,8 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
     match (a, b) {
         (Value::Null, _) | (_, Value::Null) => None,
         (Value::Int(x), Value::Int(y)) => Some(x.cmp(y)),
+        // JSON against anything: as JSON values (`json::compare`).
+        (Value::Json(_), _) | (_, Value::Json(_)) => crate::json::compare(a, b),
         (Value::Str(x), Value::Str(y))
             if x.is_ascii() && y.is_ascii() && matches!(coll, Collation::Utf8mb4Bin | Collation::Utf8mb4GeneralCi) =>
         {
@@ -1662,7 +1712,10 @@ pub fn arith(op: BinOp, a: &Value, b: &Value) -> Result<Value> {
         return Ok(Value::Null);
     }
     let ints = matches!(a, Value::Int(_) | Value::UInt(_)) && matches!(b, Value::Int(_) | Value::UInt(_));
-    if matches!(a, Value::Double(_) | Value::Str(_)) || matches!(b, Value::Double(_) | Value::Str(_)) {
+    // JSON operands are read as doubles, as MySQL's (a JSON item's result
+    // type is a string's).
+    let as_double = |v: &Value| matches!(v, Value::Double(_) | Value::Str(_) | Value::Json(_));
+    if as_double(a) || as_double(b) {
         return arith_double(op, a, b);
     }
     if ints && !matches!(op, BinOp::Div) {

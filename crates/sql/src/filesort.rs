@@ -495,6 +495,13 @@ pub(crate) fn put_value(b: &mut Vec<u8>, v: &Value) {
             b.push(9);
             put_bytes(b, s);
         }
+        // Tags 50-59: JSON (its compact form, `row::json::binary`).
+        Value::Json(j) => {
+            b.push(50);
+            let mut doc = Vec::new();
+            quire_engine::row::json::binary::encode(j, &mut doc);
+            put_bytes(b, &doc);
+        }
     }
 }
 
@@ -589,6 +596,7 @@ impl<'b> Reader<'b> {
             7 => Value::Double(f64::from_le_bytes(self.array()?)),
             8 => Value::Time(i64::from_le_bytes(self.array()?)),
             9 => Value::Bytes(self.bytes()?),
+            50 => Value::Json(Box::new(quire_engine::row::json::binary::decode(&self.bytes()?)?)),
             _ => Value::DateTime(self.datetime()?),
         })
     }

@@ -39,6 +39,7 @@ pub mod func;
 pub mod group_check;
 pub mod hints;
 pub mod inset;
+pub mod json;
 pub mod kill;
 pub mod load;
 mod lock_tables;

@@ -451,6 +451,9 @@ pub enum MetaType {
     Blob {
         max_bytes: u32,
     },
+    /// JSON: a JSON column or a JSON function's result (MYSQL_TYPE_JSON
+    /// on the wire, `json.rs`).
+    Json,
 }
 
 impl MetaType {
@@ -476,6 +479,7 @@ impl MetaType {
             ColumnType::Binary { len } => MetaType::Binary { len, fixed: true },
             ColumnType::VarBinary { len } => MetaType::Binary { len, fixed: false },
             ColumnType::Blob { max_bytes } => MetaType::Blob { max_bytes },
+            ColumnType::Json => MetaType::Json,
         }
     }
 
@@ -491,6 +495,7 @@ impl MetaType {
             Value::DateTime(_) => MetaType::DateTime { fsp: 0 },
             Value::Time(us) => MetaType::Time { fsp: quire_engine::row::time::natural_fsp(*us) },
             Value::Bytes(b) => MetaType::Binary { len: b.len() as u32, fixed: false },
+            Value::Json(_) => MetaType::Json,
         }
     }
 }
@@ -558,6 +563,7 @@ fn same_kind(a: MetaType, b: MetaType) -> bool {
             | (MetaType::Double | MetaType::Approx { .. }, MetaType::Double | MetaType::Approx { .. })
             | (MetaType::Str { .. } | MetaType::Text, MetaType::Str { .. } | MetaType::Text)
             | (MetaType::Date, MetaType::Date)
+            | (MetaType::Json, MetaType::Json)
             | (MetaType::Binary { .. } | MetaType::Blob { .. }, MetaType::Binary { .. } | MetaType::Blob { .. })
             | (
                 MetaType::DateTime { .. } | MetaType::Timestamp { .. },
@@ -675,6 +681,7 @@ pub fn agg_type(func: AggFn, arg: MetaType) -> MetaType {
         AggFn::Avg => decimal(scale_of(arg) + crate::expr::DIV_PRECISION_INCREMENT),
         AggFn::Min | AggFn::Max => arg,
         AggFn::GroupConcat => MetaType::Text,
+        AggFn::JsonArrayAgg | AggFn::JsonObjectAgg => MetaType::Json,
     }
 }
 
@@ -737,6 +744,7 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
             let arg = |i: usize| args.get(i).map_or(MetaType::Null, |a| infer(a, t, aggs));
             match name.as_str() {
                 n if crate::timeval::is_func(n) => crate::timeval::infer(n, args, &arg),
+                n if crate::json::is_func(n) => crate::json::infer(n),
                 "hour" | "minute" | "second" | "microsecond" | "date_add" | "date_sub"
                     if matches!(arg(0), MetaType::Time { .. }) =>
                 {

@@ -632,6 +632,8 @@ pub(crate) fn key_kind_matches(col: &Column, v: &Value) -> bool {
         Value::Date(_) | Value::DateTime(_) => temporal,
         Value::Time(_) => matches!(col.ty, ColumnType::Time { .. }),
         Value::Bytes(_) => binary_key_matches(col, v),
+        // JSON compares as JSON, which no index orders by.
+        Value::Json(_) => false,
     }
 }
 
@@ -914,6 +916,8 @@ pub(crate) struct AggState {
     parts: Vec<(String, Vec<Value>)>,
     /// GROUP_CONCAT: `group_concat_max_len` when the first row came.
     max_len: usize,
+    /// JSON_ARRAYAGG / JSON_OBJECTAGG: the document so far.
+    json: Option<quire_engine::row::json::Json>,
 }
 
 impl AggState {
@@ -926,6 +930,7 @@ impl AggState {
             seen: a.distinct.then(HashSet::new),
             parts: Vec::new(),
             max_len: 0,
+            json: None,
         }
     }
 
@@ -934,6 +939,10 @@ impl AggState {
             Some(x) => eval(x, row, env)?,
             None => Value::Int(1),
         };
+        if matches!(a.func, AggFn::JsonArrayAgg | AggFn::JsonObjectAgg) {
+            let second = a.more.first().map(|x| eval(x, row, env)).transpose()?;
+            return crate::json::aggregate(&mut self.json, a.func, v, second);
+        }
         if v.is_null() {
             return Ok(());
         }
@@ -1012,7 +1021,7 @@ impl AggState {
                     self.best = Some(v);
                 }
             }
-            AggFn::Count | AggFn::CountStar | AggFn::GroupConcat => {}
+            AggFn::Count | AggFn::CountStar | AggFn::GroupConcat | AggFn::JsonArrayAgg | AggFn::JsonObjectAgg => {}
         }
         Ok(())
     }
@@ -1096,6 +1105,9 @@ impl AggState {
     pub(crate) fn result(&self, a: &Agg) -> (Value, bool) {
         let v = match a.func {
             AggFn::GroupConcat => return self.concat(a),
+            AggFn::JsonArrayAgg | AggFn::JsonObjectAgg => {
+                self.json.clone().map_or(Value::Null, |j| Value::Json(Box::new(j)))
+            }
             AggFn::Count | AggFn::CountStar => Value::Int(self.count),
             AggFn::Sum | AggFn::Avg if self.fsum.is_some() => {
                 let total = self.fsum.unwrap_or(0.0) + self.sum.map_or(0.0, |d| d.to_f64());
@@ -1292,6 +1304,10 @@ pub fn group_key(vals: &[Value], colls: &[Collation]) -> Vec<u8> {
                 quire_engine::row::key::weights(coll, s, &mut k);
             }
             Value::Null => k.push(b'n'),
+            Value::Json(j) => {
+                k.push(b'j');
+                crate::json::group_key(j, &mut k);
+            }
             // Length first: the bytes may hold the separator.
             Value::Bytes(b) => {
                 k.push(b'b');
@@ -1380,6 +1396,8 @@ pub(crate) fn sort_key(v: &Value, coll: Collation) -> SortKey {
         Value::Double(f) => SortKey::Approx(quire_engine::row::float::order_bits(*f)),
         // Byte-wise, unpadded: a binary string's own order.
         Value::Bytes(b) => SortKey::Str(b.clone()),
+        // JSON's own order (`json::sort_bytes`).
+        Value::Json(j) => SortKey::Str(crate::json::sort_bytes(j)),
         other => SortKey::Num(to_decimal(other).unwrap_or(Decimal::ZERO)),
     }
 }

@@ -54,6 +54,8 @@ pub fn implicit_default(col: &Column) -> Value {
         ColumnType::Time { .. } => Value::Time(0),
         ColumnType::Binary { len } => Value::Bytes(vec![0; len as usize]),
         ColumnType::VarBinary { .. } | ColumnType::Blob { .. } => Value::Bytes(Vec::new()),
+        // MySQL's implicit default of a NOT NULL JSON column: JSON null.
+        ColumnType::Json => Value::Json(Box::new(quire_engine::row::json::Json::Null)),
         _ => Value::Str(String::new()),
     }
 }
@@ -202,6 +204,8 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
                 }
             }
         }
+        // Invalid JSON is an error in any sql_mode (MySQL's 3140).
+        ColumnType::Json => crate::json::for_column(v, at.table, &col.name),
         ColumnType::Binary { len } | ColumnType::VarBinary { len } | ColumnType::Blob { max_bytes: len } => {
             let mut b = crate::binary::bytes_of(&v);
             if b.len() > len as usize {

@@ -338,6 +338,12 @@ pub fn temporal(v: &Value) -> Option<(DateTime, bool)> {
         Value::Time(us) => crate::timeval::to_datetime(*us).map(|dt| (dt, true)),
         Value::Null => None,
         Value::Bytes(b) => temporal(&Value::Str(std::str::from_utf8(b).ok()?.to_owned())),
+        Value::Json(j) => match &**j {
+            quire_engine::row::json::Json::Date(d) => Some((midnight(*d), false)),
+            quire_engine::row::json::Json::DateTime(dt) => Some((*dt, true)),
+            quire_engine::row::json::Json::Str(s) => temporal(&Value::Str(s.clone())),
+            _ => None,
+        },
     }
 }
 

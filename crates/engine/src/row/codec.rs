@@ -18,6 +18,8 @@
 //!   BINARY / VARBINARY / BLOB
 //!               varint byte length, then the bytes (BINARY's 0x00 padding
 //!               included)
+//!   JSON        varint byte length, then the document's compact form
+//!               ([`super::json::binary`])
 //! ```
 
 use super::{ColumnType, DateTime, Decimal, TableSchema, Value};
@@ -81,6 +83,12 @@ pub fn encode_row(schema: &TableSchema, row: &[Value], out: &mut Vec<u8>) {
             (_, Value::Bytes(b)) => {
                 put_varint(out, b.len() as u64);
                 out.extend_from_slice(b);
+            }
+            (_, Value::Json(j)) => {
+                let mut doc = Vec::new();
+                super::json::binary::encode(j, &mut doc);
+                put_varint(out, doc.len() as u64);
+                out.extend_from_slice(&doc);
             }
             (ty, v) => debug_assert!(false, "value {v:?} was not coerced to {ty:?}"),
         }
@@ -159,6 +167,15 @@ fn decode_into(schema: &TableSchema, b: &[u8], need: Option<&[bool]>, out: &mut 
                 i64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?),
             ))),
             ColumnType::Time { .. } => Value::Time(i64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?)),
+            ColumnType::Json => {
+                let n = get_varint(b, &mut pos)? as usize;
+                let doc = take(&mut pos, n)?;
+                if !wanted {
+                    *slot = Value::Null;
+                    continue;
+                }
+                Value::Json(Box::new(super::json::binary::decode(doc)?))
+            }
             t if t.is_binary() => {
                 let n = get_varint(b, &mut pos)? as usize;
                 let bytes = take(&mut pos, n)?;
@@ -222,6 +239,7 @@ mod tests {
                 Column::new("l", ColumnType::Binary { len: 3 }),
                 Column::new("m", ColumnType::VarBinary { len: 10 }),
                 Column::new("n", ColumnType::Blob { max_bytes: 65_535 }),
+                Column::new("o", ColumnType::Json),
             ],
             primary_key: vec![0],
             indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false, prefix: vec![] }],
@@ -243,6 +261,7 @@ mod tests {
             Value::Bytes(vec![0x00, 0x80, 0xff]),
             Value::Bytes(vec![]),
             Value::Bytes(b"\xff\xfe not UTF-8".to_vec()),
+            Value::Json(Box::new(crate::row::json::text::parse(r#"{"a": [1, "x"], "b": null}"#).unwrap())),
         ];
         let mut b = Vec::new();
         encode_row(&schema, &row, &mut b);

@@ -8,6 +8,7 @@ pub mod datetime;
 pub mod decimal;
 pub mod extras;
 pub mod float;
+pub mod json;
 pub mod key;
 pub mod time;
 pub mod tz;
@@ -139,6 +140,10 @@ pub enum ColumnType {
     Blob {
         max_bytes: u32,
     },
+    /// JSON (MySQL 8.0's type): a document, validated when stored, kept
+    /// in a compact binary form ([`json::binary`]), long ones in overflow
+    /// pages as TEXT's; never part of a key.
+    Json,
 }
 
 pub const TEXT_MAX_BYTES: usize = 65_535;
@@ -239,6 +244,7 @@ impl ColumnType {
                 16_777_215 => "mediumblob".into(),
                 _ => "longblob".into(),
             },
+            ColumnType::Json => "json".into(),
         }
     }
 }
@@ -263,6 +269,9 @@ pub enum Value {
     /// functions make of them. Bytes, not text: they need not be UTF-8,
     /// and they compare byte by byte.
     Bytes(Vec<u8>),
+    /// A JSON value: a JSON column's, or what a JSON function or
+    /// CAST(.. AS JSON) makes. Boxed so that `Value` stays its size.
+    Json(Box<json::Json>),
 }
 
 impl Value {
@@ -286,6 +295,7 @@ impl fmt::Display for Value {
             // Text needs UTF-8: other bytes show as U+FFFD (the wire sends
             // the bytes themselves, see the server's `cell`).
             Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
+            Value::Json(j) => write!(f, "{j}"),
         }
     }
 }
@@ -479,6 +489,13 @@ impl Column {
                 }
                 Ok(Value::Bytes(b))
             }
+            ColumnType::Json => match v {
+                Value::Json(j) => Ok(Value::Json(j)),
+                Value::Str(s) => {
+                    json::text::parse(&s).map(|j| Value::Json(Box::new(j))).map_err(|_| bad("invalid JSON text"))
+                }
+                _ => Err(bad("not a JSON text")),
+            },
             _ => unreachable!("all column types are handled"),
         }
     }
@@ -758,6 +775,9 @@ impl TableSchema {
             for (i, &c) in cols.iter().enumerate() {
                 let col = self.columns.get(c).ok_or_else(|| Error::InvalidSchema(format!("no column #{c}")))?;
                 let cut = prefix.get(i).is_some_and(|&n| n > 0);
+                if matches!(col.ty, ColumnType::Json) {
+                    return Err(Error::InvalidSchema(format!("JSON column '{}' cannot be part of a key", col.name)));
+                }
                 if cut && !(col.ty.is_string() || col.ty.is_binary()) {
                     return Err(Error::InvalidSchema(format!("a prefix of non-string column '{}'", col.name)));
                 }

@@ -151,6 +151,8 @@ fn type_tag(t: ColumnType) -> (u8, u32, u32) {
         ColumnType::Binary { len } => (33, len, 0),
         ColumnType::VarBinary { len } => (34, len, 0),
         ColumnType::Blob { max_bytes } => (35, max_bytes, 0),
+        // Tags 50-59: JSON.
+        ColumnType::Json => (50, 0, 0),
     }
 }
 
@@ -200,6 +202,7 @@ fn type_from_tag(tag: u8, a: u32, b: u32) -> Option<ColumnType> {
         33 => ColumnType::Binary { len: a },
         34 => ColumnType::VarBinary { len: a },
         35 if crate::row::BLOB_SIZES.contains(&a) => ColumnType::Blob { max_bytes: a },
+        50 => ColumnType::Json,
         _ => return None,
     })
 }
@@ -244,6 +247,14 @@ fn put_value(w: &mut W, v: &Value) {
             w.u8(33);
             w.bytes(b)
         }
+        // A JSON column has no literal default (MySQL's 1101), so this is
+        // for completeness: u16 length, then the compact document.
+        Value::Json(j) => {
+            let mut doc = Vec::new();
+            crate::row::json::binary::encode(j, &mut doc);
+            w.u8(50);
+            w.bytes(&doc)
+        }
     }
 }
 
@@ -261,6 +272,10 @@ fn get_value(r: &mut R) -> Option<Value> {
         6 => Value::DateTime(DateTime::from_packed(i64::from_le_bytes(r.take(8)?.try_into().ok()?))),
         7 => Value::Double(f64::from_le_bytes(r.take(8)?.try_into().ok()?)),
         32 => Value::Time(i64::from_le_bytes(r.take(8)?.try_into().ok()?)),
+        50 => {
+            let n = r.u16()? as usize;
+            Value::Json(Box::new(crate::row::json::binary::decode(r.take(n)?)?))
+        }
         33 => {
             let n = r.u16()? as usize;
             Value::Bytes(r.take(n)?.to_vec())
@@ -529,6 +544,9 @@ mod tests {
                     Column::new("name", ColumnType::Varchar { len: 40 }).default(Value::Str("x".into())),
                     Column::new("amount", ColumnType::Decimal { precision: 10, scale: 2 })
                         .default(Value::Decimal(Decimal::parse("1.50").unwrap())),
+                    Column::new("doc", ColumnType::Json),
+                    Column::new("doc2", ColumnType::Json)
+                        .default(Value::Json(Box::new(crate::row::json::text::parse(r#"{"a": [1, "x"]}"#).unwrap()))),
                 ],
                 primary_key: vec![0],
                 indexes: vec![IndexDef { name: "by_name".into(), columns: vec![1, 2], unique: true, prefix: vec![] }],

@@ -32,6 +32,8 @@ pub mod column_type {
     pub const DATETIME: u8 = 0x0c;
     pub const YEAR: u8 = 0x0d;
     pub const VARCHAR: u8 = 0x0f;
+    /// MySQL 8.0's MYSQL_TYPE_JSON (MariaDB sends JSON as BLOB).
+    pub const JSON: u8 = 0xf5;
     pub const NEWDECIMAL: u8 = 0xf6;
     pub const BLOB: u8 = 0xfc;
     pub const VAR_STRING: u8 = 0xfd;
@@ -56,6 +58,8 @@ pub mod column_flag {
 pub mod charset {
     /// utf8mb4_general_ci.
     pub const UTF8MB4_GENERAL_CI: u16 = 45;
+    /// utf8mb4_bin (computed JSON values, as MySQL 8.0 sends them).
+    pub const UTF8MB4_BIN: u16 = 46;
     /// binary (numbers, dates).
     pub const BINARY: u16 = 63;
 }

@@ -88,6 +88,9 @@ fn default_for(s: &Session, col: &Column, e: &ast::Expr) -> Result<Value> {
     let mut scope =
         crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "default", rel: None };
     match crate::expr::compile(e, &mut scope)? {
+        crate::expr::Expr::Lit(v) if col.ty == ColumnType::Json && !v.is_null() => {
+            Err(crate::ddl::json_default_error(&col.name))
+        }
         crate::expr::Expr::Lit(v) => col.coerce(v.clone()).map_err(|_| {
             let kind = match col.ty {
                 t if t.is_integer() => Some("integer"),

@@ -147,6 +147,7 @@ fn column_text(s: &Session, tables: &[TableSchema], m: &ColMeta, item: Option<&a
         MetaType::Binary { len, fixed: false } if len <= 65_532 => ColumnType::VarBinary { len }.sql(),
         MetaType::Binary { .. } => "blob".into(),
         MetaType::Blob { max_bytes } => ColumnType::Blob { max_bytes }.sql(),
+        MetaType::Json => ColumnType::Json.sql(),
     };
     let not_null = m.not_null || item.is_some_and(never_null);
     Ok(format!("{name} {ty}{}", if not_null { " NOT NULL" } else { "" }))

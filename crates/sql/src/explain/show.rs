@@ -169,6 +169,8 @@ pub fn agg(a: &Agg, n: &Names<'_>) -> String {
         AggFn::Max => "max",
         AggFn::Avg => "avg",
         AggFn::GroupConcat => "group_concat",
+        AggFn::JsonArrayAgg => "json_arrayagg",
+        AggFn::JsonObjectAgg => "json_objectagg",
     };
     if a.func == AggFn::CountStar {
         return "count(0)".into();

@@ -165,6 +165,7 @@ fn union_type(l: MetaType, r: MetaType) -> MetaType {
         (a @ MetaType::DateTime { .. }, MetaType::DateTime { .. }) => a,
         (MetaType::Str { len: a, .. }, MetaType::Str { len: b, .. }) => MetaType::Str { len: a.max(b), fixed: false },
         (MetaType::Text, _) | (_, MetaType::Text) => MetaType::Text,
+        (MetaType::Json, MetaType::Json) => MetaType::Json,
         _ => MetaType::Str { len: 255, fixed: false },
     }
 }

@@ -297,6 +297,9 @@ fn win_fn(call: Call, spec: usize, frame: Frame, window: String) -> Result<WinFn
         "min" => Func::Agg(AggFn::Min),
         "max" => Func::Agg(AggFn::Max),
         "group_concat" => return Err(SqlError::unsupported("GROUP_CONCAT as a window function")),
+        "json_arrayagg" | "json_objectagg" => {
+            return Err(SqlError::unsupported(format!("{} as a window function", name.to_uppercase())))
+        }
         _ => return Err(SqlError::syntax(format!("{name}() cannot have an OVER clause"))),
     };
     if distinct {
