@@ -68,6 +68,11 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
             (if fixed { column_type::STRING } else { column_type::VAR_STRING }, len, 0, charset::BINARY)
         }
         MetaType::Blob { max_bytes } => (column_type::BLOB, max_bytes, 0, charset::BINARY),
+        // ENUM / SET: STRING with the ENUM / SET flag, YEAR and BIT their
+        // own types (MariaDB's metadata).
+        MetaType::Choice { len, .. } => (column_type::STRING, len * 4, 0, charset::UTF8MB4_GENERAL_CI),
+        MetaType::Year => (column_type::YEAR, 4, 0, charset::BINARY),
+        MetaType::Bit { bits } => (column_type::BIT, u32::from(bits), 0, charset::BINARY),
     };
     let mut flags = 0;
     if c.not_null {
@@ -96,6 +101,12 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
         MetaType::Text => flags |= column_flag::BLOB,
         MetaType::Blob { .. } => flags |= column_flag::BLOB | column_flag::BINARY,
         MetaType::Binary { .. } => flags |= column_flag::BINARY,
+        MetaType::Choice { set: false, .. } => flags |= column_flag::ENUM,
+        MetaType::Choice { set: true, .. } => flags |= column_flag::SET,
+        // ZEROFILL on a table's column only (MariaDB's MAX(y) has none).
+        MetaType::Year if c.org_table.is_empty() => flags |= column_flag::UNSIGNED,
+        MetaType::Year => flags |= column_flag::UNSIGNED | column_flag::ZEROFILL,
+        MetaType::Bit { .. } => flags |= column_flag::UNSIGNED,
         _ => {}
     }
     // Computed columns of the binary character set (numbers, temporals,
@@ -157,6 +168,11 @@ pub fn cell(v: &Value, ty: MetaType) -> Cell {
             DateTime::parse(s).map_or(Cell::Null, |d| datetime_cell(&d))
         }
         (Value::Time(us), MetaType::Time { .. }) => time_cell(*us),
+        // A YEAR shows four digits (0000), in text rows and, parsed back,
+        // as the binary protocol's 2-byte integer.
+        (Value::Int(y), MetaType::Year) => Cell::Bytes(format!("{y:04}").into_bytes()),
+        // A BIT is sent as its big-endian bytes.
+        (Value::UInt(n), MetaType::Bit { bits }) => Cell::Bytes(quire_engine::row::bit::to_bytes(*n, bits)),
         // A DECIMAL result prints its type's decimals, as MariaDB sends it
         // (TIME_TO_SEC of a TIME(2) that is a whole second: `-5400.00`).
         (Value::Int(_) | Value::Decimal(_), MetaType::Decimal { scale, .. }) => {

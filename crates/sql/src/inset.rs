@@ -212,9 +212,12 @@ impl Keys {
                     }
                 }
                 // Binary strings compare byte-wise: by scanning.
-                Value::Date(_) | Value::DateTime(_) | Value::Double(_) | Value::Time(_) | Value::Bytes(_) => {
-                    return None
-                }
+                Value::Date(_)
+                | Value::DateTime(_)
+                | Value::Double(_)
+                | Value::Time(_)
+                | Value::Bytes(_)
+                | Value::Choice(_) => return None,
             }
         }
         Some(Keys {
@@ -271,7 +274,8 @@ impl Keys {
         let hit = match v {
             Value::Null => return Some(None),
             // Compared as doubles, as times, or byte-wise: by scanning.
-            Value::Double(_) | Value::Time(_) | Value::Bytes(_) => return None,
+            // An ENUM / SET is text against text and a number against numbers: scanned.
+            Value::Double(_) | Value::Time(_) | Value::Bytes(_) | Value::Choice(_) => return None,
             Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => {
                 has(&self.all_nums, &[&self.odd_nums, &self.odd_str_nums])?
             }

@@ -338,6 +338,7 @@ pub fn temporal(v: &Value) -> Option<(DateTime, bool)> {
         Value::Time(us) => crate::timeval::to_datetime(*us).map(|dt| (dt, true)),
         Value::Null => None,
         Value::Bytes(b) => temporal(&Value::Str(std::str::from_utf8(b).ok()?.to_owned())),
+        Value::Choice(c) => temporal(&Value::Str(c.text())),
     }
 }
 

@@ -57,6 +57,8 @@ pub fn read(v: &Value) -> TimeRead {
         Value::Str(s) => time::parse(s),
         // A binary string reads as its text (MySQL converts it so).
         Value::Bytes(b) => time::parse(&String::from_utf8_lossy(b)),
+        // An ENUM / SET reads as its text.
+        Value::Choice(c) => time::parse(&c.text()),
         Value::Int(i) => time::from_number(i128::from(*i), 0),
         Value::UInt(u) => time::from_number(i128::from(*u), 0),
         Value::Double(f) if f.abs() < 1e15 => {

@@ -2,6 +2,8 @@
 //! - [`key`]: memcomparable index keys (compare as bytes = compare as SQL).
 //! - [`codec`]: the row format stored in the clustered index.
 
+pub mod bit;
+pub mod choice;
 pub mod codec;
 pub mod collation;
 pub mod datetime;
@@ -11,9 +13,11 @@ pub mod float;
 pub mod key;
 pub mod time;
 pub mod tz;
+pub mod year;
 
 use std::fmt;
 
+pub use choice::{Choice, Members};
 pub use datetime::{Date, DateTime};
 pub use decimal::Decimal;
 pub use extras::{CheckDef, TableExtras};
@@ -139,6 +143,22 @@ pub enum ColumnType {
     Blob {
         max_bytes: u32,
     },
+    /// ENUM('a', ...): one member, stored as its 1-based index (see
+    /// [`choice`]); values are [`Value::Choice`].
+    Enum {
+        members: &'static Members,
+    },
+    /// SET('a', ...): any members, stored as a bitmap (see [`choice`]).
+    Set {
+        members: &'static Members,
+    },
+    /// YEAR: 1901..=2155 or 0, one byte (see [`year`]); values are
+    /// [`Value::Int`].
+    Year,
+    /// BIT(bits), 1..=64 bits (see [`bit`]); values are [`Value::UInt`].
+    Bit {
+        bits: u8,
+    },
 }
 
 pub const TEXT_MAX_BYTES: usize = 65_535;
@@ -239,6 +259,18 @@ impl ColumnType {
                 16_777_215 => "mediumblob".into(),
                 _ => "longblob".into(),
             },
+            ColumnType::Enum { members } | ColumnType::Set { members } => members.sql(),
+            // MariaDB 10.11 prints the display width MySQL 8.0 dropped.
+            ColumnType::Year => "year(4)".into(),
+            ColumnType::Bit { bits } => format!("bit({bits})"),
+        }
+    }
+
+    /// ENUM or SET: its values are [`Value::Choice`].
+    pub fn members(&self) -> Option<&'static Members> {
+        match *self {
+            ColumnType::Enum { members } | ColumnType::Set { members } => Some(members),
+            _ => None,
         }
     }
 }
@@ -263,6 +295,10 @@ pub enum Value {
     /// functions make of them. Bytes, not text: they need not be UTF-8,
     /// and they compare byte by byte.
     Bytes(Vec<u8>),
+    /// An ENUM or SET value: a number with its column's member list (see
+    /// [`choice`]). Shown as its members' text, compared and sorted by
+    /// the number.
+    Choice(Choice),
 }
 
 impl Value {
@@ -286,6 +322,7 @@ impl fmt::Display for Value {
             // Text needs UTF-8: other bytes show as U+FFFD (the wire sends
             // the bytes themselves, see the server's `cell`).
             Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
+            Value::Choice(c) => write!(f, "{c}"),
         }
     }
 }
@@ -479,8 +516,71 @@ impl Column {
                 }
                 Ok(Value::Bytes(b))
             }
+            ColumnType::Enum { members } | ColumnType::Set { members } => {
+                coerce_choice(members, self.collation, v).ok_or_else(|| bad("not a member"))
+            }
+            ColumnType::Year => {
+                let y = match v {
+                    Value::Str(s) => {
+                        let n = parse_int_str(&s).ok_or_else(|| bad("not a year"))?;
+                        year::from_text_number(n, s.len())
+                    }
+                    Value::Double(f) if f.abs() < 1e9 => year::from_number(f.round_ties_even() as i128),
+                    Value::Int(i) => year::from_number(i.into()),
+                    Value::UInt(u) => year::from_number(u.into()),
+                    Value::Decimal(d) => d.rescale(0).and_then(|d| year::from_number(d.coef)),
+                    _ => return Err(bad("not a year")),
+                };
+                y.map(Value::Int).ok_or_else(|| Error::OutOfRange { column: col() })
+            }
+            ColumnType::Bit { bits } => {
+                let n = match v {
+                    Value::UInt(u) => Some(u),
+                    Value::Int(i) => u64::try_from(i).ok(),
+                    Value::Str(s) => bit::from_bytes(s.as_bytes()),
+                    Value::Bytes(b) => bit::from_bytes(&b),
+                    Value::Decimal(d) => d.rescale(0).and_then(|d| u64::try_from(d.coef).ok()),
+                    Value::Double(f) if (0.0..1.8e19).contains(&f) => Some(f.round_ties_even() as u64),
+                    _ => None,
+                };
+                n.filter(|&n| n <= bit::max(bits)).map(Value::UInt).ok_or_else(|| Error::OutOfRange { column: col() })
+            }
             _ => unreachable!("all column types are handled"),
         }
+    }
+}
+
+/// A value as a member of `members` (strictly: `None` unless it names
+/// members or is a number of them). Text names members under `coll`; a
+/// number is an ENUM index or a SET bitmap; a text that names none but is
+/// all digits is that number (MySQL's rule); a fraction is cut.
+pub fn coerce_choice(members: &'static Members, coll: Collation, v: Value) -> Option<Value> {
+    let number = |n: u64| members.holds(n).then_some(Value::Choice(Choice { n, members }));
+    let text = |s: &str| -> Option<Value> {
+        let found = if members.set {
+            match members.parse_set(coll, s) {
+                (bits, true) => Some(bits),
+                _ => None,
+            }
+        } else {
+            members.find(coll, s)
+        };
+        match found {
+            Some(n) => Some(Value::Choice(Choice { n, members })),
+            None if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => number(s.parse().ok()?),
+            None => None,
+        }
+    };
+    match v {
+        Value::Choice(c) if std::ptr::eq(c.members, members) => Some(Value::Choice(c)),
+        Value::Choice(c) => text(&c.text()),
+        Value::Str(s) => text(&s),
+        Value::Bytes(b) => text(std::str::from_utf8(&b).ok()?),
+        Value::Int(i) => number(u64::try_from(i).ok()?),
+        Value::UInt(u) => number(u),
+        Value::Decimal(d) => number(u64::try_from(d.coef / 10i128.pow(u32::from(d.scale))).ok()?),
+        Value::Double(f) if (0.0..1.8e19).contains(&f) => number(f.trunc() as u64),
+        other => text(&other.to_string()),
     }
 }
 

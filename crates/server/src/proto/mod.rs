@@ -32,6 +32,7 @@ pub mod column_type {
     pub const DATETIME: u8 = 0x0c;
     pub const YEAR: u8 = 0x0d;
     pub const VARCHAR: u8 = 0x0f;
+    pub const BIT: u8 = 0x10;
     pub const NEWDECIMAL: u8 = 0xf6;
     pub const BLOB: u8 = 0xfc;
     pub const VAR_STRING: u8 = 0xfd;
@@ -46,8 +47,11 @@ pub mod column_flag {
     pub const MULTIPLE_KEY: u16 = 0x0008;
     pub const BLOB: u16 = 0x0010;
     pub const UNSIGNED: u16 = 0x0020;
+    pub const ZEROFILL: u16 = 0x0040;
     pub const BINARY: u16 = 0x0080;
+    pub const ENUM: u16 = 0x0100;
     pub const AUTO_INCREMENT: u16 = 0x0200;
+    pub const SET: u16 = 0x0800;
     pub const NO_DEFAULT_VALUE: u16 = 0x1000;
     pub const NUM: u16 = 0x8000;
 }
