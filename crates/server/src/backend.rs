@@ -71,7 +71,7 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
         // ENUM / SET: STRING with the ENUM / SET flag, YEAR and BIT their
         // own types (MariaDB's metadata).
         MetaType::Choice { len, .. } => (column_type::STRING, len * 4, 0, charset::UTF8MB4_GENERAL_CI),
-        MetaType::Year => (column_type::YEAR, 4, 0, charset::BINARY),
+        MetaType::Year { .. } => (column_type::YEAR, 4, 0, charset::BINARY),
         MetaType::Bit { bits } => (column_type::BIT, u32::from(bits), 0, charset::BINARY),
     };
     let mut flags = 0;
@@ -103,9 +103,8 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
         MetaType::Binary { .. } => flags |= column_flag::BINARY,
         MetaType::Choice { set: false, .. } => flags |= column_flag::ENUM,
         MetaType::Choice { set: true, .. } => flags |= column_flag::SET,
-        // ZEROFILL on a table's column only (MariaDB's MAX(y) has none).
-        MetaType::Year if c.org_table.is_empty() => flags |= column_flag::UNSIGNED,
-        MetaType::Year => flags |= column_flag::UNSIGNED | column_flag::ZEROFILL,
+        MetaType::Year { zerofill: false } => flags |= column_flag::UNSIGNED,
+        MetaType::Year { zerofill: true } => flags |= column_flag::UNSIGNED | column_flag::ZEROFILL,
         MetaType::Bit { .. } => flags |= column_flag::UNSIGNED,
         _ => {}
     }
@@ -170,7 +169,7 @@ pub fn cell(v: &Value, ty: MetaType) -> Cell {
         (Value::Time(us), MetaType::Time { .. }) => time_cell(*us),
         // A YEAR shows four digits (0000), in text rows and, parsed back,
         // as the binary protocol's 2-byte integer.
-        (Value::Int(y), MetaType::Year) => Cell::Bytes(format!("{y:04}").into_bytes()),
+        (Value::Int(y), MetaType::Year { zerofill: true }) => Cell::Bytes(format!("{y:04}").into_bytes()),
         // A BIT is sent as its big-endian bytes.
         (Value::UInt(n), MetaType::Bit { bits }) => Cell::Bytes(quire_engine::row::bit::to_bytes(*n, bits)),
         // A DECIMAL result prints its type's decimals, as MariaDB sends it

@@ -446,8 +446,11 @@ pub enum MetaType {
         len: u32,
         set: bool,
     },
-    /// A YEAR column's values (wire type YEAR, four digits).
-    Year,
+    /// A YEAR column's values (wire type YEAR): a column's are ZEROFILL
+    /// (four digits, `0000`); MIN / MAX of one are not (`0`), as MariaDB.
+    Year {
+        zerofill: bool,
+    },
     /// A BIT(bits) column's values (wire type BIT, big-endian bytes).
     Bit {
         bits: u8,
@@ -480,7 +483,7 @@ impl MetaType {
             ColumnType::Enum { members } | ColumnType::Set { members } => {
                 MetaType::Choice { len: members.max_chars(), set: members.set }
             }
-            ColumnType::Year => MetaType::Year,
+            ColumnType::Year => MetaType::Year { zerofill: true },
             ColumnType::Bit { bits } => MetaType::Bit { bits },
         }
     }
@@ -640,7 +643,7 @@ fn arith_type(op: BinOp, e: &Expr, l: MetaType, r: MetaType, t: Option<&dyn ColT
     // ENUM / SET, YEAR and BIT operands are their numbers.
     let as_number = |m: MetaType| match m {
         MetaType::Choice { .. } => MetaType::Int { unsigned: false, width: 8 },
-        MetaType::Year | MetaType::Bit { .. } => MetaType::Int { unsigned: true, width: 8 },
+        MetaType::Year { .. } | MetaType::Bit { .. } => MetaType::Int { unsigned: true, width: 8 },
         m => m,
     };
     let (l, r) = (as_number(l), as_number(r));
@@ -701,6 +704,7 @@ pub fn agg_type(func: AggFn, arg: MetaType) -> MetaType {
         // MIN / MAX of an ENUM or SET is plain text (MariaDB's metadata).
         AggFn::Min | AggFn::Max => match arg {
             MetaType::Choice { len, .. } => MetaType::Str { len, fixed: false },
+            MetaType::Year { .. } => MetaType::Year { zerofill: false },
             arg => arg,
         },
         AggFn::GroupConcat => MetaType::Text,

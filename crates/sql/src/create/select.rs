@@ -150,7 +150,7 @@ fn column_text(s: &Session, tables: &[TableSchema], m: &ColMeta, item: Option<&a
         // A computed ENUM / SET value (its members are not known here) is
         // a string.
         MetaType::Choice { len, .. } => format!("varchar({len})"),
-        MetaType::Year => ColumnType::Year.sql(),
+        MetaType::Year { .. } => ColumnType::Year.sql(),
         MetaType::Bit { bits } => ColumnType::Bit { bits }.sql(),
     };
     let not_null = m.not_null || item.is_some_and(never_null);
