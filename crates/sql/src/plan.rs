@@ -599,13 +599,8 @@ fn int_len(e: &Expr, t: Option<&dyn ColTypes>) -> u32 {
             // MariaDB's lengths: `e + 0` and `y + 0` are LONG, `b + 0` of
             // a BIT(n) has n + 1 characters.
             Some(ColumnType::Enum { .. } | ColumnType::Year) => 5,
-            Some(ColumnType::Set { members }) => {
-                if members.len() <= 30 {
-                    6
-                } else {
-                    21
-                }
-            }
+            // A SET of up to 30 members: its bitmap fits a LONG.
+            Some(ColumnType::Set { members }) if members.len() <= 30 => 6,
             Some(ColumnType::Bit { bits }) => u32::from(bits),
             _ => 21,
         },
