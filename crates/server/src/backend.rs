@@ -73,6 +73,11 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
         // by the type, see its `FIELD_TYPE.JSON` handling).
         MetaType::Json if c.org_table.is_empty() => (column_type::JSON, u32::MAX, 0, charset::UTF8MB4_BIN),
         MetaType::Json => (column_type::JSON, u32::MAX, 0, charset::BINARY),
+        // ENUM / SET: STRING with the ENUM / SET flag, YEAR and BIT their
+        // own types (MariaDB's metadata).
+        MetaType::Choice { len, .. } => (column_type::STRING, len * 4, 0, charset::UTF8MB4_GENERAL_CI),
+        MetaType::Year { .. } => (column_type::YEAR, 4, 0, charset::BINARY),
+        MetaType::Bit { bits } => (column_type::BIT, u32::from(bits), 0, charset::BINARY),
     };
     let mut flags = 0;
     if c.not_null {
@@ -103,6 +108,11 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
         MetaType::Binary { .. } => flags |= column_flag::BINARY,
         MetaType::Json if c.org_table.is_empty() => flags |= column_flag::BLOB,
         MetaType::Json => flags |= column_flag::BLOB | column_flag::BINARY,
+        MetaType::Choice { set: false, .. } => flags |= column_flag::ENUM,
+        MetaType::Choice { set: true, .. } => flags |= column_flag::SET,
+        MetaType::Year { zerofill: false } => flags |= column_flag::UNSIGNED,
+        MetaType::Year { zerofill: true } => flags |= column_flag::UNSIGNED | column_flag::ZEROFILL,
+        MetaType::Bit { .. } => flags |= column_flag::UNSIGNED,
         _ => {}
     }
     // Computed columns of the binary character set (numbers, temporals,
@@ -164,6 +174,11 @@ pub fn cell(v: &Value, ty: MetaType) -> Cell {
             DateTime::parse(s).map_or(Cell::Null, |d| datetime_cell(&d))
         }
         (Value::Time(us), MetaType::Time { .. }) => time_cell(*us),
+        // A YEAR shows four digits (0000), in text rows and, parsed back,
+        // as the binary protocol's 2-byte integer.
+        (Value::Int(y), MetaType::Year { zerofill: true }) => Cell::Bytes(format!("{y:04}").into_bytes()),
+        // A BIT is sent as its big-endian bytes.
+        (Value::UInt(n), MetaType::Bit { bits }) => Cell::Bytes(quire_engine::row::bit::to_bytes(*n, bits)),
         // A DECIMAL result prints its type's decimals, as MariaDB sends it
         // (TIME_TO_SEC of a TIME(2) that is a whole second: `-5400.00`).
         (Value::Int(_) | Value::Decimal(_), MetaType::Decimal { scale, .. }) => {

@@ -209,11 +209,3 @@ fn result_metadata_and_prepared_statements_carry_bytes_as_mariadb() {
     assert_eq!(got.last().unwrap()[2], mysql::Value::Bytes(raw.clone()));
     assert_same(&mut qc, &mut mc, &["SELECT HEX(v), HEX(bl) FROM b WHERE id = 10"]);
 }
-
-#[test]
-fn bit_columns_are_refused_until_built() {
-    let q = Quire::start(&[]);
-    let mut qc = q.fresh_db("bin_bit");
-    assert_eq!(answer(&mut qc, "CREATE TABLE t (b BIT(5))"), Answer::Err(1235));
-    assert_eq!(answer(&mut qc, "CREATE TABLE t (b BIT)"), Answer::Err(1235));
-}

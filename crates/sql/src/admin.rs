@@ -1017,7 +1017,7 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                         if c.default_now {
                             Value::Str(crate::ddl::current_timestamp_sql(c.ty))
                         } else {
-                            c.default.clone().map_or(Value::Null, |d| Value::Str(crate::expr::as_string(&d)))
+                            c.default.as_ref().map_or(Value::Null, |d| Value::Str(crate::ddl::default_text(c.ty, d)))
                         },
                         Value::Str(if let Some(g) = extras.generated_column(&c.name) {
                             crate::create::generated::extra(g).into()

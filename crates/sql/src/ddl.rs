@@ -14,6 +14,9 @@ use crate::expr::{self, Scope};
 /// A column type from its SQL spelling (`name` is the column's, for
 /// messages).
 pub fn column_type(dt: &ast::DataType, name: &str) -> Result<ColumnType> {
+    if let Some(t) = crate::choice::declared(dt, name) {
+        return t;
+    }
     let s = dt.to_string().to_ascii_uppercase();
     let unsigned = s.contains("UNSIGNED");
     let base = s.split(['(', ' ']).next().unwrap_or("").to_string();
@@ -73,6 +76,19 @@ pub fn column_type(dt: &ast::DataType, name: &str) -> Result<ColumnType> {
                 None => BLOB_SIZES[1],
                 Some(&n) => BLOB_SIZES.iter().copied().find(|&m| n <= m).unwrap_or(BLOB_SIZES[3]),
             },
+        },
+        // YEAR(4) is YEAR (MariaDB prints `year(4)`); the deprecated
+        // two-digit YEAR(2) is not built.
+        "YEAR" => match args.first() {
+            None | Some(4) => ColumnType::Year,
+            Some(n) => return Err(SqlError::unsupported(format!("YEAR({n}) columns (use YEAR)"))),
+        },
+        // BIT is BIT(1), and so is BIT(0) (as MariaDB makes it).
+        "BIT" if !s.contains("VARYING") => match arg(0, 1) {
+            n @ 0..=64 => ColumnType::Bit { bits: n.max(1) as u8 },
+            _ => {
+                return Err(SqlError::new(1439, "42000", format!("Display width out of range for '{name}' (max = 64)")))
+            }
         },
         _ => return Err(SqlError::unsupported(format!("column type {s}"))),
     })
@@ -179,6 +195,18 @@ fn set_default(col: &mut Column, e: &ast::Expr) -> Result<()> {
             col.default_now = false;
             Ok(())
         }
+        // ENUM / SET / YEAR / BIT defaults are kept as the column's values
+        // (an ENUM's takes its members), checked strictly.
+        expr::Expr::Lit(v) if !v.is_null() && col.ty.members().is_some() => {
+            col.default = Some(crate::choice::default_value(col, v).ok_or_else(invalid)?);
+            col.default_now = false;
+            Ok(())
+        }
+        expr::Expr::Lit(v) if !v.is_null() && matches!(col.ty, ColumnType::Year | ColumnType::Bit { .. }) => {
+            col.default = Some(col.coerce(v).map_err(|_| invalid())?);
+            col.default_now = false;
+            Ok(())
+        }
         expr::Expr::Lit(v) => {
             col.default = Some(v);
             col.default_now = false;
@@ -232,6 +260,7 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
         }
         let mut col = Column::new(&cd.name.value, column_type(&cd.data_type, &cd.name.value)?);
         crate::create::charset::apply_column(&mut col, &cd.options, table_collation)?;
+        crate::choice::check_members(&col)?;
         for o in &cd.options {
             match &o.option {
                 ast::ColumnOption::NotNull => col.nullable = false,
@@ -396,6 +425,26 @@ fn check_auto_increment(columns: &[Column], primary: &[usize], indexes: &[IndexD
     Ok(())
 }
 
+/// A DEFAULT as SHOW COLUMNS shows it: its text (a YEAR's four digits, a
+/// BIT's `b'..'`, as MariaDB).
+pub fn default_text(ty: ColumnType, v: &Value) -> String {
+    match (ty, v) {
+        (ColumnType::Year | ColumnType::Bit { .. }, _) => default_sql(ty, v),
+        _ => crate::expr::as_string(v),
+    }
+}
+
+/// A DEFAULT as SHOW CREATE TABLE prints it: quoted, but a YEAR's bare
+/// and a BIT's as `b'..'` (MariaDB's forms).
+pub fn default_sql(ty: ColumnType, v: &Value) -> String {
+    match (ty, v) {
+        (ColumnType::Year, Value::Int(y)) => format!("{y:04}"),
+        (ColumnType::Bit { .. }, Value::UInt(n)) => crate::yearbit::bit_literal(*n),
+        (_, Value::Choice(c)) => quote(&Value::Str(c.text())),
+        _ => quote(v),
+    }
+}
+
 fn quote(v: &Value) -> String {
     match v {
         Value::Null => "NULL".into(),
@@ -436,7 +485,7 @@ pub fn create_table_sql_full(
     let table_collation = crate::create::charset::table_collation(s);
     for c in s.visible_columns() {
         let mut l = format!("  `{}` {}", c.name, c.ty.sql());
-        if c.ty.is_string() {
+        if c.ty.is_string() || c.ty.members().is_some() {
             l.push_str(&crate::create::charset::column_clause(c.collation, table_collation));
         }
         if let Some(g) = extras.generated_column(&c.name) {
@@ -463,7 +512,7 @@ pub fn create_table_sql_full(
         } else if c.default_now {
             l.push_str(&format!(" DEFAULT {}", current_timestamp_sql(c.ty)));
         } else if let Some(d) = &c.default {
-            l.push_str(&format!(" DEFAULT {}", quote(d)));
+            l.push_str(&format!(" DEFAULT {}", default_sql(c.ty, d)));
         } else if c.nullable && !matches!(c.ty, ColumnType::Text) {
             l.push_str(" DEFAULT NULL");
         }

@@ -1263,6 +1263,7 @@ pub fn truth(v: &Value) -> Option<bool> {
         Value::Time(us) => Some(*us != 0),
         Value::Bytes(b) => Some(str_to_decimal(&String::from_utf8_lossy(b)).is_some_and(|d| !d.is_zero())),
         Value::Json(j) => Some(!crate::json::to_decimal(j).is_zero()),
+        Value::Choice(c) => Some(c.n != 0),
     }
 }
 
@@ -1376,6 +1377,8 @@ pub fn to_decimal(v: &Value) -> Option<Decimal> {
         // compiled (`binary::numeric_operands`).
         Value::Bytes(b) => str_to_decimal(&String::from_utf8_lossy(b)),
         Value::Json(j) => Some(crate::json::to_decimal(j)),
+        // An ENUM's index, a SET's bitmap (`e + 0`).
+        Value::Choice(c) => Some(Decimal::new(i128::from(c.n), 0)),
     }
 }
 
@@ -1467,6 +1470,25 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
         (Value::Bytes(s), Value::Date(_) | Value::DateTime(_)) => {
             let other = parse_temporal(std::str::from_utf8(s).ok()?)?;
             compare(&other, b, coll)
+        }
+        // An unsigned number (a BIT column's value, BIGINT UNSIGNED) with
+        // at most 8 bytes: the bytes as a big-endian number, as MySQL reads
+        // `bit_col = b'101'` (and a bit or hex literal against a number).
+        (Value::UInt(x), Value::Bytes(y)) if y.len() <= 8 => {
+            Some(x.cmp(&quire_engine::row::bit::from_bytes(y).unwrap_or(u64::MAX)))
+        }
+        (Value::Bytes(x), Value::UInt(y)) if x.len() <= 8 => {
+            Some(quire_engine::row::bit::from_bytes(x).unwrap_or(u64::MAX).cmp(y))
+        }
+        // ENUM / SET: two values of one column by their numbers (MIN, MAX,
+        // DISTINCT as MariaDB), with text as text, else as numbers.
+        (Value::Choice(x), Value::Choice(y)) if std::ptr::eq(x.members, y.members) => Some(x.n.cmp(&y.n)),
+        (Value::Choice(x), Value::Choice(y)) => compare(&Value::Str(x.text()), &Value::Str(y.text()), coll),
+        (Value::Choice(x), Value::Str(_) | Value::Bytes(_) | Value::Date(_) | Value::DateTime(_) | Value::Time(_)) => {
+            compare(&Value::Str(x.text()), b, coll)
+        }
+        (Value::Str(_) | Value::Bytes(_) | Value::Date(_) | Value::DateTime(_) | Value::Time(_), Value::Choice(y)) => {
+            compare(a, &Value::Str(y.text()), coll)
         }
         // With a double on either side, as doubles (MySQL's rule).
         (Value::Double(_), _) | (_, Value::Double(_)) => to_f64(a)?.partial_cmp(&to_f64(b)?),

@@ -502,6 +502,13 @@ pub(crate) fn put_value(b: &mut Vec<u8>, v: &Value) {
             quire_engine::row::json::binary::encode(j, &mut doc);
             put_bytes(b, &doc);
         }
+        // An ENUM / SET value: its number and its interned list's id
+        // (run files never outlive the process that interned it).
+        Value::Choice(c) => {
+            b.push(40);
+            b.extend_from_slice(&c.n.to_le_bytes());
+            b.extend_from_slice(&c.members.id().to_le_bytes());
+        }
     }
 }
 
@@ -597,6 +604,11 @@ impl<'b> Reader<'b> {
             8 => Value::Time(i64::from_le_bytes(self.array()?)),
             9 => Value::Bytes(self.bytes()?),
             50 => Value::Json(Box::new(quire_engine::row::json::binary::decode(&self.bytes()?)?)),
+            40 => {
+                let n = u64::from_le_bytes(self.array()?);
+                let members = quire_engine::row::Members::by_id(u32::from_le_bytes(self.array()?))?;
+                Value::Choice(quire_engine::row::Choice { n, members })
+            }
             _ => Value::DateTime(self.datetime()?),
         })
     }

@@ -217,7 +217,8 @@ impl Keys {
                 | Value::Double(_)
                 | Value::Time(_)
                 | Value::Bytes(_)
-                | Value::Json(_) => return None,
+                | Value::Json(_)
+                | Value::Choice(_) => return None,
             }
         }
         Some(Keys {
@@ -274,8 +275,9 @@ impl Keys {
         let hit = match v {
             Value::Null => return Some(None),
             // Compared as doubles, as times, or byte-wise: by scanning.
-            // JSON compares as JSON: by scanning too.
-            Value::Double(_) | Value::Time(_) | Value::Bytes(_) | Value::Json(_) => return None,
+            // JSON compares as JSON, an ENUM / SET as text against text and a
+            // number against numbers: by scanning too.
+            Value::Double(_) | Value::Time(_) | Value::Bytes(_) | Value::Json(_) | Value::Choice(_) => return None,
             Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => {
                 has(&self.all_nums, &[&self.odd_nums, &self.odd_str_nums])?
             }

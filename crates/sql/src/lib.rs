@@ -21,6 +21,7 @@ pub mod alter;
 pub mod binary;
 pub mod catalog;
 pub mod check;
+pub mod choice;
 pub mod cost;
 pub mod create;
 pub mod ddl;
@@ -68,6 +69,7 @@ pub mod upsert;
 pub mod user_lock;
 pub mod view;
 pub mod view_dml;
+pub mod yearbit;
 
 pub use error::{Result, SqlError};
 pub use plan::{ColMeta, MetaType};

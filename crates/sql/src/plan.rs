@@ -454,6 +454,21 @@ pub enum MetaType {
     /// JSON: a JSON column or a JSON function's result (MYSQL_TYPE_JSON
     /// on the wire, `json.rs`).
     Json,
+    /// An ENUM (`set: false`) or SET column's values: text of at most
+    /// `len` characters, sent as STRING with the ENUM / SET flag.
+    Choice {
+        len: u32,
+        set: bool,
+    },
+    /// A YEAR column's values (wire type YEAR): a column's are ZEROFILL
+    /// (four digits, `0000`); MIN / MAX of one are not (`0`), as MariaDB.
+    Year {
+        zerofill: bool,
+    },
+    /// A BIT(bits) column's values (wire type BIT, big-endian bytes).
+    Bit {
+        bits: u8,
+    },
 }
 
 impl MetaType {
@@ -480,6 +495,11 @@ impl MetaType {
             ColumnType::VarBinary { len } => MetaType::Binary { len, fixed: false },
             ColumnType::Blob { max_bytes } => MetaType::Blob { max_bytes },
             ColumnType::Json => MetaType::Json,
+            ColumnType::Enum { members } | ColumnType::Set { members } => {
+                MetaType::Choice { len: members.max_chars(), set: members.set }
+            }
+            ColumnType::Year => MetaType::Year { zerofill: true },
+            ColumnType::Bit { bits } => MetaType::Bit { bits },
         }
     }
 
@@ -496,6 +516,7 @@ impl MetaType {
             Value::Time(us) => MetaType::Time { fsp: quire_engine::row::time::natural_fsp(*us) },
             Value::Bytes(b) => MetaType::Binary { len: b.len() as u32, fixed: false },
             Value::Json(_) => MetaType::Json,
+            Value::Choice(c) => MetaType::Str { len: c.members.max_chars(), fixed: false },
         }
     }
 }
@@ -592,6 +613,12 @@ fn int_len(e: &Expr, t: Option<&dyn ColTypes>) -> u32 {
             Some(ColumnType::MediumInt { unsigned }) => 9 - u32::from(unsigned),
             Some(ColumnType::Int { unsigned }) => 11 - u32::from(unsigned),
             Some(ColumnType::Decimal { precision, scale }) => u32::from(precision - scale) + 1,
+            // MariaDB's lengths: `e + 0` and `y + 0` are LONG, `b + 0` of
+            // a BIT(n) has n + 1 characters.
+            Some(ColumnType::Enum { .. } | ColumnType::Year) => 5,
+            // A SET of up to 30 members: its bitmap fits a LONG.
+            Some(ColumnType::Set { members }) if members.len() <= 30 => 6,
+            Some(ColumnType::Bit { bits }) => u32::from(bits),
             _ => 21,
         },
         Expr::Neg(x) => int_len(x, t) + 1,
@@ -625,6 +652,13 @@ fn decimal(scale: u8) -> MetaType {
 /// and the dividend's plus div_precision_increment for `/`. DIV is always
 /// an integer.
 fn arith_type(op: BinOp, e: &Expr, l: MetaType, r: MetaType, t: Option<&dyn ColTypes>) -> MetaType {
+    // ENUM / SET, YEAR and BIT operands are their numbers.
+    let as_number = |m: MetaType| match m {
+        MetaType::Choice { .. } => MetaType::Int { unsigned: false, width: 8 },
+        MetaType::Year { .. } | MetaType::Bit { .. } => MetaType::Int { unsigned: true, width: 8 },
+        m => m,
+    };
+    let (l, r) = (as_number(l), as_number(r));
     let approx =
         |m: MetaType| matches!(m, MetaType::Double | MetaType::Approx { .. } | MetaType::Str { .. } | MetaType::Text);
     if op == BinOp::IntDiv {
@@ -679,7 +713,12 @@ pub fn agg_type(func: AggFn, arg: MetaType) -> MetaType {
         }
         AggFn::Sum => decimal(scale_of(arg)),
         AggFn::Avg => decimal(scale_of(arg) + crate::expr::DIV_PRECISION_INCREMENT),
-        AggFn::Min | AggFn::Max => arg,
+        // MIN / MAX of an ENUM or SET is plain text (MariaDB's metadata).
+        AggFn::Min | AggFn::Max => match arg {
+            MetaType::Choice { len, .. } => MetaType::Str { len, fixed: false },
+            MetaType::Year { .. } => MetaType::Year { zerofill: false },
+            arg => arg,
+        },
         AggFn::GroupConcat => MetaType::Text,
         AggFn::JsonArrayAgg | AggFn::JsonObjectAgg => MetaType::Json,
     }

@@ -623,7 +623,9 @@ pub(crate) fn key_kind_matches(col: &Column, v: &Value) -> bool {
         // (0.1 is no FLOAT value), and for exact columns a double compares
         // as a double, which their exact order need not match.
         Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => {
-            col.ty.is_integer() || matches!(col.ty, ColumnType::Decimal { .. } | ColumnType::Double { digits: None })
+            col.ty.is_integer()
+                || matches!(col.ty, ColumnType::Decimal { .. } | ColumnType::Double { digits: None })
+                || numbered_key_matches(col, v)
         }
         Value::Double(_) => matches!(col.ty, ColumnType::Double { digits: None }),
         Value::Str(_) => {
@@ -634,6 +636,22 @@ pub(crate) fn key_kind_matches(col: &Column, v: &Value) -> bool {
         Value::Bytes(_) => binary_key_matches(col, v),
         // JSON compares as JSON, which no index orders by.
         Value::Json(_) => false,
+        Value::Choice(c) => col.ty.members().is_some_and(|m| std::ptr::eq(m, c.members)),
+    }
+}
+
+/// Whether an integer compares with an ENUM / SET / BIT column (keyed by
+/// its number) or a YEAR column (keyed by the year) as the index orders
+/// them: integers only (a fraction would be cut when converted), and for
+/// YEAR not 1..=99, which would be read as two-digit years.
+fn numbered_key_matches(col: &Column, v: &Value) -> bool {
+    match (col.ty, v) {
+        (ColumnType::Enum { .. } | ColumnType::Set { .. } | ColumnType::Bit { .. }, Value::Int(_) | Value::UInt(_)) => {
+            true
+        }
+        (ColumnType::Year, Value::Int(y)) => !(1..=99).contains(y),
+        (ColumnType::Year, Value::UInt(y)) => !(1..=99).contains(y),
+        _ => false,
     }
 }
 

@@ -56,6 +56,9 @@ pub fn implicit_default(col: &Column) -> Value {
         ColumnType::VarBinary { .. } | ColumnType::Blob { .. } => Value::Bytes(Vec::new()),
         // MySQL's implicit default of a NOT NULL JSON column: JSON null.
         ColumnType::Json => Value::Json(Box::new(quire_engine::row::json::Json::Null)),
+        ColumnType::Enum { members } | ColumnType::Set { members } => crate::choice::implicit_default(members),
+        ColumnType::Year => Value::Int(0),
+        ColumnType::Bit { .. } => Value::UInt(0),
         _ => Value::Str(String::new()),
     }
 }
@@ -98,6 +101,10 @@ pub fn null_into_not_null(col: &Column, lenient: bool, env: &dyn Env) -> Result<
 
 /// 1364 for a NOT NULL column without a default that an INSERT leaves out.
 pub fn missing_value(col: &Column, env: &dyn Env) -> Result<Value> {
+    // An ENUM's first member is its default whatever the mode (MariaDB's).
+    if let ColumnType::Enum { members } = col.ty {
+        return Ok(crate::choice::implicit_default(members));
+    }
     env.warn(Condition::new(Level::Warning, 1364, format!("Field '{}' doesn't have a default value", col.name)))?;
     Ok(implicit_default(col))
 }
@@ -288,6 +295,9 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
             }
         }
         ColumnType::Time { fsp } => crate::timeval::assign(col, fsp, v, at, env),
+        ColumnType::Enum { members } | ColumnType::Set { members } => crate::choice::assign(col, members, v, at, env),
+        ColumnType::Year => crate::yearbit::assign_year(col, v, at, env),
+        ColumnType::Bit { bits } => crate::yearbit::assign_bit(col, bits, v, at, env),
         _ => Err(SqlError::internal(format!("no conversion into {}", col.ty.sql()))),
     }
 }

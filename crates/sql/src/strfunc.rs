@@ -171,6 +171,13 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
                 _ => Value::Null,
             }
         }
+        // Of a SET value: the member's place in the SET's definition
+        // when the value holds it (MariaDB's answer), not in the text.
+        "find_in_set" if matches!(&args[1], Value::Choice(c) if c.members.set) => {
+            let Value::Choice(c) = &args[1] else { return Ok(Value::Null) };
+            let at = c.members.find(Collation::Utf8mb4GeneralCi, &s(0)).filter(|&i| c.n & (1 << (i - 1)) != 0);
+            Value::Int(at.map_or(0, |i| i as i64))
+        }
         "find_in_set" => {
             let (needle, list) = (s(0), s(1));
             if needle.contains(',') {

@@ -344,6 +344,7 @@ pub fn temporal(v: &Value) -> Option<(DateTime, bool)> {
             quire_engine::row::json::Json::Str(s) => temporal(&Value::Str(s.clone())),
             _ => None,
         },
+        Value::Choice(c) => temporal(&Value::Str(c.text())),
     }
 }
 

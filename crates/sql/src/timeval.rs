@@ -62,6 +62,8 @@ pub fn read(v: &Value) -> TimeRead {
             quire_engine::row::json::Json::Str(s) => time::parse(s),
             _ => TimeRead::Invalid,
         },
+        // An ENUM / SET reads as its text.
+        Value::Choice(c) => time::parse(&c.text()),
         Value::Int(i) => time::from_number(i128::from(*i), 0),
         Value::UInt(u) => time::from_number(i128::from(*u), 0),
         Value::Double(f) if f.abs() < 1e15 => {

@@ -23,6 +23,10 @@
 //!                   0x00), each followed by a marker: 9 = more chunks
 //!                   follow, else the count of real bytes in this chunk
 //!                   (0..=8). Byte-wise comparison, no padding: 'a' < 'a\0'.
+//! ENUM / SET        the index / bitmap, big-endian, the row form's width
+//!                   (so an ENUM key orders by index, as MySQL sorts it)
+//! YEAR              1 byte, as in the row (0, or year - 1900)
+//! BIT(n)            big-endian, ceil(n/8) bytes
 //! ```
 //!
 //! utf8mb4_general_ci weights are 2 bytes per character: the simple
@@ -54,6 +58,9 @@ fn fixed_width(ty: ColumnType) -> Option<usize> {
         ColumnType::Double { .. } => 8,
         ColumnType::Date => 3,
         ColumnType::DateTime { .. } | ColumnType::Timestamp { .. } | ColumnType::Time { .. } => 8,
+        ColumnType::Enum { members } | ColumnType::Set { members } => members.width(),
+        ColumnType::Year => 1,
+        ColumnType::Bit { bits } => super::bit::width(bits),
         _ => return None,
     })
 }
@@ -150,6 +157,11 @@ pub fn encode(c: &Column, v: &Value, out: &mut Vec<u8>) {
         (_, Value::Str(s)) => encode_string(c.collation, s, out),
         (_, Value::Time(us)) => out.extend_from_slice(&((*us as u64) ^ (1 << 63)).to_be_bytes()),
         (_, Value::Bytes(b)) => encode_bytes(b, out),
+        (_, Value::Choice(c)) => out.extend_from_slice(&c.n.to_be_bytes()[8 - c.members.width()..]),
+        (ColumnType::Year, Value::Int(y)) => out.push(super::year::to_byte(*y)),
+        (ColumnType::Bit { bits }, Value::UInt(u)) => {
+            out.extend_from_slice(&u.to_be_bytes()[8 - super::bit::width(bits)..])
+        }
         (ty, v) => debug_assert!(false, "value {v:?} was not coerced to {ty:?}"),
     }
 }
@@ -347,6 +359,21 @@ mod tests {
             enc(&d, Value::Date(Date::new(2020, 12, 31).unwrap()))
                 < enc(&d, Value::Date(Date::new(2021, 1, 1).unwrap()))
         );
+    }
+
+    #[test]
+    fn enums_order_by_index_and_years_and_bits_by_number() {
+        let m = crate::row::Members::intern(false, vec!["z".into(), "a".into(), "m".into()]);
+        let c = Column::new("e", ColumnType::Enum { members: m });
+        let e: Vec<_> = ["z", "a", "M"].iter().map(|s| enc(&c, Value::Str(s.to_string()))).collect();
+        assert!(e.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(enc(&c, Value::Int(2)), e[1]);
+        let y = Column::new("y", ColumnType::Year);
+        let e: Vec<_> = [0, 1901, 69, 2155].iter().map(|&v| enc(&y, Value::Int(v))).collect();
+        assert!(e.windows(2).all(|w| w[0] < w[1]));
+        let b = Column::new("b", ColumnType::Bit { bits: 12 });
+        let e: Vec<_> = [0u64, 255, 256, 4095].iter().map(|&v| enc(&b, Value::UInt(v))).collect();
+        assert!(e.windows(2).all(|w| w[0] < w[1]) && e[3].len() == 3);
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! - [`key`]: memcomparable index keys (compare as bytes = compare as SQL).
 //! - [`codec`]: the row format stored in the clustered index.
 
+pub mod bit;
+pub mod choice;
 pub mod codec;
 pub mod collation;
 pub mod datetime;
@@ -12,9 +14,11 @@ pub mod json;
 pub mod key;
 pub mod time;
 pub mod tz;
+pub mod year;
 
 use std::fmt;
 
+pub use choice::{Choice, Members};
 pub use datetime::{Date, DateTime};
 pub use decimal::Decimal;
 pub use extras::{CheckDef, GeneratedDef, TableExtras};
@@ -144,6 +148,22 @@ pub enum ColumnType {
     /// in a compact binary form ([`json::binary`]), long ones in overflow
     /// pages as TEXT's; never part of a key.
     Json,
+    /// ENUM('a', ...): one member, stored as its 1-based index (see
+    /// [`choice`]); values are [`Value::Choice`].
+    Enum {
+        members: &'static Members,
+    },
+    /// SET('a', ...): any members, stored as a bitmap (see [`choice`]).
+    Set {
+        members: &'static Members,
+    },
+    /// YEAR: 1901..=2155 or 0, one byte (see [`year`]); values are
+    /// [`Value::Int`].
+    Year,
+    /// BIT(bits), 1..=64 bits (see [`bit`]); values are [`Value::UInt`].
+    Bit {
+        bits: u8,
+    },
 }
 
 pub const TEXT_MAX_BYTES: usize = 65_535;
@@ -245,6 +265,18 @@ impl ColumnType {
                 _ => "longblob".into(),
             },
             ColumnType::Json => "json".into(),
+            ColumnType::Enum { members } | ColumnType::Set { members } => members.sql(),
+            // MariaDB 10.11 prints the display width MySQL 8.0 dropped.
+            ColumnType::Year => "year(4)".into(),
+            ColumnType::Bit { bits } => format!("bit({bits})"),
+        }
+    }
+
+    /// ENUM or SET: its values are [`Value::Choice`].
+    pub fn members(&self) -> Option<&'static Members> {
+        match *self {
+            ColumnType::Enum { members } | ColumnType::Set { members } => Some(members),
+            _ => None,
         }
     }
 }
@@ -272,6 +304,10 @@ pub enum Value {
     /// A JSON value: a JSON column's, or what a JSON function or
     /// CAST(.. AS JSON) makes. Boxed so that `Value` stays its size.
     Json(Box<json::Json>),
+    /// An ENUM or SET value: a number with its column's member list (see
+    /// [`choice`]). Shown as its members' text, compared and sorted by
+    /// the number.
+    Choice(Choice),
 }
 
 impl Value {
@@ -296,6 +332,7 @@ impl fmt::Display for Value {
             // the bytes themselves, see the server's `cell`).
             Value::Bytes(b) => f.write_str(&String::from_utf8_lossy(b)),
             Value::Json(j) => write!(f, "{j}"),
+            Value::Choice(c) => write!(f, "{c}"),
         }
     }
 }
@@ -496,8 +533,71 @@ impl Column {
                 }
                 _ => Err(bad("not a JSON text")),
             },
+            ColumnType::Enum { members } | ColumnType::Set { members } => {
+                coerce_choice(members, self.collation, v).ok_or_else(|| bad("not a member"))
+            }
+            ColumnType::Year => {
+                let y = match v {
+                    Value::Str(s) => {
+                        let n = parse_int_str(&s).ok_or_else(|| bad("not a year"))?;
+                        year::from_text_number(n, s.len())
+                    }
+                    Value::Double(f) if f.abs() < 1e9 => year::from_number(f.round_ties_even() as i128),
+                    Value::Int(i) => year::from_number(i.into()),
+                    Value::UInt(u) => year::from_number(u.into()),
+                    Value::Decimal(d) => d.rescale(0).and_then(|d| year::from_number(d.coef)),
+                    _ => return Err(bad("not a year")),
+                };
+                y.map(Value::Int).ok_or_else(|| Error::OutOfRange { column: col() })
+            }
+            ColumnType::Bit { bits } => {
+                let n = match v {
+                    Value::UInt(u) => Some(u),
+                    Value::Int(i) => u64::try_from(i).ok(),
+                    Value::Str(s) => bit::from_bytes(s.as_bytes()),
+                    Value::Bytes(b) => bit::from_bytes(&b),
+                    Value::Decimal(d) => d.rescale(0).and_then(|d| u64::try_from(d.coef).ok()),
+                    Value::Double(f) if (0.0..1.8e19).contains(&f) => Some(f.round_ties_even() as u64),
+                    _ => None,
+                };
+                n.filter(|&n| n <= bit::max(bits)).map(Value::UInt).ok_or_else(|| Error::OutOfRange { column: col() })
+            }
             _ => unreachable!("all column types are handled"),
         }
+    }
+}
+
+/// A value as a member of `members` (strictly: `None` unless it names
+/// members or is a number of them). Text names members under `coll`; a
+/// number is an ENUM index or a SET bitmap; a text that names none but is
+/// all digits is that number (MySQL's rule); a fraction is cut.
+pub fn coerce_choice(members: &'static Members, coll: Collation, v: Value) -> Option<Value> {
+    let number = |n: u64| members.holds(n).then_some(Value::Choice(Choice { n, members }));
+    let text = |s: &str| -> Option<Value> {
+        let found = if members.set {
+            match members.parse_set(coll, s) {
+                (bits, true) => Some(bits),
+                _ => None,
+            }
+        } else {
+            members.find(coll, s)
+        };
+        match found {
+            Some(n) => Some(Value::Choice(Choice { n, members })),
+            None if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => number(s.parse().ok()?),
+            None => None,
+        }
+    };
+    match v {
+        Value::Choice(c) if std::ptr::eq(c.members, members) => Some(Value::Choice(c)),
+        Value::Choice(c) => text(&c.text()),
+        Value::Str(s) => text(&s),
+        Value::Bytes(b) => text(std::str::from_utf8(&b).ok()?),
+        Value::Int(i) => number(u64::try_from(i).ok()?),
+        Value::UInt(u) => number(u),
+        Value::Decimal(d) => number(u64::try_from(d.coef / 10i128.pow(u32::from(d.scale))).ok()?),
+        Value::Double(f) if (0.0..1.8e19).contains(&f) => number(f.trunc() as u64),
+        other => text(&other.to_string()),
     }
 }
 

@@ -37,7 +37,11 @@
 //!     generated-column and prefix-index additions; a table with a prefix
 //!     index is written as version 4 even without other extras.
 //! ```
-//! `str` = u16 length + UTF-8. `value` = u8 tag + payload (see `put_value`).
+//! Type tags 40 (ENUM) and 41 (SET) have param a = the member count and
+//! are followed, right after param b, by that many `str` member names;
+//! 42 is YEAR, 43 BIT (param a = the bits).
+//! `str` = u16 length + UTF-8. `value` = u8 tag + payload (see `put_value`;
+//! tag 40, an ENUM / SET default: u64 index or bitmap).
 //! A table clustered on its PRIMARY KEY is written as version 1, one
 //! clustered otherwise as version 2, so such definitions are byte for
 //! byte what they were before; only a table with foreign keys is written
@@ -153,6 +157,43 @@ fn type_tag(t: ColumnType) -> (u8, u32, u32) {
         ColumnType::Blob { max_bytes } => (35, max_bytes, 0),
         // Tags 50-59: JSON.
         ColumnType::Json => (50, 0, 0),
+        // Issue 16's ENUM, SET, YEAR and BIT take 40..=49.
+        ColumnType::Enum { members } => (40, members.len() as u32, 0),
+        ColumnType::Set { members } => (41, members.len() as u32, 0),
+        ColumnType::Year => (42, 0, 0),
+        ColumnType::Bit { bits } => (43, u32::from(bits), 0),
+    }
+}
+
+/// An ENUM / SET column's member names, after its type tag and params.
+fn put_members(w: &mut W, t: ColumnType) {
+    if let Some(m) = t.members() {
+        for name in &m.names {
+            w.bytes(name.as_bytes());
+        }
+    }
+}
+
+/// A column type: its tag, params, and for ENUM / SET the member names.
+fn get_type(r: &mut R) -> Option<ColumnType> {
+    let (tag, a, b) = (r.u8()?, r.u32()?, r.u32()?);
+    match tag {
+        40 | 41 => {
+            let names = (0..a).map(|_| r.str()).collect::<Option<Vec<_>>>()?;
+            let members = crate::row::Members::intern(tag == 41, names);
+            Some(if tag == 41 { ColumnType::Set { members } } else { ColumnType::Enum { members } })
+        }
+        _ => type_from_tag(tag, a, b),
+    }
+}
+
+/// A stored default of type `ty`: an ENUM / SET default is stored as its
+/// number (value tag 40) and takes the column's members back here.
+fn typed_default(ty: ColumnType, v: Value) -> Option<Value> {
+    match (ty.members(), v) {
+        (Some(members), Value::UInt(n)) if members.holds(n) => Some(Value::Choice(crate::row::Choice { n, members })),
+        (Some(_), _) => None,
+        (None, v) => Some(v),
     }
 }
 
@@ -203,6 +244,8 @@ fn type_from_tag(tag: u8, a: u32, b: u32) -> Option<ColumnType> {
         34 => ColumnType::VarBinary { len: a },
         35 if crate::row::BLOB_SIZES.contains(&a) => ColumnType::Blob { max_bytes: a },
         50 => ColumnType::Json,
+        42 => ColumnType::Year,
+        43 if (1..=u32::from(crate::row::bit::MAX_BITS)).contains(&a) => ColumnType::Bit { bits: a as u8 },
         _ => return None,
     })
 }
@@ -255,6 +298,10 @@ fn put_value(w: &mut W, v: &Value) {
             w.u8(50);
             w.bytes(&doc)
         }
+        Value::Choice(c) => {
+            w.u8(40);
+            w.0.extend_from_slice(&c.n.to_le_bytes())
+        }
     }
 }
 
@@ -280,6 +327,8 @@ fn get_value(r: &mut R) -> Option<Value> {
             let n = r.u16()? as usize;
             Value::Bytes(r.take(n)?.to_vec())
         }
+        // An ENUM / SET default's number (`typed_default` makes it a Choice).
+        40 => Value::UInt(u64::from_le_bytes(r.take(8)?.try_into().ok()?)),
         _ => return None,
     })
 }
@@ -308,6 +357,7 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
         w.u8(tag);
         w.u32(a);
         w.u32(b);
+        put_members(&mut w, c.ty);
         w.u8(c.nullable as u8);
         w.u8(collation_code(c.collation));
         w.u8(c.auto_increment as u8);
@@ -420,7 +470,7 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
     let mut columns = Vec::with_capacity(ncols);
     for _ in 0..ncols {
         let name = r.str()?;
-        let ty = type_from_tag(r.u8()?, r.u32()?, r.u32()?)?;
+        let ty = get_type(&mut r)?;
         let nullable = r.u8()? != 0;
         let collation = collation_from_code(r.u8()?)?;
         let auto_increment = r.u8()? != 0;
@@ -428,7 +478,7 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         if flags > 7 {
             return None;
         }
-        let default = if flags & 1 != 0 { Some(get_value(&mut r)?) } else { None };
+        let default = if flags & 1 != 0 { Some(typed_default(ty, get_value(&mut r)?)?) } else { None };
         columns.push(Column {
             name,
             ty,
@@ -560,6 +610,38 @@ mod tests {
         let bytes = encode(&def);
         assert_eq!(bytes[0], CATALOG_FORMAT_VERSION);
         assert_eq!(decode("db/t", &bytes).unwrap(), def);
+    }
+
+    #[test]
+    fn enum_set_year_and_bit_columns_keep_their_members_and_defaults() {
+        use crate::row::{Choice, Members};
+        let e = Members::intern(false, vec!["a".into(), "it's".into(), "".into()]);
+        let s = Members::intern(true, vec!["x".into(), "y".into()]);
+        let def = TableDef {
+            name: "db/c".into(),
+            space_id: 4,
+            schema: TableSchema {
+                columns: vec![
+                    Column::new("e", ColumnType::Enum { members: e })
+                        .not_null()
+                        .default(Value::Choice(Choice { n: 2, members: e })),
+                    Column::new("s", ColumnType::Set { members: s })
+                        .default(Value::Choice(Choice { n: 3, members: s })),
+                    Column::new("y", ColumnType::Year).default(Value::Int(1999)),
+                    Column::new("b", ColumnType::Bit { bits: 7 }).default(Value::UInt(5)),
+                ],
+                primary_key: vec![0],
+                indexes: vec![],
+                cluster: ClusterKey::Primary,
+            },
+            clustered: (2, 10),
+            secondary: vec![],
+            foreign_keys: vec![],
+            extras: TableExtras::default(),
+        };
+        let back = decode("db/c", &encode(&def)).unwrap();
+        assert_eq!(back, def);
+        assert!(std::ptr::eq(back.schema.columns[0].ty.members().unwrap(), e));
     }
 
     #[test]

@@ -34,6 +34,7 @@ pub mod column_type {
     pub const VARCHAR: u8 = 0x0f;
     /// MySQL 8.0's MYSQL_TYPE_JSON (MariaDB sends JSON as BLOB).
     pub const JSON: u8 = 0xf5;
+    pub const BIT: u8 = 0x10;
     pub const NEWDECIMAL: u8 = 0xf6;
     pub const BLOB: u8 = 0xfc;
     pub const VAR_STRING: u8 = 0xfd;
@@ -48,8 +49,11 @@ pub mod column_flag {
     pub const MULTIPLE_KEY: u16 = 0x0008;
     pub const BLOB: u16 = 0x0010;
     pub const UNSIGNED: u16 = 0x0020;
+    pub const ZEROFILL: u16 = 0x0040;
     pub const BINARY: u16 = 0x0080;
+    pub const ENUM: u16 = 0x0100;
     pub const AUTO_INCREMENT: u16 = 0x0200;
+    pub const SET: u16 = 0x0800;
     pub const NO_DEFAULT_VALUE: u16 = 0x1000;
     pub const NUM: u16 = 0x8000;
 }

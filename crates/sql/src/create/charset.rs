@@ -79,7 +79,7 @@ pub fn apply_column(col: &mut Column, options: &[ast::ColumnOptionDef], table: C
         }
     }
     let chosen = resolve(cs.as_deref(), coll.as_deref())?;
-    if col.ty.is_string() {
+    if col.ty.is_string() || col.ty.members().is_some() {
         col.collation = chosen.unwrap_or(table);
     }
     Ok(())

@@ -113,7 +113,11 @@ pub fn full_columns(
     rows.into_iter()
         .zip(schema.visible_columns())
         .map(|(mut r, c)| {
-            let collation = if c.ty.is_string() { Value::Str(c.collation.name().into()) } else { Value::Null };
+            let collation = if c.ty.is_string() || c.ty.members().is_some() {
+                Value::Str(c.collation.name().into())
+            } else {
+                Value::Null
+            };
             r.insert(2, collation);
             r.push(Value::Str("select,insert,update,references".into()));
             r.push(Value::Str(extras.column_comment(&c.name).to_string()));

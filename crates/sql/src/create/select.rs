@@ -148,6 +148,11 @@ fn column_text(s: &Session, tables: &[TableSchema], m: &ColMeta, item: Option<&a
         MetaType::Binary { .. } => "blob".into(),
         MetaType::Blob { max_bytes } => ColumnType::Blob { max_bytes }.sql(),
         MetaType::Json => ColumnType::Json.sql(),
+        // A computed ENUM / SET value (its members are not known here) is
+        // a string.
+        MetaType::Choice { len, .. } => format!("varchar({len})"),
+        MetaType::Year { .. } => ColumnType::Year.sql(),
+        MetaType::Bit { bits } => ColumnType::Bit { bits }.sql(),
     };
     let not_null = m.not_null || item.is_some_and(never_null);
     Ok(format!("{name} {ty}{}", if not_null { " NOT NULL" } else { "" }))
@@ -162,7 +167,8 @@ fn source_column(s: &Session, m: &ColMeta, name: &str) -> Option<String> {
     let schema = t.schema();
     let c = schema.visible_columns().iter().find(|c| c.name.eq_ignore_ascii_case(&m.org_name))?.clone();
     let mut text = format!("{name} {}", c.ty.sql());
-    if c.ty.is_string() && c.collation != quire_engine::row::Collation::Utf8mb4GeneralCi {
+    let collated = c.ty.is_string() || c.ty.members().is_some();
+    if collated && c.collation != quire_engine::row::Collation::Utf8mb4GeneralCi {
         text.push_str(&format!(" COLLATE {}", c.collation.name()));
     }
     if !c.nullable {
@@ -171,7 +177,11 @@ fn source_column(s: &Session, m: &ColMeta, name: &str) -> Option<String> {
     if c.auto_increment {
         text.push_str(" DEFAULT 0");
     } else if let Some(d) = &c.default {
-        text.push_str(&format!(" DEFAULT {}", super::options::quoted(&crate::expr::as_string(d))));
+        let d = match c.ty {
+            ColumnType::Bit { .. } => crate::ddl::default_sql(c.ty, d),
+            _ => super::options::quoted(&crate::expr::as_string(d)),
+        };
+        text.push_str(&format!(" DEFAULT {d}"));
     }
     let comment = t.extras().column_comment(&c.name).to_string();
     if !comment.is_empty() {

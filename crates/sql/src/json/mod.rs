@@ -189,6 +189,8 @@ pub fn value(v: &Value) -> Result<Json> {
         Value::DateTime(dt) => Json::DateTime(*dt),
         Value::Time(us) => Json::Time(*us),
         Value::Json(j) => (**j).clone(),
+        // An ENUM / SET value is its text, as MySQL makes it.
+        Value::Choice(c) => Json::Str(c.text()),
         // MySQL makes an "opaque" JSON value of binary strings
         // (`"base64:type15:..."`), which quire does not have.
         Value::Bytes(_) => return Err(SqlError::unsupported("binary strings as JSON values")),
