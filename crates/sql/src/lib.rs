@@ -60,6 +60,7 @@ pub mod store;
 pub mod strfunc;
 pub mod sysvars;
 pub mod table_lock;
+pub mod temp_table;
 pub mod temporal;
 pub mod timeval;
 pub mod timezone;

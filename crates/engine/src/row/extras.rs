@@ -1,9 +1,12 @@
 //! What a table definition carries beyond its columns and keys, for the
 //! SQL layer only (the engine stores it and never interprets it, except
 //! `auto_increment_start`): CHECK constraints, COMMENTs and the
-//! `AUTO_INCREMENT=n` table option. Stored in catalog version 4
-//! (docs/FORMAT.md, "Catalog"), and only when not [`TableExtras::is_empty`],
+//! `AUTO_INCREMENT=n` table option, the table's default collation.
+//! Stored in catalog version 4 (version 5 with a default collation:
+//! docs/FORMAT.md, "Catalog"), and only when not [`TableExtras::is_empty`],
 //! so that every older definition stays byte for byte what it was.
+
+use super::Collation;
 
 /// One CHECK constraint (MySQL 8.0.16+): its expression as the SQL layer
 /// prints it, evaluated there on every row an INSERT or UPDATE writes.
@@ -31,6 +34,9 @@ pub struct TableExtras {
     pub column_comments: Vec<(String, String)>,
     /// CHECK constraints in definition order.
     pub checks: Vec<CheckDef>,
+    /// The table's `DEFAULT CHARSET` / `COLLATE`, when CREATE TABLE gave
+    /// one (`None`: utf8mb4_general_ci, the server's default).
+    pub default_collation: Option<Collation>,
 }
 
 impl TableExtras {

@@ -27,13 +27,16 @@
 //!     (`TableExtras`): u64 AUTO_INCREMENT start, str table comment,
 //!     u16 count + per column (str name, str comment), u16 check count +
 //!     per CHECK (str name, str expression, u8 enforced)
+//! version 5: as version 4, then u8 the table's default collation
+//!     (`collation_code`)
 //! ```
 //! `str` = u16 length + UTF-8. `value` = u8 tag + payload (see `put_value`).
 //! A table clustered on its PRIMARY KEY is written as version 1, one
 //! clustered otherwise as version 2, so such definitions are byte for
 //! byte what they were before; only a table with foreign keys is written
 //! as version 3, one with extras (CHECK constraints, COMMENTs, an
-//! AUTO_INCREMENT start) as version 4. Every version stays readable.
+//! AUTO_INCREMENT start) as version 4, one with a stored default
+//! collation as version 5. Every version stays readable.
 
 use crate::row::{
     CheckDef, ClusterKey, Collation, Column, ColumnType, Date, DateTime, Decimal, FkAction, ForeignKeyDef, IndexDef,
@@ -49,6 +52,8 @@ pub const CATALOG_FORMAT_VERSION_FK: u8 = 3;
 /// The version of a table with extras (`TableExtras`: CHECK constraints,
 /// COMMENTs, AUTO_INCREMENT start), foreign keys or not.
 pub const CATALOG_FORMAT_VERSION_EXTRAS: u8 = 4;
+/// Version 4 plus the table's default collation (`TableExtras::default_collation`).
+pub const CATALOG_FORMAT_VERSION_COLLATION: u8 = 5;
 
 /// A table as the catalog stores it.
 #[derive(Clone, Debug, PartialEq)]
@@ -256,7 +261,9 @@ fn get_value(r: &mut R) -> Option<Value> {
 pub fn encode(def: &TableDef) -> Vec<u8> {
     let mut w = W(Vec::new());
     let s = &def.schema;
-    let version = if !def.extras.is_empty() {
+    let version = if def.extras.default_collation.is_some() {
+        CATALOG_FORMAT_VERSION_COLLATION
+    } else if !def.extras.is_empty() {
         CATALOG_FORMAT_VERSION_EXTRAS
     } else if !def.foreign_keys.is_empty() {
         CATALOG_FORMAT_VERSION_FK
@@ -328,7 +335,7 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
             w.u8(fk.on_update.tag());
         }
     }
-    if version == CATALOG_FORMAT_VERSION_EXTRAS {
+    if version >= CATALOG_FORMAT_VERSION_EXTRAS {
         let x = &def.extras;
         w.0.extend_from_slice(&x.auto_increment_start.to_le_bytes());
         w.bytes(x.comment.as_bytes());
@@ -343,6 +350,9 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
             w.bytes(c.expr.as_bytes());
             w.u8(c.enforced as u8);
         }
+        if let Some(c) = x.default_collation {
+            w.u8(collation_code(c));
+        }
     }
     w.0
 }
@@ -350,7 +360,7 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
 pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
     let mut r = R(b, 0);
     let version = r.u8()?;
-    if !(CATALOG_FORMAT_VERSION..=CATALOG_FORMAT_VERSION_EXTRAS).contains(&version) {
+    if !(CATALOG_FORMAT_VERSION..=CATALOG_FORMAT_VERSION_COLLATION).contains(&version) {
         return None;
     }
     let space_id = r.u32()?;
@@ -416,7 +426,7 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         }
     }
     let mut extras = TableExtras::default();
-    if version == CATALOG_FORMAT_VERSION_EXTRAS {
+    if version >= CATALOG_FORMAT_VERSION_EXTRAS {
         extras.auto_increment_start = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
         extras.comment = r.str()?;
         for _ in 0..r.u16()? {
@@ -424,6 +434,9 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         }
         for _ in 0..r.u16()? {
             extras.checks.push(CheckDef { name: r.str()?, expr: r.str()?, enforced: r.u8()? != 0 });
+        }
+        if version == CATALOG_FORMAT_VERSION_COLLATION {
+            extras.default_collation = Some(collation_from_code(r.u8()?)?);
         }
     }
     if r.1 != b.len() {
@@ -559,6 +572,7 @@ mod tests {
                 CheckDef { name: "c_chk_1".into(), expr: "(`a` > 0)".into(), enforced: true },
                 CheckDef { name: "named".into(), expr: "(`a` < 10)".into(), enforced: false },
             ],
+            default_collation: None,
         };
         for fks in [vec![], vec![fk]] {
             let def = TableDef {
@@ -579,6 +593,38 @@ mod tests {
             assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_EXTRAS);
             assert_eq!(decode("db/c", &bytes).unwrap(), def);
             assert!(decode("db/c", &bytes[..bytes.len() - 1]).is_none());
+            // A stored default collation makes it version 5: one byte more.
+            let mut with = def.clone();
+            with.extras.default_collation = Some(Collation::Latin1Bin);
+            let more = encode(&with);
+            assert_eq!(more[0], CATALOG_FORMAT_VERSION_COLLATION);
+            assert_eq!(more.len(), bytes.len() + 1);
+            assert_eq!(decode("db/c", &more).unwrap(), with);
+            assert!(decode("db/c", &more[..more.len() - 1]).is_none());
         }
+    }
+
+    #[test]
+    fn a_default_collation_alone_is_version_5_and_older_versions_still_read() {
+        let mut def = TableDef {
+            name: "db/l".into(),
+            space_id: 5,
+            schema: TableSchema {
+                columns: vec![Column::new("a", ColumnType::Int { unsigned: false }).not_null()],
+                primary_key: vec![0],
+                indexes: vec![],
+                cluster: ClusterKey::Primary,
+            },
+            clustered: (2, 11),
+            secondary: vec![],
+            foreign_keys: vec![],
+            extras: TableExtras::default(),
+        };
+        let v1 = encode(&def);
+        assert_eq!(v1[0], CATALOG_FORMAT_VERSION, "no collation stored: byte for byte as before");
+        def.extras.default_collation = Some(Collation::Latin1SwedishCi);
+        let v5 = encode(&def);
+        assert_eq!(v5[0], CATALOG_FORMAT_VERSION_COLLATION);
+        assert_eq!(decode("db/l", &v5).unwrap(), def);
     }
 }

@@ -32,7 +32,7 @@ pub fn rebuild(
     schema: TableSchema,
     fks: Vec<ForeignKeyDef>,
 ) -> Result<u64> {
-    let full = format!("{db}/{table}");
+    let full = s.table_key(db, table);
     let mut next_auto = 1u64;
     s.with_env(true, |env| {
         s.engine().rebuild_table::<SqlError>(&full, schema, fks, true, &mut |row_no, row| {
