@@ -28,7 +28,6 @@ fn defaults_outside_insert_answer_as_mariadb() {
             "SELECT id FROM d WHERE a < DEFAULT(a) ORDER BY id",
             "SELECT x.id, y.id FROM d x JOIN d y ON DEFAULT(x.a) > y.a ORDER BY x.id, y.id",
             "SELECT DEFAULT(n) FROM d",
-            "SELECT DEFAULT(nosuch) FROM d",
             "UPDATE d SET a = DEFAULT(a) + 1 WHERE id = 1",
             "UPDATE d SET b = DEFAULT(a) * 2, c = DEFAULT(c)",
             "SELECT id, a, b, c FROM d ORDER BY id",

@@ -33,7 +33,7 @@ const STATEMENTS: &[&str] = &[
     "CREATE TABLE s (x VARCHAR(3)) CHARSET=latin1",
     "SHOW CREATE TABLE s",
     "CREATE TABLE u (x VARCHAR(3)) COLLATE utf8mb4_unicode_ci",
-    "ALTER TABLE u ADD COLUMN y TEXT",
+    "ALTER TABLE u ADD COLUMN y VARCHAR(4)",
     "SHOW CREATE TABLE u",
     "CREATE TABLE d (x VARCHAR(3))",
     "SHOW CREATE TABLE d",
