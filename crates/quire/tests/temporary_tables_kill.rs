@@ -82,10 +82,11 @@ fn temporary_tables_are_gone_after_a_kill_and_restart() {
     assert_eq!(temp_files(&datadir).len(), 2, "the temporary tables have their files");
 
     // SIGKILL with the session open: no disconnect drops anything.
-    let Server { mut child, .. } = s;
-    child.kill().unwrap();
-    child.wait().unwrap();
+    let mut s = s;
+    s.child.kill().unwrap();
+    s.child.wait().unwrap();
     drop(c);
+    drop(s);
 
     let s = Server::start(&datadir, &log);
     assert!(temp_files(&datadir).is_empty(), "left behind: {:?}", temp_files(&datadir));
