@@ -4,9 +4,8 @@
 //! accents, 'ß' / 'ss', 'Æ' / 'AE', 'Å' 'Ä' 'Ö' after 'Z' in swedish,
 //! 'ü' = 'y', trailing and leading spaces, emoji, CJK, the empty string).
 //!
-//! SHOW CREATE TABLE is compared for tables of the default character set
-//! only: quire does not store a table's own default, and prints
-//! utf8mb4_general_ci with each other column's CHARACTER SET / COLLATE.
+//! SHOW CREATE TABLE is compared here for tables of the default character
+//! set; tables with their own default are in `table_default_collation.rs`.
 //!
 //! MariaDB 10.11 has no utf8mb4_0900_ai_ci. Its utf8mb4_uca1400_nopad_ai_ci
 //! is the same algorithm (primary weights, NO PAD) on UCA 14.0.0 instead

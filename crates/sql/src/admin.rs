@@ -529,12 +529,22 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
     let (db, table) = split_name(s, &ct.name)?;
     check_access(s, &db)?;
     crate::catalog::check_table_name(&table)?;
-    if ct.temporary {
-        return Err(SqlError::unsupported("CREATE TEMPORARY TABLE"));
+    let temporary = ct.temporary;
+    if temporary && ct.constraints.iter().any(|c| matches!(c, ast::TableConstraint::ForeignKey(_))) {
+        return Err(SqlError::unsupported("FOREIGN KEY on a temporary table"));
     }
-    let full = format!("{db}/{table}");
+    if !temporary && ct.query.is_some() && s.temps.get(&db, &table).is_some() {
+        // Its INSERT ... SELECT would name the temporary table.
+        return Err(SqlError::unsupported("CREATE TABLE ... SELECT of a name a temporary table shadows"));
+    }
+    let full = if temporary { s.temps.new_engine_name(s.connection_id) } else { format!("{db}/{table}") };
     // A table marked corrupt exists too: its name and file stay its own.
-    if !matches!(s.engine().table(&full), Err(quire_engine::Error::NoSuchTable(_))) {
+    let exists = if temporary {
+        s.temps.get(&db, &table).is_some()
+    } else {
+        !matches!(s.engine().table(&full), Err(quire_engine::Error::NoSuchTable(_)))
+    };
+    if exists {
         return if ct.if_not_exists {
             s.note(1050, format!("Table '{table}' already exists"));
             Ok(Output::ok())
@@ -543,7 +553,11 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
         };
     }
     if let Some(like) = &ct.like {
-        return crate::create::like::create(s, &full, like);
+        let r = crate::create::like::create(s, &full, &table, like);
+        if temporary && r.is_ok() {
+            s.temps.insert(&db, &table, full);
+        }
+        return r;
     }
     let ct_query = ct.query.clone();
     let expanded = match &ct.query {
@@ -582,6 +596,9 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
     extras.generated = crate::create::generated::define(ct, &schema)?;
     crate::create::generated::check_foreign_keys(&schema, &extras.generated, &fks)?;
     s.engine().create_table_with_extras(&full, schema, fks, extras)?;
+    if temporary {
+        s.temps.insert(&db, &table, full);
+    }
     match &ct_query {
         Some(q) => crate::create::select::fill(s, &db, &table, q),
         None => Ok(Output::ok()),
@@ -591,7 +608,8 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
 pub fn create_index(s: &mut Session, ci: &ast::CreateIndex) -> Result<Output> {
     let (db, table) = split_name(s, &ci.table_name)?;
     check_access(s, &db)?;
-    let t = s.engine().table(&format!("{db}/{table}")).map_err(|e| open_error(e, &db, &table))?;
+    let full = s.table_key(&db, &table);
+    let t = s.engine().table(&full).map_err(|e| open_error(e, &db, &table))?;
     let schema = t.schema();
     let (cols, prefix) = crate::create::prefix::key_parts(&ci.columns, schema.visible_columns())?;
     ddl::check_key_types(
@@ -617,7 +635,7 @@ pub fn create_index(s: &mut Session, ci: &ast::CreateIndex) -> Result<Output> {
             Err(SqlError::new(1061, "42000", format!("Duplicate key name '{name}'")))
         };
     }
-    s.engine().create_index(&format!("{db}/{table}"), IndexDef { name, columns: cols, unique: ci.unique, prefix })?;
+    s.engine().create_index(&full, IndexDef { name, columns: cols, unique: ci.unique, prefix })?;
     Ok(altered(s))
 }
 
@@ -637,7 +655,17 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
     }
     let (db, table) = split_name(s, &at.name)?;
     check_access(s, &db)?;
-    let full = format!("{db}/{table}");
+    let full = s.table_key(&db, &table);
+    if s.temps.get(&db, &table).is_some()
+        && at.operations.iter().any(|op| {
+            matches!(
+                op,
+                ast::AlterTableOperation::AddConstraint { constraint: ast::TableConstraint::ForeignKey(_), .. }
+            )
+        })
+    {
+        return Err(SqlError::unsupported("FOREIGN KEY on a temporary table"));
+    }
     let t = s.engine().table(&full).map_err(|e| open_error(e, &db, &table))?;
     for op in &at.operations {
         match op {
@@ -723,7 +751,7 @@ pub fn truncate(s: &mut Session, t: &ast::Truncate) -> Result<Output> {
     for target in &t.table_names {
         let (db, table) = split_name(s, &target.name)?;
         check_access(s, &db)?;
-        let full = format!("{db}/{table}");
+        let full = s.table_key(&db, &table);
         let tab = s.engine().table(&full).map_err(|e| open_error(e, &db, &table))?;
         let schema = tab.schema();
         std::mem::drop(tab);
@@ -763,6 +791,12 @@ pub fn drop(
             for n in names {
                 let (db, t) = split_name(s, n)?;
                 check_access(s, &db).or_else(|e| if if_exists && e.code == 1049 { Ok(()) } else { Err(e) })?;
+                // DROP TABLE drops the session's temporary table of that
+                // name first, as MySQL.
+                if let Some(engine_name) = s.temps.remove(&db, &t) {
+                    s.engine().drop_table(&engine_name)?;
+                    continue;
+                }
                 let full = format!("{db}/{t}");
                 // A parent referenced by another table (not one dropped by
                 // this statement) stays, as InnoDB's (MariaDB's short 1451).
@@ -810,8 +844,9 @@ pub fn drop(
             check_access(s, &db)?;
             for n in names {
                 let ix = n.to_string().trim_matches('`').to_string();
-                crate::fk::define::check_index_drop(s.engine(), &s.shared.foreign_keys, &format!("{db}/{tn}"), &ix)?;
-                match s.engine().drop_index(&format!("{db}/{tn}"), &ix) {
+                let full = s.table_key(&db, &tn);
+                crate::fk::define::check_index_drop(s.engine(), &s.shared.foreign_keys, &full, &ix)?;
+                match s.engine().drop_index(&full, &ix) {
                     Err(quire_engine::Error::NoSuchIndex(_)) if if_exists => {
                         s.note(1091, format!("Can't DROP INDEX `{ix}`; check that it exists"));
                     }
@@ -970,7 +1005,7 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
         S::ShowCreate { obj_type: ast::ShowCreateObject::Table, obj_name } => {
             let (db, t) = split_name(s, obj_name)?;
             check_access(s, &db)?;
-            let tab = s.engine().table(&format!("{db}/{t}")).map_err(|e| open_error(e, &db, &t))?;
+            let tab = s.engine().table(&s.table_key(&db, &t)).map_err(|e| open_error(e, &db, &t))?;
             let schema = tab.schema();
             let extras = tab.extras();
             let fks: Vec<String> = tab
@@ -979,7 +1014,10 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                 .map(|f| crate::fk::define::constraint_sql(f, &db, &schema, false, true))
                 .chain(extras.checks.iter().map(crate::create::check::constraint_sql))
                 .collect();
-            let sql = ddl::create_table_sql_full(&t, &schema, tab.next_auto_increment(), &fks, &extras);
+            let mut sql = ddl::create_table_sql_full(&t, &schema, tab.next_auto_increment(), &fks, &extras);
+            if s.temps.get(&db, &t).is_some() {
+                sql = sql.replacen("CREATE TABLE", "CREATE TEMPORARY TABLE", 1);
+            }
             Ok(Output::Rows { columns: cols, rows: vec![vec![Value::Str(t), Value::Str(sql)]] })
         }
         S::ExplainTable { table_name, .. }
@@ -992,7 +1030,7 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
         } => {
             let (db, t) = split_name(s, table_name)?;
             check_access(s, &db)?;
-            let tab = s.engine().table(&format!("{db}/{t}")).map_err(|e| open_error(e, &db, &t))?;
+            let tab = s.engine().table(&s.table_key(&db, &t)).map_err(|e| open_error(e, &db, &t))?;
             let schema = tab.schema();
             let extras = tab.extras();
             let rows = schema

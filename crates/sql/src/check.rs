@@ -112,7 +112,7 @@ pub fn run(s: &Session, tables: &[(Option<String>, String)]) -> Result<Output> {
             row("status", "Operation failed".into());
             continue;
         }
-        match s.engine().table(&format!("{db}/{t}")) {
+        match s.engine().table(&s.table_key(db, t)) {
             Err(EngineError::NoSuchTable(_)) => {
                 row("Error", SqlError::no_such_table(db, t).message);
                 row("status", "Operation failed".into());

@@ -482,7 +482,7 @@ pub fn create_table_sql_full(
     extras: &TableExtras,
 ) -> String {
     let mut lines = Vec::new();
-    let table_collation = crate::create::charset::table_collation(s);
+    let table_collation = crate::create::charset::table_collation(extras);
     for c in s.visible_columns() {
         let mut l = format!("  `{}` {}", c.name, c.ty.sql());
         if c.ty.is_string() || c.ty.members().is_some() {

@@ -231,6 +231,12 @@ pub trait Names {
     fn column(&mut self, qualifier: Option<&str>, name: &str, place: &'static str) -> Result<Expr>;
     /// Binds a subquery; `params` counts the `?` markers seen so far.
     fn subquery(&mut self, q: &ast::Query, params: &mut usize) -> Result<std::sync::Arc<crate::rel::Subquery>>;
+    /// `DEFAULT(col)`: the default of the table column `qualifier.name`
+    /// (`defaults::function_value`); 1235 where names are not a block's.
+    fn column_default(&mut self, qualifier: Option<&str>, name: &str, place: &'static str) -> Result<Expr> {
+        let _ = (qualifier, name, place);
+        Err(crate::defaults::function_refused())
+    }
     /// Records a window function call of the block being bound, to be
     /// resolved against its window when the block is (`Expr::Window`).
     /// Only SELECT blocks take them.
@@ -940,6 +946,18 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
     if let Some(over) = &f.over {
         return window_call(name, args, distinct, star, over, scope);
     }
+    if name == "default" {
+        let (qualifier, column) = match args.as_slice() {
+            [ast::Expr::Identifier(c)] => (None, &c.value),
+            [ast::Expr::CompoundIdentifier(p)] if p.len() == 2 => (Some(p[0].value.as_str()), &p[1].value),
+            [_] => return Err(SqlError::syntax("DEFAULT() takes a column name")),
+            _ => return Err(SqlError::new(1064, "42000", "DEFAULT() takes one column name")),
+        };
+        return match scope.rel.as_mut() {
+            Some(names) => names.column_default(qualifier, column, scope.place),
+            None => Err(crate::defaults::function_refused()),
+        };
+    }
     let agg = match name.as_str() {
         "count" => Some(if star { AggFn::CountStar } else { AggFn::Count }),
         "sum" => Some(AggFn::Sum),
@@ -1618,7 +1636,10 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
         }
         Expr::Func(name, args) => {
             let vals = args.iter().map(|a| eval(a, row, env)).collect::<Result<Vec<_>>>()?;
-            env.func(name, &vals)?
+            match crate::defaults::call(name, &vals) {
+                Some(v) => v, // a CURRENT_TIMESTAMP default (`defaults.rs`)
+                None => env.func(name, &vals)?,
+            }
         }
     })
 }

@@ -62,6 +62,7 @@ pub mod store;
 pub mod strfunc;
 pub mod sysvars;
 pub mod table_lock;
+pub mod temp_table;
 pub mod temporal;
 pub mod timeval;
 pub mod timezone;

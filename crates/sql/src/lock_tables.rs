@@ -1,9 +1,13 @@
-//! The session's side of LOCK TABLES (`table_lock.rs` holds the
-//! server-wide locks): the statements, releasing, and admitting each
-//! statement by the tables it uses.
+//! The session's side of LOCK TABLES and FLUSH TABLES [WITH READ LOCK]
+//! (`table_lock.rs` holds the server-wide locks): the statements,
+//! releasing, and admitting each statement by the tables it uses and by
+//! whether it writes.
 //!
-//! Invariant: `Session::table_locks` is empty exactly when the session
-//! holds no entry in `Shared::table_locks`.
+//! Invariants:
+//! 1. `Session::table_locks` is empty exactly when the session holds no
+//!    entry in `Shared::table_locks`.
+//! 2. `Session::global_read_lock` is true exactly when the session is in
+//!    the global read lock's holders.
 
 use std::time::Duration;
 
@@ -19,6 +23,9 @@ impl Session {
     /// `LOCK TABLES t [AS a] READ [LOCAL] | [LOW_PRIORITY] WRITE, ...`:
     /// commits, gives back the locks held, then takes all of these at once.
     pub(crate) fn lock_tables(&mut self, tables: &[ast::LockTable]) -> Result<Output> {
+        if self.global_read_lock && tables.iter().any(|t| matches!(t.lock_type, ast::LockTableType::Write { .. })) {
+            return Err(conflicting_read_lock());
+        }
         self.commit()?;
         self.unlock_tables();
         let db = self.db.clone().ok_or_else(SqlError::no_database)?;
@@ -30,9 +37,15 @@ impl Session {
             }
             // 1146 for a missing table, 1142 without the right to use it.
             let r = self.resolver().resolve(&name, None)?;
+            if self.temps.get(&db, &r.name).is_some() {
+                continue; // the session's own: nothing to lock
+            }
             let write = matches!(t.lock_type, ast::LockTableType::Write { .. });
             let alias = t.alias.as_ref().map_or_else(|| r.name.clone(), |a| a.value.clone());
             list.push(Locked { db: db.clone(), table: r.name, name: alias, write });
+        }
+        if list.is_empty() {
+            return Ok(Output::ok()); // only temporary tables (invariant 1)
         }
         let wait = self.lock_wait_timeout();
         let me = self.connection_id;
@@ -61,20 +74,124 @@ impl Session {
     /// statements are checked against its list, others wait.
     pub(crate) fn admit_tables(&self, c: &Compiled) -> Result<()> {
         match &c.plan {
-            Plan::Other(stmt) => self.admit_uses(&self.ddl_uses(stmt)?),
-            _ => self.admit_uses(&c.tables),
+            Plan::Other(stmt) => {
+                let uses = self.ddl_uses(stmt)?;
+                let writes = uses.iter().any(|u| u.write) || writes_without_tables(stmt);
+                self.admit_uses(&uses, writes)
+            }
+            Plan::Admin(a) => self.admit_uses(&c.tables, a.is_ddl()),
+            _ => self.admit_uses(&c.tables, c.tables.iter().any(|u| u.write)),
         }
     }
 
-    pub(crate) fn admit_uses(&self, uses: &[TableUse]) -> Result<()> {
+    /// `writes`: the statement changes data or definitions (the global
+    /// read lock stops it).
+    pub(crate) fn admit_uses(&self, uses: &[TableUse], writes: bool) -> Result<()> {
+        if writes && self.global_read_lock {
+            return Err(conflicting_read_lock());
+        }
+        let wait = self.lock_wait_timeout();
+        let me = self.connection_id;
+        let locks = &self.shared.table_locks;
+        if writes && locks.global_by_other(me) {
+            self.process.set_state(table_lock::WAITING_FOR_GRL);
+            let r = locks.wait_for(me, &[], true, wait, &|| self.interrupted());
+            self.process.set_state("executing");
+            r?;
+        }
         if !self.table_locks.is_empty() {
             return table_lock::admit(&self.table_locks, uses);
         }
         if uses.is_empty() {
             return Ok(());
         }
+        locks.wait_for(me, uses, writes, wait, &|| self.interrupted())
+    }
+
+    /// `FLUSH TABLES [t, ...] [WITH READ LOCK]`.
+    /// Every form commits first (MariaDB's implicit commit).
+    /// - `FLUSH TABLES [t, ...]`: quire keeps no cache of open tables to
+    ///   close, so nothing else is done (MariaDB does not check the names).
+    /// - `FLUSH TABLES WITH READ LOCK`: the global read lock (MySQL's
+    ///   FTWRL): waits until no other session holds a WRITE table lock
+    ///   and every statement other sessions were running has ended
+    ///   (1205 after `lock_wait_timeout`, KILL ends the wait); then other
+    ///   sessions' writes and DDL wait until UNLOCK TABLES or disconnect.
+    /// - `FLUSH TABLES t, ... WITH READ LOCK`: `LOCK TABLES t READ, ...`.
+    pub(crate) fn flush_tables(&mut self, tables: &[ast::ObjectName], read_lock: bool) -> Result<Output> {
+        if !self.table_locks.is_empty() && read_lock && tables.is_empty() {
+            return Err(SqlError::new(
+                1192,
+                "HY000",
+                "Can't execute the given command because you have active locked tables or an active transaction",
+            ));
+        }
+        // FLUSH commits, as MariaDB and MySQL do.
+        self.commit()?;
+        if !read_lock {
+            return Ok(Output::ok());
+        }
+        if !tables.is_empty() {
+            let mut list = Vec::with_capacity(tables.len());
+            for n in tables {
+                let [part] = n.0.as_slice() else {
+                    return Err(SqlError::unsupported("db.table in FLUSH TABLES ... WITH READ LOCK"));
+                };
+                let Some(ident) = part.as_ident() else {
+                    return Err(SqlError::syntax(format!("bad table name {n}")));
+                };
+                list.push(ast::LockTable {
+                    table: ident.clone(),
+                    alias: None,
+                    lock_type: ast::LockTableType::Read { local: false },
+                });
+            }
+            return self.lock_tables(&list);
+        }
+        if self.global_read_lock {
+            return Ok(Output::ok());
+        }
         let wait = self.lock_wait_timeout();
-        self.shared.table_locks.wait_for(self.connection_id, uses, wait, &|| self.interrupted())
+        let me = self.connection_id;
+        let shared = self.shared.clone();
+        shared.table_locks.acquire_global(me, wait, &|| self.interrupted())?;
+        self.global_read_lock = true;
+        // The statements other sessions were running when the lock was
+        // taken end first (a later one sees the lock before it writes:
+        // its `Process::begin` follows this read of its state).
+        let deadline = std::time::Instant::now() + wait;
+        let running: Vec<_> = shared
+            .processes
+            .all()
+            .into_iter()
+            .filter(|p| p.id != me)
+            .filter_map(|p| p.running_command().map(|c| (p, c)))
+            .collect();
+        for (p, command) in running {
+            while p.running_command() == Some(command) {
+                let r = self.interrupted().and_then(|()| {
+                    if std::time::Instant::now() >= deadline {
+                        Err(SqlError::new(1205, "HY000", "Lock wait timeout exceeded; try restarting transaction"))
+                    } else {
+                        Ok(())
+                    }
+                });
+                if let Err(e) = r {
+                    self.release_global_read_lock();
+                    return Err(e);
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        Ok(Output::ok())
+    }
+
+    /// Gives back the global read lock (UNLOCK TABLES, reset, disconnect).
+    pub(crate) fn release_global_read_lock(&mut self) {
+        if self.global_read_lock {
+            self.global_read_lock = false;
+            self.shared.table_locks.release_global(self.connection_id);
+        }
     }
 
     /// The tables a DDL statement changes (each a write). Multi-table
@@ -102,8 +219,29 @@ impl Session {
                 [d, t] => (d.clone(), t.clone()),
                 _ => continue,
             };
+            if self.temps.get(&db, &table).is_some() {
+                continue; // private: never locked
+            }
             uses.push(TableUse { db, name: table.clone(), table, write: true });
         }
         Ok(uses)
     }
+}
+
+/// Whether a statement the caller runs from its AST writes though it
+/// names no table that `ddl_uses` lists (the global read lock stops it).
+fn writes_without_tables(stmt: &ast::Statement) -> bool {
+    use ast::Statement as S;
+    match stmt {
+        S::CreateTable(ct) => !ct.temporary,
+        S::Drop { object_type, temporary, .. } => !*temporary && *object_type != ast::ObjectType::Table,
+        S::CreateDatabase { .. } | S::CreateSchema { .. } | S::CreateView(_) => true,
+        S::Update(_) | S::Delete(_) => true, // multi-table: admitted where compiled
+        _ => false,
+    }
+}
+
+/// 1223: the session holding the global read lock tried to write.
+fn conflicting_read_lock() -> SqlError {
+    SqlError::new(1223, "HY000", "Can't execute the query because you have a conflicting read lock")
 }

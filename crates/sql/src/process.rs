@@ -40,6 +40,9 @@ struct Activity {
     state: &'static str,
     /// The statement running.
     info: Option<Arc<str>>,
+    /// Commands begun so far: FLUSH TABLES WITH READ LOCK tells a
+    /// statement still running from a later one by it (`table_lock.rs`).
+    commands: u64,
 }
 
 /// One connection.
@@ -100,6 +103,17 @@ impl Process {
         a.state = "executing";
         a.since_ms = coarse_now_ms();
         a.info = Some(sql);
+        a.commands = a.commands.wrapping_add(1);
+    }
+
+    /// The command running now, if any, as a number that changes with
+    /// each command; `None` when idle or waiting for the global read lock
+    /// (such a statement has done nothing yet and waits for the lock's
+    /// holder: FLUSH TABLES WITH READ LOCK must not wait for it).
+    pub fn running_command(&self) -> Option<u64> {
+        let a = self.activity.lock();
+        let busy = matches!(a.command, "Query" | "Execute") && a.state != crate::table_lock::WAITING_FOR_GRL;
+        busy.then_some(a.commands)
     }
 
     /// The statement's state changes (e.g. "User sleep").
@@ -179,6 +193,7 @@ impl ProcessList {
                 since_ms: coarse_now_ms(),
                 state: "login",
                 info: None,
+                commands: 0,
             }),
             closer,
         });

@@ -129,6 +129,8 @@ impl Shared {
             user_locks: Default::default(),
             table_locks: Default::default(),
         });
+        // Temporary tables a previous run left go before any session.
+        crate::temp_table::sweep(&s.engine);
         s.foreign_keys.rebuild(&s.engine);
         let _ = s.stats.started.set(std::time::Instant::now());
         if let Err(e) = crate::statistics::persist::create_tables(&s.engine) {
@@ -237,6 +239,9 @@ pub struct Prepared {
     /// Its `/*+ MAX_EXECUTION_TIME(n) */` hint, read once.
     time_limit_hint_ms: Option<u64>,
     pub compiled: Arc<Compiled>,
+    /// The session's temporary-table generation it was compiled under
+    /// (`temp_table.rs`, invariant 3).
+    temp_generation: u64,
 }
 
 /// One client's session.
@@ -287,6 +292,11 @@ pub struct Session {
     time_limit_hint_ms: Option<u64>,
     /// The tables this session holds with LOCK TABLES (`lock_tables.rs`).
     pub(crate) table_locks: Vec<crate::table_lock::Locked>,
+    /// The session holds the global read lock (FLUSH TABLES WITH READ
+    /// LOCK: `table_lock.rs`).
+    pub(crate) global_read_lock: bool,
+    /// The session's temporary tables (`temp_table.rs`).
+    pub(crate) temps: crate::temp_table::TempTables,
 }
 
 /// Replaces what sqlparser does not accept with what it does.
@@ -399,6 +409,8 @@ pub(crate) struct SessionResolver<'a> {
     shared: &'a Shared,
     db: Option<&'a str>,
     user: &'a str,
+    /// The session's temporary tables, consulted first.
+    temps: &'a crate::temp_table::TempTables,
     /// Every table resolved, under the name it was used by (LOCK TABLES
     /// checks a plan against them: `table_lock.rs`).
     used: RefCell<Vec<crate::table_lock::TableUse>>,
@@ -423,6 +435,12 @@ impl Resolver for SessionResolver<'_> {
         };
         catalog::check_table_name(&table)?;
         self.check_use(user, &db, &table)?;
+        if let Some(engine_name) = self.temps.get(&db, &table) {
+            // A temporary table: private, so never locked by LOCK TABLES
+            // or FLUSH TABLES WITH READ LOCK and not in `used`.
+            let t = self.shared.engine.table(engine_name).map_err(|e| admin::open_error(e, &db, &table))?;
+            return Ok(TableRef::new(&db, &table, alias, t));
+        }
         if !self.shared.catalog.database_exists(&db) {
             return Err(SqlError::no_such_table(&db, &table));
         }
@@ -455,6 +473,9 @@ impl Resolver for SessionResolver<'_> {
             [d, t] => (d.clone(), t.clone()),
             _ => return Ok(None),
         };
+        if self.temps.get(&db, &view).is_some() {
+            return Ok(None); // a temporary table shadows a view
+        }
         let Some(definition) = self.shared.catalog.view(&db, &view) else { return Ok(None) };
         self.check_use(user, &db, &view)?;
         Ok(Some(crate::view::ViewRef { db, name: view, definition }))
@@ -471,7 +492,7 @@ impl SessionResolver<'_> {
             Plan::Delete(p) => Some(&p.table),
             _ => None,
         };
-        if let Some(t) = target {
+        if let Some(t) = target.filter(|t| self.temps.get(&t.db, &t.name).is_none()) {
             let name = t.alias.clone().unwrap_or_else(|| t.name.clone());
             match uses.iter_mut().find(|u| u.db == t.db && u.table == t.name && u.name == name) {
                 Some(u) => u.write = true,
@@ -716,6 +737,8 @@ impl Session {
             owns_process,
             time_limit_hint_ms: None,
             table_locks: Vec::new(),
+            global_read_lock: false,
+            temps: Default::default(),
         })
     }
 
@@ -806,7 +829,9 @@ impl Session {
         let _ = self.rollback();
         self.shared.user_locks.release_all(self.connection_id);
         self.unlock_tables();
+        self.release_global_read_lock();
         self.close_all_prepared();
+        self.temps.drop_all(&self.shared.engine); // as MySQL's reset
         self.vars = self.shared.sysvars.session_defaults();
         self.user_vars.clear();
         self.last_insert_id = 0;
@@ -816,7 +841,22 @@ impl Session {
     }
 
     pub(crate) fn resolver(&self) -> SessionResolver<'_> {
-        SessionResolver { shared: &self.shared, db: self.db.as_deref(), user: &self.user, used: Default::default() }
+        SessionResolver {
+            shared: &self.shared,
+            db: self.db.as_deref(),
+            user: &self.user,
+            temps: &self.temps,
+            used: Default::default(),
+        }
+    }
+
+    /// The engine name of `db`.`table` for this session: its temporary
+    /// table of that name, else the base table (`temp_table.rs`).
+    pub(crate) fn table_key(&self, db: &str, table: &str) -> String {
+        match self.temps.get(db, table) {
+            Some(n) => n.to_string(),
+            None => format!("{db}/{table}"),
+        }
     }
 
     /// Compiles one parsed statement.
@@ -1002,10 +1042,14 @@ impl Session {
         // Long texts (bulk loads) are not kept whole: copying and hashing
         // them would cost more than a plan, and they would fill the cache.
         let whole = sql.len() <= WHOLE_TEXT_MAX;
-        let key = (
-            format!("{}\u{0}{}", self.user, self.db.as_deref().unwrap_or("")),
-            if whole { sql.to_string() } else { String::new() },
-        );
+        // A session with temporary tables caches in its own scope
+        // (`temp_table.rs`, invariants 1 and 2): one test of an empty map.
+        let scope = if self.temps.is_empty() {
+            format!("{}\u{0}{}", self.user, self.db.as_deref().unwrap_or(""))
+        } else {
+            self.temps.cache_scope(&self.user, self.db.as_deref().unwrap_or(""), self.connection_id)
+        };
+        let key = (scope, if whole { sql.to_string() } else { String::new() });
         let cached = if whole { self.shared.plans.read().get(&key).cloned() } else { None };
         if let Some(c) = cached {
             if c.epoch == self.shared.epoch() {
@@ -1138,7 +1182,9 @@ impl Session {
         self.next_stmt_id = self.next_stmt_id.wrapping_add(1).max(1);
         let (params, cols) = (c.params, c.columns());
         let time_limit_hint_ms = crate::hints::max_execution_time(sql);
-        self.prepared.insert(id, Prepared { sql: Arc::from(sql), time_limit_hint_ms, compiled: Arc::new(c) });
+        let temp_generation = self.temps.generation();
+        let p = Prepared { sql: Arc::from(sql), time_limit_hint_ms, compiled: Arc::new(c), temp_generation };
+        self.prepared.insert(id, p);
         Ok((id, params, cols))
     }
 
@@ -1165,7 +1211,8 @@ impl Session {
             ));
         };
         let mut c = p.compiled.clone();
-        if c.epoch != self.shared.epoch() || c.db != self.db {
+        let generation = self.temps.generation();
+        if c.epoch != self.shared.epoch() || c.db != self.db || p.temp_generation != generation {
             let sql = p.sql.clone();
             c = match self.compile_one(&sql) {
                 Ok(c) => Arc::new(c),
@@ -1173,6 +1220,7 @@ impl Session {
             };
             if let Some(p) = self.prepared.get_mut(&id) {
                 p.compiled = c.clone();
+                p.temp_generation = generation;
             }
         }
         if params.len() != c.params {
@@ -1597,7 +1645,7 @@ impl Session {
                     // the join then needs a WRITE lock: stricter than MySQL).
                     let mut uses = r.used.take();
                     uses.iter_mut().for_each(|u| u.write = true);
-                    self.admit_uses(&uses)?;
+                    self.admit_uses(&uses, true)?;
                 }
                 drop(r);
                 let r = self.in_trx(|trx, s| crate::multi_dml::run(&p, trx, &Env { s }))?;
@@ -1606,13 +1654,18 @@ impl Session {
             }
             S::LockTables { tables } => self.lock_tables(tables),
             S::UnlockTables => {
-                // MySQL: UNLOCK TABLES commits only when tables were locked.
+                // MySQL: UNLOCK TABLES commits only when tables were locked
+                // (not for the global read lock).
                 if !self.table_locks.is_empty() {
                     self.commit()?;
                     self.unlock_tables();
                 }
+                self.release_global_read_lock();
                 Ok(Output::ok())
             }
+            S::Flush {
+                object_type: ast::FlushType::Tables, read_lock, tables, export: false, channel: None, ..
+            } => self.flush_tables(tables, *read_lock),
             S::Set(set) => self.run_set(set, params),
             S::Use(u) => {
                 let name = match u {
@@ -1647,6 +1700,12 @@ impl Session {
                 }
                 Ok(Output::Ok { affected: created as u64, last_insert_id: 0, info: String::new() })
             }
+            S::Drop { object_type: ast::ObjectType::Table, if_exists, names, temporary: true, .. } => {
+                // No implicit commit in MySQL; here the open transaction
+                // commits first (its undo may name the table's rows).
+                self.implicit_commit()?;
+                crate::temp_table::drop_temporary(self, *if_exists, names)
+            }
             S::Drop { object_type, if_exists, names, table, .. } => {
                 self.implicit_commit()?;
                 let r = if *object_type == ast::ObjectType::View {
@@ -1666,6 +1725,7 @@ impl Session {
             S::ShowCreate { obj_type: ast::ShowCreateObject::View, obj_name } => {
                 crate::view::show_create(self, obj_name)
             }
+            S::CreateTable(ct) if ct.temporary => crate::temp_table::create(self, ct),
             S::CreateTable(ct) => {
                 self.implicit_commit()?;
                 let r = admin::create_table(self, ct);
@@ -1935,7 +1995,9 @@ impl Drop for Session {
         let _ = self.rollback();
         self.shared.user_locks.release_all(self.connection_id);
         self.unlock_tables();
+        self.release_global_read_lock();
         self.close_all_prepared();
+        self.temps.drop_all(&self.shared.engine);
         if self.owns_process {
             self.shared.processes.remove(&self.process);
         }

@@ -32,8 +32,17 @@
 //! table (MySQL's metadata locks would make it wait; here their row locks
 //! still order conflicting writes, and reads under the lock see committed
 //! data only); views in LOCK TABLES are 1235; `db.table` in LOCK TABLES
-//! does not parse (sqlparser takes one identifier); FLUSH TABLES WITH
-//! READ LOCK is not built.
+//! does not parse (sqlparser takes one identifier).
+//!
+//! The global read lock (FLUSH TABLES WITH READ LOCK, `lock_tables.rs`)
+//! lives in the same state: `global` lists the sessions holding it (it is
+//! shared: several sessions may hold it), and each holder counts in
+//! `holders` (invariant 1 holds: the same single load guards it). While
+//! another session holds it, a statement that writes (DML on a base
+//! table, DDL, account changes) waits as for a table lock; its holder's
+//! own writes fail with 1223. Taking it waits until no other session
+//! holds a WRITE table lock; the caller then waits for the statements
+//! already running (`Session::flush_tables_with_read_lock`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -43,13 +52,33 @@ use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Result, SqlError};
 
+/// The process-list state of a statement waiting for the global read
+/// lock (MySQL's name).
+pub const WAITING_FOR_GRL: &str = "Waiting for global read lock";
+
 /// The server's table locks.
 #[derive(Default)]
 pub struct TableLocks {
-    /// Sessions holding a LOCK TABLES list (invariant 1).
+    /// Sessions holding a LOCK TABLES list, plus sessions holding the
+    /// global read lock (invariant 1).
     holders: AtomicUsize,
-    held: Mutex<HashMap<String, Holders>>,
+    held: Mutex<Held>,
     freed: Condvar,
+}
+
+#[derive(Default)]
+struct Held {
+    /// `db/table` -> who holds it.
+    tables: HashMap<String, Holders>,
+    /// Sessions holding the global read lock.
+    global: Vec<u32>,
+}
+
+impl Held {
+    /// Whether another session than `me` holds the global read lock.
+    fn global_by_other(&self, me: u32) -> bool {
+        self.global.iter().any(|&g| g != me)
+    }
 }
 
 #[derive(Default)]
@@ -112,11 +141,13 @@ impl TableLocks {
     ) -> Result<()> {
         let deadline = Instant::now() + wait;
         let mut held = self.held.lock();
+        let writes = list.iter().any(|l| l.write);
         loop {
-            let free = list.iter().all(|l| held.get(&key(&l.db, &l.table)).is_none_or(|h| h.admits(me, l.write)));
-            if free {
+            let free =
+                list.iter().all(|l| held.tables.get(&key(&l.db, &l.table)).is_none_or(|h| h.admits(me, l.write)));
+            if free && !(writes && held.global_by_other(me)) {
                 for l in list {
-                    let h = held.entry(key(&l.db, &l.table)).or_default();
+                    let h = held.tables.entry(key(&l.db, &l.table)).or_default();
                     if l.write {
                         h.writer = Some(me);
                     } else {
@@ -135,14 +166,14 @@ impl TableLocks {
         let mut held = self.held.lock();
         for l in list {
             let k = key(&l.db, &l.table);
-            let Some(h) = held.get_mut(&k) else { continue };
+            let Some(h) = held.tables.get_mut(&k) else { continue };
             if l.write && h.writer == Some(me) {
                 h.writer = None;
             } else if let Some(i) = h.readers.iter().position(|&r| r == me) {
                 h.readers.swap_remove(i);
             }
             if h.writer.is_none() && h.readers.is_empty() {
-                held.remove(&k);
+                held.tables.remove(&k);
             }
         }
         self.holders.fetch_sub(1, Ordering::Relaxed);
@@ -150,27 +181,62 @@ impl TableLocks {
     }
 
     /// A statement of a session holding no table locks: waits until
-    /// every table it uses admits it (module note).
+    /// every table it uses admits it and, if it `writes`, until no other
+    /// session holds the global read lock (module note).
     pub fn wait_for(
         &self,
         me: u32,
         uses: &[TableUse],
+        writes: bool,
         wait: Duration,
         interrupted: &dyn Fn() -> Result<()>,
     ) -> Result<()> {
         let deadline = Instant::now() + wait;
         let mut held = self.held.lock();
         loop {
-            if uses.iter().all(|u| held.get(&key(&u.db, &u.table)).is_none_or(|h| h.admits(me, u.write))) {
+            let tables_free =
+                uses.iter().all(|u| held.tables.get(&key(&u.db, &u.table)).is_none_or(|h| h.admits(me, u.write)));
+            if tables_free && !(writes && held.global_by_other(me)) {
                 return Ok(());
             }
             self.wait(&mut held, deadline, interrupted)?;
         }
     }
 
+    /// Whether another session than `me` holds the global read lock (the
+    /// caller tested [`Self::active`]).
+    pub fn global_by_other(&self, me: u32) -> bool {
+        self.held.lock().global_by_other(me)
+    }
+
+    /// Takes the global read lock for `me`: waits until no other session
+    /// holds a WRITE table lock (1205 after `wait`; KILL ends the wait).
+    pub fn acquire_global(&self, me: u32, wait: Duration, interrupted: &dyn Fn() -> Result<()>) -> Result<()> {
+        let deadline = Instant::now() + wait;
+        let mut held = self.held.lock();
+        loop {
+            if !held.tables.values().any(|h| h.writer.is_some_and(|w| w != me)) {
+                held.global.push(me);
+                self.holders.fetch_add(1, Ordering::Relaxed);
+                return Ok(());
+            }
+            self.wait(&mut held, deadline, interrupted)?;
+        }
+    }
+
+    /// Gives back `me`'s global read lock.
+    pub fn release_global(&self, me: u32) {
+        let mut held = self.held.lock();
+        if let Some(i) = held.global.iter().position(|&g| g == me) {
+            held.global.swap_remove(i);
+            self.holders.fetch_sub(1, Ordering::Relaxed);
+        }
+        self.freed.notify_all();
+    }
+
     fn wait(
         &self,
-        held: &mut parking_lot::MutexGuard<'_, HashMap<String, Holders>>,
+        held: &mut parking_lot::MutexGuard<'_, Held>,
         deadline: Instant,
         interrupted: &dyn Fn() -> Result<()>,
     ) -> Result<()> {
@@ -228,17 +294,17 @@ mod tests {
         l.acquire(1, &[lock("t", false)], NOW, &ok).unwrap();
         l.acquire(2, &[lock("t", false)], NOW, &ok).unwrap();
         assert_eq!(l.acquire(3, &[lock("t", true)], NOW, &ok).unwrap_err().code, 1205);
-        assert!(l.wait_for(3, &[use_("t", false)], NOW, &ok).is_ok());
-        assert_eq!(l.wait_for(3, &[use_("t", true)], NOW, &ok).unwrap_err().code, 1205);
+        assert!(l.wait_for(3, &[use_("t", false)], false, NOW, &ok).is_ok());
+        assert_eq!(l.wait_for(3, &[use_("t", true)], true, NOW, &ok).unwrap_err().code, 1205);
         l.release(1, &[lock("t", false)]);
         l.release(2, &[lock("t", false)]);
         assert!(!l.active());
         l.acquire(3, &[lock("t", true)], NOW, &ok).unwrap();
-        assert_eq!(l.wait_for(4, &[use_("t", false)], NOW, &ok).unwrap_err().code, 1205);
-        assert!(l.wait_for(3, &[use_("t", true)], NOW, &ok).is_ok(), "the holder itself is admitted");
-        assert!(l.wait_for(4, &[use_("u", true)], NOW, &ok).is_ok(), "other tables are free");
+        assert_eq!(l.wait_for(4, &[use_("t", false)], false, NOW, &ok).unwrap_err().code, 1205);
+        assert!(l.wait_for(3, &[use_("t", true)], true, NOW, &ok).is_ok(), "the holder itself is admitted");
+        assert!(l.wait_for(4, &[use_("u", true)], true, NOW, &ok).is_ok(), "other tables are free");
         l.release(3, &[lock("t", true)]);
-        assert!(l.held.lock().is_empty());
+        assert!(l.held.lock().tables.is_empty());
     }
 
     #[test]
@@ -247,7 +313,31 @@ mod tests {
         let ok = || Ok(());
         l.acquire(1, &[lock("b", true)], NOW, &ok).unwrap();
         assert!(l.acquire(2, &[lock("a", true), lock("b", false)], NOW, &ok).is_err());
-        assert!(l.wait_for(3, &[use_("a", true)], NOW, &ok).is_ok(), "a was not taken");
+        assert!(l.wait_for(3, &[use_("a", true)], true, NOW, &ok).is_ok(), "a was not taken");
+    }
+
+    #[test]
+    fn the_global_read_lock_stops_other_sessions_writes_only() {
+        let l = TableLocks::default();
+        let ok = || Ok(());
+        l.acquire(1, &[lock("t", true)], NOW, &ok).unwrap();
+        assert_eq!(l.acquire_global(2, NOW, &ok).unwrap_err().code, 1205, "waits for a WRITE table lock");
+        l.release(1, &[lock("t", true)]);
+        assert!(!l.active());
+        l.acquire_global(2, NOW, &ok).unwrap();
+        l.acquire_global(3, NOW, &ok).unwrap();
+        assert!(l.active(), "one load still guards every statement");
+        assert!(l.wait_for(4, &[use_("t", false)], false, NOW, &ok).is_ok(), "reads go on");
+        assert_eq!(l.wait_for(4, &[], true, NOW, &ok).unwrap_err().code, 1205, "DDL waits");
+        assert_eq!(l.wait_for(4, &[use_("t", true)], true, NOW, &ok).unwrap_err().code, 1205);
+        assert_eq!(l.acquire(4, &[lock("t", true)], NOW, &ok).unwrap_err().code, 1205);
+        assert!(l.acquire(4, &[lock("t", false)], NOW, &ok).is_ok(), "READ table locks are compatible");
+        l.release(4, &[lock("t", false)]);
+        l.release_global(2);
+        assert!(l.global_by_other(2), "3 still holds it");
+        l.release_global(3);
+        assert!(!l.active());
+        assert!(l.wait_for(4, &[use_("t", true)], true, NOW, &ok).is_ok());
     }
 
     #[test]

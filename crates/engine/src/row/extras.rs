@@ -1,11 +1,14 @@
 //! What a table definition carries beyond its columns and keys, for the
 //! SQL layer only (the engine stores it and never interprets it, except
 //! `auto_increment_start`): CHECK constraints, COMMENTs, the
-//! `AUTO_INCREMENT=n` table option and the expressions of generated
-//! columns. Stored in catalog version 4 (docs/FORMAT.md, "Catalog"), and
-//! only when not [`TableExtras::is_empty`], so that every older definition
-//! stays byte for byte what it was; generated columns in a tagged section
-//! (tag 60) after the rest, present only when there are some.
+//! `AUTO_INCREMENT=n` table option, the expressions of generated columns
+//! and the table's default collation. Stored in catalog version 4
+//! (docs/FORMAT.md, "Catalog"), and only when not
+//! [`TableExtras::is_empty`], so that every older definition stays byte
+//! for byte what it was; generated columns and the default collation in
+//! tagged sections (tags 60 and 62) after the rest, present only when set.
+
+use super::Collation;
 
 /// One CHECK constraint (MySQL 8.0.16+): its expression as the SQL layer
 /// prints it, evaluated there on every row an INSERT or UPDATE writes.
@@ -52,6 +55,9 @@ pub struct TableExtras {
     pub checks: Vec<CheckDef>,
     /// Generated columns, in column order.
     pub generated: Vec<GeneratedDef>,
+    /// The table's `DEFAULT CHARSET` / `COLLATE`, when CREATE TABLE gave
+    /// one (`None`: utf8mb4_general_ci, the server's default).
+    pub default_collation: Option<Collation>,
 }
 
 impl TableExtras {

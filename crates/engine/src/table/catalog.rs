@@ -33,8 +33,10 @@
 //!     name, str expression, u8 stored); tag 61 = index prefix lengths:
 //!     u16 index count (= the secondary index count), per index u16
 //!     column count n and n × u32 prefix lengths (0 = the whole column;
-//!     n = 0 for an index without prefixes). Tags 60-69 are issue 16's
-//!     generated-column and prefix-index additions; a table with a prefix
+//!     n = 0 for an index without prefixes); tag 62 = the table's
+//!     default collation: u8 (`collation_code`), present only when CREATE
+//!     TABLE named one. Tags 60-69 are issue 16's
+//!     generated-column, prefix-index and table-collation additions; a table with a prefix
 //!     index is written as version 4 even without other extras.
 //! ```
 //! Type tags 40 (ENUM) and 41 (SET) have param a = the member count and
@@ -46,7 +48,8 @@
 //! clustered otherwise as version 2, so such definitions are byte for
 //! byte what they were before; only a table with foreign keys is written
 //! as version 3, one with extras (CHECK constraints, COMMENTs, an
-//! AUTO_INCREMENT start) as version 4. Every version stays readable.
+//! AUTO_INCREMENT start, generated columns, prefix indexes, a stored
+//! default collation) as version 4. Every version stays readable.
 
 use crate::row::{
     CheckDef, ClusterKey, Collation, Column, ColumnType, Date, DateTime, Decimal, FkAction, ForeignKeyDef,
@@ -69,6 +72,9 @@ const SECTION_GENERATED: u8 = 60;
 /// The tagged section holding the prefix lengths of the secondary
 /// indexes (`IndexDef::prefix`).
 const SECTION_INDEX_PREFIXES: u8 = 61;
+/// The tagged section holding the table's default collation
+/// (`TableExtras::default_collation`).
+const SECTION_DEFAULT_COLLATION: u8 = 62;
 
 /// A table as the catalog stores it.
 #[derive(Clone, Debug, PartialEq)]
@@ -410,7 +416,7 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
             w.u8(fk.on_update.tag());
         }
     }
-    if version == CATALOG_FORMAT_VERSION_EXTRAS {
+    if version >= CATALOG_FORMAT_VERSION_EXTRAS {
         let x = &def.extras;
         w.0.extend_from_slice(&x.auto_increment_start.to_le_bytes());
         w.bytes(x.comment.as_bytes());
@@ -446,6 +452,9 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
                 }
             }
             section(&mut w, SECTION_INDEX_PREFIXES, &p.0);
+        }
+        if let Some(c) = x.default_collation {
+            section(&mut w, SECTION_DEFAULT_COLLATION, &[collation_code(c)]);
         }
     }
     w.0
@@ -527,7 +536,7 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         }
     }
     let mut extras = TableExtras::default();
-    if version == CATALOG_FORMAT_VERSION_EXTRAS {
+    if version >= CATALOG_FORMAT_VERSION_EXTRAS {
         extras.auto_increment_start = u64::from_le_bytes(r.take(8)?.try_into().ok()?);
         extras.comment = r.str()?;
         for _ in 0..r.u16()? {
@@ -558,6 +567,7 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
                         ix.prefix = (0..n).map(|_| p.u32()).collect::<Option<Vec<_>>>()?;
                     }
                 }
+                SECTION_DEFAULT_COLLATION => extras.default_collation = Some(collation_from_code(p.u8()?)?),
                 _ => return None,
             }
             if p.1 != p.0.len() {
@@ -734,6 +744,7 @@ mod tests {
                 CheckDef { name: "named".into(), expr: "(`a` < 10)".into(), enforced: false },
             ],
             generated: vec![],
+            default_collation: None,
         };
         for fks in [vec![], vec![fk]] {
             let def = TableDef {
@@ -754,6 +765,14 @@ mod tests {
             assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_EXTRAS);
             assert_eq!(decode("db/c", &bytes).unwrap(), def);
             assert!(decode("db/c", &bytes[..bytes.len() - 1]).is_none());
+            // A stored default collation is a tagged section: six bytes more.
+            let mut with = def.clone();
+            with.extras.default_collation = Some(Collation::Latin1Bin);
+            let more = encode(&with);
+            assert_eq!(more[0], CATALOG_FORMAT_VERSION_EXTRAS);
+            assert_eq!(more.len(), bytes.len() + 6);
+            assert_eq!(decode("db/c", &more).unwrap(), with);
+            assert!(decode("db/c", &more[..more.len() - 1]).is_none());
         }
     }
 
@@ -825,5 +844,30 @@ mod tests {
         let mut bad = bytes.clone();
         bad[at] = 69;
         assert!(decode("db/g", &bad).is_none());
+    }
+
+    #[test]
+    fn a_default_collation_is_tagged_section_62_and_absent_ones_leave_definitions_as_they_were() {
+        let mut def = TableDef {
+            name: "db/l".into(),
+            space_id: 5,
+            schema: TableSchema {
+                columns: vec![Column::new("a", ColumnType::Int { unsigned: false }).not_null()],
+                primary_key: vec![0],
+                indexes: vec![],
+                cluster: ClusterKey::Primary,
+            },
+            clustered: (2, 11),
+            secondary: vec![],
+            foreign_keys: vec![],
+            extras: TableExtras::default(),
+        };
+        let v1 = encode(&def);
+        assert_eq!(v1[0], CATALOG_FORMAT_VERSION, "no collation stored: byte for byte as before");
+        def.extras.default_collation = Some(Collation::Latin1SwedishCi);
+        let v4 = encode(&def);
+        assert_eq!(v4[0], CATALOG_FORMAT_VERSION_EXTRAS);
+        assert_eq!(v4[v4.len() - 6], SECTION_DEFAULT_COLLATION);
+        assert_eq!(decode("db/l", &v4).unwrap(), def);
     }
 }

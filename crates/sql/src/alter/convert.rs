@@ -36,7 +36,7 @@ pub fn rebuild(
     gens: &[GeneratedDef],
     extras: Option<TableExtras>,
 ) -> Result<u64> {
-    let full = format!("{db}/{table}");
+    let full = s.table_key(db, table);
     let mut next_auto = 1u64;
     let names: Vec<String> = schema.visible_columns().iter().map(|c| c.name.clone()).collect();
     let compiled = crate::create::generated::compile_defs(gens, &schema, &names)?;

@@ -52,7 +52,7 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
     use ast::AlterTableOperation as Op;
     let (db, table) = split_name(s, &at.name)?;
     check_access(s, &db)?;
-    let full = format!("{db}/{table}");
+    let full = s.table_key(&db, &table);
     let t = s.engine().table(&full).map_err(|e| open_error(e, &db, &table))?;
     let schema = t.schema();
     let mut extras: TableExtras = t.extras();

@@ -24,7 +24,7 @@ pub mod extras;
 mod generated;
 pub mod rename;
 
-use quire_engine::row::{Column, ColumnType, TableSchema, Value};
+use quire_engine::row::{Collation, Column, ColumnType, TableSchema, Value};
 use sqlparser::ast;
 
 use crate::admin::{check_access, open_error, split_name};
@@ -66,8 +66,10 @@ struct Plan {
 
 /// One column from its SQL text, read as CREATE TABLE reads it: the
 /// column, whether it said PRIMARY KEY, whether it said UNIQUE.
-fn column_from_sql(text: &str) -> Result<(Column, bool, bool)> {
-    let stmts = crate::session::parse(&format!("CREATE TABLE quire_alter_column ({text})"))?;
+/// A column definition's text as a column; a string column without a
+/// CHARACTER SET / COLLATE takes `table` (the table's default collation).
+fn column_from_sql(text: &str, table: Collation) -> Result<(Column, bool, bool)> {
+    let stmts = crate::session::parse(&format!("CREATE TABLE quire_alter_column ({text}) COLLATE={}", table.name()))?;
     let Some(ast::Statement::CreateTable(ct)) = stmts.into_iter().next() else {
         return Err(SqlError::syntax(text));
     };
@@ -124,9 +126,11 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
     use ast::AlterTableOperation as Op;
     let (db, table) = split_name(s, &at.name)?;
     check_access(s, &db)?;
-    let full = format!("{db}/{table}");
+    let full = s.table_key(&db, &table);
+    let temporary = s.temps.get(&db, &table).is_some();
     let t = s.engine().table(&full).map_err(|e| open_error(e, &db, &table))?;
     let old = t.schema();
+    let table_coll = crate::create::charset::table_collation(&t.extras());
     let mut fks = t.foreign_keys();
     // CHECK constraints name columns by their text: a column they may
     // use must not go or change its name under them (MySQL checks each
@@ -163,7 +167,7 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                     }
                     return Err(SqlError::new(1060, "42S21", format!("Duplicate column name '{name}'")));
                 }
-                let (col, pk, unique) = column_from_sql(&column_def.to_string())?;
+                let (col, pk, unique) = column_from_sql(&column_def.to_string(), table_coll)?;
                 let at = d.place(column_position.as_ref())?;
                 d.columns.insert(at, draft::DraftColumn { col, from: None });
                 if pk {
@@ -206,10 +210,12 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 }
             }
             Op::ModifyColumn { col_name, data_type, options, column_position } => {
-                change_column(&mut d, &col_name.value, &col_name.value, data_type, options, column_position.as_ref())?;
+                let at = column_position.as_ref();
+                change_column(&mut d, &col_name.value, &col_name.value, data_type, options, at, table_coll)?;
             }
             Op::ChangeColumn { old_name, new_name, data_type, options, column_position } => {
-                change_column(&mut d, &old_name.value, &new_name.value, data_type, options, column_position.as_ref())?;
+                let at = column_position.as_ref();
+                change_column(&mut d, &old_name.value, &new_name.value, data_type, options, at, table_coll)?;
             }
             Op::RenameColumn { old_column_name, new_column_name } => {
                 let i = d.require(&old_column_name.value)?;
@@ -276,6 +282,9 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 let n = match table_name {
                     ast::RenameTableNameKind::As(n) | ast::RenameTableNameKind::To(n) => n,
                 };
+                if temporary {
+                    return Err(SqlError::unsupported("ALTER TABLE ... RENAME of a temporary table"));
+                }
                 plan.rename_to = Some(split_name(s, n)?);
             }
             Op::Algorithm { algorithm, .. } => match algorithm {
@@ -290,7 +299,8 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
             other => return Err(SqlError::unsupported(format!("ALTER TABLE {other}"))),
         }
     }
-    if dropped_pk && !added_pk {
+    if dropped_pk && !added_pk || temporary {
+        // MariaDB copies a temporary table for every change (and says so).
         plan.copies = true;
     }
     for fk in &plan.drop_fks {
@@ -367,13 +377,14 @@ fn change_column(
     data_type: &ast::DataType,
     options: &[ast::ColumnOption],
     position: Option<&ast::MySQLColumnPosition>,
+    table_coll: Collation,
 ) -> Result<()> {
     let i = d.require(old)?;
     if !old.eq_ignore_ascii_case(new) && d.position(new).is_some() {
         return Err(SqlError::new(1060, "42S21", format!("Duplicate column name '{new}'")));
     }
     let opts: Vec<String> = options.iter().map(|o| o.to_string()).collect();
-    let (col, pk, unique) = column_from_sql(&format!("{} {data_type} {}", quoted(new), opts.join(" ")))?;
+    let (col, pk, unique) = column_from_sql(&format!("{} {data_type} {}", quoted(new), opts.join(" ")), table_coll)?;
     let from = d.columns[i].from;
     let old_name = d.columns[i].col.name.clone();
     d.columns.remove(i);

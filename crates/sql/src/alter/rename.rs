@@ -28,6 +28,9 @@ pub fn rename_tables(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<Outp
     for p in pairs {
         let from = split_name(s, &p.old_name)?;
         let to = split_name(s, &p.new_name)?;
+        if s.temps.get(&from.0, &from.1).is_some() {
+            return Err(SqlError::unsupported("RENAME TABLE of a temporary table"));
+        }
         let (f, t) = (format!("{}/{}", from.0, from.1), format!("{}/{}", to.0, to.1));
         let exists = |n: &str| made.contains(n) || (!gone.contains(n) && s.engine().table(n).is_ok());
         if !exists(&f) {

@@ -5,12 +5,14 @@
 //! character set 1253. A string column without either takes the table's
 //! collation; the table's default is utf8mb4_general_ci.
 //!
-//! The table's own default is not stored (the catalog keeps each column's
-//! collation, which is what comparisons and keys use); SHOW CREATE TABLE
-//! prints utf8mb4_general_ci as the table default and the CHARACTER SET /
-//! COLLATE of every column that differs.
+//! The table's default is stored when CREATE TABLE names one
+//! (`TableExtras::default_collation`, catalog section 62): SHOW CREATE
+//! TABLE prints it and the CHARACTER SET / COLLATE of every column that
+//! differs, and a string column ALTER TABLE adds or redefines without
+//! either takes it. Tables created before it was stored, or without the
+//! option, have utf8mb4_general_ci.
 
-use quire_engine::row::{Collation, Column};
+use quire_engine::row::{Collation, Column, TableExtras};
 use sqlparser::ast;
 
 use crate::error::{Result, SqlError};
@@ -48,6 +50,11 @@ pub fn resolve(cs: Option<&str>, coll: Option<&str>) -> Result<Option<Collation>
 
 /// The table's default collation from its options.
 pub fn table_default(ct: &ast::CreateTable) -> Result<Collation> {
+    Ok(table_option(ct)?.unwrap_or(Collation::Utf8mb4GeneralCi))
+}
+
+/// The table's `[DEFAULT] CHARSET` / `COLLATE` options, if it has any.
+pub fn table_option(ct: &ast::CreateTable) -> Result<Option<Collation>> {
     let opts: &[ast::SqlOption] = match &ct.table_options {
         ast::CreateTableOptions::Plain(o) | ast::CreateTableOptions::With(o) | ast::CreateTableOptions::Options(o) => o,
         _ => &[],
@@ -64,7 +71,7 @@ pub fn table_default(ct: &ast::CreateTable) -> Result<Collation> {
             }
         }
     }
-    Ok(resolve(cs.as_deref(), coll.as_deref())?.unwrap_or(Collation::Utf8mb4GeneralCi))
+    resolve(cs.as_deref(), coll.as_deref())
 }
 
 /// Sets `col`'s collation from its definition's options (a string column
@@ -85,12 +92,12 @@ pub fn apply_column(col: &mut Column, options: &[ast::ColumnOptionDef], table: C
     Ok(())
 }
 
-/// The table default SHOW CREATE TABLE prints: utf8mb4_general_ci, as
-/// the table's own default is not stored; every column of another
-/// collation then prints its CHARACTER SET and COLLATE, so the text
-/// re-creates the same columns.
-pub fn table_collation(_s: &quire_engine::row::TableSchema) -> Collation {
-    Collation::Utf8mb4GeneralCi
+/// The table's default collation: the stored one, else
+/// utf8mb4_general_ci (every column of another collation prints its
+/// CHARACTER SET and COLLATE, so SHOW CREATE TABLE's text re-creates the
+/// same columns either way).
+pub fn table_collation(extras: &TableExtras) -> Collation {
+    extras.default_collation.unwrap_or(Collation::Utf8mb4GeneralCi)
 }
 
 /// The CHARACTER SET / COLLATE SHOW CREATE TABLE prints for a string

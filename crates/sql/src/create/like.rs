@@ -14,8 +14,9 @@ use crate::error::{Result, SqlError};
 use crate::session::Session;
 use crate::Output;
 
-/// Creates `full` (`db/table`, known not to exist) like the table `like`.
-pub fn create(s: &mut Session, full: &str, like: &ast::CreateTableLikeKind) -> Result<Output> {
+/// Creates the engine table `full` (known not to exist), named
+/// `new_name` in SQL, like the table `like`.
+pub fn create(s: &mut Session, full: &str, new_name: &str, like: &ast::CreateTableLikeKind) -> Result<Output> {
     let src = match like {
         ast::CreateTableLikeKind::Plain(l) | ast::CreateTableLikeKind::Parenthesized(l) => {
             if l.defaults.is_some() {
@@ -29,11 +30,10 @@ pub fn create(s: &mut Session, full: &str, like: &ast::CreateTableLikeKind) -> R
     if s.shared.catalog.views_in(&db).iter().any(|v| v.eq_ignore_ascii_case(&t)) {
         return Err(SqlError::new(1347, "HY000", format!("'{db}.{t}' is not BASE TABLE")));
     }
-    let tab = s.engine().table(&format!("{db}/{t}")).map_err(|e| open_error(e, &db, &t))?;
+    let tab = s.engine().table(&s.table_key(&db, &t)).map_err(|e| open_error(e, &db, &t))?;
     let from = tab.extras();
     // CHECK constraints come along; generated names take the new table's
     // (`s_chk_1` → `t_chk_1`), as MySQL names them.
-    let new_name = full.rsplit('/').next().unwrap_or(full);
     let checks = from
         .checks
         .into_iter()
@@ -50,6 +50,7 @@ pub fn create(s: &mut Session, full: &str, like: &ast::CreateTableLikeKind) -> R
         column_comments: from.column_comments,
         checks,
         generated: from.generated,
+        default_collation: from.default_collation,
     };
     s.engine().create_table_with_extras(full, tab.schema(), Vec::new(), extras)?;
     Ok(Output::ok())

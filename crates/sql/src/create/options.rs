@@ -31,7 +31,7 @@ fn options(ct: &ast::CreateTable) -> &[ast::SqlOption] {
 
 /// The extras a CREATE TABLE's options and column definitions declare.
 pub fn read(s: &Session, table: &str, ct: &ast::CreateTable) -> Result<TableExtras> {
-    let mut x = TableExtras::default();
+    let mut x = TableExtras { default_collation: crate::create::charset::table_option(ct)?, ..Default::default() };
     for o in options(ct) {
         match o {
             ast::SqlOption::Comment(ast::CommentDef::WithEq(c) | ast::CommentDef::WithoutEq(c)) => {

@@ -74,7 +74,7 @@ pub fn expand(s: &Session, ct: &ast::CreateTable, q: &ast::Query) -> Result<ast:
 
 /// Fills the new table `db`.`table` from the SELECT; on any error drops it.
 pub fn fill(s: &mut Session, db: &str, table: &str, q: &ast::Query) -> Result<Output> {
-    let full = format!("{db}/{table}");
+    let full = s.table_key(db, table);
     let r = (|| {
         let metas = s.compile(ast::Statement::Query(Box::new(q.clone())))?.columns();
         let cols = metas.iter().map(|m| format!("`{}`", m.name.replace('`', "``"))).collect::<Vec<_>>().join(", ");
@@ -89,6 +89,7 @@ pub fn fill(s: &mut Session, db: &str, table: &str, q: &ast::Query) -> Result<Ou
     })();
     if r.is_err() {
         let _ = s.rollback();
+        s.temps.remove(db, table);
         if let Err(e) = s.engine().drop_table(&full) {
             tracing::warn!("CREATE TABLE ... SELECT: table {full} not dropped after a failure: {e}");
         }
@@ -163,7 +164,7 @@ fn source_column(s: &Session, m: &ColMeta, name: &str) -> Option<String> {
     if m.org_table.is_empty() || m.org_name.is_empty() {
         return None;
     }
-    let t = s.engine().table(&format!("{}/{}", m.db, m.org_table)).ok()?;
+    let t = s.engine().table(&s.table_key(&m.db, &m.org_table)).ok()?;
     let schema = t.schema();
     let c = schema.visible_columns().iter().find(|c| c.name.eq_ignore_ascii_case(&m.org_name))?.clone();
     let mut text = format!("{name} {}", c.ty.sql());
@@ -305,7 +306,7 @@ fn from_tables(s: &Session, q: &ast::Query) -> Vec<TableSchema> {
         for f in std::iter::once(&twj.relation).chain(twj.joins.iter().map(|j| &j.relation)) {
             if let ast::TableFactor::Table { name, .. } = f {
                 if let Ok((db, t)) = crate::admin::split_name(s, name) {
-                    if let Ok(tab) = s.engine().table(&format!("{db}/{t}")) {
+                    if let Ok(tab) = s.engine().table(&s.table_key(&db, &t)) {
                         out.push(tab.schema());
                     }
                 }

@@ -106,6 +106,9 @@ impl Session {
     fn load_file(&mut self, stmt: &LoadStmt, ignore: bool, out: &mut dyn Answers) -> Result<Outcome> {
         self.check_writable()?;
         let lp = self.load_plan(stmt, ignore)?;
+        if self.shared.table_locks.active() {
+            self.admit_tables(&lp.compiled)?; // LOCK TABLES, the global read lock
+        }
         let (plan, sources, kinds) = (&lp.compiled, &lp.sources, &lp.kinds);
         let input: Box<dyn Read + '_> = if stmt.local {
             let on = matches!(self.shared.sysvars.global("local_infile"), Some(crate::sysvars::VarValue::Bool(true)));

@@ -59,6 +59,8 @@ pub(super) struct Level {
     pub(super) slot_meta: Vec<MetaType>,
     pub(super) slot_types: Vec<Option<ColumnType>>,
     pub(super) slot_colls: Vec<Collation>,
+    /// The table column behind each slot, if it is one (`DEFAULT(col)`).
+    pub(super) slot_defs: Vec<Option<quire_engine::row::Column>>,
     /// A SELECT block's level (not a set operation's ORDER BY, nor an
     /// UPDATE's names): window functions may be called in it.
     pub(super) takes_windows: bool,
@@ -255,6 +257,16 @@ impl Names for BlockNames<'_, '_> {
     }
     fn subquery(&mut self, q: &ast::Query, params: &mut usize) -> Result<Arc<Subquery>> {
         self.b.subquery(q, params)
+    }
+    fn column_default(&mut self, qualifier: Option<&str>, name: &str, place: &'static str) -> Result<Expr> {
+        let at = self.b.levels.len().saturating_sub(1);
+        match self.b.resolve(at, qualifier, name, place)? {
+            Expr::Col(i) => match self.b.levels.get(at).and_then(|l| l.slot_defs.get(i)) {
+                Some(Some(col)) => crate::defaults::function_value(col),
+                _ => Err(crate::defaults::function_refused()),
+            },
+            _ => Err(crate::defaults::function_refused()),
+        }
     }
     fn window(&mut self, call: super::window::Call) -> Result<Expr> {
         let level = self.b.level();
@@ -466,6 +478,7 @@ impl Binder<'_> {
                     level.slot_meta.push(c.ty);
                     level.slot_types.push(None);
                     level.slot_colls.push(colls.get(i).copied().unwrap_or(Collation::Utf8mb4GeneralCi));
+                    level.slot_defs.push(None);
                 }
                 let mut order = Vec::new();
                 if let Some(ob) = order_by {
@@ -606,6 +619,7 @@ impl Binder<'_> {
             level.slot_meta.push(c.meta.ty);
             level.slot_types.push(c.ty);
             level.slot_colls.push(c.coll);
+            level.slot_defs.push(c.def.clone());
         }
         sources.push(Source {
             kind,
@@ -664,7 +678,7 @@ impl Binder<'_> {
                                 let mut meta = c.clone();
                                 meta.table = qual.clone();
                                 meta.org_table = qual.clone();
-                                SlotCol { meta, ty: None, coll }
+                                SlotCol { meta, ty: None, coll, def: None }
                             })
                             .collect();
                         let i = self.add_source(sources, SourceKind::Working(id), &qual, cols)?;
@@ -683,6 +697,7 @@ impl Binder<'_> {
                         meta: ColMeta::column(&t, c, &t.columns[c]),
                         ty: Some(t.schema.columns[c].ty),
                         coll: t.schema.columns[c].collation,
+                        def: Some(t.schema.columns[c].clone()),
                     })
                     .collect();
                 let i = self.add_source(sources, SourceKind::Table(t), &qual, cols)?;
@@ -735,7 +750,7 @@ impl Binder<'_> {
                 meta.org_name = n.clone();
                 meta.table = qual.to_string();
                 meta.org_table = qual.to_string();
-                SlotCol { meta, ty: None, coll }
+                SlotCol { meta, ty: None, coll, def: None }
             })
             .collect();
         let i = self.add_source(sources, SourceKind::Derived(plan), qual, cols)?;
@@ -971,6 +986,8 @@ pub(super) struct SlotCol {
     meta: ColMeta,
     ty: Option<ColumnType>,
     coll: Collation,
+    /// The table column it is, if it is one.
+    def: Option<quire_engine::row::Column>,
 }
 
 /// A number literal used as a position (ORDER BY 2).
@@ -1008,6 +1025,7 @@ impl<'r> TableNames<'r> {
             level.slot_meta.push(MetaType::of_column(t.schema.columns[c].ty));
             level.slot_types.push(Some(t.schema.columns[c].ty));
             level.slot_colls.push(t.schema.columns[c].collation);
+            level.slot_defs.push(Some(t.schema.columns[c].clone()));
         }
         Self { b }
     }
@@ -1018,7 +1036,8 @@ impl<'r> TableNames<'r> {
     }
 }
 
-/// Whether an expression holds a subquery.
+/// Whether an expression holds a subquery, or a `DEFAULT(col)` call
+/// (which only these names can bind).
 pub fn has_subquery(e: &ast::Expr) -> bool {
-    super::holds_subquery(e)
+    super::holds_subquery(e) || crate::defaults::calls_function(e)
 }

@@ -278,7 +278,8 @@ pub fn needs_general(q: &ast::Query) -> bool {
 }
 
 /// Whether a query holds a window function, a WINDOW clause, GROUP BY
-/// ... WITH ROLLUP (or another GROUP BY modifier) or GROUPING().
+/// ... WITH ROLLUP (or another GROUP BY modifier), GROUPING() or
+/// DEFAULT(col).
 fn holds_window_or_rollup(q: &ast::Query) -> bool {
     use ast::Visit;
     use std::ops::ControlFlow;
@@ -295,7 +296,13 @@ fn holds_window_or_rollup(q: &ast::Query) -> bool {
         }
         fn pre_visit_expr(&mut self, e: &ast::Expr) -> ControlFlow<()> {
             match e {
-                ast::Expr::Function(f) if f.over.is_some() || f.name.to_string().eq_ignore_ascii_case("grouping") => {
+                ast::Expr::Function(f)
+                    if f.over.is_some()
+                        || f.name.to_string().eq_ignore_ascii_case("grouping")
+                        || f.name.to_string().eq_ignore_ascii_case("default") =>
+                {
+                    // DEFAULT(col) too: only the general engine's names know
+                    // the column definitions (`defaults.rs`).
                     ControlFlow::Break(())
                 }
                 _ => ControlFlow::Continue(()),

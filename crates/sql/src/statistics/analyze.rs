@@ -67,6 +67,13 @@ pub fn run(s: &Session, tables: &[(Option<String>, String)]) -> Result<Output> {
             row("status", "Operation failed".into());
             continue;
         }
+        if s.temps.get(&db, t).is_some() {
+            // Statistics are kept by name: a temporary table's would
+            // overwrite the base table's (not built).
+            row("note", "The storage engine for the table doesn't support analyze".into());
+            row("status", "Operation failed".into());
+            continue;
+        }
         match s.engine().table(&format!("{db}/{t}")) {
             Err(EngineError::NoSuchTable(_)) => {
                 let msg = if s.shared.catalog.view(&db, t).is_some() {
