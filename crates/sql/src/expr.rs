@@ -1001,7 +1001,19 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
             _ => Err(SqlError::syntax(format!("{name}() needs an INTERVAL"))),
         };
     }
-    let args = args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?;
+    let args = match (name.as_str(), args.as_slice()) {
+        // GET_FORMAT(DATE, ...): the type is a bare word.
+        ("get_format", [ast::Expr::Identifier(kind), standard]) if kind.quote_style.is_none() => {
+            vec![Expr::Lit(Value::Str(kind.value.to_ascii_uppercase())), compile(standard, scope)?]
+        }
+        _ => args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?,
+    };
+    if name == "str_to_date" {
+        return crate::str_to_date::bind(args);
+    }
+    if name == "get_format" {
+        return crate::str_to_date::bind_get_format(args);
+    }
     // The functions quire has, with the argument counts MySQL accepts
     // (`usize::MAX`: any number from the minimum), and whether MySQL's
     // grammar spells the call out (a wrong count is then a syntax error,
@@ -1546,7 +1558,12 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
         }
         Expr::Func(name, args) => {
             let vals = args.iter().map(|a| eval(a, row, env)).collect::<Result<Vec<_>>>()?;
-            env.func(name, &vals)?
+            // STR_TO_DATE warns (1411), so it needs the evaluation's env.
+            if name == "str_to_date" {
+                crate::str_to_date::call(&vals, env)?
+            } else {
+                env.func(name, &vals)?
+            }
         }
     })
 }

@@ -726,6 +726,8 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
             let arg = |i: usize| args.get(i).map_or(MetaType::Null, |a| infer(a, t, aggs));
             match name.as_str() {
                 n if crate::timeval::is_func(n) => crate::timeval::infer(n, args, &arg),
+                "str_to_date" => crate::str_to_date::infer(args),
+                "get_format" => MetaType::Str { len: 17, fixed: false },
                 "hour" | "minute" | "second" | "microsecond" | "date_add" | "date_sub"
                     if matches!(arg(0), MetaType::Time { .. }) =>
                 {

@@ -727,7 +727,9 @@ impl Session {
         self.mode.set(mode);
         // TIMESTAMP columns and NOW() read the session's zone on this
         // thread (`timezone.rs`).
-        quire_engine::row::tz::set_session_offset(self.vars.time_zone_offset());
+        crate::timezone::enter(self.vars.time_zone_offset(), || {
+            self.vars.get("time_zone").and_then(|v| v.as_str().map(str::to_string))
+        });
         self.diag.borrow_mut().begin_statement(uses_tables, self.vars.max_error_count(), self.vars.sql_notes());
     }
 
@@ -1050,6 +1052,9 @@ impl Session {
         }
         if crate::load::parse::is_load(sql) {
             return self.load_data(sql, out); // `load/`
+        }
+        if let Some(split) = crate::select_into::split(sql) {
+            return self.select_into(split, out); // `select_into/`
         }
         match admin::parse(sql) {
             Ok(Some(a)) => {

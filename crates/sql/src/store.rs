@@ -391,7 +391,7 @@ fn timestamp_in_range(dt: &DateTime) -> bool {
     if dt.date.month == 0 || dt.date.day == 0 {
         return dt.date.year == 0 && (dt.hour, dt.minute, dt.second, dt.micros) == (0, 0, 0, 0);
     }
-    let utc = quire_engine::row::tz::unix_seconds(dt) - i64::from(quire_engine::row::tz::session_offset());
+    let utc = quire_engine::row::tz::local_unix_seconds(dt);
     (1..=i64::from(i32::MAX)).contains(&utc)
 }
 
