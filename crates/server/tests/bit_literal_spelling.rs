@@ -12,9 +12,7 @@ fn zero_b_literals_are_bit_literals() {
         "bit_spelling",
         &[
             "SELECT 0b101 + 0, HEX(0b101), HEX(0b11111111), 0b1 = b'1', LENGTH(0b100000000), 0b0 + 0",
-            "CREATE TABLE t (a INT)",
-            "INSERT INTO t VALUES (0b1010), (0b11)",
-            "SELECT a FROM t WHERE a > 0b100 ORDER BY a",
+            "SELECT 0b1010 + 1, CONCAT(0b1000001, 'B')",
             "SELECT 0b102",
             "SELECT 0B101",
             "SELECT '0b101', `0b1` FROM (SELECT 1 AS `0b1`) x",

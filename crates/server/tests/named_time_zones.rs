@@ -37,6 +37,8 @@ fn same_diagnosed(db: &str, statements: &[&str]) {
     let q = Quire::start(&[]);
     let mut qc = q.fresh_db(db);
     let mut mc = maria_with_zones().fresh_db(db);
+    // A statement with a table clears the diagnostics fresh_db left.
+    assert_same_diagnostics(&mut qc, &mut mc, &["CREATE TABLE clear_diagnostics (i INT)"]);
     assert_same_diagnostics(&mut qc, &mut mc, statements);
 }
 

@@ -13,6 +13,8 @@ fn same_diagnosed(db: &str, statements: &[&str]) {
     let q = Quire::start(&[]);
     let mut qc = q.fresh_db(db);
     let mut mc = MariaDb::get().fresh_db(db);
+    // A statement with a table clears the diagnostics fresh_db left.
+    assert_same_diagnostics(&mut qc, &mut mc, &["CREATE TABLE clear_diagnostics (i INT)"]);
     assert_same_diagnostics(&mut qc, &mut mc, statements);
 }
 
@@ -108,7 +110,8 @@ fn strict_mode_writes_fail_and_zero_dates_follow_sql_mode() {
             "SELECT * FROM d ORDER BY id",
             "SET sql_mode = 'NO_ZERO_DATE'",
             "SELECT STR_TO_DATE('0000-00-00', '%Y-%m-%d'), STR_TO_DATE('2020-00-00', '%Y-%m-%d')",
-            "SELECT STR_TO_DATE('00:00:00', '%H:%i:%s'), STR_TO_DATE('abc', 'abc')",
+            "SELECT STR_TO_DATE('00:00:00', '%H:%i:%s')",
+            "SELECT STR_TO_DATE('abc', 'abc')",
             "SET sql_mode = 'NO_ZERO_IN_DATE'",
             "SELECT STR_TO_DATE('0000-00-00', '%Y-%m-%d')",
             "SELECT STR_TO_DATE('2020-00-01', '%Y-%m-%d')",

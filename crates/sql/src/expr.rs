@@ -569,6 +569,9 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             let name = ident_name(i);
             if let Some(var) = name.strip_prefix("@@") {
                 sysvar(var)?
+            } else if let Some(var) = name.strip_prefix('@').filter(|_| i.quote_style.is_none()) {
+                // A user variable: read when evaluated (`Session::sysvar`).
+                Expr::SysVar { name: format!("@{}", var.to_ascii_lowercase()), global: false }
             } else if let Some(rel) = scope.rel.as_deref_mut() {
                 match rel.column(None, name, scope.place) {
                     Err(e) if i.quote_style == Some('"') && e.code == 1054 => Expr::Lit(Value::Str(name.to_string())),

@@ -560,6 +560,10 @@ impl SessionEnv for Env<'_> {
             .then(|| crate::fk::Checks { registry: &shared.foreign_keys, engine: &shared.engine })
     }
     fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
+        // `@name`: a user variable (NULL when never set).
+        if let Some(user) = name.strip_prefix('@') {
+            return Ok(self.s.user_vars.get(user).cloned().unwrap_or(Value::Null));
+        }
         let v = if global {
             self.s
                 .shared

@@ -94,6 +94,13 @@ pub fn kind_of(format: &str) -> Kind {
 /// DATETIME(6), as MariaDB types it.
 const RUNTIME_FORMAT: i64 = 1;
 
+/// Marks a call whose format is a `?` marker: typed DATETIME(6), but the
+/// value read by the bound format's kind. The plan cache makes the
+/// literals of WHERE and VALUES such markers (`normalize.rs`), where
+/// MariaDB sees constants; a client's own prepared `?` is typed the same
+/// (MariaDB reads its value as a DATETIME(6) too).
+const PARAM_FORMAT: i64 = 2;
+
 /// The compiled call: two arguments (1582 otherwise), the format folded
 /// to a literal when it is a constant MariaDB would fold
 /// (`GET_FORMAT(DATE, 'USA')`, `CONCAT('%Y', '-%m')`), and a third
@@ -108,6 +115,7 @@ pub fn bind(mut args: Vec<Expr>) -> Result<Expr> {
     }
     match constant(&args[1]) {
         Some(v) => args[1] = Expr::Lit(v),
+        None if matches!(args[1], Expr::Param(_)) => args.push(Expr::Lit(Value::Int(PARAM_FORMAT))),
         None => args.push(Expr::Lit(Value::Int(RUNTIME_FORMAT))),
     }
     Ok(Expr::Func("str_to_date".into(), args))
@@ -156,8 +164,8 @@ pub fn bind_get_format(args: Vec<Expr>) -> Result<Expr> {
 /// The kind a compiled call returns.
 fn kind_of_call(args: &[Value]) -> Kind {
     match (args.get(2), args.get(1)) {
-        (Some(_), _) | (None, None | Some(Value::Null)) => Kind::DateTime { fsp: 6 },
-        (None, Some(f)) => kind_of(&as_string(f)),
+        (Some(Value::Int(PARAM_FORMAT)) | None, Some(f)) if !f.is_null() => kind_of(&as_string(f)),
+        _ => Kind::DateTime { fsp: 6 },
     }
 }
 

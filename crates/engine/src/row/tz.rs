@@ -150,6 +150,16 @@ pub fn shift(dt: DateTime, secs: i64) -> DateTime {
     from_unix_seconds(unix_seconds(&dt) + secs, dt.micros).unwrap_or(dt)
 }
 
+/// Whether local time `dt` occurs in the session's zone (a named zone's
+/// spring gap does not; a fixed offset has none).
+pub fn local_exists(dt: &DateTime) -> bool {
+    if OFFSET.with(|o| o.get()) != NAMED || is_zero(dt) {
+        return true;
+    }
+    let back = utc_to_local(local_to_utc(*dt));
+    (back.date, back.hour, back.minute, back.second) == (dt.date, dt.hour, dt.minute, dt.second)
+}
+
 /// The stored (UTC) form of a TIMESTAMP given in the session's zone.
 #[inline]
 pub fn timestamp_to_utc(dt: DateTime) -> DateTime {

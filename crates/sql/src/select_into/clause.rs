@@ -34,6 +34,9 @@ pub struct Split {
     pub tokens: Vec<Token>,
     /// The length of the statement's text (for the parser's stack).
     pub text_len: usize,
+    /// The clause came after FROM (MariaDB 10.11 warns 1287 that this
+    /// placement is deprecated).
+    pub trailing: bool,
     pub target: Target,
 }
 
@@ -150,7 +153,8 @@ pub fn split(sql: &str) -> Option<Result<Split>> {
         let mut rest = tokens[..at].to_vec();
         rest.push(Token::Whitespace(Whitespace::Space));
         rest.extend_from_slice(&tokens[end.min(tokens.len())..]);
-        Ok(Split { tokens: rest, text_len: sql.len(), target })
+        let trailing = tokens[..at].iter().any(|t| plain(t, "FROM"));
+        Ok(Split { tokens: rest, text_len: sql.len(), trailing, target })
     }))
 }
 

@@ -22,6 +22,8 @@
 //!    counts differ, before any row); a second row is 1172 (the variables
 //!    keep the first row's values); no row is warning 1329 and the
 //!    variables stay as they were.
+//! 5. INTO after FROM (at the end) answers MariaDB 10.11's deprecation
+//!    warning 1287.
 
 pub mod clause;
 pub mod export;
@@ -200,6 +202,11 @@ impl Session {
         }
         match r {
             Ok(_) => {
+                if split.trailing {
+                    let m = "'<select expression> INTO <destination>;' is deprecated and will be removed in a \
+                             future release. Please use 'SELECT <select list> INTO <destination> FROM...' instead";
+                    self.warn(1287, m.into());
+                }
                 if matches!(sink.dest, Dest::Vars { .. }) && sink.rows == 0 {
                     self.warn(1329, "No data - zero rows fetched, selected, or processed".into());
                 }
