@@ -1,5 +1,7 @@
-//! `time_zone` beside MariaDB (both servers run in UTC, neither has time
-//! zone tables): the values it takes and refuses (1298, 1232), TIMESTAMP
+//! `time_zone` beside MariaDB (both servers run in UTC; this binary's
+//! MariaDB has no time zone tables, so names neither server knows stand
+//! for unknown zones here; named zones are `named_time_zones.rs`): the
+//! values it takes and refuses (1298, 1232), TIMESTAMP
 //! columns stored as instants and shown in the session's zone (DATETIME
 //! untouched), TIMESTAMP's range checked in UTC (1292 strict, 1264 and the
 //! zero date otherwise), index ranges over TIMESTAMP under an offset, and
@@ -30,8 +32,8 @@ fn time_zone_values_are_accepted_and_refused_as_mariadb_does() {
             "SET time_zone = '+00:60'",
             "SET time_zone = '05:30'",
             "SET time_zone = ' +05:30'",
-            "SET time_zone = 'UTC'",
-            "SET time_zone = 'Europe/Paris'",
+            "SET time_zone = 'Nowhere/Nothing'",
+            "SET time_zone = '../UTC'",
             "SET time_zone = ''",
             "SET time_zone = 5",
             "SELECT @@time_zone",
@@ -102,7 +104,7 @@ fn functions_read_the_session_zone() {
             "SELECT FROM_UNIXTIME(0), FROM_UNIXTIME(1700000000), FROM_UNIXTIME(1700000000, '%H:%i'), UNIX_TIMESTAMP(FROM_UNIXTIME(1234567890))",
             "SELECT CURDATE() = DATE(NOW()), UTC_DATE() = DATE(UTC_TIMESTAMP())",
             "SELECT CONVERT_TZ('2020-01-01 00:00:00', '+00:00', '+03:00'), CONVERT_TZ('2020-06-01 10:00:00', @@time_zone, '+00:00'), CONVERT_TZ('2020-06-01 10:00:00', 'SYSTEM', '-01:30')",
-            "SELECT CONVERT_TZ('2020-01-01 00:00:00', '+00:00', 'Europe/Paris'), CONVERT_TZ(NULL, '+00:00', '+01:00'), CONVERT_TZ('bad', '+00:00', '+01:00'), CONVERT_TZ('0000-00-00 00:00:00', '+00:00', '+01:00')",
+            "SELECT CONVERT_TZ('2020-01-01 00:00:00', '+00:00', 'Nowhere/Nothing'), CONVERT_TZ(NULL, '+00:00', '+01:00'), CONVERT_TZ('bad', '+00:00', '+01:00'), CONVERT_TZ('0000-00-00 00:00:00', '+00:00', '+01:00')",
             "SELECT CONVERT_TZ('2020-01-01', '+00:00', '+01:00'), CONVERT_TZ('2020-01-01 00:00:00.123456', '+00:00', '+01:00'), CONVERT_TZ('9999-12-31 23:00:00', '+00:00', '+01:00'), CONVERT_TZ('1960-01-01 00:00:00', '+00:00', '+01:00')",
         ],
     );

@@ -107,7 +107,8 @@ pub fn parse_sql(text: &str) -> Result<Vec<ast::Statement>> {
     let run = || {
         let dialect = MySqlDialect {};
         let parser = Parser::new(&dialect).with_recursion_limit(PARSER_RECURSION_LIMIT);
-        let parsed = match crate::temporal::compound_unit_tokens(text) {
+        let tokens = crate::bit_literal::rewrite(text, crate::temporal::compound_unit_tokens(text));
+        let parsed = match tokens {
             Some(tokens) => parser.with_tokens(tokens).parse_statements(),
             None => parser.try_with_sql(text).and_then(|mut p| p.parse_statements()),
         };
@@ -119,6 +120,23 @@ pub fn parse_sql(text: &str) -> Result<Vec<ast::Statement>> {
         return run();
     }
     let need = text.len().saturating_mul(PARSE_STACK_BYTES_PER_BYTE).min(MAX_PARSE_STACK);
+    stacker::maybe_grow(RED_ZONE + need, RED_ZONE + need, run)
+}
+
+/// [`parse_sql`] of tokens already made (and rewritten) by a caller
+/// (`select_into`): the same parser settings and folding.
+pub fn parse_tokens(tokens: Vec<sqlparser::tokenizer::Token>, text_len: usize) -> Result<Vec<ast::Statement>> {
+    let run = move || {
+        let dialect = MySqlDialect {};
+        let parser = Parser::new(&dialect).with_recursion_limit(PARSER_RECURSION_LIMIT);
+        let mut stmts = parser.with_tokens(tokens).parse_statements().map_err(parser_error)?;
+        fold(&mut stmts)?;
+        Ok(stmts)
+    };
+    if text_len < GROW_PARSE_STACK_FROM {
+        return run();
+    }
+    let need = text_len.saturating_mul(PARSE_STACK_BYTES_PER_BYTE).min(MAX_PARSE_STACK);
     stacker::maybe_grow(RED_ZONE + need, RED_ZONE + need, run)
 }
 

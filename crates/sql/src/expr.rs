@@ -580,6 +580,9 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             let name = ident_name(i);
             if let Some(var) = name.strip_prefix("@@") {
                 sysvar(var)?
+            } else if let Some(var) = name.strip_prefix('@').filter(|_| i.quote_style.is_none()) {
+                // A user variable: read when evaluated (`Session::sysvar`).
+                Expr::SysVar { name: format!("@{}", var.to_ascii_lowercase()), global: false }
             } else if let Some(rel) = scope.rel.as_deref_mut() {
                 match rel.column(None, name, scope.place) {
                     Err(e) if i.quote_style == Some('"') && e.code == 1054 => Expr::Lit(Value::Str(name.to_string())),
@@ -1057,7 +1060,19 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         };
     }
     let ast_args = args;
-    let mut args = ast_args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?;
+    let mut args = match (name.as_str(), ast_args.as_slice()) {
+        // GET_FORMAT(DATE, ...): the type is a bare word.
+        ("get_format", [ast::Expr::Identifier(kind), standard]) if kind.quote_style.is_none() => {
+            vec![Expr::Lit(Value::Str(kind.value.to_ascii_uppercase())), compile(standard, scope)?]
+        }
+        _ => ast_args.iter().map(|a| compile(a, scope)).collect::<Result<Vec<_>>>()?,
+    };
+    if name == "str_to_date" {
+        return crate::str_to_date::bind(args);
+    }
+    if name == "get_format" {
+        return crate::str_to_date::bind_get_format(args);
+    }
     if crate::json::is_func(&name) {
         crate::json::check_arity(&name, args.len())?;
         args = crate::json::mark_booleans(&name, &ast_args, args);
@@ -1636,9 +1651,14 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
         }
         Expr::Func(name, args) => {
             let vals = args.iter().map(|a| eval(a, row, env)).collect::<Result<Vec<_>>>()?;
-            match crate::defaults::call(name, &vals) {
-                Some(v) => v, // a CURRENT_TIMESTAMP default (`defaults.rs`)
-                None => env.func(name, &vals)?,
+            // STR_TO_DATE warns (1411), so it needs the evaluation's env.
+            if name == "str_to_date" {
+                crate::str_to_date::call(&vals, env)?
+            } else {
+                match crate::defaults::call(name, &vals) {
+                    Some(v) => v, // a CURRENT_TIMESTAMP default (`defaults.rs`)
+                    None => env.func(name, &vals)?,
+                }
             }
         }
     })

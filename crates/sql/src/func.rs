@@ -29,11 +29,6 @@ fn utc_now() -> DateTime {
 /// range of UNIX_TIMESTAMP(dt), as MariaDB 10.11 has it.
 const TIMESTAMP_MAX_SECS: i64 = i32::MAX as i64;
 
-/// Seconds since the epoch of a date and time read as UTC.
-fn to_unix(dt: &DateTime) -> i64 {
-    quire_engine::row::tz::unix_seconds(dt)
-}
-
 pub fn call(name: &str, args: &[Value]) -> Result<Value> {
     if let Some(v) = crate::binary::call(name, args)? {
         return Ok(v);
@@ -60,16 +55,9 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
             let (from, to) = (as_string(&args[1]), as_string(&args[2]));
             match dt {
                 // The zero date and unknown zones are NULL.
+                // (Outside TIMESTAMP's range `dt` comes back unchanged.)
                 Some(dt) if dt.date.month != 0 && dt.date.day != 0 => {
-                    match crate::timezone::offset_secs(&from).zip(crate::timezone::offset_secs(&to)) {
-                        None => Value::Null,
-                        // As MySQL: no conversion when `dt` read in `from`
-                        // is outside TIMESTAMP's range.
-                        Some((f, _)) if !(0..=TIMESTAMP_MAX_SECS).contains(&(to_unix(&dt) - i64::from(f))) => {
-                            Value::DateTime(dt)
-                        }
-                        Some(_) => crate::timezone::convert(dt, &from, &to).map_or(Value::Null, Value::DateTime),
-                    }
+                    crate::timezone::convert(dt, &from, &to).map_or(Value::Null, Value::DateTime)
                 }
                 _ => Value::Null,
             }
@@ -86,7 +74,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
                 // the answer is NULL, as MariaDB's.
                 match dt {
                     Some(dt) => {
-                        let secs = to_unix(&dt) - i64::from(quire_engine::row::tz::session_offset());
+                        let secs = quire_engine::row::tz::local_unix_seconds(&dt);
                         if (0..=TIMESTAMP_MAX_SECS).contains(&secs) {
                             Value::Int(secs)
                         } else {
@@ -102,6 +90,12 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
             Value::Int(secs as i64)
         }
         "version" => Value::Str(crate::VERSION.into()),
+        "get_format" => match args {
+            [Value::Str(kind), standard] if !standard.is_null() => {
+                crate::str_to_date::get_format(kind, &as_string(standard)).map_or(Value::Null, |f| Value::Str(f.into()))
+            }
+            _ => Value::Null,
+        },
         "concat" => {
             if args.iter().any(Value::is_null) {
                 Value::Null
@@ -432,7 +426,7 @@ mod tests {
 
     #[test]
     fn unix_epoch_and_rounding_convert() {
-        assert_eq!(to_unix(&DateTime::parse("2000-02-29 00:00:00").unwrap()), 951_782_400);
+        assert_eq!(quire_engine::row::tz::unix_seconds(&DateTime::parse("2000-02-29 00:00:00").unwrap()), 951_782_400);
         let round =
             |x: &str, d: i64| call("round", &[Value::Decimal(Decimal::parse(x).unwrap()), Value::Int(d)]).unwrap();
         assert_eq!(round("1.2345", 2).to_string(), "1.23");

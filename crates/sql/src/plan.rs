@@ -784,6 +784,8 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
             match name.as_str() {
                 n if crate::timeval::is_func(n) => crate::timeval::infer(n, args, &arg),
                 n if crate::json::is_func(n) => crate::json::infer(n),
+                "str_to_date" => crate::str_to_date::infer(args),
+                "get_format" => MetaType::Str { len: 17, fixed: false },
                 "hour" | "minute" | "second" | "microsecond" | "date_add" | "date_sub"
                     if matches!(arg(0), MetaType::Time { .. }) =>
                 {

@@ -581,6 +581,10 @@ impl SessionEnv for Env<'_> {
             .then(|| crate::fk::Checks { registry: &shared.foreign_keys, engine: &shared.engine })
     }
     fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
+        // `@name`: a user variable (NULL when never set).
+        if let Some(user) = name.strip_prefix('@') {
+            return Ok(self.s.user_vars.get(user).cloned().unwrap_or(Value::Null));
+        }
         let v = if global {
             self.s
                 .shared
@@ -750,7 +754,9 @@ impl Session {
         self.mode.set(mode);
         // TIMESTAMP columns and NOW() read the session's zone on this
         // thread (`timezone.rs`).
-        quire_engine::row::tz::set_session_offset(self.vars.time_zone_offset());
+        crate::timezone::enter(self.vars.time_zone_offset(), || {
+            self.vars.get("time_zone").and_then(|v| v.as_str().map(str::to_string))
+        });
         self.diag.borrow_mut().begin_statement(uses_tables, self.vars.max_error_count(), self.vars.sql_notes());
     }
 
@@ -1094,6 +1100,9 @@ impl Session {
         }
         if crate::load::parse::is_load(sql) {
             return self.load_data(sql, out); // `load/`
+        }
+        if let Some(split) = crate::select_into::split(sql) {
+            return self.select_into(split, out); // `select_into/`
         }
         match admin::parse(sql) {
             Ok(Some(a)) => {

@@ -290,6 +290,19 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
                     let text = text.unwrap_or_else(|| dt.format(if dt.micros == 0 { 0 } else { 6 }));
                     out_of_timestamp_range(col, at, &text, env).map(|_| implicit_default(col))
                 }
+                // A time a named zone skips (its spring gap): MariaDB's
+                // 1299, and the instant of the change is stored.
+                Ok(dt)
+                    if matches!(col.ty, ColumnType::Timestamp { .. }) && !quire_engine::row::tz::local_exists(&dt) =>
+                {
+                    let text = text.unwrap_or_else(|| dt.format(if dt.micros == 0 { 0 } else { 6 }));
+                    if env.mode().abort_on_warning {
+                        bad_date(col, at, "datetime", &text, env)?;
+                    }
+                    let m = format!("Invalid TIMESTAMP value in column '{}' at row {}", col.name, at.row);
+                    env.warn(Condition::new(Level::Warning, 1299, m))?;
+                    Ok(Value::DateTime(dt.with_fsp(fsp)))
+                }
                 Ok(dt) => Ok(Value::DateTime(dt.with_fsp(fsp))),
                 Err(text) => bad_date(col, at, "datetime", &text, env).map(|_| implicit_default(col)),
             }
@@ -405,7 +418,7 @@ fn timestamp_in_range(dt: &DateTime) -> bool {
     if dt.date.month == 0 || dt.date.day == 0 {
         return dt.date.year == 0 && (dt.hour, dt.minute, dt.second, dt.micros) == (0, 0, 0, 0);
     }
-    let utc = quire_engine::row::tz::unix_seconds(dt) - i64::from(quire_engine::row::tz::session_offset());
+    let utc = quire_engine::row::tz::local_unix_seconds(dt);
     (1..=i64::from(i32::MAX)).contains(&utc)
 }
 

@@ -70,8 +70,9 @@ pub enum VarKind {
     Set(&'static [&'static str]),
     /// Free text.
     Str,
-    /// `time_zone`: `SYSTEM` or a fixed offset `[+-]H[H]:M[M]` (see
-    /// [`crate::timezone`]); kept in canonical form (`+05:30`).
+    /// `time_zone`: `SYSTEM`, a fixed offset `[+-]H[H]:M[M]` or a zone
+    /// name the system's zoneinfo has (see [`crate::timezone`]); offsets
+    /// kept in canonical form (`+05:30`).
     TimeZone,
 }
 
@@ -1017,7 +1018,7 @@ struct Hot {
     max_execution_time_ms: u64,
     wait_timeout_secs: u64,
     net_write_timeout_secs: u64,
-    /// `time_zone` as seconds east of UTC.
+    /// `time_zone` as seconds east of UTC, or `timezone::NAMED`.
     time_zone_offset: i32,
 }
 
@@ -1046,8 +1047,7 @@ impl SessionVars {
                 .values
                 .get("time_zone")
                 .and_then(VarValue::as_str)
-                .and_then(crate::timezone::offset_secs)
-                .unwrap_or(0),
+                .map_or(0, crate::timezone::hot_offset),
         };
     }
 
@@ -1146,8 +1146,8 @@ impl SessionVars {
         self.hot.max_execution_time_ms
     }
 
-    /// `time_zone` as seconds east of UTC (`SYSTEM` is UTC: see
-    /// [`crate::timezone`]).
+    /// `time_zone` as seconds east of UTC (`SYSTEM` is UTC), or
+    /// `timezone::NAMED` for a named zone (see [`crate::timezone`]).
     pub fn time_zone_offset(&self) -> i32 {
         self.hot.time_zone_offset
     }

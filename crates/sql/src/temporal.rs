@@ -567,7 +567,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
                 return Ok(Value::Null);
             }
             // An instant, shown in the session's `time_zone`.
-            let dt = quire_engine::row::tz::shift(dt, i64::from(quire_engine::row::tz::session_offset()));
+            let dt = quire_engine::row::tz::utc_to_local(dt);
             return Ok(match args.get(1) {
                 Some(Value::Null) => Value::Null,
                 Some(f) => Value::Str(format(&dt, &as_string(f))),

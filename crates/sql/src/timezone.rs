@@ -1,37 +1,78 @@
 //! `time_zone`: which wall clock the session's temporal values are in.
 //!
-//! quire knows two kinds of zone, those MySQL and MariaDB know without
-//! their time zone tables loaded: `SYSTEM` (the server's zone, which is
-//! UTC: `system_time_zone` says so) and fixed offsets `[+-]H[H]:M[M]`
-//! from `-12:59` to `+13:00` (MariaDB's range; MySQL 8.0 allows `-13:59`
-//! to `+14:00`). Named zones (`Europe/Paris`, even `UTC`) are error 1298
-//! as there, and NULL in CONVERT_TZ.
+//! quire knows three kinds of zone: `SYSTEM` (the server's zone, which is
+//! UTC: `system_time_zone` says so), fixed offsets `[+-]H[H]:M[M]` from
+//! `-12:59` to `+13:00` (MariaDB's range; MySQL 8.0 allows `-13:59` to
+//! `+14:00`), and named zones (`Europe/Paris`, `UTC`) read from the
+//! system's zoneinfo files ([`crate::zoneinfo`]; MariaDB needs its time
+//! zone tables loaded for them). A name the system does not know is 1298,
+//! and NULL in CONVERT_TZ.
 //!
-//! The session's offset reaches the engine's row codec before every
-//! statement (`quire_engine::row::tz`): TIMESTAMP columns are stored in
-//! UTC and read in the session's zone there; NOW(), CURDATE(),
-//! FROM_UNIXTIME() and UNIX_TIMESTAMP() read the same offset here.
+//! The session's zone reaches the engine's row codec before every
+//! statement ([`enter`], `quire_engine::row::tz`): TIMESTAMP columns are
+//! stored in UTC and read in the session's zone there; NOW(), CURDATE(),
+//! FROM_UNIXTIME() and UNIX_TIMESTAMP() read the same zone here.
 
 use quire_engine::row::tz;
 use quire_engine::row::DateTime;
 
-/// `text` as `time_zone` stores it (`SYSTEM`, `+05:30`); `None` if it is
-/// no zone quire knows.
+/// `text` as `time_zone` stores it (`SYSTEM`, `+05:30`, `Europe/Paris`);
+/// `None` if it is no zone quire knows.
 pub fn canonical(text: &str) -> Option<String> {
     if text.eq_ignore_ascii_case("SYSTEM") {
         return Some("SYSTEM".into());
     }
-    let secs = parse_offset(text)?;
-    let (sign, abs) = if secs < 0 { ('-', -secs) } else { ('+', secs) };
-    Some(format!("{sign}{:02}:{:02}", abs / 3600, abs % 3600 / 60))
+    match parse_offset(text) {
+        Some(secs) => {
+            let (sign, abs) = if secs < 0 { ('-', -secs) } else { ('+', secs) };
+            Some(format!("{sign}{:02}:{:02}", abs / 3600, abs % 3600 / 60))
+        }
+        None => crate::zoneinfo::load(text).map(|_| text.to_string()),
+    }
 }
 
-/// The offset east of UTC, in seconds, of a zone [`canonical`] accepts.
+/// The offset east of UTC, in seconds, of a fixed zone (`SYSTEM` or an
+/// offset); `None` for a named zone or no zone.
 pub fn offset_secs(zone: &str) -> Option<i32> {
     if zone.eq_ignore_ascii_case("SYSTEM") {
         Some(0)
     } else {
         parse_offset(zone)
+    }
+}
+
+/// What the session variables keep of `time_zone` for each statement: a
+/// fixed zone's offset, or [`NAMED`].
+pub fn hot_offset(zone: &str) -> i32 {
+    offset_secs(zone).unwrap_or(NAMED)
+}
+
+/// [`hot_offset`] of a named zone (no fixed offset is this far from UTC).
+pub const NAMED: i32 = i32::MIN;
+
+/// Makes the session's zone the calling thread's for the statement
+/// (`hot`: [`hot_offset`] of `time_zone`; `name` its text, read only for
+/// a named zone).
+pub fn enter(hot: i32, name: impl FnOnce() -> Option<String>) {
+    if hot != NAMED {
+        return tz::set_session_offset(hot);
+    }
+    match name().and_then(|n| crate::zoneinfo::load(&n)) {
+        Some(rules) => tz::set_session_rules(rules),
+        None => tz::set_session_offset(0),
+    }
+}
+
+/// A zone CONVERT_TZ names: UTC instant <-> local time.
+enum Zone {
+    Fixed(i64),
+    Named(std::sync::Arc<crate::zoneinfo::Rules>),
+}
+
+fn zone(text: &str) -> Option<Zone> {
+    match offset_secs(text) {
+        Some(off) => Some(Zone::Fixed(i64::from(off))),
+        None => crate::zoneinfo::load(text).map(Zone::Named),
     }
 }
 
@@ -59,7 +100,7 @@ fn parse_offset(text: &str) -> Option<i32> {
 /// The session's current date and time (UTC moved to `time_zone`).
 pub fn local_now() -> DateTime {
     let utc = utc_now();
-    tz::shift(utc, i64::from(tz::session_offset()))
+    tz::utc_to_local(utc)
 }
 
 /// The current UTC date and time, to the microsecond.
@@ -69,11 +110,29 @@ pub fn utc_now() -> DateTime {
         .unwrap_or_else(|| DateTime::parse("1970-01-01 00:00:00").expect("the epoch parses"))
 }
 
+/// The largest second a TIMESTAMP holds (2038-01-19 03:14:07 UTC).
+const TIMESTAMP_MAX_SECS: i64 = i32::MAX as i64;
+
 /// CONVERT_TZ(dt, from, to): `dt` read in zone `from`, shown in `to`;
-/// `None` (SQL NULL) for a zone quire does not know.
+/// `None` (SQL NULL) for a zone quire does not know. As MySQL, a `dt`
+/// that read in `from` is outside TIMESTAMP's range comes back unchanged,
+/// and a time in `from`'s spring gap is read as the transition's instant.
 pub fn convert(dt: DateTime, from: &str, to: &str) -> Option<DateTime> {
-    let (from, to) = (offset_secs(from)?, offset_secs(to)?);
-    Some(tz::shift(dt, i64::from(to) - i64::from(from)))
+    use quire_engine::row::tz::ZoneRules as _;
+    let (from, to) = (zone(from)?, zone(to)?);
+    let local = tz::unix_seconds(&dt);
+    let utc = match &from {
+        Zone::Fixed(off) => local - off,
+        Zone::Named(r) => r.utc_of_local(local),
+    };
+    if !(0..=TIMESTAMP_MAX_SECS).contains(&utc) {
+        return Some(dt);
+    }
+    let off = match &to {
+        Zone::Fixed(off) => *off,
+        Zone::Named(r) => i64::from(r.offset_at(utc)),
+    };
+    Some(tz::from_unix_seconds(utc + off, dt.micros).unwrap_or(dt))
 }
 
 #[cfg(test)]
@@ -95,8 +154,7 @@ mod tests {
             ("05:30", None),
             (" +05:30", None),
             ("+05:30:00", None),
-            ("UTC", None),
-            ("Europe/Paris", None),
+            ("No/Such_Zone", None),
             ("", None),
         ] {
             assert_eq!(canonical(given).as_deref(), want, "{given:?}");
@@ -105,10 +163,10 @@ mod tests {
     }
 
     #[test]
-    fn convert_tz_moves_between_offsets_and_refuses_names() {
+    fn convert_tz_moves_between_offsets_and_refuses_unknown_names() {
         let dt = DateTime::parse("2020-01-01 00:00:00").unwrap();
         assert_eq!(convert(dt, "+00:00", "+03:00").unwrap().format(0), "2020-01-01 03:00:00");
         assert_eq!(convert(dt, "SYSTEM", "-01:30").unwrap().format(0), "2019-12-31 22:30:00");
-        assert!(convert(dt, "+00:00", "Europe/Paris").is_none());
+        assert!(convert(dt, "+00:00", "No/Such_Zone").is_none());
     }
 }

@@ -7,29 +7,95 @@
 //! The session's offset lives in a thread-local that the SQL layer sets
 //! before each statement ([`set_session_offset`]); threads that never set
 //! it (purge, recovery) see raw UTC on both sides, so whatever they decode
-//! and re-encode round-trips unchanged. Offsets are fixed (`+05:30`), as
-//! MariaDB and MySQL allow without time zone tables, so the conversion is
-//! exact both ways and order-preserving (index ranges stay ranges).
+//! and re-encode round-trips unchanged. A fixed offset (`+05:30`) converts
+//! exactly both ways. A named zone (`Europe/Paris`, [`ZoneRules`], read
+//! by the SQL layer from the system's zoneinfo) changes its offset over
+//! time: its local-to-UTC reading follows MySQL (a time in the spring gap
+//! is the transition's instant, a time of the autumn overlap its first
+//! occurrence), so it stays monotonic and index ranges stay ranges.
 //!
 //! The zero date (`0000-00-00 00:00:00`, non-strict mode's stand-in for a
 //! bad value) is kept as it is, in every zone, as MySQL does.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::sync::Arc;
 
 use super::{Date, DateTime};
 
-thread_local! {
-    static OFFSET: Cell<i32> = const { Cell::new(0) };
+/// A zone whose offset from UTC changes over time (a named zone).
+pub trait ZoneRules: Send + Sync + std::fmt::Debug {
+    /// The offset east of UTC, in seconds, at UTC instant `utc_secs`.
+    fn offset_at(&self, utc_secs: i64) -> i32;
+    /// The UTC instant of local time `local_secs` (seconds since the epoch
+    /// as if the local time were UTC), gaps and overlaps read as MySQL
+    /// reads them.
+    fn utc_of_local(&self, local_secs: i64) -> i64;
 }
 
-/// Sets the calling thread's session offset from UTC, in seconds.
+/// [`OFFSET`]'s value while the session's zone is a named one ([`RULES`]).
+const NAMED: i32 = i32::MIN;
+
+thread_local! {
+    /// The fixed offset, or [`NAMED`].
+    static OFFSET: Cell<i32> = const { Cell::new(0) };
+    /// The named zone while `OFFSET` is [`NAMED`].
+    static RULES: RefCell<Option<Arc<dyn ZoneRules>>> = const { RefCell::new(None) };
+}
+
+/// Sets the calling thread's session zone to a fixed offset from UTC, in
+/// seconds.
 pub fn set_session_offset(secs: i32) {
     OFFSET.with(|o| o.set(secs));
 }
 
-/// The calling thread's session offset from UTC, in seconds.
-pub fn session_offset() -> i32 {
-    OFFSET.with(|o| o.get())
+/// Sets the calling thread's session zone to a named zone.
+pub fn set_session_rules(rules: Arc<dyn ZoneRules>) {
+    RULES.with(|r| *r.borrow_mut() = Some(rules));
+    OFFSET.with(|o| o.set(NAMED));
+}
+
+fn rules() -> Option<Arc<dyn ZoneRules>> {
+    RULES.with(|r| r.borrow().clone())
+}
+
+/// The session zone's offset from UTC, in seconds, at UTC instant
+/// `utc_secs`.
+pub fn offset_at(utc_secs: i64) -> i32 {
+    match OFFSET.with(|o| o.get()) {
+        NAMED => rules().map_or(0, |r| r.offset_at(utc_secs)),
+        off => off,
+    }
+}
+
+/// The UTC instant (seconds) of `dt` read in the session's zone.
+pub fn local_unix_seconds(dt: &DateTime) -> i64 {
+    let local = unix_seconds(dt);
+    match OFFSET.with(|o| o.get()) {
+        NAMED => rules().map_or(local, |r| r.utc_of_local(local)),
+        off => local - i64::from(off),
+    }
+}
+
+/// The session's wall-clock time of UTC date and time `utc` (the zero
+/// date unchanged).
+pub fn utc_to_local(utc: DateTime) -> DateTime {
+    match OFFSET.with(|o| o.get()) {
+        0 => utc,
+        NAMED if !is_zero(&utc) => shift(utc, i64::from(offset_at(unix_seconds(&utc)))),
+        NAMED => utc,
+        off => shift(utc, i64::from(off)),
+    }
+}
+
+/// The UTC date and time of `local`, read in the session's zone (the
+/// zero date unchanged).
+pub fn local_to_utc(local: DateTime) -> DateTime {
+    match OFFSET.with(|o| o.get()) {
+        0 => local,
+        NAMED if !is_zero(&local) => from_unix_seconds(local_unix_seconds(&local), local.micros).unwrap_or(local),
+        NAMED => local,
+        off => shift(local, -i64::from(off)),
+    }
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
@@ -84,26 +150,26 @@ pub fn shift(dt: DateTime, secs: i64) -> DateTime {
     from_unix_seconds(unix_seconds(&dt) + secs, dt.micros).unwrap_or(dt)
 }
 
+/// Whether local time `dt` occurs in the session's zone (a named zone's
+/// spring gap does not; a fixed offset has none).
+pub fn local_exists(dt: &DateTime) -> bool {
+    if OFFSET.with(|o| o.get()) != NAMED || is_zero(dt) {
+        return true;
+    }
+    let back = utc_to_local(local_to_utc(*dt));
+    (back.date, back.hour, back.minute, back.second) == (dt.date, dt.hour, dt.minute, dt.second)
+}
+
 /// The stored (UTC) form of a TIMESTAMP given in the session's zone.
 #[inline]
 pub fn timestamp_to_utc(dt: DateTime) -> DateTime {
-    let off = session_offset();
-    if off == 0 {
-        dt
-    } else {
-        shift(dt, -i64::from(off))
-    }
+    local_to_utc(dt)
 }
 
 /// The session's view of a stored (UTC) TIMESTAMP.
 #[inline]
 pub fn timestamp_from_utc(dt: DateTime) -> DateTime {
-    let off = session_offset();
-    if off == 0 {
-        dt
-    } else {
-        shift(dt, i64::from(off))
-    }
+    utc_to_local(dt)
 }
 
 #[cfg(test)]
