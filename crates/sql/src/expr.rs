@@ -1504,7 +1504,7 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
             let other = parse_temporal(std::str::from_utf8(s).ok()?)?;
             compare(&other, b, coll)
         }
-        // An unsigned number (a BIT column's value, BIGINT UNSIGNED) with
+        // A number (a BIT column's value, an integer column) with
         // at most 8 bytes: the bytes as a big-endian number, as MySQL reads
         // `bit_col = b'101'` (and a bit or hex literal against a number).
         (Value::UInt(x), Value::Bytes(y)) if y.len() <= 8 => {
@@ -1512,6 +1512,16 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
         }
         (Value::Bytes(x), Value::UInt(y)) if x.len() <= 8 => {
             Some(quire_engine::row::bit::from_bytes(x).unwrap_or(u64::MAX).cmp(y))
+        }
+        // The same with a signed number (`int_col > b'100'`, `0b100`,
+        // `x'04'`).
+        (Value::Int(x), Value::Bytes(y)) if y.len() <= 8 => {
+            let y = quire_engine::row::bit::from_bytes(y).unwrap_or(u64::MAX);
+            Some(i128::from(*x).cmp(&i128::from(y)))
+        }
+        (Value::Bytes(x), Value::Int(y)) if x.len() <= 8 => {
+            let x = quire_engine::row::bit::from_bytes(x).unwrap_or(u64::MAX);
+            Some(i128::from(x).cmp(&i128::from(*y)))
         }
         // ENUM / SET: two values of one column by their numbers (MIN, MAX,
         // DISTINCT as MariaDB), with text as text, else as numbers.
