@@ -36,6 +36,7 @@ use crate::diag::{Condition, Level};
 use crate::error::{Result, SqlError};
 use crate::expr::{as_string, Env, Expr};
 use crate::plan::MetaType;
+use crate::temporal::{DAY_NAMES as DAYS, MONTH_NAMES as MONTHS};
 
 /// What a format reads, and so the function's result type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,22 +200,6 @@ struct Mismatch {
     what: &'static str,
     text: String,
 }
-
-const MONTHS: [&str; 12] = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-];
-const DAYS: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 
 fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)

@@ -496,8 +496,8 @@ pub const FUNCS: &[(&str, usize, usize)] = &[
     ("timestampdiff", 3, 3),
 ];
 
-const DAY_NAMES: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
-const MONTH_NAMES: [&str; 12] = [
+pub(crate) const DAY_NAMES: [&str; 7] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
+pub(crate) const MONTH_NAMES: [&str; 12] = [
     "January",
     "February",
     "March",

@@ -17,7 +17,7 @@
 //!   warning and skips the row (the callers, by the code).
 
 use quire_engine::row::{CheckDef, TableSchema};
-use sqlparser::ast::{self, Visit, VisitMut, Visitor, VisitorMut};
+use sqlparser::ast::{self, VisitMut, VisitorMut};
 
 use crate::error::{Result, SqlError};
 use crate::expr::{self, Env, Expr, Scope};
@@ -164,55 +164,47 @@ pub(crate) const DISALLOWED: &[&str] = &[
     "master_pos_wait",
 ];
 
+/// The first refusal `judge` finds in `e` or its parts (CHECK constraints
+/// and generated columns refuse the same kinds of expression, each with
+/// its own codes).
+pub(crate) fn first_refusal(e: &ast::Expr, mut judge: impl FnMut(&ast::Expr) -> Option<SqlError>) -> Result<()> {
+    match ast::visit_expressions(e, |x| match judge(x) {
+        Some(err) => std::ops::ControlFlow::Break(err),
+        None => std::ops::ControlFlow::Continue(()),
+    }) {
+        std::ops::ControlFlow::Break(err) => Err(err),
+        std::ops::ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+/// A call of a function no CHECK or generated column may use: its name.
+pub(crate) fn disallowed(f: &ast::Function) -> Option<String> {
+    let fname = f.name.to_string().to_ascii_lowercase();
+    DISALLOWED.contains(&fname.as_str()).then_some(fname)
+}
+
 /// MySQL 8.0's refusals of a CHECK expression.
 fn validate(name: &str, e: &ast::Expr, schema: &TableSchema, column: Option<&str>) -> Result<()> {
-    struct Refuse<'a> {
-        name: &'a str,
-        err: Option<SqlError>,
-    }
-    impl Visitor for Refuse<'_> {
-        type Break = ();
-        fn pre_visit_expr(&mut self, e: &ast::Expr) -> std::ops::ControlFlow<()> {
-            let n = self.name;
-            let err = match e {
-                ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => {
-                    Some(SqlError::new(
-                        3815,
-                        "HY000",
-                        format!("An expression of a check constraint '{n}' contains disallowed function."),
-                    ))
-                }
-                ast::Expr::Function(f) => {
-                    let fname = f.name.to_string().to_ascii_lowercase();
-                    DISALLOWED.contains(&fname.as_str()).then(|| {
-                        SqlError::new(
-                            3814,
-                            "HY000",
-                            format!("An expression of a check constraint '{n}' contains disallowed function: {fname}."),
-                        )
-                    })
-                }
-                ast::Expr::Identifier(i) if i.value.starts_with('@') => Some(SqlError::new(
-                    3816,
-                    "HY000",
-                    format!("An expression of a check constraint '{n}' cannot refer to a user or system variable."),
-                )),
-                _ => None,
-            };
-            match err {
-                Some(e) => {
-                    self.err = Some(e);
-                    std::ops::ControlFlow::Break(())
-                }
-                None => std::ops::ControlFlow::Continue(()),
-            }
-        }
-    }
-    let mut r = Refuse { name, err: None };
-    let _ = Visit::visit(e, &mut r);
-    if let Some(err) = r.err {
-        return Err(err);
-    }
+    first_refusal(e, |e| match e {
+        ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => Some(SqlError::new(
+            3815,
+            "HY000",
+            format!("An expression of a check constraint '{name}' contains disallowed function."),
+        )),
+        ast::Expr::Function(f) => disallowed(f).map(|fname| {
+            SqlError::new(
+                3814,
+                "HY000",
+                format!("An expression of a check constraint '{name}' contains disallowed function: {fname}."),
+            )
+        }),
+        ast::Expr::Identifier(i) if i.value.starts_with('@') => Some(SqlError::new(
+            3816,
+            "HY000",
+            format!("An expression of a check constraint '{name}' cannot refer to a user or system variable."),
+        )),
+        _ => None,
+    })?;
     let columns: Vec<String> = schema.visible_columns().iter().map(|c| c.name.clone()).collect();
     let mut scope = Scope { table: None, columns: &columns, aggs: None, params: 0, place: "check", rel: None };
     let compiled = expr::compile(e, &mut scope).map_err(|err| match err.code {

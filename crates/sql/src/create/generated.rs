@@ -35,7 +35,7 @@
 //! base columns are refused at definition, `check_foreign_keys`).
 
 use quire_engine::row::{Collation, Column, FkAction, ForeignKeyDef, GeneratedDef, TableSchema, Value};
-use sqlparser::ast::{self, Visit, Visitor};
+use sqlparser::ast;
 
 use crate::error::{Result, SqlError};
 use crate::expr::{self, Env, Expr, Scope};
@@ -94,50 +94,21 @@ pub fn define(ct: &ast::CreateTable, schema: &TableSchema) -> Result<Vec<Generat
 /// generated column defined later (or itself) 3107, an AUTO_INCREMENT
 /// column 3109. `generated`: the names of all generated columns.
 pub fn validate(name: &str, e: &ast::Expr, schema: &TableSchema, generated: &[&str]) -> Result<()> {
-    struct Refuse<'a> {
-        name: &'a str,
-        err: Option<SqlError>,
-    }
-    impl Visitor for Refuse<'_> {
-        type Break = ();
-        fn pre_visit_expr(&mut self, e: &ast::Expr) -> std::ops::ControlFlow<()> {
-            let n = self.name;
-            let plain = || {
-                SqlError::new(
-                    3102,
-                    "HY000",
-                    format!("Expression of generated column '{n}' contains a disallowed function."),
-                )
-            };
-            let err = match e {
-                ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => Some(plain()),
-                ast::Expr::Identifier(i) if i.value.starts_with('@') => Some(plain()),
-                ast::Expr::Function(f) => {
-                    let fname = f.name.to_string().to_ascii_lowercase();
-                    crate::create::check::DISALLOWED.contains(&fname.as_str()).then(|| {
-                        SqlError::new(
-                            3763,
-                            "HY000",
-                            format!("Expression of generated column '{n}' contains a disallowed function: {fname}."),
-                        )
-                    })
-                }
-                _ => None,
-            };
-            match err {
-                Some(e) => {
-                    self.err = Some(e);
-                    std::ops::ControlFlow::Break(())
-                }
-                None => std::ops::ControlFlow::Continue(()),
-            }
-        }
-    }
-    let mut r = Refuse { name, err: None };
-    let _ = Visit::visit(e, &mut r);
-    if let Some(err) = r.err {
-        return Err(err);
-    }
+    let plain = || {
+        SqlError::new(3102, "HY000", format!("Expression of generated column '{name}' contains a disallowed function."))
+    };
+    crate::create::check::first_refusal(e, |e| match e {
+        ast::Expr::Subquery(_) | ast::Expr::Exists { .. } | ast::Expr::InSubquery { .. } => Some(plain()),
+        ast::Expr::Identifier(i) if i.value.starts_with('@') => Some(plain()),
+        ast::Expr::Function(f) => crate::create::check::disallowed(f).map(|fname| {
+            SqlError::new(
+                3763,
+                "HY000",
+                format!("Expression of generated column '{name}' contains a disallowed function: {fname}."),
+            )
+        }),
+        _ => None,
+    })?;
     let columns: Vec<String> = schema.visible_columns().iter().map(|c| c.name.clone()).collect();
     let mut scope =
         Scope { table: None, columns: &columns, aggs: None, params: 0, place: "generated column function", rel: None };
