@@ -10,61 +10,28 @@
 mod child;
 
 use std::path::Path;
-use std::process::Child;
 use std::time::{Duration, Instant};
 
+use child::Server;
 use mysql::prelude::Queryable;
-use mysql::{Conn, OptsBuilder};
+use mysql::Conn;
 
 const ROOT_PASSWORD: &str = "alter-kill-pw";
 const ROWS: i64 = 300;
 
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start(datadir: &Path, log: &Path, pause_at: Option<&str>) -> Server {
-        let options = ["--innodb-buffer-pool-size=16M", "--innodb_flush_log_at_trx_commit=1"];
-        let (child, port) = child::spawn(datadir, log, ROOT_PASSWORD, &options, &|cmd| {
-            cmd.env_remove("QUIRE_DDL_PAUSE_AT");
-            if let Some(p) = pause_at {
-                cmd.env("QUIRE_DDL_PAUSE_AT", p);
-            }
-        });
-        Server { child, port }
-    }
-
-    fn connect(&self) -> Conn {
-        Conn::new(
-            OptsBuilder::new()
-                .ip_or_hostname(Some("127.0.0.1"))
-                .tcp_port(self.port)
-                .user(Some("root"))
-                .pass(Some(ROOT_PASSWORD))
-                .prefer_socket(false),
-        )
-        .unwrap()
-    }
-
-    fn kill(mut self) {
-        self.child.kill().expect("SIGKILL");
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn start(datadir: &Path, log: &Path, pause_at: Option<&str>) -> Server {
+    Server::start(datadir, log, ROOT_PASSWORD, &child::DURABLE_16M, &|cmd| {
+        cmd.env_remove("QUIRE_DDL_PAUSE_AT");
+        if let Some(p) = pause_at {
+            cmd.env("QUIRE_DDL_PAUSE_AT", p);
+        }
+    })
 }
 
 /// Runs `ddl` on its own connection, waits until the server reports it
 /// paused at `point`, and kills the server there.
 fn kill_at(s: Server, log: &Path, point: &str, ddl: &str) {
-    let mut c = s.connect();
+    let mut c = s.connect(None);
     let ddl = ddl.to_string();
     let runner = std::thread::spawn(move || {
         let _ = c.query_drop(&ddl);
@@ -79,7 +46,7 @@ fn kill_at(s: Server, log: &Path, point: &str, ddl: &str) {
 }
 
 fn setup(s: &Server) {
-    let mut c = s.connect();
+    let mut c = s.connect(None);
     c.query_drop("CREATE DATABASE kd").unwrap();
     c.query_drop("CREATE TABLE kd.t (id INT PRIMARY KEY, a INT, b VARCHAR(200), KEY ka (a))").unwrap();
     let values: Vec<String> = (1..=ROWS).map(|i| format!("({i}, {}, '{}')", i % 17, "x".repeat(150))).collect();
@@ -120,11 +87,11 @@ fn kill_during_alter_table_leaves_the_old_table_or_the_new_one() {
         let dir = tempfile::tempdir().unwrap();
         let datadir = dir.path().join("data");
         let log = dir.path().join("server.err");
-        let s = Server::start(&datadir, &log, Some(point));
+        let s = start(&datadir, &log, Some(point));
         setup(&s);
         kill_at(s, &log, point, "ALTER TABLE kd.t ADD COLUMN c INT NOT NULL DEFAULT 7 AFTER id, MODIFY a BIGINT");
-        let s = Server::start(&datadir, &log, None);
-        let mut c = s.connect();
+        let s = start(&datadir, &log, None);
+        let mut c = s.connect(None);
         let (n, sum_a): (i64, i64) = c.query_first("SELECT COUNT(*), SUM(a) FROM kd.t").unwrap().unwrap();
         assert_eq!(n, ROWS, "{point}: every row is there");
         assert_eq!(sum_a, (1..=ROWS).map(|i| i % 17).sum::<i64>(), "{point}");
@@ -142,8 +109,8 @@ fn kill_during_alter_table_leaves_the_old_table_or_the_new_one() {
         c.query_drop("ALTER TABLE kd.t ADD COLUMN d INT DEFAULT 3").unwrap();
         drop(c);
         s.kill();
-        let s = Server::start(&datadir, &log, None);
-        let mut c = s.connect();
+        let s = start(&datadir, &log, None);
+        let mut c = s.connect(None);
         let (n, d): (i64, i64) = c.query_first("SELECT COUNT(*), SUM(d) FROM kd.t").unwrap().unwrap();
         assert_eq!((n, d), (ROWS + 1, 3 * (ROWS + 1)), "{point}: after a second rebuild and a kill");
         check_clean(&mut c, "kd.t");
@@ -157,11 +124,11 @@ fn kill_during_truncate_leaves_all_rows_or_none() {
         let dir = tempfile::tempdir().unwrap();
         let datadir = dir.path().join("data");
         let log = dir.path().join("server.err");
-        let s = Server::start(&datadir, &log, Some(point));
+        let s = start(&datadir, &log, Some(point));
         setup(&s);
         kill_at(s, &log, point, "TRUNCATE TABLE kd.t");
-        let s = Server::start(&datadir, &log, None);
-        let mut c = s.connect();
+        let s = start(&datadir, &log, None);
+        let mut c = s.connect(None);
         let n: i64 = c.query_first("SELECT COUNT(*) FROM kd.t").unwrap().unwrap();
         assert_eq!(n, if emptied { 0 } else { ROWS }, "{point}");
         check_clean(&mut c, "kd.t");
@@ -178,11 +145,11 @@ fn kill_during_rename_table_finishes_the_rename() {
         let dir = tempfile::tempdir().unwrap();
         let datadir = dir.path().join("data");
         let log = dir.path().join("server.err");
-        let s = Server::start(&datadir, &log, Some(point));
+        let s = start(&datadir, &log, Some(point));
         setup(&s);
         kill_at(s, &log, point, "RENAME TABLE kd.t TO kd.t2");
-        let s = Server::start(&datadir, &log, None);
-        let mut c = s.connect();
+        let s = start(&datadir, &log, None);
+        let mut c = s.connect(None);
         let tables: Vec<String> = c.query("SHOW TABLES FROM kd").unwrap();
         assert_eq!(tables, ["t2"], "{point}: the rename is finished");
         let n: i64 = c.query_first("SELECT COUNT(*) FROM kd.t2").unwrap().unwrap();

@@ -11,52 +11,19 @@ mod child;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use child::Server;
 use mysql::prelude::Queryable;
-use mysql::{Conn, OptsBuilder};
+use mysql::Conn;
 use rand::{Rng, SeedableRng};
 
 const ROOT_PASSWORD: &str = "kill-pw";
 
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start(datadir: &Path, log: &Path) -> Server {
-        let options = ["--innodb-buffer-pool-size=16M", "--innodb_flush_log_at_trx_commit=1"];
-        let (child, port) = child::spawn(datadir, log, ROOT_PASSWORD, &options, &|_| {});
-        Server { child, port }
-    }
-
-    fn connect(&self) -> mysql::Result<Conn> {
-        Conn::new(
-            OptsBuilder::new()
-                .ip_or_hostname(Some("127.0.0.1"))
-                .tcp_port(self.port)
-                .user(Some("root"))
-                .pass(Some(ROOT_PASSWORD))
-                .db_name(Some("kd"))
-                .prefer_socket(false),
-        )
-    }
-
-    fn kill(mut self) {
-        self.child.kill().expect("SIGKILL");
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn start(datadir: &Path, log: &Path) -> Server {
+    Server::start(datadir, log, ROOT_PASSWORD, &child::DURABLE_16M, &|_| {})
 }
 
 /// (writer, sequence) -> rows of it in the table.
@@ -74,16 +41,8 @@ fn kill_during_inserts_into_a_keyless_table_loses_nothing_and_reuses_no_row_id()
     let log = dir.path().join("server.err");
     let mut rng = rand::rngs::SmallRng::seed_from_u64(16);
     {
-        let s = Server::start(&datadir, &log);
-        let mut c = Conn::new(
-            OptsBuilder::new()
-                .ip_or_hostname(Some("127.0.0.1"))
-                .tcp_port(s.port)
-                .user(Some("root"))
-                .pass(Some(ROOT_PASSWORD))
-                .prefer_socket(false),
-        )
-        .unwrap();
+        let s = start(&datadir, &log);
+        let mut c = s.connect(None);
         c.query_drop("CREATE DATABASE kd").unwrap();
         c.query_drop("CREATE TABLE kd.k (w INT, s INT, pad VARCHAR(100), KEY ws (w, s))").unwrap();
         drop(c);
@@ -93,8 +52,8 @@ fn kill_during_inserts_into_a_keyless_table_loses_nothing_and_reuses_no_row_id()
     let acked: Arc<Mutex<Vec<(i64, i64)>>> = Arc::default();
     let mut after_recovery = 0i64;
     for round in 0..4i64 {
-        let s = Server::start(&datadir, &log);
-        let mut c = s.connect().unwrap();
+        let s = start(&datadir, &log);
+        let mut c = s.try_connect(Some("kd")).unwrap();
         let found = pairs(&mut c);
         for key in acked.lock().unwrap().iter() {
             assert_eq!(found.get(key), Some(&2), "round {round}: acknowledged pair {key:?} is not there whole");
@@ -119,7 +78,7 @@ fn kill_during_inserts_into_a_keyless_table_loses_nothing_and_reuses_no_row_id()
         let stop = Arc::new(AtomicBool::new(false));
         let mut threads = Vec::new();
         for w in 0..2i64 {
-            let mut wc = s.connect().unwrap();
+            let mut wc = s.try_connect(Some("kd")).unwrap();
             let (acked, stop) = (acked.clone(), stop.clone());
             threads.push(std::thread::spawn(move || {
                 let ins = wc.prep("INSERT INTO k VALUES (?, ?, REPEAT('p', 90)), (?, ?, REPEAT('p', 90))").unwrap();
@@ -132,7 +91,7 @@ fn kill_during_inserts_into_a_keyless_table_loses_nothing_and_reuses_no_row_id()
                 }
             }));
         }
-        let mut open = s.connect().unwrap();
+        let mut open = s.try_connect(Some("kd")).unwrap();
         open.query_drop("BEGIN").unwrap();
         for i in 0..30 {
             open.exec_drop("INSERT INTO k VALUES (99, ?, 'uncommitted'), (99, ?, 'uncommitted')", (i, i)).unwrap();

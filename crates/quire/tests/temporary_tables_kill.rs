@@ -9,44 +9,14 @@
 mod child;
 
 use std::path::Path;
-use std::process::Child;
 
+use child::Server;
 use mysql::prelude::Queryable;
-use mysql::{Conn, OptsBuilder};
 
 const ROOT_PASSWORD: &str = "temp-kill-pw";
 
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start(datadir: &Path, log: &Path) -> Server {
-        let options = ["--innodb-buffer-pool-size=16M", "--innodb_flush_log_at_trx_commit=1"];
-        let (child, port) = child::spawn(datadir, log, ROOT_PASSWORD, &options, &|_| {});
-        Server { child, port }
-    }
-
-    fn connect(&self) -> Conn {
-        Conn::new(
-            OptsBuilder::new()
-                .ip_or_hostname(Some("127.0.0.1"))
-                .tcp_port(self.port)
-                .user(Some("root"))
-                .pass(Some(ROOT_PASSWORD))
-                .db_name(Some("kd"))
-                .prefer_socket(false),
-        )
-        .unwrap()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn start(datadir: &Path, log: &Path) -> Server {
+    Server::start(datadir, log, ROOT_PASSWORD, &child::DURABLE_16M, &|_| {})
 }
 
 /// The `.qbd` files of temporary tables (`#tmp\` encoded as a directory
@@ -60,20 +30,12 @@ fn temp_files(datadir: &Path) -> Vec<String> {
 fn temporary_tables_are_gone_after_a_kill_and_restart() {
     let dir = tempfile::tempdir().unwrap();
     let (datadir, log) = (dir.path().join("data"), dir.path().join("quire.log"));
-    let s = Server::start(&datadir, &log);
-    let mut setup = Conn::new(
-        OptsBuilder::new()
-            .ip_or_hostname(Some("127.0.0.1"))
-            .tcp_port(s.port)
-            .user(Some("root"))
-            .pass(Some(ROOT_PASSWORD))
-            .prefer_socket(false),
-    )
-    .unwrap();
+    let s = start(&datadir, &log);
+    let mut setup = s.connect(None);
     setup.query_drop("CREATE DATABASE kd").unwrap();
     setup.query_drop("CREATE TABLE kd.t (id INT PRIMARY KEY, v INT)").unwrap();
     setup.query_drop("INSERT INTO kd.t VALUES (1, 1)").unwrap();
-    let mut c = s.connect();
+    let mut c = s.connect(Some("kd"));
     c.query_drop("CREATE TEMPORARY TABLE t (id INT PRIMARY KEY, w VARCHAR(10))").unwrap();
     c.query_drop("CREATE TEMPORARY TABLE t2 (a INT)").unwrap();
     c.query_drop("INSERT INTO t VALUES (1, 'temp'), (2, 'temp')").unwrap();
@@ -82,15 +44,12 @@ fn temporary_tables_are_gone_after_a_kill_and_restart() {
     assert_eq!(temp_files(&datadir).len(), 2, "the temporary tables have their files");
 
     // SIGKILL with the session open: no disconnect drops anything.
-    let mut s = s;
-    s.child.kill().unwrap();
-    s.child.wait().unwrap();
+    s.kill();
     drop(c);
-    drop(s);
 
-    let s = Server::start(&datadir, &log);
+    let s = start(&datadir, &log);
     assert!(temp_files(&datadir).is_empty(), "left behind: {:?}", temp_files(&datadir));
-    let mut c = s.connect();
+    let mut c = s.connect(Some("kd"));
     let v: Vec<(i64, i64)> = c.query("SELECT id, v FROM t").unwrap();
     assert_eq!(v, [(1, 1)], "the base table again");
     let tables: Vec<String> = c.query("SHOW TABLES").unwrap();

@@ -16,50 +16,30 @@
 mod child;
 
 use std::path::Path;
-use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use child::Server;
 use mysql::prelude::Queryable;
 use quire_bench::target::TargetSpec;
 use quire_bench::tpcc::{self, Scale, TpccRun};
 
 const ROOT_PASSWORD: &str = "tpcc-pw";
 
-struct Server {
-    child: Child,
-    port: u16,
+fn start(datadir: &Path, log: &Path) -> Server {
+    let options = ["--innodb-buffer-pool-size=64M", "--innodb_flush_log_at_trx_commit=1"];
+    Server::start(datadir, log, ROOT_PASSWORD, &options, &|_| {})
 }
 
-impl Server {
-    fn start(datadir: &Path, log: &Path) -> Server {
-        let options = ["--innodb-buffer-pool-size=64M", "--innodb_flush_log_at_trx_commit=1"];
-        let (child, port) = child::spawn(datadir, log, ROOT_PASSWORD, &options, &|_| {});
-        Server { child, port }
-    }
-
-    fn spec(&self) -> TargetSpec {
-        TargetSpec {
-            label: Some("quire".into()),
-            host: "127.0.0.1".into(),
-            port: self.port,
-            user: "root".into(),
-            password: ROOT_PASSWORD.into(),
-            database: "tpcc".into(),
-        }
-    }
-
-    fn kill(mut self) {
-        self.child.kill().expect("SIGKILL");
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+fn target(s: &Server) -> TargetSpec {
+    TargetSpec {
+        label: Some("quire".into()),
+        host: "127.0.0.1".into(),
+        port: s.port,
+        user: "root".into(),
+        password: ROOT_PASSWORD.into(),
+        database: "tpcc".into(),
     }
 }
 
@@ -85,8 +65,8 @@ fn tpcc_stays_consistent_after_a_run_and_after_sigkill_mid_run() {
     let dir = tempfile::tempdir().unwrap();
     let datadir = dir.path().join("data");
     let log = dir.path().join("server.err");
-    let s = Server::start(&datadir, &log);
-    let spec = s.spec();
+    let s = start(&datadir, &log);
+    let spec = target(&s);
     let t = Instant::now();
     tpcc::load::load(&spec, SCALE, true, 4, 1, false).expect("load");
     eprintln!("loaded in {:.1} s", t.elapsed().as_secs_f64());
@@ -125,8 +105,8 @@ fn tpcc_stays_consistent_after_a_run_and_after_sigkill_mid_run() {
     s.kill();
     let _ = runner.join().unwrap();
 
-    let s = Server::start(&datadir, &log);
-    let spec = s.spec();
+    let s = start(&datadir, &log);
+    let spec = target(&s);
     let mut c = spec.connect(true, 4).unwrap();
     let after = progress(&mut c);
     assert!(after.0 >= seen.0 && after.1 >= seen.1, "committed work lost: seen {seen:?}, after restart {after:?}");

@@ -12,6 +12,7 @@ mod oracle;
 use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
+use oracle::waits::{answer_on_a_thread, assert_kill_query_ends_the_wait, assert_times_out, two_sessions};
 use oracle::{answer, assert_same, Answer, MariaDb, Quire};
 
 #[test]
@@ -51,23 +52,14 @@ fn the_holders_statements_answer_as_mariadb() {
     );
 }
 
-fn timeout_1s(c: &mut mysql::Conn) {
-    c.query_drop("SET SESSION lock_wait_timeout = 1").unwrap();
-}
-
 #[test]
 fn the_global_read_lock_makes_other_sessions_writes_wait() {
     let q = Quire::start(&[]);
-    let mut a = q.fresh_db("ftwrl_wait");
-    a.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
-    a.query_drop("INSERT INTO t VALUES (1, 10)").unwrap();
-    let mut b = q.connect(Some("ftwrl_wait"));
-    timeout_1s(&mut b);
+    let (mut a, mut b) =
+        two_sessions(&q, "ftwrl_wait", &["CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"]);
     a.query_drop("FLUSH TABLES WITH READ LOCK").unwrap();
     assert_eq!(answer(&mut b, "SELECT v FROM t"), Answer::Rows(vec![vec![Some("10".into())]]));
-    let t = Instant::now();
-    assert_eq!(answer(&mut b, "UPDATE t SET v = 11"), Answer::Err(1205));
-    assert!(t.elapsed() >= Duration::from_millis(900), "waited {:?}", t.elapsed());
+    assert_times_out(&mut b, "UPDATE t SET v = 11");
     assert_eq!(answer(&mut b, "INSERT INTO t VALUES (2, 20)"), Answer::Err(1205));
     assert_eq!(answer(&mut b, "CREATE TABLE n (a INT)"), Answer::Err(1205));
     assert_eq!(answer(&mut b, "CREATE DATABASE ftwrl_other"), Answer::Err(1205));
@@ -80,43 +72,26 @@ fn the_global_read_lock_makes_other_sessions_writes_wait() {
     b.query_drop("INSERT INTO scratch VALUES (1)").unwrap();
     // The waiter goes on at UNLOCK TABLES.
     b.query_drop("SET SESSION lock_wait_timeout = 30").unwrap();
-    let waiter = std::thread::spawn(move || {
-        let t = Instant::now();
-        let r = answer(&mut b, "UPDATE t SET v = 12");
-        (r, t.elapsed(), b)
-    });
+    let waiter = answer_on_a_thread(b, "UPDATE t SET v = 12");
     std::thread::sleep(Duration::from_millis(400));
     a.query_drop("UNLOCK TABLES").unwrap();
-    let (r, waited, mut b) = waiter.join().unwrap();
+    let (r, waited, b) = waiter.join().unwrap();
     assert!(matches!(r, Answer::Ok { affected: 1, .. }), "{r:?}");
     assert!(waited >= Duration::from_millis(300), "waited {waited:?}");
     // ... and at the holder's disconnect.
     a.query_drop("FLUSH TABLES WITH READ LOCK").unwrap();
-    let waiter = std::thread::spawn(move || answer(&mut b, "DELETE FROM t WHERE id = 1"));
+    let waiter = answer_on_a_thread(b, "DELETE FROM t WHERE id = 1");
     std::thread::sleep(Duration::from_millis(400));
     drop(a);
-    assert!(matches!(waiter.join().unwrap(), Answer::Ok { affected: 1, .. }));
+    assert!(matches!(waiter.join().unwrap().0, Answer::Ok { affected: 1, .. }));
 }
 
 #[test]
 fn kill_query_ends_a_wait_for_the_global_read_lock() {
     let q = Quire::start(&[]);
-    let mut a = q.fresh_db("ftwrl_kill");
-    a.query_drop("CREATE TABLE t (id INT PRIMARY KEY)").unwrap();
-    let mut b = q.connect(Some("ftwrl_kill"));
-    let b_id: u64 = b.query_first("SELECT CONNECTION_ID()").unwrap().unwrap();
+    let (mut a, b) = two_sessions(&q, "ftwrl_kill", &["CREATE TABLE t (id INT PRIMARY KEY)"]);
     a.query_drop("FLUSH TABLES WITH READ LOCK").unwrap();
-    let waiter = std::thread::spawn(move || {
-        let t = Instant::now();
-        let r = answer(&mut b, "INSERT INTO t VALUES (1)");
-        (r, t.elapsed())
-    });
-    std::thread::sleep(Duration::from_millis(300));
-    let mut killer = q.connect(None);
-    killer.query_drop(format!("KILL QUERY {b_id}")).unwrap();
-    let (r, waited) = waiter.join().unwrap();
-    assert_eq!(r, Answer::Err(1317));
-    assert!(waited < Duration::from_secs(5), "waited {waited:?}");
+    assert_kill_query_ends_the_wait(&q, b, "INSERT INTO t VALUES (1)");
 }
 
 #[test]
@@ -141,4 +116,47 @@ fn taking_the_lock_waits_for_a_running_statement() {
     a.query_drop("SET SESSION lock_wait_timeout = 1").unwrap();
     assert_eq!(answer(&mut a, "FLUSH TABLES WITH READ LOCK"), Answer::Err(1205));
     assert!(matches!(slow.join().unwrap(), Answer::Ok { affected: 1, .. }), "the lock was given back");
+}
+
+/// MySQL's commit lock: a transaction with changes made before another
+/// session's FLUSH TABLES WITH READ LOCK cannot COMMIT until it is
+/// released; out of `lock_wait_timeout` the COMMIT fails with 1205 and the
+/// transaction is rolled back (MariaDB 10.11 does both). A read-only
+/// transaction commits at once, and a second session's FTWRL does not wait
+/// for the held-back COMMIT.
+#[test]
+fn a_commit_of_earlier_changes_waits_for_the_global_read_lock() {
+    let q = Quire::start(&[]);
+    let (mut a, mut b) = two_sessions(&q, "ftwrl_commit", &["CREATE TABLE t (id INT PRIMARY KEY)"]);
+    let count = |c: &mut mysql::Conn| answer(c, "SELECT COUNT(*) FROM t");
+    let rows = |n: &str| Answer::Rows(vec![vec![Some(n.into())]]);
+    b.query_drop("BEGIN").unwrap();
+    b.query_drop("INSERT INTO t VALUES (1)").unwrap();
+    a.query_drop("FLUSH TABLES WITH READ LOCK").unwrap();
+    assert_times_out(&mut b, "COMMIT");
+    assert_eq!(answer(&mut b, "SELECT @@in_transaction"), rows("0"));
+    assert_eq!(count(&mut b), rows("0"), "the timed-out COMMIT rolled back");
+    // A read-only transaction is not held back.
+    b.query_drop("BEGIN").unwrap();
+    assert_eq!(count(&mut b), rows("0"));
+    b.query_drop("COMMIT").unwrap();
+    a.query_drop("UNLOCK TABLES").unwrap();
+
+    b.query_drop("BEGIN").unwrap();
+    b.query_drop("INSERT INTO t VALUES (2)").unwrap();
+    b.query_drop("SET SESSION lock_wait_timeout = 30").unwrap();
+    a.query_drop("FLUSH TABLES WITH READ LOCK").unwrap();
+    let waiter = answer_on_a_thread(b, "COMMIT");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(count(&mut a), rows("0"), "not committed while the lock is held");
+    // Another session can take the shared lock meanwhile.
+    let mut c = q.connect(Some("ftwrl_commit"));
+    c.query_drop("SET SESSION lock_wait_timeout = 1").unwrap();
+    c.query_drop("FLUSH TABLES WITH READ LOCK").unwrap();
+    c.query_drop("UNLOCK TABLES").unwrap();
+    a.query_drop("UNLOCK TABLES").unwrap();
+    let (r, waited, _) = waiter.join().unwrap();
+    assert!(matches!(r, Answer::Ok { .. }), "{r:?}");
+    assert!(waited >= Duration::from_millis(250), "waited {waited:?}");
+    assert_eq!(count(&mut a), rows("1"));
 }

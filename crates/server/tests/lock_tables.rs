@@ -9,9 +9,10 @@
 
 mod oracle;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mysql::prelude::Queryable;
+use oracle::waits::{answer_on_a_thread, assert_kill_query_ends_the_wait, assert_times_out, two_sessions};
 use oracle::{answer, assert_same, Answer, MariaDb, Quire};
 
 #[test]
@@ -65,39 +66,32 @@ fn the_holders_statements_answer_as_mariadb() {
     );
 }
 
-fn lock_timeout_1s(c: &mut mysql::Conn) {
-    c.query_drop("SET SESSION lock_wait_timeout = 1").unwrap();
-}
-
 #[test]
 fn a_read_lock_lets_others_read_and_makes_their_writes_wait() {
     let q = Quire::start(&[]);
-    let mut a = q.fresh_db("lt_read");
-    a.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
-    a.query_drop("CREATE TABLE other (id INT PRIMARY KEY)").unwrap();
-    a.query_drop("INSERT INTO t VALUES (1, 10)").unwrap();
-    let mut b = q.connect(Some("lt_read"));
-    lock_timeout_1s(&mut b);
+    let (mut a, mut b) = two_sessions(
+        &q,
+        "lt_read",
+        &[
+            "CREATE TABLE t (id INT PRIMARY KEY, v INT)",
+            "CREATE TABLE other (id INT PRIMARY KEY)",
+            "INSERT INTO t VALUES (1, 10)",
+        ],
+    );
     a.query_drop("LOCK TABLES t READ").unwrap();
     assert_eq!(answer(&mut b, "SELECT v FROM t"), Answer::Rows(vec![vec![Some("10".into())]]));
     // A second reader may lock it too.
     b.query_drop("LOCK TABLES t READ").unwrap();
     b.query_drop("UNLOCK TABLES").unwrap();
-    let t = Instant::now();
-    assert_eq!(answer(&mut b, "UPDATE t SET v = 11"), Answer::Err(1205));
-    assert!(t.elapsed() >= Duration::from_millis(900), "waited {:?}", t.elapsed());
+    assert_times_out(&mut b, "UPDATE t SET v = 11");
     assert_eq!(answer(&mut b, "LOCK TABLES t WRITE"), Answer::Err(1205));
     assert!(matches!(answer(&mut b, "INSERT INTO other VALUES (1)"), Answer::Ok { affected: 1, .. }));
     // The waiter goes on when the holder unlocks.
     b.query_drop("SET SESSION lock_wait_timeout = 30").unwrap();
-    let waiter = std::thread::spawn(move || {
-        let t = Instant::now();
-        let r = answer(&mut b, "UPDATE t SET v = 12");
-        (r, t.elapsed())
-    });
+    let waiter = answer_on_a_thread(b, "UPDATE t SET v = 12");
     std::thread::sleep(Duration::from_millis(400));
     a.query_drop("UNLOCK TABLES").unwrap();
-    let (r, waited) = waiter.join().unwrap();
+    let (r, waited, _) = waiter.join().unwrap();
     assert!(matches!(r, Answer::Ok { affected: 1, .. }), "{r:?}");
     assert!(waited >= Duration::from_millis(300), "waited {waited:?}");
     assert_eq!(answer(&mut a, "SELECT v FROM t"), Answer::Rows(vec![vec![Some("12".into())]]));
@@ -106,11 +100,8 @@ fn a_read_lock_lets_others_read_and_makes_their_writes_wait() {
 #[test]
 fn a_write_lock_makes_others_reads_wait_until_unlock_or_disconnect() {
     let q = Quire::start(&[]);
-    let mut a = q.fresh_db("lt_write");
-    a.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
-    a.query_drop("INSERT INTO t VALUES (1, 10)").unwrap();
-    let mut b = q.connect(Some("lt_write"));
-    lock_timeout_1s(&mut b);
+    let (mut a, mut b) =
+        two_sessions(&q, "lt_write", &["CREATE TABLE t (id INT PRIMARY KEY, v INT)", "INSERT INTO t VALUES (1, 10)"]);
     a.query_drop("LOCK TABLES t WRITE").unwrap();
     a.query_drop("UPDATE t SET v = 20").unwrap();
     assert_eq!(answer(&mut b, "SELECT v FROM t"), Answer::Err(1205));
@@ -123,14 +114,10 @@ fn a_write_lock_makes_others_reads_wait_until_unlock_or_disconnect() {
     // A disconnect releases them too.
     a.query_drop("LOCK TABLES t WRITE").unwrap();
     b.query_drop("SET SESSION lock_wait_timeout = 30").unwrap();
-    let waiter = std::thread::spawn(move || {
-        let t = Instant::now();
-        let r = answer(&mut b, "SELECT v FROM t");
-        (r, t.elapsed())
-    });
+    let waiter = answer_on_a_thread(b, "SELECT v FROM t");
     std::thread::sleep(Duration::from_millis(400));
     drop(a);
-    let (r, waited) = waiter.join().unwrap();
+    let (r, waited, _) = waiter.join().unwrap();
     assert_eq!(r, Answer::Rows(vec![vec![Some("20".into())]]));
     assert!(waited >= Duration::from_millis(300) && waited < Duration::from_secs(20), "waited {waited:?}");
 }
@@ -138,20 +125,7 @@ fn a_write_lock_makes_others_reads_wait_until_unlock_or_disconnect() {
 #[test]
 fn kill_query_ends_a_table_lock_wait() {
     let q = Quire::start(&[]);
-    let mut a = q.fresh_db("lt_kill");
-    a.query_drop("CREATE TABLE t (id INT PRIMARY KEY)").unwrap();
-    let mut b = q.connect(Some("lt_kill"));
-    let b_id: u64 = b.query_first("SELECT CONNECTION_ID()").unwrap().unwrap();
+    let (mut a, b) = two_sessions(&q, "lt_kill", &["CREATE TABLE t (id INT PRIMARY KEY)"]);
     a.query_drop("LOCK TABLES t WRITE").unwrap();
-    let waiter = std::thread::spawn(move || {
-        let t = Instant::now();
-        let r = answer(&mut b, "SELECT * FROM t");
-        (r, t.elapsed())
-    });
-    std::thread::sleep(Duration::from_millis(300));
-    let mut killer = q.connect(None);
-    killer.query_drop(format!("KILL QUERY {b_id}")).unwrap();
-    let (r, waited) = waiter.join().unwrap();
-    assert_eq!(r, Answer::Err(1317));
-    assert!(waited < Duration::from_secs(5), "waited {waited:?}");
+    assert_kill_query_ends_the_wait(&q, b, "SELECT * FROM t");
 }

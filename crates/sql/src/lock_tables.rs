@@ -94,10 +94,7 @@ impl Session {
         let me = self.connection_id;
         let locks = &self.shared.table_locks;
         if writes && locks.global_by_other(me) {
-            self.process.set_state(table_lock::WAITING_FOR_GRL);
-            let r = locks.wait_for(me, &[], true, wait, &|| self.interrupted());
-            self.process.set_state("executing");
-            r?;
+            self.wait_out_global_read_lock(table_lock::WAITING_FOR_GRL)?;
         }
         if !self.table_locks.is_empty() {
             return table_lock::admit(&self.table_locks, uses);
@@ -106,6 +103,31 @@ impl Session {
             return Ok(());
         }
         locks.wait_for(me, uses, writes, wait, &|| self.interrupted())
+    }
+
+    /// Waits, in process state `state`, until no other session holds the
+    /// global read lock (1205 after `lock_wait_timeout`, 1317 on KILL).
+    fn wait_out_global_read_lock(&self, state: &'static str) -> Result<()> {
+        self.process.set_state(state);
+        let r = self
+            .shared
+            .table_locks
+            .wait_for(self.connection_id, &[], true, self.lock_wait_timeout(), &|| self.interrupted());
+        self.process.set_state("executing");
+        r
+    }
+
+    /// Before a transaction with changes commits: another session's
+    /// global read lock holds the commit back (MySQL's commit lock, taken
+    /// by FLUSH TABLES WITH READ LOCK), so a dump under FTWRL sees no
+    /// transaction end. Waiting out `lock_wait_timeout` (1205) or a KILL
+    /// (1317) fails the COMMIT and the caller rolls the transaction back,
+    /// as MariaDB 10.11 does. A read-only transaction is not held.
+    pub(crate) fn wait_for_commit_lock(&self) -> Result<()> {
+        if !self.shared.table_locks.active() || !self.shared.table_locks.global_by_other(self.connection_id) {
+            return Ok(());
+        }
+        self.wait_out_global_read_lock(table_lock::WAITING_FOR_COMMIT_LOCK)
     }
 
     /// `FLUSH TABLES [t, ...] [WITH READ LOCK]`.

@@ -108,11 +108,15 @@ impl Process {
 
     /// The command running now, if any, as a number that changes with
     /// each command; `None` when idle or waiting for the global read lock
-    /// (such a statement has done nothing yet and waits for the lock's
-    /// holder: FLUSH TABLES WITH READ LOCK must not wait for it).
+    /// (such a statement has done nothing yet, or is a COMMIT held back,
+    /// and waits for the lock's holder: FLUSH TABLES WITH READ LOCK must
+    /// not wait for it).
     pub fn running_command(&self) -> Option<u64> {
+        use crate::table_lock::{WAITING_FOR_COMMIT_LOCK, WAITING_FOR_GRL};
         let a = self.activity.lock();
-        let busy = matches!(a.command, "Query" | "Execute") && a.state != crate::table_lock::WAITING_FOR_GRL;
+        let busy = matches!(a.command, "Query" | "Execute")
+            && a.state != WAITING_FOR_GRL
+            && a.state != WAITING_FOR_COMMIT_LOCK;
         busy.then_some(a.commands)
     }
 

@@ -815,6 +815,12 @@ impl Session {
         self.in_txn = false;
         self.savepoints.clear();
         if let Some(mut t) = self.trx.take() {
+            if t.is_rw() {
+                if let Err(e) = self.wait_for_commit_lock() {
+                    t.rollback()?;
+                    return Err(e);
+                }
+            }
             t.commit()?;
         }
         Ok(())

@@ -40,7 +40,8 @@
 //! `holders` (invariant 1 holds: the same single load guards it). While
 //! another session holds it, a statement that writes (DML on a base
 //! table, DDL, account changes) waits as for a table lock; its holder's
-//! own writes fail with 1223. Taking it waits until no other session
+//! own writes fail with 1223, and a COMMIT of a transaction with changes
+//! made before it waits too (`Session::wait_for_commit_lock`). Taking it waits until no other session
 //! holds a WRITE table lock; the caller then waits for the statements
 //! already running (`Session::flush_tables_with_read_lock`).
 
@@ -55,6 +56,10 @@ use crate::error::{Result, SqlError};
 /// The process-list state of a statement waiting for the global read
 /// lock (MySQL's name).
 pub const WAITING_FOR_GRL: &str = "Waiting for global read lock";
+
+/// The process-list state of a COMMIT held back by another session's
+/// global read lock (MySQL's name).
+pub const WAITING_FOR_COMMIT_LOCK: &str = "Waiting for commit lock";
 
 /// The server's table locks.
 #[derive(Default)]

@@ -2,10 +2,71 @@
 //! on a free port with the given root password and options, its stderr in
 //! `log`, and waited for until it says it is ready (a port taken meanwhile
 //! is retried on another; any other early exit fails the test with the log).
+//! `Server` owns such a child: connections to it, SIGKILL, and a kill on
+//! drop so that a failing test leaves no server behind.
+
+#![allow(dead_code)] // each test binary uses its own part of this module
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use mysql::{Conn, OptsBuilder};
+
+/// The options every kill test starts with: a small pool, durable commits.
+pub const DURABLE_16M: [&str; 2] = ["--innodb-buffer-pool-size=16M", "--innodb_flush_log_at_trx_commit=1"];
+
+/// A `quire serve` child and how to reach it.
+pub struct Server {
+    child: Child,
+    pub port: u16,
+    pub password: &'static str,
+}
+
+impl Server {
+    /// Starts `quire serve` (see `spawn`).
+    pub fn start(
+        datadir: &Path,
+        log: &Path,
+        password: &'static str,
+        options: &[&str],
+        configure: &dyn Fn(&mut Command),
+    ) -> Server {
+        let (child, port) = spawn(datadir, log, password, options, configure);
+        Server { child, port, password }
+    }
+
+    /// A connection as root, to `db` if given.
+    pub fn try_connect(&self, db: Option<&str>) -> mysql::Result<Conn> {
+        Conn::new(
+            OptsBuilder::new()
+                .ip_or_hostname(Some("127.0.0.1"))
+                .tcp_port(self.port)
+                .user(Some("root"))
+                .pass(Some(self.password))
+                .db_name(db)
+                .prefer_socket(false),
+        )
+    }
+
+    /// As `try_connect`, failing the test when the server refuses.
+    pub fn connect(&self, db: Option<&str>) -> Conn {
+        self.try_connect(db).unwrap()
+    }
+
+    /// SIGKILL, and wait until the process is gone.
+    pub fn kill(mut self) {
+        self.child.kill().expect("SIGKILL");
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
 
 /// Starts the server on `datadir`; `configure` may add to the command
 /// (environment, more options). Returns the process and its port.

@@ -10,6 +10,8 @@
 //! fails and says so.
 #![allow(dead_code)]
 
+pub mod waits;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
