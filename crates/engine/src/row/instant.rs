@@ -41,10 +41,25 @@ pub fn clear(schema: &mut TableSchema) {
     }
 }
 
-/// Whether `new` is `old` with `added` appended as instant columns and
-/// nothing else changed (keys, clustering); the reason when not.
-pub fn check_append(old: &TableSchema, added: &[Column]) -> Result<(), String> {
-    if old.has_row_id() {
+/// Whether `columns` may replace `old`'s columns by a catalog write
+/// alone: `old`'s columns with at most their DEFAULTs changed (a
+/// column's instant default never changes), then any appended columns,
+/// each with an instant default and not AUTO_INCREMENT, in a table not
+/// clustered on a hidden row id (invariant 2). The reason when not.
+pub fn check_columns(old: &TableSchema, columns: &[Column]) -> Result<(), String> {
+    let n = old.columns.len();
+    if columns.len() < n {
+        return Err("a column would be dropped".into());
+    }
+    for (a, b) in old.columns.iter().zip(columns) {
+        let mut b = b.clone();
+        b.default = a.default.clone();
+        if *a != b {
+            return Err(format!("column '{}' changes beyond its default", a.name));
+        }
+    }
+    let added = &columns[n..];
+    if !added.is_empty() && old.has_row_id() {
         return Err("the table is clustered on a hidden row id".into());
     }
     if added.iter().any(|c| c.instant_default.is_none()) {
@@ -92,7 +107,8 @@ mod tests {
     #[test]
     fn rows_written_before_an_instant_add_read_its_defaults() {
         use crate::row::codec::{decode_row, decode_row_into, encode_row};
-        let core = TableSchema { columns: vec![int("a").not_null(), int("b")], primary_key: vec![0], ..Default::default() };
+        let core =
+            TableSchema { columns: vec![int("a").not_null(), int("b")], primary_key: vec![0], ..Default::default() };
         let mut old = Vec::new();
         encode_row(&core, &[Value::Int(1), Value::Null], &mut old);
         // One instant column, then a second one.
@@ -104,7 +120,10 @@ mod tests {
         let mut two = one.clone();
         two.columns.push(instant(int("d"), Value::Null));
         two.columns[2].default = Some(Value::Str("changed later".into()));
-        assert_eq!(decode_row(&two, &old).unwrap(), vec![Value::Int(1), Value::Null, Value::Str("x".into()), Value::Null]);
+        assert_eq!(
+            decode_row(&two, &old).unwrap(),
+            vec![Value::Int(1), Value::Null, Value::Str("x".into()), Value::Null]
+        );
         assert_eq!(
             decode_row(&two, &mid).unwrap(),
             vec![Value::Int(2), Value::Int(3), Value::Str("y".into()), Value::Null]

@@ -1,5 +1,6 @@
-//! Instant ADD COLUMN: new columns appended to a table by one catalog
-//! write, no row touched (`row::instant` has the format's invariants).
+//! Instant ADD COLUMN (and ALTER COLUMN SET / DROP DEFAULT): new columns
+//! appended to a table, or defaults changed, by one catalog write, no
+//! row touched (`row::instant` has the format's invariants).
 //!
 //! Under the DDL mutex, once no active transaction has a change in the
 //! table (`Engine::quiesce`, MySQL's metadata lock) and with the table's
@@ -18,21 +19,22 @@ use crate::row::{instant, Column};
 use crate::{Error, Result};
 
 impl Engine {
-    /// Appends `added` (each with its `instant_default` set) to `name`'s
-    /// columns without rewriting a row. Refused (`InvalidSchema`) for a
-    /// table clustered on a hidden row id, an AUTO_INCREMENT column, or a
-    /// row that could then exceed the page's limits.
-    pub fn add_columns_instant(&self, name: &str, added: Vec<Column>) -> Result<()> {
+    /// Replaces `name`'s columns by `columns` without rewriting a row:
+    /// the old columns with at most their DEFAULTs changed (ALTER COLUMN
+    /// SET / DROP DEFAULT), then the columns an instant ADD appends, each
+    /// with its `instant_default` set (`row::instant::check_columns`;
+    /// anything else is `InvalidSchema`, as is a row that could then
+    /// exceed the page's limits).
+    pub fn alter_columns_instant(&self, name: &str, columns: Vec<Column>) -> Result<()> {
         self.check_ddl_allowed(name)?;
         let _ddl = self.ddl.lock();
         let t = self.table(name)?;
         let mut st = Self::quiesce(&t)?;
         let mut def = st.def.clone();
-        instant::check_append(&def.schema, &added)
-            .map_err(|why| Error::InvalidSchema(format!("no instant ADD COLUMN: {why}")))?;
-        def.schema.columns.extend(added);
+        instant::check_columns(&def.schema, &columns)
+            .map_err(|why| Error::InvalidSchema(format!("no instant ALTER TABLE: {why}")))?;
+        def.schema.columns = columns;
         def.schema.validate(self.cfg.page_size)?;
-        debug_assert!(instant::has_instant(&def.schema));
         self.catalog.update(&catalog::table_key(name), &catalog::encode(&def))?;
         self.log.flush_up_to(crate::mtr::last_commit_lsn())?; // DDL is durable in every commit mode
         st.def = def;
