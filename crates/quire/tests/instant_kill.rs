@@ -123,7 +123,7 @@ fn kill_after_an_instant_add_and_during_writes_keeps_every_committed_row_and_its
     }
     let mut open = s.connect();
     open.query_drop("BEGIN").unwrap();
-    open.query_drop("UPDATE kd.t SET b = 99, c = 'uncommitted' WHERE id > 250 AND id <= 300").unwrap();
+    open.query_drop("UPDATE kd.t SET b = 99, c = 'open' WHERE id > 250 AND id <= 300").unwrap();
     std::thread::sleep(Duration::from_millis(700));
     s.kill();
     stop.store(true, Ordering::Relaxed);
