@@ -2,9 +2,12 @@
 //! (docs/FORMAT.md, "Rows").
 //!
 //! ```text
-//! u8    format version (1)
-//! [u8]  null bitmap, ceil(columns / 8) bytes, bit i set = column i is NULL
-//! then each non-NULL column in order:
+//! u8    format version: 1, or 2 in a table with instant columns
+//! [u16] version 2 only: the field count f (version 1: the core columns'
+//!       count, see [`super::instant`]; all columns in a table without
+//!       instant columns)
+//! [u8]  null bitmap, ceil(f / 8) bytes, bit i set = field i is NULL
+//! then each non-NULL field in column order:
 //!   integer     little-endian, the type's width (1, 2, 3, 4, 8)
 //!   DECIMAL     coefficient at the column's scale: i64 (p <= 18) or i128, little-endian
 //!   FLOAT       IEEE single, 4 bytes little-endian
@@ -27,11 +30,19 @@
 //!   YEAR        1 byte: 0 for 0000, else year - 1900
 //!   BIT(n)      the value, little-endian, ceil(n/8) bytes
 //! ```
+//!
+//! Fields a row lacks (it was written before an instant ADD COLUMN) read
+//! as their columns' instant defaults. Rows are always written whole: a
+//! table with instant columns writes version 2 with every field, any
+//! other table version 1 as it always did.
 
 use super::{ColumnType, DateTime, Decimal, TableSchema, Value};
 use crate::row::Date;
 
 pub const ROW_FORMAT_VERSION: u8 = 1;
+/// The format of a row that names its field count (tables with instant
+/// columns only).
+pub const ROW_FORMAT_VERSION_COUNTED: u8 = 2;
 
 fn put_varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -64,7 +75,12 @@ fn le_uint(b: &[u8]) -> u64 {
 /// Encodes a row whose values are already coerced to the schema's types.
 pub fn encode_row(schema: &TableSchema, row: &[Value], out: &mut Vec<u8>) {
     debug_assert_eq!(row.len(), schema.columns.len());
-    out.push(ROW_FORMAT_VERSION);
+    if super::instant::has_instant(schema) {
+        out.push(ROW_FORMAT_VERSION_COUNTED);
+        out.extend_from_slice(&(schema.columns.len() as u16).to_le_bytes());
+    } else {
+        out.push(ROW_FORMAT_VERSION);
+    }
     let nb = schema.columns.len().div_ceil(8);
     let bitmap_at = out.len();
     out.resize(bitmap_at + nb, 0);
@@ -130,21 +146,32 @@ pub fn decode_row_into(schema: &TableSchema, b: &[u8], need: Option<&[bool]>, ou
 }
 
 fn decode_into(schema: &TableSchema, b: &[u8], need: Option<&[bool]>, out: &mut Vec<Value>) -> Option<()> {
-    if *b.first()? != ROW_FORMAT_VERSION {
-        return None;
-    }
     let n = schema.columns.len();
+    // `fields`: how many columns the row holds (invariant 3 of
+    // `instant`); `start`: where its null bitmap begins.
+    let (fields, start) = match *b.first()? {
+        ROW_FORMAT_VERSION if !super::instant::has_instant(schema) => (n, 1),
+        ROW_FORMAT_VERSION => (super::instant::core_fields(schema), 1),
+        ROW_FORMAT_VERSION_COUNTED => {
+            let f = u16::from_le_bytes(b.get(1..3)?.try_into().ok()?) as usize;
+            if f > n || f < super::instant::core_fields(schema) {
+                return None;
+            }
+            (f, 3)
+        }
+        _ => return None,
+    };
     out.truncate(n);
     out.resize(n, Value::Null);
-    let nb = n.div_ceil(8);
-    let bitmap = b.get(1..1 + nb)?;
-    let mut pos = 1 + nb;
+    let nb = fields.div_ceil(8);
+    let bitmap = b.get(start..start + nb)?;
+    let mut pos = start + nb;
     let take = |pos: &mut usize, n: usize| -> Option<&[u8]> {
         let s = b.get(*pos..*pos + n)?;
         *pos += n;
         Some(s)
     };
-    for (i, (col, slot)) in schema.columns.iter().zip(out.iter_mut()).enumerate() {
+    for (i, (col, slot)) in schema.columns[..fields].iter().zip(out.iter_mut()).enumerate() {
         if bitmap[i / 8] & (1 << (i % 8)) != 0 {
             *slot = Value::Null;
             continue;
@@ -239,7 +266,23 @@ fn decode_into(schema: &TableSchema, b: &[u8], need: Option<&[bool]>, out: &mut 
         };
         *slot = if wanted { v } else { Value::Null };
     }
+    if fields < n {
+        fill_instant(schema, fields, need, out);
+    }
     (pos == b.len()).then_some(())
+}
+
+/// The fields from `from` on, which the row lacks: their columns'
+/// instant defaults (`decode_into` checked that they have them).
+#[cold]
+fn fill_instant(schema: &TableSchema, from: usize, need: Option<&[bool]>, out: &mut [Value]) {
+    for (i, (col, slot)) in schema.columns.iter().zip(out.iter_mut()).enumerate().skip(from) {
+        let wanted = need.is_none_or(|m| m.get(i).copied().unwrap_or(true));
+        *slot = match (&col.instant_default, wanted) {
+            (Some(v), true) => v.clone(),
+            _ => Value::Null,
+        };
+    }
 }
 
 #[cfg(test)]

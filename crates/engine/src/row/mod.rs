@@ -10,6 +10,7 @@ pub mod datetime;
 pub mod decimal;
 pub mod extras;
 pub mod float;
+pub mod instant;
 pub mod json;
 pub mod key;
 pub mod time;
@@ -353,6 +354,11 @@ pub struct Column {
     /// `ON UPDATE CURRENT_TIMESTAMP[(fsp)]`: an UPDATE that changes the row
     /// and does not set this column sets it to the statement's time.
     pub on_update_now: bool,
+    /// `Some(v)`: the column was added by an instant ADD COLUMN
+    /// ([`instant`]) and rows written before it, which lack its field,
+    /// read it as `v` (its default at the ADD, whatever the default is
+    /// now). Such columns are always the last ones of the schema.
+    pub instant_default: Option<Value>,
 }
 
 impl Column {
@@ -366,6 +372,7 @@ impl Column {
             auto_increment: false,
             default_now: false,
             on_update_now: false,
+            instant_default: None,
         }
     }
 

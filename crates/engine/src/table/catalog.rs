@@ -75,6 +75,9 @@ const SECTION_INDEX_PREFIXES: u8 = 61;
 /// The tagged section holding the table's default collation
 /// (`TableExtras::default_collation`).
 const SECTION_DEFAULT_COLLATION: u8 = 62;
+/// The tagged section naming the table's instant columns and their
+/// instant defaults (`Column::instant_default`, `row::instant`).
+const SECTION_INSTANT: u8 = 63;
 
 /// A table as the catalog stores it.
 #[derive(Clone, Debug, PartialEq)]
@@ -343,7 +346,8 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
     let mut w = W(Vec::new());
     let s = &def.schema;
     let prefixes = s.indexes.iter().any(|ix| ix.has_prefix());
-    let version = if !def.extras.is_empty() || prefixes {
+    let instant = crate::row::instant::has_instant(s);
+    let version = if !def.extras.is_empty() || prefixes || instant {
         CATALOG_FORMAT_VERSION_EXTRAS
     } else if !def.foreign_keys.is_empty() {
         CATALOG_FORMAT_VERSION_FK
@@ -456,6 +460,15 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
         if let Some(c) = x.default_collation {
             section(&mut w, SECTION_DEFAULT_COLLATION, &[collation_code(c)]);
         }
+        if instant {
+            let core = crate::row::instant::core_fields(s);
+            let mut p = W(Vec::new());
+            p.u16(core as u16);
+            for c in &s.columns[core..] {
+                put_value(&mut p, c.instant_default.as_ref().unwrap_or(&Value::Null));
+            }
+            section(&mut w, SECTION_INSTANT, &p.0);
+        }
     }
     w.0
 }
@@ -497,6 +510,7 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
             auto_increment,
             default_now: flags & 2 != 0,
             on_update_now: flags & 4 != 0,
+            instant_default: None,
         });
     }
     let npk = r.u16()? as usize;
@@ -568,6 +582,18 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
                     }
                 }
                 SECTION_DEFAULT_COLLATION => extras.default_collation = Some(collation_from_code(p.u8()?)?),
+                SECTION_INSTANT => {
+                    let core = p.u16()? as usize;
+                    if core == 0 || core >= columns.len() || cluster == ClusterKey::RowId {
+                        return None;
+                    }
+                    for c in &mut columns[core..] {
+                        c.instant_default = Some(match get_value(&mut p)? {
+                            Value::Null => Value::Null,
+                            v => typed_default(c.ty, v)?,
+                        });
+                    }
+                }
                 _ => return None,
             }
             if p.1 != p.0.len() {
@@ -620,6 +646,39 @@ mod tests {
         let bytes = encode(&def);
         assert_eq!(bytes[0], CATALOG_FORMAT_VERSION);
         assert_eq!(decode("db/t", &bytes).unwrap(), def);
+    }
+
+    #[test]
+    fn instant_columns_keep_their_instant_defaults_in_section_63() {
+        use crate::row::{Choice, Members};
+        let e = Members::intern(false, vec!["a".into(), "b".into()]);
+        let mut c = Column::new("c", ColumnType::Varchar { len: 5 }).default(Value::Str("now".into()));
+        c.instant_default = Some(Value::Str("then".into()));
+        let mut d = Column::new("d", ColumnType::Enum { members: e });
+        d.instant_default = Some(Value::Choice(Choice { n: 2, members: e }));
+        let mut n = Column::new("n", ColumnType::Int { unsigned: false });
+        n.instant_default = Some(Value::Null);
+        let def = TableDef {
+            name: "db/i".into(),
+            space_id: 3,
+            schema: TableSchema {
+                columns: vec![Column::new("id", ColumnType::Int { unsigned: false }).not_null(), c, d, n],
+                primary_key: vec![0],
+                indexes: vec![],
+                cluster: ClusterKey::Primary,
+            },
+            clustered: (2, 10),
+            secondary: vec![],
+            foreign_keys: vec![],
+            extras: TableExtras::default(),
+        };
+        let bytes = encode(&def);
+        assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_EXTRAS);
+        assert_eq!(decode("db/i", &bytes).unwrap(), def);
+        // Without instant columns the definition is what it always was.
+        let mut plain = def.clone();
+        crate::row::instant::clear(&mut plain.schema);
+        assert_eq!(encode(&plain)[0], CATALOG_FORMAT_VERSION);
     }
 
     #[test]

@@ -55,6 +55,7 @@ use crate::txn::undo::{self, UndoLog};
 use crate::txn::Isolation;
 use crate::{Error, PageId, Result, SYSTEM_SPACE};
 
+mod instant;
 mod rebuild;
 
 pub const SYSTEM_FILE: &str = "quire_system.qbd";
@@ -665,6 +666,10 @@ impl Engine {
     ) -> Result<Arc<Table>> {
         self.check_ddl_allowed(name)?;
         let _ddl = self.ddl.lock();
+        // A new table's rows are all written whole (CREATE TABLE ... LIKE
+        // copies a definition that may have instant columns).
+        let mut schema = schema;
+        crate::row::instant::clear(&mut schema);
         if name.is_empty() || name.split('/').any(|p| p.is_empty()) {
             return Err(Error::InvalidSchema(format!("invalid table name '{name}'")));
         }

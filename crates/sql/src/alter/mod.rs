@@ -15,13 +15,16 @@
 //! Affected rows and the info text follow MariaDB: a change MariaDB makes
 //! by copying (a column's type changed, the PRIMARY KEY dropped and not
 //! replaced, ALGORITHM=COPY) reports the rows copied (`Records: n`), one it
-//! makes in place or instantly reports 0 — quire copies in both cases.
+//! makes in place or instantly reports 0. quire copies all but the instant
+//! forms (ADD COLUMN at the end, SET / DROP DEFAULT: `instant.rs`), which
+//! change only the catalog.
 
 mod convert;
 mod draft;
 pub mod engine;
 pub mod extras;
 mod generated;
+mod instant;
 pub mod rename;
 
 use quire_engine::row::{Collation, Column, ColumnType, TableSchema, Value};
@@ -150,6 +153,7 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
     drop(t);
     let mut d = Draft::of(&table, &old);
     let mut plan = Plan::default();
+    let mut algorithm = ast::AlterTableAlgorithm::Default;
     let mut dropped_pk = false;
     let mut added_pk = false;
     for op in &at.operations {
@@ -287,9 +291,12 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 }
                 plan.rename_to = Some(split_name(s, n)?);
             }
-            Op::Algorithm { algorithm, .. } => match algorithm {
-                ast::AlterTableAlgorithm::Copy => plan.copies = true,
-                ast::AlterTableAlgorithm::Default => {}
+            Op::Algorithm { algorithm: a, .. } => match a {
+                ast::AlterTableAlgorithm::Copy => {
+                    plan.copies = true;
+                    algorithm = *a;
+                }
+                ast::AlterTableAlgorithm::Default | ast::AlterTableAlgorithm::Instant => algorithm = *a,
                 other => return Err(SqlError::unsupported(format!("ALTER TABLE ALGORITHM={other}"))),
             },
             Op::Lock { lock, .. } => match lock {
@@ -310,9 +317,25 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
             return Err(SqlError::new(1091, "42000", format!("Can't DROP FOREIGN KEY `{fk}`; check that it exists")));
         }
     }
+    let want_instant = algorithm == ast::AlterTableAlgorithm::Instant;
+    let may_instant = !temporary && algorithm != ast::AlterTableAlgorithm::Copy && instant::operations_allow(at);
+    if want_instant && !may_instant {
+        return Err(instant::not_supported());
+    }
     let mut copied = 0;
     if plan.rebuild {
         let schema = d.finish()?;
+        if may_instant {
+            match instant::columns(&old, &schema) {
+                Some(columns) => {
+                    s.engine().alter_columns_instant(&full, columns)?;
+                    let info = format!("Records: 0  Duplicates: 0  Warnings: {}", s.statement_warnings());
+                    return Ok(Output::Ok { affected: 0, last_insert_id: 0, info });
+                }
+                None if want_instant => return Err(instant::not_supported()),
+                None => {}
+            }
+        }
         schema.validate(s.engine().config().page_size).map_err(SqlError::from)?;
         let new_gens = gens.finish(&schema)?;
         let new_extras = gens.extras(&old_extras, &new_gens, &schema);

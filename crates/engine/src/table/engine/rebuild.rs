@@ -111,6 +111,9 @@ impl Engine {
         convert: &mut dyn FnMut(u64, Vec<Value>) -> std::result::Result<Vec<Value>, E>,
     ) -> std::result::Result<u64, E> {
         self.check_ddl_allowed(name)?;
+        // Every row is written whole: the table leaves the instant format.
+        let mut schema = schema;
+        crate::row::instant::clear(&mut schema);
         schema.validate(self.cfg.page_size)?;
         let _ddl = self.ddl.lock();
         let old = self.table(name)?;
@@ -241,7 +244,7 @@ impl Engine {
 
     /// Holds the table's state latch exclusively once no active
     /// transaction has a change in it, waiting up to [`DDL_WAIT`].
-    fn quiesce(t: &Table) -> Result<parking_lot::RwLockWriteGuard<'_, super::super::TableState>> {
+    pub(super) fn quiesce(t: &Table) -> Result<parking_lot::RwLockWriteGuard<'_, super::super::TableState>> {
         let deadline = std::time::Instant::now() + DDL_WAIT;
         loop {
             let st = t.state().write();
