@@ -5,8 +5,8 @@
 //! as numbers (`+ 0`), comparisons with strings (as text) and numbers (as
 //! the index), ORDER BY / GROUP BY / MIN / MAX by the index, an index
 //! range, the member checks of CREATE TABLE (1291, 1367, 1067), SHOW
-//! CREATE TABLE / SHOW COLUMNS, result metadata, and a restart that keeps
-//! the member lists.
+//! CREATE TABLE / SHOW COLUMNS, result metadata, a restart that keeps
+//! the member lists, and `= 'text'` / IN served by the column's index.
 
 mod oracle;
 

@@ -4,7 +4,9 @@
 //! bit and hex literals and strings as bytes, clipping with 1264 and 1406
 //! in strict mode; reading back (YEAR as four digits, BIT as its bytes),
 //! `+ 0`, BIN / HEX, comparisons, ORDER BY and index ranges, CAST,
-//! DEFAULTs, SHOW CREATE TABLE / SHOW COLUMNS.
+//! DEFAULTs, SHOW CREATE TABLE / SHOW COLUMNS; constants compared with a
+//! YEAR read as YEAR input (`y > 50`), through an index and as `?`
+//! markers too; YEAR(2) refused as MySQL 8.0 does.
 
 mod oracle;
 
