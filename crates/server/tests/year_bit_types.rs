@@ -4,7 +4,9 @@
 //! bit and hex literals and strings as bytes, clipping with 1264 and 1406
 //! in strict mode; reading back (YEAR as four digits, BIT as its bytes),
 //! `+ 0`, BIN / HEX, comparisons, ORDER BY and index ranges, CAST,
-//! DEFAULTs, SHOW CREATE TABLE / SHOW COLUMNS.
+//! DEFAULTs, SHOW CREATE TABLE / SHOW COLUMNS; constants compared with a
+//! YEAR read as YEAR input (`y > 50`), through an index and as `?`
+//! markers too; YEAR(2) refused as MySQL 8.0 does.
 
 mod oracle;
 
@@ -98,4 +100,135 @@ fn bit_values_store_compare_and_sort_as_mariadb() {
             "SELECT b + 0, c + 0, b, c FROM bd",
         ],
     );
+}
+
+/// The `key` column of quire's EXPLAIN for `sql` (MariaDB's EXPLAIN has
+/// other columns, so the access path is checked on quire alone).
+fn explained_key(c: &mut mysql::Conn, sql: &str) -> Option<String> {
+    use mysql::prelude::Queryable;
+    let rows: Vec<mysql::Row> = c.query(format!("EXPLAIN {sql}")).expect("EXPLAIN");
+    rows.first().and_then(|r| r.get::<Option<String>, _>("key")).flatten()
+}
+
+#[test]
+fn year_compared_with_constants_reads_them_as_years() {
+    let m = MariaDb::get();
+    let q = Quire::start(&[]);
+    let (mut qc, mut mc) = (q.fresh_db("year_consts"), m.fresh_db("year_consts"));
+    assert_same(
+        &mut qc,
+        &mut mc,
+        &[
+            "CREATE TABLE yc (id INT PRIMARY KEY, y YEAR, KEY ky (y))",
+            "CREATE TABLE yp (y YEAR PRIMARY KEY, v INT)",
+            "INSERT INTO yc VALUES (1, 1999), (2, 2005), (3, 0), (4, 2000), (5, 1970), (6, 2069), (7, 2050), \
+             (8, 1950), (9, 2010), (10, 2009), (11, 2155), (12, NULL), (13, 1901)",
+            "INSERT INTO yp VALUES (1999, 1), (2050, 2), (0, 3), (2000, 4), (1970, 5)",
+        ],
+    );
+    let wheres = [
+        "y > 50",
+        "y = 99",
+        "y <> 99",
+        "y <=> 5",
+        "y >= 69 AND y < 71",
+        "y IN (0, 69, 70)",
+        "y NOT IN (10, 0)",
+        "y IN (10, 'abc', NULL)",
+        "y BETWEEN 0 AND 5",
+        "y BETWEEN 1 AND 70",
+        "y NOT BETWEEN 1 AND 10",
+        "y = '0'",
+        "y = '00'",
+        "y = '0000'",
+        "y = ' 0  '",
+        "y = '0.0'",
+        "y = 0",
+        "y = 0.0",
+        "y = '5'",
+        "y = '10x'",
+        "y = ' 10 '",
+        "y = '1e1'",
+        "y = '9.9'",
+        "y = '2010-05-05'",
+        "y = 'abc'",
+        "y = ''",
+        "y = '-1'",
+        "y = '2155.5'",
+        "y = 5.0",
+        "y = 5.5",
+        "y = 10.4",
+        "y = 9.9",
+        "y = 69.5",
+        "y = -0.4",
+        "y = 2155.4",
+        "y = 2155.5",
+        "y = 9.9e0",
+        "y = 69.5e0",
+        "y = 1e-1",
+        "y = 100",
+        "y < 100",
+        "y > 1900",
+        "y = 2156",
+        "y = 5 + 5",
+        "y = CAST(10 AS UNSIGNED)",
+        "y = DATE '2010-05-05'",
+        "y = TRUE",
+    ];
+    for w in wheres {
+        for sql in [
+            format!("SELECT id FROM yc WHERE {w} ORDER BY id"),
+            format!("SELECT id FROM yc IGNORE INDEX (ky) WHERE {w} ORDER BY id"),
+            format!("SELECT a.id FROM yc a JOIN yc b ON a.id = b.id WHERE a.{w} ORDER BY a.id"),
+        ] {
+            assert_same(&mut qc, &mut mc, &[&sql]);
+        }
+    }
+    assert_same(
+        &mut qc,
+        &mut mc,
+        &[
+            "SELECT id FROM yc WHERE 50 < y ORDER BY id",
+            "SELECT id, y = 10, y IN (10), 10 = y, y BETWEEN 10 AND 10, y > 50 FROM yc ORDER BY id",
+            "SELECT y, v FROM yp WHERE y = 99",
+            "SELECT y, v FROM yp WHERE y IN (0, '0', 50) ORDER BY y",
+            "SELECT y, v FROM yp WHERE y > 60 ORDER BY y",
+            "UPDATE yc SET id = id + 100 WHERE y = 99",
+            "SELECT id FROM yc WHERE id > 100",
+            "DELETE FROM yc WHERE y = 69",
+            "SELECT COUNT(*) FROM yc",
+        ],
+    );
+    // A prepared statement converts each execution's parameter.
+    use mysql::prelude::Queryable;
+    for v in [50, 99, 0, 2050] {
+        let sql = "SELECT id FROM yc WHERE y >= ? ORDER BY id";
+        let qr: Vec<i64> = qc.exec(sql, (v,)).expect("quire");
+        let mr: Vec<i64> = mc.exec(sql, (v,)).expect("MariaDB");
+        assert_eq!(qr, mr, "{sql} with {v}");
+    }
+    for v in ["0", "00", "0000", "99"] {
+        let sql = "SELECT y, v FROM yp WHERE y = ?";
+        let qr: Vec<(i64, i64)> = qc.exec(sql, (v,)).expect("quire");
+        let mr: Vec<(i64, i64)> = mc.exec(sql, (v,)).expect("MariaDB");
+        assert_eq!(qr, mr, "{sql} with '{v}'");
+    }
+    // The converted constant is a key: the index serves the comparison.
+    assert_eq!(explained_key(&mut qc, "SELECT id FROM yc WHERE y = 99").as_deref(), Some("ky"));
+    assert_eq!(explained_key(&mut qc, "SELECT id FROM yc WHERE y IN (50, 60)").as_deref(), Some("ky"));
+    assert_eq!(explained_key(&mut qc, "SELECT v FROM yp WHERE y = 99").as_deref(), Some("PRIMARY"));
+}
+
+/// MySQL 8.0 has only the four-digit YEAR: YEAR(2) and YEAR(3) are its
+/// 1818 (MariaDB 10.11 still creates a two-digit YEAR(2)).
+#[test]
+fn year_of_another_width_is_refused_as_mysql_8_0() {
+    use mysql::prelude::Queryable;
+    let q = Quire::start(&[]);
+    let mut qc = q.fresh_db("year_width");
+    for w in [2, 3, 5] {
+        let e = qc.query_drop(format!("CREATE TABLE y{w} (y YEAR({w}))")).expect_err("YEAR(n) refused");
+        assert_eq!(oracle::err_code(&e), 1818, "YEAR({w})");
+    }
+    qc.query_drop("CREATE TABLE y4 (y YEAR(4))").expect("YEAR(4)");
 }

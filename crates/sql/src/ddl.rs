@@ -77,11 +77,14 @@ pub fn column_type(dt: &ast::DataType, name: &str) -> Result<ColumnType> {
                 Some(&n) => BLOB_SIZES.iter().copied().find(|&m| n <= m).unwrap_or(BLOB_SIZES[3]),
             },
         },
-        // YEAR(4) is YEAR (MariaDB prints `year(4)`); the deprecated
-        // two-digit YEAR(2) is not built.
+        // YEAR(4) is YEAR (MariaDB prints `year(4)`). Any other width is
+        // MySQL 8.0's 1818 (it removed the two-digit YEAR(2) that MariaDB
+        // 10.11 still creates): applications written for MySQL 8.0 never
+        // declare it, and a two-digit column would read back differently
+        // from every other YEAR.
         "YEAR" => match args.first() {
             None | Some(4) => ColumnType::Year,
-            Some(n) => return Err(SqlError::unsupported(format!("YEAR({n}) columns (use YEAR)"))),
+            Some(_) => return Err(SqlError::new(1818, "HY000", "Supports only YEAR or YEAR(4) column.")),
         },
         // BIT is BIT(1), and so is BIT(0) (as MariaDB makes it).
         "BIT" if !s.contains("VARYING") => match arg(0, 1) {

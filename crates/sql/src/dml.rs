@@ -434,8 +434,9 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
     let colls: Vec<quire_engine::row::Collation> = table.schema.columns.iter().map(|c| c.collation).collect();
     let order = crate::dml_order::compile(&u.order_by, &colls, |e| c.compile(e, "ORDER BY"))?;
     let params = c.params;
-    let filter = filter.map(|f| expr::with_collations(f, &colls));
-    let sets = sets.into_iter().map(|(c, x)| (c, expr::with_collations(x, &colls))).collect();
+    let konst = |x| crate::compare_const::for_table(x, &table, &colls);
+    let filter = filter.map(|f| expr::with_collations(konst(f), &colls));
+    let sets = sets.into_iter().map(|(c, x)| (c, expr::with_collations(konst(x), &colls))).collect();
     let access = choose_access(&table, filter.as_ref());
     let limit = const_limit(u.limit.as_ref())?;
     Ok(UpdatePlan {
@@ -467,7 +468,7 @@ pub fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<DeletePlan> {
     let colls: Vec<quire_engine::row::Collation> = table.schema.columns.iter().map(|c| c.collation).collect();
     let order = crate::dml_order::compile(&d.order_by, &colls, |e| c.compile(e, "ORDER BY"))?;
     let params = c.params;
-    let filter = filter.map(|f| expr::with_collations(f, &colls));
+    let filter = filter.map(|f| expr::with_collations(crate::compare_const::for_table(f, &table, &colls), &colls));
     let access = choose_access(&table, filter.as_ref());
     let limit = const_limit(d.limit.as_ref())?;
     Ok(DeletePlan { table, access, filter, order, limit, params, subqueries })

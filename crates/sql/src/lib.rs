@@ -23,6 +23,7 @@ pub mod bit_literal;
 pub mod catalog;
 pub mod check;
 pub mod choice;
+pub mod compare_const;
 pub mod cost;
 pub mod create;
 pub mod ddl;

@@ -263,9 +263,14 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
     // Comparisons on columns of another collation than the default.
     let colls: Vec<Collation> =
         table.as_ref().map(|t| t.schema.columns.iter().map(|c| c.collation).collect()).unwrap_or_default();
-    let filter = filter.map(|f| expr::with_collations(f, &colls));
-    let items: Vec<Expr> = items.into_iter().map(|x| expr::with_collations(x, &colls)).collect();
-    let having = having.map(|h| expr::with_collations(h, &colls));
+    // Constants compared with YEAR / ENUM / SET columns, as the column reads them.
+    let konst = |x: Expr| match &table {
+        Some(t) => crate::compare_const::for_table(x, t, &colls),
+        None => x,
+    };
+    let filter = filter.map(|f| expr::with_collations(konst(f), &colls));
+    let items: Vec<Expr> = items.into_iter().map(|x| expr::with_collations(konst(x), &colls)).collect();
+    let having = having.map(|h| expr::with_collations(konst(h), &colls));
     let order_colls: Vec<Collation> = order.iter().map(|(x, _)| expr::key_collation(x, &colls)).collect();
     let group_colls: Vec<Collation> = group_by.iter().map(|x| expr::key_collation(x, &colls)).collect();
     let item_colls: Vec<Collation> = items.iter().map(|x| expr::key_collation(x, &colls)).collect();

@@ -153,7 +153,10 @@ impl Planner<'_, '_> {
 
     /// An ON clause's AND terms, each placed on its own (as WHERE's are).
     fn on_terms(&self, on: Vec<Expr>) -> Vec<Expr> {
-        let on = on.into_iter().map(|x| crate::expr::with_collations(x, self.colls));
+        let types = &self.level.slot_types;
+        let on = on
+            .into_iter()
+            .map(|x| crate::expr::with_collations(crate::compare_const::rewrite(x, types, self.colls), self.colls));
         on.flat_map(|x| and_terms(&x).into_iter().cloned().collect::<Vec<_>>()).collect()
     }
 

@@ -230,7 +230,7 @@ impl Binder<'_> {
         let colls = level.slot_colls.clone();
         let width = colls.len();
         windows.set_collations(&colls);
-        let coll = |x: Expr| expr::with_collations(x, &colls);
+        let coll = |x: Expr| expr::with_collations(crate::compare_const::rewrite(x, &level.slot_types, &colls), &colls);
         let items: Vec<Expr> = exprs.into_iter().map(coll).collect();
         let having = having.map(coll);
         let order: Vec<(Expr, bool)> = order.into_iter().map(|(x, d)| (coll(x), d)).collect();
