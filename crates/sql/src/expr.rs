@@ -759,6 +759,10 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             let rebound = crate::binary::rebind_binary_cast(expr).ok_or_else(|| SqlError::internal("rebind"))?;
             compile(&rebound, scope)?
         }
+        // CAST(.. AS type ARRAY): MySQL's multi-valued index key parts.
+        E::Cast { data_type: ast::DataType::Array(_), .. } => {
+            return Err(SqlError::unsupported("CAST(.. AS .. ARRAY) (multi-valued indexes)"))
+        }
         E::Cast { expr, data_type, .. } => {
             let x = compile(expr, scope)?;
             let ty = data_type.to_string().to_ascii_uppercase();
