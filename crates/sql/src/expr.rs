@@ -745,11 +745,23 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
             otherwise: else_result.as_ref().map(|o| compile(o, scope).map(Box::new)).transpose()?,
         },
         E::Function(f) => function(f, scope)?,
+        E::MemberOf(m) => {
+            let args = vec![compile(&m.value, scope)?, compile(&m.array, scope)?];
+            let ast_args = [(*m.value).clone()];
+            Expr::Func(
+                crate::json::MEMBER_OF.into(),
+                crate::json::mark_booleans(crate::json::MEMBER_OF, &ast_args, args),
+            )
+        }
         E::Cast { expr, data_type: ast::DataType::Binary(None), .. }
             if crate::binary::rebind_binary_cast(expr).is_some() =>
         {
             let rebound = crate::binary::rebind_binary_cast(expr).ok_or_else(|| SqlError::internal("rebind"))?;
             compile(&rebound, scope)?
+        }
+        // CAST(.. AS type ARRAY): MySQL's multi-valued index key parts.
+        E::Cast { data_type: ast::DataType::Array(_), .. } => {
+            return Err(SqlError::unsupported("CAST(.. AS .. ARRAY) (multi-valued indexes)"))
         }
         E::Cast { expr, data_type, .. } => {
             let x = compile(expr, scope)?;
@@ -928,6 +940,9 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
                             ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
                             other => return Err(SqlError::syntax(format!("SEPARATOR {other}"))),
                         }
+                    }
+                    ast::FunctionArgumentClause::JsonReturningClause(_) if name == "json_value" => {
+                        return Err(SqlError::unsupported("JSON_VALUE(... RETURNING type)"))
                     }
                     other => return Err(SqlError::syntax(format!("{other} in {name}()"))),
                 }

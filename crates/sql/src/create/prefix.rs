@@ -75,12 +75,24 @@ pub fn length_for(col: &Column, len: u32) -> Result<u32> {
     }
 }
 
+/// 1235 for MySQL's multi-valued key part `(CAST(j->'$.a' AS t ARRAY))`.
+fn multi_valued_refused(e: &ast::Expr) -> Result<()> {
+    match e {
+        ast::Expr::Nested(x) => multi_valued_refused(x),
+        ast::Expr::Cast { data_type: ast::DataType::Array(_), .. } => {
+            Err(SqlError::unsupported("multi-valued indexes (CAST(.. AS .. ARRAY) key parts)"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The columns and prefix lengths of an index's key parts (`columns`:
 /// the table's visible columns): 1072 for an unknown column.
 pub fn key_parts(parts: &[ast::IndexColumn], columns: &[Column]) -> Result<(Vec<usize>, Vec<u32>)> {
     let mut cols = Vec::with_capacity(parts.len());
     let mut prefix = Vec::with_capacity(parts.len());
     for ic in parts {
+        multi_valued_refused(&ic.column.expr)?;
         let (name, len) = part(&ic.column.expr)?;
         let c = columns
             .iter()

@@ -26,9 +26,13 @@
 //! by length); MariaDB warns and returns NULL for invalid JSON arguments
 //! (4038), MySQL and quire fail with 3141; MariaDB has no `->` / `->>`.
 
+pub mod merge;
 pub mod modify;
 pub mod path;
+pub mod pretty;
 pub mod search;
+pub mod search_text;
+pub mod storage;
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -62,29 +66,28 @@ pub const FUNCS: &[(&str, usize, usize)] = &[
     ("json_length", 1, 2),
     ("json_depth", 1, 1),
     ("json_keys", 1, 2),
+    ("json_array_insert", 3, usize::MAX),
+    ("json_merge_preserve", 2, usize::MAX),
+    ("json_merge", 2, usize::MAX),
+    ("json_merge_patch", 2, usize::MAX),
+    ("json_search", 3, usize::MAX),
+    ("json_value", 2, 2),
+    ("json_pretty", 1, 1),
+    ("json_storage_size", 1, 1),
+    ("json_storage_free", 1, 1),
+    ("json_overlaps", 2, 2),
+    (MEMBER_OF, 2, 2),
 ];
 
 /// MySQL 8.0's JSON functions quire has not built: 1235, not 1305.
-const NOT_BUILT: &[&str] = &[
-    "json_array_insert",
-    "json_merge",
-    "json_merge_patch",
-    "json_merge_preserve",
-    "json_overlaps",
-    "json_pretty",
-    "json_search",
-    "json_storage_free",
-    "json_storage_size",
-    "json_table",
-    "json_schema_valid",
-    "json_schema_validation_report",
-    "json_value",
-];
+const NOT_BUILT: &[&str] = &["json_table", "json_schema_valid", "json_schema_validation_report"];
 
 /// The internal name of CAST(.. AS JSON).
 pub const CAST: &str = "cast_json";
 /// Marks a boolean expression given as a JSON value (invariant 1).
 const BOOL: &str = "json_bool";
+/// The internal name of `value MEMBER OF (json_array)`.
+pub const MEMBER_OF: &str = "json_member_of";
 
 /// Whether `name` is one of this module's functions.
 pub fn is_func(name: &str) -> bool {
@@ -237,6 +240,22 @@ fn unquote(v: &Value) -> Result<Value> {
     })
 }
 
+/// JSON_VALUE(doc, path) with MySQL's defaults (NULL ON EMPTY, NULL ON
+/// ERROR): the scalar the path names as text (a string unquoted), NULL
+/// when it names nothing, JSON null, an array or object, or more than one
+/// value. (RETURNING and the ON clauses are refused when compiled.)
+fn scalar_value(args: &[Value]) -> Result<Value> {
+    let Some(d) = doc(&args[0], 1, "json_value")? else { return Ok(Value::Null) };
+    let Some(p) = path_arg(&args[1])? else { return Ok(Value::Null) };
+    let found = p.find(&d);
+    Ok(match found.as_slice() {
+        [Json::Str(s)] => Value::Str(s.clone()),
+        [Json::Null] => Value::Null,
+        [one] if one.is_scalar() => Value::Str(one.to_string()),
+        _ => Value::Null,
+    })
+}
+
 /// Calls a function of this module; `None` when `name` is not one.
 pub fn call(name: &str, args: &[Value]) -> Result<Option<Value>> {
     if !name.starts_with("json_") && name != CAST {
@@ -334,8 +353,28 @@ pub fn call(name: &str, args: &[Value]) -> Result<Option<Value>> {
             }
         }
         "json_contains" => search::contains(args)?,
+        "json_overlaps" => search::json_overlaps(args)?,
+        MEMBER_OF => search::member_of(args)?,
+        "json_merge_preserve" | "json_merge" | "json_merge_patch" => match merge::call(name, args)? {
+            Some(j) => json(j)?,
+            None => Value::Null,
+        },
+        "json_search" => match search_text::call(args)? {
+            Some(j) => json(j)?,
+            None => Value::Null,
+        },
+        "json_value" => scalar_value(args)?,
+        "json_pretty" => match doc(&args[0], 1, name)? {
+            None => Value::Null,
+            Some(d) => Value::Str(pretty::pretty(&d)),
+        },
+        "json_storage_size" | "json_storage_free" => match doc(&args[0], 1, name)? {
+            None => Value::Null,
+            Some(d) if name == "json_storage_size" => Value::Int(storage::size(&d) as i64),
+            Some(_) => Value::Int(0),
+        },
         "json_contains_path" => search::contains_path(args)?,
-        "json_set" | "json_insert" | "json_replace" | "json_remove" | "json_array_append" => {
+        "json_set" | "json_insert" | "json_replace" | "json_remove" | "json_array_append" | "json_array_insert" => {
             match modify::call(name, args)? {
                 Some(j) => json(j)?,
                 None => Value::Null,
@@ -351,7 +390,10 @@ fn value_positions(name: &str, n: usize) -> Vec<usize> {
     match name {
         "json_array" | CAST => (0..n).collect(),
         "json_object" => (1..n).step_by(2).collect(),
-        "json_set" | "json_insert" | "json_replace" | "json_array_append" => (2..n).step_by(2).collect(),
+        "json_set" | "json_insert" | "json_replace" | "json_array_append" | "json_array_insert" => {
+            (2..n).step_by(2).collect()
+        }
+        MEMBER_OF => vec![0],
         _ => Vec::new(),
     }
 }
@@ -510,11 +552,13 @@ pub fn sort_bytes(j: &Json) -> Vec<u8> {
 /// Result metadata of this module's functions.
 pub fn infer(name: &str) -> MetaType {
     match name {
-        "json_unquote" | "json_quote" => MetaType::Text,
+        "json_unquote" | "json_quote" | "json_pretty" => MetaType::Text,
         "json_type" => MetaType::Str { len: 16, fixed: false },
-        "json_valid" | "json_contains" | "json_contains_path" | "json_length" | "json_depth" => {
-            MetaType::Int { unsigned: false, width: 4 }
-        }
+        // JSON_VALUE without RETURNING: VARCHAR(512) (MySQL's default).
+        "json_value" => MetaType::Str { len: 512, fixed: false },
+        "json_valid" | "json_contains" | "json_contains_path" | "json_length" | "json_depth" | "json_overlaps"
+        | MEMBER_OF => MetaType::Int { unsigned: false, width: 4 },
+        "json_storage_size" | "json_storage_free" => MetaType::Int { unsigned: false, width: 11 },
         _ => MetaType::Json,
     }
 }
@@ -524,7 +568,7 @@ pub fn infer(name: &str) -> MetaType {
 pub fn check_arity(name: &str, n: usize) -> Result<()> {
     let ok = match name {
         "json_object" => n.is_multiple_of(2),
-        "json_set" | "json_insert" | "json_replace" | "json_array_append" => !n.is_multiple_of(2),
+        "json_set" | "json_insert" | "json_replace" | "json_array_append" | "json_array_insert" => !n.is_multiple_of(2),
         _ => true,
     };
     if ok {

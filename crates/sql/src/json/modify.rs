@@ -1,5 +1,5 @@
-//! JSON_SET, JSON_INSERT, JSON_REPLACE, JSON_REMOVE and
-//! JSON_ARRAY_APPEND: a document changed at paths, pair by pair, each
+//! JSON_SET, JSON_INSERT, JSON_REPLACE, JSON_REMOVE, JSON_ARRAY_APPEND
+//! and JSON_ARRAY_INSERT: a document changed at paths, pair by pair, each
 //! change seeing the ones before it (MySQL's order).
 //!
 //! A path here names one place (wildcards: 3149). Its last leg is what
@@ -11,6 +11,11 @@
 //! the value itself and a later cell wraps it in an array with the new
 //! value after it (MySQL's autowrap). The path `$` replaces the whole
 //! document (SET, REPLACE) and cannot be removed (3153).
+//!
+//! JSON_ARRAY_INSERT's path must end in a cell `[n]` (3165 otherwise):
+//! the value goes in before the n-th element of the array the legs
+//! before it reach (`[last]` before the last one), at the end when `n`
+//! is past it; nothing happens when they reach no array (no autowrap).
 
 use quire_engine::row::json::Json;
 use quire_engine::row::Value;
@@ -60,6 +65,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Option<Json>> {
         let v = value(v)?;
         match name {
             "json_array_append" => append(&mut d, p, v),
+            "json_array_insert" => array_insert(&mut d, p, v)?,
             "json_set" => set(&mut d, p, v, Mode::Set),
             "json_insert" => set(&mut d, p, v, Mode::Insert),
             "json_replace" => set(&mut d, p, v, Mode::Replace),
@@ -115,6 +121,23 @@ fn append(d: &mut Json, p: &Path, v: Json) {
     }
 }
 
+/// 3165: JSON_ARRAY_INSERT's path does not end in an array cell.
+fn not_a_cell() -> SqlError {
+    SqlError::new(3165, "42000", "A path expression is not a path to a cell in an array.")
+}
+
+fn array_insert(d: &mut Json, p: &Path, v: Json) -> Result<()> {
+    let Some((Leg::Cell(ix), parent_legs)) = p.legs.split_last() else { return Err(not_a_cell()) };
+    if let Some(Json::Array(a)) = locate_mut(d, parent_legs) {
+        let at = match *ix {
+            super::path::Index::Start(n) => n.min(a.len() as u64) as usize,
+            super::path::Index::End(n) => (a.len() as u64).saturating_sub(n + 1) as usize,
+        };
+        a.insert(at, v);
+    }
+    Ok(())
+}
+
 fn remove(d: &mut Json, p: &Path) -> Result<()> {
     let Some((last, parent_legs)) = p.legs.split_last() else {
         return Err(SqlError::new(3153, "42000", "The path expression '$' is not allowed in this context."));
@@ -164,6 +187,15 @@ mod tests {
             run("json_array_append", r#"["a", ["b", "c"], "d"]"#, &["$[1]", "1", "$[0]", "2"]),
             r#"[["a", "2"], ["b", "c", "1"], "d"]"#
         );
+        // The manual's JSON_ARRAY_INSERT example.
+        let j = r#"["a", {"b": [1, 2]}, [3, 4]]"#;
+        assert_eq!(run("json_array_insert", j, &["$[1]", "x"]), r#"["a", "x", {"b": [1, 2]}, [3, 4]]"#);
+        assert_eq!(run("json_array_insert", j, &["$[100]", "x"]), r#"["a", {"b": [1, 2]}, [3, 4], "x"]"#);
+        assert_eq!(run("json_array_insert", j, &["$[1].b[0]", "x"]), r#"["a", {"b": ["x", 1, 2]}, [3, 4]]"#);
+        assert_eq!(run("json_array_insert", j, &["$[2][1]", "y"]), r#"["a", {"b": [1, 2]}, [3, "y", 4]]"#);
+        assert_eq!(run("json_array_insert", j, &["$[0]", "x", "$[2][1]", "y"]), r#"["x", "a", {"b": [1, 2]}, [3, 4]]"#);
+        assert_eq!(run("json_array_insert", "[1, 2, 3]", &["$[last]", "x"]), r#"[1, 2, "x", 3]"#);
+        assert_eq!(run("json_array_insert", r#"{"a": 1}"#, &["$.a[0]", "x"]), r#"{"a": 1}"#);
         assert_eq!(run("json_set", "{}", &["$.a", "x"]), r#"{"a": "x"}"#);
     }
 
@@ -176,6 +208,9 @@ mod tests {
         assert_eq!(e("json_set", "$**[0]"), 3149);
         assert_eq!(call("json_remove", &[Value::Str("[1]".into()), Value::Str("$".into())]).unwrap_err().code, 3153);
         assert_eq!(e("json_set", "$.a b"), 3143);
+        assert_eq!(e("json_array_insert", "$.a"), 3165);
+        assert_eq!(e("json_array_insert", "$"), 3165);
+        assert_eq!(e("json_array_insert", "$[*]"), 3149);
         assert!(call("json_set", &[Value::Str("[1]".into()), Value::Null, Value::Int(1)]).unwrap().is_none());
     }
 }

@@ -1,4 +1,4 @@
-//! JSON_CONTAINS and JSON_CONTAINS_PATH.
+//! JSON_CONTAINS, JSON_CONTAINS_PATH, JSON_OVERLAPS and MEMBER OF.
 //!
 //! Containment is MySQL's (`contains_wr` in its json_dom.cc): a scalar
 //! contains what equals it; an object contains an object whose every key
@@ -6,6 +6,14 @@
 //! value (or each element of an array) that one of its elements equals
 //! or, being an array or object itself, contains — an array candidate
 //! element only inside an array element.
+//!
+//! Overlap and membership are by element equality (JSON's comparison),
+//! not containment: two arrays overlap when an element of one equals an
+//! element of the other, two objects when they share a key with equal
+//! values; a value that is not an array meets an array as the array of
+//! itself; an object and a scalar, or two unequal scalars, do not
+//! overlap. `v MEMBER OF (a)` is whether `v` (a `val`: a string is a JSON
+//! string) equals an element of `a` (a non-array `a` as `[a]`).
 
 use std::cmp::Ordering;
 
@@ -41,6 +49,42 @@ pub fn json_contains(target: &Json, candidate: &Json) -> bool {
         }
         _ => order::compare(target, candidate) == Ordering::Equal,
     }
+}
+
+fn same(a: &Json, b: &Json) -> bool {
+    order::compare(a, b) == Ordering::Equal
+}
+
+/// Whether `a` and `b` overlap (module note).
+pub fn overlaps(a: &Json, b: &Json) -> bool {
+    match (a, b) {
+        (Json::Array(x), Json::Array(y)) => x.iter().any(|e| y.iter().any(|f| same(e, f))),
+        (Json::Array(x), other) | (other, Json::Array(x)) => x.iter().any(|e| same(e, other)),
+        (Json::Object(x), Json::Object(y)) => x.iter().any(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
+        (Json::Object(_), _) | (_, Json::Object(_)) => false,
+        _ => same(a, b),
+    }
+}
+
+/// JSON_OVERLAPS(doc, doc).
+pub fn json_overlaps(args: &[Value]) -> Result<Value> {
+    const F: &str = "json_overlaps";
+    let Some(a) = doc(&args[0], 1, F)? else { return Ok(Value::Null) };
+    let Some(b) = doc(&args[1], 2, F)? else { return Ok(Value::Null) };
+    Ok(Value::Int(overlaps(&a, &b) as i64))
+}
+
+/// `value MEMBER OF (array)`.
+pub fn member_of(args: &[Value]) -> Result<Value> {
+    if args[0].is_null() {
+        return Ok(Value::Null);
+    }
+    let Some(a) = doc(&args[1], 2, "member of")? else { return Ok(Value::Null) };
+    let v = super::value(&args[0])?;
+    Ok(Value::Int(match &*a {
+        Json::Array(x) => x.iter().any(|e| same(e, &v)),
+        other => same(other, &v),
+    } as i64))
 }
 
 /// JSON_CONTAINS(target, candidate[, path]).
@@ -113,5 +157,23 @@ mod tests {
         assert!(c("1", "1.0"));
         assert!(!c("[1]", "[1, 2]"));
         assert!(!c("\"a\"", "[\"a\"]"));
+    }
+
+    #[test]
+    fn overlaps_follow_mysqls_manual() {
+        let o = |a: &str, b: &str| overlaps(&parse(a).unwrap(), &parse(b).unwrap());
+        assert!(o("[1,3,5,7]", "[2,5,7]"));
+        assert!(!o("[1,3,5,7]", "[2,6,8]"));
+        assert!(!o("[[1,2],[3,4],5]", "[1,[2,3],[4,5]]"));
+        assert!(o("[[1,2],[3,4],5]", "[5]"));
+        assert!(o(r#"{"a":1,"b":10,"d":10}"#, r#"{"c":1,"e":10,"f":1,"d":10}"#));
+        assert!(!o(r#"{"a":1,"b":10,"d":10}"#, r#"{"a":5,"e":10,"f":1,"d":20}"#));
+        assert!(o("5", "5"));
+        assert!(!o("5", "6"));
+        assert!(o(r#"[4,5,6,7]"#, "6"));
+        assert!(!o(r#"[4,5,"6",7]"#, "6"));
+        assert!(!o(r#"[4,5,6,7]"#, r#""6""#));
+        assert!(o(r#"[{"a": 1}]"#, r#"{"a": 1}"#));
+        assert!(!o(r#"{"a": 1}"#, "1"));
     }
 }
