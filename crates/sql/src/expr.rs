@@ -1664,6 +1664,9 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
             // STR_TO_DATE warns (1411), so it needs the evaluation's env.
             if name == "str_to_date" {
                 crate::str_to_date::call(&vals, env)?
+            } else if env.collation() != Collation::Utf8mb4GeneralCi && crate::coercion::funcs::collated(name) {
+                // Under a derived collation (`coercion::bind` put it there).
+                crate::coercion::funcs::call(name, &vals, env.collation())?
             } else {
                 match crate::defaults::call(name, &vals) {
                     Some(v) => v, // a CURRENT_TIMESTAMP default (`defaults.rs`)

@@ -21,6 +21,7 @@ pub mod alter;
 pub mod binary;
 pub mod bit_literal;
 pub mod catalog;
+pub mod coercion;
 pub mod check;
 pub mod choice;
 pub mod cost;
