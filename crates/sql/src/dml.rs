@@ -468,7 +468,8 @@ pub fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<DeletePlan> {
     let colls: Vec<quire_engine::row::Collation> = table.schema.columns.iter().map(|c| c.collation).collect();
     let order = crate::dml_order::compile(&d.order_by, &colls, |e| c.compile(e, "ORDER BY"))?;
     let params = c.params;
-    let filter = filter.map(|f| crate::coercion::bind(f, &crate::coercion::table_slots(&table.schema.columns))).transpose()?;
+    let filter =
+        filter.map(|f| crate::coercion::bind(f, &crate::coercion::table_slots(&table.schema.columns))).transpose()?;
     let access = choose_access(&table, filter.as_ref());
     let limit = const_limit(d.limit.as_ref())?;
     Ok(DeletePlan { table, access, filter, order, limit, params, subqueries })

@@ -1084,6 +1084,9 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
     // grammar spells the call out (a wrong count is then a syntax error,
     // 1064, not 1582).
     const ARITY: &[(&str, usize, usize, bool)] = &[
+        // Folded into literals when the expression is bound (`coercion`).
+        ("collation", 1, 1, false),
+        ("coercibility", 1, 1, false),
         ("database", 0, 0, false),
         ("schema", 0, 0, false),
         ("version", 0, 0, false),

@@ -22,19 +22,20 @@ fn equal(a: &Value, b: &Value, c: Collation) -> bool {
 }
 
 /// Where `needle` first occurs in `hay` at or after character `from`
-/// under `c` (equal-length windows compared by the collation), 1-based;
-/// 0 when it does not.
+/// under `c`, 1-based; 0 when it does not. As MariaDB's `my_instr_mb`:
+/// at each character, the window of the needle's byte length is compared
+/// by the collation (a window that ends inside a character never
+/// matches).
 fn find_from(hay: &str, needle: &str, from: usize, c: Collation) -> i64 {
-    let h: Vec<char> = hay.chars().collect();
-    let n = needle.chars().count();
-    if n == 0 {
-        return if from <= h.len() { from as i64 + 1 } else { 0 };
+    let starts: Vec<usize> = hay.char_indices().map(|(i, _)| i).collect();
+    if needle.is_empty() {
+        return if from <= starts.len() { from as i64 + 1 } else { 0 };
     }
-    let needle = Value::Str(needle.to_string());
-    for start in from..h.len().saturating_sub(n - 1) {
-        let w: String = h[start..start + n].iter().collect();
-        if equal(&Value::Str(w), &needle, c) {
-            return start as i64 + 1;
+    let needle_v = Value::Str(needle.to_string());
+    for (k, &at) in starts.iter().enumerate().skip(from) {
+        let Some(w) = hay.get(at..at + needle.len()) else { continue };
+        if equal(&Value::Str(w.to_string()), &needle_v, c) {
+            return k as i64 + 1;
         }
     }
     0

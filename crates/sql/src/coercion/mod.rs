@@ -170,12 +170,13 @@ impl Dt {
         } else if self.level == Level::Explicit {
             self.set_none(Cs::Binary);
             return false;
-        } else if self.bin_sort() {
-        } else if o.bin_sort() {
-            self.set(o);
-        } else {
-            let bin = if self.charset() == "latin1" { Collation::Latin1Bin } else { Collation::Utf8mb4Bin };
-            self.set_none(Cs::Text(bin));
+        } else if !self.bin_sort() {
+            if o.bin_sort() {
+                self.set(o);
+            } else {
+                let bin = if self.charset() == "latin1" { Collation::Latin1Bin } else { Collation::Utf8mb4Bin };
+                self.set_none(Cs::Text(bin));
+            }
         }
         true
     }
@@ -315,7 +316,8 @@ fn string_result(op: &str, args: &[&Expr], slots: &[Dt]) -> Result<Dt> {
 
 /// Functions that compare their string arguments, with the name MySQL's
 /// 1267 gives the operation.
-const COMPARERS: &[&str] = &["strcmp", "nullif", "find_in_set", "field", "locate", "instr", "substring_index", "replace", "greatest", "least"];
+const COMPARERS: &[&str] =
+    &["strcmp", "nullif", "find_in_set", "field", "locate", "instr", "substring_index", "replace", "greatest", "least"];
 
 /// 1267 / 1270 / 1271 for `args` mixed in `op`.
 fn illegal_mix(op: &str, args: &[Dt]) -> SqlError {
@@ -369,7 +371,9 @@ fn compare_collation(op: &str, args: &[Dt]) -> Result<Option<Collation>> {
 }
 
 /// Checks that the literals a comparison converts into latin1 exist there
-/// (MySQL: 1267 when a character would be lost).
+/// (MySQL: 1267 when a character would be lost). Literals the plan cache
+/// turned into `?` (those of WHERE, `normalize.rs`) are not checked: a
+/// character latin1 lacks then compares as '?' (docs/SQL.md).
 fn literals_convert(op: &str, c: Collation, xs: &[&Expr], dts: &[Dt]) -> Result<()> {
     if c.charset() != "latin1" {
         return Ok(());
@@ -535,6 +539,13 @@ fn rewrite(e: Expr, slots: &[Dt], in_force: Collation) -> Result<Expr> {
             } else {
                 Value::Int(d.level as i64)
             })
+        }
+        // LENGTH of a latin1 column counts latin1 bytes: one a character.
+        Expr::Func(n, args)
+            if matches!(n.as_str(), "length" | "octet_length")
+                && matches!(args.as_slice(), [Expr::Col(i)] if slots.get(*i).is_some_and(|d| d.charset() == "latin1")) =>
+        {
+            Expr::Func("char_length".into(), args)
         }
         Expr::Func(name, args) => {
             let c = match compared_args(&name, &args) {

@@ -231,8 +231,7 @@ impl Binder<'_> {
         let width = colls.len();
         windows.set_collations(&colls);
         // Derived collations (`coercion`): 1267 here, before any row is read.
-        let slots: Vec<_> =
-            level.slot_meta.iter().zip(&colls).map(|(m, c)| crate::coercion::slot_of(*m, *c)).collect();
+        let slots: Vec<_> = level.slot_meta.iter().zip(&colls).map(|(m, c)| crate::coercion::slot_of(*m, *c)).collect();
         let coll = |x: Expr| crate::coercion::bind(x, &slots);
         let items: Vec<Expr> = exprs.into_iter().map(coll).collect::<Result<_>>()?;
         let having = having.map(coll).transpose()?;
