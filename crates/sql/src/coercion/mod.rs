@@ -342,9 +342,16 @@ fn illegal_mix(op: &str, args: &[Dt]) -> SqlError {
 /// when the operands are binary strings; 1267 / 1270 / 1271 when they do
 /// not mix.
 fn compare_collation(op: &str, args: &[Dt]) -> Result<Option<Collation>> {
-    if args.iter().any(|d| !d.stringy()) || args.iter().all(|d| d.level == Level::Ignorable) {
+    // A number makes it a numeric comparison; what is not tracked (an
+    // aggregate, a subquery) yields to the other operands.
+    if args.iter().any(|d| d.known && !d.stringy()) {
         return Ok(None);
     }
+    let kept: Vec<Dt> = args.iter().copied().filter(Dt::stringy).collect();
+    if kept.iter().all(|d| d.level == Level::Ignorable) {
+        return Ok(None);
+    }
+    let (all, args) = (args, &kept[..]);
     let mix = |args: &mut dyn Iterator<Item = &Dt>| -> Option<Dt> {
         let mut acc = *args.next()?;
         for d in args {
@@ -360,9 +367,9 @@ fn compare_collation(op: &str, args: &[Dt]) -> Result<Option<Collation>> {
         // yields to the others rather than make the mix illegal.
         None if args.iter().any(|d| !d.known) => match mix(&mut args.iter().filter(|d| d.known)) {
             Some(acc) => acc,
-            None => return Err(illegal_mix(op, args)),
+            None => return Err(illegal_mix(op, all)),
         },
-        None => return Err(illegal_mix(op, args)),
+        None => return Err(illegal_mix(op, all)),
     };
     Ok(match acc.cs {
         Cs::Text(c) => Some(c),
