@@ -435,8 +435,10 @@ pub fn compile_update(u: &ast::Update, r: &dyn Resolver) -> Result<UpdatePlan> {
     let order = crate::dml_order::compile(&u.order_by, &colls, |e| c.compile(e, "ORDER BY"))?;
     let params = c.params;
     let konst = |x| crate::compare_const::for_table(x, &table, &colls);
-    let filter = filter.map(|f| expr::with_collations(konst(f), &colls));
-    let sets = sets.into_iter().map(|(c, x)| (c, expr::with_collations(konst(x), &colls))).collect();
+    let slots = crate::coercion::table_slots(&table.schema.columns);
+    let filter = filter.map(|f| crate::coercion::bind(konst(f), &slots)).transpose()?;
+    let sets =
+        sets.into_iter().map(|(c, x)| Ok((c, crate::coercion::bind(konst(x), &slots)?))).collect::<Result<_>>()?;
     let access = choose_access(&table, filter.as_ref());
     let limit = const_limit(u.limit.as_ref())?;
     Ok(UpdatePlan {
@@ -468,7 +470,9 @@ pub fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<DeletePlan> {
     let colls: Vec<quire_engine::row::Collation> = table.schema.columns.iter().map(|c| c.collation).collect();
     let order = crate::dml_order::compile(&d.order_by, &colls, |e| c.compile(e, "ORDER BY"))?;
     let params = c.params;
-    let filter = filter.map(|f| expr::with_collations(crate::compare_const::for_table(f, &table, &colls), &colls));
+    let slots = crate::coercion::table_slots(&table.schema.columns);
+    let filter =
+        filter.map(|f| crate::coercion::bind(crate::compare_const::for_table(f, &table, &colls), &slots)).transpose()?;
     let access = choose_access(&table, filter.as_ref());
     let limit = const_limit(d.limit.as_ref())?;
     Ok(DeletePlan { table, access, filter, order, limit, params, subqueries })

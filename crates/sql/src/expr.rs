@@ -1099,6 +1099,9 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
     // grammar spells the call out (a wrong count is then a syntax error,
     // 1064, not 1582).
     const ARITY: &[(&str, usize, usize, bool)] = &[
+        // Folded into literals when the expression is bound (`coercion`).
+        ("collation", 1, 1, false),
+        ("coercibility", 1, 1, false),
         ("database", 0, 0, false),
         ("schema", 0, 0, false),
         ("version", 0, 0, false),
@@ -1679,6 +1682,9 @@ pub fn eval(e: &Expr, row: &[Value], env: &dyn Env) -> Result<Value> {
             // STR_TO_DATE warns (1411), so it needs the evaluation's env.
             if name == "str_to_date" {
                 crate::str_to_date::call(&vals, env)?
+            } else if env.collation() != Collation::Utf8mb4GeneralCi && crate::coercion::funcs::collated(name) {
+                // Under a derived collation (`coercion::bind` put it there).
+                crate::coercion::funcs::call(name, &vals, env.collation())?
             } else {
                 match crate::defaults::call(name, &vals) {
                     Some(v) => v, // a CURRENT_TIMESTAMP default (`defaults.rs`)

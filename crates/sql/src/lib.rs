@@ -24,6 +24,7 @@ pub mod catalog;
 pub mod check;
 pub mod choice;
 pub mod compare_const;
+pub mod coercion;
 pub mod cost;
 pub mod create;
 pub mod ddl;

@@ -261,23 +261,25 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
         None
     };
     // Comparisons on columns of another collation than the default.
+    // Constants compared with YEAR / ENUM / SET columns, as the column reads them.
     let colls: Vec<Collation> =
         table.as_ref().map(|t| t.schema.columns.iter().map(|c| c.collation).collect()).unwrap_or_default();
-    // Constants compared with YEAR / ENUM / SET columns, as the column reads them.
     let konst = |x: Expr| match &table {
         Some(t) => crate::compare_const::for_table(x, t, &colls),
         None => x,
     };
-    let filter = filter.map(|f| expr::with_collations(konst(f), &colls));
-    let items: Vec<Expr> = items.into_iter().map(|x| expr::with_collations(konst(x), &colls)).collect();
-    let having = having.map(|h| expr::with_collations(konst(h), &colls));
-    let order_colls: Vec<Collation> = order.iter().map(|(x, _)| expr::key_collation(x, &colls)).collect();
-    let group_colls: Vec<Collation> = group_by.iter().map(|x| expr::key_collation(x, &colls)).collect();
-    let item_colls: Vec<Collation> = items.iter().map(|x| expr::key_collation(x, &colls)).collect();
-    let agg_colls: Vec<Collation> = aggs
-        .iter()
-        .map(|a| a.arg.as_ref().map_or(Collation::Utf8mb4GeneralCi, |x| expr::key_collation(x, &colls)))
-        .collect();
+    // Derived collations (`coercion`): 1267 here, before any row is read.
+    let slots = table.as_ref().map(|t| crate::coercion::table_slots(&t.schema.columns)).unwrap_or_default();
+    let bind = |x: Expr| crate::coercion::bind(konst(x), &slots);
+    let filter = filter.map(bind).transpose()?;
+    let items: Vec<Expr> = items.into_iter().map(bind).collect::<Result<_>>()?;
+    let having = having.map(bind).transpose()?;
+    let key = |x: &Expr| crate::coercion::key_collation(x, &slots);
+    let order_colls: Vec<Collation> = order.iter().map(|(x, _)| key(x)).collect();
+    let group_colls: Vec<Collation> = group_by.iter().map(key).collect();
+    let item_colls: Vec<Collation> = items.iter().map(key).collect();
+    let agg_colls: Vec<Collation> =
+        aggs.iter().map(|a| a.arg.as_ref().map_or(Collation::Utf8mb4GeneralCi, key)).collect();
     let access = match &table {
         Some(t) => choose_access(t, filter.as_ref()),
         None => Access::Full,

@@ -153,11 +153,8 @@ impl Planner<'_, '_> {
 
     /// An ON clause's AND terms, each placed on its own (as WHERE's are).
     fn on_terms(&self, on: Vec<Expr>) -> Vec<Expr> {
-        let types = &self.level.slot_types;
-        let on = on
-            .into_iter()
-            .map(|x| crate::expr::with_collations(crate::compare_const::rewrite(x, types, self.colls), self.colls));
-        on.flat_map(|x| and_terms(&x).into_iter().cloned().collect::<Vec<_>>()).collect()
+        // Their collations were derived with the block's (`select::bind_on`).
+        on.into_iter().flat_map(|x| and_terms(&x).into_iter().cloned().collect::<Vec<_>>()).collect()
     }
 
     fn empty(&self) -> SlotSet {

@@ -230,21 +230,24 @@ impl Binder<'_> {
         let colls = level.slot_colls.clone();
         let width = colls.len();
         windows.set_collations(&colls);
-        let coll = |x: Expr| expr::with_collations(crate::compare_const::rewrite(x, &level.slot_types, &colls), &colls);
-        let items: Vec<Expr> = exprs.into_iter().map(coll).collect();
-        let having = having.map(coll);
-        let order: Vec<(Expr, bool)> = order.into_iter().map(|(x, d)| (coll(x), d)).collect();
-        let order_colls = order.iter().map(|(x, _)| expr::key_collation(x, &colls)).collect();
-        let group_colls = group_by.iter().map(|x| expr::key_collation(x, &colls)).collect();
-        let item_colls = items.iter().map(|x| expr::key_collation(x, &colls)).collect();
-        let agg_colls = aggs
-            .iter()
-            .map(|a| a.arg.as_ref().map_or(Collation::Utf8mb4GeneralCi, |x| expr::key_collation(x, &colls)))
-            .collect();
+        // Constants compared with YEAR / ENUM / SET columns (`compare_const`),
+        // then derived collations (`coercion`): 1267 here, before any row is read.
+        let slots: Vec<_> = level.slot_meta.iter().zip(&colls).map(|(m, c)| crate::coercion::slot_of(*m, *c)).collect();
+        let types = level.slot_types.clone();
+        let coll = |x: Expr| crate::coercion::bind(crate::compare_const::rewrite(x, &types, &colls), &slots);
+        let items: Vec<Expr> = exprs.into_iter().map(coll).collect::<Result<_>>()?;
+        let having = having.map(coll).transpose()?;
+        let order: Vec<(Expr, bool)> = order.into_iter().map(|(x, d)| Ok((coll(x)?, d))).collect::<Result<_>>()?;
+        let key = |x: &Expr| crate::coercion::key_collation(x, &slots);
+        let order_colls = order.iter().map(|(x, _)| key(x)).collect();
+        let group_colls = group_by.iter().map(key).collect();
+        let item_colls = items.iter().map(key).collect();
+        let agg_colls = aggs.iter().map(|a| a.arg.as_ref().map_or(Collation::Utf8mb4GeneralCi, key)).collect();
         let terms: Vec<Expr> = match filter {
-            Some(f) => and_terms(&coll(f)).into_iter().cloned().collect(),
+            Some(f) => and_terms(&coll(f)?).into_iter().cloned().collect(),
             None => Vec::new(),
         };
+        let tree = tree.map(|t| bind_on(t, &coll)).transpose()?;
         let (tree, filter) = join::plan(&mut sources, tree, terms, level, &colls);
         Ok(Block {
             sources,
@@ -405,4 +408,18 @@ fn force_straight(t: &mut Tree) {
         force_straight(left);
         force_straight(right);
     }
+}
+
+/// The join tree with its ON conditions bound by `bind` (constants for YEAR / ENUM / SET, derived collations).
+fn bind_on(t: Tree, bind: &dyn Fn(Expr) -> Result<Expr>) -> Result<Tree> {
+    Ok(match t {
+        Tree::Join { kind, left, right, on, straight } => Tree::Join {
+            kind,
+            left: Box::new(bind_on(*left, bind)?),
+            right: Box::new(bind_on(*right, bind)?),
+            on: on.into_iter().map(bind).collect::<Result<_>>()?,
+            straight,
+        },
+        leaf => leaf,
+    })
 }
