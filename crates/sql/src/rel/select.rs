@@ -227,6 +227,21 @@ impl Binder<'_> {
             windows.map_exprs(&mut |x| re(x))?;
         }
         // Comparisons on columns of another collation than the default.
+        let terms: Vec<Expr> = match filter {
+            Some(f) => and_terms(&expr::with_collations(f, &level.slot_colls)).into_iter().cloned().collect(),
+            None => Vec::new(),
+        };
+        // IN / EXISTS terms become semi-joins: their tables join the
+        // block's, their slots after its own. Not under FOR UPDATE /
+        // FOR SHARE, which would lock the subquery's rows too.
+        let (mut tree, mut terms) = (tree, terms);
+        if lock.is_none() {
+            super::semijoin::pull_up(self.level(), &mut sources, &mut tree, &mut terms)?;
+        }
+        let at = self.levels.len();
+        let is_subquery = at >= 2 && self.levels[at - 2].kind == LevelKind::Subquery;
+        let pre = if is_subquery { tree.clone().map(|t| (t, terms.clone())) } else { None };
+        let level = self.levels.last().expect("the block's level");
         let colls = level.slot_colls.clone();
         let width = colls.len();
         windows.set_collations(&colls);
@@ -241,12 +256,8 @@ impl Binder<'_> {
             .iter()
             .map(|a| a.arg.as_ref().map_or(Collation::Utf8mb4GeneralCi, |x| expr::key_collation(x, &colls)))
             .collect();
-        let terms: Vec<Expr> = match filter {
-            Some(f) => and_terms(&coll(f)).into_iter().cloned().collect(),
-            None => Vec::new(),
-        };
         let (tree, filter) = join::plan(&mut sources, tree, terms, level, &colls);
-        Ok(Block {
+        let mut block = Block {
             sources,
             tree,
             width,
@@ -269,7 +280,10 @@ impl Binder<'_> {
             lock,
             lock_wait: Default::default(),
             fd,
-        })
+            pullable: None,
+        };
+        block.pullable = pre.and_then(|(t, terms)| super::semijoin::keep(&block, t, terms, level));
+        Ok(block)
     }
 
     /// What the block's sources, WHERE and inner joins' ON say about
