@@ -296,7 +296,11 @@ pub(super) enum Tree {
     /// semi-join semantics (`semijoin.rs`): each row of the tables
     /// before it passes at most once, when some row of `inner` satisfies
     /// `on` (`anti`: when none does).
-    Semi { anti: bool, inner: Box<Tree>, on: Vec<Expr> },
+    Semi {
+        anti: bool,
+        inner: Box<Tree>,
+        on: Vec<Expr>,
+    },
 }
 
 impl<'r> Binder<'r> {
