@@ -112,7 +112,13 @@ pub(super) fn pull_up(
 /// Joins `semi` to the inner-join group `t` is the top of.
 fn attach(t: &mut Tree, semi: Tree) {
     let prev = std::mem::replace(t, Tree::Leaf(usize::MAX));
-    *t = Tree::Join { kind: JoinKind::Inner, left: Box::new(prev), right: Box::new(semi), on: Vec::new(), straight: false };
+    *t = Tree::Join {
+        kind: JoinKind::Inner,
+        left: Box::new(prev),
+        right: Box::new(semi),
+        on: Vec::new(),
+        straight: false,
+    };
 }
 
 /// Converts the subquery terms of the ON clauses in `t`: an inner join's
