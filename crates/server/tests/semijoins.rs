@@ -138,7 +138,7 @@ fn semi_and_anti_joins_answer_as_mariadb_does() {
     let mut mc = m.fresh_db("semij");
     for s in schema() {
         qc.query_drop(&s).unwrap();
-        mc.query_drop(&s).unwrap();
+        mc.query_drop(s).unwrap();
     }
     qc.query_drop("ANALYZE TABLE o, i, h, nn_o, nn_i").unwrap();
     let mut differ = Vec::new();
