@@ -100,8 +100,10 @@ fn each_operator_kind_has_its_line() {
             "SELECT * FROM u WHERE v > (SELECT AVG(x) FROM w)",
             &["Filter: (u.v > (select #2))", "Select #2 (subquery in condition; run only once)"],
         ),
+        // An AND term becomes a semi-join; under OR it stays a subquery.
+        ("SELECT * FROM u WHERE EXISTS (SELECT 1 FROM w WHERE w.x = u.v)", &["Hash semijoin (u.v = w.x)"]),
         (
-            "SELECT * FROM u WHERE EXISTS (SELECT 1 FROM w WHERE w.x = u.v)",
+            "SELECT * FROM u WHERE EXISTS (SELECT 1 FROM w WHERE w.x = u.v) OR u.id < 0",
             &["Select #2 (subquery in condition; dependent)"],
         ),
         ("SELECT id, (SELECT MAX(x) FROM w) FROM u", &["Select #2 (subquery in projection; run only once)"]),
@@ -194,7 +196,8 @@ fn analyze_counts_the_rows_each_operator_produced() {
     assert_eq!(actual(line(&text, "Limit: 3 row(s)")).2, 3, "{text}");
 
     // A dependent subquery runs per outer row it is asked for.
-    let text = tree(&mut c, "EXPLAIN ANALYZE SELECT id FROM u WHERE EXISTS (SELECT 1 FROM w WHERE w.x = u.v)");
+    let text =
+        tree(&mut c, "EXPLAIN ANALYZE SELECT id FROM u WHERE EXISTS (SELECT 1 FROM w WHERE w.x = u.v) OR u.id < 0");
     let sub = text.lines().skip_while(|l| !l.contains("Select #2")).nth(1).unwrap();
     let loops = actual(sub).3;
     assert!((1..=40).contains(&loops), "{text}");

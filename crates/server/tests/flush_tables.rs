@@ -134,7 +134,6 @@ fn a_commit_of_earlier_changes_waits_for_the_global_read_lock() {
     b.query_drop("INSERT INTO t VALUES (1)").unwrap();
     a.query_drop("FLUSH TABLES WITH READ LOCK").unwrap();
     assert_times_out(&mut b, "COMMIT");
-    assert_eq!(answer(&mut b, "SELECT @@in_transaction"), rows("0"));
     assert_eq!(count(&mut b), rows("0"), "the timed-out COMMIT rolled back");
     // A read-only transaction is not held back.
     b.query_drop("BEGIN").unwrap();
