@@ -10,52 +10,19 @@
 mod child;
 
 use std::path::Path;
-use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use child::Server;
 use mysql::prelude::Queryable;
-use mysql::{Conn, OptsBuilder};
+use mysql::Conn;
 
 const ROOT_PASSWORD: &str = "instant-kill-pw";
 const ROWS: i64 = 300;
 
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start(datadir: &Path, log: &Path) -> Server {
-        let options = ["--innodb-buffer-pool-size=16M", "--innodb_flush_log_at_trx_commit=1"];
-        let (child, port) = child::spawn(datadir, log, ROOT_PASSWORD, &options, &|_| {});
-        Server { child, port }
-    }
-
-    fn connect(&self) -> Conn {
-        Conn::new(
-            OptsBuilder::new()
-                .ip_or_hostname(Some("127.0.0.1"))
-                .tcp_port(self.port)
-                .user(Some("root"))
-                .pass(Some(ROOT_PASSWORD))
-                .prefer_socket(false),
-        )
-        .unwrap()
-    }
-
-    fn kill(mut self) {
-        self.child.kill().expect("SIGKILL");
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn start(datadir: &Path, log: &Path) -> Server {
+    Server::start(datadir, log, ROOT_PASSWORD, &child::DURABLE_16M, &|_| {})
 }
 
 fn check_clean(c: &mut Conn) {
@@ -70,8 +37,8 @@ fn kill_after_an_instant_add_and_during_writes_keeps_every_committed_row_and_its
     let log = dir.path().join("server.err");
 
     // 1. An instant ADD, then SIGKILL as soon as it answered.
-    let s = Server::start(&datadir, &log);
-    let mut c = s.connect();
+    let s = start(&datadir, &log);
+    let mut c = s.connect(None);
     c.query_drop("CREATE DATABASE kd").unwrap();
     c.query_drop("CREATE TABLE kd.t (id INT PRIMARY KEY, a INT NOT NULL, KEY ka (a))").unwrap();
     let values: Vec<String> = (1..=ROWS).map(|i| format!("({i}, 0)")).collect();
@@ -79,8 +46,8 @@ fn kill_after_an_instant_add_and_during_writes_keeps_every_committed_row_and_its
     c.query_drop("ALTER TABLE kd.t ADD COLUMN b INT NOT NULL DEFAULT 7, ALGORITHM=INSTANT").unwrap();
     s.kill();
 
-    let s = Server::start(&datadir, &log);
-    let mut c = s.connect();
+    let s = start(&datadir, &log);
+    let mut c = s.connect(None);
     let (n, sevens): (i64, i64) = c.query_first("SELECT COUNT(*), SUM(b = 7) FROM kd.t").unwrap().unwrap();
     assert_eq!((n, sevens), (ROWS, ROWS), "the ADD survived: every old row reads its instant default");
     check_clean(&mut c);
@@ -93,7 +60,7 @@ fn kill_after_an_instant_add_and_during_writes_keeps_every_committed_row_and_its
     let stop = Arc::new(AtomicBool::new(false));
     let mut threads = Vec::new();
     for w in 0..2i64 {
-        let mut wc = s.connect();
+        let mut wc = s.connect(None);
         let (inserted, updated, stop) = (inserted.clone(), updated.clone(), stop.clone());
         threads.push(std::thread::spawn(move || {
             for i in 0.. {
@@ -121,7 +88,7 @@ fn kill_after_an_instant_add_and_during_writes_keeps_every_committed_row_and_its
             }
         }));
     }
-    let mut open = s.connect();
+    let mut open = s.connect(None);
     open.query_drop("BEGIN").unwrap();
     open.query_drop("UPDATE kd.t SET b = 99, c = 'open' WHERE id > 250 AND id <= 300").unwrap();
     std::thread::sleep(Duration::from_millis(700));
@@ -131,8 +98,8 @@ fn kill_after_an_instant_add_and_during_writes_keeps_every_committed_row_and_its
         t.join().unwrap();
     }
 
-    let s = Server::start(&datadir, &log);
-    let mut c = s.connect();
+    let s = start(&datadir, &log);
+    let mut c = s.connect(None);
     check_clean(&mut c);
     let rows: Vec<(i64, i64, i64, Option<String>)> = c.query("SELECT id, a, b, c FROM kd.t ORDER BY id").unwrap();
     let by_id: std::collections::HashMap<i64, (i64, i64, Option<String>)> =

@@ -471,8 +471,9 @@ pub fn compile_delete(d: &ast::Delete, r: &dyn Resolver) -> Result<DeletePlan> {
     let order = crate::dml_order::compile(&d.order_by, &colls, |e| c.compile(e, "ORDER BY"))?;
     let params = c.params;
     let slots = crate::coercion::table_slots(&table.schema.columns);
-    let filter =
-        filter.map(|f| crate::coercion::bind(crate::compare_const::for_table(f, &table, &colls), &slots)).transpose()?;
+    let filter = filter
+        .map(|f| crate::coercion::bind(crate::compare_const::for_table(f, &table, &colls), &slots))
+        .transpose()?;
     let access = choose_access(&table, filter.as_ref());
     let limit = const_limit(d.limit.as_ref())?;
     Ok(DeletePlan { table, access, filter, order, limit, params, subqueries })

@@ -10,6 +10,7 @@
 //! fails and says so.
 #![allow(dead_code)]
 
+pub mod json;
 pub mod waits;
 
 use std::path::{Path, PathBuf};

@@ -395,17 +395,10 @@ fn literals_convert(op: &str, c: Collation, xs: &[&Expr], dts: &[Dt]) -> Result<
     Ok(())
 }
 
+/// The operation a comparison names in 1267 (EXPLAIN's spelling).
 fn op_name(op: BinOp) -> Option<&'static str> {
-    Some(match op {
-        BinOp::Eq => "=",
-        BinOp::NullSafeEq => "<=>",
-        BinOp::Ne => "<>",
-        BinOp::Lt => "<",
-        BinOp::Le => "<=",
-        BinOp::Gt => ">",
-        BinOp::Ge => ">=",
-        _ => return None,
-    })
+    use BinOp::*;
+    matches!(op, Eq | NullSafeEq | Ne | Lt | Le | Gt | Ge).then(|| crate::explain::show::op_text(op))
 }
 
 /// The collation a sort or group key of `e` compares by.

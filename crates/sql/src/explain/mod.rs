@@ -27,7 +27,7 @@
 mod build;
 mod line;
 pub mod profile;
-mod show;
+pub(crate) mod show;
 mod tree;
 mod walk;
 

@@ -54,7 +54,7 @@ impl Numbers {
     }
 }
 
-fn op_text(op: BinOp) -> &'static str {
+pub(crate) fn op_text(op: BinOp) -> &'static str {
     match op {
         BinOp::Add => "+",
         BinOp::Sub => "-",

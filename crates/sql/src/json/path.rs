@@ -61,7 +61,7 @@ impl Leg {
     }
 
     /// The elements a range names in an array of `len` elements.
-    fn range(a: Index, b: Index, len: usize) -> std::ops::Range<usize> {
+    pub(crate) fn range(a: Index, b: Index, len: usize) -> std::ops::Range<usize> {
         let lo = match a {
             Index::Start(n) => n.min(len as u64) as usize,
             Index::End(n) => (len as u64).saturating_sub(n + 1) as usize,

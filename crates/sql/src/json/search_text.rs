@@ -13,7 +13,7 @@
 use quire_engine::row::json::{text as json_text, Json};
 use quire_engine::row::Value;
 
-use super::path::{Index, Leg, Path};
+use super::path::{Leg, Path};
 use super::{doc, path_arg};
 use crate::error::{Result, SqlError};
 
@@ -81,7 +81,7 @@ fn places<'a>(v: &'a Json, legs: &[Leg], at: &mut Vec<Step>, out: &mut Vec<(Vec<
             }
         }
         (Leg::Range(x, y), Json::Array(a)) => {
-            for i in range(*x, *y, a.len()) {
+            for i in Leg::range(*x, *y, a.len()) {
                 go(Some(Step::Cell(i)), &a[i], rest, out);
             }
         }
@@ -91,7 +91,7 @@ fn places<'a>(v: &'a Json, legs: &[Leg], at: &mut Vec<Step>, out: &mut Vec<(Vec<
             }
         }
         (Leg::Cell(ix), _) if ix.resolve(1) == Some(0) => go(None, v, rest, out),
-        (Leg::Range(x, y), _) if range(*x, *y, 1).contains(&0) => go(None, v, rest, out),
+        (Leg::Range(x, y), _) if Leg::range(*x, *y, 1).contains(&0) => go(None, v, rest, out),
         (Leg::Ellipsis, _) => {
             go(None, v, rest, out);
             match v {
@@ -110,18 +110,6 @@ fn places<'a>(v: &'a Json, legs: &[Leg], at: &mut Vec<Step>, out: &mut Vec<(Vec<
         }
         _ => {}
     }
-}
-
-fn range(a: Index, b: Index, len: usize) -> std::ops::Range<usize> {
-    let lo = match a {
-        Index::Start(n) => n.min(len as u64) as usize,
-        Index::End(n) => (len as u64).saturating_sub(n + 1) as usize,
-    };
-    let hi = match b {
-        Index::Start(n) => n.saturating_add(1).min(len as u64) as usize,
-        Index::End(n) => (len as u64).saturating_sub(n) as usize,
-    };
-    lo..hi.max(lo)
 }
 
 /// The strings inside `v` matching `pattern`, by path, in document order.
