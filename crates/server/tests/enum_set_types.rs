@@ -12,7 +12,7 @@ mod oracle;
 
 use mysql::prelude::Queryable;
 use mysql::Conn;
-use oracle::{assert_same, assert_same_diagnostics, MariaDb, Quire};
+use oracle::{assert_same, assert_same_diagnostics, explained_key, MariaDb, Quire};
 
 const ENUM_TABLE: &str = "CREATE TABLE e (id INT PRIMARY KEY, c ENUM('x','B','it''s','a ') NOT NULL, \
      d ENUM('p','q') DEFAULT 'q', KEY kc (c))";
@@ -214,13 +214,6 @@ fn member_lists_and_values_survive_a_restart() {
     assert_eq!((show(&mut c), read(&mut c)), before);
     let found: Vec<u64> = c.query("SELECT s + 0 FROM r FORCE INDEX (ks) WHERE s = 1").unwrap();
     assert_eq!(found, vec![1]);
-}
-
-/// The `key` column of quire's EXPLAIN for `sql` (MariaDB's EXPLAIN has
-/// other columns, so the access path is checked on quire alone).
-fn explained_key(c: &mut Conn, sql: &str) -> Option<String> {
-    let rows: Vec<mysql::Row> = c.query(format!("EXPLAIN {sql}")).expect("EXPLAIN");
-    rows.first().and_then(|r| r.get::<Option<String>, _>("key")).flatten()
 }
 
 #[test]

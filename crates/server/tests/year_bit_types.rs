@@ -10,7 +10,7 @@
 
 mod oracle;
 
-use oracle::{assert_same, assert_same_diagnostics, MariaDb, Quire};
+use oracle::{assert_same, assert_same_diagnostics, explained_key, MariaDb, Quire};
 
 #[test]
 fn year_values_store_compare_and_sort_as_mariadb() {
@@ -102,12 +102,31 @@ fn bit_values_store_compare_and_sort_as_mariadb() {
     );
 }
 
-/// The `key` column of quire's EXPLAIN for `sql` (MariaDB's EXPLAIN has
-/// other columns, so the access path is checked on quire alone).
-fn explained_key(c: &mut mysql::Conn, sql: &str) -> Option<String> {
-    use mysql::prelude::Queryable;
-    let rows: Vec<mysql::Row> = c.query(format!("EXPLAIN {sql}")).expect("EXPLAIN");
-    rows.first().and_then(|r| r.get::<Option<String>, _>("key")).flatten()
+#[test]
+fn year_and_bit_read_as_text_by_string_functions_and_like() {
+    let m = MariaDb::get();
+    let q = Quire::start(&[]);
+    let (mut qc, mut mc) = (q.fresh_db("yb_text"), m.fresh_db("yb_text"));
+    assert_same(
+        &mut qc,
+        &mut mc,
+        &[
+            "CREATE TABLE yt (id INT PRIMARY KEY, y YEAR, b BIT(10), b8 BIT(8), s VARCHAR(10))",
+            "INSERT INTO yt VALUES (1, 0, b'1000001', b'01000001', 'x'), (2, 1999, 65, 66, 'y'), (3, 2005, 0, 0, ''), \
+             (4, NULL, NULL, NULL, NULL)",
+            // As text: four digits, and the bytes.
+            "SELECT id, CONCAT(y), LENGTH(y), HEX(CONCAT(b)), LENGTH(b), CHAR_LENGTH(b8), CONCAT(b8), LOWER(b8), \
+             CONCAT_WS(',', y, s, b8), MD5(y), REPLACE(y, '9', 'x'), SUBSTRING(y, 2), LEFT(y, 2), LPAD(y, 6, b8) \
+             FROM yt ORDER BY id",
+            "SELECT id, CAST(y AS CHAR), HEX(CAST(b AS CHAR)), CAST(b8 AS CHAR), REVERSE(y), UPPER(b8) FROM yt ORDER BY id",
+            "SELECT id, y LIKE '19%', y LIKE '0000', b8 LIKE 'B', s LIKE b8 FROM yt ORDER BY id",
+            // As numbers everywhere else: arithmetic, comparisons, HEX, sorting.
+            "SELECT id, y + 0, b + 0, HEX(b), HEX(y), b = 'A', b8 = 'B', b8 IN ('A', 'B'), y = '1999', y < '2000' \
+             FROM yt ORDER BY id",
+            "SELECT id FROM yt WHERE CONCAT(y) = '0000' OR LENGTH(b) = 2 ORDER BY id",
+            "SELECT CONCAT(y) AS c, COUNT(*) FROM yt GROUP BY c ORDER BY c",
+        ],
+    );
 }
 
 #[test]

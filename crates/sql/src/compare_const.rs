@@ -52,7 +52,7 @@ pub const MEMBER_CONST: &str = "member constant";
 
 /// Whether a table with these column types has comparisons to rewrite.
 pub fn wanted(mut types: impl Iterator<Item = ColumnType>) -> bool {
-    types.any(|t| matches!(t, ColumnType::Year | ColumnType::Enum { .. } | ColumnType::Set { .. }))
+    types.any(|t| matches!(t, ColumnType::Year | ColumnType::Enum { .. } | ColumnType::Set { .. } | ColumnType::Bit { .. }))
 }
 
 /// [`rewrite`] over the columns of the single table `t`.
@@ -65,11 +65,15 @@ pub fn for_table(e: Expr, t: &crate::plan::TableRef, colls: &[Collation]) -> Exp
 }
 
 /// Rewrites the comparisons of `e` between a YEAR / ENUM / SET column
-/// (slot types `types`, collations `colls`) and a constant.
+/// (slot types `types`, collations `colls`) and a constant, after reading
+/// the YEAR / BIT columns that string functions and LIKE take as text
+/// (`yearbit::as_text`).
 pub fn rewrite(e: Expr, types: &[Option<ColumnType>], colls: &[Collation]) -> Expr {
     if !wanted(types.iter().flatten().copied()) {
         return e;
     }
+    // YEAR / BIT columns read as text first (`yearbit::as_text`).
+    let e = crate::yearbit::as_text(e, types);
     let slot = |x: &Expr| match x {
         Expr::Col(i) => {
             types.get(*i).copied().flatten().map(|t| (t, colls.get(*i).copied().unwrap_or(Collation::Utf8mb4GeneralCi)))

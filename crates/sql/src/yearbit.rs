@@ -20,12 +20,16 @@
 //! BIT(n) (`Field_bit::store`): a number, or text as its big-endian bytes;
 //! more than n bits is the largest value with 1264 outside strict mode
 //! and 1406 "Data too long" in it.
+//!
+//! Read as text (`as_text`, at plan time): a YEAR is its four digits and
+//! a BIT(n) its big-endian bytes where a string function or LIKE reads
+//! them, as MariaDB's `val_str`.
 
-use quire_engine::row::{bit, year, Column, Value};
+use quire_engine::row::{bit, year, Column, ColumnType, Value};
 
 use crate::diag::{Condition, Level};
 use crate::error::{Result, SqlError};
-use crate::expr::{self, Env};
+use crate::expr::{self, Env, Expr};
 use crate::store::Place;
 
 /// Converts non-NULL `v` for YEAR column `col` (see the table above).
@@ -126,4 +130,123 @@ pub fn assign_bit(col: &Column, bits: u8, v: Value, at: Place<'_>, env: &dyn Env
 /// A BIT value as MariaDB prints a default: `b'101'` (`b'0'` for zero).
 pub fn bit_literal(n: u64) -> String {
     format!("b'{n:b}'")
+}
+
+/// The internal function giving a YEAR value as text (`'0000'`, `'1999'`).
+pub const YEAR_TEXT: &str = "year text";
+/// The internal function giving a BIT(n) value as text: its big-endian
+/// bytes, `(the value, n)`.
+pub const BIT_TEXT: &str = "bit text";
+
+/// String functions and the arguments they read as text (`None`: all of
+/// them). A YEAR or BIT column there is read as MariaDB's `val_str` gives
+/// it, not as its number: `CONCAT(y)` of year 0 is `'0000'`, `LENGTH` of a
+/// BIT(10) is 2 (bytes).
+const TEXT_ARGS: &[(&str, Option<&[usize]>)] = &[
+    ("concat", None),
+    ("concat_ws", None),
+    ("length", None),
+    ("octet_length", None),
+    ("char_length", None),
+    ("character_length", None),
+    ("bit_length", None),
+    ("upper", None),
+    ("ucase", None),
+    ("lower", None),
+    ("lcase", None),
+    ("reverse", None),
+    ("trim", None),
+    ("ltrim", None),
+    ("rtrim", None),
+    ("replace", None),
+    ("instr", None),
+    ("locate", Some(&[0, 1])),
+    ("position", None),
+    ("substring", Some(&[0])),
+    ("substr", Some(&[0])),
+    ("mid", Some(&[0])),
+    ("left", Some(&[0])),
+    ("right", Some(&[0])),
+    ("lpad", Some(&[0, 2])),
+    ("rpad", Some(&[0, 2])),
+    ("repeat", Some(&[0])),
+    ("insert", Some(&[0, 3])),
+    ("strcmp", None),
+    ("quote", None),
+    ("md5", None),
+    ("sha1", None),
+    ("sha", None),
+    ("to_base64", None),
+    ("ascii", None),
+    ("ord", None),
+    ("cast_char", None),
+];
+
+/// Whether a table with these column types has YEAR / BIT columns to
+/// read as text.
+pub fn wanted(mut types: impl Iterator<Item = ColumnType>) -> bool {
+    types.any(|t| matches!(t, ColumnType::Year | ColumnType::Bit { .. }))
+}
+
+/// Wraps the YEAR / BIT columns (slot types `types`) that `e` reads as
+/// text — arguments of the string functions above and both sides of LIKE —
+/// in [`YEAR_TEXT`] / [`BIT_TEXT`]. Anywhere else they stay numbers, as
+/// they compare, sort and compute in MariaDB. Runs once per compiled
+/// statement, with `compare_const::rewrite`.
+pub fn as_text(e: Expr, types: &[Option<ColumnType>]) -> Expr {
+    if !wanted(types.iter().flatten().copied()) {
+        return e;
+    }
+    let text = |x: &Expr| -> Option<Expr> {
+        let Expr::Col(i) = x else { return None };
+        match types.get(*i).copied().flatten()? {
+            ColumnType::Year => Some(Expr::Func(YEAR_TEXT.into(), vec![x.clone()])),
+            ColumnType::Bit { bits } => {
+                Some(Expr::Func(BIT_TEXT.into(), vec![x.clone(), Expr::Lit(Value::Int(i64::from(bits)))]))
+            }
+            _ => None,
+        }
+    };
+    // An argument read as text: the column wrapped, anything else rewritten
+    // inside.
+    let arg = |x: Expr| text(&x).unwrap_or_else(|| as_text(x, types));
+    let mut f = |x: &Expr| -> Option<crate::error::Result<Expr>> {
+        match x {
+            Expr::Func(name, args) => {
+                let (_, which) = TEXT_ARGS.iter().find(|(n, _)| n == name)?;
+                let args = args
+                    .iter()
+                    .enumerate()
+                    .map(|(k, a)| match which {
+                        Some(ks) if !ks.contains(&k) => as_text(a.clone(), types),
+                        _ => arg(a.clone()),
+                    })
+                    .collect();
+                Some(Ok(Expr::Func(name.clone(), args)))
+            }
+            Expr::Like { expr, pattern, negated } => Some(Ok(Expr::Like {
+                expr: Box::new(arg((**expr).clone())),
+                pattern: Box::new(arg((**pattern).clone())),
+                negated: *negated,
+            })),
+            _ => None,
+        }
+    };
+    expr::map_expr(e.clone(), &mut f).unwrap_or(e)
+}
+
+/// The internal functions' values (`None`: `name` is not one of them).
+pub fn call(name: &str, args: &[Value]) -> Option<Value> {
+    match (name, args) {
+        (YEAR_TEXT | BIT_TEXT, [Value::Null, ..]) => Some(Value::Null),
+        (YEAR_TEXT, [v]) => Some(Value::Str(format!("{:04}", expr::to_i128(v).unwrap_or(0)))),
+        (BIT_TEXT, [v, Value::Int(bits)]) => {
+            let n = match v {
+                Value::UInt(u) => *u,
+                other => expr::to_i128(other).unwrap_or(0) as u64,
+            };
+            Some(Value::Bytes(bit::to_bytes(n, *bits as u8)))
+        }
+        _ => None,
+    }
 }

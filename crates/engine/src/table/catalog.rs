@@ -619,6 +619,20 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
 mod tests {
     use super::*;
 
+    /// Table `name` in space `space_id` holding `columns`, clustered by
+    /// the first one, with nothing else: what the round trips start from.
+    fn table(name: &str, space_id: u32, columns: Vec<Column>) -> TableDef {
+        TableDef {
+            name: name.into(),
+            space_id,
+            schema: TableSchema { columns, primary_key: vec![0], indexes: vec![], cluster: ClusterKey::Primary },
+            clustered: (2, 10),
+            secondary: vec![],
+            foreign_keys: vec![],
+            extras: TableExtras::default(),
+        }
+    }
+
     #[test]
     fn table_definitions_round_trip() {
         let def = TableDef {
@@ -658,20 +672,7 @@ mod tests {
         d.instant_default = Some(Value::Choice(Choice { n: 2, members: e }));
         let mut n = Column::new("n", ColumnType::Int { unsigned: false });
         n.instant_default = Some(Value::Null);
-        let def = TableDef {
-            name: "db/i".into(),
-            space_id: 3,
-            schema: TableSchema {
-                columns: vec![Column::new("id", ColumnType::Int { unsigned: false }).not_null(), c, d, n],
-                primary_key: vec![0],
-                indexes: vec![],
-                cluster: ClusterKey::Primary,
-            },
-            clustered: (2, 10),
-            secondary: vec![],
-            foreign_keys: vec![],
-            extras: TableExtras::default(),
-        };
+        let def = table("db/i", 3, vec![Column::new("id", ColumnType::Int { unsigned: false }).not_null(), c, d, n]);
         let bytes = encode(&def);
         assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_EXTRAS);
         assert_eq!(decode("db/i", &bytes).unwrap(), def);
@@ -686,28 +687,18 @@ mod tests {
         use crate::row::{Choice, Members};
         let e = Members::intern(false, vec!["a".into(), "it's".into(), "".into()]);
         let s = Members::intern(true, vec!["x".into(), "y".into()]);
-        let def = TableDef {
-            name: "db/c".into(),
-            space_id: 4,
-            schema: TableSchema {
-                columns: vec![
-                    Column::new("e", ColumnType::Enum { members: e })
-                        .not_null()
-                        .default(Value::Choice(Choice { n: 2, members: e })),
-                    Column::new("s", ColumnType::Set { members: s })
-                        .default(Value::Choice(Choice { n: 3, members: s })),
-                    Column::new("y", ColumnType::Year).default(Value::Int(1999)),
-                    Column::new("b", ColumnType::Bit { bits: 7 }).default(Value::UInt(5)),
-                ],
-                primary_key: vec![0],
-                indexes: vec![],
-                cluster: ClusterKey::Primary,
-            },
-            clustered: (2, 10),
-            secondary: vec![],
-            foreign_keys: vec![],
-            extras: TableExtras::default(),
-        };
+        let def = table(
+            "db/c",
+            4,
+            vec![
+                Column::new("e", ColumnType::Enum { members: e })
+                    .not_null()
+                    .default(Value::Choice(Choice { n: 2, members: e })),
+                Column::new("s", ColumnType::Set { members: s }).default(Value::Choice(Choice { n: 3, members: s })),
+                Column::new("y", ColumnType::Year).default(Value::Int(1999)),
+                Column::new("b", ColumnType::Bit { bits: 7 }).default(Value::UInt(5)),
+            ],
+        );
         let back = decode("db/c", &encode(&def)).unwrap();
         assert_eq!(back, def);
         assert!(std::ptr::eq(back.schema.columns[0].ty.members().unwrap(), e));
@@ -767,16 +758,12 @@ mod tests {
             TableSchema::with_row_id(cols.clone(), vec![]),
         ] {
             let def = TableDef {
-                name: "db/c".into(),
-                space_id: 4,
                 schema,
-                clustered: (2, 10),
-                secondary: vec![],
                 foreign_keys: vec![
                     fk.clone(),
                     ForeignKeyDef { name: "n2".into(), on_delete: FkAction::NoAction, ..fk.clone() },
                 ],
-                extras: TableExtras::default(),
+                ..table("db/c", 4, vec![])
             };
             let bytes = encode(&def);
             assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_FK);
@@ -807,18 +794,9 @@ mod tests {
         };
         for fks in [vec![], vec![fk]] {
             let def = TableDef {
-                name: "db/c".into(),
-                space_id: 4,
-                schema: TableSchema {
-                    columns: vec![Column::new("a", ColumnType::Int { unsigned: false }).not_null()],
-                    primary_key: vec![0],
-                    indexes: vec![],
-                    cluster: ClusterKey::Primary,
-                },
-                clustered: (2, 10),
-                secondary: vec![],
                 foreign_keys: fks,
                 extras: extras.clone(),
+                ..table("db/c", 4, vec![Column::new("a", ColumnType::Int { unsigned: false }).not_null()])
             };
             let bytes = encode(&def);
             assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_EXTRAS);
@@ -867,21 +845,6 @@ mod tests {
     #[test]
     fn generated_columns_round_trip_in_tagged_section_60() {
         let def = TableDef {
-            name: "db/g".into(),
-            space_id: 4,
-            schema: TableSchema {
-                columns: vec![
-                    Column::new("a", ColumnType::Int { unsigned: false }).not_null(),
-                    Column::new("v", ColumnType::Int { unsigned: false }),
-                    Column::new("s", ColumnType::Varchar { len: 10 }),
-                ],
-                primary_key: vec![0],
-                indexes: vec![],
-                cluster: ClusterKey::Primary,
-            },
-            clustered: (2, 10),
-            secondary: vec![],
-            foreign_keys: vec![],
             extras: TableExtras {
                 generated: vec![
                     GeneratedDef { column: "v".into(), expr: "(`a` + 1)".into(), stored: false },
@@ -889,6 +852,15 @@ mod tests {
                 ],
                 ..TableExtras::default()
             },
+            ..table(
+                "db/g",
+                4,
+                vec![
+                    Column::new("a", ColumnType::Int { unsigned: false }).not_null(),
+                    Column::new("v", ColumnType::Int { unsigned: false }),
+                    Column::new("s", ColumnType::Varchar { len: 10 }),
+                ],
+            )
         };
         let bytes = encode(&def);
         assert_eq!(bytes[0], CATALOG_FORMAT_VERSION_EXTRAS);
@@ -907,20 +879,7 @@ mod tests {
 
     #[test]
     fn a_default_collation_is_tagged_section_62_and_absent_ones_leave_definitions_as_they_were() {
-        let mut def = TableDef {
-            name: "db/l".into(),
-            space_id: 5,
-            schema: TableSchema {
-                columns: vec![Column::new("a", ColumnType::Int { unsigned: false }).not_null()],
-                primary_key: vec![0],
-                indexes: vec![],
-                cluster: ClusterKey::Primary,
-            },
-            clustered: (2, 11),
-            secondary: vec![],
-            foreign_keys: vec![],
-            extras: TableExtras::default(),
-        };
+        let mut def = table("db/l", 5, vec![Column::new("a", ColumnType::Int { unsigned: false }).not_null()]);
         let v1 = encode(&def);
         assert_eq!(v1[0], CATALOG_FORMAT_VERSION, "no collation stored: byte for byte as before");
         def.extras.default_collation = Some(Collation::Latin1SwedishCi);

@@ -265,6 +265,14 @@ pub fn err_code(e: &mysql::Error) -> u16 {
     }
 }
 
+/// The `key` column of quire's EXPLAIN for `sql`'s first table (MariaDB's
+/// EXPLAIN differs in other columns, so access paths are checked on quire
+/// alone).
+pub fn explained_key(c: &mut Conn, sql: &str) -> Option<String> {
+    let rows: Vec<Row> = c.query(format!("EXPLAIN {sql}")).unwrap_or_else(|e| panic!("EXPLAIN {sql}: {e}"));
+    rows.first().and_then(|r| r.get::<Option<String>, _>("key")).flatten()
+}
+
 /// Runs each statement on both servers and asserts the same answers.
 pub fn assert_same(quire: &mut Conn, maria: &mut Conn, statements: &[&str]) {
     for sql in statements {

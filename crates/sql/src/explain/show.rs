@@ -133,11 +133,15 @@ pub fn expr(e: &Expr, n: &Names<'_>) -> String {
             s + " end)"
         }
         // A constant converted for a YEAR / ENUM / SET column prints as
-        // written (MySQL prints the item it replaced).
+        // written (MySQL prints the item it replaced); so does a YEAR / BIT
+        // column read as text.
         Expr::Func(name, args)
             if matches!(name.as_str(), crate::compare_const::YEAR_CONST | crate::compare_const::MEMBER_CONST) =>
         {
             args.last().map_or_else(String::new, |x| expr(x, n))
+        }
+        Expr::Func(name, args) if matches!(name.as_str(), crate::yearbit::YEAR_TEXT | crate::yearbit::BIT_TEXT) => {
+            args.first().map_or_else(String::new, |x| expr(x, n))
         }
         Expr::Func(name, args) => format!("{}({})", name.to_ascii_lowercase(), list(args, n)),
         Expr::Agg(i) => n.aggs.get(*i).map_or_else(|| "<aggregate>".into(), |a| agg(a, n)),
