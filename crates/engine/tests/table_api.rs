@@ -18,7 +18,7 @@ fn people() -> TableSchema {
             Column::new("name", ColumnType::Varchar { len: 32 }).not_null(),
             Column::new("code", ColumnType::Char { len: 4 }),
             Column::new("age", ColumnType::TinyInt { unsigned: false }),
-            Column::new("balance", ColumnType::Decimal { precision: 12, scale: 2 })
+            Column::new("balance", ColumnType::Decimal { precision: 12, scale: 2, unsigned: false })
                 .default(Value::Decimal(Decimal::ZERO)),
             Column::new("born", ColumnType::Date),
             Column::new("seen", ColumnType::DateTime { fsp: 3 }),

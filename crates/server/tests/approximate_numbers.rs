@@ -171,3 +171,44 @@ fn result_metadata_and_binary_values_match_mariadb() {
     assert_same(&mut qc, &mut mc, &["SELECT b, p FROM f WHERE id = 9"]);
     assert_eq!(answer(&mut qc, "SELECT b FROM f WHERE id = 9"), answer(&mut mc, "SELECT b FROM f WHERE id = 9"));
 }
+
+#[test]
+fn unsigned_float_double_and_decimal_refuse_negatives_as_mariadb() {
+    let m = MariaDb::get();
+    let q = Quire::start(&[]);
+    let mut qc = q.fresh_db("approx_unsigned");
+    let mut mc = m.fresh_db("approx_unsigned");
+    assert_same_diagnostics(
+        &mut qc,
+        &mut mc,
+        &[
+            "CREATE TABLE un (id INT PRIMARY KEY, u FLOAT UNSIGNED, d DECIMAL(5,2) UNSIGNED, dd DOUBLE UNSIGNED, \
+             f2 FLOAT(6,2) UNSIGNED, r REAL UNSIGNED, n DECIMAL(4) UNSIGNED)",
+            "INSERT INTO un VALUES (1, 1.5, 2.25, 3.5, 4.25, 5, 6)",
+            // Strict: a negative value is 1264.
+            "INSERT INTO un (id, u) VALUES (2, -1)",
+            "INSERT INTO un (id, d) VALUES (2, -1)",
+            "INSERT INTO un (id, dd) VALUES (2, -0.5)",
+            "UPDATE un SET n = n - 10 WHERE id = 1",
+            // Otherwise 0 with a 1264 warning.
+            "SET sql_mode = ''",
+            "INSERT INTO un VALUES (3, -1, -2, -3, -4, -5, -6)",
+            "INSERT INTO un VALUES (4, '-1', '-2.5', '-1e3', 0, -0.0, -0.001)",
+            "UPDATE un SET d = d - 10 WHERE id = 1",
+            "SELECT * FROM un ORDER BY id",
+            // Expressions over them are signed, as in MariaDB.
+            "SELECT d - 5, -d, u * -1, dd - 10 FROM un WHERE id = 1",
+            // Dropping UNSIGNED keeps the values; adding it back clips negatives.
+            "ALTER TABLE un MODIFY d DECIMAL(5,2)",
+            "INSERT INTO un (id, d) VALUES (5, -1)",
+            "ALTER TABLE un MODIFY d DECIMAL(6,2) UNSIGNED",
+            "SELECT id, d FROM un ORDER BY id",
+        ],
+    );
+    let types = |c: &mut Conn| -> Vec<(String, String)> {
+        c.query_map("SHOW COLUMNS FROM un", |row: mysql::Row| (row.get(0).unwrap(), row.get(1).unwrap())).unwrap()
+    };
+    let (qt, mt) = (types(&mut qc), types(&mut mc));
+    // `id` prints `int` as MySQL 8.0 where MariaDB prints `int(11)`.
+    assert_eq!(qt[1..], mt[1..]);
+}

@@ -103,7 +103,7 @@ fn bit_values_store_compare_and_sort_as_mariadb() {
 }
 
 #[test]
-fn year_and_bit_read_as_text_by_string_functions_and_like() {
+fn year_and_bit_read_as_text_by_string_functions_and_like_and_year_as_a_date_by_date_functions() {
     let m = MariaDb::get();
     let q = Quire::start(&[]);
     let (mut qc, mut mc) = (q.fresh_db("yb_text"), m.fresh_db("yb_text"));
@@ -125,6 +125,9 @@ fn year_and_bit_read_as_text_by_string_functions_and_like() {
              FROM yt ORDER BY id",
             "SELECT id FROM yt WHERE CONCAT(y) = '0000' OR LENGTH(b) = 2 ORDER BY id",
             "SELECT CONCAT(y) AS c, COUNT(*) FROM yt GROUP BY c ORDER BY c",
+            // As a date `yyyy-00-00` where date functions read it.
+            "SELECT id, YEAR(y), MONTH(y), DAYOFMONTH(y), QUARTER(y), DATE_FORMAT(y, '%Y-%m'), EXTRACT(YEAR FROM y), \
+             CAST(y AS DATE), WEEKDAY(y), LAST_DAY(y) FROM yt ORDER BY id",
         ],
     );
 }

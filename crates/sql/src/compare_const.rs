@@ -52,7 +52,9 @@ pub const MEMBER_CONST: &str = "member constant";
 
 /// Whether a table with these column types has comparisons to rewrite.
 pub fn wanted(mut types: impl Iterator<Item = ColumnType>) -> bool {
-    types.any(|t| matches!(t, ColumnType::Year | ColumnType::Enum { .. } | ColumnType::Set { .. } | ColumnType::Bit { .. }))
+    types.any(|t| {
+        matches!(t, ColumnType::Year | ColumnType::Enum { .. } | ColumnType::Set { .. } | ColumnType::Bit { .. })
+    })
 }
 
 /// [`rewrite`] over the columns of the single table `t`.

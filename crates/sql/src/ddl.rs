@@ -44,19 +44,16 @@ pub fn column_type(dt: &ast::DataType, name: &str) -> Result<ColumnType> {
                     "For float(M,D), double(M,D) or decimal(M,D), M must be >= D",
                 ));
             }
-            ColumnType::Decimal { precision: p, scale: sc }
+            ColumnType::Decimal { precision: p, scale: sc, unsigned }
         }
         "CHAR" | "CHARACTER" if !s.contains("VARYING") => ColumnType::Char { len: arg(0, 1) },
         "VARCHAR" | "CHARACTER" | "NVARCHAR" => ColumnType::Varchar { len: arg(0, 255) },
         "TEXT" | "TINYTEXT" | "MEDIUMTEXT" | "LONGTEXT" => ColumnType::Text,
         // MySQL 8.0's JSON type (MariaDB's is LONGTEXT with a check).
         "JSON" => ColumnType::Json,
-        "FLOAT" | "DOUBLE" | "REAL" | "FLOAT4" | "FLOAT8" => {
-            if unsigned {
-                return Err(SqlError::unsupported(format!("UNSIGNED {base} columns (deprecated in MySQL 8.0)")));
-            }
-            approx_type(&base, &args, name)?
-        }
+        // UNSIGNED FLOAT / DOUBLE / DECIMAL (deprecated in MySQL 8.0, still
+        // accepted by it and by MariaDB): negative values store as 0.
+        "FLOAT" | "DOUBLE" | "REAL" | "FLOAT4" | "FLOAT8" => approx_type(&base, &args, name, unsigned)?,
         "DATE" => ColumnType::Date,
         "DATETIME" => ColumnType::DateTime { fsp: arg(0, 0).min(6) as u8 },
         "TIMESTAMP" => ColumnType::Timestamp { fsp: arg(0, 0).min(6) as u8 },
@@ -137,14 +134,14 @@ fn binary_charset_type(ty: ColumnType, spelled: &str) -> ColumnType {
 /// REAL, as MySQL maps them: FLOAT(p) is a single for p <= 24, a double
 /// for p <= 53, error 1063 beyond; `(M, D)` needs D <= M (1427), M <= 255
 /// (1439) and D <= 30 (1425).
-fn approx_type(base: &str, args: &[u32], name: &str) -> Result<ColumnType> {
+fn approx_type(base: &str, args: &[u32], name: &str, unsigned: bool) -> Result<ColumnType> {
     let single = matches!(base, "FLOAT" | "FLOAT4");
     let digits = match *args {
         [] => None,
         [p] if single => {
             return match p {
-                0..=24 => Ok(ColumnType::Float { digits: None }),
-                25..=53 => Ok(ColumnType::Double { digits: None }),
+                0..=24 => Ok(ColumnType::Float { digits: None, unsigned }),
+                25..=53 => Ok(ColumnType::Double { digits: None, unsigned }),
                 _ => Err(SqlError::new(1063, "42000", format!("Incorrect column specifier for column '{name}'"))),
             }
         }
@@ -174,7 +171,7 @@ fn approx_type(base: &str, args: &[u32], name: &str) -> Result<ColumnType> {
         }
         _ => return Err(SqlError::syntax(format!("bad {base} type for column '{name}'"))),
     };
-    Ok(if single { ColumnType::Float { digits } } else { ColumnType::Double { digits } })
+    Ok(if single { ColumnType::Float { digits, unsigned } } else { ColumnType::Double { digits, unsigned } })
 }
 
 /// A column's DEFAULT: a literal, or CURRENT_TIMESTAMP (and its

@@ -30,6 +30,10 @@ pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
     let mut in_by = false;
     let mut prev_word = Word::Other;
     let mut selects = 0;
+    // Parentheses open: the words that end lists count only outside them
+    // (`EXTRACT(YEAR FROM d)`, `TRIM(x FROM s)`, `SUBSTRING(s FROM 1 FOR
+    // 2)` are still the select list).
+    let mut depth = 0i32;
     while i < b.len() {
         let c = b[i];
         match c {
@@ -113,6 +117,7 @@ pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
                     // in its select lists name columns the outer query sees.
                     Word::Select if selects > 0 => return None,
                     Word::Select => selects += 1,
+                    _ if depth > 0 => {}
                     Word::From => in_projection = false,
                     Word::By if matches!(prev_word, Word::Order | Word::Group) => in_by = true,
                     Word::Union => in_by = false,
@@ -128,6 +133,11 @@ pub fn normalize(sql: &str) -> Option<(String, Vec<Value>)> {
             }
             _ if !c.is_ascii() => return None,
             _ => {
+                match c {
+                    b'(' => depth += 1,
+                    b')' => depth -= 1,
+                    _ => {}
+                }
                 out.push(c as char);
                 if !c.is_ascii_whitespace() {
                     prev_word = Word::Other;
@@ -279,6 +289,17 @@ mod tests {
         assert_eq!(v, [Value::Str("it's".into()), Value::Int(10)]);
         let (t, _) = normalize("INSERT INTO t1 (id, k) VALUES (0, -1.5e3)").unwrap();
         assert_eq!(t, "INSERT INTO t1 (id, k) VALUES (?, -?)");
+    }
+
+    #[test]
+    fn from_and_for_inside_parentheses_do_not_end_the_select_list() {
+        let (t, v) =
+            normalize("SELECT EXTRACT(YEAR FROM d), 1 + 2, SUBSTRING(s FROM 2 FOR 3), 'a' FROM t WHERE id = 5")
+                .unwrap();
+        assert_eq!(t, "SELECT EXTRACT(YEAR FROM d), 1 + 2, SUBSTRING(s FROM 2 FOR 3), 'a' FROM t WHERE id = ?");
+        assert_eq!(v, [Value::Int(5)]);
+        let (t, _) = normalize("SELECT TRIM('x' FROM s) FROM t WHERE (a = 1) ORDER BY 1 LIMIT 3").unwrap();
+        assert_eq!(t, "SELECT TRIM('x' FROM s) FROM t WHERE (a = ?) ORDER BY 1 LIMIT ?");
     }
 
     #[test]

@@ -481,9 +481,9 @@ impl MetaType {
             ColumnType::MediumInt { unsigned } => MetaType::Int { unsigned, width: 3 },
             ColumnType::Int { unsigned } => MetaType::Int { unsigned, width: 4 },
             ColumnType::BigInt { unsigned } => MetaType::Int { unsigned, width: 8 },
-            ColumnType::Decimal { precision, scale } => MetaType::Decimal { precision, scale },
-            ColumnType::Float { digits } => MetaType::Approx { single: true, scale: digits.map(|d| d.1) },
-            ColumnType::Double { digits } => MetaType::Approx { single: false, scale: digits.map(|d| d.1) },
+            ColumnType::Decimal { precision, scale, .. } => MetaType::Decimal { precision, scale },
+            ColumnType::Float { digits, .. } => MetaType::Approx { single: true, scale: digits.map(|d| d.1) },
+            ColumnType::Double { digits, .. } => MetaType::Approx { single: false, scale: digits.map(|d| d.1) },
             ColumnType::Char { len } => MetaType::Str { len, fixed: true },
             ColumnType::Varchar { len } => MetaType::Str { len, fixed: false },
             ColumnType::Text => MetaType::Text,
@@ -612,7 +612,7 @@ fn int_len(e: &Expr, t: Option<&dyn ColTypes>) -> u32 {
             Some(ColumnType::SmallInt { unsigned }) => 6 - u32::from(unsigned),
             Some(ColumnType::MediumInt { unsigned }) => 9 - u32::from(unsigned),
             Some(ColumnType::Int { unsigned }) => 11 - u32::from(unsigned),
-            Some(ColumnType::Decimal { precision, scale }) => u32::from(precision - scale) + 1,
+            Some(ColumnType::Decimal { precision, scale, .. }) => u32::from(precision - scale) + 1,
             // MariaDB's lengths: `e + 0` and `y + 0` are LONG, `b + 0` of
             // a BIT(n) has n + 1 characters.
             Some(ColumnType::Enum { .. } | ColumnType::Year) => 5,

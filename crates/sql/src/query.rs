@@ -631,10 +631,10 @@ pub(crate) fn key_kind_matches(col: &Column, v: &Value) -> bool {
         // as a double, which their exact order need not match.
         Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => {
             col.ty.is_integer()
-                || matches!(col.ty, ColumnType::Decimal { .. } | ColumnType::Double { digits: None })
+                || matches!(col.ty, ColumnType::Decimal { .. } | ColumnType::Double { digits: None, .. })
                 || numbered_key_matches(col, v)
         }
-        Value::Double(_) => matches!(col.ty, ColumnType::Double { digits: None }),
+        Value::Double(_) => matches!(col.ty, ColumnType::Double { digits: None, .. }),
         Value::Str(_) => {
             col.ty.is_string() || temporal || matches!(col.ty, ColumnType::Time { .. }) || binary_key_matches(col, v)
         }

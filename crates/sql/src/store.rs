@@ -154,7 +154,7 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
             };
             Ok(if t.is_unsigned() { Value::UInt(n as u64) } else { Value::Int(n as i64) })
         }
-        ColumnType::Decimal { precision, scale } => {
+        ColumnType::Decimal { precision, scale, unsigned } => {
             let (d, mut note) = match &v {
                 Value::Str(s) => match expr::number_text_level(s) {
                     Some(Level::Warning) if expr::numeric_prefix_len(s.trim_start()) == 0 => {
@@ -165,6 +165,11 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
                 },
                 other => (expr::to_decimal(other).unwrap_or(Decimal::ZERO), None),
             };
+            // UNSIGNED: a negative value is out of range and stores as 0.
+            if unsigned && d.coef < 0 {
+                env.warn(out_of_range())?;
+                return Ok(Value::Decimal(Decimal::new(0, scale)));
+            }
             let max = Decimal::new(10i128.pow(u32::from(precision)) - 1, scale);
             match d.rescale(scale).filter(|r| r.fits(precision, scale)) {
                 Some(r) => {
@@ -182,7 +187,7 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
                 }
             }
         }
-        ColumnType::Float { digits } | ColumnType::Double { digits } => {
+        ColumnType::Float { digits, unsigned } | ColumnType::Double { digits, unsigned } => {
             let f = match &v {
                 Value::Str(s) => match expr::number_text_level(s) {
                     Some(Level::Warning) if expr::numeric_prefix_len(s.trim_start()) == 0 => {
@@ -198,6 +203,10 @@ pub fn assign(col: &Column, v: Value, at: Place<'_>, env: &dyn Env) -> Result<Va
                 },
                 other => expr::to_f64(other).unwrap_or(0.0),
             };
+            if unsigned && f < 0.0 {
+                env.warn(out_of_range())?;
+                return Ok(Value::Double(0.0));
+            }
             match quire_engine::row::approx_in_range(col.ty, f, digits) {
                 Some(f) => Ok(Value::Double(f)),
                 None => {

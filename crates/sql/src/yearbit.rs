@@ -137,6 +137,21 @@ pub const YEAR_TEXT: &str = "year text";
 /// The internal function giving a BIT(n) value as text: its big-endian
 /// bytes, `(the value, n)`.
 pub const BIT_TEXT: &str = "bit text";
+/// The internal function giving a YEAR value as a date: `yyyy-00-00`, as
+/// MariaDB's `Field_year::get_date` (`YEAR(y)` is the year, `MONTH(y)` 0).
+pub const YEAR_DATE: &str = "year date";
+
+/// Date functions and the argument they read as a date.
+const DATE_ARGS: &[(&str, usize)] = &[
+    ("year", 0),
+    ("month", 0),
+    ("day", 0),
+    ("dayofmonth", 0),
+    ("quarter", 0),
+    ("date_format", 0),
+    ("extract", 1),
+    ("cast_date", 0),
+];
 
 /// String functions and the arguments they read as text (`None`: all of
 /// them). A YEAR or BIT column there is read as MariaDB's `val_str` gives
@@ -190,7 +205,8 @@ pub fn wanted(mut types: impl Iterator<Item = ColumnType>) -> bool {
 
 /// Wraps the YEAR / BIT columns (slot types `types`) that `e` reads as
 /// text — arguments of the string functions above and both sides of LIKE —
-/// in [`YEAR_TEXT`] / [`BIT_TEXT`]. Anywhere else they stay numbers, as
+/// in [`YEAR_TEXT`] / [`BIT_TEXT`], and the YEAR columns date functions
+/// read in [`YEAR_DATE`]. Anywhere else they stay numbers, as
 /// they compare, sort and compute in MariaDB. Runs once per compiled
 /// statement, with `compare_const::rewrite`.
 pub fn as_text(e: Expr, types: &[Option<ColumnType>]) -> Expr {
@@ -212,6 +228,20 @@ pub fn as_text(e: Expr, types: &[Option<ColumnType>]) -> Expr {
     let arg = |x: Expr| text(&x).unwrap_or_else(|| as_text(x, types));
     let mut f = |x: &Expr| -> Option<crate::error::Result<Expr>> {
         match x {
+            Expr::Func(name, args) if DATE_ARGS.iter().any(|(n, _)| n == name) => {
+                let (_, k) = DATE_ARGS.iter().find(|(n, _)| n == name)?;
+                let args = args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| match a {
+                        Expr::Col(c) if i == *k && types.get(*c).copied().flatten() == Some(ColumnType::Year) => {
+                            Expr::Func(YEAR_DATE.into(), vec![a.clone()])
+                        }
+                        _ => as_text(a.clone(), types),
+                    })
+                    .collect();
+                Some(Ok(Expr::Func(name.clone(), args)))
+            }
             Expr::Func(name, args) => {
                 let (_, which) = TEXT_ARGS.iter().find(|(n, _)| n == name)?;
                 let args = args
@@ -238,7 +268,11 @@ pub fn as_text(e: Expr, types: &[Option<ColumnType>]) -> Expr {
 /// The internal functions' values (`None`: `name` is not one of them).
 pub fn call(name: &str, args: &[Value]) -> Option<Value> {
     match (name, args) {
-        (YEAR_TEXT | BIT_TEXT, [Value::Null, ..]) => Some(Value::Null),
+        (YEAR_TEXT | BIT_TEXT | YEAR_DATE, [Value::Null, ..]) => Some(Value::Null),
+        (YEAR_DATE, [v]) => {
+            let year = expr::to_i128(v).unwrap_or(0) as u16;
+            Some(Value::Date(quire_engine::row::Date { year, month: 0, day: 0 }))
+        }
         (YEAR_TEXT, [v]) => Some(Value::Str(format!("{:04}", expr::to_i128(v).unwrap_or(0)))),
         (BIT_TEXT, [v, Value::Int(bits)]) => {
             let n = match v {

@@ -89,7 +89,7 @@ pub fn encode_row(schema: &TableSchema, row: &[Value], out: &mut Vec<u8>) {
             (_, Value::Null) => out[bitmap_at + i / 8] |= 1 << (i % 8),
             (t, Value::Int(x)) if t.is_integer() => out.extend_from_slice(&x.to_le_bytes()[..t.int_width()]),
             (t, Value::UInt(x)) if t.is_integer() => out.extend_from_slice(&x.to_le_bytes()[..t.int_width()]),
-            (ColumnType::Decimal { precision, scale }, Value::Decimal(d)) => {
+            (ColumnType::Decimal { precision, scale, .. }, Value::Decimal(d)) => {
                 let coef = d.rescale(scale).map(|d| d.coef).unwrap_or(0);
                 if precision <= 18 {
                     out.extend_from_slice(&(coef as i64).to_le_bytes());
@@ -192,7 +192,7 @@ fn decode_into(schema: &TableSchema, b: &[u8], need: Option<&[bool]>, out: &mut 
                     Value::Int(((u << shift) as i64) >> shift)
                 }
             }
-            ColumnType::Decimal { precision, scale } => {
+            ColumnType::Decimal { precision, scale, .. } => {
                 let coef = if precision <= 18 {
                     i64::from_le_bytes(take(&mut pos, 8)?.try_into().ok()?) as i128
                 } else {
@@ -297,14 +297,14 @@ mod tests {
                 Column::new("a", ColumnType::TinyInt { unsigned: false }).not_null(),
                 Column::new("b", ColumnType::MediumInt { unsigned: false }),
                 Column::new("c", ColumnType::BigInt { unsigned: true }),
-                Column::new("d", ColumnType::Decimal { precision: 30, scale: 4 }),
+                Column::new("d", ColumnType::Decimal { precision: 30, scale: 4, unsigned: false }),
                 Column::new("e", ColumnType::Varchar { len: 10 }),
                 Column::new("f", ColumnType::Text),
                 Column::new("g", ColumnType::Date),
                 Column::new("h", ColumnType::DateTime { fsp: 6 }),
-                Column::new("i", ColumnType::Decimal { precision: 5, scale: 2 }),
-                Column::new("j", ColumnType::Float { digits: None }),
-                Column::new("k", ColumnType::Double { digits: Some((10, 3)) }),
+                Column::new("i", ColumnType::Decimal { precision: 5, scale: 2, unsigned: true }),
+                Column::new("j", ColumnType::Float { digits: None, unsigned: false }),
+                Column::new("k", ColumnType::Double { digits: Some((10, 3)), unsigned: true }),
                 Column::new("l", ColumnType::Time { fsp: 6 }),
                 Column::new("l", ColumnType::Binary { len: 3 }),
                 Column::new("m", ColumnType::VarBinary { len: 10 }),

@@ -132,7 +132,7 @@ pub fn encode(c: &Column, v: &Value, out: &mut Vec<u8>) {
             let w = t.int_width();
             out.extend_from_slice(&u.to_be_bytes()[8 - w..]);
         }
-        (ColumnType::Decimal { precision, scale }, Value::Decimal(d)) => {
+        (ColumnType::Decimal { precision, scale, .. }, Value::Decimal(d)) => {
             let coef = d.rescale(scale).map(|d| d.coef).unwrap_or(0);
             if precision <= 18 {
                 out.extend_from_slice(&((coef as i64 as u64) ^ (1 << 63)).to_be_bytes());
@@ -349,7 +349,7 @@ mod tests {
 
     #[test]
     fn decimals_and_dates_order_like_values() {
-        let c = Column::new("d", ColumnType::Decimal { precision: 10, scale: 2 }).not_null();
+        let c = Column::new("d", ColumnType::Decimal { precision: 10, scale: 2, unsigned: false }).not_null();
         let a = enc(&c, Value::Decimal(Decimal::parse("-3.5").unwrap()));
         let b = enc(&c, Value::Decimal(Decimal::parse("-3.25").unwrap()));
         let z = enc(&c, Value::Decimal(Decimal::parse("0").unwrap()));
@@ -386,7 +386,9 @@ mod tests {
 
     #[test]
     fn doubles_and_floats_order_like_numbers() {
-        for ty in [ColumnType::Double { digits: None }, ColumnType::Float { digits: None }] {
+        for ty in
+            [ColumnType::Double { digits: None, unsigned: false }, ColumnType::Float { digits: None, unsigned: false }]
+        {
             let c = Column::new("f", ty);
             let vals =
                 [Value::Null, Value::Double(-1e30), Value::Double(-2.5), Value::Double(0.0), Value::Double(1e-30)];

@@ -95,20 +95,25 @@ pub enum ColumnType {
     BigInt {
         unsigned: bool,
     },
+    /// DECIMAL(p, s) [UNSIGNED]: `unsigned` refuses negative values (0
+    /// and 1264 in their place, as MariaDB), nothing else.
     Decimal {
         precision: u8,
         scale: u8,
+        unsigned: bool,
     },
     /// FLOAT: an IEEE single (4 bytes). `digits` is `(M, D)` of the
     /// deprecated FLOAT(M,D): values are rounded to D decimals and must
     /// have at most M - D digits before the point.
     Float {
         digits: Option<(u8, u8)>,
+        unsigned: bool,
     },
     /// DOUBLE / REAL / DOUBLE PRECISION / FLOAT(p > 24): an IEEE double
     /// (8 bytes); `digits` as for [`ColumnType::Float`].
     Double {
         digits: Option<(u8, u8)>,
+        unsigned: bool,
     },
     /// CHAR(n): n characters, trailing spaces removed on storage.
     Char {
@@ -242,11 +247,13 @@ impl ColumnType {
             ColumnType::MediumInt { unsigned } => format!("mediumint{}", u(unsigned)),
             ColumnType::Int { unsigned } => format!("int{}", u(unsigned)),
             ColumnType::BigInt { unsigned } => format!("bigint{}", u(unsigned)),
-            ColumnType::Decimal { precision, scale } => format!("decimal({precision},{scale})"),
-            ColumnType::Float { digits: None } => "float".into(),
-            ColumnType::Float { digits: Some((m, d)) } => format!("float({m},{d})"),
-            ColumnType::Double { digits: None } => "double".into(),
-            ColumnType::Double { digits: Some((m, d)) } => format!("double({m},{d})"),
+            ColumnType::Decimal { precision, scale, unsigned } => {
+                format!("decimal({precision},{scale}){}", u(unsigned))
+            }
+            ColumnType::Float { digits: None, unsigned } => format!("float{}", u(unsigned)),
+            ColumnType::Float { digits: Some((m, d)), unsigned } => format!("float({m},{d}){}", u(unsigned)),
+            ColumnType::Double { digits: None, unsigned } => format!("double{}", u(unsigned)),
+            ColumnType::Double { digits: Some((m, d)), unsigned } => format!("double({m},{d}){}", u(unsigned)),
             ColumnType::Char { len } => format!("char({len})"),
             ColumnType::Varchar { len } => format!("varchar({len})"),
             ColumnType::Text => "text".into(),
@@ -423,7 +430,7 @@ impl Column {
                 }
                 Ok(if t.is_unsigned() { Value::UInt(n as u64) } else { Value::Int(n as i64) })
             }
-            ColumnType::Decimal { precision, scale } => {
+            ColumnType::Decimal { precision, scale, .. } => {
                 let d = match v {
                     Value::Int(i) => Decimal::from_i64(i),
                     Value::UInt(u) => Decimal::new(u as i128, 0),
@@ -440,7 +447,7 @@ impl Column {
                 }
                 Ok(Value::Decimal(d))
             }
-            ColumnType::Float { digits } | ColumnType::Double { digits } => {
+            ColumnType::Float { digits, .. } | ColumnType::Double { digits, .. } => {
                 let f = match v {
                     Value::Int(i) => i as f64,
                     Value::UInt(u) => u as f64,
@@ -850,7 +857,9 @@ impl TableSchema {
             if !names.insert(c.name.to_ascii_lowercase()) {
                 return Err(Error::InvalidSchema(format!("duplicate column name '{}'", c.name)));
             }
-            if let ColumnType::Float { digits: Some((m, d)) } | ColumnType::Double { digits: Some((m, d)) } = c.ty {
+            if let ColumnType::Float { digits: Some((m, d)), .. } | ColumnType::Double { digits: Some((m, d)), .. } =
+                c.ty
+            {
                 if m == 0 || d > m || d > decimal::MAX_SCALE {
                     return Err(Error::InvalidSchema(format!(
                         "{} for '{}': M must be >= D and D <= 30",
@@ -859,7 +868,7 @@ impl TableSchema {
                     )));
                 }
             }
-            if let ColumnType::Decimal { precision, scale } = c.ty {
+            if let ColumnType::Decimal { precision, scale, .. } = c.ty {
                 if precision == 0
                     || precision > decimal::MAX_PRECISION
                     || scale > precision

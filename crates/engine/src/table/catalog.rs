@@ -147,7 +147,7 @@ fn type_tag(t: ColumnType) -> (u8, u32, u32) {
         ColumnType::MediumInt { unsigned } => (3, unsigned as u32, 0),
         ColumnType::Int { unsigned } => (4, unsigned as u32, 0),
         ColumnType::BigInt { unsigned } => (5, unsigned as u32, 0),
-        ColumnType::Decimal { precision, scale } => (6, precision as u32, scale as u32),
+        ColumnType::Decimal { precision, scale, unsigned: false } => (6, precision as u32, scale as u32),
         ColumnType::Char { len } => (7, len, 0),
         ColumnType::Varchar { len } => (8, len, 0),
         ColumnType::Text => (9, 0, 0),
@@ -156,8 +156,20 @@ fn type_tag(t: ColumnType) -> (u8, u32, u32) {
         ColumnType::Timestamp { fsp } => (12, fsp as u32, 0),
         // M = 0: no (M, D) (a declared M is at least 1).
         ColumnType::TinyInt1 { unsigned } => (15, unsigned as u32, 0),
-        ColumnType::Float { digits } => (13, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32)),
-        ColumnType::Double { digits } => (14, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32)),
+        ColumnType::Float { digits, unsigned: false } => {
+            (13, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32))
+        }
+        ColumnType::Double { digits, unsigned: false } => {
+            (14, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32))
+        }
+        // Tags 16-18: the UNSIGNED DECIMAL / FLOAT / DOUBLE.
+        ColumnType::Decimal { precision, scale, unsigned: true } => (16, precision as u32, scale as u32),
+        ColumnType::Float { digits, unsigned: true } => {
+            (17, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32))
+        }
+        ColumnType::Double { digits, unsigned: true } => {
+            (18, digits.map_or(0, |d| d.0 as u32), digits.map_or(0, |d| d.1 as u32))
+        }
         // Tags from 32 on: issue 16's temporal types (TIME, YEAR, ENUM, SET).
         ColumnType::Time { fsp } => (32, fsp as u32, 0),
         // Binary types from 33 up (docs/FORMAT.md, "Catalog").
@@ -238,7 +250,7 @@ fn type_from_tag(tag: u8, a: u32, b: u32) -> Option<ColumnType> {
         3 => ColumnType::MediumInt { unsigned: a != 0 },
         4 => ColumnType::Int { unsigned: a != 0 },
         5 => ColumnType::BigInt { unsigned: a != 0 },
-        6 => ColumnType::Decimal { precision: a as u8, scale: b as u8 },
+        6 | 16 => ColumnType::Decimal { precision: a as u8, scale: b as u8, unsigned: tag == 16 },
         7 => ColumnType::Char { len: a },
         8 => ColumnType::Varchar { len: a },
         9 => ColumnType::Text,
@@ -246,8 +258,8 @@ fn type_from_tag(tag: u8, a: u32, b: u32) -> Option<ColumnType> {
         11 => ColumnType::DateTime { fsp: a as u8 },
         12 => ColumnType::Timestamp { fsp: a as u8 },
         15 => ColumnType::TinyInt1 { unsigned: a != 0 },
-        13 => ColumnType::Float { digits: (a != 0).then_some((a as u8, b as u8)) },
-        14 => ColumnType::Double { digits: (a != 0).then_some((a as u8, b as u8)) },
+        13 | 17 => ColumnType::Float { digits: (a != 0).then_some((a as u8, b as u8)), unsigned: tag == 17 },
+        14 | 18 => ColumnType::Double { digits: (a != 0).then_some((a as u8, b as u8)), unsigned: tag == 18 },
         32 => ColumnType::Time { fsp: a as u8 },
         33 => ColumnType::Binary { len: a },
         34 => ColumnType::VarBinary { len: a },
@@ -642,7 +654,7 @@ mod tests {
                 columns: vec![
                     Column::new("id", ColumnType::Int { unsigned: true }).auto_increment(),
                     Column::new("name", ColumnType::Varchar { len: 40 }).default(Value::Str("x".into())),
-                    Column::new("amount", ColumnType::Decimal { precision: 10, scale: 2 })
+                    Column::new("amount", ColumnType::Decimal { precision: 10, scale: 2, unsigned: true })
                         .default(Value::Decimal(Decimal::parse("1.50").unwrap())),
                     Column::new("doc", ColumnType::Json),
                     Column::new("doc2", ColumnType::Json)

@@ -218,7 +218,7 @@ fn decimal_of(s: &[TableSchema], e: &ast::Expr) -> Option<(u8, u8)> {
             _ => None,
         },
         ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_) => match column_type(s, e)? {
-            ColumnType::Decimal { precision, scale } => Some((precision, scale)),
+            ColumnType::Decimal { precision, scale, .. } => Some((precision, scale)),
             t => int_digits(t).map(|d| (d, 0)),
         },
         ast::Expr::BinaryOp { left, op, right } => {

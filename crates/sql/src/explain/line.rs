@@ -63,7 +63,9 @@ pub fn key_part_len(c: &Column) -> u32 {
         ColumnType::MediumInt { .. } => 3,
         ColumnType::Int { .. } => 4,
         ColumnType::BigInt { .. } => 8,
-        ColumnType::Decimal { precision, scale } => decimal(precision as u32 - scale as u32) + decimal(scale as u32),
+        ColumnType::Decimal { precision, scale, .. } => {
+            decimal(precision as u32 - scale as u32) + decimal(scale as u32)
+        }
         ColumnType::Date => 3,
         ColumnType::DateTime { fsp } => 5 + fsp_bytes(fsp),
         ColumnType::Timestamp { fsp } => 4 + fsp_bytes(fsp),

@@ -140,7 +140,12 @@ pub fn expr(e: &Expr, n: &Names<'_>) -> String {
         {
             args.last().map_or_else(String::new, |x| expr(x, n))
         }
-        Expr::Func(name, args) if matches!(name.as_str(), crate::yearbit::YEAR_TEXT | crate::yearbit::BIT_TEXT) => {
+        Expr::Func(name, args)
+            if matches!(
+                name.as_str(),
+                crate::yearbit::YEAR_TEXT | crate::yearbit::BIT_TEXT | crate::yearbit::YEAR_DATE
+            ) =>
+        {
             args.first().map_or_else(String::new, |x| expr(x, n))
         }
         Expr::Func(name, args) => format!("{}({})", name.to_ascii_lowercase(), list(args, n)),
