@@ -1716,9 +1716,10 @@ impl Session {
                 Ok(Output::Ok { affected: created as u64, last_insert_id: 0, info: String::new() })
             }
             S::Drop { object_type: ast::ObjectType::Table, if_exists, names, temporary: true, .. } => {
-                // No implicit commit in MySQL; here the open transaction
-                // commits first (its undo may name the table's rows).
-                self.implicit_commit()?;
+                // No implicit commit, as MySQL: the open transaction goes
+                // on. Its undo of the dropped table's rows is skipped by a
+                // rollback (the engine finds no table of that space, and
+                // space ids are never reused).
                 crate::temp_table::drop_temporary(self, *if_exists, names)
             }
             S::Drop { object_type, if_exists, names, table, .. } => {

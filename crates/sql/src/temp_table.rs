@@ -33,8 +33,11 @@
 //! an empty map per COM_QUERY (choosing the cache scope) and one integer
 //! comparison per COM_STMT_EXECUTE; nothing else changes.
 //!
-//! Not built (refused with 1235): FOREIGN KEYs on temporary tables,
-//! RENAME of a temporary table, ALTER TABLE ... RENAME of one.
+//! RENAME TABLE and ALTER TABLE ... RENAME of a temporary table change
+//! only the session's map (the engine table keeps its name).
+//!
+//! Not built (refused with 1235): FOREIGN KEYs on temporary tables, one
+//! RENAME TABLE naming both temporary and base tables.
 
 use std::collections::HashMap;
 
@@ -102,6 +105,23 @@ impl TempTables {
             self.generation += 1;
         }
         r
+    }
+
+    /// Renames the session's temporary `from` to `to` (same engine table):
+    /// 1050 when `to` names another of its temporary tables. A base table
+    /// of that name does not stop it: the temporary one shadows it, as in
+    /// MariaDB. `false` when `from` is no temporary table.
+    pub fn rename(&mut self, from: (&str, &str), to: (&str, &str)) -> Result<bool> {
+        if self.get(to.0, to.1).is_some() {
+            return Err(crate::error::SqlError::new(1050, "42S01", format!("Table '{}' already exists", to.1)));
+        }
+        match self.remove(from.0, from.1) {
+            Some(engine_name) => {
+                self.insert(to.0, to.1, engine_name);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
     }
 
     /// Drops every temporary table of the session (disconnect, reset).

@@ -286,9 +286,6 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 let n = match table_name {
                     ast::RenameTableNameKind::As(n) | ast::RenameTableNameKind::To(n) => n,
                 };
-                if temporary {
-                    return Err(SqlError::unsupported("ALTER TABLE ... RENAME of a temporary table"));
-                }
                 plan.rename_to = Some(split_name(s, n)?);
             }
             Op::Algorithm { algorithm: a, .. } => match a {
@@ -347,7 +344,11 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
         s.shared.foreign_keys.rebuild(s.engine());
     }
     if let Some((ndb, ntable)) = &plan.rename_to {
-        rename::rename_one(s, (&db, &table), (ndb, ntable))?;
+        if temporary {
+            s.temps.rename((&db, &table), (ndb, ntable))?;
+        } else {
+            rename::rename_one(s, (&db, &table), (ndb, ntable))?;
+        }
     }
     if !plan.rebuild {
         // A rename alone answers as RENAME TABLE does (no info text).

@@ -17,20 +17,61 @@ use crate::error::{Result, SqlError};
 use crate::session::Session;
 use crate::Output;
 
+/// RENAME TABLE of the session's temporary tables, in order (`tr TO ts`
+/// after `ta TO tr` renames the renamed one); all or nothing: a failing
+/// step renames the earlier ones back. `None` when the first pair names
+/// no temporary table (the base-table path); 1235 when temporary and base
+/// tables mix in one statement.
+fn rename_temporary(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<Option<Output>> {
+    let mut done: Vec<((String, String), (String, String))> = Vec::new();
+    let mut step = |s: &mut Session, p: &ast::RenameTable| -> Result<bool> {
+        let (from, to) = (split_name(s, &p.old_name)?, split_name(s, &p.new_name)?);
+        let renamed = s.temps.rename((&from.0, &from.1), (&to.0, &to.1))?;
+        if renamed {
+            done.push((from, to));
+        }
+        Ok(renamed)
+    };
+    let mut result = Ok(());
+    for (k, p) in pairs.iter().enumerate() {
+        match step(s, p) {
+            Ok(true) => {}
+            Ok(false) if k == 0 => return Ok(None),
+            Ok(false) => {
+                result = Err(SqlError::unsupported("RENAME TABLE of temporary and base tables in one statement"));
+                break;
+            }
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    if let Err(e) = result {
+        for (from, to) in done.iter().rev() {
+            let _ = s.temps.rename((&to.0, &to.1), (&from.0, &from.1));
+        }
+        return Err(e);
+    }
+    Ok(Some(Output::ok()))
+}
+
 /// One rename: (database, table) from, (database, table) to.
 type Step = ((String, String), (String, String));
 
 /// `RENAME TABLE` statement.
 pub fn rename_tables(s: &mut Session, pairs: &[ast::RenameTable]) -> Result<Output> {
+    if !s.temps.is_empty() {
+        if let Some(out) = rename_temporary(s, pairs)? {
+            return Ok(out);
+        }
+    }
     let mut steps = Vec::new();
     let mut gone: HashSet<String> = HashSet::new();
     let mut made: HashSet<String> = HashSet::new();
     for p in pairs {
         let from = split_name(s, &p.old_name)?;
         let to = split_name(s, &p.new_name)?;
-        if s.temps.get(&from.0, &from.1).is_some() {
-            return Err(SqlError::unsupported("RENAME TABLE of a temporary table"));
-        }
         let (f, t) = (format!("{}/{}", from.0, from.1), format!("{}/{}", to.0, to.1));
         let exists = |n: &str| made.contains(n) || (!gone.contains(n) && s.engine().table(n).is_ok());
         if !exists(&f) {
