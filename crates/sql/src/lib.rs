@@ -43,6 +43,7 @@ pub mod func;
 pub mod group_check;
 pub mod hints;
 pub mod inset;
+mod item_names;
 pub mod json;
 pub mod kill;
 pub mod load;

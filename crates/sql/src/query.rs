@@ -469,6 +469,10 @@ fn resolve_alias(
 pub(crate) fn display_name(e: &ast::Expr) -> String {
     match e {
         ast::Expr::Identifier(i) => i.value.clone(),
+        // `(a)` is named `a`, as MySQL names a column however parenthesised.
+        ast::Expr::Nested(inner) if matches!(**inner, ast::Expr::Identifier(_) | ast::Expr::CompoundIdentifier(_)) => {
+            display_name(inner)
+        }
         // MySQL names a string literal's column by its text, unquoted.
         ast::Expr::Value(v) => match &v.value {
             ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),

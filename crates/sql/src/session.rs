@@ -365,6 +365,7 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
     let parse_one = |text: &str| -> Result<Vec<ast::Statement>> {
         let mut stmts = crate::depth::parse_sql(text)?;
         set_transaction::apply_scopes(text, &mut stmts)?;
+        crate::item_names::name_items(text, &mut stmts);
         Ok(stmts)
     };
     match parse_one(&text) {

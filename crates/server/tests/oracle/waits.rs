@@ -36,11 +36,18 @@ pub fn assert_times_out(c: &mut Conn, sql: &str) {
 /// how long it took, and the connection back.
 pub fn answer_on_a_thread(mut c: Conn, sql: &str) -> JoinHandle<(Answer, Duration, Conn)> {
     let sql = sql.to_owned();
-    std::thread::spawn(move || {
+    let (ready, started) = std::sync::mpsc::sync_channel(1);
+    let h = std::thread::spawn(move || {
+        let _ = ready.send(());
         let t = Instant::now();
         let r = answer(&mut c, &sql);
         (r, t.elapsed(), c)
-    })
+    });
+    // Returns once the thread runs, so that a caller's sleep is time the
+    // statement spends waiting, not waiting to be scheduled (a busy
+    // machine delayed a thread's start by over 200 ms).
+    let _ = started.recv();
+    h
 }
 
 /// `sql` on `c` waits (for a lock another session holds) until KILL
