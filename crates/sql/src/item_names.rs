@@ -1,13 +1,13 @@
 //! Result column names as the query was written. MySQL and MariaDB name
-//! an unaliased select-list expression by its text in the query (`COUNT(
-//! * )`, `y+1`, `NOW() is not null`), not by a rendering of it; clients
+//! an unaliased select-list expression by its text in the query
+//! (`COUNT( * )`, `y+1`, `NOW() is not null`), not by a rendering of it; clients
 //! that read a row by column name depend on that. sqlparser keeps no
 //! source text and its spans cover only part of some expressions, so the
 //! names are cut from the text here: each SELECT block's keyword has an
 //! exact position (`Select::select_token`), and from there the list is
 //! split at its top-level commas.
 //!
-//! The name becomes the item's alias (`y+1 AS `y+1``), which is also
+//! The name becomes the item's alias (``y+1 AS `y+1` ``), which is also
 //! MariaDB's semantics: ORDER BY / GROUP BY / HAVING / an outer query may
 //! name the column `` `y+1` ``, and a view or CREATE TABLE ... SELECT
 //! takes it as the column's name.
