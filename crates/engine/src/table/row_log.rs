@@ -38,6 +38,8 @@ pub struct RowChange {
 #[derive(Clone, Debug, Default)]
 pub struct RowLog {
     changes: Vec<RowChange>,
+    /// The bytes of the images kept (`max_binlog_cache_size`).
+    bytes: u64,
 }
 
 impl RowLog {
@@ -51,12 +53,19 @@ impl RowLog {
 
     pub(super) fn clear(&mut self) {
         self.changes.clear();
+        self.bytes = 0;
+    }
+
+    fn size(c: &RowChange) -> u64 {
+        (c.before.as_ref().map_or(0, Vec::len) + c.after.as_ref().map_or(0, Vec::len)) as u64
     }
 
     /// Drops the changes a rollback to `undo_count` records undid.
     pub(super) fn truncate_to_undo(&mut self, undo_count: usize) {
         while self.changes.last().is_some_and(|c| c.undo_count > undo_count) {
-            self.changes.pop();
+            if let Some(c) = self.changes.pop() {
+                self.bytes -= Self::size(&c);
+            }
         }
     }
 }
@@ -79,6 +88,11 @@ impl Trx {
         self.row_log.as_mut().map(std::mem::take)
     }
 
+    /// The bytes of row images kept so far (0 when none are kept).
+    pub fn row_log_bytes(&self) -> u64 {
+        self.row_log.as_ref().map_or(0, |l| l.bytes)
+    }
+
     /// Records a row change (a no-op unless the log is kept).
     #[inline]
     pub(super) fn log_row(&mut self, space_id: u32, before: Option<&[u8]>, after: Option<&[u8]>) {
@@ -87,12 +101,14 @@ impl Trx {
         }
         let undo_count = self.undo_count();
         if let Some(l) = &mut self.row_log {
-            l.changes.push(RowChange {
+            let c = RowChange {
                 space_id,
                 before: before.map(<[u8]>::to_vec),
                 after: after.map(<[u8]>::to_vec),
                 undo_count,
-            });
+            };
+            l.bytes += RowLog::size(&c);
+            l.changes.push(c);
         }
     }
 
