@@ -104,9 +104,11 @@ fn binlog_decodes_and_replays_into_mariadb_identically() {
     c.query_drop("INSERT INTO uk (code, n) VALUES ('b', 5) ON DUPLICATE KEY UPDATE n = n + VALUES(n)").unwrap();
     c.query_drop("INSERT IGNORE INTO uk (code, n) VALUES ('c', 7), ('d', 8)").unwrap();
     c.query_drop("INSERT INTO nokey SELECT id, code FROM uk").unwrap();
-    // Multi-table writes.
-    c.query_drop("UPDATE uk JOIN nokey ON nokey.b = uk.code SET uk.n = uk.n + 1, nokey.a = nokey.a * 10").unwrap();
-    c.query_drop("DELETE nokey FROM nokey JOIN uk ON uk.code = nokey.b WHERE uk.code = 'd'").unwrap();
+    // Multi-table writes (quire refuses them on keyless tables: 1235).
+    c.query_drop("CREATE TABLE kv (k INT PRIMARY KEY, code VARCHAR(10))").unwrap();
+    c.query_drop("INSERT INTO kv SELECT id, code FROM uk").unwrap();
+    c.query_drop("UPDATE uk JOIN kv ON kv.code = uk.code SET uk.n = uk.n + 1, kv.k = kv.k * 10").unwrap();
+    c.query_drop("DELETE kv FROM kv JOIN uk ON uk.code = kv.code WHERE uk.code = 'd'").unwrap();
     c.query_drop("UPDATE nokey SET b = 'changed' WHERE a = 1 LIMIT 1").unwrap();
     // LOAD DATA.
     let file = dir.path().join("rows.tsv");
