@@ -26,6 +26,8 @@ pub fn last_whole_end(bytes: &[u8]) -> Option<u64> {
     let mut good = None;
     let mut crc = false;
     let mut in_trx = false;
+    // Inside BEGIN ... (XID | COMMIT).
+    let mut in_begin = false;
     while pos + HEADER_LEN <= bytes.len() {
         let h = &bytes[pos..pos + HEADER_LEN];
         let ty = h[4];
@@ -55,15 +57,20 @@ pub fn last_whole_end(bytes: &[u8]) -> Option<u64> {
             }
             kind::XID => {
                 in_trx = false;
+                in_begin = false;
                 good = Some(pos as u64);
             }
             kind::ANONYMOUS_GTID => in_trx = true,
             kind::QUERY => {
                 let body = &ev[HEADER_LEN..len - if crc { CHECKSUM_LEN } else { 0 }];
-                if query_text(body).is_some_and(|q| q.eq_ignore_ascii_case(b"BEGIN")) {
+                let text = query_text(body).unwrap_or_default();
+                if text.eq_ignore_ascii_case(b"BEGIN") {
                     in_trx = true;
-                } else {
+                    in_begin = true;
+                } else if !in_begin || text.eq_ignore_ascii_case(b"COMMIT") {
+                    // A DDL statement, or the COMMIT of a BEGIN group.
                     in_trx = false;
+                    in_begin = false;
                     good = Some(pos as u64);
                 }
             }
