@@ -343,9 +343,6 @@ impl BinLog {
     /// Forces a sync of the current file and waits for every transaction
     /// appended so far to be written.
     fn flush_all(&self) -> LResult<()> {
-        let mut ev = Events::default();
-        // An empty append would need a transaction; wait for the leader.
-        ev.clear();
         let mut st = self.state.lock();
         while st.leader || !st.pending.is_empty() {
             if !st.leader {

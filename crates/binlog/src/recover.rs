@@ -38,17 +38,17 @@ pub fn last_whole_end(bytes: &[u8]) -> Option<u64> {
         let ev = &bytes[pos..pos + len];
         if ty == kind::FORMAT_DESCRIPTION {
             // The algorithm byte precedes the 4-byte checksum slot.
-            crc = len >= HEADER_LEN + CHECKSUM_LEN + 1 && ev[len - CHECKSUM_LEN - 1] == 1;
+            crc = len > HEADER_LEN + CHECKSUM_LEN && ev[len - CHECKSUM_LEN - 1] == 1;
             let mut h2 = ev[..len - CHECKSUM_LEN].to_vec();
             let flags = u16::from_le_bytes([h2[FLAGS_OFFSET], h2[FLAGS_OFFSET + 1]]) & !FLAG_IN_USE;
             h2[FLAGS_OFFSET..FLAGS_OFFSET + 2].copy_from_slice(&flags.to_le_bytes());
             if crc32(&h2).to_le_bytes() != ev[len - CHECKSUM_LEN..] {
                 break;
             }
-        } else if crc {
-            if len < HEADER_LEN + CHECKSUM_LEN || crc32(&ev[..len - CHECKSUM_LEN]).to_le_bytes() != ev[len - 4..] {
-                break;
-            }
+        } else if crc
+            && (len < HEADER_LEN + CHECKSUM_LEN || crc32(&ev[..len - CHECKSUM_LEN]).to_le_bytes() != ev[len - 4..])
+        {
+            break;
         }
         pos += len;
         match ty {
