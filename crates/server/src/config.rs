@@ -731,7 +731,6 @@ loose-performance-schema-instrument='wait/synch/%=ON',
         assert_eq!(config.back_log(), 4000);
         for name in [
             "ssl",
-            "log_bin",
             "character_set_client_handshake",
             "innodb_file_per_table",
             "innodb_spin_wait_delay",

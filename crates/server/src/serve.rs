@@ -148,6 +148,11 @@ impl Server {
         }
         hooks(cfg, &engine);
         let shared = Shared::new(engine, catalog, cfg.sysvars.clone());
+        // The binary log (off unless `log_bin`): opened before the first
+        // connection, so that no transaction commits unlogged.
+        if let Some(b) = quire_sql::binlog::open(&cfg.sysvars, &cfg.datadir())? {
+            let _ = shared.binlog.set(b);
+        }
         let backend = Arc::new(SqlBackend { shared: shared.clone() });
         let socket = cfg.socket();
         let addr = format!("{}:{}", cfg.bind_address(), cfg.port());
@@ -193,6 +198,9 @@ impl Server {
     /// a session still running when the engine closes gets an error.
     pub fn shutdown(self) -> Result<(), Box<dyn std::error::Error>> {
         self.listener.stop();
+        if let Some(b) = self.shared.binlog.get() {
+            b.log.close();
+        }
         self.shared.engine.shutdown()?;
         Ok(())
     }

@@ -73,6 +73,8 @@ pub enum AdminStmt {
         engine: String,
         only: bool,
     },
+    /// SHOW BINARY LOGS, FLUSH BINARY LOGS, PURGE ... (`binlog/show.rs`).
+    Binlog(crate::binlog::show::BinlogStmt),
 }
 
 impl AdminStmt {
@@ -200,6 +202,9 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
     }
     if let Some((rest, engine, only)) = crate::alter::engine::split(sql.trim().trim_end_matches(';'), &t) {
         return Ok(Some(AdminStmt::AlterEngine { rest, engine, only }));
+    }
+    if let Some(b) = crate::binlog::show::parse(&t)? {
+        return Ok(Some(AdminStmt::Binlog(b)));
     }
     if w(0, "SHUTDOWN") && t.len() == 1 {
         return Ok(Some(AdminStmt::Shutdown));
@@ -348,6 +353,7 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
     };
     match a {
         AdminStmt::CheckTable(tables) => crate::check::run(s, tables),
+        AdminStmt::Binlog(b) => crate::binlog::show::run(s, b),
         AdminStmt::AnalyzeTable(tables) => crate::statistics::analyze::run(s, tables),
         AdminStmt::AlterEngine { rest, engine, only } => {
             let r = crate::alter::engine::run(s, rest, engine, *only);
@@ -600,7 +606,18 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
         s.temps.insert(&db, &table, full);
     }
     match &ct_query {
-        Some(q) => crate::create::select::fill(s, &db, &table, q),
+        Some(q) => {
+            // The binary log gets the expanded definition, then the rows
+            // (a replica must not run the SELECT again).
+            if !temporary {
+                s.log_ddl(&ct.to_string())?;
+            }
+            let r = crate::create::select::fill(s, &db, &table, q);
+            if r.is_err() && !temporary {
+                let _ = s.log_ddl(&format!("DROP TABLE IF EXISTS `{db}`.`{table}`"));
+            }
+            r
+        }
         None => Ok(Output::ok()),
     }
 }

@@ -19,6 +19,7 @@
 pub mod admin;
 pub mod alter;
 pub mod binary;
+pub mod binlog;
 pub mod bit_literal;
 pub mod catalog;
 pub mod check;

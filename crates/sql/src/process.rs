@@ -120,6 +120,11 @@ impl Process {
         busy.then_some(a.commands)
     }
 
+    /// The text of the command running, if any.
+    pub fn info_text(&self) -> Option<Arc<str>> {
+        self.activity.lock().info.clone()
+    }
+
     /// The statement's state changes (e.g. "User sleep").
     pub fn set_state(&self, state: &'static str) {
         self.activity.lock().state = state;

@@ -70,6 +70,8 @@ pub struct Shared {
     pub user_locks: crate::user_lock::UserLocks,
     /// LOCK TABLES' table locks (`table_lock.rs`).
     pub table_locks: crate::table_lock::TableLocks,
+    /// The binary log, when `log_bin` is on (`binlog/`); set once at start.
+    pub binlog: std::sync::OnceLock<Arc<crate::binlog::Binlog>>,
 }
 
 /// A source of SHOW STATUS rows outside this crate.
@@ -128,6 +130,7 @@ impl Shared {
             foreign_keys: Default::default(),
             user_locks: Default::default(),
             table_locks: Default::default(),
+            binlog: Default::default(),
         });
         // Temporary tables a previous run left go before any session.
         crate::temp_table::sweep(&s.engine);
@@ -808,6 +811,9 @@ impl Session {
         t.set_lock_wait_timeout(std::time::Duration::from_secs(self.vars.innodb_lock_wait_timeout_secs()));
         t.set_interrupt(self.process.interrupt.clone());
         t.set_isolation(iso);
+        if self.binlog().is_some() {
+            t.keep_row_log(true);
+        }
         t
     }
 
@@ -822,6 +828,7 @@ impl Session {
                     return Err(e);
                 }
             }
+            self.log_commit(&mut t)?;
             t.commit()?;
         }
         Ok(())
@@ -1274,9 +1281,11 @@ impl Session {
         // A statement interrupted after its last check (a SLEEP in WHERE,
         // a kill during its final row) fails rather than commits.
         let r = f(&mut trx, self).and_then(|v| self.interrupted().map(|()| v));
+        let r = r.and_then(|v| self.check_binlog_cache(&trx).map(|()| v));
         match r {
             Ok(v) => {
                 if own {
+                    self.log_commit(&mut trx)?;
                     trx.commit()?;
                 } else {
                     self.trx = Some(trx);
@@ -1543,6 +1552,9 @@ impl Session {
             }
             Plan::Other(stmt) => {
                 let o = self.run_other(stmt, params)?;
+                if self.shared.binlog.get().is_some() && crate::binlog::capture::is_logged_ddl(stmt) {
+                    self.log_ddl(&self.ddl_text(stmt))?;
+                }
                 deliver(o, sink)
             }
             Plan::Admin(a) => {

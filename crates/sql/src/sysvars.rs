@@ -241,12 +241,16 @@ impl VarDef {
     /// it in canonical form (invariant 1). Scope and `dynamic` are the
     /// caller's to check.
     pub fn check(&self, value: &VarValue) -> Result<VarValue, VarError> {
-        self.convert(value, Origin::Set)
+        let v = self.convert(value, Origin::Set)?;
+        crate::binlog::vars::refuse(self.name, &v)?;
+        Ok(v)
     }
 
     /// Parses startup text (`my.cnf`, command line) for this variable.
     pub fn parse_startup(&self, raw: &str) -> Result<VarValue, VarError> {
-        self.convert(&VarValue::Str(raw.to_string()), Origin::Startup)
+        let v = self.convert(&VarValue::Str(raw.to_string()), Origin::Startup)?;
+        crate::binlog::vars::refuse(self.name, &v)?;
+        Ok(v)
     }
 
     /// The default as a value. The table's defaults all parse (a test
@@ -470,6 +474,8 @@ const CHANGE_BUFFERING: &[&str] = &["none", "inserts", "deletes", "changes", "pu
 const CHECKSUMS: &[&str] = &["crc32", "strict_crc32", "innodb", "strict_innodb", "none", "strict_none"];
 const BINLOG_FORMATS: &[&str] = &["ROW", "STATEMENT", "MIXED"];
 const BINLOG_ROW_IMAGES: &[&str] = &["FULL", "MINIMAL", "NOBLOB"];
+const BINLOG_CHECKSUMS: &[&str] = &["NONE", "CRC32"];
+const BINLOG_ROW_METADATAS: &[&str] = &["MINIMAL", "FULL"];
 const AUTH_PLUGINS: &[&str] = &["mysql_native_password", "sha256_password", "caching_sha2_password"];
 const GTID_MODES: &[&str] = &["OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON"];
 const LOG_OUTPUTS: &[&str] = &["TABLE", "FILE", "NONE"];
@@ -501,9 +507,13 @@ pub static VARS: &[VarDef] = &[
     def("big_tables", B, DYN, Bool, "OFF", COMPAT),
     def("bind_address", G, RO, Str, "127.0.0.1", USED),
     def("binlog_cache_size", G, DYN, uint(4096, U64), "32768", COMPAT),
-    def("binlog_expire_logs_seconds", G, DYN, uint(0, U32), "2592000", COMPAT),
-    def("binlog_format", B, DYN, VarKind::Enum(BINLOG_FORMATS), "ROW", COMPAT),
-    def("binlog_row_image", B, DYN, VarKind::Enum(BINLOG_ROW_IMAGES), "FULL", COMPAT),
+    // The binary log (`binlog/`): values quire does not do are refused
+    // with 1235 (`binlog::vars::refuse`).
+    def("binlog_checksum", G, RO, VarKind::Enum(BINLOG_CHECKSUMS), "CRC32", USED),
+    def("binlog_expire_logs_seconds", G, DYN, uint(0, U32), "2592000", USED),
+    def("binlog_format", B, DYN, VarKind::Enum(BINLOG_FORMATS), "ROW", USED),
+    def("binlog_row_image", B, DYN, VarKind::Enum(BINLOG_ROW_IMAGES), "FULL", USED),
+    def("binlog_row_metadata", G, DYN, VarKind::Enum(BINLOG_ROW_METADATAS), "MINIMAL", USED),
     def("bulk_insert_buffer_size", B, DYN, uint(0, U64), "8388608", COMPAT),
     def("character_set_client", B, DYN, Str, "utf8mb4", COMPAT),
     def("character_set_client_handshake", G, RO, Bool, "ON", COMPAT),
@@ -660,9 +670,13 @@ pub static VARS: &[VarDef] = &[
     def("license", G, RO, Str, env!("CARGO_PKG_LICENSE"), USED),
     def("local_infile", G, DYN, Bool, "OFF", USED),
     def("lock_wait_timeout", B, DYN, uint(1, 31_536_000), "31536000", COMPAT),
-    // `log_bin` is a file name on the command line and ON/OFF in SHOW;
-    // quire writes no binary log, so it is kept as text.
-    def("log_bin", G, RO, Str, "OFF", COMPAT),
+    // `log_bin` is OFF, ON (`--log-bin`) or a base name on the command
+    // line, ON/OFF once the server runs (`binlog::open`). OFF by default,
+    // as MariaDB (MySQL 8.0 defaults to ON): no cost for who does not
+    // replicate.
+    def("log_bin", G, RO, Str, "OFF", USED),
+    def("log_bin_basename", G, RO, Str, "", USED),
+    def("log_bin_index", G, RO, Str, "", USED),
     def("log_error", G, RO, Str, "stderr", COMPAT),
     def("log_error_verbosity", G, DYN, uint(1, 3), "2", COMPAT),
     def("log_output", G, DYN, VarKind::Set(LOG_OUTPUTS), "FILE", COMPAT),
@@ -672,7 +686,8 @@ pub static VARS: &[VarDef] = &[
     def("long_query_time", B, DYN, Float, "10", COMPAT),
     def("lower_case_table_names", G, RO, uint(0, 2), "0", COMPAT),
     def("max_allowed_packet", B, DYN, uint(1024, 1_073_741_824), "67108864", USED),
-    def("max_binlog_size", G, DYN, uint(4096, 1_073_741_824), "1073741824", COMPAT),
+    def("max_binlog_cache_size", G, DYN, uint(4096, U64), "18446744073709547520", USED),
+    def("max_binlog_size", G, DYN, uint(4096, 1_073_741_824), "1073741824", USED),
     def("max_connect_errors", G, DYN, uint(1, U64), "100", COMPAT),
     def("max_connections", G, DYN, uint(1, 100_000), "151", USED),
     def("max_error_count", B, DYN, uint(0, 65535), "64", USED),
@@ -704,7 +719,7 @@ pub static VARS: &[VarDef] = &[
     def("relay_log", G, RO, Str, "", COMPAT),
     def("require_secure_transport", G, DYN, Bool, "OFF", COMPAT),
     def("secure_file_priv", G, RO, Str, "NULL", USED),
-    def("server_id", G, DYN, uint(0, U32), "1", COMPAT),
+    def("server_id", G, DYN, uint(0, U32), "1", USED),
     def("session_track_gtids", B, DYN, VarKind::Enum(&["OFF", "OWN_GTID", "ALL_GTIDS"]), "OFF", COMPAT),
     def("session_track_schema", B, DYN, Bool, "ON", COMPAT),
     def("session_track_state_change", B, DYN, Bool, "OFF", COMPAT),
@@ -720,7 +735,7 @@ pub static VARS: &[VarDef] = &[
     def("socket", G, RO, Str, "", USED),
     def("sort_buffer_size", B, DYN, uint(32768, U64), "262144", USED),
     def("sql_auto_is_null", B, DYN, Bool, "OFF", COMPAT),
-    def("sql_log_bin", S, DYN, Bool, "ON", COMPAT),
+    def("sql_log_bin", S, DYN, Bool, "ON", USED),
     def(
         "sql_mode",
         B,
@@ -741,7 +756,7 @@ pub static VARS: &[VarDef] = &[
     def("ssl_cipher", G, RO, Str, "", COMPAT),
     def("ssl_key", G, RO, Str, "", COMPAT),
     def("symbolic_links", G, RO, Bool, "OFF", COMPAT),
-    def("sync_binlog", G, DYN, uint(0, U32), "1", COMPAT),
+    def("sync_binlog", G, DYN, uint(0, U32), "1", USED),
     def("sync_relay_log", G, DYN, uint(0, U32), "10000", COMPAT),
     def("system_time_zone", G, RO, Str, "UTC", COMPAT),
     def("table_definition_cache", G, DYN, uint(400, 524_288), "2000", COMPAT),

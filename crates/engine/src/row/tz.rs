@@ -54,6 +54,16 @@ pub fn set_session_rules(rules: Arc<dyn ZoneRules>) {
     OFFSET.with(|o| o.set(NAMED));
 }
 
+/// Runs `f` with the calling thread's session zone set to UTC, then puts
+/// the zone back: TIMESTAMP values `f` decodes are the stored UTC ones
+/// (the binary log writes them as seconds since the epoch).
+pub fn with_utc<T>(f: impl FnOnce() -> T) -> T {
+    let off = OFFSET.with(|o| o.replace(0));
+    let r = f();
+    OFFSET.with(|o| o.set(off));
+    r
+}
+
 fn rules() -> Option<Arc<dyn ZoneRules>> {
     RULES.with(|r| r.borrow().clone())
 }

@@ -209,7 +209,10 @@ impl Table {
                 plan.push(TreeOps::new(&sec.tree, vec![Op::Ensure { key: k, val: inline(&prefix.to_le_bytes()) }]));
             }
             match self.write_for(trx, plan)? {
-                Some(RowWrite::Done) => return Ok(None),
+                Some(RowWrite::Done) => {
+                    trx.log_row(space, None, Some(value));
+                    return Ok(None);
+                }
                 None => continue, // purge removed the delete-marked record meanwhile
                 Some(RowWrite::LockWait(k)) => {
                     drop(uniq);
@@ -339,6 +342,7 @@ impl Table {
                 if let Some(c) = self.insert_locked(trx, &st, &new_row, &new_pk, &value, LockMode::S)? {
                     return Err(self.conflict_error(schema, &c, &new_row));
                 }
+                trx.log_merge_key_change();
                 return Ok(RowUpdate::Changed);
             }
             let uniq = match self.check_unique_locked(trx, &st, &new_row, &key, LockMode::S)? {
@@ -365,7 +369,10 @@ impl Table {
             let mut plan = vec![TreeOps::new(&self.clustered, vec![Op::Replace { key: key.clone(), val }])];
             plan.extend(sec_ops);
             return match self.write_for(trx, plan)? {
-                Some(RowWrite::Done) => Ok(RowUpdate::Changed),
+                Some(RowWrite::Done) => {
+                    trx.log_row(st.def.space_id, Some(&old_bytes), Some(&value));
+                    Ok(RowUpdate::Changed)
+                }
                 Some(RowWrite::LockWait(k)) => {
                     drop(uniq);
                     trx.lock(k, LockMode::X, LockKind::InsertIntention)?;
@@ -410,7 +417,10 @@ impl Table {
         let val = self.clustered.prepare_value(key, &rec)?;
         let plan = vec![TreeOps::new(&self.clustered, vec![Op::Replace { key: key.to_vec(), val }])];
         match self.write_for(trx, plan)? {
-            Some(RowWrite::Done) => Ok(()),
+            Some(RowWrite::Done) => {
+                trx.log_row(st.def.space_id, Some(row), None);
+                Ok(())
+            }
             None => Err(self.inconsistent(st, RowWrite::Missing { tree: 0 })),
             Some(other) => Err(self.inconsistent(st, other)),
         }

@@ -32,6 +32,7 @@ mod engine;
 mod purge;
 mod read;
 mod row_id;
+pub mod row_log;
 mod rowop;
 pub mod stats;
 mod trx;

@@ -233,6 +233,9 @@ pub struct Trx {
     /// What a lock request that cannot be granted at once does (a locking
     /// read's NOWAIT / SKIP LOCKED, set for that statement only).
     lock_wait: LockWait,
+    /// Row changes kept for the binary log (`None`: not kept; see
+    /// `table/row_log.rs`).
+    pub(super) row_log: Option<super::row_log::RowLog>,
 }
 
 /// How a lock request meets a conflicting lock: waits (the default),
@@ -272,6 +275,7 @@ impl Trx {
             lock_wait_timeout: None,
             interrupt: None,
             lock_wait: LockWait::Wait,
+            row_log: None,
         }
     }
 
@@ -451,6 +455,11 @@ impl Trx {
         self.id
     }
 
+    /// How many undo records the transaction has written.
+    pub(super) fn undo_count(&self) -> usize {
+        self.undo_ptrs.len()
+    }
+
     /// Where the current statement starts (for statement rollback).
     pub fn savepoint(&self) -> Savepoint {
         Savepoint(self.undo_ptrs.len())
@@ -465,6 +474,9 @@ impl Trx {
             let ptr = *self.undo_ptrs.last().expect("non-empty");
             undo_one(&self.sys, self.id, ptr)?;
             self.undo_ptrs.pop();
+        }
+        if let Some(l) = &mut self.row_log {
+            l.truncate_to_undo(sp.0);
         }
         Ok(())
     }
@@ -510,6 +522,9 @@ impl Trx {
             self.view = None;
             self.id = 0;
             self.locks = TrxLocks::default();
+            if let Some(l) = &mut self.row_log {
+                l.clear();
+            }
             return Err(e);
         }
         self.sys.trx_sys.end_into_history(self.id);
@@ -533,6 +548,9 @@ impl Trx {
         self.id = 0;
         self.undo_ptrs.clear();
         self.view = None;
+        if let Some(l) = &mut self.row_log {
+            l.clear();
+        }
     }
 }
 

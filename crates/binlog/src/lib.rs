@@ -1,0 +1,29 @@
+//! quire's binary log: MySQL 8.0's v4 format (docs/FORMAT.md "Binary
+//! log"), written at commit by the SQL layer.
+//!
+//! - `crc`: zlib's CRC-32, the events' checksum;
+//! - `event`: framing and the control events (FDE, PREVIOUS_GTIDS,
+//!   ANONYMOUS_GTID, QUERY, XID, ROTATE, STOP);
+//! - `column`: column types, TABLE_MAP metadata and values as MySQL
+//!   encodes them;
+//! - `rows`: TABLE_MAP and WRITE/UPDATE/DELETE_ROWS v2;
+//! - `log`: files, index, group commit, rotation, purge;
+//! - `recover`: the torn tail of the last file cut at open.
+//!
+//! A crate of its own (not a module of `quire-sql`): it depends only on
+//! the engine's row types, so it builds and tests apart from the SQL
+//! layer, and a replication crate can read its files without the SQL
+//! layer.
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
+pub mod column;
+pub mod crc;
+pub mod event;
+pub mod log;
+pub mod recover;
+pub mod rows;
+
+pub use event::{Checksum, Events, Frame, QueryEvent};
+pub use log::{BinLog, LogError, LogFile, Options, Position};
+pub use rows::{LoggedTable, RowMetadata, RowPair, RowsKind};

@@ -1,0 +1,542 @@
+//! The binary log: its files and index, and group commit.
+//!
+//! Files are `<basename>.NNNNNN` (from 000001) in the log's directory,
+//! listed one per line (`./binlog.000001`) in `<basename>.index`. Each
+//! file starts with the magic, a FORMAT_DESCRIPTION (IN_USE set while the
+//! file is open, cleared when it is closed) and an empty PREVIOUS_GTIDS.
+//! A server start opens a new file, as MySQL does; the previous last file
+//! is first checked event by event and cut after its last whole
+//! transaction (a crash may have torn it).
+//!
+//! **Group commit** (MySQL's flush and sync stages, built like the redo
+//! log's): a committer appends its transaction to the pending buffer
+//! under the mutex, which gives it its file and position; then the first
+//! committer that finds no leader becomes leader, takes every pending
+//! transaction, writes them with the mutex released and syncs as
+//! `sync_binlog` asks (0: never; N: every N groups); committers that
+//! arrived meanwhile wait and are carried by the next leader. A
+//! transaction's `commit` returns once its bytes are written (and synced
+//! if this group syncs), so the engine commits only what the log holds.
+//!
+//! **Rotation** at `max_binlog_size` or FLUSH BINARY LOGS happens at
+//! append time under the mutex: a ROTATE closes the old file in the
+//! pending buffer and the next file is created at once (its header
+//! written, not synced). The old file's final sync and the clearing of
+//! its IN_USE flag run on a thread of their own once its last bytes are
+//! written, so the commit path never waits for a whole file's sync
+//! (seed 004's stall).
+//!
+//! Invariants:
+//! 1. Pending segments are written in append order; `written_ticket`
+//!    only grows, and every transaction with a ticket at or below it is
+//!    in its file (synced if `sync_binlog` asked).
+//! 2. At most one leader writes at a time (`leader` under the mutex).
+//! 3. After a write or sync error the log refuses every commit (MySQL's
+//!    `binlog_error_action=ABORT_SERVER` stops the server; quire stops
+//!    logging and fails the commits with 1598 instead).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::event::{self, Checksum, Events, Frame, LogicalClock, FLAGS_OFFSET, FLAG_IN_USE, MAGIC};
+
+/// What opening the log needs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Directory of the files (the datadir, or where `log_bin` points).
+    pub dir: PathBuf,
+    /// `log_bin_basename`'s last part (`binlog`).
+    pub basename: String,
+    /// `log_bin_index` (absolute).
+    pub index: PathBuf,
+    pub server_id: u32,
+    pub checksum: Checksum,
+    pub sync_binlog: u64,
+    pub max_size: u64,
+    /// `binlog_expire_logs_seconds` (0: never).
+    pub expire_secs: u64,
+}
+
+/// One binary log file as SHOW BINARY LOGS lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogFile {
+    pub name: String,
+    pub size: u64,
+}
+
+/// Where a transaction ended up: its file and the offset past its XID.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub file: String,
+    pub end: u64,
+}
+
+/// An error of the log (the SQL layer reports 1598, or what it names).
+#[derive(Debug)]
+pub struct LogError(pub String);
+
+impl std::fmt::Display for LogError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+type LResult<T> = Result<T, LogError>;
+
+fn io_err(what: &str, p: &Path, e: std::io::Error) -> LogError {
+    LogError(format!("{what} '{}': {e}", p.display()))
+}
+
+/// An open file of the log.
+struct OpenFile {
+    name: String,
+    file: File,
+}
+
+/// Bytes waiting for the leader.
+struct Segment {
+    file: Arc<OpenFile>,
+    offset: u64,
+    bytes: Vec<u8>,
+    /// The file ends with this segment: close it once written.
+    closes: bool,
+}
+
+struct State {
+    cur: Arc<OpenFile>,
+    /// The current file's size counting pending bytes.
+    end: u64,
+    pending: Vec<Segment>,
+    /// Tickets: one per appended transaction (invariant 1).
+    appended_ticket: u64,
+    written_ticket: u64,
+    /// The end of the current file as written (SHOW MASTER STATUS).
+    written_end: (String, u64),
+    leader: bool,
+    groups_unsynced: u64,
+    /// The logical clock of the current file.
+    sequence: i64,
+    last_committed: i64,
+    failed: Option<String>,
+    files: Vec<String>,
+}
+
+/// The binary log.
+pub struct BinLog {
+    opts: Options,
+    state: Mutex<State>,
+    done: Condvar,
+    pub sync_binlog: AtomicU64,
+    pub max_size: AtomicU64,
+    pub expire_secs: AtomicU64,
+    pub server_id: AtomicU32,
+    /// Groups written and syncs made (SHOW STATUS Binlog_commits /
+    /// Binlog_group_commits).
+    pub commits: AtomicU64,
+    pub groups: AtomicU64,
+}
+
+fn now_secs() -> u32 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as u32)
+}
+
+fn now_us() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
+}
+
+impl BinLog {
+    /// Opens the log: checks and closes the last file of the index (a
+    /// crash may have left it open and torn), then starts a new file.
+    pub fn open(opts: Options) -> LResult<BinLog> {
+        std::fs::create_dir_all(&opts.dir).map_err(|e| io_err("cannot create", &opts.dir, e))?;
+        let mut files = read_index(&opts.index)?;
+        files.retain(|f| opts.dir.join(f).exists());
+        if let Some(last) = files.last() {
+            crate::recover::close_torn(&opts.dir.join(last), opts.checksum)?;
+        }
+        let next = files.last().and_then(|f| f.rsplit('.').next()?.parse::<u32>().ok()).unwrap_or(0) + 1;
+        let name = format!("{}.{next:06}", opts.basename);
+        let f = Frame { server_id: opts.server_id, timestamp: now_secs(), checksum: opts.checksum };
+        let (file, end) = create_file(&opts.dir, &name, &f, now_secs())?;
+        files.push(name.clone());
+        write_index(&opts.index, &files)?;
+        let st = State {
+            cur: Arc::new(file),
+            end,
+            pending: Vec::new(),
+            appended_ticket: 0,
+            written_ticket: 0,
+            written_end: (name, end),
+            leader: false,
+            groups_unsynced: 0,
+            sequence: 0,
+            last_committed: 0,
+            failed: None,
+            files,
+        };
+        Ok(BinLog {
+            sync_binlog: AtomicU64::new(opts.sync_binlog),
+            max_size: AtomicU64::new(opts.max_size),
+            expire_secs: AtomicU64::new(opts.expire_secs),
+            server_id: AtomicU32::new(opts.server_id),
+            opts,
+            state: Mutex::new(st),
+            done: Condvar::new(),
+            commits: AtomicU64::new(0),
+            groups: AtomicU64::new(0),
+        })
+    }
+
+    pub fn checksum(&self) -> Checksum {
+        self.opts.checksum
+    }
+
+    pub fn frame(&self) -> Frame {
+        Frame { server_id: self.server_id.load(Ordering::Relaxed), timestamp: now_secs(), checksum: self.opts.checksum }
+    }
+
+    /// Logs one transaction (`body`: its events from BEGIN to XID, or one
+    /// DDL QUERY) and returns once it is written, and synced if its group
+    /// syncs. The caller commits in the engine only after this returns.
+    pub fn commit(&self, body: Events) -> LResult<Position> {
+        let mut st = self.state.lock();
+        if let Some(e) = &st.failed {
+            return Err(LogError(e.clone()));
+        }
+        let (ticket, pos) = self.append(&mut st, body)?;
+        loop {
+            if st.written_ticket >= ticket {
+                return match &st.failed {
+                    Some(e) => Err(LogError(e.clone())),
+                    None => Ok(pos),
+                };
+            }
+            if st.leader {
+                self.done.wait(&mut st);
+                continue;
+            }
+            st.leader = true;
+            let segs = std::mem::take(&mut st.pending);
+            let upto = st.appended_ticket;
+            let end = (st.cur.name.clone(), st.end);
+            let seq = st.sequence;
+            let sync = {
+                let n = self.sync_binlog.load(Ordering::Relaxed);
+                st.groups_unsynced += 1;
+                if n != 0 && st.groups_unsynced >= n {
+                    st.groups_unsynced = 0;
+                    true
+                } else {
+                    false
+                }
+            };
+            drop(st);
+            let r = self.write_group(segs, sync);
+            st = self.state.lock();
+            st.leader = false;
+            st.written_ticket = upto;
+            self.groups.fetch_add(1, Ordering::Relaxed);
+            match r {
+                Ok(()) => {
+                    st.written_end = end;
+                    if st.sequence >= seq {
+                        st.last_committed = st.last_committed.max(seq.min(st.sequence));
+                    }
+                }
+                Err(e) => {
+                    tracing::error!("binary log write failed, logging stops: {e}");
+                    st.failed = Some(e.0);
+                }
+            }
+            self.done.notify_all();
+        }
+    }
+
+    /// Appends under the mutex: the GTID event, then `body`; rotates when
+    /// the file reached `max_binlog_size`.
+    fn append(&self, st: &mut State, mut body: Events) -> LResult<(u64, Position)> {
+        let f = self.frame();
+        st.sequence += 1;
+        let clock = LogicalClock { last_committed: st.last_committed, sequence_number: st.sequence };
+        let mut gtid_len = event::anonymous_gtid_len(f.checksum, body.len() as u64 + 100);
+        loop {
+            let total = gtid_len + body.len() as u64;
+            let l = event::anonymous_gtid_len(f.checksum, total);
+            if l == gtid_len {
+                break;
+            }
+            gtid_len = l;
+        }
+        let mut ev = Events::default();
+        ev.anonymous_gtid(&f, clock, now_us(), gtid_len + body.len() as u64);
+        ev.append(&body);
+        body.clear();
+        ev.place(st.end, f.checksum);
+        let offset = st.end;
+        st.end += ev.len() as u64;
+        st.pending.push(Segment { file: st.cur.clone(), offset, bytes: ev.bytes, closes: false });
+        st.appended_ticket += 1;
+        self.commits.fetch_add(1, Ordering::Relaxed);
+        let pos = Position { file: st.cur.name.clone(), end: st.end };
+        if st.end >= self.max_size.load(Ordering::Relaxed) {
+            self.rotate_locked(st)?;
+        }
+        Ok((st.appended_ticket, pos))
+    }
+
+    /// Closes the current file with a ROTATE and opens the next one.
+    fn rotate_locked(&self, st: &mut State) -> LResult<()> {
+        let next_no = st.cur.name.rsplit('.').next().and_then(|n| n.parse::<u32>().ok()).unwrap_or(0) + 1;
+        let name = format!("{}.{next_no:06}", self.opts.basename);
+        let f = self.frame();
+        let (file, end) = create_file(&self.opts.dir, &name, &f, 0)?;
+        let mut ev = Events::default();
+        ev.rotate(&f, &name);
+        ev.place(st.end, f.checksum);
+        let offset = st.end;
+        st.pending.push(Segment { file: st.cur.clone(), offset, bytes: ev.bytes, closes: true });
+        st.cur = Arc::new(file);
+        st.end = end;
+        st.sequence = 0;
+        st.last_committed = 0;
+        st.files.push(name);
+        write_index(&self.opts.index, &st.files)?;
+        // A rotation is itself a group to write (its ROTATE).
+        st.appended_ticket += 1;
+        Ok(())
+    }
+
+    /// The leader's work: write the segments in order, sync the files
+    /// written when this group syncs, and hand files that ended to a
+    /// closing thread.
+    fn write_group(&self, segs: Vec<Segment>, sync: bool) -> LResult<()> {
+        let mut touched: Vec<Arc<OpenFile>> = Vec::new();
+        for s in &segs {
+            s.file
+                .file
+                .write_all_at(&s.bytes, s.offset)
+                .map_err(|e| LogError(format!("cannot write binary log '{}': {e}", s.file.name)))?;
+            if !touched.iter().any(|t| Arc::ptr_eq(t, &s.file)) {
+                touched.push(s.file.clone());
+            }
+        }
+        if sync {
+            for t in &touched {
+                t.file.sync_data().map_err(|e| LogError(format!("cannot sync binary log '{}': {e}", t.name)))?;
+            }
+        }
+        for s in segs.into_iter().filter(|s| s.closes) {
+            let file = s.file;
+            // Off the commit path (seed 004): the old file's final sync.
+            let _ = std::thread::Builder::new().name("binlog-close".into()).spawn(move || close_file(&file));
+        }
+        Ok(())
+    }
+
+    /// Forces a sync of the current file and waits for every transaction
+    /// appended so far to be written.
+    fn flush_all(&self) -> LResult<()> {
+        let mut st = self.state.lock();
+        while st.leader || !st.pending.is_empty() {
+            if !st.leader {
+                st.leader = true;
+                let segs = std::mem::take(&mut st.pending);
+                let upto = st.appended_ticket;
+                drop(st);
+                let r = self.write_group(segs, true);
+                st = self.state.lock();
+                st.leader = false;
+                st.written_ticket = upto;
+                if let Err(e) = r {
+                    st.failed = Some(e.0.clone());
+                    self.done.notify_all();
+                    return Err(e);
+                }
+                self.done.notify_all();
+            } else {
+                self.done.wait(&mut st);
+            }
+        }
+        Ok(())
+    }
+
+    /// FLUSH BINARY LOGS: closes the current file and opens the next.
+    pub fn rotate(&self) -> LResult<()> {
+        {
+            let mut st = self.state.lock();
+            if let Some(e) = &st.failed {
+                return Err(LogError(e.clone()));
+            }
+            self.rotate_locked(&mut st)?;
+        }
+        self.flush_all()?;
+        self.expire()
+    }
+
+    /// SHOW BINARY LOGS.
+    pub fn files(&self) -> Vec<LogFile> {
+        let st = self.state.lock();
+        st.files
+            .iter()
+            .map(|n| {
+                let size = if *n == st.cur.name {
+                    st.end
+                } else {
+                    std::fs::metadata(self.opts.dir.join(n)).map_or(0, |m| m.len())
+                };
+                LogFile { name: n.clone(), size }
+            })
+            .collect()
+    }
+
+    /// SHOW MASTER STATUS: the current file and the end of what is written.
+    pub fn status(&self) -> Position {
+        let st = self.state.lock();
+        Position { file: st.written_end.0.clone(), end: st.written_end.1 }
+    }
+
+    /// PURGE BINARY LOGS TO `name`: deletes the files before it. `Err`
+    /// names an unknown file (the SQL layer reports 1373).
+    pub fn purge_to(&self, name: &str) -> LResult<usize> {
+        let mut st = self.state.lock();
+        let Some(i) = st.files.iter().position(|f| f == name) else {
+            return Err(LogError(format!("Target log not found in binlog index: {name}")));
+        };
+        let gone: Vec<String> = st.files.drain(..i).collect();
+        write_index(&self.opts.index, &st.files)?;
+        drop(st);
+        for g in &gone {
+            let _ = std::fs::remove_file(self.opts.dir.join(g));
+        }
+        Ok(gone.len())
+    }
+
+    /// PURGE BINARY LOGS BEFORE: deletes the files (never the current
+    /// one) last modified before `unix_secs`.
+    pub fn purge_before(&self, unix_secs: u64) -> LResult<usize> {
+        let first_kept = {
+            let st = self.state.lock();
+            let mut keep = st.cur.name.clone();
+            for f in &st.files {
+                let m = std::fs::metadata(self.opts.dir.join(f))
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_secs());
+                if m >= unix_secs || *f == st.cur.name {
+                    keep = f.clone();
+                    break;
+                }
+            }
+            keep
+        };
+        self.purge_to(&first_kept)
+    }
+
+    /// `binlog_expire_logs_seconds`: purges files older than that (run at
+    /// each rotation and at open, as MySQL does).
+    pub fn expire(&self) -> LResult<()> {
+        let secs = self.expire_secs.load(Ordering::Relaxed);
+        if secs == 0 {
+            return Ok(());
+        }
+        let before = u64::from(now_secs()).saturating_sub(secs);
+        self.purge_before(before).map(|_| ())
+    }
+
+    /// Clean shutdown: a STOP event, a sync, IN_USE cleared.
+    pub fn close(&self) {
+        let mut st = self.state.lock();
+        if st.failed.is_some() {
+            return;
+        }
+        let f = self.frame();
+        let mut ev = Events::default();
+        ev.stop(&f);
+        ev.place(st.end, f.checksum);
+        let offset = st.end;
+        st.end += ev.len() as u64;
+        let cur = st.cur.clone();
+        st.pending.push(Segment { file: cur.clone(), offset, bytes: ev.bytes, closes: false });
+        st.appended_ticket += 1;
+        drop(st);
+        if self.flush_all().is_ok() {
+            close_file(&cur);
+        }
+        self.state.lock().failed = Some("the binary log is closed".into());
+    }
+}
+
+/// Clears the IN_USE flag of a file whose last bytes are written, after
+/// syncing them. The FDE's CRC is computed with the flag clear, so it
+/// stays valid.
+fn close_file(f: &OpenFile) {
+    let r = f.file.sync_data().and_then(|()| {
+        let mut flags = [0u8; 2];
+        f.file.read_exact_at(&mut flags, (MAGIC.len() + FLAGS_OFFSET) as u64)?;
+        let v = u16::from_le_bytes(flags) & !FLAG_IN_USE;
+        f.file.write_all_at(&v.to_le_bytes(), (MAGIC.len() + FLAGS_OFFSET) as u64)?;
+        f.file.sync_data()
+    });
+    if let Err(e) = r {
+        tracing::error!("closing binary log '{}' failed: {e}", f.name);
+    }
+}
+
+/// Creates a new file: magic, FDE (IN_USE), PREVIOUS_GTIDS. Returns it
+/// and its size.
+fn create_file(dir: &Path, name: &str, f: &Frame, created: u32) -> LResult<(OpenFile, u64)> {
+    let path = dir.join(name);
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| io_err("cannot create binary log", &path, e))?;
+    let mut ev = Events::default();
+    ev.format_description(f, created, true);
+    ev.previous_gtids(f);
+    ev.place(MAGIC.len() as u64, f.checksum);
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&ev.bytes);
+    file.write_all_at(&bytes, 0).map_err(|e| io_err("cannot write binary log", &path, e))?;
+    Ok((OpenFile { name: name.to_string(), file }, bytes.len() as u64))
+}
+
+fn read_index(p: &Path) -> LResult<Vec<String>> {
+    match std::fs::read_to_string(p) {
+        Ok(s) => Ok(s
+            .lines()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .map(|l| l.rsplit('/').next().unwrap_or(l).to_string())
+            .collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(io_err("cannot read binary log index", p, e)),
+    }
+}
+
+/// Rewrites the index (a new file renamed over the old one).
+fn write_index(p: &Path, files: &[String]) -> LResult<()> {
+    let tmp = p.with_extension("index_tmp");
+    let mut text = String::new();
+    for f in files {
+        text.push_str("./");
+        text.push_str(f);
+        text.push('\n');
+    }
+    let r = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_data()?;
+        std::fs::rename(&tmp, p)
+    })();
+    r.map_err(|e| io_err("cannot write binary log index", p, e))
+}
