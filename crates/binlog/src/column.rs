@@ -133,7 +133,7 @@ fn choice_len(c: &Column) -> u8 {
 /// Appends the column's TABLE_MAP metadata.
 pub fn put_metadata(c: &Column, out: &mut Vec<u8>) {
     match c.ty {
-        ColumnType::Decimal { precision, scale } => out.extend_from_slice(&[precision, scale]),
+        ColumnType::Decimal { precision, scale, .. } => out.extend_from_slice(&[precision, scale]),
         ColumnType::Float { .. } => out.push(4),
         ColumnType::Double { .. } => out.push(8),
         ColumnType::Char { .. } | ColumnType::Binary { .. } => {
@@ -167,6 +167,9 @@ pub fn is_unsigned(c: &Column) -> bool {
             | ColumnType::MediumInt { unsigned: true }
             | ColumnType::Int { unsigned: true }
             | ColumnType::BigInt { unsigned: true }
+            | ColumnType::Decimal { unsigned: true, .. }
+            | ColumnType::Float { unsigned: true, .. }
+            | ColumnType::Double { unsigned: true, .. }
     )
 }
 
@@ -213,7 +216,7 @@ pub fn put_value(c: &Column, v: &Value, out: &mut Vec<u8>) {
         ColumnType::MediumInt { .. } => out.extend_from_slice(&(int_value(v) as u32).to_le_bytes()[..3]),
         ColumnType::Int { .. } => out.extend_from_slice(&(int_value(v) as u32).to_le_bytes()),
         ColumnType::BigInt { .. } => out.extend_from_slice(&int_value(v).to_le_bytes()),
-        ColumnType::Decimal { precision, scale } => {
+        ColumnType::Decimal { precision, scale, .. } => {
             let d = match v {
                 Value::Decimal(d) => *d,
                 other => Decimal::from_i64(int_value(other)),
