@@ -83,7 +83,7 @@ const QUERIES: &[&str] = &[
     "SELECT * FROM (SELECT * FROM (SELECT id, a, b FROM t1 WHERE a IS NOT NULL) d1 WHERE b IS NOT NULL) d2 WHERE id > 1",
     "SELECT * FROM (SELECT t1.id, t2.c FROM t1 LEFT JOIN t2 ON t2.t1_id = t1.id) d WHERE d.c IS NULL",
     "SELECT * FROM (SELECT k, COUNT(*) AS n FROM t3 GROUP BY k) d WHERE n > 1",
-    "SELECT * FROM (SELECT id FROM t1 LIMIT 2) d",
+    "SELECT * FROM (SELECT id FROM t1 ORDER BY id LIMIT 2) d",
     "SELECT d.id FROM (SELECT id, a FROM t1 ORDER BY a DESC) d JOIN t2 ON t2.t1_id = d.id",
     "SELECT d.id, d.a FROM (SELECT id, a FROM t1 ORDER BY a DESC, id) d WHERE d.id > 1 ORDER BY d.id",
     "SELECT COUNT(*) FROM (SELECT id, a FROM t1 ORDER BY a) d",
@@ -219,7 +219,7 @@ fn explain(c: &mut Conn, sql: &str) -> Vec<(Option<String>, Option<String>, Opti
     let rows: Vec<mysql::Row> = c.query(format!("EXPLAIN {sql}")).unwrap();
     rows.iter()
         .map(|r| {
-            (r.get_opt(2).and_then(|x| x.ok()), r.get_opt(3).and_then(|x| x.ok()), r.get_opt(5).and_then(|x| x.ok()))
+            (r.get_opt(2).and_then(|x| x.ok()), r.get_opt(4).and_then(|x| x.ok()), r.get_opt(6).and_then(|x| x.ok()))
         })
         .collect()
 }

@@ -255,27 +255,6 @@ impl Binder<'_> {
         // A derived table's block keeps its unplanned parts for the block
         // that reads it to merge (`merge.rs`); a block merges the derived
         // blocks it reads.
-        let under_barrier = self.levels.len() >= 2
-            && self.levels[self.levels.len() - 2].kind == LevelKind::Barrier
-            && self.resolver.derived_merge();
-        let keep = if under_barrier {
-            merge::keep(
-                &sources,
-                tree.as_ref(),
-                &terms,
-                &items,
-                &aggs,
-                &group_by,
-                having.as_ref(),
-                &windows,
-                distinct,
-                limit.is_some() || offset.is_some(),
-                lock.is_some(),
-                level,
-            )
-        } else {
-            None
-        };
         let level = self.levels.last_mut().expect("the block's level");
         let (mut sources, tree, terms) = merge::merge_into(
             merge::Outer {
@@ -293,6 +272,27 @@ impl Binder<'_> {
             },
             level,
         )?;
+        let under_barrier = self.levels.len() >= 2
+            && self.levels[self.levels.len() - 2].kind == LevelKind::Barrier
+            && self.resolver.derived_merge();
+        let keep = if under_barrier {
+            merge::keep(
+                &sources,
+                tree.as_ref(),
+                &terms,
+                &items,
+                &aggs,
+                &group_by,
+                having.as_ref(),
+                &windows,
+                distinct,
+                limit.is_some() || offset.is_some(),
+                lock.is_some(),
+                self.levels.last().expect("the block's level"),
+            )
+        } else {
+            None
+        };
         let level = self.levels.last().expect("the block's level");
         let colls = level.slot_colls.clone();
         let width = colls.len();
