@@ -1081,16 +1081,15 @@ impl Gen {
             order.swap(i, j);
         }
         let first = &TABLES[order[0]];
-        let mut sql = self.table_factor(first);
+        let mut sql = first.name.to_string();
         let mut scope = table_cols(first, first.name);
         for &ti in &order[1..n] {
             let t = &TABLES[ti];
             let new_cols = table_cols(t, t.name);
             let join =
                 *self.rng.pick(&["JOIN", "JOIN", "INNER JOIN", "LEFT JOIN", "LEFT JOIN", "RIGHT JOIN", "CROSS JOIN"]);
-            let factor = self.table_factor(t);
             if join == "CROSS JOIN" {
-                sql.push_str(&format!(" CROSS JOIN {factor}"));
+                sql.push_str(&format!(" CROSS JOIN {}", t.name));
             } else {
                 let kind = if self.rng.chance(15) { Kind::Str } else { Kind::Int };
                 let (l, r) = match (self.col_of(&new_cols, kind), self.col_of(&scope, kind)) {
@@ -1108,37 +1107,11 @@ impl Gen {
                     let extra = self.comparison_with_literal(&c);
                     on.push_str(&format!(" AND {extra}"));
                 }
-                sql.push_str(&format!(" {join} {factor} ON {on}"));
+                sql.push_str(&format!(" {join} {} ON {on}", t.name));
             }
             scope.extend(new_cols);
         }
         (sql, scope)
-    }
-
-    /// A table, or now and then a derived table of it under the table's
-    /// name with the same columns (`rel/merge.rs` merges most of them):
-    /// columns as they are, `c + 0`, or `COALESCE(c, -1)` (not NULL on a
-    /// NULL-extended row, so kept materialised on an outer join's inner
-    /// side), and sometimes a WHERE of its own.
-    fn table_factor(&mut self, t: &Table) -> String {
-        if !self.rng.chance(20) {
-            return t.name.to_string();
-        }
-        let mut items = Vec::new();
-        for (c, k) in t.cols {
-            items.push(match (k, self.rng.below(6)) {
-                (Kind::Int, 0) => format!("{c} + 0 AS {c}"),
-                (Kind::Int, 1) => format!("COALESCE({c}, -1) AS {c}"),
-                _ => c.to_string(),
-            });
-        }
-        let mut sql = format!("(SELECT {} FROM {}", items.join(", "), t.name);
-        if self.rng.chance(60) {
-            let (c, k) = self.rng.pick(t.cols);
-            let cond = self.comparison_with_literal(&Col { expr: format!("{}.{c}", t.name), kind: *k });
-            sql.push_str(&format!(" WHERE {cond}"));
-        }
-        format!("{sql}) AS {}", t.name)
     }
 
     fn comparison_with_literal(&mut self, c: &Col) -> String {
