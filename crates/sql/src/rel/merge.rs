@@ -250,6 +250,9 @@ fn captures_any(e: &Expr, lo: usize, hi: usize) -> bool {
     })
 }
 
+/// ORDER BY keys: (expression, descending).
+type OrderKeys = Vec<(Expr, bool)>;
+
 /// How one source of the outer block comes out of the merge.
 enum Fate {
     /// Kept, at this index of the new sources.
@@ -316,7 +319,7 @@ pub(super) fn merge_into(o: Outer<'_>, level: &mut Level) -> Result<(Vec<Source>
     let mut fates: Vec<Fate> = Vec::new();
     // Virtual slot -> the select item it stands for.
     let mut replace: Vec<Option<Expr>> = vec![None; level.slot_meta.len()];
-    let mut new_order: Option<(Vec<(Expr, bool)>, Vec<Collation>)> = None;
+    let mut new_order: Option<(OrderKeys, Vec<Collation>)> = None;
     for (s, m) in sources.into_iter().zip(merge) {
         let derived = match (&s.kind, m) {
             (SourceKind::Derived(p), true) => p.clone(),
