@@ -419,6 +419,7 @@ fn expected(kind: VarKind) -> String {
         VarKind::Set(names) => format!("a comma-separated list of {}", names.join(", ")),
         VarKind::Str => "text".to_string(),
         VarKind::TimeZone => "SYSTEM or an offset from UTC such as +05:30".to_string(),
+        VarKind::OptimizerSwitch => "a comma-separated list of flag=on|off".to_string(),
     }
 }
 

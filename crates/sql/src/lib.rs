@@ -53,6 +53,7 @@ pub mod mathfunc;
 pub mod multi_dml;
 pub mod names;
 pub mod normalize;
+pub mod optimizer_switch;
 pub mod plan;
 pub mod process;
 pub mod query;

@@ -81,6 +81,12 @@ pub trait Resolver {
     fn view_as(&self, _name: &ast::ObjectName, _user: Option<&str>) -> Result<Option<crate::view::ViewRef>> {
         Ok(None)
     }
+    /// `optimizer_switch`'s `derived_merge`: whether derived tables, CTE
+    /// references and views may be merged into the block reading them
+    /// (`rel::merge`).
+    fn derived_merge(&self) -> bool {
+        true
+    }
 }
 
 pub fn ident(i: &ast::Ident) -> String {

@@ -418,9 +418,15 @@ pub(crate) struct SessionResolver<'a> {
     /// Every table resolved, under the name it was used by (LOCK TABLES
     /// checks a plan against them: `table_lock.rs`).
     used: RefCell<Vec<crate::table_lock::TableUse>>,
+    /// `optimizer_switch`'s `derived_merge` (`rel::merge`).
+    derived_merge: bool,
 }
 
 impl Resolver for SessionResolver<'_> {
+    fn derived_merge(&self) -> bool {
+        self.derived_merge
+    }
+
     fn resolve(&self, name: &ast::ObjectName, alias: Option<String>) -> Result<TableRef> {
         self.resolve_as(name, alias, None)
     }
@@ -867,6 +873,7 @@ impl Session {
             user: &self.user,
             temps: &self.temps,
             used: Default::default(),
+            derived_merge: self.vars.derived_merge(),
         }
     }
 
@@ -1064,11 +1071,15 @@ impl Session {
         let whole = sql.len() <= WHOLE_TEXT_MAX;
         // A session with temporary tables caches in its own scope
         // (`temp_table.rs`, invariants 1 and 2): one test of an empty map.
-        let scope = if self.temps.is_empty() {
+        let mut scope = if self.temps.is_empty() {
             format!("{}\u{0}{}", self.user, self.db.as_deref().unwrap_or(""))
         } else {
             self.temps.cache_scope(&self.user, self.db.as_deref().unwrap_or(""), self.connection_id)
         };
+        // Plans made with `derived_merge=off` (`rel::merge`) are their own.
+        if !self.vars.derived_merge() {
+            scope.push_str("\u{0}no derived_merge");
+        }
         let key = (scope, if whole { sql.to_string() } else { String::new() });
         let cached = if whole { self.shared.plans.read().get(&key).cloned() } else { None };
         if let Some(c) = cached {

@@ -74,6 +74,9 @@ pub enum VarKind {
     /// name the system's zoneinfo has (see [`crate::timezone`]); offsets
     /// kept in canonical form (`+05:30`).
     TimeZone,
+    /// `optimizer_switch`: the full flag list, changed flag by flag
+    /// ([`crate::optimizer_switch`]).
+    OptimizerSwitch,
 }
 
 /// One system variable's definition.
@@ -340,12 +343,32 @@ impl VarDef {
                 }),
                 _ => Err(VarError::wrong_type(name)),
             },
+            VarKind::OptimizerSwitch => {
+                let t = text.ok_or_else(|| VarError::wrong_type(name))?;
+                crate::optimizer_switch::apply(crate::optimizer_switch::DEFAULT, t)
+                    .map(VarValue::Str)
+                    .ok_or_else(wrong_value)
+            }
             VarKind::Str => match value {
                 VarValue::Str(s) => Ok(VarValue::Str(s.clone())),
                 _ if origin == Origin::Startup => Ok(VarValue::Str(value.display())),
                 _ => Err(VarError::wrong_type(name)),
             },
         }
+    }
+}
+
+/// A SET's value for `def`, made whole: `optimizer_switch`'s change list
+/// applied to the value it replaces (`current`); other values as given.
+fn relative(def: &VarDef, current: Option<&VarValue>, value: &VarValue) -> Result<VarValue, VarError> {
+    match (def.kind, value) {
+        (VarKind::OptimizerSwitch, VarValue::Str(t)) => {
+            let current = current.and_then(VarValue::as_str).unwrap_or(crate::optimizer_switch::DEFAULT);
+            crate::optimizer_switch::apply(current, t)
+                .map(VarValue::Str)
+                .ok_or_else(|| VarError::wrong_value(def.name, &value.display()))
+        }
+        _ => Ok(value.clone()),
     }
 }
 
@@ -704,7 +727,7 @@ pub static VARS: &[VarDef] = &[
     def("net_retry_count", B, DYN, uint(1, U64), "10", COMPAT),
     def("net_write_timeout", B, DYN, uint(1, 31_536_000), "60", USED),
     def("open_files_limit", G, RO, uint(0, U64), "5000", COMPAT),
-    def("optimizer_switch", B, DYN, Str, "", COMPAT),
+    def("optimizer_switch", B, DYN, VarKind::OptimizerSwitch, crate::optimizer_switch::DEFAULT, USED),
     def("performance_schema", G, RO, Bool, "OFF", COMPAT),
     def("performance_schema_instrument", G, RO, Str, "", COMPAT),
     def("pid_file", G, RO, Str, "", COMPAT),
@@ -890,7 +913,7 @@ impl SysVars {
         if !def.dynamic {
             return Err(VarError::read_only(def.name));
         }
-        let value = def.check(value)?;
+        let value = def.check(&relative(def, self.global(def.name).as_ref(), value)?)?;
         let _serial = self.set_lock.lock();
         self.store(def, value.clone());
         let hooks: Vec<Hook> = self.hooks.read().get(def.name).cloned().unwrap_or_default();
@@ -1035,6 +1058,8 @@ struct Hot {
     net_write_timeout_secs: u64,
     /// `time_zone` as seconds east of UTC, or `timezone::NAMED`.
     time_zone_offset: i32,
+    /// `optimizer_switch`'s `derived_merge`.
+    derived_merge: bool,
 }
 
 impl SessionVars {
@@ -1063,7 +1088,17 @@ impl SessionVars {
                 .get("time_zone")
                 .and_then(VarValue::as_str)
                 .map_or(0, crate::timezone::hot_offset),
+            derived_merge: self
+                .values
+                .get("optimizer_switch")
+                .and_then(VarValue::as_str)
+                .is_none_or(crate::optimizer_switch::derived_merge),
         };
+    }
+
+    /// Whether `optimizer_switch` says `derived_merge=on`.
+    pub fn derived_merge(&self) -> bool {
+        self.hot.derived_merge
     }
 
     /// The session value; `None` for unknown and global-only variables
@@ -1081,7 +1116,7 @@ impl SessionVars {
         if def.scope == Scope::Global {
             return Err(VarError::global_only(def.name));
         }
-        let value = def.check(value)?;
+        let value = def.check(&relative(def, self.values.get(def.name), value)?)?;
         self.values.insert(def.name, value);
         self.refresh_hot();
         Ok(())

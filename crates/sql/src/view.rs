@@ -6,9 +6,12 @@
 //! DEFINER=... SQL SECURITY DEFINER VIEW name [(columns)] AS query`, the
 //! query's unqualified table names qualified by the database current at
 //! creation (as MySQL resolves and stores them), so the view reads the same
-//! tables whatever database the reader is in. A query naming a view binds the view's query in its place,
-//! as a derived table (`rel::bind`, MySQL's TEMPTABLE algorithm; merging
-//! it into the outer block is for later). The definition is checked at
+//! tables whatever database the reader is in. A query naming a view binds
+//! the view's query in its place, as a derived table (`rel::bind`), which
+//! the reading block merges into itself where it can (`rel::merge`,
+//! MySQL's MERGE algorithm) unless the view says ALGORITHM=TEMPTABLE; the
+//! ALGORITHM given is kept in the definition (MERGE on a query that cannot
+//! be merged is warning 1354 and UNDEFINED). The definition is checked at
 //! creation by binding it. WITH [CASCADED | LOCAL] CHECK OPTION is kept
 //! at the end of the stored text (`strip_check_option` reads it back);
 //! writing through views is `view_dml`'s.
@@ -76,6 +79,13 @@ impl ViewRef {
     /// The view's WITH CHECK OPTION, if it has one.
     pub fn check_option(&self) -> Option<CheckOption> {
         strip_check_option(&self.definition).map(|(_, k)| k)
+    }
+
+    /// Whether the view says ALGORITHM=TEMPTABLE (never merged into the
+    /// query reading it, nor written through).
+    pub fn temptable(&self) -> bool {
+        let head = self.definition.get(..30).unwrap_or("");
+        head.starts_with("CREATE ALGORITHM=TEMPTABLE ")
     }
 
     /// The stored definition parsed: column names, query, and the user
@@ -201,8 +211,7 @@ pub fn create(s: &mut Session, cv: &ast::CreateView) -> Result<Output> {
         format!(" ({})", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(","))
     };
     // DEFINER: the creator unless named; naming another needs ALL on *.*
-    // (quire's SUPER / SET_USER_ID). ALGORITHM is a hint: views are always
-    // bound as derived tables.
+    // (quire's SUPER / SET_USER_ID).
     let (definer, invoker) = security(cv);
     let definer = definer.unwrap_or_else(|| s.user.clone());
     let admin = s.shared.catalog.user(&s.user).is_some_and(|u| u.grants.contains("*"));
@@ -219,11 +228,24 @@ pub fn create(s: &mut Session, cv: &ast::CreateView) -> Result<Output> {
         Some(Some(_)) => " WITH CASCADED CHECK OPTION",
         Some(None) => return Err(SqlError::unsupported("COMMENT on a view")),
     };
-    if !check.is_empty() && !crate::view_dml::updatable(&query) {
+    let temptable =
+        matches!(cv.params.as_ref().and_then(|p| p.algorithm.as_ref()), Some(ast::CreateViewAlgorithm::TempTable));
+    if !check.is_empty() && (temptable || !crate::view_dml::updatable(&query)) {
         return Err(SqlError::new(1368, "HY000", format!("CHECK OPTION on non-updatable view `{db}`.`{name}`")));
     }
+    // ALGORITHM: MERGE where the query cannot be merged is MySQL's and
+    // MariaDB's warning 1354, and UNDEFINED.
+    let algorithm = match cv.params.as_ref().and_then(|p| p.algorithm.as_ref()) {
+        Some(ast::CreateViewAlgorithm::Merge) if !crate::rel::mergeable_plan(&plan.plan) => {
+            s.warn(1354, "View merge algorithm can't be used here for now (assumed undefined algorithm)".into());
+            "UNDEFINED"
+        }
+        Some(ast::CreateViewAlgorithm::Merge) => "MERGE",
+        Some(ast::CreateViewAlgorithm::TempTable) => "TEMPTABLE",
+        Some(ast::CreateViewAlgorithm::Undefined) | None => "UNDEFINED",
+    };
     let definition = format!(
-        "CREATE ALGORITHM=UNDEFINED DEFINER=`{definer}`@`%` SQL SECURITY {} VIEW `{name}`{cols} AS {}{check}",
+        "CREATE ALGORITHM={algorithm} DEFINER=`{definer}`@`%` SQL SECURITY {} VIEW `{name}`{cols} AS {}{check}",
         if invoker { "INVOKER" } else { "DEFINER" },
         crate::depth::unfolded_sql(&query)
     );

@@ -117,6 +117,9 @@ impl Rights<'_> {
 }
 
 impl Resolver for Rights<'_> {
+    fn derived_merge(&self) -> bool {
+        self.inner.derived_merge()
+    }
     fn resolve(&self, name: &ast::ObjectName, alias: Option<String>) -> Result<TableRef> {
         self.inner.resolve_as(name, alias, self.user.as_deref())
     }
@@ -244,6 +247,10 @@ fn merge(v: &ViewRef, kind: Kind, r: &dyn Resolver, outer_rights: Option<&str>) 
     let (names, q, rights) = v.parse()?;
     let rights = rights.or_else(|| outer_rights.map(str::to_string));
     let no = || not_updatable(v, kind);
+    // ALGORITHM=TEMPTABLE: never written through (MySQL's rule).
+    if v.temptable() {
+        return Err(no());
+    }
     let sel = updatable_select(&q).ok_or_else(no)?;
     let [from] = sel.from.as_slice() else { return Err(no()) };
     let ast::TableFactor::Table { name: base, alias, .. } = &from.relation else { return Err(no()) };

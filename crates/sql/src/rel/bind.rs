@@ -223,6 +223,7 @@ fn empty_block(width: usize) -> Block {
         lock: None,
         lock_wait: Default::default(),
         fd: Default::default(),
+        merge: None,
     }
 }
 
@@ -279,6 +280,7 @@ impl Names for BlockNames<'_, '_> {
 }
 
 /// A join tree as bound, before its terms are placed (`join.rs`).
+#[derive(Clone, Debug)]
 pub(super) enum Tree {
     Leaf(usize),
     Join {
@@ -906,6 +908,7 @@ impl Binder<'_> {
             return Err(SqlError::new(1462, "HY000", format!("`{}`.`{}` contains view recursion", v.db, v.name)));
         }
         let (columns, query, rights) = v.parse()?;
+        let temptable = v.temptable();
         self.views.push(key);
         // Inside the view, tables are read with its definer's privileges
         // (SQL SECURITY DEFINER) or the reader's (INVOKER).
@@ -916,6 +919,10 @@ impl Binder<'_> {
         self.rights = outer_rights;
         self.views.pop();
         let mut plan = plan?;
+        // ALGORITHM=TEMPTABLE: always materialised.
+        if let (true, QueryPlan::Select(b)) = (temptable, &mut plan) {
+            b.merge = None;
+        }
         if !columns.is_empty() {
             let cols = match &mut plan {
                 QueryPlan::Select(b) => &mut b.columns,

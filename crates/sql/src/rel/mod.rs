@@ -36,6 +36,7 @@
 pub mod bind;
 pub mod exec;
 mod join;
+mod merge;
 mod rollup;
 mod select;
 mod spill;
@@ -220,6 +221,9 @@ pub struct Block {
     /// Which columns determine which (ONLY_FULL_GROUP_BY; also read by
     /// the blocks that use this one as a derived table).
     pub fd: crate::group_check::Fd,
+    /// Its parts before join planning, when it is a derived table's block
+    /// that the block reading it may merge (`merge.rs`).
+    pub merge: Option<Box<merge::Mergeable>>,
 }
 
 /// A subquery of an expression: its plan and what it reads of the rows
@@ -247,6 +251,12 @@ pub struct Compiled {
     pub group_error: Option<crate::error::SqlError>,
     /// SELECT SQL_CALC_FOUND_ROWS (`Exec::run_counted`).
     pub calc_found_rows: bool,
+}
+
+/// Whether a compiled query could be merged into a block reading it as
+/// a view (`merge.rs`): CREATE VIEW ALGORITHM=MERGE's test.
+pub fn mergeable_plan(plan: &QueryPlan) -> bool {
+    matches!(plan, QueryPlan::Select(b) if merge::shape_mergeable(b))
 }
 
 /// Binds and plans `q`.

@@ -7,7 +7,7 @@ use quire_engine::txn::lock::LockMode;
 use sqlparser::ast;
 
 use super::bind::{position, Binder, LevelKind, NamedCol, Tree};
-use super::{join, rollup, Block, JoinKind, Source, SourceKind};
+use super::{join, merge, rollup, Block, JoinKind, Source, SourceKind};
 use crate::error::{Result, SqlError};
 use crate::expr::{self, any_expr, Agg, Expr};
 use crate::group_check::{self, Fd, FdKind, FdSource};
@@ -15,7 +15,7 @@ use crate::plan::{and_terms, infer, ColMeta, ColTypes, MetaType};
 use crate::query::display_name;
 
 /// MySQL's limit on the tables of one join (1116 beyond).
-const MAX_JOIN_TABLES: usize = 61;
+pub(super) const MAX_JOIN_TABLES: usize = 61;
 
 /// Where an ORDER BY / GROUP BY / HAVING name looks first.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -228,7 +228,6 @@ impl Binder<'_> {
         }
         // Comparisons on columns of another collation than the default.
         let colls = level.slot_colls.clone();
-        let width = colls.len();
         windows.set_collations(&colls);
         // Constants compared with YEAR / ENUM / SET columns (`compare_const`),
         // then derived collations (`coercion`): 1267 here, before any row is read.
@@ -248,6 +247,55 @@ impl Binder<'_> {
             None => Vec::new(),
         };
         let tree = tree.map(|t| bind_on(t, &coll)).transpose()?;
+        let mut items = items;
+        let mut group_by = group_by;
+        let mut having = having;
+        let mut order = order;
+        let mut order_colls = order_colls;
+        // A derived table's block keeps its unplanned parts for the block
+        // that reads it to merge (`merge.rs`); a block merges the derived
+        // blocks it reads.
+        let level = self.levels.last_mut().expect("the block's level");
+        let (mut sources, tree, terms) = merge::merge_into(
+            merge::Outer {
+                sources,
+                tree,
+                terms,
+                items: &mut items,
+                aggs: &mut aggs,
+                group_by: &mut group_by,
+                having: &mut having,
+                order: &mut order,
+                order_colls: &mut order_colls,
+                windows: &mut windows,
+                distinct,
+            },
+            level,
+        )?;
+        let under_barrier = self.levels.len() >= 2
+            && self.levels[self.levels.len() - 2].kind == LevelKind::Barrier
+            && self.resolver.derived_merge();
+        let keep = if under_barrier {
+            merge::keep(
+                &sources,
+                tree.as_ref(),
+                &terms,
+                &items,
+                &aggs,
+                &group_by,
+                having.as_ref(),
+                &windows,
+                distinct,
+                limit.is_some() || offset.is_some(),
+                lock.is_some(),
+                self.levels.last().expect("the block's level"),
+            )
+        } else {
+            None
+        };
+        let level = self.levels.last().expect("the block's level");
+        let colls = level.slot_colls.clone();
+        let width = colls.len();
         let (tree, filter) = join::plan(&mut sources, tree, terms, level, &colls);
         Ok(Block {
             sources,
@@ -272,6 +320,7 @@ impl Binder<'_> {
             lock,
             lock_wait: Default::default(),
             fd,
+            merge: keep,
         })
     }
 
