@@ -158,19 +158,16 @@ pub fn is_numeric(c: &Column) -> bool {
     matches!(type_code(c), t::TINY | t::SHORT | t::INT24 | t::LONG | t::LONGLONG | t::NEWDECIMAL | t::FLOAT | t::DOUBLE)
 }
 
+/// Whether the column's SIGNEDNESS bit is set: an UNSIGNED integer,
+/// DECIMAL, FLOAT or DOUBLE.
 pub fn is_unsigned(c: &Column) -> bool {
-    matches!(
-        c.ty,
-        ColumnType::TinyInt { unsigned: true }
-            | ColumnType::TinyInt1 { unsigned: true }
-            | ColumnType::SmallInt { unsigned: true }
-            | ColumnType::MediumInt { unsigned: true }
-            | ColumnType::Int { unsigned: true }
-            | ColumnType::BigInt { unsigned: true }
-            | ColumnType::Decimal { unsigned: true, .. }
-            | ColumnType::Float { unsigned: true, .. }
-            | ColumnType::Double { unsigned: true, .. }
-    )
+    c.ty.is_unsigned()
+        || matches!(
+            c.ty,
+            ColumnType::Decimal { unsigned: true, .. }
+                | ColumnType::Float { unsigned: true, .. }
+                | ColumnType::Double { unsigned: true, .. }
+        )
 }
 
 /// The collation id of a character column (CHAR, VARCHAR, TEXT, BLOBs,
