@@ -25,3 +25,24 @@ fn simple_dml_and_errors_answer_as_mariadb_does() {
         ],
     );
 }
+
+#[test]
+fn having_filters_by_aliases_inside_it_and_without_grouping() {
+    same_on_both(
+        "having_alias",
+        &[
+            "CREATE TABLE t (id INT PRIMARY KEY, a INT)",
+            "INSERT INTO t VALUES (1, 10), (2, 20), (3, 20), (4, NULL)",
+            // An alias inside a larger HAVING condition.
+            "SELECT a, COUNT(*) AS cnt FROM t GROUP BY a HAVING cnt > 1",
+            "SELECT a, SUM(id) AS s FROM t GROUP BY a HAVING s + 1 > 3 AND a IS NOT NULL ORDER BY a",
+            "SELECT t.a, COUNT(*) AS cnt FROM t JOIN t t2 ON t2.id = t.id GROUP BY t.a HAVING cnt >= 2",
+            // HAVING without GROUP BY or aggregates filters rows.
+            "SELECT id FROM t HAVING id > 1 ORDER BY id",
+            "SELECT id + 1 AS x FROM t HAVING x > 2 ORDER BY x",
+            "SELECT DISTINCT a FROM t HAVING a < 15",
+            "SELECT id, a FROM t HAVING a > 10 ORDER BY id LIMIT 1",
+            "SELECT t.id FROM t JOIN t t2 ON t2.id = t.id HAVING t.id > 2 ORDER BY t.id",
+        ],
+    );
+}

@@ -147,7 +147,15 @@ impl<'f> Finisher<'f> {
                 rows.push(row.to_vec());
                 Ok(true)
             }
-            Input::Direct => self.out.offer(self.f, row, env, window),
+            Input::Direct => {
+                // HAVING without grouping filters rows, as MySQL's.
+                if let Some(h) = self.f.having {
+                    if truth(&eval(h, row, env)?) != Some(true) {
+                        return Ok(true);
+                    }
+                }
+                self.out.offer(self.f, row, env, window)
+            }
         }
     }
 

@@ -42,6 +42,7 @@ pub mod finish;
 pub mod fk;
 pub mod func;
 pub mod group_check;
+mod having_alias;
 pub mod hints;
 pub mod inset;
 mod item_names;

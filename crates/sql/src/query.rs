@@ -196,7 +196,11 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
                 place: "having clause",
                 rel: None,
             };
-            let x = resolve_alias(h, &sel.projection, &proj_pos, &items, &mut scope)?;
+            // Aliases inside a larger HAVING first become their
+            // expressions (`having_alias`); a bare one resolve_alias takes.
+            let is_column = |n: &str| names.iter().any(|c| c.eq_ignore_ascii_case(n));
+            let expanded = crate::having_alias::expand(h, &sel.projection, &is_column, true);
+            let x = resolve_alias(expanded.as_ref().unwrap_or(h), &sel.projection, &proj_pos, &items, &mut scope)?;
             params = scope.params;
             Some(x)
         }
@@ -1205,7 +1209,8 @@ pub fn run_select(
     let offset = limit_value(&p.offset, ctx)?.unwrap_or(0);
     let aggregated = !p.aggs.is_empty() || !p.group_by.is_empty();
     let sort = !p.order.is_empty() && p.index_order.is_none();
-    if !aggregated && !sort && !p.distinct {
+    // (A HAVING without grouping filters rows: the finisher applies it.)
+    if !aggregated && !sort && !p.distinct && p.having.is_none() {
         let mut window = Window::new(sink, offset, limit).counting(p.calc_found_rows);
         if window.closed() {
             return Ok(0);

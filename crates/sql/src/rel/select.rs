@@ -155,8 +155,14 @@ impl Binder<'_> {
             }
             ast::GroupByExpr::All(_) => return Err(SqlError::unsupported("GROUP BY ALL")),
         };
-        let having = sel
-            .having
+        // Aliases inside a larger HAVING (`HAVING cnt > 1`) first become
+        // their expressions (`having_alias`); a bare one `named` resolves.
+        let having = sel.having.as_ref().map(|h| {
+            let level = self.levels.last().expect("the block's level");
+            let is_column = |n: &str| level.cols.iter().any(|c| !c.hidden && c.name.eq_ignore_ascii_case(n));
+            crate::having_alias::expand(h, proj.items, &is_column, true).unwrap_or_else(|| h.clone())
+        });
+        let having = having
             .as_ref()
             .map(|h| self.named(h, &proj, params, "having clause", Some(&mut aggs), AliasFirst::Yes))
             .transpose()?;
