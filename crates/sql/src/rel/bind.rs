@@ -223,6 +223,7 @@ fn empty_block(width: usize) -> Block {
         lock: None,
         lock_wait: Default::default(),
         fd: Default::default(),
+        pullable: None,
     }
 }
 
@@ -279,6 +280,7 @@ impl Names for BlockNames<'_, '_> {
 }
 
 /// A join tree as bound, before its terms are placed (`join.rs`).
+#[derive(Clone, Debug)]
 pub(super) enum Tree {
     Leaf(usize),
     Join {
@@ -289,6 +291,15 @@ pub(super) enum Tree {
         /// STRAIGHT_JOIN: the left side is read first (the group keeps
         /// the order written).
         straight: bool,
+    },
+    /// A subquery's tables joined to the rest of their group with
+    /// semi-join semantics (`semijoin.rs`): each row of the tables
+    /// before it passes at most once, when some row of `inner` satisfies
+    /// `on` (`anti`: when none does).
+    Semi {
+        anti: bool,
+        inner: Box<Tree>,
+        on: Vec<Expr>,
     },
 }
 

@@ -838,8 +838,13 @@ impl BlockRun<'_, '_> {
     /// One row of a join's left side joined with its right side (a LEFT
     /// join's row that matched nothing NULL-extended).
     fn join_row(&self, j: &JoinNode<'_>, row: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
-        if j.kind == JoinKind::Inner {
-            return self.walk(j.right, row, env, k);
+        match j.kind {
+            JoinKind::Inner => return self.walk(j.right, row, env, k),
+            JoinKind::Semi | JoinKind::Anti => {
+                let found = self.first_match(j, row, env)?;
+                return if found == (j.kind == JoinKind::Semi) { k(row) } else { Ok(true) };
+            }
+            JoinKind::Left => {}
         }
         let mut matched = false;
         let go = self.walk(j.right, row, env, &mut |row| {
@@ -856,6 +861,18 @@ impl BlockRun<'_, '_> {
             row[a..z].fill(Value::Null);
         }
         k(row)
+    }
+
+    /// Whether a semi- or anti-join's right side has a row for the left
+    /// row in `row`: its walk stops at the first (FirstMatch). The right
+    /// slots keep what it read; nothing above the join reads them.
+    fn first_match(&self, j: &JoinNode<'_>, row: &mut Vec<Value>, env: &dyn Env) -> Result<bool> {
+        let mut found = false;
+        self.walk(j.right, row, env, &mut |_| {
+            found = true;
+            Ok(false)
+        })?;
+        Ok(found)
     }
 
     /// The rows of source `i` for the slots bound in `buf`.
@@ -1034,6 +1051,17 @@ impl BlockRun<'_, '_> {
         let (word, bit) = (n / 64, 1u64 << (n % 64));
         if matched.len() <= word {
             matched.resize(word + 1, 0);
+        }
+        // A semi-join's row leaves at its first match in some chunk; an
+        // anti-join's in the last pass when no chunk had one.
+        if matches!(j.kind, JoinKind::Semi | JoinKind::Anti) {
+            if matched[word] & bit == 0 && self.first_match(j, row, env)? {
+                matched[word] |= bit;
+                if j.kind == JoinKind::Semi {
+                    return k(row);
+                }
+            }
+            return if j.kind == JoinKind::Anti && last && matched[word] & bit == 0 { k(row) } else { Ok(true) };
         }
         let mut hit = false;
         let go = self.walk(j.right, row, env, &mut |r| {

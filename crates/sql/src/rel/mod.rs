@@ -38,6 +38,7 @@ pub mod exec;
 mod join;
 mod rollup;
 mod select;
+mod semijoin;
 mod spill;
 pub mod window;
 
@@ -169,6 +170,12 @@ pub enum JoinKind {
     Inner,
     /// LEFT OUTER (RIGHT joins are bound as LEFT joins, sides swapped).
     Left,
+    /// Each left row at most once, when the right side has a row for it
+    /// (`EXISTS`, `IN`: `semijoin.rs`).
+    Semi,
+    /// Each left row for which the right side has no row (`NOT EXISTS`,
+    /// `NOT IN` over NOT NULL columns).
+    Anti,
 }
 
 /// The join tree of a block.
@@ -220,6 +227,9 @@ pub struct Block {
     /// Which columns determine which (ONLY_FULL_GROUP_BY; also read by
     /// the blocks that use this one as a derived table).
     pub fd: crate::group_check::Fd,
+    /// A subquery's block that the block around it may take in as a
+    /// semi-join: its FROM and WHERE as bound (`semijoin.rs`).
+    pub pullable: Option<Box<semijoin::Pullable>>,
 }
 
 /// A subquery of an expression: its plan and what it reads of the rows
