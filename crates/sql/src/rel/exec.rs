@@ -29,6 +29,8 @@ use quire_engine::table::{IndexRef, Trx};
 use quire_engine::txn::lock::LockMode;
 
 use super::spill;
+
+mod keyset;
 use super::{Block, JoinKind, Node, QueryPlan, RecursivePlan, SetOpKind, SetOpPlan, Source, SourceKind, Subquery};
 use crate::error::{Result, SqlError};
 use crate::explain::profile::{key, Profile, Tag, TimedSink};
@@ -296,7 +298,7 @@ impl<'a> Exec<'a> {
     fn walk_block(&self, b: &Block, env: &dyn Env, emit: &mut Emit<'_>) -> Result<()> {
         let mut buf = vec![Value::Null; b.width];
         let lock = b.lock.or(self.plain_lock);
-        let run = BlockRun { ex: self, b, lock, hashes: RefCell::new(HashMap::new()) };
+        let run = BlockRun { ex: self, b, lock, hashes: RefCell::new(HashMap::new()), keysets: RefCell::new(HashMap::new()) };
         match &b.tree {
             Some(tree) => {
                 run.walk(tree, &mut buf, env, emit)?;
@@ -800,6 +802,8 @@ struct BlockRun<'r, 'a> {
     lock: Option<LockMode>,
     /// Hash tables of sources joined by hashing, built on first use.
     hashes: RefCell<HashMap<usize, Rc<Built>>>,
+    /// Distinct keys of semi- and anti-joins' inner sources (`keyset.rs`).
+    keysets: RefCell<HashMap<usize, Rc<keyset::KeySet>>>,
 }
 
 type Emit<'k> = dyn FnMut(&mut Vec<Value>) -> Result<bool> + 'k;
@@ -981,6 +985,11 @@ impl BlockRun<'_, '_> {
         env: &dyn Env,
         k: &mut Emit<'_>,
     ) -> Result<bool> {
+        if self.keys_decide(j, i) {
+            if let Some(go) = self.key_join(j, i, buf, env, k)? {
+                return Ok(go);
+            }
+        }
         let width = self.b.sources[i].width;
         let mut chunked: Option<(Rc<Built>, spill::RowFile)> = None;
         let mut matched: Vec<u64> = Vec::new();
