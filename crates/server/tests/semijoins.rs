@@ -214,9 +214,12 @@ fn explain_shows_semi_joins_where_they_are_planned() {
     assert!(lines[1].2.contains("Not exists"), "{lines:?}");
     assert!(tree(&mut c, not_exists).contains("Nested loop antijoin"));
 
-    // NOT IN over NOT NULL columns: an anti-join; over nullable ones the
-    // subquery stays (its NULLs decide).
-    let t = tree(&mut c, "SELECT nn_o.id FROM nn_o WHERE nn_o.k NOT IN (SELECT k FROM nn_i)");
+    // NOT IN over NOT NULL columns: an anti-join (correlated on a value
+    // per outer row: the uncorrelated form over these few rows costs
+    // about the same run once); over nullable ones the subquery stays
+    // (its NULLs decide).
+    let t =
+        tree(&mut c, "SELECT nn_o.id FROM nn_o WHERE nn_o.k NOT IN (SELECT k FROM nn_i WHERE nn_i.c = nn_o.id % 4)");
     assert!(t.contains("antijoin"), "{t}");
     let lines = explained(&mut c, "SELECT o.id FROM o WHERE o.k NOT IN (SELECT k FROM i)");
     assert_eq!(lines.iter().map(|l| l.1.as_str()).collect::<Vec<_>>(), ["PRIMARY", "SUBQUERY"], "{lines:?}");
@@ -226,4 +229,46 @@ fn explain_shows_semi_joins_where_they_are_planned() {
     assert_eq!(lines[1].1, "DEPENDENT SUBQUERY", "{lines:?}");
     let lines = explained(&mut c, "SELECT o.id FROM o WHERE EXISTS (SELECT 1 FROM i WHERE i.k = 3)");
     assert_eq!(lines[1].1, "SUBQUERY", "{lines:?}");
+}
+
+/// `few` (40 outer rows whose `g` has two values, `u` forty, both
+/// indexed) and `big` (3000 inner rows, an index on `c`, two rows per
+/// value): a correlated IN on `few.g` runs its subquery twice through
+/// the index, far less than a semi-join's lookup per outer row or a hash
+/// table over all of `big`; on `few.u` (as many values as rows) it
+/// would run forty times, so the semi-join is chosen.
+fn few_and_big(c: &mut mysql::Conn) {
+    let few: Vec<String> = (1..=40).map(|n| format!("({n}, {}, {}, {n})", n % 37, n % 2)).collect();
+    let big: Vec<String> = (1..=3000).map(|n| format!("({n}, {}, {})", n % 37, n % 1500)).collect();
+    for s in [
+        "CREATE TABLE few (id INT PRIMARY KEY, k INT, g INT, u INT, KEY fg (g), KEY fu (u))".to_string(),
+        format!("INSERT INTO few VALUES {}", few.join(",")),
+        "CREATE TABLE big (id INT PRIMARY KEY, k INT, c INT, KEY bc (c))".to_string(),
+        format!("INSERT INTO big VALUES {}", big.join(",")),
+        "ANALYZE TABLE few, big".to_string(),
+    ] {
+        c.query_drop(s).unwrap();
+    }
+}
+
+#[test]
+fn correlated_in_over_few_values_stays_a_subquery_when_that_costs_less() {
+    let m = MariaDb::get();
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("semij_few");
+    let mut mc = m.fresh_db("semij_few");
+    few_and_big(&mut c);
+    few_and_big(&mut mc);
+    let few_values = "SELECT few.id FROM few WHERE few.k IN (SELECT k FROM big WHERE big.c = few.g)";
+    let many_values = "SELECT few.id FROM few WHERE few.k IN (SELECT k FROM big WHERE big.c = few.u)";
+    let t = tree(&mut c, few_values);
+    assert!(!t.contains("semijoin"), "{t}");
+    assert!(t.contains("Select #2 (subquery in condition; dependent)"), "{t}");
+    let lines = explained(&mut c, few_values);
+    assert_eq!(lines.iter().map(|l| l.1.as_str()).collect::<Vec<_>>(), ["PRIMARY", "DEPENDENT SUBQUERY"], "{lines:?}");
+    let t = tree(&mut c, many_values);
+    assert!(t.contains("semijoin"), "{t}");
+    for sql in [few_values, many_values] {
+        assert_eq!(sorted(answer(&mut c, sql)), sorted(answer(&mut mc, sql)), "{sql}");
+    }
 }

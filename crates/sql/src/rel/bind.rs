@@ -300,6 +300,11 @@ pub(super) enum Tree {
         anti: bool,
         inner: Box<Tree>,
         on: Vec<Expr>,
+        /// The term it was made from (`EXISTS (...)`, `x IN (...)`, their
+        /// negations), evaluated as a subquery instead when the planner
+        /// estimates that cheaper (`join/semicost.rs`); `None` for a
+        /// semi-join pulled up from a subquery's own.
+        sub: Option<Box<Expr>>,
     },
 }
 

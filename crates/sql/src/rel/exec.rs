@@ -298,7 +298,8 @@ impl<'a> Exec<'a> {
     fn walk_block(&self, b: &Block, env: &dyn Env, emit: &mut Emit<'_>) -> Result<()> {
         let mut buf = vec![Value::Null; b.width];
         let lock = b.lock.or(self.plain_lock);
-        let run = BlockRun { ex: self, b, lock, hashes: RefCell::new(HashMap::new()), keysets: RefCell::new(HashMap::new()) };
+        let run =
+            BlockRun { ex: self, b, lock, hashes: RefCell::new(HashMap::new()), keysets: RefCell::new(HashMap::new()) };
         match &b.tree {
             Some(tree) => {
                 run.walk(tree, &mut buf, env, emit)?;
@@ -530,6 +531,17 @@ fn exact_key(vals: &[Value]) -> Vec<u8> {
                 k.extend_from_slice(&(s.len() as u64).to_le_bytes());
                 k.extend_from_slice(s.as_bytes());
             }
+            // Integers by their bytes: most correlation values are, and
+            // this key is made for every outer row.
+            Value::Int(i) => {
+                k.push(b'i');
+                k.extend_from_slice(&i.to_le_bytes());
+            }
+            Value::UInt(u) => {
+                k.push(b'u');
+                k.extend_from_slice(&u.to_le_bytes());
+            }
+            Value::Null => k.push(b'n'),
             other => {
                 let t = format!("{other:?}");
                 k.push(b'v');

@@ -16,6 +16,8 @@
 //! case it is an inner join (`simplify_outer`). ON clauses are split
 //! into their AND terms.
 
+mod semicost;
+
 use quire_engine::row::Collation;
 
 use super::bind::{Level, Tree};
@@ -200,7 +202,8 @@ impl Planner<'_, '_> {
         let mut units = Vec::new();
         let straight = self.flatten(tree, &mut units, &mut pool);
         let straight = self.simplify_outer(&mut units, &mut pool) || straight;
-        let mut order = if straight { (0..units.len()).collect() } else { self.order(&units, &pool, bound) };
+        let order = if straight { (0..units.len()).collect() } else { self.order(&units, &pool, bound) };
+        let mut order = self.keep_subqueries(&mut units, &mut pool, order, bound);
         // A semi-join filters the rows of the members before it: some
         // member comes first (nothing reads a semi-join's slots, so any
         // other member may).
@@ -251,6 +254,35 @@ impl Planner<'_, '_> {
         }
     }
 
+    /// Takes out of `order` the semi- and anti-join members that cost
+    /// less as the subquery they came from (`semicost.rs`), putting their
+    /// terms back in `pool`, where they are placed as any term is.
+    fn keep_subqueries(
+        &self,
+        units: &mut [Unit],
+        pool: &mut Vec<Expr>,
+        order: Vec<usize>,
+        bound: &SlotSet,
+    ) -> Vec<usize> {
+        let mut avail = bound.clone();
+        let mut card = 1.0;
+        let mut kept = Vec::with_capacity(order.len());
+        for u in order {
+            let (_, out) = self.step(&units[u], pool, &avail, card);
+            // The term filters as the semi-join would have.
+            let card_before = std::mem::replace(&mut card, out);
+            if self.semi_choice(&units[u], &avail, card_before).1 == semicost::Strategy::Subquery {
+                if let Tree::Semi { sub: Some(t), .. } = &mut units[u].tree {
+                    pool.push(std::mem::replace(&mut **t, Expr::Lit(quire_engine::row::Value::Null)));
+                    continue;
+                }
+            }
+            avail.add(&units[u].slots);
+            kept.push(u);
+        }
+        kept
+    }
+
     /// Outer-join simplification (MySQL's): a LEFT join member whose
     /// right side's rows a term of the group rejects when NULL-extended
     /// (`WHERE t2.x = 5`, `t2.x IS NOT NULL`, an inner join's ON over it)
@@ -294,8 +326,8 @@ impl Planner<'_, '_> {
                 // One inner table: an index keyed by the outer row, or a
                 // hash table on the equality, whichever costs less.
                 if let Tree::Leaf(i) = *inner {
-                    let (_, hash) = self.semi_costs(i, &on, avail, card);
-                    self.leaf(i, on, avail, hash);
+                    let (_, how) = self.semi_leaf(i, &on, avail, card);
+                    self.leaf(i, on, avail, how == semicost::Strategy::Hash);
                     return Node::Leaf(i);
                 }
                 self.group(*inner, on, avail)
@@ -378,33 +410,6 @@ impl Planner<'_, '_> {
             }
         }
         pairs
-    }
-
-    /// A semi-join of one table `i` after `card` rows: its cost, and
-    /// whether a hash table built once on its equality with the rows
-    /// before it (MySQL's hash semijoin) costs less than an index keyed
-    /// by them, per row (FirstMatch over an index nested loop). A lookup
-    /// costs what `cost.rs` says of its path (a semi-join stops at the
-    /// first match, which the estimate does not count); a hash table
-    /// its rows once plus one probe per outer row.
-    fn semi_costs(&self, i: usize, on: &[Expr], avail: &SlotSet, card: f64) -> (f64, bool) {
-        let SourceKind::Table(t) = &self.sources[i].kind else {
-            return (card * cost::UNKNOWN_ROWS, false);
-        };
-        let a = self.access_for(i, on, avail);
-        let lookup = card * cost::lookup_cost(t, &a);
-        if self.hash_pairs(i, on, avail).is_empty() {
-            return (lookup, false);
-        }
-        let plain = self.access_for(i, on, &self.empty());
-        let hash = cost::rows_per_lookup(t, &plain) + card;
-        let mut keyed = Vec::new();
-        access_exprs(&a, &mut |e| slots(e, &mut keyed));
-        if keyed.is_empty() || hash < lookup {
-            (hash, true)
-        } else {
-            (lookup, false)
-        }
     }
 
     /// The access path of a table source from the terms on it.
@@ -517,12 +522,9 @@ impl Planner<'_, '_> {
             let s = slots_of(e);
             !s.is_empty() && s.iter().all(|&k| u.slots.has(k))
         };
-        if let Tree::Semi { inner, on, .. } = &u.tree {
+        if let Tree::Semi { .. } = &u.tree {
             // A semi-join keeps some of the rows before it, each once.
-            let cost = match **inner {
-                Tree::Leaf(i) => self.semi_costs(i, on, avail, card).0,
-                _ => card * cost::UNKNOWN_ROWS,
-            };
+            let (cost, _) = self.semi_choice(u, avail, card);
             return (cost, (card * SEMI_FILTER).max(1.0));
         }
         let (access, rows, lookup) = match u.tree {

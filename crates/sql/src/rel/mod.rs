@@ -131,7 +131,7 @@ pub struct SetOpPlan {
 }
 
 /// Where a block's rows come from.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum SourceKind {
     Table(TableRef),
     /// A derived table or a reference to a common table expression:
@@ -143,7 +143,7 @@ pub enum SourceKind {
 }
 
 /// One FROM item, its slots `offset .. offset + width` of the block's row.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Source {
     pub kind: SourceKind,
     /// The name columns are qualified by (alias or table name).

@@ -37,19 +37,17 @@
 //! 2. Nothing outside a semi-join's own terms reads its inner slots, so
 //!    the rows it lets through carry whatever its inner side last read.
 
-use std::sync::Arc;
-
 use quire_engine::row::{Collation, Column, ColumnType};
 
 use super::bind::{Level, Tree};
-use super::{Block, JoinKind, QueryPlan, Source, SourceKind, Subquery};
+use super::{Block, JoinKind, QueryPlan, Source, SourceKind};
 use crate::error::Result;
 use crate::expr::{self, any_expr, map_expr, BinOp, Expr, SubExpr, SubKind};
 use crate::plan::{and_terms, Access, MetaType};
 
 /// What a subquery's SELECT block keeps, before its terms are placed, so
 /// that the block around it can take its tables in.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Pullable {
     /// The FROM clause as bound (its own semi-joins already in it).
     tree: Tree,
@@ -172,9 +170,6 @@ fn convert(
     let Some((s, anti)) = candidate(&term) else { return Ok(Err(term)) };
     let QueryPlan::Select(b) = &s.query.plan else { return Ok(Err(term)) };
     let Some(p) = &b.pullable else { return Ok(Err(term)) };
-    if Arc::strong_count(&s.query) != 1 {
-        return Ok(Err(term));
-    }
     let reads_block = |e: &Expr| {
         let mut v = Vec::new();
         super::join::slots(e, &mut v);
@@ -205,23 +200,12 @@ fn convert(
             return Ok(Err(term));
         }
     }
-    // Taken apart: nothing else holds the subquery (counted above).
-    let sub = match term {
-        Expr::Subquery(s) => *s,
-        Expr::Not(x) => match *x {
-            Expr::Subquery(s) => *s,
-            _ => unreachable!("a candidate"),
-        },
-        _ => unreachable!("a candidate"),
-    };
-    let SubExpr { kind, query, .. } = sub;
-    let Ok(Subquery { plan, captures, .. }) = Arc::try_unwrap(query) else { unreachable!("counted once") };
-    let QueryPlan::Select(b) = plan else { unreachable!("a SELECT block") };
-    let Block { sources: inner, pullable, items, .. } = *b;
-    let p = *pullable.expect("checked above");
+    // Copied, not taken apart: the term stays whole for the planner to
+    // evaluate as a subquery when that is cheaper (`Tree::Semi::sub`).
     let width = level.slot_colls.len();
     let first = sources.len();
-    for mut src in inner {
+    for src in &b.sources {
+        let mut src = src.clone();
         src.offset += width;
         src.access = Access::Full;
         src.filter.clear();
@@ -230,20 +214,19 @@ fn convert(
         src.local.clear();
         sources.push(src);
     }
-    level.slot_meta.extend(p.slot_meta);
-    level.slot_types.extend(p.slot_types);
-    level.slot_colls.extend(p.slot_colls);
-    level.slot_defs.extend(p.slot_defs);
-    let map = |e: Expr| remap(e, width, &captures);
-    let tree = remap_tree(p.tree, width, first, &captures)?;
-    let mut on: Vec<Expr> = p.terms.into_iter().map(map).collect::<Result<_>>()?;
-    if let SubKind::In(lhs) = kind {
-        for (l, item) in lhs.into_iter().zip(items) {
-            let eq = Expr::Bin(BinOp::Eq, Box::new(l), Box::new(map(item)?));
-            on.push(expr::with_collations(eq, &level.slot_colls));
-        }
+    level.slot_meta.extend(p.slot_meta.iter().cloned());
+    level.slot_types.extend(p.slot_types.iter().cloned());
+    level.slot_colls.extend(p.slot_colls.iter().cloned());
+    level.slot_defs.extend(p.slot_defs.iter().cloned());
+    let captures = &s.query.captures;
+    let map = |e: Expr| remap(e, width, captures);
+    let tree = remap_tree(p.tree.clone(), width, first, captures)?;
+    let mut on: Vec<Expr> = p.terms.iter().cloned().map(map).collect::<Result<_>>()?;
+    for (l, item) in lhs.iter().zip(&b.items) {
+        let eq = Expr::Bin(BinOp::Eq, Box::new(l.clone()), Box::new(map(item.clone())?));
+        on.push(expr::with_collations(eq, &level.slot_colls));
     }
-    Ok(Ok(Tree::Semi { anti, inner: Box::new(tree), on }))
+    Ok(Ok(Tree::Semi { anti, inner: Box::new(tree), on, sub: Some(Box::new(term)) }))
 }
 
 fn not_null(def: Option<&Option<Column>>) -> bool {
@@ -291,10 +274,13 @@ fn remap_tree(t: Tree, width: usize, first: usize, captures: &[Expr]) -> Result<
             on: on.into_iter().map(|x| remap(x, width, captures)).collect::<Result<_>>()?,
             straight,
         },
-        Tree::Semi { anti, inner, on } => Tree::Semi {
+        // Its term reads the subquery's slots through captures that
+        // `remap` does not reach: it stays a semi-join.
+        Tree::Semi { anti, inner, on, .. } => Tree::Semi {
             anti,
             inner: Box::new(remap_tree(*inner, width, first, captures)?),
             on: on.into_iter().map(|x| remap(x, width, captures)).collect::<Result<_>>()?,
+            sub: None,
         },
     })
 }

@@ -30,8 +30,8 @@ use quire_engine::row::Value;
 use super::{passes, resolve, working_id, BlockRun, Emit, JoinNode};
 use crate::cost::same_expr;
 use crate::error::Result;
-use crate::expr::{eval, BinOp, Env, Expr};
 use crate::explain::profile::{key, Tag};
+use crate::expr::{eval, BinOp, Env, Expr};
 use crate::query::push_group_key;
 use crate::rel::{JoinKind, Node, Source, SourceKind};
 
