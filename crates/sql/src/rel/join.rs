@@ -14,7 +14,9 @@
 //! with the left side's slots bound, so its ON terms key its lookups) —
 //! unless a term of the group rejects its NULL-extended rows, in which
 //! case it is an inner join (`simplify_outer`). ON clauses are split
-//! into their AND terms.
+//! into their AND terms. A semi- or anti-join member runs by index
+//! lookups, by a hash table, or as the subquery term it came from,
+//! whichever `semicost.rs` estimates cheapest.
 
 mod semicost;
 
