@@ -89,6 +89,15 @@ const QUERIES: &[&str] = &[
     "SELECT COUNT(*) FROM (SELECT id, a FROM t1 ORDER BY a) d",
     "SELECT * FROM (SELECT 1 AS one, 2 AS two) d",
     "SELECT * FROM (SELECT id FROM t1 WHERE a IN (SELECT k FROM t3)) d",
+    // Semi- and anti-joins (`semijoin.rs`) inside merged blocks, and
+    // subqueries pulled up as semi-joins that read merged views.
+    "SELECT t3.k, d.id FROM t3 LEFT JOIN (SELECT id, a FROM t1 WHERE NOT EXISTS (SELECT 1 FROM t2 WHERE t2.t1_id = t1.id)) d ON d.a = t3.k",
+    "SELECT t3.k, v.id FROM t3 LEFT JOIN v_sub v ON v.a = t3.k",
+    "SELECT d.id, t3.v FROM (SELECT id, a FROM t1 WHERE a IN (SELECT k FROM t3 WHERE v IS NOT NULL)) d JOIN t3 ON t3.k = d.a",
+    "SELECT id FROM t1 WHERE a IN (SELECT a1 FROM v_expr)",
+    "SELECT id FROM t2 WHERE EXISTS (SELECT 1 FROM v_join v WHERE v.t2id = t2.id AND v.a > 1)",
+    "SELECT id FROM t2 WHERE NOT EXISTS (SELECT 1 FROM v_left v WHERE v.id = t2.t1_id)",
+    "SELECT id FROM t1 WHERE id IN (SELECT d.x FROM (SELECT t1_id AS x FROM t2 WHERE c > 1) d)",
     // CTEs, referenced once and twice.
     "WITH c AS (SELECT id, a FROM t1 WHERE a > 1) SELECT * FROM c WHERE id < 6",
     "WITH c AS (SELECT id, a FROM t1 WHERE a IS NOT NULL) SELECT x.id, y.id FROM c x JOIN c y ON y.a = x.a",

@@ -100,10 +100,8 @@ fn each_operator_kind_has_its_line() {
             "SELECT * FROM u WHERE v > (SELECT AVG(x) FROM w)",
             &["Filter: (u.v > (select #2))", "Select #2 (subquery in condition; run only once)"],
         ),
-        (
-            "SELECT * FROM u WHERE EXISTS (SELECT 1 FROM w WHERE w.x = u.v)",
-            &["Select #2 (subquery in condition; dependent)"],
-        ),
+        // An AND term becomes a semi-join; under OR it stays a subquery.
+        ("SELECT * FROM u WHERE EXISTS (SELECT 1 FROM w WHERE w.x = u.v)", &["Hash semijoin (u.v = w.x)"]),
         (
             "SELECT * FROM u WHERE EXISTS (SELECT 1 FROM w WHERE w.x = u.v) OR u.id < 0",
             &["Select #2 (subquery in condition; dependent)"],

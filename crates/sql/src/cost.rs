@@ -34,6 +34,42 @@ pub const FILTER_BETWEEN: f64 = 1.0 / 9.0;
 /// whose statistics could not be computed).
 pub const UNKNOWN_ROWS: f64 = 1000.0;
 
+// Semi- and anti-joins (`rel/join/semicost.rs`): weights of the
+// executor's operations, in row reads of a table scan (one row read,
+// decoded and passed on by the general engine: ~0.3 us of server CPU on
+// the reference machine), measured as server CPU time per statement on
+// `scripts/semijoin-bench.sh`'s tables (docs/BENCHMARKS.md, "IN /
+// EXISTS as semi-joins"): a secondary-index lookup of one row ~1.2 us
+// (2 + 2 x 1 row), a key set's insert ~0.6 us and probe ~0.05 us, a
+// subquery's run ~1.35 us beyond its reads, a kept result ~0.3 us.
+
+/// Opening one index lookup (cursor, descent) beyond the rows it reads.
+pub const SEMI_LOOKUP: f64 = 2.0;
+/// Adding an inner row's key to a semi-join's key set.
+pub const SEMI_KEY_BUILD: f64 = 2.0;
+/// Looking an outer row's key up in a key set.
+pub const SEMI_KEY_PROBE: f64 = 0.2;
+/// Bytes a key of a key set is counted for (`exec/keyset.rs`).
+pub const SEMI_KEY_BYTES: f64 = 64.0;
+/// Keys a key set may hold: MariaDB's default `tmp_table_size` (plans
+/// are cached across sessions, so not the session's own).
+pub const SEMI_KEYS_BUDGET: f64 = 16.0 * 1024.0 * 1024.0;
+/// Adding an inner row to a hash join's table, and probing it.
+pub const HASH_ROW_BUILD: f64 = 2.0;
+pub const HASH_ROW_PROBE: f64 = 1.5;
+/// Bytes an inner row of a hash table is counted for (`rel/spill.rs`).
+pub const HASH_ROW_BYTES: f64 = 170.0;
+/// `join_buffer_size`'s default.
+pub const JOIN_BUFFER_DEFAULT: f64 = 262_144.0;
+/// An outer row written to and read back from a chunked hash join's
+/// file, per chunk after the first.
+pub const CHUNK_PASS: f64 = 1.5;
+/// Running a subquery once, beyond its reads (its block's setup).
+pub const SUBQUERY_RUN: f64 = 4.5;
+/// An outer row whose subquery result is kept: its captured values,
+/// their key and the lookup (and an IN's probe of the result).
+pub const SUBQUERY_KEPT: f64 = 1.0;
+
 /// Whether two compiled expressions are the same (plan time only).
 pub fn same_expr(a: &Expr, b: &Expr) -> bool {
     format!("{a:?}") == format!("{b:?}")

@@ -1337,44 +1337,49 @@ pub fn group_key(vals: &[Value], colls: &[Collation]) -> Vec<u8> {
     let room: usize = vals.iter().map(|v| if let Value::Str(s) = v { 2 * s.len() + 3 } else { 20 }).sum();
     let mut k = Vec::with_capacity(room);
     for (i, v) in vals.iter().enumerate() {
-        match v {
-            Value::Str(s) => {
-                k.push(b's');
-                let coll = colls.get(i).copied().unwrap_or(Collation::Utf8mb4GeneralCi);
-                quire_engine::row::key::weights(coll, s, &mut k);
-            }
-            Value::Null => k.push(b'n'),
-            Value::Json(j) => {
-                k.push(b'j');
-                crate::json::group_key(j, &mut k);
-            }
-            // Length first: the bytes may hold the separator.
-            Value::Bytes(b) => {
-                k.push(b'b');
-                k.extend_from_slice(&(b.len() as u64).to_le_bytes());
-                k.extend_from_slice(b);
-            }
-            other => {
-                k.push(b'v');
-                match to_decimal(other) {
-                    Some(d) => {
-                        // Normalised (no trailing zeros), so 1.50 and 1.5
-                        // meet, and coefficient and scale both count.
-                        let (mut coef, mut scale) = (d.coef, d.scale);
-                        while scale > 0 && coef % 10 == 0 {
-                            coef /= 10;
-                            scale -= 1;
-                        }
-                        k.extend_from_slice(&coef.to_le_bytes());
-                        k.push(scale);
-                    }
-                    None => k.extend_from_slice(other.to_string().as_bytes()),
-                }
-            }
-        }
-        k.extend_from_slice(&[0xff, 0xfe]);
+        push_group_key(v, colls.get(i).copied().unwrap_or(Collation::Utf8mb4GeneralCi), &mut k);
     }
     k
+}
+
+/// Appends one value's part of a [`group_key`] (`coll`: its collation)
+/// to `k`.
+pub fn push_group_key(v: &Value, coll: Collation, k: &mut Vec<u8>) {
+    match v {
+        Value::Str(s) => {
+            k.push(b's');
+            quire_engine::row::key::weights(coll, s, k);
+        }
+        Value::Null => k.push(b'n'),
+        Value::Json(j) => {
+            k.push(b'j');
+            crate::json::group_key(j, k);
+        }
+        // Length first: the bytes may hold the separator.
+        Value::Bytes(b) => {
+            k.push(b'b');
+            k.extend_from_slice(&(b.len() as u64).to_le_bytes());
+            k.extend_from_slice(b);
+        }
+        other => {
+            k.push(b'v');
+            match to_decimal(other) {
+                Some(d) => {
+                    // Normalised (no trailing zeros), so 1.50 and 1.5
+                    // meet, and coefficient and scale both count.
+                    let (mut coef, mut scale) = (d.coef, d.scale);
+                    while scale > 0 && coef % 10 == 0 {
+                        coef /= 10;
+                        scale -= 1;
+                    }
+                    k.extend_from_slice(&coef.to_le_bytes());
+                    k.push(scale);
+                }
+                None => k.extend_from_slice(other.to_string().as_bytes()),
+            }
+        }
+    }
+    k.extend_from_slice(&[0xff, 0xfe]);
 }
 
 /// A sort key computed once per row: compares as the value does. Kinds

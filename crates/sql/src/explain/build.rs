@@ -27,6 +27,9 @@ use crate::plan::{and_terms, Access, TableRef};
 use crate::query::SelectPlan;
 use crate::rel::{Block, JoinKind, Node, QueryPlan, SetOpKind, Source, SourceKind};
 
+/// The share of left rows a semi- or anti-join is shown to keep.
+const SEMI_FILTER: f64 = 0.5;
+
 /// Builds trees; one per statement.
 pub struct Builder<'e> {
     pub env: &'e dyn Env,
@@ -346,7 +349,8 @@ impl<'e> Builder<'e> {
         op
     }
 
-    /// A join tree node: its operator and estimate per loop.
+    /// A join tree node: its operator and estimate per loop (a semi- or
+    /// anti-join keeps half its left rows, as the planner assumes).
     fn node(&mut self, b: &Block, n: &Node, names: &Names<'_>) -> (Op, Est) {
         match n {
             Node::Leaf(i) => self.source(&b.sources[*i], n, names),
@@ -367,7 +371,7 @@ impl<'e> Builder<'e> {
                     Node::Leaf(i) if !b.sources[*i].hash_keys.is_empty() => Some(&b.sources[*i]),
                     _ => None,
                 };
-                if let (Some(s), JoinKind::Inner) = (hashed, kind) {
+                if let Some(s) = hashed.filter(|_| *kind != JoinKind::Left) {
                     let (r, re) = self.hash_side(s, names);
                     let conds: Vec<String> = s
                         .hash_keys
@@ -375,14 +379,22 @@ impl<'e> Builder<'e> {
                         .map(|(mine, other)| format!("({} = {})", expr(other, names), expr(mine, names)))
                         .collect();
                     let extra: Vec<&Expr> = s.filter.iter().filter(|t| !is_hash_eq(t, s)).collect();
-                    let mut text = format!("Inner hash join {}", conds.join(", "));
+                    let name = match kind {
+                        JoinKind::Semi => "Hash semijoin",
+                        JoinKind::Anti => "Hash antijoin",
+                        _ => "Inner hash join",
+                    };
+                    let mut text = format!("{name} {}", conds.join(", "));
                     if !extra.is_empty() {
                         text += &format!(
                             ", extra conditions: {}",
                             extra.iter().map(|t| expr(t, names)).collect::<Vec<_>>().join(" and ")
                         );
                     }
-                    let rows = le.1 * re.1 * cost::FILTER_EQUALITY.powi(s.hash_keys.len() as i32);
+                    let rows = match kind {
+                        JoinKind::Semi | JoinKind::Anti => le.1 * SEMI_FILTER,
+                        _ => le.1 * re.1 * cost::FILTER_EQUALITY.powi(s.hash_keys.len() as i32),
+                    };
                     let est = (le.0 + re.0 + le.1, rows.max(0.0));
                     let mut op = Op::new(self.step(text, Some(est), key(n), Tag::Node));
                     op.children = vec![Child { heading: None, op: l }, Child { heading: Some("Hash".into()), op: r }];
@@ -392,6 +404,8 @@ impl<'e> Builder<'e> {
                 let (text, rows) = match kind {
                     JoinKind::Inner => ("Nested loop inner join", le.1 * re.1),
                     JoinKind::Left => ("Nested loop left join", le.1 * re.1.max(1.0)),
+                    JoinKind::Semi => ("Nested loop semijoin", le.1 * SEMI_FILTER),
+                    JoinKind::Anti => ("Nested loop antijoin", le.1 * SEMI_FILTER),
                 };
                 let est = (le.0 + le.1 * re.0, rows);
                 let mut op = Op::new(self.step(text, Some(est), key(n), Tag::Node));

@@ -6,7 +6,7 @@
 use crate::expr::{Env, Expr, SubExpr, SubKind};
 use crate::plan::{and_terms, constant_with, is_constant, Access, TableRef};
 use crate::query::SelectPlan;
-use crate::rel::{Block, Node, QueryPlan, SetOpKind, SourceKind};
+use crate::rel::{Block, JoinKind, Node, QueryPlan, SetOpKind, SourceKind};
 
 use super::line::{table_line, Context, Line};
 
@@ -148,6 +148,10 @@ impl Walker<'_> {
         };
         let mut bound = vec![false; b.width];
         let mut derived = Vec::new();
+        let mut semi = Vec::new();
+        if let Some(t) = &b.tree {
+            semi_extras(t, b, &mut semi);
+        }
         for &i in &order {
             let s = &b.sources[i];
             let seen = bound.clone();
@@ -182,6 +186,9 @@ impl Walker<'_> {
                 if !line.extra.iter().any(|e| e == "Using where") {
                     line.extra.push("Using where".into());
                 }
+            }
+            line.extra.extend(semi.iter().filter(|(k, _)| *k == i).map(|(_, x)| x.clone()));
+            if !s.hash_keys.is_empty() {
                 line.extra.push("Using join buffer (hash join)".into());
             }
             line.id = Some(id);
@@ -212,6 +219,32 @@ impl Walker<'_> {
             self.plan(&sub.query.plan, kind);
         }
         id
+    }
+}
+
+/// MySQL's Extra for the tables of semi- and anti-joins: `FirstMatch(t)`
+/// on a semi-join's last table (`t`: the last table read before it,
+/// where the loops go on after a match), `Not exists` on an anti-join's.
+fn semi_extras(n: &Node, b: &Block, out: &mut Vec<(usize, String)>) {
+    match n {
+        Node::Leaf(_) => {}
+        Node::Filter { input, .. } => semi_extras(input, b, out),
+        Node::Join { kind, left, right, .. } => {
+            semi_extras(left, b, out);
+            semi_extras(right, b, out);
+            let (mut l, mut r) = (Vec::new(), Vec::new());
+            leaves(left, &mut l);
+            leaves(right, &mut r);
+            match kind {
+                JoinKind::Semi => {
+                    if let (Some(&last), Some(&before)) = (r.last(), l.last()) {
+                        out.push((last, format!("FirstMatch({})", b.sources[before].name)));
+                    }
+                }
+                JoinKind::Anti => out.extend(r.iter().map(|&i| (i, "Not exists".to_string()))),
+                JoinKind::Inner | JoinKind::Left => {}
+            }
+        }
     }
 }
 

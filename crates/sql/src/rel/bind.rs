@@ -224,6 +224,7 @@ fn empty_block(width: usize) -> Block {
         lock_wait: Default::default(),
         fd: Default::default(),
         merge: None,
+        pullable: None,
     }
 }
 
@@ -291,6 +292,20 @@ pub(super) enum Tree {
         /// STRAIGHT_JOIN: the left side is read first (the group keeps
         /// the order written).
         straight: bool,
+    },
+    /// A subquery's tables joined to the rest of their group with
+    /// semi-join semantics (`semijoin.rs`): each row of the tables
+    /// before it passes at most once, when some row of `inner` satisfies
+    /// `on` (`anti`: when none does).
+    Semi {
+        anti: bool,
+        inner: Box<Tree>,
+        on: Vec<Expr>,
+        /// The term it was made from (`EXISTS (...)`, `x IN (...)`, their
+        /// negations), evaluated as a subquery instead when the planner
+        /// estimates that cheaper (`join/semicost.rs`); `None` for a
+        /// semi-join pulled up from a subquery's own.
+        sub: Option<Box<Expr>>,
     },
 }
 

@@ -29,6 +29,8 @@ use quire_engine::table::{IndexRef, Trx};
 use quire_engine::txn::lock::LockMode;
 
 use super::spill;
+
+mod keyset;
 use super::{Block, JoinKind, Node, QueryPlan, RecursivePlan, SetOpKind, SetOpPlan, Source, SourceKind, Subquery};
 use crate::error::{Result, SqlError};
 use crate::explain::profile::{key, Profile, Tag, TimedSink};
@@ -296,7 +298,8 @@ impl<'a> Exec<'a> {
     fn walk_block(&self, b: &Block, env: &dyn Env, emit: &mut Emit<'_>) -> Result<()> {
         let mut buf = vec![Value::Null; b.width];
         let lock = b.lock.or(self.plain_lock);
-        let run = BlockRun { ex: self, b, lock, hashes: RefCell::new(HashMap::new()) };
+        let run =
+            BlockRun { ex: self, b, lock, hashes: RefCell::new(HashMap::new()), keysets: RefCell::new(HashMap::new()) };
         match &b.tree {
             Some(tree) => {
                 run.walk(tree, &mut buf, env, emit)?;
@@ -528,6 +531,17 @@ fn exact_key(vals: &[Value]) -> Vec<u8> {
                 k.extend_from_slice(&(s.len() as u64).to_le_bytes());
                 k.extend_from_slice(s.as_bytes());
             }
+            // Integers by their bytes: most correlation values are, and
+            // this key is made for every outer row.
+            Value::Int(i) => {
+                k.push(b'i');
+                k.extend_from_slice(&i.to_le_bytes());
+            }
+            Value::UInt(u) => {
+                k.push(b'u');
+                k.extend_from_slice(&u.to_le_bytes());
+            }
+            Value::Null => k.push(b'n'),
             other => {
                 let t = format!("{other:?}");
                 k.push(b'v');
@@ -800,6 +814,8 @@ struct BlockRun<'r, 'a> {
     lock: Option<LockMode>,
     /// Hash tables of sources joined by hashing, built on first use.
     hashes: RefCell<HashMap<usize, Rc<Built>>>,
+    /// Distinct keys of semi- and anti-joins' inner sources (`keyset.rs`).
+    keysets: RefCell<HashMap<usize, Rc<keyset::KeySet>>>,
 }
 
 type Emit<'k> = dyn FnMut(&mut Vec<Value>) -> Result<bool> + 'k;
@@ -838,8 +854,13 @@ impl BlockRun<'_, '_> {
     /// One row of a join's left side joined with its right side (a LEFT
     /// join's row that matched nothing NULL-extended).
     fn join_row(&self, j: &JoinNode<'_>, row: &mut Vec<Value>, env: &dyn Env, k: &mut Emit<'_>) -> Result<bool> {
-        if j.kind == JoinKind::Inner {
-            return self.walk(j.right, row, env, k);
+        match j.kind {
+            JoinKind::Inner => return self.walk(j.right, row, env, k),
+            JoinKind::Semi | JoinKind::Anti => {
+                let found = self.first_match(j, row, env)?;
+                return if found == (j.kind == JoinKind::Semi) { k(row) } else { Ok(true) };
+            }
+            JoinKind::Left => {}
         }
         let mut matched = false;
         let go = self.walk(j.right, row, env, &mut |row| {
@@ -856,6 +877,18 @@ impl BlockRun<'_, '_> {
             row[a..z].fill(Value::Null);
         }
         k(row)
+    }
+
+    /// Whether a semi- or anti-join's right side has a row for the left
+    /// row in `row`: its walk stops at the first (FirstMatch). The right
+    /// slots keep what it read; nothing above the join reads them.
+    fn first_match(&self, j: &JoinNode<'_>, row: &mut Vec<Value>, env: &dyn Env) -> Result<bool> {
+        let mut found = false;
+        self.walk(j.right, row, env, &mut |_| {
+            found = true;
+            Ok(false)
+        })?;
+        Ok(found)
     }
 
     /// The rows of source `i` for the slots bound in `buf`.
@@ -964,6 +997,11 @@ impl BlockRun<'_, '_> {
         env: &dyn Env,
         k: &mut Emit<'_>,
     ) -> Result<bool> {
+        if self.keys_decide(j, i) {
+            if let Some(go) = self.key_join(j, i, buf, env, k)? {
+                return Ok(go);
+            }
+        }
         let width = self.b.sources[i].width;
         let mut chunked: Option<(Rc<Built>, spill::RowFile)> = None;
         let mut matched: Vec<u64> = Vec::new();
@@ -1034,6 +1072,17 @@ impl BlockRun<'_, '_> {
         let (word, bit) = (n / 64, 1u64 << (n % 64));
         if matched.len() <= word {
             matched.resize(word + 1, 0);
+        }
+        // A semi-join's row leaves at its first match in some chunk; an
+        // anti-join's in the last pass when no chunk had one.
+        if matches!(j.kind, JoinKind::Semi | JoinKind::Anti) {
+            if matched[word] & bit == 0 && self.first_match(j, row, env)? {
+                matched[word] |= bit;
+                if j.kind == JoinKind::Semi {
+                    return k(row);
+                }
+            }
+            return if j.kind == JoinKind::Anti && last && matched[word] & bit == 0 { k(row) } else { Ok(true) };
         }
         let mut hit = false;
         let go = self.walk(j.right, row, env, &mut |r| {

@@ -14,7 +14,11 @@
 //! with the left side's slots bound, so its ON terms key its lookups) —
 //! unless a term of the group rejects its NULL-extended rows, in which
 //! case it is an inner join (`simplify_outer`). ON clauses are split
-//! into their AND terms.
+//! into their AND terms. A semi- or anti-join member runs by index
+//! lookups, by a hash table, or as the subquery term it came from,
+//! whichever `semicost.rs` estimates cheapest.
+
+mod semicost;
 
 use quire_engine::row::Collation;
 
@@ -140,14 +144,22 @@ impl Planner<'_, '_> {
                 self.tree_slots(left, set);
                 self.tree_slots(right, set);
             }
+            Tree::Semi { inner, .. } => self.tree_slots(inner, set),
         }
     }
 
     fn on_slots(t: &Tree, out: &mut Vec<usize>) {
-        if let Tree::Join { left, right, on, .. } = t {
-            on.iter().for_each(|x| slots(x, out));
-            Self::on_slots(left, out);
-            Self::on_slots(right, out);
+        match t {
+            Tree::Leaf(_) => {}
+            Tree::Join { left, right, on, .. } => {
+                on.iter().for_each(|x| slots(x, out));
+                Self::on_slots(left, out);
+                Self::on_slots(right, out);
+            }
+            Tree::Semi { inner, on, .. } => {
+                on.iter().for_each(|x| slots(x, out));
+                Self::on_slots(inner, out);
+            }
         }
     }
 
@@ -193,27 +205,43 @@ impl Planner<'_, '_> {
         let straight = self.flatten(tree, &mut units, &mut pool);
         let straight = self.simplify_outer(&mut units, &mut pool) || straight;
         let order = if straight { (0..units.len()).collect() } else { self.order(&units, &pool, bound) };
+        let mut order = self.keep_subqueries(&mut units, &mut pool, order, bound);
+        // A semi-join filters the rows of the members before it: some
+        // member comes first (nothing reads a semi-join's slots, so any
+        // other member may).
+        if let Some(p) = order.iter().position(|&u| semi_kind(&units[u]).is_none()) {
+            let u = order.remove(p);
+            order.insert(0, u);
+        }
         let mut units: Vec<Option<Unit>> = units.into_iter().map(Some).collect();
         let mut pool: Vec<Option<Expr>> = pool.into_iter().map(Some).collect();
         let mut avail = bound.clone();
         let mut node: Option<Node> = None;
+        let mut card = 1.0;
         for u in order {
             let unit = units[u].take().expect("each unit placed once");
+            let semi = semi_kind(&unit);
             let mut after = avail.clone();
             after.add(&unit.slots);
+            // Terms of the pool never read a semi-join's slots (its own
+            // terms are in it): none is placed at one.
+            let covering = if semi.is_some() { &avail } else { &after };
             let here: Vec<Expr> = pool
                 .iter_mut()
-                .filter(|t| t.as_ref().is_some_and(|t| after.covers(t)))
+                .filter(|t| t.as_ref().is_some_and(|t| covering.covers(t)))
                 .filter_map(Option::take)
                 .collect();
-            let n = self.unit(unit, here, &avail);
+            let (_, out) = self.step(&unit, &here, &avail, card);
+            let right_slots = if semi.is_some() { ranges(&unit.slots) } else { Vec::new() };
+            let n = self.unit(unit, here, &avail, card);
+            card = out;
             node = Some(match node {
                 None => n,
                 Some(prev) => Node::Join {
-                    kind: JoinKind::Inner,
+                    kind: semi.unwrap_or(JoinKind::Inner),
                     left: Box::new(prev),
                     right: Box::new(n),
-                    right_slots: Vec::new(),
+                    right_slots,
                 },
             });
             avail = after;
@@ -226,6 +254,35 @@ impl Planner<'_, '_> {
         } else {
             Node::Filter { input: Box::new(node), terms: rest }
         }
+    }
+
+    /// Takes out of `order` the semi- and anti-join members that cost
+    /// less as the subquery they came from (`semicost.rs`), putting their
+    /// terms back in `pool`, where they are placed as any term is.
+    fn keep_subqueries(
+        &self,
+        units: &mut [Unit],
+        pool: &mut Vec<Expr>,
+        order: Vec<usize>,
+        bound: &SlotSet,
+    ) -> Vec<usize> {
+        let mut avail = bound.clone();
+        let mut card = 1.0;
+        let mut kept = Vec::with_capacity(order.len());
+        for u in order {
+            let (_, out) = self.step(&units[u], pool, &avail, card);
+            // The term filters as the semi-join would have.
+            let card_before = std::mem::replace(&mut card, out);
+            if self.semi_choice(&units[u], &avail, card_before).1 == semicost::Strategy::Subquery {
+                if let Tree::Semi { sub: Some(t), .. } = &mut units[u].tree {
+                    pool.push(std::mem::replace(&mut **t, Expr::Lit(quire_engine::row::Value::Null)));
+                    continue;
+                }
+            }
+            avail.add(&units[u].slots);
+            kept.push(u);
+        }
+        kept
     }
 
     /// Outer-join simplification (MySQL's): a LEFT join member whose
@@ -258,12 +315,24 @@ impl Planner<'_, '_> {
         }
     }
 
-    /// Plans one unit with the terms evaluable once it is joined.
-    fn unit(&mut self, unit: Unit, here: Vec<Expr>, avail: &SlotSet) -> Node {
+    /// Plans one unit with the terms evaluable once it is joined (`card`:
+    /// the rows estimated before it).
+    fn unit(&mut self, unit: Unit, here: Vec<Expr>, avail: &SlotSet, card: f64) -> Node {
         match unit.tree {
             Tree::Leaf(i) => {
-                self.leaf(i, here, avail);
+                self.leaf(i, here, avail, false);
                 Node::Leaf(i)
+            }
+            Tree::Semi { inner, on, .. } => {
+                debug_assert!(here.is_empty(), "no pool term reads a semi-join's slots");
+                // One inner table: an index keyed by the outer row, or a
+                // hash table on the equality, whichever costs less.
+                if let Tree::Leaf(i) = *inner {
+                    let (_, how) = self.semi_leaf(i, &on, avail, card);
+                    self.leaf(i, on, avail, how == semicost::Strategy::Hash);
+                    return Node::Leaf(i);
+                }
+                self.group(*inner, on, avail)
             }
             Tree::Join { kind: JoinKind::Left, left, right, on, .. } => {
                 let mut left_slots = avail.clone();
@@ -284,37 +353,27 @@ impl Planner<'_, '_> {
                     Node::Filter { input: Box::new(j), terms: after }
                 }
             }
-            Tree::Join { kind: JoinKind::Inner, .. } => unreachable!("inner joins are flattened"),
+            Tree::Join { .. } => unreachable!("inner joins are flattened"),
         }
     }
 
-    /// Sets a source's access path, filter and hash keys from its terms.
-    fn leaf(&mut self, i: usize, terms: Vec<Expr>, avail: &SlotSet) {
+    /// Sets a source's access path, filter and hash keys from its terms;
+    /// `prefer_hash`: a hash table on an equality with the slots bound
+    /// before it rather than an index keyed by them (a semi-join's
+    /// choice, `semi_costs`).
+    fn leaf(&mut self, i: usize, terms: Vec<Expr>, avail: &SlotSet, prefer_hash: bool) {
         let (offset, width) = (self.sources[i].offset, self.sources[i].width);
         let own = |k: usize| k >= offset && k < offset + width;
-        let access = self.access_for(i, &terms, avail);
+        let pairs = self.hash_pairs(i, &terms, avail);
+        let access = if prefer_hash && !pairs.is_empty() {
+            self.access_for(i, &terms, &self.empty())
+        } else {
+            self.access_for(i, &terms, avail)
+        };
         let mut access_slots = Vec::new();
         access_exprs(&access, &mut |e| slots(e, &mut access_slots));
         let independent = access_slots.is_empty();
-        let mut hash_keys = Vec::new();
-        if independent {
-            for t in &terms {
-                let Expr::Bin(BinOp::Eq, l, r) = t else { continue };
-                let (ls, rs) = (slots_of(l), slots_of(r));
-                let mine = |s: &[usize]| !s.is_empty() && s.iter().all(|&k| own(k));
-                let before = |s: &[usize]| !s.is_empty() && s.iter().all(|&k| avail.has(k) && !own(k));
-                let pair = if mine(&ls) && before(&rs) {
-                    ((**l).clone(), (**r).clone())
-                } else if mine(&rs) && before(&ls) {
-                    ((**r).clone(), (**l).clone())
-                } else {
-                    continue;
-                };
-                if self.hashable(&pair.0, &pair.1) {
-                    hash_keys.push(pair);
-                }
-            }
-        }
+        let hash_keys = if independent { pairs } else { Vec::new() };
         let local: Vec<Expr> = terms.iter().filter(|t| slots_of(t).iter().all(|&k| own(k))).cloned().collect();
         let filter: Vec<Expr> = if hash_keys.is_empty() {
             terms
@@ -328,6 +387,31 @@ impl Planner<'_, '_> {
         s.hash_keys = hash_keys;
         s.local = local;
         s.filter = filter;
+    }
+
+    /// The equalities of `terms` between source `i` and the slots bound
+    /// before it that a hash table can answer: (its side, the other).
+    fn hash_pairs(&self, i: usize, terms: &[Expr], avail: &SlotSet) -> Vec<(Expr, Expr)> {
+        let (offset, width) = (self.sources[i].offset, self.sources[i].width);
+        let own = |k: usize| k >= offset && k < offset + width;
+        let mut pairs = Vec::new();
+        for t in terms {
+            let Expr::Bin(BinOp::Eq, l, r) = t else { continue };
+            let (ls, rs) = (slots_of(l), slots_of(r));
+            let mine = |s: &[usize]| !s.is_empty() && s.iter().all(|&k| own(k));
+            let before = |s: &[usize]| !s.is_empty() && s.iter().all(|&k| avail.has(k) && !own(k));
+            let pair = if mine(&ls) && before(&rs) {
+                ((**l).clone(), (**r).clone())
+            } else if mine(&rs) && before(&ls) {
+                ((**r).clone(), (**l).clone())
+            } else {
+                continue;
+            };
+            if self.hashable(&pair.0, &pair.1) {
+                pairs.push(pair);
+            }
+        }
+        pairs
     }
 
     /// The access path of a table source from the terms on it.
@@ -440,6 +524,11 @@ impl Planner<'_, '_> {
             let s = slots_of(e);
             !s.is_empty() && s.iter().all(|&k| u.slots.has(k))
         };
+        if let Tree::Semi { .. } = &u.tree {
+            // A semi-join keeps some of the rows before it, each once.
+            let (cost, _) = self.semi_choice(u, avail, card);
+            return (cost, (card * SEMI_FILTER).max(1.0));
+        }
         let (access, rows, lookup) = match u.tree {
             Tree::Leaf(i) => match &self.sources[i].kind {
                 SourceKind::Table(t) => {
@@ -507,6 +596,18 @@ fn null_if_null(e: &Expr, set: &SlotSet) -> bool {
         Expr::Bin(_, l, r) => null_if_null(l, set) || null_if_null(r, set),
         Expr::Not(x) | Expr::Neg(x) | Expr::Collate(_, x) => null_if_null(x, set),
         _ => false,
+    }
+}
+
+/// The share of rows a semi- or anti-join is assumed to keep.
+const SEMI_FILTER: f64 = 0.5;
+
+/// A semi- or anti-join member's join kind.
+fn semi_kind(u: &Unit) -> Option<JoinKind> {
+    match u.tree {
+        Tree::Semi { anti: false, .. } => Some(JoinKind::Semi),
+        Tree::Semi { anti: true, .. } => Some(JoinKind::Anti),
+        _ => None,
     }
 }
 

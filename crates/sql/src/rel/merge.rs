@@ -152,10 +152,20 @@ pub(super) fn keep(
 fn on_terms(t: &Tree) -> Vec<&Expr> {
     let mut out = Vec::new();
     fn rec<'a>(t: &'a Tree, out: &mut Vec<&'a Expr>) {
-        if let Tree::Join { left, right, on, .. } = t {
-            out.extend(on.iter());
-            rec(left, out);
-            rec(right, out);
+        match t {
+            Tree::Leaf(_) => {}
+            Tree::Join { left, right, on, .. } => {
+                out.extend(on.iter());
+                rec(left, out);
+                rec(right, out);
+            }
+            // A semi-join's own terms, and the subquery term it may run
+            // as instead (with the captures that make it correlated).
+            Tree::Semi { inner, on, sub, .. } => {
+                out.extend(on.iter());
+                out.extend(sub.as_deref());
+                rec(inner, out);
+            }
         }
     }
     rec(t, &mut out);
@@ -202,6 +212,7 @@ fn nullable_leaves(t: &Tree, under: bool, out: &mut Vec<usize>) {
             nullable_leaves(left, under, out);
             nullable_leaves(right, under || *kind == JoinKind::Left, out);
         }
+        Tree::Semi { inner, .. } => nullable_leaves(inner, under, out),
     }
 }
 
@@ -406,6 +417,13 @@ fn renumber(t: Tree, first: usize, base: usize) -> Result<Tree> {
             on: on.iter().map(|x| shift(x, base)).collect::<Result<_>>()?,
             straight,
         },
+        // `keep` refused a correlated `sub`, so shifting is sound.
+        Tree::Semi { anti, inner, on, sub } => Tree::Semi {
+            anti,
+            inner: Box::new(renumber(*inner, first, base)?),
+            on: on.iter().map(|x| shift(x, base)).collect::<Result<_>>()?,
+            sub: sub.map(|x| shift(&x, base).map(Box::new)).transpose()?,
+        },
     })
 }
 
@@ -433,6 +451,16 @@ fn place(t: Tree, fates: &mut [Fate], pending: &mut Vec<Expr>, sub: &dyn Fn(Expr
                 place(*right, fates, pending, sub)?
             };
             Tree::Join { kind, left: Box::new(left), right: Box::new(right), on, straight }
+        }
+        // A merged block inside a semi-join's inner side: its WHERE
+        // restricts the inner rows, so it joins the semi-join's terms.
+        Tree::Semi { anti, inner, on, sub: term } => {
+            let mut on: Vec<Expr> = on.into_iter().map(sub).collect::<Result<_>>()?;
+            let mut mine = Vec::new();
+            let inner = place(*inner, fates, &mut mine, sub)?;
+            on.extend(mine);
+            let term = term.map(|x| sub(*x).map(Box::new)).transpose()?;
+            Tree::Semi { anti, inner: Box::new(inner), on, sub: term }
         }
     })
 }

@@ -39,6 +39,7 @@ mod join;
 mod merge;
 mod rollup;
 mod select;
+mod semijoin;
 mod spill;
 pub mod window;
 
@@ -131,7 +132,7 @@ pub struct SetOpPlan {
 }
 
 /// Where a block's rows come from.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum SourceKind {
     Table(TableRef),
     /// A derived table or a reference to a common table expression:
@@ -143,7 +144,7 @@ pub enum SourceKind {
 }
 
 /// One FROM item, its slots `offset .. offset + width` of the block's row.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Source {
     pub kind: SourceKind,
     /// The name columns are qualified by (alias or table name).
@@ -170,6 +171,12 @@ pub enum JoinKind {
     Inner,
     /// LEFT OUTER (RIGHT joins are bound as LEFT joins, sides swapped).
     Left,
+    /// Each left row at most once, when the right side has a row for it
+    /// (`EXISTS`, `IN`: `semijoin.rs`).
+    Semi,
+    /// Each left row for which the right side has no row (`NOT EXISTS`,
+    /// `NOT IN` over NOT NULL columns).
+    Anti,
 }
 
 /// The join tree of a block.
@@ -224,6 +231,9 @@ pub struct Block {
     /// Its parts before join planning, when it is a derived table's block
     /// that the block reading it may merge (`merge.rs`).
     pub merge: Option<Box<merge::Mergeable>>,
+    /// A subquery's block that the block around it may take in as a
+    /// semi-join: its FROM and WHERE as bound (`semijoin.rs`).
+    pub pullable: Option<Box<semijoin::Pullable>>,
 }
 
 /// A subquery of an expression: its plan and what it reads of the rows

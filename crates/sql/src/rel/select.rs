@@ -232,27 +232,34 @@ impl Binder<'_> {
             order = order.into_iter().map(|(x, d)| Ok((re(x)?, d))).collect::<Result<_>>()?;
             windows.map_exprs(&mut |x| re(x))?;
         }
-        // Comparisons on columns of another collation than the default.
-        let colls = level.slot_colls.clone();
-        windows.set_collations(&colls);
-        // Constants compared with YEAR / ENUM / SET columns (`compare_const`),
-        // then derived collations (`coercion`): 1267 here, before any row is read.
-        let slots: Vec<_> = level.slot_meta.iter().zip(&colls).map(|(m, c)| crate::coercion::slot_of(*m, *c)).collect();
-        let types = level.slot_types.clone();
-        let coll = |x: Expr| crate::coercion::bind(crate::compare_const::rewrite(x, &types, &colls), &slots);
-        let items: Vec<Expr> = exprs.into_iter().map(coll).collect::<Result<_>>()?;
-        let having = having.map(coll).transpose()?;
-        let order: Vec<(Expr, bool)> = order.into_iter().map(|(x, d)| Ok((coll(x)?, d))).collect::<Result<_>>()?;
-        let key = |x: &Expr| crate::coercion::key_collation(x, &slots);
-        let order_colls = order.iter().map(|(x, _)| key(x)).collect();
-        let group_colls = group_by.iter().map(key).collect();
-        let item_colls = items.iter().map(key).collect();
-        let agg_colls = aggs.iter().map(|a| a.arg.as_ref().map_or(Collation::Utf8mb4GeneralCi, key)).collect();
+        // WHERE and ON over the block's own slots, before semi-joins add
+        // the subqueries' (`SlotBind`).
+        let own = SlotBind::of(level);
         let terms: Vec<Expr> = match filter {
-            Some(f) => and_terms(&coll(f)?).into_iter().cloned().collect(),
+            Some(f) => and_terms(&own.bind(f)?).into_iter().cloned().collect(),
             None => Vec::new(),
         };
-        let tree = tree.map(|t| bind_on(t, &coll)).transpose()?;
+        let tree = tree.map(|t| bind_on(t, &|x| own.bind(x))).transpose()?;
+        // IN / EXISTS terms become semi-joins: their tables join the
+        // block's, their slots after its own. Not under FOR UPDATE /
+        // FOR SHARE, which would lock the subquery's rows too.
+        let (mut tree, mut terms) = (tree, terms);
+        if lock.is_none() {
+            super::semijoin::pull_up(self.level(), &mut sources, &mut tree, &mut terms)?;
+        }
+        let at = self.levels.len();
+        let is_subquery = at >= 2 && self.levels[at - 2].kind == LevelKind::Subquery;
+        let level = self.levels.last().expect("the block's level");
+        windows.set_collations(&level.slot_colls);
+        let sb = SlotBind::of(level);
+        let items: Vec<Expr> = exprs.into_iter().map(|x| sb.bind(x)).collect::<Result<_>>()?;
+        let having = having.map(|x| sb.bind(x)).transpose()?;
+        let order: Vec<(Expr, bool)> = order.into_iter().map(|(x, d)| Ok((sb.bind(x)?, d))).collect::<Result<_>>()?;
+        let order_colls = order.iter().map(|(x, _)| sb.key(x)).collect();
+        let group_colls = group_by.iter().map(|x| sb.key(x)).collect();
+        let item_colls = items.iter().map(|x| sb.key(x)).collect();
+        let agg_colls =
+            aggs.iter().map(|a| a.arg.as_ref().map_or(Collation::Utf8mb4GeneralCi, |x| sb.key(x))).collect();
         let mut items = items;
         let mut group_by = group_by;
         let mut having = having;
@@ -260,7 +267,7 @@ impl Binder<'_> {
         let mut order_colls = order_colls;
         // A derived table's block keeps its unplanned parts for the block
         // that reads it to merge (`merge.rs`); a block merges the derived
-        // blocks it reads.
+        // blocks it reads (those pulled in as semi-joins too).
         let level = self.levels.last_mut().expect("the block's level");
         let (mut sources, tree, terms) = merge::merge_into(
             merge::Outer {
@@ -299,11 +306,14 @@ impl Binder<'_> {
         } else {
             None
         };
+        // A subquery's block keeps its FROM and WHERE, as merged, for the
+        // block around it to pull in as a semi-join (`semijoin.rs`).
+        let pre = if is_subquery { tree.clone().map(|t| (t, terms.clone())) } else { None };
         let level = self.levels.last().expect("the block's level");
         let colls = level.slot_colls.clone();
         let width = colls.len();
         let (tree, filter) = join::plan(&mut sources, tree, terms, level, &colls);
-        Ok(Block {
+        let mut block = Block {
             sources,
             tree,
             width,
@@ -327,7 +337,10 @@ impl Binder<'_> {
             lock_wait: Default::default(),
             fd,
             merge: keep,
-        })
+            pullable: None,
+        };
+        block.pullable = pre.and_then(|(t, terms)| super::semijoin::keep(&block, t, terms, level));
+        Ok(block)
     }
 
     /// What the block's sources, WHERE and inner joins' ON say about
@@ -462,6 +475,32 @@ fn force_straight(t: &mut Tree) {
         }
         force_straight(left);
         force_straight(right);
+    }
+}
+
+/// How a block's expressions are bound to its slots: constants compared
+/// with YEAR / ENUM / SET columns are read as the column reads them
+/// (`compare_const`), then collations are derived (`coercion`; 1267 here,
+/// before any row is read).
+struct SlotBind {
+    slots: Vec<crate::coercion::Dt>,
+    types: Vec<Option<quire_engine::row::ColumnType>>,
+    colls: Vec<Collation>,
+}
+
+impl SlotBind {
+    fn of(level: &super::bind::Level) -> SlotBind {
+        let colls = level.slot_colls.clone();
+        let slots = level.slot_meta.iter().zip(&colls).map(|(m, c)| crate::coercion::slot_of(*m, *c)).collect();
+        SlotBind { slots, types: level.slot_types.clone(), colls }
+    }
+
+    fn bind(&self, x: Expr) -> Result<Expr> {
+        crate::coercion::bind(crate::compare_const::rewrite(x, &self.types, &self.colls), &self.slots)
+    }
+
+    fn key(&self, x: &Expr) -> Collation {
+        crate::coercion::key_collation(x, &self.slots)
     }
 }
 
