@@ -272,3 +272,79 @@ fn correlated_in_over_few_values_stays_a_subquery_when_that_costs_less() {
         assert_eq!(sorted(answer(&mut c, sql)), sorted(answer(&mut mc, sql)), "{sql}");
     }
 }
+
+/// `optimizer_switch`'s semi-join flags choose the strategy
+/// (`semijoin`, `firstmatch`, `materialization`) and `block_nested_loop`
+/// the hash join; the answers stay MariaDB's under each; flags that ask
+/// for a strategy quire lacks are refused, not ignored.
+#[test]
+fn optimizer_switch_flags_choose_the_strategies_they_name() {
+    let m = MariaDb::get();
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("semij_switch");
+    let mut mc = m.fresh_db("semij_switch");
+    for s in schema() {
+        c.query_drop(&s).unwrap();
+        mc.query_drop(s).unwrap();
+    }
+    c.query_drop("ANALYZE TABLE o, i, h, nn_o, nn_i").unwrap();
+    let point = "SELECT o.id FROM o WHERE o.id = 5 AND EXISTS (SELECT 1 FROM i WHERE i.k = o.k)";
+    let scan = "SELECT o.id FROM o WHERE o.k IN (SELECT k FROM h)";
+    let join = "SELECT o.id, h.id FROM o JOIN h ON h.k = o.k";
+    let set = |c: &mut mysql::Conn, flags: &str| c.query_drop(format!("SET optimizer_switch = '{flags}'")).unwrap();
+
+    // semijoin=off: every IN / EXISTS stays a subquery.
+    set(&mut c, "semijoin=off");
+    let lines = explained(&mut c, point);
+    assert_eq!(lines[1].1, "DEPENDENT SUBQUERY", "{lines:?}");
+    assert!(!tree(&mut c, scan).contains("semijoin"));
+    // A cached plan made under other flags is not reused.
+    set(&mut c, "default");
+    assert!(explained(&mut c, point)[1].2.contains("FirstMatch(o)"));
+
+    // firstmatch=off: the lookup per outer row is not used; the key set /
+    // hash table is.
+    set(&mut c, "firstmatch=off");
+    let t = tree(&mut c, point);
+    assert!(t.contains("Hash semijoin") || !t.contains("semijoin"), "{t}");
+    assert!(!explained(&mut c, point).iter().any(|l| l.2.contains("FirstMatch")));
+    // materialization=off: no key set or hash table for a semi-join.
+    set(&mut c, "default,materialization=off");
+    let t = tree(&mut c, scan);
+    assert!(!t.contains("Hash semijoin"), "{t}");
+    // Both off: no semi-join strategy left; the subquery runs.
+    set(&mut c, "default,firstmatch=off,materialization=off");
+    assert!(!tree(&mut c, point).contains("semijoin"));
+
+    // block_nested_loop=off: no hash join.
+    set(&mut c, "default");
+    assert!(tree(&mut c, join).contains("hash join") || tree(&mut c, join).contains("Hash"), "{}", tree(&mut c, join));
+    set(&mut c, "block_nested_loop=off");
+    let t = tree(&mut c, join);
+    assert!(!t.contains("hash join") && !t.contains("Inner hash"), "{t}");
+
+    // The answers do not change with the flags.
+    for flags in [
+        "default",
+        "semijoin=off",
+        "default,firstmatch=off",
+        "default,materialization=off",
+        "default,block_nested_loop=off",
+    ] {
+        set(&mut c, flags);
+        for sql in QUERIES {
+            assert_eq!(sorted(answer(&mut c, sql)), sorted(answer(&mut mc, sql)), "{sql} under {flags}");
+        }
+    }
+
+    // Strategies quire lacks: refused when asked for, the value unchanged.
+    set(&mut c, "default");
+    for flag in ["batched_key_access", "subquery_to_derived", "hypergraph_optimizer"] {
+        let e = c.query_drop(format!("SET optimizer_switch = '{flag}=on'")).unwrap_err();
+        assert_eq!(oracle::err_code(&e), 1235, "{flag}");
+    }
+    let v: String = c.query_first("SELECT @@optimizer_switch").unwrap().unwrap();
+    assert!(v.contains("batched_key_access=off"), "{v}");
+    // What quire never does anyway may be turned off.
+    set(&mut c, "mrr=off,index_merge=off,skip_scan=off,use_invisible_indexes=on");
+}

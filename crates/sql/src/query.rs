@@ -81,11 +81,11 @@ pub trait Resolver {
     fn view_as(&self, _name: &ast::ObjectName, _user: Option<&str>) -> Result<Option<crate::view::ViewRef>> {
         Ok(None)
     }
-    /// `optimizer_switch`'s `derived_merge`: whether derived tables, CTE
-    /// references and views may be merged into the block reading them
-    /// (`rel::merge`).
-    fn derived_merge(&self) -> bool {
-        true
+    /// `optimizer_switch`'s flags that choose plans: derived tables, CTE
+    /// references and views merged into the block reading them
+    /// (`rel::merge`), semi-joins and their strategies, hash joins.
+    fn switch(&self) -> crate::optimizer_switch::Switch {
+        crate::optimizer_switch::Switch::DEFAULT
     }
 }
 

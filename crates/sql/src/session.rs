@@ -418,13 +418,13 @@ pub(crate) struct SessionResolver<'a> {
     /// Every table resolved, under the name it was used by (LOCK TABLES
     /// checks a plan against them: `table_lock.rs`).
     used: RefCell<Vec<crate::table_lock::TableUse>>,
-    /// `optimizer_switch`'s `derived_merge` (`rel::merge`).
-    derived_merge: bool,
+    /// `optimizer_switch`'s flags that choose plans.
+    switch: crate::optimizer_switch::Switch,
 }
 
 impl Resolver for SessionResolver<'_> {
-    fn derived_merge(&self) -> bool {
-        self.derived_merge
+    fn switch(&self) -> crate::optimizer_switch::Switch {
+        self.switch
     }
 
     fn resolve(&self, name: &ast::ObjectName, alias: Option<String>) -> Result<TableRef> {
@@ -873,7 +873,7 @@ impl Session {
             user: &self.user,
             temps: &self.temps,
             used: Default::default(),
-            derived_merge: self.vars.derived_merge(),
+            switch: self.vars.switch(),
         }
     }
 
@@ -1076,10 +1076,8 @@ impl Session {
         } else {
             self.temps.cache_scope(&self.user, self.db.as_deref().unwrap_or(""), self.connection_id)
         };
-        // Plans made with `derived_merge=off` (`rel::merge`) are their own.
-        if !self.vars.derived_merge() {
-            scope.push_str("\u{0}no derived_merge");
-        }
+        // Plans made under other `optimizer_switch` flags are their own.
+        scope.push_str(&self.vars.switch().cache_tag());
         let key = (scope, if whole { sql.to_string() } else { String::new() });
         let cached = if whole { self.shared.plans.read().get(&key).cloned() } else { None };
         if let Some(c) = cached {

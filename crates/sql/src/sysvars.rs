@@ -183,6 +183,19 @@ pub struct VarError {
 }
 
 impl VarError {
+    /// 1235 for an `optimizer_switch` value that turns on a strategy quire
+    /// lacks (`optimizer_switch::unsupported`): refused, not ignored.
+    fn switch_supported(value: &str) -> Result<(), VarError> {
+        match crate::optimizer_switch::unsupported(value) {
+            None => Ok(()),
+            Some(flag) => Err(VarError {
+                code: 1235,
+                state: "42000",
+                message: format!("This version of quire doesn't yet support 'optimizer_switch flag {flag}=on'"),
+            }),
+        }
+    }
+
     /// 1193 `ER_UNKNOWN_SYSTEM_VARIABLE`.
     pub fn unknown(name: &str) -> Self {
         Self { code: 1193, state: "HY000", message: format!("Unknown system variable '{name}'") }
@@ -345,9 +358,9 @@ impl VarDef {
             },
             VarKind::OptimizerSwitch => {
                 let t = text.ok_or_else(|| VarError::wrong_type(name))?;
-                crate::optimizer_switch::apply(crate::optimizer_switch::DEFAULT, t)
-                    .map(VarValue::Str)
-                    .ok_or_else(wrong_value)
+                let v = crate::optimizer_switch::apply(crate::optimizer_switch::DEFAULT, t).ok_or_else(wrong_value)?;
+                VarError::switch_supported(&v)?;
+                Ok(VarValue::Str(v))
             }
             VarKind::Str => match value {
                 VarValue::Str(s) => Ok(VarValue::Str(s.clone())),
@@ -364,9 +377,10 @@ fn relative(def: &VarDef, current: Option<&VarValue>, value: &VarValue) -> Resul
     match (def.kind, value) {
         (VarKind::OptimizerSwitch, VarValue::Str(t)) => {
             let current = current.and_then(VarValue::as_str).unwrap_or(crate::optimizer_switch::DEFAULT);
-            crate::optimizer_switch::apply(current, t)
-                .map(VarValue::Str)
-                .ok_or_else(|| VarError::wrong_value(def.name, &value.display()))
+            let v = crate::optimizer_switch::apply(current, t)
+                .ok_or_else(|| VarError::wrong_value(def.name, &value.display()))?;
+            VarError::switch_supported(&v)?;
+            Ok(VarValue::Str(v))
         }
         _ => Ok(value.clone()),
     }
@@ -1058,8 +1072,8 @@ struct Hot {
     net_write_timeout_secs: u64,
     /// `time_zone` as seconds east of UTC, or `timezone::NAMED`.
     time_zone_offset: i32,
-    /// `optimizer_switch`'s `derived_merge`.
-    derived_merge: bool,
+    /// `optimizer_switch`'s flags that choose plans.
+    switch: crate::optimizer_switch::Switch,
 }
 
 impl SessionVars {
@@ -1088,17 +1102,17 @@ impl SessionVars {
                 .get("time_zone")
                 .and_then(VarValue::as_str)
                 .map_or(0, crate::timezone::hot_offset),
-            derived_merge: self
+            switch: self
                 .values
                 .get("optimizer_switch")
                 .and_then(VarValue::as_str)
-                .is_none_or(crate::optimizer_switch::derived_merge),
+                .map_or(crate::optimizer_switch::Switch::DEFAULT, crate::optimizer_switch::Switch::of),
         };
     }
 
-    /// Whether `optimizer_switch` says `derived_merge=on`.
-    pub fn derived_merge(&self) -> bool {
-        self.hot.derived_merge
+    /// `optimizer_switch`'s flags that choose plans.
+    pub fn switch(&self) -> crate::optimizer_switch::Switch {
+        self.hot.switch
     }
 
     /// The session value; `None` for unknown and global-only variables

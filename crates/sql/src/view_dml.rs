@@ -117,8 +117,8 @@ impl Rights<'_> {
 }
 
 impl Resolver for Rights<'_> {
-    fn derived_merge(&self) -> bool {
-        self.inner.derived_merge()
+    fn switch(&self) -> crate::optimizer_switch::Switch {
+        self.inner.switch()
     }
     fn resolve(&self, name: &ast::ObjectName, alias: Option<String>) -> Result<TableRef> {
         self.inner.resolve_as(name, alias, self.user.as_deref())

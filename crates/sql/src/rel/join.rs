@@ -20,6 +20,7 @@
 
 mod semicost;
 
+use crate::optimizer_switch::Switch;
 use quire_engine::row::Collation;
 
 use super::bind::{Level, Tree};
@@ -110,9 +111,10 @@ pub(super) fn plan(
     terms: Vec<Expr>,
     level: &Level,
     colls: &[Collation],
+    switch: Switch,
 ) -> (Option<Node>, Vec<Expr>) {
     let Some(tree) = tree else { return (None, terms) };
-    let mut p = Planner { sources, level, colls };
+    let mut p = Planner { sources, level, colls, switch };
     let none = SlotSet(vec![false; colls.len()]);
     (Some(p.group(tree, terms, &none)), Vec::new())
 }
@@ -121,6 +123,8 @@ struct Planner<'s, 'l> {
     sources: &'s mut [Source],
     level: &'l Level,
     colls: &'l [Collation],
+    /// `optimizer_switch`'s flags that choose strategies.
+    switch: Switch,
 }
 
 /// A member of an inner-join group: a source, or an outer join.
@@ -364,7 +368,10 @@ impl Planner<'_, '_> {
     fn leaf(&mut self, i: usize, terms: Vec<Expr>, avail: &SlotSet, prefer_hash: bool) {
         let (offset, width) = (self.sources[i].offset, self.sources[i].width);
         let own = |k: usize| k >= offset && k < offset + width;
-        let pairs = self.hash_pairs(i, &terms, avail);
+        // `block_nested_loop=off`: no hash join (a semi-join's key set or
+        // hash table is `materialization`'s, chosen in `semicost`).
+        let pairs =
+            if prefer_hash || self.switch.block_nested_loop { self.hash_pairs(i, &terms, avail) } else { Vec::new() };
         let access = if prefer_hash && !pairs.is_empty() {
             self.access_for(i, &terms, &self.empty())
         } else {
@@ -554,7 +561,7 @@ impl Planner<'_, '_> {
             let before = |s: &[usize]| !s.is_empty() && s.iter().all(|&k| avail.has(k));
             (mine(&ls) && before(&rs)) || (mine(&rs) && before(&ls))
         });
-        if matches!(access, Access::Full) && joins_bound {
+        if matches!(access, Access::Full) && joins_bound && self.switch.block_nested_loop {
             // A hash table: built once, probed per outer row.
             let matches = (filtered * cost::FILTER_EQUALITY).max(1.0);
             return (rows + card, card * matches);

@@ -244,7 +244,7 @@ impl Binder<'_> {
         // block's, their slots after its own. Not under FOR UPDATE /
         // FOR SHARE, which would lock the subquery's rows too.
         let (mut tree, mut terms) = (tree, terms);
-        if lock.is_none() {
+        if lock.is_none() && self.resolver.switch().semijoins() {
             super::semijoin::pull_up(self.level(), &mut sources, &mut tree, &mut terms)?;
         }
         let at = self.levels.len();
@@ -287,7 +287,7 @@ impl Binder<'_> {
         )?;
         let under_barrier = self.levels.len() >= 2
             && self.levels[self.levels.len() - 2].kind == LevelKind::Barrier
-            && self.resolver.derived_merge();
+            && self.resolver.switch().derived_merge;
         let keep = if under_barrier {
             merge::keep(
                 &sources,
@@ -312,7 +312,7 @@ impl Binder<'_> {
         let level = self.levels.last().expect("the block's level");
         let colls = level.slot_colls.clone();
         let width = colls.len();
-        let (tree, filter) = join::plan(&mut sources, tree, terms, level, &colls);
+        let (tree, filter) = join::plan(&mut sources, tree, terms, level, &colls, self.resolver.switch());
         let mut block = Block {
             sources,
             tree,

@@ -42,8 +42,17 @@ impl Planner<'_, '_> {
             Tree::Leaf(i) => self.semi_leaf(i, on, avail, card),
             _ => (card * cost::UNKNOWN_ROWS, Strategy::Lookup),
         };
+        // `optimizer_switch`: FirstMatch is `firstmatch`'s, the key set
+        // and hash table `materialization`'s; a term whose strategy is
+        // off runs as its subquery (a semi-join pulled up from a
+        // subquery's own, which has no term, keeps it).
+        let allowed = match joined.1 {
+            Strategy::Lookup => self.switch.firstmatch,
+            Strategy::Hash => self.switch.materialization,
+            Strategy::Subquery => true,
+        };
         match sub.as_deref().map(|t| self.subquery_cost(t, card)) {
-            Some(c) if c < joined.0 => (c, Strategy::Subquery),
+            Some(c) if c < joined.0 || !allowed => (c, Strategy::Subquery),
             _ => joined,
         }
     }
@@ -98,7 +107,14 @@ impl Planner<'_, '_> {
         };
         let mut keyed = Vec::new();
         access_exprs(&a, &mut |e| slots(e, &mut keyed));
-        if keyed.is_empty() || hash < lookup {
+        let hash_first = if !self.switch.firstmatch {
+            true
+        } else if !self.switch.materialization {
+            false
+        } else {
+            keyed.is_empty() || hash < lookup
+        };
+        if hash_first {
             (hash, Strategy::Hash)
         } else {
             (lookup, Strategy::Lookup)
