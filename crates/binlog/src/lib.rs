@@ -8,7 +8,10 @@
 //!   encodes them;
 //! - `rows`: TABLE_MAP and WRITE/UPDATE/DELETE_ROWS v2;
 //! - `log`: files, index, group commit, rotation, purge;
-//! - `recover`: the torn tail of the last file cut at open.
+//! - `recover`: the torn tail of the last file cut at open;
+//! - `order`: the engine's commits in log order;
+//! - `reconcile`: the log cut back to the engine's last logged commit at
+//!   open.
 //!
 //! A crate of its own (not a module of `quire-sql`): it depends only on
 //! the engine's row types, so it builds and tests apart from the SQL
@@ -21,9 +24,11 @@ pub mod column;
 pub mod crc;
 pub mod event;
 pub mod log;
+mod order;
+pub mod reconcile;
 pub mod recover;
 pub mod rows;
 
 pub use event::{Checksum, Events, Frame, QueryEvent};
-pub use log::{BinLog, LogError, LogFile, Options, Position};
+pub use log::{file_number, BinLog, LogError, LogFile, Options, Position};
 pub use rows::{LoggedTable, RowMetadata, RowPair, RowsKind};

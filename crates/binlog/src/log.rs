@@ -16,7 +16,11 @@
 //! `sync_binlog` asks (0: never; N: every N groups); committers that
 //! arrived meanwhile wait and are carried by the next leader. A
 //! transaction's `commit` returns once its bytes are written (and synced
-//! if this group syncs), so the engine commits only what the log holds.
+//! if this group syncs), so the engine commits only what the log holds;
+//! `commit_ordered` then runs the engine's commit in log order
+//! (`order.rs`), so that the position the engine records with it names a
+//! prefix of the log, to which `open_after` cuts the log after a crash
+//! (`reconcile.rs`).
 //!
 //! **Rotation** at `max_binlog_size` or FLUSH BINARY LOGS happens at
 //! append time under the mutex: a ROTATE closes the old file in the
@@ -46,6 +50,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use parking_lot::{Condvar, Mutex};
 
 use crate::event::{self, Checksum, Events, Frame, LogicalClock, FLAGS_OFFSET, FLAG_IN_USE, MAGIC};
+use crate::order::Order;
 
 /// What opening the log needs.
 #[derive(Clone, Debug)]
@@ -76,6 +81,18 @@ pub struct LogFile {
 pub struct Position {
     pub file: String,
     pub end: u64,
+}
+
+impl Position {
+    /// The file's number (`binlog.000042` -> 42; 0 for a name without one).
+    pub fn file_number(&self) -> u32 {
+        file_number(&self.file)
+    }
+}
+
+/// The number a file name ends with (0 when it has none).
+pub fn file_number(name: &str) -> u32 {
+    name.rsplit('.').next().and_then(|n| n.parse().ok()).unwrap_or(0)
 }
 
 /// An error of the log (the SQL layer reports 1598, or what it names).
@@ -126,6 +143,8 @@ struct State {
     last_committed: i64,
     failed: Option<String>,
     files: Vec<String>,
+    /// Commit-order turns handed out (one per transaction, `order.rs`).
+    turns: u64,
 }
 
 /// The binary log.
@@ -133,6 +152,10 @@ pub struct BinLog {
     opts: Options,
     state: Mutex<State>,
     done: Condvar,
+    /// The engine's commit order (`order.rs`).
+    order: Order,
+    /// Set by [`BinLog::stop_after_engine_failure`].
+    engine_failed: std::sync::atomic::AtomicBool,
     pub sync_binlog: AtomicU64,
     pub max_size: AtomicU64,
     pub expire_secs: AtomicU64,
@@ -154,12 +177,25 @@ fn now_us() -> u64 {
 impl BinLog {
     /// Opens the log: checks and closes the last file of the index (a
     /// crash may have left it open and torn), then starts a new file.
+    /// The log is not reconciled with an engine: see [`BinLog::open_after`].
     pub fn open(opts: Options) -> LResult<BinLog> {
+        Self::open_after(opts, None)
+    }
+
+    /// As [`BinLog::open`], and first cuts the log back to `engine`, the
+    /// position of the engine's last logged commit (`reconcile.rs`).
+    /// The new file's start ([`BinLog::status`]) is what the caller
+    /// records in the engine next, so that a start of the log is a
+    /// position too.
+    pub fn open_after(opts: Options, engine: Option<(u32, u64)>) -> LResult<BinLog> {
         std::fs::create_dir_all(&opts.dir).map_err(|e| io_err("cannot create", &opts.dir, e))?;
         let mut files = read_index(&opts.index)?;
         files.retain(|f| opts.dir.join(f).exists());
         if let Some(last) = files.last() {
             crate::recover::close_torn(&opts.dir.join(last), opts.checksum)?;
+        }
+        if let Some(pos) = engine {
+            crate::reconcile::reconcile(&opts.dir, &files, pos)?;
         }
         let next = files.last().and_then(|f| f.rsplit('.').next()?.parse::<u32>().ok()).unwrap_or(0) + 1;
         let name = format!("{}.{next:06}", opts.basename);
@@ -180,6 +216,7 @@ impl BinLog {
             last_committed: 0,
             failed: None,
             files,
+            turns: 0,
         };
         Ok(BinLog {
             sync_binlog: AtomicU64::new(opts.sync_binlog),
@@ -189,6 +226,8 @@ impl BinLog {
             opts,
             state: Mutex::new(st),
             done: Condvar::new(),
+            order: Order::new(),
+            engine_failed: Default::default(),
             commits: AtomicU64::new(0),
             groups: AtomicU64::new(0),
         })
@@ -204,18 +243,53 @@ impl BinLog {
 
     /// Logs one transaction (`body`: its events from BEGIN to XID, or one
     /// DDL QUERY) and returns once it is written, and synced if its group
-    /// syncs. The caller commits in the engine only after this returns.
+    /// syncs. For a caller with nothing to commit in the engine.
     pub fn commit(&self, body: Events) -> LResult<Position> {
+        self.commit_ordered(body, |p| p.clone())
+    }
+
+    /// Logs one transaction as [`BinLog::commit`], then runs `engine` (the
+    /// engine's commit of it, recording the position it is given) in log
+    /// order (`order.rs`): after every transaction logged before it ran
+    /// its own, before any logged after it. `engine` is not run when the
+    /// log failed; the transaction is then not acknowledged.
+    pub fn commit_ordered<R>(&self, body: Events, engine: impl FnOnce(&Position) -> R) -> LResult<R> {
         let mut st = self.state.lock();
         if let Some(e) = &st.failed {
             return Err(LogError(e.clone()));
         }
-        let (ticket, pos) = self.append(&mut st, body)?;
+        let (ticket, pos, turn) = self.append(&mut st, body);
+        let written = self.write_and_wait(st, ticket);
+        let _turn = self.order.wait(turn);
+        written?;
+        if self.engine_failed.load(Ordering::Acquire) {
+            return Err(LogError("an engine commit of a logged transaction failed; logging stopped".into()));
+        }
+        Ok(engine(&pos))
+    }
+
+    /// Stops the log after the engine failed to commit a transaction the
+    /// log holds (called by that commit, in its turn): every later commit
+    /// fails, including those already written and waiting for their turn,
+    /// so that the log's tail past the engine's last recorded position is
+    /// only transactions the engine lacks, which the next start cuts.
+    pub fn stop_after_engine_failure(&self, why: &str) {
+        tracing::error!("the engine could not commit a logged transaction ({why}): binary logging stops");
+        self.engine_failed.store(true, Ordering::Release);
+        let mut st = self.state.lock();
+        if st.failed.is_none() {
+            st.failed = Some(format!("an engine commit of a logged transaction failed: {why}"));
+        }
+    }
+
+    /// Carries `ticket`'s group to the file: as leader (writing every
+    /// pending transaction), or waiting for the leader that does.
+    fn write_and_wait<'a>(&'a self, mut st: parking_lot::MutexGuard<'a, State>, ticket: u64) -> LResult<()> {
         loop {
             if st.written_ticket >= ticket {
                 return match &st.failed {
                     Some(e) => Err(LogError(e.clone())),
-                    None => Ok(pos),
+                    None => Ok(()),
                 };
             }
             if st.leader {
@@ -260,8 +334,10 @@ impl BinLog {
     }
 
     /// Appends under the mutex: the GTID event, then `body`; rotates when
-    /// the file reached `max_binlog_size`.
-    fn append(&self, st: &mut State, mut body: Events) -> LResult<(u64, Position)> {
+    /// the file reached `max_binlog_size` (a rotation that fails stops
+    /// the log, invariant 3: this transaction is then not acknowledged).
+    /// Returns the write ticket, the position and the commit-order turn.
+    fn append(&self, st: &mut State, mut body: Events) -> (u64, Position, u64) {
         let f = self.frame();
         st.sequence += 1;
         let clock = LogicalClock { last_committed: st.last_committed, sequence_number: st.sequence };
@@ -284,11 +360,16 @@ impl BinLog {
         st.pending.push(Segment { file: st.cur.clone(), offset, bytes: ev.bytes, closes: false });
         st.appended_ticket += 1;
         self.commits.fetch_add(1, Ordering::Relaxed);
+        st.turns += 1;
+        let (ticket, turn) = (st.appended_ticket, st.turns);
         let pos = Position { file: st.cur.name.clone(), end: st.end };
         if st.end >= self.max_size.load(Ordering::Relaxed) {
-            self.rotate_locked(st)?;
+            if let Err(e) = self.rotate_locked(st) {
+                tracing::error!("binary log rotation failed, logging stops: {e}");
+                st.failed = Some(e.0);
+            }
         }
-        Ok((st.appended_ticket, pos))
+        (ticket, pos, turn)
     }
 
     /// Closes the current file with a ROTATE and opens the next one.

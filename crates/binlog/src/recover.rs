@@ -4,9 +4,8 @@
 //! after the last whole transaction: an XID, a DDL QUERY (a QUERY that is
 //! not `BEGIN`), or the file's header events. Then IN_USE is cleared.
 //!
-//! This recovers the log alone. The engine's side (transactions the log
-//! holds but the engine did not commit before the crash) is not
-//! reconciled yet: see docs/ARCHITECTURE.md "Binary log".
+//! This recovers the log alone; `reconcile.rs` then cuts what the engine
+//! did not commit.
 
 use std::fs::OpenOptions;
 use std::os::unix::fs::FileExt;

@@ -32,7 +32,7 @@ fn transactions_spread_over_rollback_segments_and_each_keeps_its_logs() {
     }
     // Half commit: their logs move to their own segment's history list.
     for l in logs.iter().filter(|l| l.trx % 2 == 0) {
-        rsegs.finish(&pool, l, l.trx, STATE_COMMITTED).unwrap();
+        rsegs.finish(&pool, l, l.trx, STATE_COMMITTED, None).unwrap();
     }
     let listed = |r: &RollbackSegments| {
         let mut v: Vec<(u64, usize, u8)> = r.logs(&pool).unwrap().iter().map(|i| (i.trx, i.rseg, i.state)).collect();
@@ -83,7 +83,7 @@ fn records_come_back_newest_first_and_by_roll_pointer() {
     let logs = rseg.logs(&pool).unwrap();
     assert_eq!(logs.len(), 1);
     assert_eq!((logs[0].trx, logs[0].state), (77, STATE_ACTIVE));
-    rseg.finish(&pool, &log, 5, STATE_COMMITTED).unwrap();
+    rseg.finish(&pool, &log, 5, STATE_COMMITTED, None).unwrap();
     let logs = rseg.logs(&pool).unwrap();
     assert_eq!((logs[0].state, logs[0].slot), (STATE_COMMITTED, None), "in the history list, out of its slot");
     rseg.free(&pool, &log.info(STATE_COMMITTED)).unwrap();
@@ -109,12 +109,12 @@ fn slots_bound_active_logs_only_and_the_history_list_frees_from_anywhere() {
     let rseg = RollbackSegment::create(&pool).unwrap();
     // Three times as many finished logs as there are slots: none is purged,
     // yet every transaction gets a log (the history is not in the slots).
-    let n = 3 * ((4096 - 48) / 4);
+    let n = 3 * ((4096 - 64) / 4);
     for trx in 1..=n as u64 {
         let mut log = rseg.begin(&pool, trx).unwrap();
         log.append(&pool, &payload(trx as usize)).unwrap();
         let state = if trx % 7 == 0 { undo::STATE_ROLLED_BACK } else { STATE_COMMITTED };
-        rseg.finish(&pool, &log, trx, state).unwrap();
+        rseg.finish(&pool, &log, trx, state, None).unwrap();
     }
     let logs = rseg.logs(&pool).unwrap();
     assert_eq!(logs.len(), n);
@@ -129,7 +129,8 @@ fn slots_bound_active_logs_only_and_the_history_list_frees_from_anywhere() {
     let left: Vec<u64> = rseg.logs(&pool).unwrap().iter().filter(|l| l.slot.is_none()).map(|l| l.trx).collect();
     let expect: Vec<u64> = (1..=n as u64).filter(|t| !freed.contains(t)).collect();
     assert_eq!(left, expect);
-    let slots = (4096 - 48) / 4;
+    // Slots from 48 to the binary log position field (the last 16 bytes).
+    let slots = (4096 - 64) / 4;
     assert_eq!(rseg.cached(), freed.len().min(slots), "freed logs are cached while a slot is free");
 }
 
@@ -173,4 +174,39 @@ fn an_active_undo_log_survives_a_crash() {
     for (k, (_, rec)) in back.iter().enumerate() {
         assert_eq!(*rec, payload(back.len() - 1 - k), "records are a prefix of what was appended, in order");
     }
+}
+
+#[test]
+fn a_rollback_segment_page_made_before_the_binlog_field_gives_its_last_slots_to_it() {
+    let pool = common::mem_pool(4096, 256 * 4096, 1);
+    pool.files().open(SYSTEM_SPACE, std::path::Path::new("/t/sys.qbd"), true).unwrap();
+    space::init_space(&pool, SYSTEM_SPACE).unwrap();
+    let rseg = RollbackSegment::create(&pool).unwrap();
+    let id = quire_engine::PageId::new(SYSTEM_SPACE, rseg.page());
+    let slot_count = |pool: &quire_engine::buffer::BufferPool| {
+        let g = pool.fix_shared(id).unwrap();
+        u32::from_le_bytes(g.data()[32..36].try_into().unwrap())
+    };
+    assert_eq!(slot_count(&pool), (4096 - 64) / 4);
+    // An old page: slots up to the page's end. Its last slots are free.
+    let set = |off: usize, v: u32| {
+        let mut mtr = quire_engine::mtr::Mtr::new(&pool);
+        let h = mtr.x_latch(id).unwrap();
+        mtr.write_held(h, off, &v.to_le_bytes());
+        mtr.commit();
+    };
+    set(32, (4096 - 48) / 4);
+    let reopened = RollbackSegment::open(&pool, rseg.page()).unwrap();
+    assert!(reopened.has_binlog_field());
+    assert_eq!(slot_count(&pool), (4096 - 64) / 4, "the last four slots became the field");
+    assert_eq!(reopened.binlog_position(&pool).unwrap(), None);
+    reopened.set_binlog_position(&pool, Some((4, 1234))).unwrap();
+    assert_eq!(reopened.binlog_position(&pool).unwrap(), Some((4, 1234)));
+    // An old page whose last slot is taken keeps its slots and records no
+    // position (the engine then says so, and the log is not cut).
+    set(32, (4096 - 48) / 4);
+    set(4096 - 4, 77);
+    let busy = RollbackSegment::open(&pool, rseg.page()).unwrap();
+    assert!(!busy.has_binlog_field());
+    assert_eq!(busy.binlog_position(&pool).unwrap(), None);
 }

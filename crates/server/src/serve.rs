@@ -150,7 +150,7 @@ impl Server {
         let shared = Shared::new(engine, catalog, cfg.sysvars.clone());
         // The binary log (off unless `log_bin`): opened before the first
         // connection, so that no transaction commits unlogged.
-        if let Some(b) = quire_sql::binlog::open(&cfg.sysvars, &cfg.datadir())? {
+        if let Some(b) = quire_sql::binlog::open(&cfg.sysvars, &cfg.datadir(), &shared.engine)? {
             let _ = shared.binlog.set(b);
         }
         let backend = Arc::new(SqlBackend { shared: shared.clone() });

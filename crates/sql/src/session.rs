@@ -834,8 +834,7 @@ impl Session {
                     return Err(e);
                 }
             }
-            self.log_commit(&mut t)?;
-            t.commit()?;
+            self.commit_trx(&mut t)?;
         }
         Ok(())
     }
@@ -1294,8 +1293,7 @@ impl Session {
         match r {
             Ok(v) => {
                 if own {
-                    self.log_commit(&mut trx)?;
-                    trx.commit()?;
+                    self.commit_trx(&mut trx)?;
                 } else {
                     self.trx = Some(trx);
                     self.in_txn = true;

@@ -51,9 +51,9 @@ use crate::page;
 use crate::row::{codec, ForeignKeyDef, IndexDef, TableExtras, TableSchema, Value};
 use crate::space::{self, files::SpaceFiles};
 use crate::txn::rsegs::RollbackSegments;
-use crate::txn::undo::{self, UndoLog};
+use crate::txn::undo::{self, BinlogPos, UndoLog};
 use crate::txn::Isolation;
-use crate::{Error, PageId, Result, SYSTEM_SPACE};
+use crate::{Error, Lsn, PageId, Result, SYSTEM_SPACE};
 
 mod instant;
 mod rebuild;
@@ -531,7 +531,7 @@ impl Engine {
             for (ptr, _) in &records {
                 trx::undo_one(&self.txn, info.trx, *ptr)?;
             }
-            self.txn.rseg.finish(pool, &log, info.trx, undo::STATE_ROLLED_BACK)?;
+            self.txn.rseg.finish(pool, &log, info.trx, undo::STATE_ROLLED_BACK, None)?;
             self.txn.trx_sys.end_into_history(info.trx);
             self.txn.history.push(log.info(undo::STATE_ROLLED_BACK));
             rolled_back += 1;
@@ -548,6 +548,47 @@ impl Engine {
     /// engine opened.
     pub fn recovered_rollbacks(&self) -> usize {
         self.recovered_rollbacks.load(Ordering::Relaxed)
+    }
+
+    /// The binary log position of the last commit that recorded one (the
+    /// highest over the rollback segments, `txn/undo.rs`), as recovery
+    /// left it; `None` when no commit recorded one (the log was off at
+    /// the last start, or this data directory predates the field).
+    pub fn binlog_position(&self) -> Result<Option<BinlogPos>> {
+        self.txn.rseg.binlog_position(&self.pool)
+    }
+
+    /// Whether every rollback segment can record a binary log position.
+    pub fn records_binlog_position(&self) -> bool {
+        self.txn.rseg.records_binlog()
+    }
+
+    /// Records binary log position `pos` outside any transaction (a new
+    /// log file at startup, a DDL statement logged after its commit), or
+    /// clears every recorded one (`None`: a start with the log off), and
+    /// waits until that is durable.
+    pub fn set_binlog_position(&self, pos: Option<BinlogPos>) -> Result<()> {
+        let lsn = self.txn.rseg.set_binlog_position(&self.pool, pos)?;
+        if lsn == 0 {
+            return Ok(());
+        }
+        self.log.flush_up_to(lsn)
+    }
+
+    /// As `set_binlog_position(Some(pos))`, but returns the LSN for the
+    /// caller to make durable (as `Trx::wait_durable`) outside its commit
+    /// order.
+    pub fn record_binlog_position(&self, pos: BinlogPos) -> Result<Lsn> {
+        self.txn.rseg.set_binlog_position(&self.pool, Some(pos))
+    }
+
+    /// Waits until `lsn` is as durable as `innodb_flush_log_at_trx_commit`
+    /// asks.
+    pub fn wait_durable(&self, lsn: Lsn) -> Result<()> {
+        if lsn == 0 {
+            return Ok(());
+        }
+        self.log.commit(lsn)
     }
 
     /// Starts a transaction.

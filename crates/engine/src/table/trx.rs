@@ -10,6 +10,10 @@
 //!  any ──commit()──▶ idle      undo marked committed → history; locks
 //!                              released; then the log is flushed as
 //!                              innodb_flush_log_at_trx_commit asks
+//!                              (the two halves apart: commit_in_memory,
+//!                              recording a binary log position, then
+//!                              wait_durable, for the binary log's
+//!                              ordered commit)
 //!  any ──rollback()──▶ idle    undo applied newest first; log marked
 //!                              rolled back → history; locks released
 //!  writing ──deadlock victim──▶ idle (rolled back; the caller gets 1213)
@@ -43,10 +47,10 @@ use crate::txn::lock::{LockError, LockKey, LockKind, LockMode, LockSys, TrxLocks
 use crate::txn::purge::History;
 use crate::txn::record::UndoRec;
 use crate::txn::rsegs::RollbackSegments;
-use crate::txn::undo::{self, RollPtr, UndoLog, STATE_ROLLED_BACK};
+use crate::txn::undo::{self, BinlogPos, RollPtr, UndoLog, STATE_ROLLED_BACK};
 use crate::txn::view::{ReadView, TrxSys, ViewHandle};
 use crate::txn::{Isolation, TrxId};
-use crate::{Error, Result, SYSTEM_SPACE};
+use crate::{Error, Lsn, Result, SYSTEM_SPACE};
 
 /// System header field: ids below this may have been handed out.
 pub(crate) const SYS_TRX_ID_MARK: usize = 72;
@@ -484,11 +488,22 @@ impl Trx {
     /// Commits: the changes become visible to views taken from now on and
     /// durable as `innodb_flush_log_at_trx_commit` asks.
     pub fn commit(&mut self) -> Result<()> {
+        let lsn = self.commit_in_memory(None)?;
+        self.wait_durable(lsn)
+    }
+
+    /// The first half of a commit, for a caller that orders commits (the
+    /// binary log's commit order): the undo log is marked committed (and,
+    /// with `binlog`, that binary log position recorded in the same
+    /// mini-transaction, `txn/undo.rs`), the changes become visible and
+    /// the locks are released. Returns the LSN that [`Trx::wait_durable`]
+    /// then waits for; 0 when the transaction wrote nothing.
+    pub fn commit_in_memory(&mut self, binlog: Option<BinlogPos>) -> Result<Lsn> {
         let Some(log) = self.undo.take() else {
             self.end_read_only();
-            return Ok(());
+            return Ok(0);
         };
-        if let Err(e) = self.sys.rseg.finish(&self.sys.pool, &log, self.id, undo::STATE_COMMITTED) {
+        if let Err(e) = self.sys.rseg.finish(&self.sys.pool, &log, self.id, undo::STATE_COMMITTED, binlog) {
             self.undo = Some(log);
             return Err(e);
         }
@@ -497,6 +512,15 @@ impl Trx {
         self.sys.locks.release_all(self.id, &mut self.locks);
         self.sys.history.push(log.info(undo::STATE_COMMITTED));
         self.reset();
+        Ok(lsn)
+    }
+
+    /// The second half of a commit: waits until `lsn` is as durable as
+    /// `innodb_flush_log_at_trx_commit` asks (nothing for 0).
+    pub fn wait_durable(&self, lsn: Lsn) -> Result<()> {
+        if lsn == 0 {
+            return Ok(());
+        }
         self.sys.log.commit(lsn)
     }
 
@@ -511,7 +535,7 @@ impl Trx {
                 undo_one(&self.sys, self.id, ptr)?;
                 self.undo_ptrs.pop();
             }
-            self.sys.rseg.finish(&self.sys.pool, &log, self.id, STATE_ROLLED_BACK)
+            self.sys.rseg.finish(&self.sys.pool, &log, self.id, STATE_ROLLED_BACK, None)
         })();
         if let Err(e) = undone {
             // The log stays active: the next start rolls it back. The row

@@ -24,7 +24,7 @@ use crate::page::{self, get_u32, PageType};
 use crate::space;
 use crate::{Error, PageId, PageNo, Result, SYSTEM_SPACE};
 
-use super::undo::{RollbackSegment, UndoLog, UndoLogInfo};
+use super::undo::{BinlogPos, RollbackSegment, UndoLog, UndoLogInfo};
 use super::TrxId;
 
 const DIR_COUNT: usize = 32;
@@ -123,8 +123,46 @@ impl RollbackSegments {
     }
 
     /// See [`RollbackSegment::finish`].
-    pub fn finish(&self, pool: &BufferPool, log: &UndoLog, trx_no: u64, state: u8) -> Result<()> {
-        self.seg(log.rseg, log.first)?.finish(pool, log, trx_no, state)
+    pub fn finish(
+        &self,
+        pool: &BufferPool,
+        log: &UndoLog,
+        trx_no: u64,
+        state: u8,
+        binlog: Option<BinlogPos>,
+    ) -> Result<()> {
+        self.seg(log.rseg, log.first)?.finish(pool, log, trx_no, state, binlog)
+    }
+
+    /// Whether every segment can record a binary log position.
+    pub fn records_binlog(&self) -> bool {
+        self.segs.iter().all(|s| s.has_binlog_field())
+    }
+
+    /// The highest binary log position recorded in any segment. Commits
+    /// that record one happen in binary log order, so this is the
+    /// position of the last of them that recovery found.
+    pub fn binlog_position(&self, pool: &BufferPool) -> Result<Option<BinlogPos>> {
+        let mut best = None;
+        for s in &self.segs {
+            best = best.max(s.binlog_position(pool)?);
+        }
+        Ok(best)
+    }
+
+    /// Records `pos` in the first segment (it is then the highest), or
+    /// with `None` clears every segment's. Returns the LSN to make durable.
+    pub fn set_binlog_position(&self, pool: &BufferPool, pos: Option<BinlogPos>) -> Result<crate::Lsn> {
+        if pos.is_some() {
+            return self.segs[0].set_binlog_position(pool, pos);
+        }
+        let mut lsn = 0;
+        for s in &self.segs {
+            if s.binlog_position(pool)?.is_some() {
+                lsn = lsn.max(s.set_binlog_position(pool, None)?);
+            }
+        }
+        Ok(lsn)
     }
 
     /// See [`RollbackSegment::free`].

@@ -11,7 +11,19 @@
 //!  40  u32  history list: first page of its newest log
 //!  44  u32  history list length
 //!  48  u32 x N  first page of the undo log in each slot, 0 = free
+//!  P-16 u32  binary log file number of the last logged commit here (0 = none)
+//!  P-12 u32  zero
+//!  P-8  u64  binary log end offset of that commit
 //! ```
+//! (P: the page size.) The binary log position is written by the commit's
+//! own mini-transaction (`finish` with a position) when the SQL layer
+//! commits a transaction it logged, so it is as durable as the commit and
+//! survives checkpoints; the highest over all segments is where the
+//! binary log and the engine agree (docs/ARCHITECTURE.md "Binary log").
+//! A page made before the field existed has slots up to its end: `open`
+//! gives the last four back when they are free (they always are, short of
+//! thousands of concurrent writers); otherwise the segment records no
+//! position and the engine says so.
 //! A slot holds an *active* log (its transaction has not finished) or a
 //! *cached* one (purged, kept for reuse). Commit and rollback move the log
 //! from its slot to the tail of the history list in one mini-transaction,
@@ -60,6 +72,16 @@ const RSEG_HIST_FIRST: usize = 36;
 const RSEG_HIST_LAST: usize = 40;
 const RSEG_HIST_LEN: usize = 44;
 const RSEG_SLOT0: usize = 48;
+/// Bytes at the end of a rollback segment page for the binary log
+/// position (file number u32, zero u32, end offset u64).
+const RSEG_BINLOG_LEN: usize = 16;
+
+fn rseg_binlog_off(page_size: usize) -> usize {
+    page_size - RSEG_BINLOG_LEN
+}
+
+/// A binary log position as the engine keeps it: (file number, end offset).
+pub type BinlogPos = (u32, u64);
 
 const U_TRX: usize = 32;
 const U_STATE: usize = 40;
@@ -100,6 +122,16 @@ fn split_ptr(p: RollPtr) -> (PageNo, usize) {
     ((p >> 16) as PageNo, (p & 0xffff) as usize)
 }
 
+/// The binary log position field's bytes (zeros: none).
+fn binlog_bytes(pos: Option<BinlogPos>) -> [u8; RSEG_BINLOG_LEN] {
+    let mut b = [0u8; RSEG_BINLOG_LEN];
+    if let Some((file, end)) = pos {
+        b[..4].copy_from_slice(&file.to_le_bytes());
+        b[8..].copy_from_slice(&end.to_le_bytes());
+    }
+    b
+}
+
 /// The largest undo record payload (it must fit one page).
 pub fn max_record(page_size: usize) -> usize {
     page_size - U_RECORDS - 4
@@ -115,6 +147,8 @@ pub struct RollbackSegment {
     cache: LogCache,
     /// Slots holding no log.
     free_slots: std::sync::atomic::AtomicUsize,
+    /// The page has the binary log position field (see the module note).
+    binlog_field: bool,
 }
 
 /// Cached logs (slot, first page), with their number readable without the
@@ -159,7 +193,7 @@ pub struct UndoLogInfo {
 impl RollbackSegment {
     /// Creates the rollback segment page in the system space.
     pub fn create(pool: &BufferPool) -> Result<Self> {
-        let slots = (pool.page_size() - RSEG_SLOT0) / 4;
+        let slots = (rseg_binlog_off(pool.page_size()) - RSEG_SLOT0) / 4;
         let mut mtr = Mtr::new(pool);
         let no = space::alloc_page(pool, SYSTEM_SPACE, &mut mtr)?;
         let mut g = mtr.create_page(PageId::new(SYSTEM_SPACE, no))?;
@@ -168,7 +202,7 @@ impl RollbackSegment {
         });
         mtr.keep(g);
         mtr.commit();
-        Ok(Self { index: 0, page: no, slots, cache: Default::default(), free_slots: slots.into() })
+        Ok(Self { index: 0, page: no, slots, cache: Default::default(), free_slots: slots.into(), binlog_field: true })
     }
 
     pub fn open(pool: &BufferPool, page: PageNo) -> Result<Self> {
@@ -177,12 +211,57 @@ impl RollbackSegment {
         if page::page_type(g.data()) != Some(PageType::RollbackSegment) {
             return Err(Error::corruption(id, "not a rollback segment page"));
         }
-        let slots = get_u32(g.data(), RSEG_SLOTS) as usize;
+        let mut slots = get_u32(g.data(), RSEG_SLOTS) as usize;
         if RSEG_SLOT0 + slots * 4 > g.data().len() {
             return Err(Error::corruption(id, "rollback segment slot count too large"));
         }
+        let field = rseg_binlog_off(g.data().len());
+        let mut binlog_field = RSEG_SLOT0 + slots * 4 <= field;
+        if !binlog_field && g.data()[field..].iter().all(|&b| b == 0) {
+            // A page made before the field: its last slots are free, so
+            // they become the field (one mini-transaction, redo-logged).
+            drop(g);
+            let mut mtr = Mtr::new(pool);
+            let h = mtr.x_latch(id)?;
+            let fewer = (field - RSEG_SLOT0) / 4;
+            mtr.write_held(h, RSEG_SLOTS, &(fewer as u32).to_le_bytes());
+            mtr.commit();
+            slots = fewer;
+            binlog_field = true;
+        } else {
+            drop(g);
+        }
+        let g = pool.fix_shared(id)?;
         let free = (0..slots).filter(|&s| get_u32(g.data(), RSEG_SLOT0 + 4 * s) == 0).count();
-        Ok(Self { index: 0, page, slots, cache: Default::default(), free_slots: free.into() })
+        Ok(Self { index: 0, page, slots, cache: Default::default(), free_slots: free.into(), binlog_field })
+    }
+
+    /// Whether this segment's page can hold a binary log position.
+    pub fn has_binlog_field(&self) -> bool {
+        self.binlog_field
+    }
+
+    /// The binary log position recorded here (`None`: none, or no field).
+    pub fn binlog_position(&self, pool: &BufferPool) -> Result<Option<BinlogPos>> {
+        if !self.binlog_field {
+            return Ok(None);
+        }
+        let g = pool.fix_shared(self.id())?;
+        let off = rseg_binlog_off(g.data().len());
+        let file = get_u32(g.data(), off);
+        Ok((file != 0).then(|| (file, get_u64(g.data(), off + 8))))
+    }
+
+    /// Records `pos` (or clears the field) in a mini-transaction of its
+    /// own; returns its end LSN (the caller makes it durable).
+    pub fn set_binlog_position(&self, pool: &BufferPool, pos: Option<BinlogPos>) -> Result<crate::Lsn> {
+        if !self.binlog_field {
+            return Ok(0);
+        }
+        let mut mtr = Mtr::new(pool);
+        let h = mtr.x_latch(self.id())?;
+        mtr.write_held(h, rseg_binlog_off(pool.page_size()), &binlog_bytes(pos));
+        Ok(mtr.commit())
     }
 
     /// This segment as number `index` of a [`super::rsegs::RollbackSegments`].
@@ -265,8 +344,17 @@ impl RollbackSegment {
 
     /// Ends `log`'s transaction as committed or rolled back (`state`) with
     /// commit number `trx_no`: in one mini-transaction the log leaves its
-    /// slot for the tail of the history list, where purge finds it.
-    pub fn finish(&self, pool: &BufferPool, log: &UndoLog, trx_no: u64, state: u8) -> Result<()> {
+    /// slot for the tail of the history list, where purge finds it. With
+    /// `binlog`, the same mini-transaction records that binary log
+    /// position in the segment page (the log-off path writes nothing more).
+    pub fn finish(
+        &self,
+        pool: &BufferPool,
+        log: &UndoLog,
+        trx_no: u64,
+        state: u8,
+        binlog: Option<BinlogPos>,
+    ) -> Result<()> {
         let first = PageId::new(SYSTEM_SPACE, log.first);
         let slot = log.slot.ok_or_else(|| Error::corruption(first, "finishing an undo log that holds no slot"))?;
         // This log's first page is read into the pool before the segment
@@ -296,6 +384,9 @@ impl RollbackSegment {
         mtr.write_held(rseg, RSEG_HIST_LAST, &log.first.to_le_bytes());
         mtr.write_held(rseg, RSEG_HIST_LEN, &(len + 1).to_le_bytes());
         mtr.write_held(rseg, RSEG_SLOT0 + 4 * slot, &0u32.to_le_bytes());
+        if binlog.is_some() && self.binlog_field {
+            mtr.write_held(rseg, rseg_binlog_off(pool.page_size()), &binlog_bytes(binlog));
+        }
         mtr.commit();
         self.free_slots.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())

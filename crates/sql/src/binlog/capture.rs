@@ -1,6 +1,6 @@
 //! A committing transaction's row changes and a DDL statement, as binary
-//! log events; the session's hooks that write them before the engine
-//! commits.
+//! log events; the session's hooks that write them and then commit in the
+//! engine in log order.
 //!
 //! The engine keeps a transaction's changes as encoded rows
 //! (`engine/table/row_log.rs`) while the log is on; here they are decoded
@@ -30,6 +30,22 @@ const OPTION_NO_FOREIGN_KEY_CHECKS: u32 = 0x0400_0000;
 /// quire's default, which MariaDB's tools know (BINLOG.md: 255 breaks a
 /// replay into MariaDB).
 const CHARSET: [u16; 3] = [45, 45, 45];
+
+/// Stops forever at a named point when `QUIRE_BINLOG_PAUSE_AT` names it
+/// (crash tests only, as `QUIRE_DDL_PAUSE_AT`): `engine_commit`, after a
+/// transaction's events are written and synced and before its engine
+/// commit (the window the engine's recorded position closes). Read only
+/// with the log on.
+fn fault_point(name: &str) {
+    static AT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    if AT.get_or_init(|| std::env::var("QUIRE_BINLOG_PAUSE_AT").ok()).as_deref() == Some(name) {
+        tracing::warn!("QUIRE_BINLOG_PAUSE_AT: paused at {name}");
+        eprintln!("quire: paused at binlog point {name}");
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+}
 
 /// 1598 ER_BINLOG_LOGGING_IMPOSSIBLE.
 fn logging_impossible(msg: &str) -> SqlError {
@@ -152,27 +168,43 @@ impl Session {
         (self.vars.get("sql_log_bin").and_then(|v| v.as_bool()) != Some(false)).then_some(b)
     }
 
-    /// Writes `trx`'s row changes to the log before the engine commits
-    /// it. On a log error the transaction is rolled back and the error
-    /// returned (the client gets no OK).
-    pub(crate) fn log_commit(&self, trx: &mut Trx) -> Result<()> {
-        let Some(b) = self.shared.binlog.get() else { return Ok(()) };
-        let Some(rows) = trx.take_row_log() else { return Ok(()) };
+    /// Commits `trx`: with the log off (or nothing to log) the engine's
+    /// commit alone. Else its row changes go to the log first; then, in
+    /// log order (`quire_binlog::log::commit_ordered`), the engine commits
+    /// it and records its log position in the same mini-transaction; then
+    /// the redo log is made durable outside that order. On a log error
+    /// the transaction is rolled back and the error returned (the client
+    /// gets no OK).
+    pub(crate) fn commit_trx(&self, trx: &mut Trx) -> Result<()> {
+        let Some(b) = self.shared.binlog.get() else { return Ok(trx.commit()?) };
+        let Some(rows) = trx.take_row_log() else { return Ok(trx.commit()?) };
         if rows.is_empty() {
-            return Ok(());
+            return Ok(trx.commit()?);
         }
         let meta = if b.full_metadata.load(Ordering::Relaxed) { RowMetadata::Full } else { RowMetadata::Minimal };
-        let r =
-            encode_trx(&self.shared.engine, &rows, &b.log.frame(), meta, self.connection_id, trx.id()).and_then(|ev| {
-                match ev {
-                    Some(ev) => b.log.commit(ev).map(|_| ()).map_err(|e| logging_impossible(&e.0)),
-                    None => Ok(()),
-                }
-            });
-        if r.is_err() {
-            let _ = trx.rollback();
+        let ev = match encode_trx(&self.shared.engine, &rows, &b.log.frame(), meta, self.connection_id, trx.id()) {
+            Ok(Some(ev)) => ev,
+            Ok(None) => return Ok(trx.commit()?),
+            Err(e) => {
+                let _ = trx.rollback();
+                return Err(e);
+            }
+        };
+        let committed = b.log.commit_ordered(ev, |pos| {
+            fault_point("engine_commit");
+            let r = trx.commit_in_memory(Some((pos.file_number(), pos.end)));
+            if let Err(e) = &r {
+                b.log.stop_after_engine_failure(&e.to_string());
+            }
+            r
+        });
+        match committed {
+            Ok(lsn) => Ok(trx.wait_durable(lsn?)?),
+            Err(e) => {
+                let _ = trx.rollback();
+                Err(logging_impossible(&e.0))
+            }
         }
-        r
     }
 
     /// 1197 when the transaction's kept row changes passed
@@ -195,7 +227,20 @@ impl Session {
         let mut ev = Events::default();
         let f = b.log.frame();
         ev.query(&f, &query(self.connection_id, db, sql, if fk_off { OPTION_NO_FOREIGN_KEY_CHECKS } else { 0 }));
-        b.log.commit(ev).map(|_| ()).map_err(|e| logging_impossible(&e.0))
+        // Its position is recorded in the engine in log order, as a
+        // transaction's (the statement's own changes committed before).
+        let engine = &self.shared.engine;
+        let lsn = b
+            .log
+            .commit_ordered(ev, |pos| {
+                let r = engine.record_binlog_position((pos.file_number(), pos.end));
+                if let Err(e) = &r {
+                    b.log.stop_after_engine_failure(&e.to_string());
+                }
+                r
+            })
+            .map_err(|e| logging_impossible(&e.0))?;
+        Ok(engine.wait_durable(lsn?)?)
     }
 
     /// The text to log for DDL statement `stmt`: the client's own text

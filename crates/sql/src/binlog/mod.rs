@@ -8,7 +8,10 @@
 //! events are written to the log (and synced, as `sync_binlog` asks)
 //! *before* the engine commits it, so the engine never holds a change
 //! the log lacks when the log was synced; a transaction the log refuses
-//! is rolled back.
+//! is rolled back. Engine commits of logged transactions run in log
+//! order and record their log position; at startup the log is cut back
+//! to the engine's last recorded position, so the log never holds a
+//! transaction the engine lost in a crash.
 //!
 //! With `log_bin` OFF, `Shared::binlog` is empty and the commit path pays
 //! one `OnceLock::get` test.
@@ -32,6 +35,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use quire_binlog::{BinLog, Checksum, Options};
+use quire_engine::Engine;
 
 use crate::sysvars::{SysVars, VarValue};
 
@@ -77,10 +81,34 @@ pub fn location(log_bin: &str, datadir: &Path) -> Option<(PathBuf, String)> {
 /// Opens the log when `log_bin` asks for it, sets `log_bin`,
 /// `log_bin_basename` and `log_bin_index` to what they are, and hooks
 /// the dynamic variables. `Ok(None)`: the log is off.
-pub fn open(sv: &Arc<SysVars>, datadir: &Path) -> Result<Option<Arc<Binlog>>, String> {
+///
+/// With the log on, the log is first cut back to the engine's last
+/// logged commit (`quire_binlog::reconcile`), then the new file's start
+/// is recorded in the engine (so a position exists from the first start
+/// with the log on). With the log off, a position the engine holds is
+/// cleared: the commits of this run are not logged, so at the next start
+/// with the log on that position would not say what the engine holds.
+pub fn open(sv: &Arc<SysVars>, datadir: &Path, engine: &Engine) -> Result<Option<Arc<Binlog>>, String> {
+    let recorded = engine.binlog_position().map_err(|e| e.to_string())?;
     let Some((dir, base)) = location(&global_str(sv, "log_bin"), datadir) else {
         let _ = sv.set_startup("log_bin", "OFF");
+        if recorded.is_some() {
+            engine.set_binlog_position(None).map_err(|e| e.to_string())?;
+            tracing::info!("log_bin is off: the engine's binary log position is cleared");
+        }
         return Ok(None);
+    };
+    // Commits in a segment without the field record nothing: the highest
+    // recorded position could then be older than what the engine holds,
+    // and a cut would drop committed transactions. Not cutting is safe.
+    let recorded = if engine.records_binlog_position() {
+        recorded
+    } else {
+        tracing::error!(
+            "a rollback segment page has no room for the binary log position: the binary log and the engine \
+             are not reconciled after a crash"
+        );
+        None
     };
     let index = match global_str(sv, "log_bin_index") {
         s if s.is_empty() => dir.join(format!("{base}.index")),
@@ -98,7 +126,14 @@ pub fn open(sv: &Arc<SysVars>, datadir: &Path) -> Result<Option<Arc<Binlog>>, St
         max_size: global_u64(sv, "max_binlog_size", 1 << 30),
         expire_secs: global_u64(sv, "binlog_expire_logs_seconds", 2_592_000),
     };
-    let log = BinLog::open(opts).map_err(|e| e.0)?;
+    if recorded.is_none() {
+        tracing::info!(
+            "the engine holds no binary log position (the log was off at the last start): the log is not cut"
+        );
+    }
+    let log = BinLog::open_after(opts, recorded).map_err(|e| e.0)?;
+    let start = log.status();
+    engine.set_binlog_position(Some((start.file_number(), start.end))).map_err(|e| e.to_string())?;
     let _ = log.expire();
     let _ = sv.set_startup("log_bin", "ON");
     let _ = sv.set_startup("log_bin_basename", &dir.join(&base).display().to_string());
