@@ -342,6 +342,9 @@ fn show_statements_are_views_of_information_schema() {
         "SHOW COLLATION WHERE Collation IN ('utf8mb4_general_ci', 'utf8mb4_bin', 'latin1_swedish_ci', 'latin1_bin')",
         "SHOW CHARACTER SET WHERE Charset IN ('utf8mb4', 'latin1')",
         "SHOW CHARSET LIKE 'utf8mb4'",
+        "SHOW TABLES FROM is_show WHERE Tables_in_is_show LIKE 'c%'",
+        "SHOW COLUMNS FROM names LIKE 'n'",
+        "SHOW FULL COLUMNS FROM names LIKE 'x%'",
     ] {
         same_sorted(&mut qc, &mut mc, sql);
     }
@@ -359,8 +362,13 @@ fn show_statements_are_views_of_information_schema() {
         other => other,
     };
     let index_cols = [0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12];
-    for sql in ["SHOW INDEX FROM child", "SHOW KEYS FROM tagged", "SHOW INDEXES FROM child WHERE Key_name = 'k_multi'"]
-    {
+    for sql in [
+        "SHOW INDEX FROM child",
+        "SHOW KEYS FROM tagged",
+        "SHOW INDEXES FROM child WHERE Key_name = 'k_multi'",
+        "SHOW INDEX FROM is_show.parent",
+        "SHOW INDEX FROM parent FROM is_show",
+    ] {
         let q = pick(answer(&mut qc, sql), &index_cols);
         let m = pick(answer(&mut mc, sql), &index_cols);
         assert!(matches!(q, Answer::Rows(ref r) if !r.is_empty()), "{sql}: {q:?}");
@@ -509,4 +517,62 @@ fn a_user_sees_only_the_databases_it_may_use() {
     // The process list: its own connection only.
     let users: Vec<String> = u.query("SELECT DISTINCT USER FROM information_schema.PROCESSLIST").unwrap();
     assert_eq!(users, ["u1"]);
+}
+
+#[test]
+fn server_tables_prepared_statements_and_explain_work_over_information_schema() {
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("is_server");
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, k INT, KEY k (k))").unwrap();
+    let engines: Vec<(String, String, String, String)> =
+        c.query("SELECT ENGINE, SUPPORT, TRANSACTIONS, SAVEPOINTS FROM information_schema.ENGINES").unwrap();
+    assert_eq!(engines, [("InnoDB".into(), "DEFAULT".into(), "YES".into(), "YES".into())]);
+    let shown: Vec<mysql::Row> = c.query("SHOW ENGINES").unwrap();
+    assert_eq!(shown.len(), 1);
+    let collations: Vec<String> =
+        c.query("SELECT COLLATION_NAME FROM information_schema.COLLATIONS ORDER BY COLLATION_NAME").unwrap();
+    let mut expect: Vec<String> = quire_engine::row::collation::ALL.iter().map(|c| c.name().to_string()).collect();
+    expect.sort();
+    assert_eq!(collations, expect);
+    let sets: Vec<(String, String)> = c
+        .query(
+            "SELECT c.CHARACTER_SET_NAME, a.COLLATION_NAME FROM information_schema.CHARACTER_SETS c JOIN \
+             information_schema.COLLATION_CHARACTER_SET_APPLICABILITY a ON a.COLLATION_NAME = c.DEFAULT_COLLATE_NAME \
+             ORDER BY 1",
+        )
+        .unwrap();
+    assert_eq!(sets, [("latin1".into(), "latin1_swedish_ci".into()), ("utf8mb4".into(), "utf8mb4_general_ci".into())]);
+    // The process list shows this very statement.
+    let info: Option<String> =
+        c.query_first("SELECT INFO FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()").unwrap();
+    assert!(info.is_some_and(|i| i.contains("information_schema.PROCESSLIST")));
+    // Parameters reach the schema / table lookup.
+    let names: Vec<String> = c
+        .exec(
+            "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?",
+            ("is_server", "t"),
+        )
+        .unwrap();
+    assert_eq!(names, ["t"]);
+    let keys: Vec<mysql::Row> = c.exec("SHOW INDEX FROM t", ()).unwrap();
+    assert_eq!(keys.len(), 2);
+    // EXPLAIN of queries over information_schema (scans of its rows).
+    for sql in [
+        "EXPLAIN SELECT * FROM information_schema.TABLES t JOIN information_schema.COLUMNS c \
+         USING (TABLE_SCHEMA, TABLE_NAME) WHERE t.TABLE_SCHEMA = 'is_server'",
+        "EXPLAIN FORMAT=TREE SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'is_server'",
+        "EXPLAIN ANALYZE SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'is_server'",
+    ] {
+        let rows: Vec<mysql::Row> = c.query(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+        assert!(!rows.is_empty(), "{sql}");
+    }
+    // A view over information_schema; SHOW COLUMNS ... WHERE is refused.
+    c.query_drop(
+        "CREATE VIEW my_tables AS SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'is_server'",
+    )
+    .unwrap();
+    let mine: Vec<String> = c.query("SELECT * FROM my_tables ORDER BY 1").unwrap();
+    assert_eq!(mine, ["my_tables", "t"]);
+    let e = c.query_drop("SHOW COLUMNS FROM t WHERE Field = 'id'").unwrap_err();
+    assert_eq!(oracle::err_code(&e), 1235);
 }

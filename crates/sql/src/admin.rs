@@ -960,6 +960,18 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                 },
             ..
         } => {
+            let filter = match stmt {
+                S::ShowColumns { show_options, .. } => show_options.filter_position.as_ref().map(|f| match f {
+                    ast::ShowStatementFilterPosition::Infix(f) | ast::ShowStatementFilterPosition::Suffix(f) => {
+                        f.clone()
+                    }
+                }),
+                _ => None,
+            };
+            if matches!(filter, Some(ast::ShowStatementFilter::Where(_))) {
+                return Err(SqlError::unsupported("SHOW COLUMNS ... WHERE"));
+            }
+            let keep = like_filter(&filter);
             let (db, t) = split_name(s, table_name)?;
             check_access(s, &db)?;
             let tab = s.engine().table(&s.table_key(&db, &t)).map_err(|e| open_error(e, &db, &t))?;
@@ -1001,11 +1013,13 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                     ]
                 })
                 .collect();
+            let named = |r: &Vec<Value>| matches!(&r[0], Value::Str(n) if keep(n));
             if let S::ShowColumns { full: true, .. } = stmt {
                 let rows = crate::create::options::full_columns(rows, &schema, &extras);
+                let rows = rows.into_iter().filter(named).collect();
                 return Ok(Output::Rows { columns: crate::create::options::full_columns_header(), rows });
             }
-            Ok(Output::Rows { columns: cols, rows })
+            Ok(Output::Rows { columns: cols, rows: rows.into_iter().filter(named).collect() })
         }
         other => Err(SqlError::unsupported(format!("{other}"))),
     }

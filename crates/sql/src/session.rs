@@ -454,13 +454,13 @@ impl Resolver for SessionResolver<'_> {
         if !self.shared.catalog.database_exists(&db) {
             return Err(SqlError::no_such_table(&db, &table));
         }
-        if crate::infoschema::is_db(&db) {
-            // Reads of it are bound by `system_view`; what reaches here
-            // would write it.
-            return Err(crate::infoschema::write_denied(user.unwrap_or(self.user)));
-        }
         let t = match self.shared.engine.table(&format!("{db}/{table}")) {
             Ok(t) => t,
+            // Reads of information_schema are bound by `system_view`; what
+            // reaches here would write it.
+            Err(quire_engine::Error::NoSuchTable(_)) if crate::infoschema::is_db(&db) => {
+                return Err(crate::infoschema::write_denied(user.unwrap_or(self.user)));
+            }
             Err(quire_engine::Error::NoSuchTable(_)) if self.shared.catalog.view(&db, &table).is_some() => {
                 return Err(SqlError::unsupported("writing through a view"));
             }
