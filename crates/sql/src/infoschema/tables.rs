@@ -166,23 +166,9 @@ pub(super) fn views(sess: &Session, hint: &Hint) -> Result<Vec<Vec<Value>>> {
     Ok(out)
 }
 
-/// Whether a view could be written through (`view_dml`'s rule: one
-/// SELECT of one table without aggregates, DISTINCT, GROUP BY, HAVING,
-/// LIMIT, set operations, WITH or subqueries).
+/// Whether a view could be written through (`view_dml`'s rule).
 fn updatable(r: &crate::view::ViewRef) -> bool {
-    use sqlparser::ast;
-    let Ok((_, q, _)) = r.parse() else { return false };
-    if q.with.is_some() || q.limit_clause.is_some() || crate::rel::holds_subquery(&q) {
-        return false;
-    }
-    let ast::SetExpr::Select(sel) = &*q.body else { return false };
-    let one_table = matches!(sel.from.as_slice(), [t] if t.joins.is_empty() && matches!(t.relation, ast::TableFactor::Table { .. }));
-    let grouped = !matches!(&sel.group_by, ast::GroupByExpr::Expressions(e, _) if e.is_empty());
-    let aggregates = sel.projection.iter().any(|p| {
-        let text = p.to_string().to_ascii_lowercase();
-        ["count(", "sum(", "avg(", "min(", "max(", "group_concat(", " over "].iter().any(|f| text.contains(f))
-    });
-    one_table && sel.distinct.is_none() && !grouped && sel.having.is_none() && !aggregates
+    r.parse().is_ok_and(|(_, q, _)| crate::view_dml::updatable(&q))
 }
 
 /// One row per table with PARTITION_NAME NULL (no table is partitioned),
