@@ -47,9 +47,6 @@ pub enum AdminStmt {
         offset: usize,
         limit: Option<usize>,
     },
-    ShowEngines,
-    ShowCharset,
-    ShowCollation,
     /// SHOW [FULL] PROCESSLIST.
     ShowProcesslist {
         full: bool,
@@ -108,11 +105,6 @@ impl AdminStmt {
                 ColMeta::expr("Code", MetaType::Int { unsigned: true, width: 4 }),
                 ColMeta::expr("Message", MetaType::Str { len: 512, fixed: false }),
             ],
-            AdminStmt::ShowEngines => {
-                text_columns(&["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"])
-            }
-            AdminStmt::ShowCharset => text_columns(&["Charset", "Description", "Default collation", "Maxlen"]),
-            AdminStmt::ShowCollation => text_columns(&["Collation", "Charset", "Id", "Default", "Compiled", "Sortlen"]),
             AdminStmt::ShowProcesslist { .. } => crate::kill::processlist_columns(),
             AdminStmt::CheckTable(_) | AdminStmt::AnalyzeTable(_) => crate::check::columns(),
             _ => vec![],
@@ -236,15 +228,6 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
                 return Ok(Some(AdminStmt::ShowWarnings { errors_only, count: true, offset: 0, limit: None }));
             }
             return Err(SqlError::syntax(format!("near '{}'", t[i..].join(" "))));
-        }
-        if w(i, "ENGINES") || (w(i, "STORAGE") && w(i + 1, "ENGINES")) {
-            return Ok(Some(AdminStmt::ShowEngines));
-        }
-        if (w(i, "CHARACTER") && w(i + 1, "SET")) || w(i, "CHARSET") {
-            return Ok(Some(AdminStmt::ShowCharset));
-        }
-        if w(i, "COLLATION") {
-            return Ok(Some(AdminStmt::ShowCollation));
         }
         if w(i, "PROCESSLIST") && t.len() == i + 1 {
             return Ok(Some(AdminStmt::ShowProcesslist { full }));
@@ -415,43 +398,6 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
             }
             Ok(Output::Rows { columns: a.columns(), rows })
         }
-        AdminStmt::ShowEngines => Ok(Output::Rows {
-            columns: a.columns(),
-            rows: vec![["InnoDB", "DEFAULT", "quire's transactional engine (InnoDB-compatible)", "YES", "NO", "NO"]
-                .iter()
-                .map(|x| Value::Str(x.to_string()))
-                .collect()],
-        }),
-        AdminStmt::ShowCharset => Ok(Output::Rows {
-            columns: a.columns(),
-            rows: [
-                ("latin1", "cp1252 West European", "latin1_swedish_ci", 1),
-                ("utf8mb4", "UTF-8 Unicode", "utf8mb4_general_ci", 4),
-            ]
-            .into_iter()
-            .map(|(cs, desc, coll, len)| {
-                vec![Value::Str(cs.into()), Value::Str(desc.into()), Value::Str(coll.into()), Value::Int(len)]
-            })
-            .collect(),
-        }),
-        AdminStmt::ShowCollation => Ok(Output::Rows {
-            columns: a.columns(),
-            rows: quire_engine::row::collation::ALL
-                .into_iter()
-                .map(|c| {
-                    // Sortlen as MariaDB reports it: 8 for the UCA ones.
-                    let sortlen = if c.name().contains("unicode") || c.name().contains("0900") { 8 } else { 1 };
-                    vec![
-                        Value::Str(c.name().into()),
-                        Value::Str(c.charset().into()),
-                        Value::Int(c.id().into()),
-                        Value::Str(if c.is_default() { "Yes" } else { "" }.into()),
-                        Value::Str("Yes".into()),
-                        Value::Int(sortlen),
-                    ]
-                })
-                .collect(),
-        }),
         AdminStmt::ShowProcesslist { full } => crate::kill::show_processlist(s, *full),
         AdminStmt::Kill { query, id } => crate::kill::kill(s, *query, id),
         AdminStmt::ShowWarnings { errors_only, count, offset, limit } => {
@@ -892,7 +838,6 @@ pub fn columns_of(stmt: &ast::Statement) -> Vec<ColMeta> {
     match stmt {
         S::ShowVariables { .. } | S::ShowStatus { .. } => text_columns(&["Variable_name", "Value"]),
         S::ShowDatabases { .. } => text_columns(&["Database"]),
-        S::ShowTables { .. } => text_columns(&["Tables_in_db"]),
         S::ShowCreate { .. } => text_columns(&["Table", "Create Table"]),
         S::ShowColumns { full: true, .. } => crate::create::options::full_columns_header(),
         S::ExplainTable { .. } | S::ShowColumns { .. } => {
@@ -989,36 +934,6 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
             };
             Ok(Output::Rows { columns, rows })
         }
-        S::ShowTables { show_options, .. } => {
-            let db = match &show_options.show_in {
-                Some(si) => si.parent_name.as_ref().map(|n| n.to_string().trim_matches('`').to_string()),
-                None => None,
-            }
-            .or_else(|| s.db.clone())
-            .ok_or_else(SqlError::no_database)?;
-            check_access(s, &db)?;
-            let filter = show_options.filter_position.as_ref().map(|f| match f {
-                ast::ShowStatementFilterPosition::Infix(f) | ast::ShowStatementFilterPosition::Suffix(f) => f.clone(),
-            });
-            let keep = like_filter(&filter);
-            let prefix = format!("{db}/");
-            let mut names: Vec<String> = s
-                .engine()
-                .table_names()
-                .into_iter()
-                .filter_map(|t| t.strip_prefix(&prefix).map(str::to_string))
-                .chain(s.shared.catalog.views_in(&db))
-                .filter(|t| keep(t))
-                .collect();
-            names.sort();
-            let rows = names.into_iter().map(|t| vec![Value::Str(t)]).collect();
-            let header = match &filter {
-                Some(ast::ShowStatementFilter::Like(p)) => format!("Tables_in_{db} ({p})"),
-                _ => format!("Tables_in_{db}"),
-            };
-            let columns = text_columns(&[&header]);
-            Ok(Output::Rows { columns, rows })
-        }
         S::ShowCreate { obj_type: ast::ShowCreateObject::Table, obj_name } => {
             let (db, t) = split_name(s, obj_name)?;
             check_access(s, &db)?;
@@ -1045,6 +960,18 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                 },
             ..
         } => {
+            let filter = match stmt {
+                S::ShowColumns { show_options, .. } => show_options.filter_position.as_ref().map(|f| match f {
+                    ast::ShowStatementFilterPosition::Infix(f) | ast::ShowStatementFilterPosition::Suffix(f) => {
+                        f.clone()
+                    }
+                }),
+                _ => None,
+            };
+            if matches!(filter, Some(ast::ShowStatementFilter::Where(_))) {
+                return Err(SqlError::unsupported("SHOW COLUMNS ... WHERE"));
+            }
+            let keep = like_filter(&filter);
             let (db, t) = split_name(s, table_name)?;
             check_access(s, &db)?;
             let tab = s.engine().table(&s.table_key(&db, &t)).map_err(|e| open_error(e, &db, &t))?;
@@ -1086,11 +1013,13 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                     ]
                 })
                 .collect();
+            let named = |r: &Vec<Value>| matches!(&r[0], Value::Str(n) if keep(n));
             if let S::ShowColumns { full: true, .. } = stmt {
                 let rows = crate::create::options::full_columns(rows, &schema, &extras);
+                let rows = rows.into_iter().filter(named).collect();
                 return Ok(Output::Rows { columns: crate::create::options::full_columns_header(), rows });
             }
-            Ok(Output::Rows { columns: cols, rows })
+            Ok(Output::Rows { columns: cols, rows: rows.into_iter().filter(named).collect() })
         }
         other => Err(SqlError::unsupported(format!("{other}"))),
     }

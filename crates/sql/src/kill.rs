@@ -84,9 +84,14 @@ pub fn processlist_columns() -> Vec<ColMeta> {
 /// SHOW [FULL] PROCESSLIST: every connection for an administrator, else
 /// the user's own.
 pub fn show_processlist(s: &Session, full: bool) -> Result<Output> {
+    Ok(Output::Rows { columns: processlist_columns(), rows: processlist_rows(s, full) })
+}
+
+/// The process list's rows `s`'s user may see (SHOW PROCESSLIST and
+/// information_schema.PROCESSLIST).
+pub fn processlist_rows(s: &Session, full: bool) -> Vec<Vec<Value>> {
     let admin = is_admin(s);
-    let rows = s
-        .shared
+    s.shared
         .processes
         .all()
         .iter()
@@ -104,8 +109,7 @@ pub fn show_processlist(s: &Session, full: bool) -> Result<Output> {
                 r.info.map_or(Value::Null, Value::Str),
             ]
         })
-        .collect();
-    Ok(Output::Rows { columns: processlist_columns(), rows })
+        .collect()
 }
 
 #[cfg(test)]

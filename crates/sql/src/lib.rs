@@ -44,6 +44,7 @@ pub mod func;
 pub mod group_check;
 mod having_alias;
 pub mod hints;
+pub mod infoschema;
 pub mod inset;
 mod item_names;
 pub mod json;

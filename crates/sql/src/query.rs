@@ -81,6 +81,11 @@ pub trait Resolver {
     fn view_as(&self, _name: &ast::ObjectName, _user: Option<&str>) -> Result<Option<crate::view::ViewRef>> {
         Ok(None)
     }
+    /// The information_schema table `name` names, if it names one (1109
+    /// for an unknown name in that database).
+    fn system_view(&self, _name: &ast::ObjectName) -> Result<Option<crate::infoschema::View>> {
+        Ok(None)
+    }
     /// `optimizer_switch`'s flags that choose plans: derived tables, CTE
     /// references and views merged into the block reading them
     /// (`rel::merge`), semi-joins and their strategies, hash joins.
@@ -545,6 +550,11 @@ pub trait SessionEnv {
     }
     fn check_interrupt(&self) -> Result<()> {
         Ok(())
+    }
+    /// The rows of information_schema table `v` (`infoschema::rows`);
+    /// only a session has them.
+    fn system_rows(&self, _v: crate::infoschema::View, _hint: &crate::infoschema::Hint) -> Result<Vec<Vec<Value>>> {
+        Err(SqlError::unsupported("information_schema outside a session"))
     }
     /// The server's user locks (GET_LOCK & co., `user_lock.rs`) and this
     /// connection's id; `None` where there is no server.

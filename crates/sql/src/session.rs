@@ -456,6 +456,11 @@ impl Resolver for SessionResolver<'_> {
         }
         let t = match self.shared.engine.table(&format!("{db}/{table}")) {
             Ok(t) => t,
+            // Reads of information_schema are bound by `system_view`; what
+            // reaches here would write it.
+            Err(quire_engine::Error::NoSuchTable(_)) if crate::infoschema::is_db(&db) => {
+                return Err(crate::infoschema::write_denied(user.unwrap_or(self.user)));
+            }
             Err(quire_engine::Error::NoSuchTable(_)) if self.shared.catalog.view(&db, &table).is_some() => {
                 return Err(SqlError::unsupported("writing through a view"));
             }
@@ -470,6 +475,19 @@ impl Resolver for SessionResolver<'_> {
             write: false,
         });
         Ok(TableRef::new(&db, &table, alias, t))
+    }
+
+    fn system_view(&self, name: &ast::ObjectName) -> Result<Option<crate::infoschema::View>> {
+        let table = match name.0.as_slice() {
+            [t] if self.db.is_some_and(crate::infoschema::is_db) => t,
+            [d, t] if d.as_ident().is_some_and(|d| crate::infoschema::is_db(&d.value)) => t,
+            _ => return Ok(None),
+        };
+        let table = table.as_ident().map(|i| i.value.as_str()).unwrap_or_default();
+        match crate::infoschema::lookup(table) {
+            Some(v) => Ok(Some(v)),
+            None => Err(SqlError::new(1109, "42S02", format!("Unknown table '{table}' in information_schema"))),
+        }
     }
 
     fn view_as(&self, name: &ast::ObjectName, user: Option<&str>) -> Result<Option<crate::view::ViewRef>> {
@@ -564,9 +582,15 @@ fn writes_view(stmt: &ast::Statement, r: &SessionResolver<'_>) -> bool {
 /// Whether a query names a view (bound by the general engine).
 fn reads_view(q: &ast::Query, r: &SessionResolver<'_>) -> bool {
     use std::ops::ControlFlow;
-    ast::visit_relations(q, |n: &ast::ObjectName| match r.view(n) {
-        Ok(Some(_)) | Err(_) => ControlFlow::Break(()),
-        Ok(None) => ControlFlow::Continue(()),
+    ast::visit_relations(q, |n: &ast::ObjectName| {
+        // information_schema tables too (`infoschema`).
+        if !matches!(r.system_view(n), Ok(None)) {
+            return ControlFlow::Break(());
+        }
+        match r.view(n) {
+            Ok(Some(_)) | Err(_) => ControlFlow::Break(()),
+            Ok(None) => ControlFlow::Continue(()),
+        }
     })
     .is_break()
 }
@@ -577,6 +601,10 @@ pub(crate) struct Env<'a> {
 }
 
 impl SessionEnv for Env<'_> {
+    fn system_rows(&self, v: crate::infoschema::View, hint: &crate::infoschema::Hint) -> Result<Vec<Vec<Value>>> {
+        crate::infoschema::rows(self.s, v, hint)
+    }
+
     fn client_found_rows(&self) -> bool {
         self.s.client_found_rows
     }
@@ -986,8 +1014,21 @@ impl Session {
         Ok(Compiled { plan, params, epoch, db: self.db.clone(), tables })
     }
 
+    /// Compiles the SELECT a SHOW statement was rewritten to
+    /// (`infoschema::show`); its WHERE text may not end it early.
+    fn compile_show(&self, select: &str) -> Result<Compiled> {
+        let mut v = parse(select)?;
+        if v.len() != 1 {
+            return Err(SqlError::syntax("SHOW ... WHERE holds one condition"));
+        }
+        self.compile(v.remove(0))
+    }
+
     /// Parses and compiles `sql` as one statement (COM_STMT_PREPARE).
     pub fn compile_one(&self, sql: &str) -> Result<Compiled> {
+        if let Some(select) = crate::infoschema::show::rewrite(self, sql)? {
+            return self.compile_show(&select);
+        }
         if let Some(a) = admin::parse(sql)? {
             let epoch = self.shared.epoch();
             return Ok(Compiled { plan: Plan::Admin(a), params: 0, epoch, db: self.db.clone(), tables: vec![] });
@@ -1125,6 +1166,21 @@ impl Session {
         }
         if let Some(split) = crate::select_into::split(sql) {
             return self.select_into(split, out); // `select_into/`
+        }
+        // SHOW statements that are views of information_schema run as the
+        // SELECT they are (`infoschema::show`).
+        match crate::infoschema::show::rewrite(self, sql) {
+            Ok(Some(select)) => {
+                match self.compile_show(&select) {
+                    Ok(c) => {
+                        self.answer(out, false, &c, &[]);
+                    }
+                    Err(e) => self.answer_failure(out, e),
+                }
+                return;
+            }
+            Ok(None) => {}
+            Err(e) => return self.answer_failure(out, e),
         }
         match admin::parse(sql) {
             Ok(Some(a)) => {
@@ -1632,6 +1688,7 @@ impl Session {
 
     fn run_other(&mut self, stmt: &ast::Statement, params: &[Value]) -> Result<Output> {
         use ast::Statement as S;
+        crate::infoschema::refuse_ddl(stmt, self.db.as_deref(), &self.user)?;
         match stmt {
             S::StartTransaction { modes, .. } => {
                 self.shared.stats.com_begin.fetch_add(1, Ordering::Relaxed);

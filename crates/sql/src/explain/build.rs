@@ -205,6 +205,13 @@ impl<'e> Builder<'e> {
                     format!("{}.{}", s.name, p.columns().get(slot - s.offset).map_or("?", |c| c.name.as_str()))
                 }
                 SourceKind::Working(_) => format!("{}.{}", s.name, slot - s.offset),
+                SourceKind::System(v) => format!(
+                    "{}.{}",
+                    s.name,
+                    crate::infoschema::shape::columns(*v)
+                        .get(slot - s.offset)
+                        .map_or("?".to_string(), |c| c.name.clone())
+                ),
             }
         };
         let windows: Vec<String> =
@@ -484,7 +491,7 @@ impl<'e> Builder<'e> {
                 };
                 (op, (0.0, cost::UNKNOWN_ROWS))
             }
-            SourceKind::Working(_) => (
+            SourceKind::Working(_) | SourceKind::System(_) => (
                 Op::new(self.step(format!("Table scan on {}", s.name), None, key(s), Tag::Read)),
                 (0.0, cost::UNKNOWN_ROWS),
             ),

@@ -177,7 +177,7 @@ impl Walker<'_> {
                         ..Default::default()
                     }
                 }
-                SourceKind::Working(_) => {
+                SourceKind::Working(_) | SourceKind::System(_) => {
                     Line { table: Some(s.name.clone()), kind: Some("ALL"), filtered: Some(100.0), ..Default::default() }
                 }
             };

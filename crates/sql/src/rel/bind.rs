@@ -703,6 +703,31 @@ impl Binder<'_> {
                     }
                     None => {}
                 }
+                if let Some(v) = self.resolver.system_view(name)? {
+                    let written = name.0.last().and_then(|p| p.as_ident()).map(|i| i.value.clone());
+                    let qual = alias_name.or(written).unwrap_or_else(|| v.name().to_string());
+                    let cols = crate::infoschema::shape::columns(v)
+                        .into_iter()
+                        .map(|c| {
+                            let meta = ColMeta {
+                                name: c.name.clone(),
+                                org_name: c.name.clone(),
+                                table: qual.clone(),
+                                org_table: v.name().to_string(),
+                                db: crate::infoschema::DB.to_string(),
+                                ty: crate::plan::MetaType::of_column(c.ty),
+                                not_null: !c.nullable,
+                                primary_key: false,
+                                unique_key: false,
+                                multiple_key: false,
+                                auto_increment: false,
+                            };
+                            SlotCol { meta, ty: Some(c.ty), coll: c.collation, def: Some(c) }
+                        })
+                        .collect();
+                    let i = self.add_source(sources, SourceKind::System(v), &qual, cols)?;
+                    return Ok((Tree::Leaf(i), self.star_of(sources, i)));
+                }
                 if let Some(v) = self.resolver.view_as(name, self.rights.as_deref())? {
                     return self.view_source(sources, v, alias.as_ref());
                 }

@@ -68,6 +68,8 @@ pub struct Exec<'a> {
     cache_budget: std::cell::OnceCell<usize>,
     /// Materialised derived tables and CTEs, by plan.
     derived: RefCell<HashMap<usize, Rows>>,
+    /// information_schema rows by (source, hint), made once per statement.
+    system: RefCell<HashMap<(usize, crate::infoschema::Hint), Rows>>,
     /// The rows of the last round of each running recursive CTE.
     working: RefCell<HashMap<usize, Rows>>,
     /// The keys of IN lists with `?` markers ([`Env::in_keys`]).
@@ -96,6 +98,7 @@ impl<'a> Exec<'a> {
             cached_bytes: std::cell::Cell::new(0),
             cache_budget: std::cell::OnceCell::new(),
             derived: RefCell::new(HashMap::new()),
+            system: RefCell::new(HashMap::new()),
             working: RefCell::new(HashMap::new()),
             in_keys: Default::default(),
             uncut: std::cell::Cell::new(0),
@@ -431,6 +434,19 @@ impl<'a> Exec<'a> {
             .get(&id)
             .cloned()
             .ok_or_else(|| SqlError::internal("a recursive reference outside its CTE"))
+    }
+
+    /// An information_schema source's rows for the constant terms placed
+    /// on it (`infoschema::hint`), made once per statement and hint.
+    fn system_rows(&self, s: &Source, v: crate::infoschema::View, env: &dyn Env) -> Result<Rows> {
+        let hint = crate::infoschema::hint::of_terms(v, s.offset, s.filter.iter().chain(&s.local), env);
+        let k = (s as *const Source as usize, hint);
+        if let Some(r) = self.system.borrow().get(&k) {
+            return Ok(r.clone());
+        }
+        let rows = Rc::new(self.session.system_rows(v, &k.1)?);
+        self.system.borrow_mut().insert(k, rows.clone());
+        Ok(rows)
     }
 
     /// A derived table's rows, materialised once per statement.
@@ -907,9 +923,10 @@ impl BlockRun<'_, '_> {
             }
         };
         match &s.kind {
-            SourceKind::Derived(_) | SourceKind::Working(_) => {
+            SourceKind::Derived(_) | SourceKind::Working(_) | SourceKind::System(_) => {
                 let rows = match &s.kind {
                     SourceKind::Derived(plan) => self.ex.derived_rows(plan)?,
+                    SourceKind::System(v) => self.ex.system_rows(s, *v, env)?,
                     _ => self.ex.working_rows(working_id(s))?,
                 };
                 let Some(p) = self.ex.profile else {
@@ -1167,9 +1184,10 @@ impl BlockRun<'_, '_> {
             Ok(true)
         };
         match &s.kind {
-            SourceKind::Derived(_) | SourceKind::Working(_) => {
+            SourceKind::Derived(_) | SourceKind::Working(_) | SourceKind::System(_) => {
                 let rows = match &s.kind {
                     SourceKind::Derived(plan) => self.ex.derived_rows(plan)?,
+                    SourceKind::System(v) => self.ex.system_rows(s, *v, env)?,
                     _ => self.ex.working_rows(working_id(s))?,
                 };
                 match self.ex.profile {

@@ -91,6 +91,7 @@ fn copy_source(s: &Source) -> Source {
             SourceKind::Table(t) => SourceKind::Table(t.clone()),
             SourceKind::Derived(p) => SourceKind::Derived(p.clone()),
             SourceKind::Working(id) => SourceKind::Working(*id),
+            SourceKind::System(v) => SourceKind::System(*v),
         },
         name: s.name.clone(),
         offset: s.offset,

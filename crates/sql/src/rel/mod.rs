@@ -141,6 +141,9 @@ pub enum SourceKind {
     /// A recursive CTE's reference to itself in its step: the rows of the
     /// previous round (`RecursivePlan::id`).
     Working(usize),
+    /// An information_schema table: its rows made from the catalog at
+    /// execution (`infoschema`), then read as a derived table's.
+    System(crate::infoschema::View),
 }
 
 /// One FROM item, its slots `offset .. offset + width` of the block's row.
