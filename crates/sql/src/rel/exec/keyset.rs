@@ -139,9 +139,10 @@ impl BlockRun<'_, '_> {
                     }
                 };
             }
-            SourceKind::Derived(_) | SourceKind::Working(_) => {
+            SourceKind::Derived(_) | SourceKind::Working(_) | SourceKind::System(_) => {
                 let rows = match &s.kind {
                     SourceKind::Derived(plan) => self.ex.derived_rows(plan)?,
+                    SourceKind::System(v) => self.ex.system_rows(s, *v, env)?,
                     _ => self.ex.working_rows(working_id(s))?,
                 };
                 let mut probe = self.ex.profile.map(|p| p.open(key(s), Tag::Read));
