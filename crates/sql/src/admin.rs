@@ -112,6 +112,29 @@ impl AdminStmt {
     }
 }
 
+/// The rest of a quoted token whose opening quote `q` was read, into
+/// `s`: a doubled quote is one, and a backslash escapes the next
+/// character except between backticks.
+pub(crate) fn read_quoted(it: &mut std::iter::Peekable<std::str::Chars<'_>>, q: char, s: &mut String) {
+    while let Some(ch) = it.next() {
+        if ch == q {
+            if it.peek() == Some(&q) {
+                it.next();
+                s.push(q);
+                continue;
+            }
+            break;
+        }
+        if ch == '\\' && q != '`' {
+            if let Some(n) = it.next() {
+                s.push(n);
+            }
+            continue;
+        }
+        s.push(ch);
+    }
+}
+
 /// Tokens: words, quoted strings (quotes removed), punctuation.
 fn tokens(sql: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -122,23 +145,7 @@ fn tokens(sql: &str) -> Vec<String> {
         } else if c == '\'' || c == '"' || c == '`' {
             it.next();
             let mut s = String::from("\u{1}");
-            while let Some(ch) = it.next() {
-                if ch == c {
-                    if it.peek() == Some(&c) {
-                        it.next();
-                        s.push(c);
-                        continue;
-                    }
-                    break;
-                }
-                if ch == '\\' && c != '`' {
-                    if let Some(n) = it.next() {
-                        s.push(n);
-                    }
-                    continue;
-                }
-                s.push(ch);
-            }
+            read_quoted(&mut it, c, &mut s);
             out.push(s);
         } else if c.is_alphanumeric() || c == '_' || c == '$' || c == '%' || c == '*' {
             let mut s = String::new();

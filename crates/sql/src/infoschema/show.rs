@@ -32,23 +32,7 @@ fn tokens(sql: &str) -> Vec<String> {
         } else if c == '`' || c == '\'' || c == '"' {
             it.next();
             let mut s = String::from(c);
-            while let Some(ch) = it.next() {
-                if ch == c {
-                    if it.peek() == Some(&c) {
-                        it.next();
-                        s.push(c);
-                        continue;
-                    }
-                    break;
-                }
-                if ch == '\\' && c != '`' {
-                    if let Some(n) = it.next() {
-                        s.push(n);
-                    }
-                    continue;
-                }
-                s.push(ch);
-            }
+            crate::admin::read_quoted(&mut it, c, &mut s);
             out.push(s);
         } else if c.is_alphanumeric() || c == '_' || c == '$' {
             let mut s = String::new();

@@ -438,6 +438,16 @@ impl<'a> Exec<'a> {
 
     /// An information_schema source's rows for the constant terms placed
     /// on it (`infoschema::hint`), made once per statement and hint.
+    /// The rows of a source that is not a base table: a derived table's,
+    /// a recursive CTE's previous round, an information_schema table's.
+    fn materialised_rows(&self, s: &Source, env: &dyn Env) -> Result<Rows> {
+        match &s.kind {
+            SourceKind::Derived(plan) => self.derived_rows(plan),
+            SourceKind::System(v) => self.system_rows(s, *v, env),
+            _ => self.working_rows(working_id(s)),
+        }
+    }
+
     fn system_rows(&self, s: &Source, v: crate::infoschema::View, env: &dyn Env) -> Result<Rows> {
         let hint = crate::infoschema::hint::of_terms(v, s.offset, s.filter.iter().chain(&s.local), env);
         let k = (s as *const Source as usize, hint);
@@ -924,11 +934,7 @@ impl BlockRun<'_, '_> {
         };
         match &s.kind {
             SourceKind::Derived(_) | SourceKind::Working(_) | SourceKind::System(_) => {
-                let rows = match &s.kind {
-                    SourceKind::Derived(plan) => self.ex.derived_rows(plan)?,
-                    SourceKind::System(v) => self.ex.system_rows(s, *v, env)?,
-                    _ => self.ex.working_rows(working_id(s))?,
-                };
+                let rows = self.ex.materialised_rows(s, env)?;
                 let Some(p) = self.ex.profile else {
                     for r in rows.iter() {
                         if !place(r, buf)? {
@@ -1185,11 +1191,7 @@ impl BlockRun<'_, '_> {
         };
         match &s.kind {
             SourceKind::Derived(_) | SourceKind::Working(_) | SourceKind::System(_) => {
-                let rows = match &s.kind {
-                    SourceKind::Derived(plan) => self.ex.derived_rows(plan)?,
-                    SourceKind::System(v) => self.ex.system_rows(s, *v, env)?,
-                    _ => self.ex.working_rows(working_id(s))?,
-                };
+                let rows = self.ex.materialised_rows(s, env)?;
                 match self.ex.profile {
                     None => {
                         for r in rows.iter() {

@@ -27,7 +27,7 @@ use std::rc::Rc;
 
 use quire_engine::row::Value;
 
-use super::{passes, resolve, working_id, BlockRun, Emit, JoinNode};
+use super::{passes, resolve, BlockRun, Emit, JoinNode};
 use crate::cost::same_expr;
 use crate::error::Result;
 use crate::explain::profile::{key, Tag};
@@ -140,11 +140,7 @@ impl BlockRun<'_, '_> {
                 };
             }
             SourceKind::Derived(_) | SourceKind::Working(_) | SourceKind::System(_) => {
-                let rows = match &s.kind {
-                    SourceKind::Derived(plan) => self.ex.derived_rows(plan)?,
-                    SourceKind::System(v) => self.ex.system_rows(s, *v, env)?,
-                    _ => self.ex.working_rows(working_id(s))?,
-                };
+                let rows = self.ex.materialised_rows(s, env)?;
                 let mut probe = self.ex.profile.map(|p| p.open(key(s), Tag::Read));
                 for r in rows.iter() {
                     let go = match probe.as_mut() {
