@@ -200,6 +200,7 @@ impl BinLog {
         let next = files.last().and_then(|f| f.rsplit('.').next()?.parse::<u32>().ok()).unwrap_or(0) + 1;
         let name = format!("{}.{next:06}", opts.basename);
         let f = Frame { server_id: opts.server_id, timestamp: now_secs(), checksum: opts.checksum };
+        remove_unlisted(&opts.dir, &name, &f)?;
         let (file, end) = create_file(&opts.dir, &name, &f, now_secs())?;
         files.push(name.clone());
         write_index(&opts.index, &files)?;
@@ -571,6 +572,39 @@ fn close_file(f: &OpenFile) {
     }
 }
 
+/// A file that should be the next one but is not in the index was left
+/// by a creation a crash interrupted (the file is created, then named in
+/// the index, and nothing is written to it before that): it holds at
+/// most its own header, no transaction, and is removed. A file holding
+/// more is not ours to delete: opening the log fails and says so.
+fn remove_unlisted(dir: &Path, name: &str, f: &Frame) -> LResult<()> {
+    let path = dir.join(name);
+    let len = match std::fs::metadata(&path) {
+        Ok(m) => m.len(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_err("cannot read binary log", &path, e)),
+    };
+    if len > header(f, 0).len() as u64 {
+        return Err(LogError(format!(
+            "binary log '{}' exists with {len} bytes but is not in the index; move it away to start",
+            path.display()
+        )));
+    }
+    tracing::warn!("removing binary log '{}': its creation was interrupted before it was indexed", path.display());
+    std::fs::remove_file(&path).map_err(|e| io_err("cannot remove binary log", &path, e))
+}
+
+/// A file's first bytes: magic, FDE (IN_USE), PREVIOUS_GTIDS.
+fn header(f: &Frame, created: u32) -> Vec<u8> {
+    let mut ev = Events::default();
+    ev.format_description(f, created, true);
+    ev.previous_gtids(f);
+    ev.place(MAGIC.len() as u64, f.checksum);
+    let mut bytes = MAGIC.to_vec();
+    bytes.extend_from_slice(&ev.bytes);
+    bytes
+}
+
 /// Creates a new file: magic, FDE (IN_USE), PREVIOUS_GTIDS. Returns it
 /// and its size.
 fn create_file(dir: &Path, name: &str, f: &Frame, created: u32) -> LResult<(OpenFile, u64)> {
@@ -581,12 +615,7 @@ fn create_file(dir: &Path, name: &str, f: &Frame, created: u32) -> LResult<(Open
         .create_new(true)
         .open(&path)
         .map_err(|e| io_err("cannot create binary log", &path, e))?;
-    let mut ev = Events::default();
-    ev.format_description(f, created, true);
-    ev.previous_gtids(f);
-    ev.place(MAGIC.len() as u64, f.checksum);
-    let mut bytes = MAGIC.to_vec();
-    bytes.extend_from_slice(&ev.bytes);
+    let bytes = header(f, created);
     file.write_all_at(&bytes, 0).map_err(|e| io_err("cannot write binary log", &path, e))?;
     Ok((OpenFile { name: name.to_string(), file }, bytes.len() as u64))
 }
@@ -617,7 +646,13 @@ fn write_index(p: &Path, files: &[String]) -> LResult<()> {
         let mut f = File::create(&tmp)?;
         f.write_all(text.as_bytes())?;
         f.sync_data()?;
-        std::fs::rename(&tmp, p)
+        std::fs::rename(&tmp, p)?;
+        // The rename and the new file's entry reach the disk before
+        // anything is written to that file.
+        match p.parent().filter(|d| !d.as_os_str().is_empty()) {
+            Some(d) => File::open(d)?.sync_all(),
+            None => File::open(".")?.sync_all(),
+        }
     })();
     r.map_err(|e| io_err("cannot write binary log index", p, e))
 }

@@ -148,15 +148,17 @@ impl Server {
         }
         hooks(cfg, &engine);
         let shared = Shared::new(engine, catalog, cfg.sysvars.clone());
-        // The binary log (off unless `log_bin`): opened before the first
-        // connection, so that no transaction commits unlogged.
-        if let Some(b) = quire_sql::binlog::open(&cfg.sysvars, &cfg.datadir(), &shared.engine)? {
-            let _ = shared.binlog.set(b);
-        }
         let backend = Arc::new(SqlBackend { shared: shared.clone() });
         let socket = cfg.socket();
         let addr = format!("{}:{}", cfg.bind_address(), cfg.port());
         let listener = Listener::bind_with_backlog(Some(&addr), socket.as_deref(), cfg.back_log())?;
+        // The binary log (off unless `log_bin`): opened once the address
+        // is ours (a start that fails to bind leaves no new file) and
+        // before the first connection, so that no transaction commits
+        // unlogged.
+        if let Some(b) = quire_sql::binlog::open(&cfg.sysvars, &cfg.datadir(), &shared.engine)? {
+            let _ = shared.binlog.set(b);
+        }
         let tcp_addr = listener.local_addr();
         let options = ListenerOptions {
             max_connections: cfg.max_connections(),
