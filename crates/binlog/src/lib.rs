@@ -10,6 +10,8 @@
 //! - `log`: files, index, group commit, rotation, purge;
 //! - `recover`: the torn tail of the last file cut at open;
 //! - `order`: the engine's commits in log order;
+//! - `follow`: the durable end replicas may be sent, and waiting for it;
+//! - `dump`: a dump thread's reading of the log (COM_BINLOG_DUMP);
 //! - `reconcile`: the log cut back to the engine's last logged commit at
 //!   open.
 //!
@@ -22,13 +24,16 @@
 
 pub mod column;
 pub mod crc;
+pub mod dump;
 pub mod event;
+pub mod follow;
 pub mod log;
 mod order;
 pub mod reconcile;
 pub mod recover;
 pub mod rows;
 
+pub use dump::{DumpEnd, DumpOut, DumpRequest};
 pub use event::{Checksum, Events, Frame, QueryEvent};
 pub use log::{file_number, BinLog, LogError, LogFile, Options, Position};
 pub use rows::{LoggedTable, RowMetadata, RowPair, RowsKind};

@@ -50,6 +50,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use parking_lot::{Condvar, Mutex};
 
 use crate::event::{self, Checksum, Events, Frame, LogicalClock, FLAGS_OFFSET, FLAG_IN_USE, MAGIC};
+use crate::follow::{pack, Follow};
 use crate::order::Order;
 
 /// What opening the log needs.
@@ -156,6 +157,10 @@ pub struct BinLog {
     order: Order,
     /// Set by [`BinLog::stop_after_engine_failure`].
     engine_failed: std::sync::atomic::AtomicBool,
+    /// The durable end replicas may read to (`follow.rs`).
+    follow: Follow,
+    /// Set by [`BinLog::close`]: dump threads end.
+    closed: std::sync::atomic::AtomicBool,
     pub sync_binlog: AtomicU64,
     pub max_size: AtomicU64,
     pub expire_secs: AtomicU64,
@@ -204,6 +209,10 @@ impl BinLog {
         let (file, end) = create_file(&opts.dir, &name, &f, now_secs())?;
         files.push(name.clone());
         write_index(&opts.index, &files)?;
+        // Every earlier file holds only what the engine committed (the
+        // cut above): the durable end starts at the new file's start.
+        let follow = Follow::default();
+        follow.report(pack(file_number(&name), end));
         let st = State {
             cur: Arc::new(file),
             end,
@@ -229,6 +238,8 @@ impl BinLog {
             done: Condvar::new(),
             order: Order::new(),
             engine_failed: Default::default(),
+            follow,
+            closed: Default::default(),
             commits: AtomicU64::new(0),
             groups: AtomicU64::new(0),
         })
@@ -320,6 +331,11 @@ impl BinLog {
             self.groups.fetch_add(1, Ordering::Relaxed);
             match r {
                 Ok(()) => {
+                    if st.written_end.0 != end.0 {
+                        // A rotation: dumps waiting at the old file's end
+                        // may send its ROTATE now (`dump.rs` invariant 2).
+                        self.follow.wake();
+                    }
                     st.written_end = end;
                     if st.sequence >= seq {
                         st.last_committed = st.last_committed.max(seq.min(st.sequence));
@@ -431,6 +447,7 @@ impl BinLog {
                 st.leader = true;
                 let segs = std::mem::take(&mut st.pending);
                 let upto = st.appended_ticket;
+                let end = (st.cur.name.clone(), st.end);
                 drop(st);
                 let r = self.write_group(segs, true);
                 st = self.state.lock();
@@ -441,6 +458,8 @@ impl BinLog {
                     self.done.notify_all();
                     return Err(e);
                 }
+                st.written_end = end;
+                self.follow.wake();
                 self.done.notify_all();
             } else {
                 self.done.wait(&mut st);
@@ -553,6 +572,48 @@ impl BinLog {
             close_file(&cur);
         }
         self.state.lock().failed = Some("the binary log is closed".into());
+        self.closed.store(true, Ordering::SeqCst);
+        self.follow.wake();
+    }
+
+    /// The directory of the files.
+    pub fn dir(&self) -> &Path {
+        &self.opts.dir
+    }
+
+    /// The files of the index, oldest first.
+    pub fn file_names(&self) -> Vec<String> {
+        self.state.lock().files.clone()
+    }
+
+    /// [`BinLog::close`] ran: dump threads end.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    /// Reports that the transaction ending at (`file`, `end`) is committed
+    /// durably in the engine (`follow.rs`): replicas may now be sent every
+    /// transaction up to it. Called by the committer after its redo flush;
+    /// the cost is one atomic `fetch_max` unless a dump thread waits.
+    pub fn mark_durable(&self, file: u32, end: u64) {
+        self.follow.report(pack(file, end));
+    }
+
+    /// The durable end, packed (`follow::unpack`).
+    pub fn durable_packed(&self) -> u64 {
+        self.follow.end()
+    }
+
+    /// Waits (at most `timeout`) until the durable end passes `seen`, a
+    /// rotation is written, or the log closes.
+    pub fn wait_durable_past(&self, seen: u64, timeout: std::time::Duration) -> u64 {
+        self.follow.wait_past(seen, timeout)
+    }
+
+    /// The number of the file the writer has written up to (a file
+    /// before it is complete, its ROTATE included).
+    pub fn written_file_number(&self) -> u32 {
+        file_number(&self.state.lock().written_end.0)
     }
 }
 

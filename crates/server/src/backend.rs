@@ -13,10 +13,31 @@ use quire_engine::row::{Date, DateTime, Value};
 use quire_sql::{Answers, ColMeta, MetaType, Outcome, RowSink, Shared, SqlError};
 
 use crate::proto::handshake::capability;
+use crate::proto::replication::{BinlogDump, DumpOutcome, EventSink, RegisterReplica};
 use crate::proto::{
     charset, column_flag, column_type, Backend, Cell, Closer, ColumnDef, ConnEnd, Credentials, Done, ErrPacket, Param,
     Prepared, Replies, Session, STATUS_AUTOCOMMIT, STATUS_IN_TRANS, STATUS_MORE_RESULTS,
 };
+use quire_sql::binlog::source::{DumpCommand, DumpOut};
+
+/// The protocol's event sink as the binary log's dump output.
+struct Sink<'a> {
+    out: &'a mut dyn EventSink,
+}
+
+impl DumpOut for Sink<'_> {
+    fn event(&mut self, ev: &[u8]) -> std::io::Result<()> {
+        self.out.event(ev)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+
+    fn stopped(&mut self) -> bool {
+        false
+    }
+}
 
 pub struct SqlBackend {
     pub shared: Arc<Shared>,
@@ -401,6 +422,7 @@ impl Backend for SqlBackend {
     }
 
     fn connection_closed(&self, connection_id: u32, end: ConnEnd) {
+        self.shared.replicas.connection_closed(connection_id);
         if let Some(p) = self.shared.processes.get(connection_id) {
             self.shared.processes.remove(&p);
         }
@@ -466,6 +488,32 @@ impl Session for SqlSession {
 
     fn reset_connection(&mut self) {
         self.inner.reset();
+    }
+
+    fn register_replica(&mut self, r: &RegisterReplica) -> Result<(), ErrPacket> {
+        self.inner.register_replica(r.server_id, &r.host, r.port, r.master_id).map_err(err)
+    }
+
+    fn binlog_dump(&mut self, d: &BinlogDump, out: &mut dyn EventSink) -> DumpOutcome {
+        if d.gtid_set.is_some() {
+            // COM_BINLOG_DUMP_GTID: MySQL 8.0 refuses it unless
+            // gtid_mode=ON, and quire writes no GTIDs (gtid_mode OFF).
+            if let Err(e) = self.inner.check_replication_slave() {
+                return DumpOutcome::Error(err(e));
+            }
+            return DumpOutcome::Error(ErrPacket::new(
+                1236,
+                "HY000",
+                "The replication sender thread cannot start in AUTO_POSITION mode: this server has GTID_MODE = OFF instead of ON.",
+            ));
+        }
+        let cmd = DumpCommand { file: d.file.clone(), pos: d.pos, flags: d.flags, server_id: d.server_id };
+        let mut sink = Sink { out };
+        match self.inner.binlog_dump(&cmd, &mut sink) {
+            Ok(true) => DumpOutcome::Eof,
+            Ok(false) => DumpOutcome::Closed,
+            Err(e) => DumpOutcome::Error(err(e)),
+        }
     }
 
     fn status_flags(&self) -> u16 {

@@ -36,6 +36,13 @@ pub enum AdminStmt {
         db: String,
         user: String,
     },
+    /// GRANT / REVOKE of named global privileges (`REPLICATION SLAVE`,
+    /// `REPLICATION CLIENT`) ON *.*.
+    GrantGlobal {
+        privileges: Vec<&'static str>,
+        user: String,
+        revoke: bool,
+    },
     ShowGrants {
         user: Option<String>,
     },
@@ -89,6 +96,7 @@ impl AdminStmt {
                 | AdminStmt::SetPassword { .. }
                 | AdminStmt::Grant { .. }
                 | AdminStmt::Revoke { .. }
+                | AdminStmt::GrantGlobal { .. }
                 | AdminStmt::AlterEngine { .. }
         )
     }
@@ -315,9 +323,22 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
         let on = t.iter().position(|x| word(Some(x), "ON")).ok_or_else(|| SqlError::syntax("ON expected"))?;
         let privs: Vec<String> = t[1..on].iter().map(|x| x.to_ascii_uppercase()).collect();
         if privs.first().is_none_or(|p| p != "ALL") {
-            return Err(SqlError::unsupported("privileges other than ALL [PRIVILEGES]"));
+            let privileges = named_globals(&privs)?;
+            let global = t.get(on + 1..on + 4).is_some_and(|x| x.join("") == "*.*");
+            if !global {
+                return Err(SqlError::new(1221, "HY000", "Incorrect usage of DB GRANT and GLOBAL PRIVILEGES"));
+            }
+            let to = t
+                .iter()
+                .position(|x| word(Some(x), "TO") || word(Some(x), "FROM"))
+                .ok_or_else(|| SqlError::syntax("TO expected"))?;
+            let (user, _) = user_at(&t, to + 1)?;
+            return Ok(Some(AdminStmt::GrantGlobal { privileges, user, revoke: w(0, "REVOKE") }));
         }
         let db = name(t.get(on + 1).ok_or_else(|| SqlError::syntax("database expected"))?);
+        if db.starts_with("*.") {
+            return Err(SqlError::new(1102, "42000", format!("Incorrect database name '{db}'")));
+        }
         if t.get(on + 2).map(String::as_str) == Some(".") && t.get(on + 3).map(String::as_str) != Some("*") {
             return Err(SqlError::unsupported("table-level privileges (GRANT ... ON db.table)"));
         }
@@ -329,6 +350,30 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
         return Ok(Some(if w(0, "GRANT") { AdminStmt::Grant { db, user } } else { AdminStmt::Revoke { db, user } }));
     }
     Ok(None)
+}
+
+/// The privileges of a GRANT that names them (tokens between GRANT and
+/// ON): only the named global ones quire keeps apart from ALL
+/// (`catalog::NAMED_GLOBAL_PRIVILEGES`; MariaDB's REPLICATION REPLICA
+/// and BINLOG MONITOR are their new names); anything else is 1235.
+fn named_globals(privs: &[String]) -> Result<Vec<&'static str>> {
+    let mut out = Vec::new();
+    for p in privs.split(|x| x == ",") {
+        let p = p.join(" ");
+        let named = match p.as_str() {
+            "REPLICATION SLAVE" | "REPLICATION REPLICA" => "REPLICATION SLAVE",
+            "REPLICATION CLIENT" | "BINLOG MONITOR" => "REPLICATION CLIENT",
+            _ => {
+                return Err(SqlError::unsupported(
+                    "privileges other than ALL [PRIVILEGES], REPLICATION SLAVE and REPLICATION CLIENT",
+                ))
+            }
+        };
+        if !out.contains(&named) {
+            out.push(named);
+        }
+    }
+    Ok(out)
 }
 
 pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
@@ -386,6 +431,23 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
             }
             Ok(Output::ok())
         }
+        AdminStmt::GrantGlobal { privileges, user, revoke } => {
+            if !may_admin {
+                return Err(denied());
+            }
+            let held = cat.user(user).map(|u| u.grants.clone()).unwrap_or_default();
+            for p in privileges {
+                let entry = crate::catalog::global_grant_entry(p);
+                if !*revoke && !held.contains(&entry) {
+                    cat.grant(user, &entry)?;
+                } else if *revoke && held.contains(&entry) {
+                    cat.revoke(user, &entry)?;
+                } else if cat.user(user).is_none() {
+                    cat.grant(user, &entry)?; // 1133, as GRANT ALL
+                }
+            }
+            Ok(Output::ok())
+        }
         AdminStmt::ShowGrants { user } => {
             let u = user.clone().unwrap_or_else(|| s.user.clone());
             if u != s.user && !may_admin {
@@ -398,8 +460,10 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
             let rec = cat.user(&u).ok_or_else(|| {
                 SqlError::new(1141, "42000", format!("There is no such grant defined for user '{u}' on host '%'"))
             })?;
-            let mut rows = vec![vec![Value::Str(format!("GRANT USAGE ON *.* TO `{u}`@`%`"))]];
-            for db in &rec.grants {
+            let globals = rec.named_globals();
+            let first = if globals.is_empty() { "USAGE".to_string() } else { globals.join(", ") };
+            let mut rows = vec![vec![Value::Str(format!("GRANT {first} ON *.* TO `{u}`@`%`"))]];
+            for db in rec.grants.iter().filter(|d| !d.starts_with("*.")) {
                 let on = if db == "*" { "*.*".to_string() } else { format!("`{db}`.*") };
                 rows.push(vec![Value::Str(format!("GRANT ALL PRIVILEGES ON {on} TO `{u}`@`%`"))]);
             }

@@ -50,7 +50,34 @@ pub struct User {
     pub grants: BTreeSet<String>,
 }
 
+/// The global privileges quire grants one by one (`GRANT REPLICATION
+/// SLAVE ON *.*`); every other privilege is part of ALL. Stored as grant
+/// entries `*.<privilege>`; GRANT ALL on a database whose name starts
+/// with `*.` is refused (admin.rs), so the two never mix.
+pub const NAMED_GLOBAL_PRIVILEGES: [&str; 2] = ["REPLICATION SLAVE", "REPLICATION CLIENT"];
+
+/// The grant entry of a named global privilege.
+pub fn global_grant_entry(privilege: &str) -> String {
+    format!("*.{privilege}")
+}
+
 impl User {
+    /// Whether the user holds global `privilege` (one of
+    /// [`NAMED_GLOBAL_PRIVILEGES`], or held through ALL on `*.*`).
+    pub fn has_global(&self, privilege: &str) -> bool {
+        self.grants.contains("*") || self.grants.contains(&global_grant_entry(privilege))
+    }
+
+    /// The named global privileges granted one by one.
+    pub fn named_globals(&self) -> Vec<&str> {
+        self.grants.iter().filter_map(|g| g.strip_prefix("*.")).collect()
+    }
+
+    /// The databases with ALL PRIVILEGES (not `*`, not global entries).
+    pub fn schema_grants(&self) -> impl Iterator<Item = &String> {
+        self.grants.iter().filter(|d| *d != "*" && !d.starts_with("*."))
+    }
+
     pub fn may_use(&self, db: &str) -> bool {
         self.grants.contains("*")
             || self.grants.contains(db)

@@ -72,6 +72,8 @@ pub struct Shared {
     pub table_locks: crate::table_lock::TableLocks,
     /// The binary log, when `log_bin` is on (`binlog/`); set once at start.
     pub binlog: std::sync::OnceLock<Arc<crate::binlog::Binlog>>,
+    /// Registered replicas and running dump threads (`binlog/source.rs`).
+    pub replicas: crate::binlog::source::Replicas,
 }
 
 /// A source of SHOW STATUS rows outside this crate.
@@ -131,6 +133,7 @@ impl Shared {
             user_locks: Default::default(),
             table_locks: Default::default(),
             binlog: Default::default(),
+            replicas: Default::default(),
         });
         // Temporary tables a previous run left go before any session.
         crate::temp_table::sweep(&s.engine);

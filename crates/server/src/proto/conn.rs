@@ -14,6 +14,7 @@
 //! | Command      | idle beyond wait_timeout       | Closed       | `Conn::run`             |
 //! | Command      | a write blocked beyond net_write_timeout | Closed | `Conn::run`        |
 //! | Command      | KILL CONNECTION                | Closed       | `Conn::run`, the killer shuts the socket |
+//! | Command      | COM_BINLOG_DUMP(_GTID) ended   | Closed       | `Conn::binlog_dump`     |
 //! | any          | framing error, oversized packet| Closed (ERR) | `end_with`              |
 //!
 //! Invariants:
@@ -35,6 +36,7 @@ use std::time::{Duration, Instant};
 use super::codec::put_lenenc_int;
 use super::handshake::{authenticate, capability, send_err, AuthPlugin};
 use super::packet::{PacketError, PacketIo};
+use super::replication;
 use super::socket::{is_timeout, SocketControl};
 use super::stmt::Statements;
 use super::{charset, column_type, response, Backend, Cell, ColumnDef, ConnEnd, Done, ErrPacket, Replies, Session};
@@ -308,6 +310,12 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
             if cmd == command::QUIT {
                 return Ok(());
             }
+            if cmd == replication::BINLOG_DUMP || cmd == replication::BINLOG_DUMP_GTID {
+                // The connection ends with the dump, as MySQL's does.
+                self.binlog_dump(cmd, body)?;
+                let _ = self.io.flush();
+                return Ok(());
+            }
             let answered = self.dispatch(cmd, body);
             if self.session.killed() {
                 // The last answer: to a connection that killed itself; one
@@ -426,12 +434,48 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
                 let id = body.get(..4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
                 self.send_err(&ErrPacket::new(1421, "HY000", format!("The statement ({id}) has no open cursor.")))
             }
+            replication::REGISTER_SLAVE => match replication::parse_register(body) {
+                Ok(r) => match self.session.register_replica(&r) {
+                    Ok(()) => self.send_status_ok(),
+                    Err(e) => self.send_err(&e),
+                },
+                Err(e) => self.send_err(&e),
+            },
             command::RESET_CONNECTION => {
                 self.session.reset_connection();
                 self.statements.clear();
                 self.send_status_ok()
             }
             _ => self.send_err(&unknown_command()),
+        }
+    }
+
+    /// COM_BINLOG_DUMP(_GTID): the events, then EOF or ERR.
+    fn binlog_dump(&mut self, cmd: u8, body: &[u8]) -> Result<(), PacketError> {
+        let parsed = if cmd == replication::BINLOG_DUMP {
+            replication::parse_dump(body)
+        } else {
+            replication::parse_dump_gtid(body)
+        };
+        let d = match parsed {
+            Ok(d) => d,
+            Err(e) => return self.send_err(&e),
+        };
+        // A dump may wait for hours between events: no idle or write
+        // timeout of a client connection applies (heartbeats and the
+        // replica's own timeout watch the link).
+        if let Some(s) = self.socket {
+            s.set_read_timeout(None)?;
+            s.set_write_timeout(None)?;
+        }
+        let mut sink = EventWriter { io: &mut self.io, buf: &mut self.buf };
+        match self.session.binlog_dump(&d, &mut sink) {
+            replication::DumpOutcome::Eof => {
+                let status = self.session.status_flags();
+                self.send_eof(status)
+            }
+            replication::DumpOutcome::Closed => Ok(()),
+            replication::DumpOutcome::Error(e) => self.send_err(&e),
         }
     }
 
@@ -683,5 +727,24 @@ impl<S: Read + Write> Drop for LocalFile<'_, S> {
         while !self.done {
             let _ = self.next_packet();
         }
+    }
+}
+
+/// A dump's events written as packets (`0x00`, then the event).
+struct EventWriter<'a, S> {
+    io: &'a mut PacketIo<S>,
+    buf: &'a mut Vec<u8>,
+}
+
+impl<S: Read + Write> replication::EventSink for EventWriter<'_, S> {
+    fn event(&mut self, ev: &[u8]) -> io::Result<()> {
+        self.buf.clear();
+        self.buf.push(0x00);
+        self.buf.extend_from_slice(ev);
+        self.io.write_packet(self.buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.io.flush()
     }
 }

@@ -330,6 +330,19 @@ pub trait Session: Send {
     fn killed(&self) -> bool {
         false
     }
+    /// COM_REGISTER_SLAVE (`replication.rs`): OK or ERR.
+    fn register_replica(&mut self, _r: &replication::RegisterReplica) -> Result<(), ErrPacket> {
+        Err(conn::unknown_command())
+    }
+    /// COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID: sends the binary log's
+    /// events to `out` until the dump ends; the connection closes after.
+    fn binlog_dump(
+        &mut self,
+        _d: &replication::BinlogDump,
+        _out: &mut dyn replication::EventSink,
+    ) -> replication::DumpOutcome {
+        replication::DumpOutcome::Error(conn::unknown_command())
+    }
 }
 
 /// How a connection ended, for the server's counters
@@ -386,6 +399,7 @@ pub mod conn;
 pub mod handshake;
 pub mod listener;
 pub mod packet;
+pub mod replication;
 pub mod response;
 pub mod socket;
 pub mod stmt;

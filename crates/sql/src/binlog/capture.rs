@@ -192,14 +192,21 @@ impl Session {
         };
         let committed = b.log.commit_ordered(ev, |pos| {
             fault_point("engine_commit");
-            let r = trx.commit_in_memory(Some((pos.file_number(), pos.end)));
+            let at = (pos.file_number(), pos.end);
+            let r = trx.commit_in_memory(Some(at));
             if let Err(e) = &r {
                 b.log.stop_after_engine_failure(&e.to_string());
             }
-            r
+            r.map(|lsn| (lsn, at))
         });
         match committed {
-            Ok(lsn) => Ok(trx.wait_durable(lsn?)?),
+            Ok(r) => {
+                let (lsn, at) = r?;
+                trx.wait_durable(lsn)?;
+                // Durable in the log and the engine: replicas may have it.
+                b.log.mark_durable(at.0, at.1);
+                Ok(())
+            }
             Err(e) => {
                 let _ = trx.rollback();
                 Err(logging_impossible(&e.0))
@@ -230,17 +237,20 @@ impl Session {
         // Its position is recorded in the engine in log order, as a
         // transaction's (the statement's own changes committed before).
         let engine = &self.shared.engine;
-        let lsn = b
+        let (lsn, at) = b
             .log
             .commit_ordered(ev, |pos| {
-                let r = engine.record_binlog_position((pos.file_number(), pos.end));
+                let at = (pos.file_number(), pos.end);
+                let r = engine.record_binlog_position(at);
                 if let Err(e) = &r {
                     b.log.stop_after_engine_failure(&e.to_string());
                 }
-                r
+                r.map(|lsn| (lsn, at))
             })
-            .map_err(|e| logging_impossible(&e.0))?;
-        Ok(engine.wait_durable(lsn?)?)
+            .map_err(|e| logging_impossible(&e.0))??;
+        engine.wait_durable(lsn)?;
+        b.log.mark_durable(at.0, at.1);
+        Ok(())
     }
 
     /// The text to log for DDL statement `stmt`: the client's own text

@@ -1,7 +1,8 @@
 //! The binary log as the SQL layer drives it: opening it at startup
 //! (`log_bin`), logging each committing transaction's row changes and
 //! each DDL statement (`capture.rs`), the statements that show and manage
-//! it (`show.rs`), and its variables (`vars.rs`). The log itself (format,
+//! it (`show.rs`), its variables (`vars.rs`), and sending it to replicas
+//! (`source.rs`). The log itself (format,
 //! files, group commit) is the `quire-binlog` crate.
 //!
 //! Commit order (see docs/ARCHITECTURE.md "Binary log"): a transaction's
@@ -28,6 +29,7 @@
 
 pub mod capture;
 pub mod show;
+pub mod source;
 pub mod vars;
 
 use std::path::{Path, PathBuf};

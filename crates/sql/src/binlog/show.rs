@@ -8,11 +8,16 @@
 //! | FLUSH BINARY LOGS                                | closes the file, opens the next               |
 //! | PURGE {BINARY \| MASTER} LOGS TO 'f' \| BEFORE 'd' | deletes the older files                     |
 //!
+//! | SHOW REPLICAS (MySQL 8.0)                        | Server_Id, Host, Port, Source_Id, Replica_UUID |
+//! | SHOW SLAVE HOSTS, SHOW REPLICA HOSTS             | Server_id, Host, Port, Master_id (MariaDB's)  |
+//!
 //! With `log_bin` OFF, SHOW BINARY LOGS and PURGE answer 1381 ("You are
 //! not using binary logging"), SHOW MASTER STATUS an empty result and
-//! FLUSH BINARY LOGS OK, as MariaDB 10.11 does. Every one of them needs
-//! ALL on `*.*` (quire's stand-in for REPLICATION CLIENT / BINLOG_ADMIN).
-//! RESET MASTER and SHOW BINLOG EVENTS are refused (1235).
+//! FLUSH BINARY LOGS OK, as MariaDB 10.11 does. SHOW BINARY LOGS and
+//! SHOW MASTER / BINARY LOG STATUS need REPLICATION CLIENT, the replica
+//! lists REPLICATION SLAVE (MySQL 8.0's checks), FLUSH and PURGE ALL on
+//! `*.*` (quire's stand-in for RELOAD / BINLOG_ADMIN). RESET MASTER and
+//! SHOW BINLOG EVENTS are refused (1235).
 
 use quire_engine::row::Value;
 
@@ -32,6 +37,10 @@ pub enum BinlogStmt {
     Flush,
     PurgeTo(String),
     PurgeBefore(String),
+    /// SHOW REPLICAS (`mysql_columns`) / SHOW SLAVE HOSTS.
+    ShowReplicas {
+        mysql_columns: bool,
+    },
     /// A binary log statement quire does not do yet: refused with 1235.
     Unsupported(&'static str),
 }
@@ -57,6 +66,12 @@ pub fn parse(t: &[String]) -> Result<Option<BinlogStmt>> {
         }
         if is(t, 1, "BINARY") && is(t, 2, "LOG") && is(t, 3, "STATUS") && n == 4 {
             return Ok(Some(BinlogStmt::ShowStatus { mysql_columns: true }));
+        }
+        if is(t, 1, "REPLICAS") && n == 2 {
+            return Ok(Some(BinlogStmt::ShowReplicas { mysql_columns: true }));
+        }
+        if (is(t, 1, "SLAVE") || is(t, 1, "REPLICA")) && is(t, 2, "HOSTS") && n == 3 {
+            return Ok(Some(BinlogStmt::ShowReplicas { mysql_columns: false }));
         }
         if is(t, 1, "BINLOG") && is(t, 2, "EVENTS") {
             return Ok(Some(BinlogStmt::Unsupported("SHOW BINLOG EVENTS")));
@@ -102,8 +117,18 @@ fn columns(stmt: &BinlogStmt) -> Vec<ColMeta> {
             }
             c
         }
+        BinlogStmt::ShowReplicas { mysql_columns } => super::source::replica_columns(*mysql_columns),
         _ => vec![],
     }
+}
+
+/// 1227 naming the privilege `what` needs.
+pub(crate) fn denied(privileges: &str) -> SqlError {
+    SqlError::new(
+        1227,
+        "42000",
+        format!("Access denied; you need (at least one of) the {privileges} privilege(s) for this operation"),
+    )
 }
 
 /// Runs a binary log statement.
@@ -111,13 +136,18 @@ pub fn run(s: &mut Session, stmt: &BinlogStmt) -> Result<Output> {
     if let BinlogStmt::Unsupported(what) = stmt {
         return Err(SqlError::unsupported(what));
     }
-    if !s.shared.catalog.user(&s.user).is_some_and(|u| u.grants.contains("*")) {
-        return Err(SqlError::new(
-            1227,
-            "42000",
-            "Access denied; you need (at least one of) the SUPER, REPLICATION CLIENT privilege(s) for this operation"
-                .to_string(),
-        ));
+    let user = s.shared.catalog.user(&s.user);
+    let (ok, needed) = match stmt {
+        BinlogStmt::ShowLogs | BinlogStmt::ShowStatus { .. } => {
+            (user.is_some_and(|u| u.has_global("REPLICATION CLIENT")), "SUPER, REPLICATION CLIENT")
+        }
+        BinlogStmt::ShowReplicas { .. } => {
+            (user.is_some_and(|u| u.has_global("REPLICATION SLAVE")), "REPLICATION SLAVE")
+        }
+        _ => (user.is_some_and(|u| u.grants.contains("*")), "SUPER, BINLOG_ADMIN"),
+    };
+    if !ok {
+        return Err(denied(needed));
     }
     let b = s.shared.binlog.get().cloned();
     let err =
@@ -168,6 +198,9 @@ pub fn run(s: &mut Session, stmt: &BinlogStmt) -> Result<Output> {
             b.log.purge_before(secs).map_err(err)?;
             Ok(Output::ok())
         }
+        BinlogStmt::ShowReplicas { mysql_columns } => {
+            Ok(Output::Rows { columns: columns(stmt), rows: s.shared.replicas.rows(*mysql_columns) })
+        }
         BinlogStmt::Unsupported(_) => unreachable!("refused above"),
     }
 }
@@ -217,5 +250,13 @@ mod tests {
         );
         assert!(parse(&toks(&["PURGE", "BINARY", "LOGS", "TO", "x"])).is_err());
         assert_eq!(parse(&toks(&["SHOW", "TABLES"])).unwrap(), None);
+        assert_eq!(
+            parse(&toks(&["SHOW", "REPLICAS"])).unwrap(),
+            Some(BinlogStmt::ShowReplicas { mysql_columns: true })
+        );
+        assert_eq!(
+            parse(&toks(&["show", "slave", "hosts"])).unwrap(),
+            Some(BinlogStmt::ShowReplicas { mysql_columns: false })
+        );
     }
 }

@@ -153,8 +153,12 @@ pub fn user_privileges(sess: &Session) -> Vec<Vec<Value>> {
             for p in GLOBAL_PRIVILEGES {
                 out.push(vec![grantee(&u.name), s("def"), s(p), s("YES")]);
             }
-        } else {
+        } else if u.named_globals().is_empty() {
             out.push(vec![grantee(&u.name), s("def"), s("USAGE"), s("NO")]);
+        } else {
+            for p in u.named_globals() {
+                out.push(vec![grantee(&u.name), s("def"), s(p), s("NO")]);
+            }
         }
     }
     out
@@ -163,7 +167,7 @@ pub fn user_privileges(sess: &Session) -> Vec<Vec<Value>> {
 pub fn schema_privileges(sess: &Session) -> Vec<Vec<Value>> {
     let mut out = Vec::new();
     for u in visible_users(sess) {
-        for db in u.grants.iter().filter(|d| *d != "*") {
+        for db in u.schema_grants() {
             for p in SCHEMA_PRIVILEGES {
                 out.push(vec![grantee(&u.name), s("def"), s(db), s(p), s("NO")]);
             }
