@@ -36,6 +36,25 @@ impl Server {
         Server { child, port, password }
     }
 
+    /// Starts `quire serve` on `port` (a restart where replicas expect
+    /// it): retried while the port is still held by the killed server.
+    pub fn start_on(
+        datadir: &Path,
+        log: &Path,
+        password: &'static str,
+        options: &[&str],
+        port: u16,
+        configure: &dyn Fn(&mut Command),
+    ) -> Server {
+        for _ in 0..50 {
+            if let Some(child) = try_spawn(datadir, log, password, options, port, configure) {
+                return Server { child, port, password };
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        panic!("port {port} stayed in use");
+    }
+
     /// A connection as root, to `db` if given.
     pub fn try_connect(&self, db: Option<&str>) -> mysql::Result<Conn> {
         Conn::new(
@@ -79,30 +98,45 @@ pub fn spawn(
 ) -> (Child, u16) {
     for _ in 0..5 {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
-        cmd.arg("serve")
-            .arg(format!("--root-password={password}"))
-            .arg(format!("--datadir={}", datadir.display()))
-            .arg(format!("--port={port}"))
-            .args(options)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(log).unwrap());
-        configure(&mut cmd);
-        let mut child = cmd.spawn().expect("spawn quire serve");
-        let deadline = Instant::now() + Duration::from_secs(120);
-        loop {
-            let err = std::fs::read_to_string(log).unwrap_or_default();
-            if err.contains("ready for connections") {
-                return (child, port);
-            }
-            if let Some(status) = child.try_wait().unwrap() {
-                assert!(err.contains("in use"), "quire serve exited with {status}:\n{err}");
-                break;
-            }
-            assert!(Instant::now() < deadline, "quire serve not ready:\n{err}");
-            std::thread::sleep(Duration::from_millis(50));
+        if let Some(child) = try_spawn(datadir, log, password, options, port, configure) {
+            return (child, port);
         }
     }
     panic!("no free port in 5 attempts");
+}
+
+/// One start on `port`: the ready process, or `None` when the port was
+/// in use (any other early exit fails the test with the log).
+fn try_spawn(
+    datadir: &Path,
+    log: &Path,
+    password: &str,
+    options: &[&str],
+    port: u16,
+    configure: &dyn Fn(&mut Command),
+) -> Option<Child> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
+    cmd.arg("serve")
+        .arg(format!("--root-password={password}"))
+        .arg(format!("--datadir={}", datadir.display()))
+        .arg(format!("--port={port}"))
+        .args(options)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).unwrap());
+    configure(&mut cmd);
+    let mut child = cmd.spawn().expect("spawn quire serve");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let err = std::fs::read_to_string(log).unwrap_or_default();
+        if err.contains("ready for connections") {
+            return Some(child);
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(err.contains("in use"), "quire serve exited with {status}:\n{err}");
+            return None;
+        }
+        assert!(Instant::now() < deadline, "quire serve not ready:\n{err}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

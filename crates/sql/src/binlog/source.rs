@@ -190,7 +190,9 @@ impl Session {
         let req = DumpRequest {
             file: cmd.file.clone(),
             pos: cmd.pos,
-            non_block: cmd.flags & DUMP_NON_BLOCK != 0,
+            // Server id 0 (a client such as mysqlbinlog without
+            // --stop-never) never waits either, as in MySQL.
+            non_block: cmd.flags & DUMP_NON_BLOCK != 0 || cmd.server_id == 0,
             heartbeat,
             replica_checksum,
         };
