@@ -217,14 +217,14 @@ fn ddl_loop(port: u16, stop: Arc<AtomicBool>, ddl_ok: Arc<AtomicBool>, ddl_idle:
         n += 1;
         let _ = c.query_drop(format!("CREATE TABLE t{n} (id INT PRIMARY KEY, v VARCHAR(10))"));
         let _ = c.query_drop(format!("INSERT INTO t{n} VALUES (1, 'x'), (2, 'y')"));
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             let _ = c.query_drop(format!("ALTER TABLE t{n} ADD COLUMN w INT DEFAULT 7"));
             let _ = c.query_drop(format!("UPDATE t{n} SET w = w + id"));
         }
-        if n > 2 && n % 3 == 0 {
+        if n > 2 && n.is_multiple_of(3) {
             let _ = c.query_drop(format!("DROP TABLE t{}", n - 2));
         }
-        if n % 4 == 0 {
+        if n.is_multiple_of(4) {
             let _ = c.query_drop("FLUSH BINARY LOGS");
         }
         std::thread::sleep(Duration::from_millis(150));
