@@ -19,10 +19,10 @@
 //!    of the last transaction in the log whose engine commit is durable.
 //!    Within the durable end's file the dump stops there; files before it
 //!    are sent whole (they ended before a durable transaction was logged).
-//! 2. Past the durable end only a ROTATE or a STOP is sent, and only once
-//!    the writer has moved on to a later file (the file is complete):
-//!    neither is a transaction, and the file the ROTATE names is already
-//!    in the index.
+//! 2. Past the durable end only events that are not transactions are
+//!    sent: a file's PREVIOUS_GTIDS (part of its header), and a ROTATE or
+//!    a STOP once the writer has moved on to a later file (the file is
+//!    complete; the file a ROTATE names is already in the index).
 //! 3. Every event sent is whole: its length is checked against what may
 //!    be read; bytes that do not frame an event end the dump with MySQL's
 //!    "bogus data" fatal error, never a panic.
@@ -332,14 +332,22 @@ impl Sender<'_> {
     }
 
     /// The event at the position reached, when it is whole in the file
-    /// and is a ROTATE or a STOP (invariant 2); `None` otherwise.
-    fn control_event_at_pos(&self, file_len: u64) -> Result<Option<(u8, u64)>, DumpEnd> {
+    /// and may be sent past the durable end (invariant 2): the file's
+    /// PREVIOUS_GTIDS (written with its header, before the file is in the
+    /// index), or a ROTATE or STOP once the writer has left the file.
+    /// `None` otherwise.
+    fn control_event_at_pos(&self, file_len: u64, writer_left: bool) -> Result<Option<(u8, u64)>, DumpEnd> {
         if self.pos + HEADER_LEN as u64 > file_len {
             return Ok(None);
         }
         let h = self.read_at(self.pos, HEADER_LEN)?;
         let len = u32::from_le_bytes([h[9], h[10], h[11], h[12]]) as u64;
-        if !matches!(h[4], kind::ROTATE | kind::STOP) || len < HEADER_LEN as u64 || self.pos + len > file_len {
+        let sendable = match h[4] {
+            kind::PREVIOUS_GTIDS => true,
+            kind::ROTATE | kind::STOP => writer_left,
+            _ => false,
+        };
+        if !sendable || len < HEADER_LEN as u64 || self.pos + len > file_len {
             return Ok(None);
         }
         Ok(Some((h[4], len)))
@@ -371,16 +379,16 @@ impl Sender<'_> {
                     return Ok(Next::File(next));
                 }
             }
-            // Invariant 2: a ROTATE or STOP past the durable end of a
-            // file the writer has left.
-            if self.log.written_file_number() > me {
-                if let Some((ty, len)) = self.control_event_at_pos(file_len)? {
-                    if let Some(next) = self.send_range(self.pos + len)? {
-                        return Ok(Next::File(next));
-                    }
-                    debug_assert_eq!(ty, kind::STOP);
-                    continue;
+            // Invariant 2: no transaction past the durable end; a
+            // PREVIOUS_GTIDS, or a ROTATE or STOP of a file the writer
+            // has left, may go.
+            let writer_left = self.log.written_file_number() > me;
+            if let Some((ty, len)) = self.control_event_at_pos(file_len, writer_left)? {
+                if let Some(next) = self.send_range(self.pos + len)? {
+                    return Ok(Next::File(next));
                 }
+                debug_assert_ne!(ty, kind::ROTATE);
+                continue;
             }
             // A file that ended without a ROTATE (a STOP, or cut after a
             // crash): the next file of the index.
