@@ -242,3 +242,35 @@ fn binlog_status_rotation_and_purge() {
     let out = Command::new("mariadb-binlog").arg(&logs[2]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("Stop"), "no STOP event at the end");
 }
+
+/// MySQL 8.0's privileges on the log's statements: SHOW MASTER STATUS and
+/// SHOW BINARY LOGS need REPLICATION CLIENT, SHOW REPLICAS REPLICATION
+/// SLAVE, FLUSH BINARY LOGS RELOAD (ALL here); the two replication
+/// privileges are granted on `*.*` only and SHOW GRANTS lists them in
+/// MySQL's order.
+#[test]
+fn replication_privileges_gate_the_binlog_statements() {
+    let q = Quire::start(&[("log_bin", "ON")]);
+    let mut root = q.connect(None);
+    root.query_drop("CREATE USER watcher IDENTIFIED BY 'w'").unwrap();
+    let watcher = || mysql::Conn::new(q.opts(None).user(Some("watcher")).pass(Some("w"))).unwrap();
+    let code = |c: &mut mysql::Conn, sql: &str| c.query_drop(sql).err().map_or(0, |e| oracle::err_code(&e));
+    let mut w = watcher();
+    for sql in ["SHOW MASTER STATUS", "SHOW BINARY LOGS", "SHOW REPLICAS", "SHOW SLAVE HOSTS", "FLUSH BINARY LOGS"] {
+        assert_eq!(code(&mut w, sql), 1227, "{sql}");
+    }
+    assert_eq!(code(&mut root, "GRANT REPLICATION CLIENT ON test.* TO watcher"), 1221);
+    assert_eq!(code(&mut root, "GRANT SELECT, REPLICATION CLIENT ON *.* TO watcher"), 1235);
+    root.query_drop("GRANT BINLOG MONITOR, REPLICATION SLAVE ON *.* TO watcher").unwrap();
+    let grants: Vec<String> = root.query("SHOW GRANTS FOR watcher").unwrap();
+    assert_eq!(grants, ["GRANT REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO `watcher`@`%`"]);
+    let mut w = watcher();
+    for sql in ["SHOW MASTER STATUS", "SHOW BINARY LOGS", "SHOW REPLICAS", "SHOW SLAVE HOSTS"] {
+        assert_eq!(code(&mut w, sql), 0, "{sql}");
+    }
+    assert_eq!(code(&mut w, "FLUSH BINARY LOGS"), 1227);
+    root.query_drop("REVOKE REPLICATION CLIENT ON *.* FROM watcher").unwrap();
+    let mut w = watcher();
+    assert_eq!(code(&mut w, "SHOW MASTER STATUS"), 1227);
+    assert_eq!(code(&mut w, "SHOW REPLICAS"), 0);
+}

@@ -68,9 +68,9 @@ impl User {
         self.grants.contains("*") || self.grants.contains(&global_grant_entry(privilege))
     }
 
-    /// The named global privileges granted one by one.
-    pub fn named_globals(&self) -> Vec<&str> {
-        self.grants.iter().filter_map(|g| g.strip_prefix("*.")).collect()
+    /// The named global privileges granted one by one, in MySQL's order.
+    pub fn named_globals(&self) -> Vec<&'static str> {
+        NAMED_GLOBAL_PRIVILEGES.into_iter().filter(|p| self.grants.contains(&global_grant_entry(p))).collect()
     }
 
     /// The databases with ALL PRIVILEGES (not `*`, not global entries).

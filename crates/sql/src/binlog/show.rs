@@ -144,6 +144,7 @@ pub fn run(s: &mut Session, stmt: &BinlogStmt) -> Result<Output> {
         BinlogStmt::ShowReplicas { .. } => {
             (user.is_some_and(|u| u.has_global("REPLICATION SLAVE")), "REPLICATION SLAVE")
         }
+        BinlogStmt::Flush => (user.is_some_and(|u| u.grants.contains("*")), "RELOAD"),
         _ => (user.is_some_and(|u| u.grants.contains("*")), "SUPER, BINLOG_ADMIN"),
     };
     if !ok {
