@@ -859,6 +859,7 @@ fn status_rows(s: &Session) -> Vec<(String, String)> {
     let st = &s.shared.stats;
     let e = s.engine();
     let txn = e.txn();
+    let locks = &txn.locks.stats;
     let uptime = st.started.get().map_or(0, |t| t.elapsed().as_secs());
     let mut v = vec![
         ("Aborted_clients".to_string(), st.aborted_clients.load(Relaxed).to_string()),
@@ -879,7 +880,12 @@ fn status_rows(s: &Session) -> Vec<(String, String)> {
         ("Innodb_history_list_length".into(), txn.history_len().to_string()),
         ("Innodb_purge_lag_waits".into(), txn.purge_lag_delays.get().to_string()),
         ("Innodb_purged_undo_logs".into(), txn.history.purged.get().to_string()),
-        ("Innodb_row_lock_current_waits".into(), "0".into()),
+        ("Innodb_row_lock_current_waits".into(), locks.current.load(Relaxed).to_string()),
+        ("Innodb_row_lock_waits".into(), locks.waits.get().to_string()),
+        ("Innodb_row_lock_time".into(), (locks.wait_us.get() / 1000).to_string()),
+        ("Innodb_row_lock_time_avg".into(), (locks.wait_us.get() / 1000 / locks.waits.get().max(1)).to_string()),
+        ("Innodb_row_lock_time_max".into(), (locks.max_wait_us.load(Relaxed) / 1000).to_string()),
+        ("Innodb_deadlocks".into(), locks.deadlocks.get().to_string()),
         ("Qcache_hits".into(), "0".into()),
         ("Questions".into(), st.questions.load(Relaxed).to_string()),
         ("Quire_plan_cache_hits".into(), st.plan_cache_hits.load(Relaxed).to_string()),

@@ -699,7 +699,7 @@ impl SessionEnv for Env<'_> {
 
     fn sleep(&self, d: std::time::Duration) -> Value {
         self.s.process.set_state("User sleep");
-        let cut = self.s.process.interrupt.sleep(d);
+        let cut = quire_engine::txn::admission::blocking(|| self.s.process.interrupt.sleep(d));
         self.s.process.set_state("executing");
         Value::Int(i64::from(cut.is_some()))
     }
@@ -1461,7 +1461,11 @@ impl Session {
         if timed {
             self.process.interrupt.set_deadline(self.select_deadline());
         }
+        // `innodb_thread_concurrency`: the statement's row operations take
+        // a seat; it is given back when the statement ends.
+        quire_engine::txn::admission::begin(&self.shared.engine.txn().admission);
         let mut r = self.execute_inner(c, params, tuples, sink);
+        quire_engine::txn::admission::leave();
         if timed {
             self.process.interrupt.set_deadline(None);
         }

@@ -573,7 +573,7 @@ impl BufferPool {
         // SAFETY: exclusive latch held since take_free_frame.
         let bytes = unsafe { frame.bytes_mut(self.page_size()) };
         let res = file.and_then(|file| {
-            file.read_page(id.page_no, bytes)?;
+            crate::txn::admission::blocking(|| file.read_page(id.page_no, bytes))?;
             crate::page::verify(bytes, id)
                 .and_then(|()| Self::check_structure(bytes, id))
                 .map_err(|e| e.in_file(&file.path))

@@ -87,6 +87,8 @@ pub struct TxnSys {
     /// logs, as a barrier (`table/purge.rs`).
     pub(crate) free_latch: RwLock<()>,
     pub(crate) shutting_down: AtomicBool,
+    /// `innodb_thread_concurrency`'s seats (`txn/admission.rs`).
+    pub admission: Arc<crate::txn::admission::Gate>,
 }
 
 /// The smallest cap `TxnSys::wait_for_purge` puts on the purge lag.
@@ -122,6 +124,7 @@ impl TxnSys {
             row_ids: super::row_id::RowIdCounter::new(row_id_mark),
             free_latch: RwLock::new(()),
             shutting_down: AtomicBool::new(false),
+            admission: Default::default(),
         }
     }
 
@@ -185,7 +188,7 @@ impl TxnSys {
         let writers = (self.history.lag_waiters() + 1) as f64;
         let rate = self.history.purge_rate().max(1.0);
         let delay = Duration::from_secs_f64(writers / rate * (1.0 + excess)).clamp(Duration::from_micros(100), cap);
-        self.history.wait_for_lag(lag, start + delay, &self.shutting_down);
+        crate::txn::admission::blocking(|| self.history.wait_for_lag(lag, start + delay, &self.shutting_down));
         self.purge_lag_delay_us.add(start.elapsed().as_micros() as u64);
     }
 

@@ -169,6 +169,10 @@ pub struct LockStats {
     pub deadlocks: crate::sync::Counter,
     /// Total time spent waiting, in microseconds.
     pub wait_us: crate::sync::Counter,
+    /// The longest wait, in microseconds.
+    pub max_wait_us: std::sync::atomic::AtomicU64,
+    /// Waits in progress.
+    pub current: std::sync::atomic::AtomicU64,
 }
 
 pub struct LockSys {
@@ -285,6 +289,7 @@ impl LockSys {
             slot
         };
         self.stats.waits.inc();
+        self.stats.current.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let started = Instant::now();
         let deadline = started + timeout;
         if let Some(i) = interrupt {
@@ -298,7 +303,7 @@ impl LockSys {
         }
         let wake_at = interrupt.and_then(Interrupt::deadline).map_or(deadline, |d| d.min(deadline));
         let mut interrupted = false;
-        let granted = {
+        let granted = crate::txn::admission::blocking(|| {
             let mut g = slot.granted.lock();
             while !*g {
                 if interrupt.is_some_and(|i| i.check().is_some()) {
@@ -311,11 +316,14 @@ impl LockSys {
                 slot.cond.wait_until(&mut g, wake_at);
             }
             *g
-        };
+        });
         if let Some(i) = interrupt {
             i.set_waker(None);
         }
-        self.stats.wait_us.add(started.elapsed().as_micros() as u64);
+        let waited = started.elapsed().as_micros() as u64;
+        self.stats.wait_us.add(waited);
+        self.stats.max_wait_us.fetch_max(waited, std::sync::atomic::Ordering::Relaxed);
+        self.stats.current.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         if granted {
             self.waits_for.lock().remove(&trx);
             locks.held.push((key, mode, kind));
