@@ -72,6 +72,8 @@ pub struct Shared {
     pub table_locks: crate::table_lock::TableLocks,
     /// The binary log, when `log_bin` is on (`binlog/`); set once at start.
     pub binlog: std::sync::OnceLock<Arc<crate::binlog::Binlog>>,
+    /// The counters of the last SHOW ENGINE INNODB STATUS (its rates).
+    pub monitor: parking_lot::Mutex<Option<crate::innodb_status::Snapshot>>,
 }
 
 /// A source of SHOW STATUS rows outside this crate.
@@ -131,6 +133,7 @@ impl Shared {
             user_locks: Default::default(),
             table_locks: Default::default(),
             binlog: Default::default(),
+            monitor: Default::default(),
         });
         // Temporary tables a previous run left go before any session.
         crate::temp_table::sweep(&s.engine);
@@ -844,6 +847,7 @@ impl Session {
         let mut t = self.shared.engine.begin(iso);
         t.set_lock_wait_timeout(std::time::Duration::from_secs(self.vars.innodb_lock_wait_timeout_secs()));
         t.set_interrupt(self.process.interrupt.clone());
+        t.set_owner(self.connection_id);
         t.set_isolation(iso);
         if self.binlog().is_some() {
             t.keep_row_log(true);

@@ -193,8 +193,8 @@ impl TxnSys {
     }
 
     /// A new transaction id, after the persisted mark is above it.
-    fn assign_id(&self) -> Result<TrxId> {
-        let id = self.trx_sys.begin();
+    fn assign_id(&self, owner: u32) -> Result<TrxId> {
+        let id = self.trx_sys.begin_owned(owner);
         if id < self.id_mark_fast.load(Ordering::Acquire) {
             return Ok(id);
         }
@@ -243,6 +243,8 @@ pub struct Trx {
     /// Row changes kept for the binary log (`None`: not kept; see
     /// `table/row_log.rs`).
     pub(super) row_log: Option<super::row_log::RowLog>,
+    /// The connection running it (0: none said).
+    owner: u32,
 }
 
 /// How a lock request meets a conflicting lock: waits (the default),
@@ -283,6 +285,7 @@ impl Trx {
             interrupt: None,
             lock_wait: LockWait::Wait,
             row_log: None,
+            owner: 0,
         }
     }
 
@@ -317,6 +320,12 @@ impl Trx {
     /// ([`Error::Interrupted`]).
     pub fn set_interrupt(&mut self, i: Arc<Interrupt>) {
         self.interrupt = Some(i);
+    }
+
+    /// The connection that runs the transaction (listed with it in SHOW
+    /// ENGINE INNODB STATUS).
+    pub fn set_owner(&mut self, connection_id: u32) {
+        self.owner = connection_id;
     }
 
     /// Whether gap (next-key) locks protect locking reads.
@@ -371,7 +380,7 @@ impl Trx {
     /// Gives the transaction an id (for locking reads and writes).
     pub(crate) fn ensure_id(&mut self) -> Result<TrxId> {
         if self.id == 0 {
-            self.id = self.sys.assign_id()?;
+            self.id = self.sys.assign_id(self.owner)?;
             if let Some((v, _)) = self.view.as_mut() {
                 v.creator = self.id;
             }
