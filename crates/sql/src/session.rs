@@ -402,6 +402,10 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
             if let Some(t) = crate::alter::extras::drop_check(&text).filter(|_| e.code == 1064) {
                 return parse_one(&t);
             }
+            // NUMERIC(p) UNSIGNED: DECIMAL's synonym, which sqlparser reads.
+            if let Some(t) = crate::create::numeric::as_decimal(&text).filter(|_| e.code == 1064) {
+                return parse_one(&t);
+            }
             // UPDATE t1, t2 SET ...: sqlparser takes one table before SET.
             if let Some(t) = crate::multi_dml::comma_update(&text).filter(|_| e.code == 1064) {
                 return parse_one(&t);
