@@ -190,14 +190,17 @@ impl Session {
                 return Err(e);
             }
         };
-        let committed = b.log.commit_ordered(ev, |pos| {
-            fault_point("engine_commit");
-            let at = (pos.file_number(), pos.end);
-            let r = trx.commit_in_memory(Some(at));
-            if let Err(e) = &r {
-                b.log.stop_after_engine_failure(&e.to_string());
-            }
-            r.map(|lsn| (lsn, at))
+        // Waiting for the group (and its sync) lends the seat.
+        let committed = quire_engine::txn::admission::blocking(|| {
+            b.log.commit_ordered(ev, |pos| {
+                fault_point("engine_commit");
+                let at = (pos.file_number(), pos.end);
+                let r = trx.commit_in_memory(Some(at));
+                if let Err(e) = &r {
+                    b.log.stop_after_engine_failure(&e.to_string());
+                }
+                r.map(|lsn| (lsn, at))
+            })
         });
         match committed {
             Ok(r) => {
