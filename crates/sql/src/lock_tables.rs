@@ -32,17 +32,23 @@ impl Session {
         let mut list = Vec::with_capacity(tables.len());
         for t in tables {
             let name = ast::ObjectName::from(vec![t.table.clone()]);
-            if self.resolver().view(&name)?.is_some() {
-                return Err(SqlError::unsupported("LOCK TABLES of a view"));
+            let write = matches!(t.lock_type, ast::LockTableType::Write { .. });
+            let alias = |table: &str| t.alias.as_ref().map_or_else(|| table.to_string(), |a| a.value.clone());
+            if let Some(v) = self.resolver().view(&name)? {
+                // A view: it and every table it reads (MySQL's
+                // pre-locking), those usable only through a view.
+                for u in self.view_tables(&v.db, &v.name)? {
+                    list.push(Locked { db: u.db, table: u.table.clone(), name: u.table, write, hidden: true });
+                }
+                list.push(Locked { db: v.db, name: alias(&v.name), table: v.name, write, hidden: false });
+                continue;
             }
             // 1146 for a missing table, 1142 without the right to use it.
             let r = self.resolver().resolve(&name, None)?;
             if self.temps.get(&db, &r.name).is_some() {
                 continue; // the session's own: nothing to lock
             }
-            let write = matches!(t.lock_type, ast::LockTableType::Write { .. });
-            let alias = t.alias.as_ref().map_or_else(|| r.name.clone(), |a| a.value.clone());
-            list.push(Locked { db: db.clone(), table: r.name, name: alias, write });
+            list.push(Locked { db: db.clone(), name: alias(&r.name), table: r.name, write, hidden: false });
         }
         if list.is_empty() {
             return Ok(Output::ok()); // only temporary tables (invariant 1)
@@ -53,6 +59,15 @@ impl Session {
         shared.table_locks.acquire(me, &list, wait, &|| self.interrupted())?;
         self.table_locks = list;
         Ok(Output::ok())
+    }
+
+    /// The base tables view `db`.`view` reads, through views it reads
+    /// too, as its compiled plan names them (1142 / 1449 as reading it).
+    fn view_tables(&self, db: &str, view: &str) -> Result<Vec<TableUse>> {
+        let q = |s: &str| s.replace('`', "``");
+        let mut stmts = crate::session::parse(&format!("SELECT * FROM `{}`.`{}`", q(db), q(view)))?;
+        let c = self.compile(stmts.remove(0))?;
+        Ok(c.tables.into_iter().filter(|u| u.via_view).collect())
     }
 
     /// UNLOCK TABLES (and the implicit unlocks): gives back every lock.
@@ -244,7 +259,7 @@ impl Session {
             if self.temps.get(&db, &table).is_some() {
                 continue; // private: never locked
             }
-            uses.push(TableUse { db, name: table.clone(), table, write: true });
+            uses.push(TableUse { db, name: table.clone(), table, write: true, via_view: false });
         }
         Ok(uses)
     }

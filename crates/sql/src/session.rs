@@ -418,6 +418,10 @@ pub(crate) struct SessionResolver<'a> {
     /// Every table resolved, under the name it was used by (LOCK TABLES
     /// checks a plan against them: `table_lock.rs`).
     used: RefCell<Vec<crate::table_lock::TableUse>>,
+    /// How many views' definitions are being bound around the current
+    /// name (`Resolver::view_scope`): tables resolved inside one are
+    /// marked `via_view`.
+    view_depth: std::cell::Cell<u32>,
     /// `optimizer_switch`'s flags that choose plans.
     switch: crate::optimizer_switch::Switch,
 }
@@ -473,8 +477,14 @@ impl Resolver for SessionResolver<'_> {
             table: table.clone(),
             name,
             write: false,
+            via_view: self.view_depth.get() > 0,
         });
         Ok(TableRef::new(&db, &table, alias, t))
+    }
+
+    fn view_scope(&self, enter: bool) {
+        let d = self.view_depth.get();
+        self.view_depth.set(if enter { d + 1 } else { d.saturating_sub(1) });
     }
 
     fn system_view(&self, name: &ast::ObjectName) -> Result<Option<crate::infoschema::View>> {
@@ -506,6 +516,16 @@ impl Resolver for SessionResolver<'_> {
         }
         let Some(definition) = self.shared.catalog.view(&db, &view) else { return Ok(None) };
         self.check_use(user, &db, &view)?;
+        if self.view_depth.get() == 0 {
+            // Named by the statement itself: LOCK TABLES must name it.
+            self.used.borrow_mut().push(crate::table_lock::TableUse {
+                db: db.clone(),
+                table: view.clone(),
+                name: view.clone(),
+                write: false,
+                via_view: false,
+            });
+        }
         Ok(Some(crate::view::ViewRef { db, name: view, definition }))
     }
 }
@@ -529,11 +549,16 @@ impl SessionResolver<'_> {
                     table: t.name.clone(),
                     name,
                     write: true,
+                    via_view: false,
                 }),
             }
         }
-        uses.sort_by(|a, b| (&a.db, &a.table, &a.name).cmp(&(&b.db, &b.table, &b.name)).then(b.write.cmp(&a.write)));
-        uses.dedup_by(|a, b| a.db == b.db && a.table == b.table && a.name == b.name);
+        uses.sort_by(|a, b| {
+            (&a.db, &a.table, &a.name, a.via_view)
+                .cmp(&(&b.db, &b.table, &b.name, b.via_view))
+                .then(b.write.cmp(&a.write))
+        });
+        uses.dedup_by(|a, b| a.db == b.db && a.table == b.table && a.name == b.name && a.via_view == b.via_view);
         uses
     }
 
@@ -900,6 +925,7 @@ impl Session {
             user: &self.user,
             temps: &self.temps,
             used: Default::default(),
+            view_depth: Default::default(),
             switch: self.vars.switch(),
         }
     }
@@ -1682,6 +1708,28 @@ impl Session {
     }
 
     /// DDL commits the open transaction first, as MySQL does.
+    /// START TRANSACTION / BEGIN: commits the open transaction, gives
+    /// back LOCK TABLES (MySQL's implicit UNLOCK TABLES) and begins a new
+    /// one; `consistent_snapshot` (WITH CONSISTENT SNAPSHOT) opens its read
+    /// view now rather than at its first read (`snapshot.rs`).
+    pub(crate) fn start_transaction(
+        &mut self,
+        modes: &[ast::TransactionMode],
+        consistent_snapshot: bool,
+    ) -> Result<Output> {
+        self.shared.stats.com_begin.fetch_add(1, Ordering::Relaxed);
+        self.commit()?;
+        self.unlock_tables();
+        self.take_characteristics(modes)?;
+        let mut t = self.begin();
+        if consistent_snapshot {
+            t.open_read_view_now();
+        }
+        self.trx = Some(t);
+        self.in_txn = true;
+        Ok(Output::ok())
+    }
+
     fn implicit_commit(&mut self) -> Result<()> {
         self.commit()
     }
@@ -1690,16 +1738,7 @@ impl Session {
         use ast::Statement as S;
         crate::infoschema::refuse_ddl(stmt, self.db.as_deref(), &self.user)?;
         match stmt {
-            S::StartTransaction { modes, .. } => {
-                self.shared.stats.com_begin.fetch_add(1, Ordering::Relaxed);
-                self.commit()?;
-                self.unlock_tables(); // MySQL's implicit UNLOCK TABLES
-                self.take_characteristics(modes)?;
-                let t = self.begin();
-                self.trx = Some(t);
-                self.in_txn = true;
-                Ok(Output::ok())
-            }
+            S::StartTransaction { modes, .. } => self.start_transaction(modes, false),
             S::Commit { .. } => {
                 self.shared.stats.com_commit.fetch_add(1, Ordering::Relaxed);
                 self.reset_one_shot_characteristics();
@@ -1939,7 +1978,9 @@ impl Session {
                 if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("DEFAULT") {
                     return Ok(None);
                 }
-                if !i.value.starts_with("@@") {
+                // `@@x` and `@x` are variables (`SET character_set_client
+                // = @saved_cs_client`, as dumps restore it).
+                if !i.value.starts_with('@') {
                     return Ok(Some(Value::Str(i.value.clone())));
                 }
             }

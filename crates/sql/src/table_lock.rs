@@ -107,6 +107,9 @@ pub struct Locked {
     /// The name statements must use: the alias, else the table's name.
     pub name: String,
     pub write: bool,
+    /// Locked because a view named in LOCK TABLES reads it: usable only
+    /// through a view, never named directly (MySQL's pre-locking).
+    pub hidden: bool,
 }
 
 /// A table a statement uses, as compiled: where, under which name, and
@@ -114,9 +117,14 @@ pub struct Locked {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableUse {
     pub db: String,
+    /// The table's name, or a view's: a view is used under its name and
+    /// must be locked itself.
     pub table: String,
     pub name: String,
     pub write: bool,
+    /// Read inside a view's definition (under the view's own aliases):
+    /// admitted by any lock of the session on the table, hidden or not.
+    pub via_view: bool,
 }
 
 fn key(db: &str, table: &str) -> String {
@@ -257,9 +265,19 @@ impl TableLocks {
 
 /// A statement of the session holding `list`: 1100 for a table it did not
 /// lock under the name used, 1099 for a write to a READ-locked one.
+/// A table a view reads is admitted by any lock on it, the strongest
+/// counting (`TableUse::via_view`); a table named directly needs a lock
+/// under that name that is not hidden.
 pub fn admit(list: &[Locked], uses: &[TableUse]) -> Result<()> {
     for u in uses {
-        let Some(l) = list.iter().find(|l| l.db == u.db && l.table == u.table && l.name == u.name) else {
+        let l = if u.via_view {
+            let mut on_table = list.iter().filter(|l| l.db == u.db && l.table == u.table);
+            let first = on_table.next();
+            first.map(|f| on_table.find(|l| l.write).unwrap_or(f))
+        } else {
+            list.iter().find(|l| !l.hidden && l.db == u.db && l.table == u.table && l.name == u.name)
+        };
+        let Some(l) = l else {
             return Err(not_locked(&u.name));
         };
         if u.write && !l.write {
@@ -282,11 +300,11 @@ mod tests {
     use super::*;
 
     fn lock(t: &str, write: bool) -> Locked {
-        Locked { db: "d".into(), table: t.into(), name: t.into(), write }
+        Locked { db: "d".into(), table: t.into(), name: t.into(), write, hidden: false }
     }
 
     fn use_(t: &str, write: bool) -> TableUse {
-        TableUse { db: "d".into(), table: t.into(), name: t.into(), write }
+        TableUse { db: "d".into(), table: t.into(), name: t.into(), write, via_view: false }
     }
 
     const NOW: Duration = Duration::ZERO;
@@ -353,5 +371,19 @@ mod tests {
         assert_eq!(admit(&list, &[use_("u", false)]).unwrap_err().code, 1100);
         assert!(admit(&list, &[TableUse { name: "x".into(), ..use_("u", true) }]).is_ok());
         assert_eq!(admit(&list, &[use_("v", false)]).unwrap_err().code, 1100);
+    }
+
+    #[test]
+    fn tables_a_locked_view_reads_are_usable_through_a_view_only() {
+        let hidden = |t: &str, write: bool| Locked { hidden: true, ..lock(t, write) };
+        let list = [lock("v", false), hidden("p", false), hidden("c", true)];
+        let inside =
+            |t: &str, name: &str, write: bool| TableUse { name: name.into(), via_view: true, ..use_(t, write) };
+        assert!(admit(&list, &[use_("v", false), inside("p", "alias", false), inside("c", "c", true)]).is_ok());
+        assert_eq!(admit(&list, &[use_("p", false)]).unwrap_err().code, 1100, "not by its own name");
+        assert_eq!(admit(&list, &[inside("p", "p", true)]).unwrap_err().code, 1099);
+        assert_eq!(admit(&list, &[inside("q", "q", false)]).unwrap_err().code, 1100);
+        let both = [hidden("p", false), lock("p", true)];
+        assert!(admit(&both, &[inside("p", "p", true)]).is_ok(), "the strongest lock counts");
     }
 }
