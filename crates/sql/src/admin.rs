@@ -1004,6 +1004,9 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
         S::ShowCreate { obj_type: ast::ShowCreateObject::Table, obj_name } => {
             let (db, t) = split_name(s, obj_name)?;
             check_access(s, &db)?;
+            if crate::catalog::is_dictionary(&db, &t) {
+                return Err(crate::catalog::dictionary_denied(&t));
+            }
             if s.temps.get(&db, &t).is_none() && s.shared.catalog.view(&db, &t).is_some() {
                 // MySQL answers SHOW CREATE TABLE of a view as SHOW CREATE
                 // VIEW (its four columns); mariadb-dump relies on it.

@@ -51,6 +51,7 @@ pub mod json;
 pub mod kill;
 pub mod load;
 mod lock_tables;
+pub mod log_tables;
 pub mod mathfunc;
 pub mod multi_dml;
 pub mod names;

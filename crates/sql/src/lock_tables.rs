@@ -35,12 +35,15 @@ impl Session {
             let write = matches!(t.lock_type, ast::LockTableType::Write { .. });
             let alias = |table: &str| t.alias.as_ref().map_or_else(|| table.to_string(), |a| a.value.clone());
             if let Some(v) = self.resolver().view(&name)? {
-                // A view: it and every table it reads (MySQL's
-                // pre-locking), those usable only through a view.
-                for u in self.view_tables(&v.db, &v.name)? {
-                    list.push(Locked { db: u.db, table: u.table.clone(), name: u.table, write, hidden: true });
+                // A view: it and every table and view it reads (MySQL's
+                // pre-locking, `table_lock.rs`).
+                let inner = self.view_tables(&v.db, &v.name)?;
+                let tables = inner.iter().filter(|u| self.shared.catalog.view(&u.db, &u.table).is_none()).count();
+                let inner_write = write && tables == 1;
+                for u in inner {
+                    list.push(Locked { db: u.db, table: u.table.clone(), name: u.table, write: inner_write });
                 }
-                list.push(Locked { db: v.db, name: alias(&v.name), table: v.name, write, hidden: false });
+                list.push(Locked { db: v.db, name: alias(&v.name), table: v.name, write });
                 continue;
             }
             // 1146 for a missing table, 1142 without the right to use it.
@@ -48,7 +51,7 @@ impl Session {
             if self.temps.get(&db, &r.name).is_some() {
                 continue; // the session's own: nothing to lock
             }
-            list.push(Locked { db: db.clone(), name: alias(&r.name), table: r.name, write, hidden: false });
+            list.push(Locked { db: db.clone(), name: alias(&r.name), table: r.name, write });
         }
         if list.is_empty() {
             return Ok(Output::ok()); // only temporary tables (invariant 1)
@@ -61,13 +64,17 @@ impl Session {
         Ok(Output::ok())
     }
 
-    /// The base tables view `db`.`view` reads, through views it reads
-    /// too, as its compiled plan names them (1142 / 1449 as reading it).
+    /// The tables and views view `db`.`view` reads, through the views it
+    /// reads too, as its compiled plan names them (1142 / 1449 as reading
+    /// it); each once.
     fn view_tables(&self, db: &str, view: &str) -> Result<Vec<TableUse>> {
         let q = |s: &str| s.replace('`', "``");
         let mut stmts = crate::session::parse(&format!("SELECT * FROM `{}`.`{}`", q(db), q(view)))?;
         let c = self.compile(stmts.remove(0))?;
-        Ok(c.tables.into_iter().filter(|u| u.via_view).collect())
+        let mut inner: Vec<TableUse> = c.tables.into_iter().filter(|u| u.via_view).collect();
+        inner.sort_by(|a, b| (&a.db, &a.table).cmp(&(&b.db, &b.table)));
+        inner.dedup_by(|a, b| a.db == b.db && a.table == b.table);
+        Ok(inner)
     }
 
     /// UNLOCK TABLES (and the implicit unlocks): gives back every lock.

@@ -90,7 +90,13 @@ pub fn run(s: &mut Session, op: Op, tables: &[(Option<String>, String)]) -> Resu
                 Value::Str(text),
             ])
         };
-        if let Err(e) = crate::admin::check_access(s, &db) {
+        let access = crate::admin::check_access(s, &db).and_then(|()| {
+            if crate::catalog::is_dictionary(&db, t) {
+                return Err(crate::catalog::dictionary_denied(t));
+            }
+            Ok(())
+        });
+        if let Err(e) = access {
             row("Error", e.message);
             row("status", "Operation failed".into());
             continue;

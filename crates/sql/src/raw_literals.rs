@@ -33,6 +33,10 @@ pub fn to_text(sql: &[u8]) -> Option<String> {
                 if std::str::from_utf8(source).is_ok() {
                     out.extend_from_slice(source);
                 } else {
+                    // `_binary'..'` becomes `_binary X'..'`.
+                    if out.last().is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+                        out.push(b' ');
+                    }
                     out.extend_from_slice(b"X'");
                     for x in bytes {
                         out.extend_from_slice(format!("{x:02X}").as_bytes());
@@ -124,5 +128,6 @@ mod tests {
         let sql = b"/* it's */ SELECT `a'b`, '\xff' -- don't\n# o'k\n";
         assert_eq!(to_text(sql).unwrap(), "/* it's */ SELECT `a'b`, X'FF' -- don't\n# o'k\n");
         assert_eq!(to_text(b"SELECT 'a''\x80'").unwrap(), "SELECT X'612780'");
+        assert_eq!(to_text(b"SELECT _binary'\xff'").unwrap(), "SELECT _binary X'FF'");
     }
 }

@@ -139,6 +139,9 @@ impl Shared {
         if let Err(e) = crate::statistics::persist::create_tables(&s.engine) {
             tracing::warn!("creating the statistics tables: {}", e.message);
         }
+        if let Err(e) = crate::log_tables::create_tables(&s.engine) {
+            tracing::warn!("creating mysql.general_log and mysql.slow_log: {}", e.message);
+        }
         crate::statistics::spawn_auto_recalc(&s);
         s
     }
@@ -448,6 +451,9 @@ impl Resolver for SessionResolver<'_> {
             _ => return Err(SqlError::syntax(format!("bad table name {name}"))),
         };
         catalog::check_table_name(&table)?;
+        if catalog::is_dictionary(&db, &table) {
+            return Err(catalog::dictionary_denied(&table));
+        }
         self.check_use(user, &db, &table)?;
         if let Some(engine_name) = self.temps.get(&db, &table) {
             // A temporary table: private, so never locked by LOCK TABLES
@@ -516,16 +522,15 @@ impl Resolver for SessionResolver<'_> {
         }
         let Some(definition) = self.shared.catalog.view(&db, &view) else { return Ok(None) };
         self.check_use(user, &db, &view)?;
-        if self.view_depth.get() == 0 {
-            // Named by the statement itself: LOCK TABLES must name it.
-            self.used.borrow_mut().push(crate::table_lock::TableUse {
-                db: db.clone(),
-                table: view.clone(),
-                name: view.clone(),
-                write: false,
-                via_view: false,
-            });
-        }
+        // A view is used under its name (LOCK TABLES must have locked it);
+        // one inside another view's definition is admitted through it.
+        self.used.borrow_mut().push(crate::table_lock::TableUse {
+            db: db.clone(),
+            table: view.clone(),
+            name: view.clone(),
+            write: false,
+            via_view: self.view_depth.get() > 0,
+        });
         Ok(Some(crate::view::ViewRef { db, name: view, definition }))
     }
 }
@@ -849,6 +854,22 @@ impl Session {
     /// The diagnostics area, for SHOW WARNINGS / SHOW ERRORS.
     pub fn diagnostics(&self) -> std::cell::Ref<'_, Diagnostics> {
         self.diag.borrow()
+    }
+
+    /// COM_STATISTICS' line (`mariadb-admin status`), server-wide as
+    /// MySQL's: uptime, connected threads and questions since start, their
+    /// average. quire
+    /// keeps no table cache and counts no slow queries: those are 0.
+    pub fn statistics(&self) -> String {
+        let st = &self.shared.stats;
+        let uptime = st.started.get().map_or(0, |t| t.elapsed().as_secs());
+        let questions = st.questions.load(Ordering::Relaxed);
+        let qps = questions as f64 / uptime.max(1) as f64;
+        let threads = self.shared.processes.len();
+        format!(
+            "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  Flush tables: 0  \
+             Open tables: 0  Queries per second avg: {qps:.3}"
+        )
     }
 
     pub fn autocommit(&self) -> bool {

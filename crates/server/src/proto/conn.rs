@@ -379,6 +379,10 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
                 self.send_eof(status)
             }
             command::STATISTICS => {
+                if let Some(text) = self.session.statistics() {
+                    self.io.write_packet(text.as_bytes())?;
+                    return Ok(());
+                }
                 let uptime = started().elapsed().as_secs();
                 let qps = self.questions as f64 / uptime.max(1) as f64;
                 let text = format!(
