@@ -858,8 +858,8 @@ impl Session {
 
     /// COM_STATISTICS' line (`mariadb-admin status`), server-wide as
     /// MySQL's: uptime, connected threads and questions since start, their
-    /// average. quire
-    /// keeps no table cache and counts no slow queries: those are 0.
+    /// average. quire keeps no table cache and counts no slow queries:
+    /// those are 0.
     pub fn statistics(&self) -> String {
         let st = &self.shared.stats;
         let uptime = st.started.get().map_or(0, |t| t.elapsed().as_secs());
@@ -1728,7 +1728,6 @@ impl Session {
         r
     }
 
-    /// DDL commits the open transaction first, as MySQL does.
     /// START TRANSACTION / BEGIN: commits the open transaction, gives
     /// back LOCK TABLES (MySQL's implicit UNLOCK TABLES) and begins a new
     /// one; `consistent_snapshot` (WITH CONSISTENT SNAPSHOT) opens its read
@@ -1751,6 +1750,7 @@ impl Session {
         Ok(Output::ok())
     }
 
+    /// DDL commits the open transaction first, as MySQL does.
     fn implicit_commit(&mut self) -> Result<()> {
         self.commit()
     }
