@@ -71,7 +71,7 @@ mod tests {
         assert_eq!(parse("START TRANSACTION WITH CONSISTENT SNAPSHOT").unwrap(), Some(vec![]));
         assert_eq!(parse("start transaction /*!40100 WITH CONSISTENT SNAPSHOT */").unwrap(), Some(vec![]));
         let ro = TransactionMode::AccessMode(TransactionAccessMode::ReadOnly);
-        assert_eq!(parse("START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT;").unwrap(), Some(vec![ro.clone()]));
+        assert_eq!(parse("START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT;").unwrap(), Some(vec![ro]));
         assert_eq!(parse("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY").unwrap(), Some(vec![ro]));
     }
 
