@@ -357,7 +357,7 @@ mod tests {
     #[test]
     fn versioned_comments_give_their_words_unless_newer_than_8_0_36() {
         use super::expand_versioned;
-        assert_eq!(expand_versioned("SHOW /*!50002 FULL*/ TABLES"), "SHOW  FULL  TABLES");
+        assert_eq!(expand_versioned("SHOW /*!50002 FULL*/ TABLES"), "SHOW   FULL  TABLES");
         assert_eq!(expand_versioned("SHOW /*!90000 FULL*/ TABLES"), "SHOW  TABLES");
         assert_eq!(expand_versioned("SHOW TABLES LIKE '/*!1 x*/'"), "SHOW TABLES LIKE '/*!1 x*/'");
     }
