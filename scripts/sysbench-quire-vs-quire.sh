@@ -9,6 +9,8 @@
 #                      text protocol, the COM_QUERY path)
 #        DURABLE=1     innodb_flush_log_at_trx_commit (1: synced per commit)
 #        PORT_OLD=3321 PORT_NEW=3322
+#        CNF_OLD= CNF_NEW=  my.cnf lines for one server only (e.g. the same
+#                      binary twice, CNF_NEW=innodb_thread_concurrency=64)
 # Both servers are loaded once and stay up; every point runs on the old
 # build, then on the new, then the order flips for the next point, so a
 # drift in the machine's load falls on both alike. The table shows TPS
@@ -37,6 +39,8 @@ trap cleanup EXIT
 # start NAME BINARY PORT
 start() {
   quire_cnf "$out/$1.cnf" "$out/$1/data" "$3" "$BP" "$DURABLE"
+  if [ "$1" = old ]; then extra=${CNF_OLD:-}; else extra=${CNF_NEW:-}; fi
+  if [ -n "$extra" ]; then printf '%s\n' $extra >>"$out/$1.cnf"; fi
   rm -rf "${out:?}/$1"
   "$2" serve --root-password=root --defaults-file="$out/$1.cnf" >"$out/$1.log" 2>&1 &
   pids+=($!)

@@ -11,6 +11,7 @@ use quire_engine::log::FlushAtCommit;
 use quire_engine::Engine;
 use quire_io::{OsVfs, Vfs};
 use quire_sql::catalog::Catalog;
+use quire_sql::sysvars::VarValue;
 use quire_sql::Shared;
 
 use crate::backend::SqlBackend;
@@ -124,6 +125,21 @@ fn hooks(cfg: &ServerConfig, engine: &Arc<Engine>) {
             }
         }),
     );
+    // Admission (`engine/txn/admission.rs`): startup values, then changes.
+    for name in ["innodb_thread_concurrency", "innodb_concurrency_tickets"] {
+        let gate = engine.txn().admission.clone();
+        let apply = move |v: &VarValue| {
+            let n = v.as_u64().unwrap_or(0).min(u64::from(u32::MAX)) as u32;
+            match name {
+                "innodb_thread_concurrency" => gate.set_limit(n),
+                _ => gate.set_tickets(n),
+            }
+        };
+        if let Some(v) = sv.global(name) {
+            apply(&v);
+        }
+        let _ = sv.on_change(name, Box::new(move |v| apply(v)));
+    }
 }
 
 impl Server {

@@ -240,3 +240,25 @@ fn comments_and_auto_increment_start_survive_a_restart() {
     drop(c);
     s.shutdown().unwrap();
 }
+
+/// NUMERIC is DECIMAL's synonym, UNSIGNED included (sqlparser reads only
+/// the DECIMAL spelling with UNSIGNED; quire rewrites the type word).
+#[test]
+fn numeric_with_unsigned_is_decimal_as_in_mariadb() {
+    let q = Quire::start(&[]);
+    let mut qc = q.fresh_db("ctnum");
+    let mut mc = MariaDb::get().fresh_db("ctnum");
+    assert_same(
+        &mut qc,
+        &mut mc,
+        &[
+            "CREATE TABLE n1 (a NUMERIC(5) UNSIGNED, b NUMERIC(7,2) UNSIGNED NOT NULL DEFAULT 0, c NUMERIC, `numeric` INT)",
+            "INSERT INTO n1 VALUES (12345, 1.5, 7, 1)",
+            "INSERT INTO n1 VALUES (-1, 0, 0, 0)",
+            "ALTER TABLE n1 ADD COLUMN d NUMERIC(4,1) UNSIGNED",
+            "INSERT INTO n1 VALUES (1, 2.25, 3, 4, 99.9)",
+            "SELECT * FROM n1 ORDER BY a",
+        ],
+    );
+    assert_same_definition(&mut qc, &mut mc, "n1");
+}

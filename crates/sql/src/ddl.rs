@@ -202,7 +202,12 @@ fn set_default(col: &mut Column, e: &ast::Expr) -> Result<()> {
             col.default_now = false;
             Ok(())
         }
-        expr::Expr::Lit(v) if !v.is_null() && matches!(col.ty, ColumnType::Year | ColumnType::Bit { .. }) => {
+        // A DECIMAL's default takes the column's scale (`DEFAULT 0` on
+        // DECIMAL(7,2) is 0.00, as MariaDB shows it); out of range is 1067.
+        expr::Expr::Lit(v)
+            if !v.is_null()
+                && matches!(col.ty, ColumnType::Year | ColumnType::Bit { .. } | ColumnType::Decimal { .. }) =>
+        {
             col.default = Some(col.coerce(v).map_err(|_| invalid())?);
             col.default_now = false;
             Ok(())

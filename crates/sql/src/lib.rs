@@ -45,6 +45,7 @@ pub mod group_check;
 mod having_alias;
 pub mod hints;
 pub mod infoschema;
+pub mod innodb_status;
 pub mod inset;
 mod item_names;
 pub mod json;

@@ -72,6 +72,8 @@ pub struct Shared {
     pub table_locks: crate::table_lock::TableLocks,
     /// The binary log, when `log_bin` is on (`binlog/`); set once at start.
     pub binlog: std::sync::OnceLock<Arc<crate::binlog::Binlog>>,
+    /// The counters of the last SHOW ENGINE INNODB STATUS (its rates).
+    pub monitor: parking_lot::Mutex<Option<crate::innodb_status::Snapshot>>,
 }
 
 /// A source of SHOW STATUS rows outside this crate.
@@ -131,6 +133,7 @@ impl Shared {
             user_locks: Default::default(),
             table_locks: Default::default(),
             binlog: Default::default(),
+            monitor: Default::default(),
         });
         // Temporary tables a previous run left go before any session.
         crate::temp_table::sweep(&s.engine);
@@ -400,6 +403,10 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
             }
             // ALTER TABLE ... DROP CHECK n (MySQL 8.0.19): DROP CONSTRAINT n.
             if let Some(t) = crate::alter::extras::drop_check(&text).filter(|_| e.code == 1064) {
+                return parse_one(&t);
+            }
+            // NUMERIC(p) UNSIGNED: DECIMAL's synonym, which sqlparser reads.
+            if let Some(t) = crate::create::numeric::as_decimal(&text).filter(|_| e.code == 1064) {
                 return parse_one(&t);
             }
             // UPDATE t1, t2 SET ...: sqlparser takes one table before SET.
@@ -729,7 +736,7 @@ impl SessionEnv for Env<'_> {
 
     fn sleep(&self, d: std::time::Duration) -> Value {
         self.s.process.set_state("User sleep");
-        let cut = self.s.process.interrupt.sleep(d);
+        let cut = quire_engine::txn::admission::blocking(|| self.s.process.interrupt.sleep(d));
         self.s.process.set_state("executing");
         Value::Int(i64::from(cut.is_some()))
     }
@@ -890,6 +897,7 @@ impl Session {
         let mut t = self.shared.engine.begin(iso);
         t.set_lock_wait_timeout(std::time::Duration::from_secs(self.vars.innodb_lock_wait_timeout_secs()));
         t.set_interrupt(self.process.interrupt.clone());
+        t.set_owner(self.connection_id);
         t.set_isolation(iso);
         if self.binlog().is_some() {
             t.keep_row_log(true);
@@ -1508,7 +1516,11 @@ impl Session {
         if timed {
             self.process.interrupt.set_deadline(self.select_deadline());
         }
+        // `innodb_thread_concurrency`: the statement's row operations take
+        // a seat; it is given back when the statement ends.
+        quire_engine::txn::admission::begin(&self.shared.engine.txn().admission);
         let mut r = self.execute_inner(c, params, tuples, sink);
+        quire_engine::txn::admission::leave();
         if timed {
             self.process.interrupt.set_deadline(None);
         }

@@ -1,6 +1,8 @@
 //! Engine counters for SHOW STATUS, under InnoDB's names where the concept
 //! is the same.
 
+use std::sync::atomic::Ordering::Relaxed;
+
 use quire_engine::Engine;
 
 pub fn engine_status(e: &Engine) -> Vec<(String, String)> {
@@ -36,6 +38,18 @@ pub fn engine_status(e: &Engine) -> Vec<(String, String)> {
         ("Innodb_checkpoint_waits", log.stats.checkpoint_waits.get().to_string()),
     ];
     let mut out: Vec<(String, String)> = v.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    // `innodb_thread_concurrency`'s seats: InnoDB prints the first two in
+    // SHOW ENGINE INNODB STATUS ("queries inside InnoDB, queries in
+    // queue"); as status variables they are quire's.
+    let gate = &e.txn().admission;
+    let (inside, queued) = gate.occupancy();
+    out.extend([
+        ("Innodb_threads_inside".to_string(), inside.to_string()),
+        ("Innodb_threads_queued".to_string(), queued.to_string()),
+        ("Innodb_threads_inside_max".to_string(), gate.peak.load(Relaxed).to_string()),
+        ("Innodb_thread_concurrency_waits".to_string(), gate.waits.load(Relaxed).to_string()),
+        ("Innodb_thread_concurrency_wait_time".to_string(), (gate.wait_us.load(Relaxed) / 1000).to_string()),
+    ]);
     if let Some(d) = pool.dblwr() {
         out.push(("Innodb_dblwr_writes".into(), d.stats.batches.get().to_string()));
         out.push(("Innodb_dblwr_pages_written".into(), d.stats.pages.get().to_string()));

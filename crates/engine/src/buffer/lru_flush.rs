@@ -265,7 +265,7 @@ impl BufferPool {
             if started.elapsed() > WAIT_FREE_LIMIT {
                 return Err(Error::PoolExhausted { instance: inst.id });
             }
-            inst.free_ready.wait_for(&mut lists, Duration::from_millis(1));
+            crate::txn::admission::blocking(|| inst.free_ready.wait_for(&mut lists, Duration::from_millis(1)));
         }
     }
 

@@ -135,6 +135,16 @@ impl FlushList {
     }
 }
 
+/// One buffer pool instance at a moment ([`BufferPool::instance_summaries`]).
+#[derive(Clone, Copy, Debug)]
+pub struct InstanceSummary {
+    pub frames: usize,
+    pub free: usize,
+    pub lru: usize,
+    pub old: usize,
+    pub dirty: usize,
+}
+
 /// Counters reported as `Innodb_buffer_pool_*`.
 #[derive(Default, Debug)]
 pub struct PoolStats {
@@ -573,7 +583,7 @@ impl BufferPool {
         // SAFETY: exclusive latch held since take_free_frame.
         let bytes = unsafe { frame.bytes_mut(self.page_size()) };
         let res = file.and_then(|file| {
-            file.read_page(id.page_no, bytes)?;
+            crate::txn::admission::blocking(|| file.read_page(id.page_no, bytes))?;
             crate::page::verify(bytes, id)
                 .and_then(|()| Self::check_structure(bytes, id))
                 .map_err(|e| e.in_file(&file.path))
@@ -850,6 +860,21 @@ impl BufferPool {
     }
 
     /// Pages currently cached.
+    /// Each instance's frames, free frames, LRU length (and its old part)
+    /// and dirty pages, as SHOW ENGINE INNODB STATUS prints them.
+    pub fn instance_summaries(&self) -> Vec<InstanceSummary> {
+        self.instances
+            .iter()
+            .map(|i| {
+                let (free, lru, old) = {
+                    let l = i.lists.lock();
+                    (l.free.len(), l.lru.len() as usize, l.lru.old_len() as usize)
+                };
+                InstanceSummary { frames: i.frames.len(), free, lru, old, dirty: i.flush_list.lock().len() }
+            })
+            .collect()
+    }
+
     pub fn resident_pages(&self) -> usize {
         self.instances.iter().map(|i| i.lists.lock().lru.len() as usize).sum()
     }

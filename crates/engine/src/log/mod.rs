@@ -557,7 +557,9 @@ impl RedoLog {
         self.flush_waiters.fetch_add(1, Ordering::AcqRel);
         self.poke_writer();
         self.flusher_event.notify_all();
-        let res = self.wait_until(self.flushed_event_for(lsn), || self.flushed_lsn() >= lsn, full_patience);
+        let res = crate::txn::admission::blocking(|| {
+            self.wait_until(self.flushed_event_for(lsn), || self.flushed_lsn() >= lsn, full_patience)
+        });
         self.flush_waiters.fetch_sub(1, Ordering::AcqRel);
         res
     }
@@ -575,7 +577,9 @@ impl RedoLog {
                     return Ok(());
                 }
                 self.poke_writer();
-                self.wait_until(&self.written_event, || self.written_lsn() >= lsn, None)
+                crate::txn::admission::blocking(|| {
+                    self.wait_until(&self.written_event, || self.written_lsn() >= lsn, None)
+                })
             }
             FlushAtCommit::Lazy => self.check_failed(),
         }

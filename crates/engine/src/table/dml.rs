@@ -115,6 +115,7 @@ impl Table {
     /// Inserts a full row in `trx`. NULL or 0 in an AUTO_INCREMENT column
     /// generates the next value, which is returned.
     pub fn insert_tx(&self, trx: &mut Trx, row: Vec<Value>) -> Result<Option<u64>> {
+        crate::txn::admission::enter();
         self.check_writable()?;
         let r = self.insert_tx_inner(trx, row);
         if r.is_ok() {
@@ -295,6 +296,7 @@ impl Table {
         pk: &[Value],
         f: impl Fn(&[Value]) -> Result<Vec<Value>>,
     ) -> Result<RowUpdate> {
+        crate::txn::admission::enter();
         self.check_writable()?;
         let r = self.update_tx_inner(trx, pk, f);
         if r.is_ok() {
@@ -387,6 +389,7 @@ impl Table {
     /// Deletes the row with primary key `pk` in `trx`; `Ok(false)` if there
     /// is none.
     pub fn delete_tx(&self, trx: &mut Trx, pk: &[Value]) -> Result<bool> {
+        crate::txn::admission::enter();
         self.check_writable()?;
         let r = self.delete_tx_inner(trx, pk);
         if r.is_ok() {

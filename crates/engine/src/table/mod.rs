@@ -642,6 +642,7 @@ impl RowCursor {
     /// reads every row into one buffer allocates nothing per row once the
     /// buffer's strings have grown); `false` at the end.
     pub fn next_into(&mut self, row: &mut Vec<Value>) -> Result<bool> {
+        crate::txn::admission::enter();
         if self.uses.iter().any(|u| u.dropped()) {
             return Err(Error::NoSuchIndex(format!("an index of {} was dropped during the scan", self.name)));
         }

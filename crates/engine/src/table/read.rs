@@ -73,6 +73,7 @@ impl Table {
     /// [`Table::get_tx`] decoding only the columns `need` marks (the
     /// others read as NULL; see [`codec::decode_row_into`]).
     pub fn get_tx_columns(&self, trx: &mut Trx, pk: &[Value], need: Option<&[bool]>) -> Result<Option<Vec<Value>>> {
+        crate::txn::admission::enter();
         let st = self.state.read();
         let schema = &st.def.schema;
         let k = Self::pk_from_values(schema, pk)?;
@@ -107,6 +108,7 @@ impl Table {
     /// `pk`, locked in `mode` (SELECT ... FOR UPDATE / FOR SHARE). Under
     /// REPEATABLE READ a missing key locks the gap it would go in.
     pub fn get_locking(&self, trx: &mut Trx, pk: &[Value], mode: LockMode) -> Result<Option<Vec<Value>>> {
+        crate::txn::admission::enter();
         let r = self.get_locking_inner(trx, pk, mode);
         Self::end_statement(trx, r)
     }
@@ -153,6 +155,7 @@ impl Table {
         upper: Bound<&[Value]>,
         dir: Direction,
     ) -> Result<RowCursor> {
+        crate::txn::admission::enter();
         let view = (!trx.reads_uncommitted()).then(|| trx.read_view());
         let mut c = self.scan_with(index, lower, upper, dir)?;
         c.view = view;
@@ -193,6 +196,7 @@ impl Table {
         mode: LockMode,
         visit: &mut dyn FnMut(Vec<Value>) -> bool,
     ) -> Result<()> {
+        crate::txn::admission::enter();
         let r = self.scan_locking_inner(trx, index, lower, upper, mode, visit);
         Self::end_statement(trx, r)
     }

@@ -87,6 +87,8 @@ pub struct TxnSys {
     /// logs, as a barrier (`table/purge.rs`).
     pub(crate) free_latch: RwLock<()>,
     pub(crate) shutting_down: AtomicBool,
+    /// `innodb_thread_concurrency`'s seats (`txn/admission.rs`).
+    pub admission: Arc<crate::txn::admission::Gate>,
 }
 
 /// The smallest cap `TxnSys::wait_for_purge` puts on the purge lag.
@@ -122,6 +124,7 @@ impl TxnSys {
             row_ids: super::row_id::RowIdCounter::new(row_id_mark),
             free_latch: RwLock::new(()),
             shutting_down: AtomicBool::new(false),
+            admission: Default::default(),
         }
     }
 
@@ -185,13 +188,13 @@ impl TxnSys {
         let writers = (self.history.lag_waiters() + 1) as f64;
         let rate = self.history.purge_rate().max(1.0);
         let delay = Duration::from_secs_f64(writers / rate * (1.0 + excess)).clamp(Duration::from_micros(100), cap);
-        self.history.wait_for_lag(lag, start + delay, &self.shutting_down);
+        crate::txn::admission::blocking(|| self.history.wait_for_lag(lag, start + delay, &self.shutting_down));
         self.purge_lag_delay_us.add(start.elapsed().as_micros() as u64);
     }
 
     /// A new transaction id, after the persisted mark is above it.
-    fn assign_id(&self) -> Result<TrxId> {
-        let id = self.trx_sys.begin();
+    fn assign_id(&self, owner: u32) -> Result<TrxId> {
+        let id = self.trx_sys.begin_owned(owner);
         if id < self.id_mark_fast.load(Ordering::Acquire) {
             return Ok(id);
         }
@@ -240,6 +243,8 @@ pub struct Trx {
     /// Row changes kept for the binary log (`None`: not kept; see
     /// `table/row_log.rs`).
     pub(super) row_log: Option<super::row_log::RowLog>,
+    /// The connection running it (0: none said).
+    owner: u32,
 }
 
 /// How a lock request meets a conflicting lock: waits (the default),
@@ -280,6 +285,7 @@ impl Trx {
             interrupt: None,
             lock_wait: LockWait::Wait,
             row_log: None,
+            owner: 0,
         }
     }
 
@@ -314,6 +320,12 @@ impl Trx {
     /// ([`Error::Interrupted`]).
     pub fn set_interrupt(&mut self, i: Arc<Interrupt>) {
         self.interrupt = Some(i);
+    }
+
+    /// The connection that runs the transaction (listed with it in SHOW
+    /// ENGINE INNODB STATUS).
+    pub fn set_owner(&mut self, connection_id: u32) {
+        self.owner = connection_id;
     }
 
     /// Whether gap (next-key) locks protect locking reads.
@@ -379,7 +391,7 @@ impl Trx {
     /// Gives the transaction an id (for locking reads and writes).
     pub(crate) fn ensure_id(&mut self) -> Result<TrxId> {
         if self.id == 0 {
-            self.id = self.sys.assign_id()?;
+            self.id = self.sys.assign_id(self.owner)?;
             if let Some((v, _)) = self.view.as_mut() {
                 v.creator = self.id;
             }

@@ -64,6 +64,7 @@ impl Table {
     /// the lock taken on a row found through a unique secondary key (X
     /// when the caller will change it: REPLACE, ON DUPLICATE KEY UPDATE).
     pub fn insert_or_duplicate_tx(&self, trx: &mut Trx, row: Vec<Value>, dup_lock: LockMode) -> Result<Inserted> {
+        crate::txn::admission::enter();
         self.check_writable()?;
         let r = self.insert_or_duplicate_inner(trx, row, dup_lock);
         if matches!(r, Ok(Inserted::Row(_))) {

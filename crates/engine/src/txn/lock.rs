@@ -169,10 +169,28 @@ pub struct LockStats {
     pub deadlocks: crate::sync::Counter,
     /// Total time spent waiting, in microseconds.
     pub wait_us: crate::sync::Counter,
+    /// The longest wait, in microseconds.
+    pub max_wait_us: std::sync::atomic::AtomicU64,
+    /// Waits in progress.
+    pub current: std::sync::atomic::AtomicU64,
+}
+
+/// A lock request waiting, as SHOW ENGINE INNODB STATUS lists it.
+#[derive(Clone, Debug)]
+pub struct LockWaitInfo {
+    pub trx: TrxId,
+    pub key: LockKey,
+    pub mode: LockMode,
+    pub kind: LockKind,
+    /// The transactions whose locks it waits for, when it started.
+    pub blockers: Vec<TrxId>,
+    pub since: Instant,
 }
 
 pub struct LockSys {
     shards: Box<[Mutex<Shard>]>,
+    /// The waits in progress (only a waiting request takes this mutex).
+    waiting: Mutex<HashMap<TrxId, LockWaitInfo>>,
     /// Wait-for edges of waiting transactions: who each waits for.
     waits_for: Mutex<HashMap<TrxId, Vec<TrxId>>>,
     /// Whether deadlocks are searched for (`innodb_deadlock_detect`); if
@@ -216,6 +234,7 @@ impl LockSys {
         Self {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             waits_for: Mutex::new(HashMap::new()),
+            waiting: Mutex::new(HashMap::new()),
             detect_deadlocks: std::sync::atomic::AtomicBool::new(true),
             stats: LockStats::default(),
         }
@@ -282,9 +301,12 @@ impl LockSys {
             }
             let slot = Arc::new(WaitSlot::default());
             q.reqs.push(Request { trx, mode, kind, wait: Some(slot.clone()) });
+            let info = LockWaitInfo { trx, key: key.clone(), mode, kind, blockers, since: Instant::now() };
+            self.waiting.lock().insert(trx, info);
             slot
         };
         self.stats.waits.inc();
+        self.stats.current.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let started = Instant::now();
         let deadline = started + timeout;
         if let Some(i) = interrupt {
@@ -298,7 +320,7 @@ impl LockSys {
         }
         let wake_at = interrupt.and_then(Interrupt::deadline).map_or(deadline, |d| d.min(deadline));
         let mut interrupted = false;
-        let granted = {
+        let granted = crate::txn::admission::blocking(|| {
             let mut g = slot.granted.lock();
             while !*g {
                 if interrupt.is_some_and(|i| i.check().is_some()) {
@@ -311,11 +333,15 @@ impl LockSys {
                 slot.cond.wait_until(&mut g, wake_at);
             }
             *g
-        };
+        });
         if let Some(i) = interrupt {
             i.set_waker(None);
         }
-        self.stats.wait_us.add(started.elapsed().as_micros() as u64);
+        self.waiting.lock().remove(&trx);
+        let waited = started.elapsed().as_micros() as u64;
+        self.stats.wait_us.add(waited);
+        self.stats.max_wait_us.fetch_max(waited, std::sync::atomic::Ordering::Relaxed);
+        self.stats.current.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         if granted {
             self.waits_for.lock().remove(&trx);
             locks.held.push((key, mode, kind));
@@ -426,6 +452,13 @@ impl LockSys {
         // Waiters whose edges pointed at trx keep stale edges until they
         // wake; a stale edge can only make the search find a cycle that no
         // longer exists when trx's id is reused, and ids are never reused.
+    }
+
+    /// The lock waits in progress, oldest first.
+    pub fn waits(&self) -> Vec<LockWaitInfo> {
+        let mut v: Vec<LockWaitInfo> = self.waiting.lock().values().cloned().collect();
+        v.sort_by_key(|w| w.since);
+        v
     }
 
     /// Locks currently in the table (all shards), for tests and

@@ -4,6 +4,7 @@
 //! ([`purge`]) and statement interrupts that end lock waits ([`interrupt`]). How table operations use them (locking, undo logging,
 //! consistent reads, rollback, purge) is in `table/`.
 
+pub mod admission;
 pub mod interrupt;
 pub mod lock;
 pub mod purge;

@@ -121,6 +121,8 @@ struct Boundary {
     views: usize,
     /// Finished logs with ids from this one up to the next boundary.
     logs: usize,
+    /// Who runs the transaction (a connection id; 0: nobody said).
+    owner: u32,
 }
 
 impl Inner {
@@ -167,10 +169,17 @@ impl TrxSys {
 
     /// Registers a new read-write transaction and returns its id.
     pub fn begin(&self) -> TrxId {
+        self.begin_owned(0)
+    }
+
+    /// [`TrxSys::begin`] for a transaction run by connection `owner`.
+    pub fn begin_owned(&self, owner: u32) -> TrxId {
         let mut inner = self.inner.lock();
         let id = self.next_id.fetch_add(1, Ordering::AcqRel);
         // A view taken with no transaction active may hold this id already.
-        inner.bounds.entry(id).or_default().active = true;
+        let b = inner.bounds.entry(id).or_default();
+        b.active = true;
+        b.owner = owner;
         inner.active += 1;
         id
     }
@@ -210,7 +219,7 @@ impl TrxSys {
             if b.views > 0 {
                 // A view still holds the boundary (rare): it stays, and
                 // the log is in its bucket.
-                inner.bounds.insert(id, Boundary { active: false, views: b.views, logs: b.logs + logs });
+                inner.bounds.insert(id, Boundary { active: false, views: b.views, logs: b.logs + logs, owner: 0 });
                 carried = 0;
             } else {
                 carried += b.logs;
@@ -232,6 +241,11 @@ impl TrxSys {
     /// Active read-write transactions.
     pub fn active_count(&self) -> usize {
         self.inner.lock().active
+    }
+
+    /// The active read-write transactions and their owners, by id.
+    pub fn active_list(&self) -> Vec<(TrxId, u32)> {
+        self.inner.lock().bounds.iter().filter(|(_, b)| b.active).map(|(id, b)| (*id, b.owner)).collect()
     }
 
     /// Open read views.

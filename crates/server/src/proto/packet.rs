@@ -235,11 +235,15 @@ impl<S: Read + Write> PacketIo<S> {
 
     /// Writes out everything queued.
     pub fn flush(&mut self) -> io::Result<()> {
-        if !self.wbuf.is_empty() {
-            self.stream.write_all(&self.wbuf)?;
-            self.wbuf.clear();
-        }
-        self.stream.flush()
+        // A client slow to read blocks the statement: its engine seat
+        // (`innodb_thread_concurrency`) is lent meanwhile.
+        quire_engine::txn::admission::blocking(|| {
+            if !self.wbuf.is_empty() {
+                self.stream.write_all(&self.wbuf)?;
+                self.wbuf.clear();
+            }
+            self.stream.flush()
+        })
     }
 
     /// The underlying stream.

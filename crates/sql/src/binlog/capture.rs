@@ -190,13 +190,16 @@ impl Session {
                 return Err(e);
             }
         };
-        let committed = b.log.commit_ordered(ev, |pos| {
-            fault_point("engine_commit");
-            let r = trx.commit_in_memory(Some((pos.file_number(), pos.end)));
-            if let Err(e) = &r {
-                b.log.stop_after_engine_failure(&e.to_string());
-            }
-            r
+        // Waiting for the group (and its sync) lends the seat.
+        let committed = quire_engine::txn::admission::blocking(|| {
+            b.log.commit_ordered(ev, |pos| {
+                fault_point("engine_commit");
+                let r = trx.commit_in_memory(Some((pos.file_number(), pos.end)));
+                if let Err(e) = &r {
+                    b.log.stop_after_engine_failure(&e.to_string());
+                }
+                r
+            })
         });
         match committed {
             Ok(lsn) => Ok(trx.wait_durable(lsn?)?),

@@ -19,6 +19,7 @@ pub mod charset;
 pub mod check;
 pub mod generated;
 pub mod like;
+pub mod numeric;
 pub mod options;
 pub mod prefix;
 pub mod select;
