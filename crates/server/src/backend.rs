@@ -520,6 +520,10 @@ impl Session for SqlSession {
         status_flags(&self.inner, false)
     }
 
+    fn statistics(&self) -> Option<String> {
+        Some(self.inner.statistics())
+    }
+
     fn database(&self) -> Option<String> {
         self.inner.db.clone()
     }

@@ -81,6 +81,16 @@ pub enum AdminStmt {
     },
     /// SHOW BINARY LOGS, FLUSH BINARY LOGS, PURGE ... (`binlog/show.rs`).
     Binlog(crate::binlog::show::BinlogStmt),
+    /// ALTER TABLE [db.]t {DISABLE | ENABLE} KEYS (`alter/keys.rs`).
+    AlterKeys {
+        db: Option<String>,
+        table: String,
+    },
+    /// OPTIMIZE TABLE / REPAIR TABLE (`optimize.rs`).
+    Maintain(crate::optimize::Op, crate::check::TableNames),
+    /// START TRANSACTION WITH CONSISTENT SNAPSHOT [, READ ONLY | READ
+    /// WRITE] (`snapshot.rs`): its access modes.
+    ConsistentSnapshot(Vec<ast::TransactionMode>),
 }
 
 impl AdminStmt {
@@ -100,6 +110,8 @@ impl AdminStmt {
                 | AdminStmt::Revoke { .. }
                 | AdminStmt::GrantGlobal { .. }
                 | AdminStmt::AlterEngine { .. }
+                | AdminStmt::Maintain(crate::optimize::Op::Optimize, _)
+                | AdminStmt::AlterKeys { .. }
         )
     }
 
@@ -121,7 +133,7 @@ impl AdminStmt {
                 ColMeta::expr("Name", MetaType::Str { len: 10, fixed: false }),
                 ColMeta::expr("Status", MetaType::Str { len: 1 << 20, fixed: false }),
             ],
-            AdminStmt::CheckTable(_) | AdminStmt::AnalyzeTable(_) => crate::check::columns(),
+            AdminStmt::CheckTable(_) | AdminStmt::AnalyzeTable(_) | AdminStmt::Maintain(..) => crate::check::columns(),
             _ => vec![],
         }
     }
@@ -204,8 +216,27 @@ fn count_at(t: &str) -> Result<usize> {
     t.parse().map_err(|_| SqlError::syntax(format!("near '{t}'")))
 }
 
+/// The body of a statement written whole as a versioned comment
+/// (`/*!40000 ALTER TABLE t DISABLE KEYS */`, as dumps write it), which
+/// MySQL runs when the version is not above its own (quire's is 8.0.36);
+/// else `sql` itself. sqlparser reads versioned comments inside a
+/// statement; this is for the statements quire parses itself.
+fn unversioned(sql: &str) -> &str {
+    let t = sql.trim().trim_end_matches(';').trim_end();
+    let Some(inner) = t.strip_prefix("/*!").and_then(|r| r.strip_suffix("*/")) else { return sql };
+    if inner.contains("*/") {
+        return sql;
+    }
+    let digits = inner.len() - inner.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    match inner[..digits].parse::<u32>() {
+        Ok(v) if v > 80036 => sql,
+        _ => &inner[digits..],
+    }
+}
+
 /// Parses an account statement; `None` if `sql` is not one.
 pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
+    let sql = unversioned(sql);
     let t = tokens(sql.trim().trim_end_matches(';'));
     let w = |i: usize, s: &str| word(t.get(i), s);
     if let Some(tables) = crate::check::parse(&t)? {
@@ -214,11 +245,20 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
     if let Some(tables) = crate::statistics::analyze::parse(&t)? {
         return Ok(Some(AdminStmt::AnalyzeTable(tables)));
     }
+    if let Some((db, table)) = crate::alter::keys::parse(&t)? {
+        return Ok(Some(AdminStmt::AlterKeys { db, table }));
+    }
     if let Some((rest, engine, only)) = crate::alter::engine::split(sql.trim().trim_end_matches(';'), &t) {
         return Ok(Some(AdminStmt::AlterEngine { rest, engine, only }));
     }
     if let Some(b) = crate::binlog::show::parse(&t)? {
         return Ok(Some(AdminStmt::Binlog(b)));
+    }
+    if let Some((op, tables)) = crate::optimize::parse(&t)? {
+        return Ok(Some(AdminStmt::Maintain(op, tables)));
+    }
+    if let Some(modes) = crate::snapshot::parse(sql)? {
+        return Ok(Some(AdminStmt::ConsistentSnapshot(modes)));
     }
     if w(0, "SHUTDOWN") && t.len() == 1 {
         return Ok(Some(AdminStmt::Shutdown));
@@ -528,6 +568,9 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
             s.shared.request_shutdown();
             Ok(Output::ok())
         }
+        AdminStmt::ConsistentSnapshot(modes) => s.start_transaction(modes, true),
+        AdminStmt::Maintain(op, tables) => crate::optimize::run(s, *op, tables),
+        AdminStmt::AlterKeys { db, table } => crate::alter::keys::run(s, db, table),
     }
 }
 
@@ -635,9 +678,10 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
     let mut schema = schema;
     let mut fks = Vec::new();
     let mut new_indexes = Vec::new();
+    let fk_checks = s.foreign_key_checks();
     for c in &ct.constraints {
         if let ast::TableConstraint::ForeignKey(f) = c {
-            let def = crate::fk::define::read(s.engine(), &db, &table, &schema, f, &fks, &mut new_indexes)?;
+            let def = crate::fk::define::read(s.engine(), &db, &table, &schema, f, &fks, &mut new_indexes, fk_checks)?;
             fks.push(def);
         }
     }
@@ -646,6 +690,9 @@ pub fn create_table(s: &mut Session, ct: &ast::CreateTable) -> Result<Output> {
     extras.checks = crate::create::check::define(&table, ct, &schema)?;
     extras.generated = crate::create::generated::define(ct, &schema)?;
     crate::create::generated::check_foreign_keys(&schema, &extras.generated, &fks)?;
+    if fk_checks && !temporary {
+        crate::fk::define::check_new_parent(s.engine(), &s.shared.foreign_keys, &db, &table, &schema)?;
+    }
     s.engine().create_table_with_extras(&full, schema, fks, extras)?;
     if temporary {
         s.temps.insert(&db, &table, full);
@@ -795,7 +842,8 @@ fn add_foreign_key(
     let schema = t.schema();
     let mut fks = t.foreign_keys();
     let mut new_indexes = Vec::new();
-    let def = crate::fk::define::read(s.engine(), db, table, &schema, f, &fks, &mut new_indexes)?;
+    let checks = s.foreign_key_checks();
+    let def = crate::fk::define::read(s.engine(), db, table, &schema, f, &fks, &mut new_indexes, checks)?;
     crate::create::generated::check_foreign_keys(&schema, &t.generated(), std::slice::from_ref(&def))?;
     if s.foreign_key_checks() {
         crate::fk::define::check_existing_rows(s.engine(), &full, &schema, &def)?;
@@ -931,6 +979,18 @@ fn like_filter(f: &Option<ast::ShowStatementFilter>) -> Box<dyn Fn(&str) -> bool
     }
 }
 
+/// SHOW [FULL] COLUMNS of view `db`.`v`: its information_schema.COLUMNS
+/// rows (the view's columns, typed by its query) in SHOW's columns.
+fn view_columns(s: &Session, db: &str, v: &str, full: bool) -> Result<Vec<Vec<Value>>> {
+    let hint = crate::infoschema::Hint { schema: Some(vec![db.to_string()]), table: Some(vec![v.to_string()]) };
+    let rows = crate::infoschema::rows(s, crate::infoschema::View::Columns, &hint)?;
+    // COLUMNS: 3 COLUMN_NAME, 5 COLUMN_DEFAULT, 6 IS_NULLABLE, 14
+    // COLLATION_NAME, 15 COLUMN_TYPE, 16 COLUMN_KEY, 17 EXTRA, 18
+    // PRIVILEGES, 19 COLUMN_COMMENT (`infoschema/shape.rs`).
+    let pick: &[usize] = if full { &[3, 15, 14, 6, 16, 5, 17, 18, 19] } else { &[3, 15, 6, 16, 5, 17] };
+    Ok(rows.into_iter().map(|r| pick.iter().map(|&i| r[i].clone()).collect()).collect())
+}
+
 /// Result columns of the statements `show` answers (for PREPARE).
 pub fn columns_of(stmt: &ast::Statement) -> Vec<ColMeta> {
     use ast::Statement as S;
@@ -1042,6 +1102,14 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
         S::ShowCreate { obj_type: ast::ShowCreateObject::Table, obj_name } => {
             let (db, t) = split_name(s, obj_name)?;
             check_access(s, &db)?;
+            if crate::catalog::is_dictionary(&db, &t) {
+                return Err(crate::catalog::dictionary_denied(&t));
+            }
+            if s.temps.get(&db, &t).is_none() && s.shared.catalog.view(&db, &t).is_some() {
+                // MySQL answers SHOW CREATE TABLE of a view as SHOW CREATE
+                // VIEW (its four columns); mariadb-dump relies on it.
+                return crate::view::show_create(s, obj_name);
+            }
             let tab = s.engine().table(&s.table_key(&db, &t)).map_err(|e| open_error(e, &db, &t))?;
             let schema = tab.schema();
             let extras = tab.extras();
@@ -1079,6 +1147,13 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
             let keep = like_filter(&filter);
             let (db, t) = split_name(s, table_name)?;
             check_access(s, &db)?;
+            let full = matches!(stmt, S::ShowColumns { full: true, .. });
+            if s.temps.get(&db, &t).is_none() && s.shared.catalog.view(&db, &t).is_some() {
+                let rows = view_columns(s, &db, &t, full)?;
+                let rows = rows.into_iter().filter(|r| matches!(&r[0], Value::Str(n) if keep(n))).collect();
+                let columns = if full { crate::create::options::full_columns_header() } else { cols };
+                return Ok(Output::Rows { columns, rows });
+            }
             let tab = s.engine().table(&s.table_key(&db, &t)).map_err(|e| open_error(e, &db, &t))?;
             let schema = tab.schema();
             let extras = tab.extras();

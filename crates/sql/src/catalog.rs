@@ -37,6 +37,36 @@ const VIEW_TABLE: &str = "mysql/quire_view";
 /// Characters of a view's definition per row of `quire_view`.
 const VIEW_CHUNK: usize = 256;
 
+/// quire's data dictionary: the catalog's own tables in `mysql`, read
+/// and written by this module only. As MySQL 8.0's dictionary tables
+/// they are not listed (SHOW TABLES, information_schema) and a statement
+/// naming one is refused with 3554 ([`dictionary_denied`]), so that no
+/// DDL, DML or restored dump can change accounts or views behind the
+/// catalog's back.
+const DICTIONARY: [&str; 4] = ["quire_db", "quire_user", "quire_grant", "quire_view"];
+
+/// Whether `db`.`table` is a data dictionary table.
+pub fn is_dictionary(db: &str, table: &str) -> bool {
+    db == "mysql" && DICTIONARY.contains(&table)
+}
+
+/// Whether `db`.`table` is one of quire's own tables in `mysql` that
+/// listings leave out: the dictionary, and the persistent statistics
+/// (`statistics::persist`), which statements may still read by name. A
+/// dump (mariadb-dump `--all-databases` lists tables with SHOW TABLES)
+/// then carries neither: quire's definitions would replace another
+/// server's statistics tables (MariaDB then stops using persistent
+/// statistics), and the dictionary's rows are quire's own encoding (views
+/// are dumped as CREATE VIEW; accounts are not carried by a dump).
+pub fn is_unlisted(db: &str, table: &str) -> bool {
+    is_dictionary(db, table) || (db == "mysql" && matches!(table, "innodb_table_stats" | "innodb_index_stats"))
+}
+
+/// 3554, MySQL 8.0's answer to a statement naming a dictionary table.
+pub fn dictionary_denied(table: &str) -> SqlError {
+    SqlError::new(3554, "HY000", format!("Access to data dictionary table 'mysql.{table}' is rejected."))
+}
+
 /// Schemas the server answers for itself (no engine tables).
 pub const VIRTUAL_DATABASES: [&str; 2] = ["information_schema", "performance_schema"];
 

@@ -47,6 +47,11 @@ pub struct InsertPlan {
     /// Per row, its own columns when it used the DEFAULT keyword
     /// (`defaults.rs`); empty when no row did.
     pub row_targets: Vec<Option<Vec<usize>>>,
+    /// A plain INSERT ... VALUES giving generated columns values: per
+    /// VALUES row, those columns (`create::generated::given_values`);
+    /// empty when none is given. The values are replaced by the computed
+    /// ones; strict mode refuses them (3105), other modes warn 1906.
+    pub generated_given: Vec<Vec<usize>>,
 }
 
 impl InsertPlan {
@@ -155,7 +160,7 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
     }
     let mut scope = Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
     let mut rows = Vec::with_capacity(values.rows.len());
-    let mut row_targets = Vec::new();
+    let mut row_targets: Vec<Option<Vec<usize>>> = Vec::new();
     for (j, row) in values.rows.iter().enumerate() {
         let row: &Vec<ast::Expr> = row;
         if row.is_empty() && (ins.columns.is_empty() || targets.is_empty()) {
@@ -177,17 +182,29 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
         }
         rows.push(row.iter().map(|e| expr::compile(e, &mut scope)).collect::<Result<Vec<_>>>()?);
     }
+    let mut generated_given: Vec<Vec<usize>> = Vec::new();
     if !table.table.generated().is_empty() {
-        for (j, _) in rows.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
-            let own = match row_targets.get(j) {
-                Some(Some(t)) => t,
+        for (j, r) in rows.iter().enumerate() {
+            let own: &[usize] = match row_targets.get(j) {
+                _ if r.is_empty() => &[],
+                Some(Some(t)) => t.as_slice(),
                 _ => &targets,
             };
-            crate::create::generated::refuse_values(&table, own)?;
+            let given = own.iter().copied().filter(|&c| crate::create::generated::is_generated(&table, c));
+            generated_given.push(given.collect());
+        }
+        if generated_given.iter().all(Vec::is_empty) {
+            generated_given.clear();
         }
     }
     let mut params = scope.params;
     let action = crate::upsert::compile_action(ins, &table, &targets, &mut params, r)?;
+    if ins.ignore || !matches!(action, crate::upsert::Action::Fail) {
+        // The duplicate-handling forms keep MySQL 8.0's refusal.
+        for given in &generated_given {
+            crate::create::generated::refuse_values(&table, given)?;
+        }
+    }
     Ok(InsertPlan {
         constraints: crate::create::check::of(&table)?,
         table,
@@ -199,6 +216,7 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
         action,
         select: None,
         row_targets,
+        generated_given,
     })
 }
 
@@ -247,6 +265,7 @@ fn compile_insert_set(ins: &ast::Insert, table: TableRef, r: &dyn Resolver) -> R
         action,
         select: None,
         row_targets: Vec::new(),
+        generated_given: Vec::new(),
     })
 }
 
@@ -264,6 +283,9 @@ pub fn run_insert(
         return crate::upsert::run(p, trx, params, tuples, session);
     }
     let mut res = WriteResult::default();
+    if !p.generated_given.is_empty() {
+        crate::create::generated::given_values(&p.table, &p.generated_given, tuples, session)?;
+    }
     // NULL into NOT NULL is an error in a single-row INSERT, a warning
     // (in non-strict mode) when there are several rows, as in MySQL.
     let lenient_null = p.rows.len() * tuples > 1;

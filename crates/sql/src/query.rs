@@ -81,6 +81,10 @@ pub trait Resolver {
     fn view_as(&self, _name: &ast::ObjectName, _user: Option<&str>) -> Result<Option<crate::view::ViewRef>> {
         Ok(None)
     }
+    /// The binder enters (`true`) or leaves a view's definition: names
+    /// resolved in between are the view's, not the statement's (LOCK
+    /// TABLES admits them through the view: `table_lock::admit`).
+    fn view_scope(&self, _enter: bool) {}
     /// The information_schema table `name` names, if it names one (1109
     /// for an unknown name in that database).
     fn system_view(&self, _name: &ast::ObjectName) -> Result<Option<crate::infoschema::View>> {

@@ -145,6 +145,9 @@ impl Shared {
         if let Err(e) = crate::statistics::persist::create_tables(&s.engine) {
             tracing::warn!("creating the statistics tables: {}", e.message);
         }
+        if let Err(e) = crate::log_tables::create_tables(&s.engine) {
+            tracing::warn!("creating mysql.general_log and mysql.slow_log: {}", e.message);
+        }
         crate::statistics::spawn_auto_recalc(&s);
         s
     }
@@ -428,6 +431,10 @@ pub(crate) struct SessionResolver<'a> {
     /// Every table resolved, under the name it was used by (LOCK TABLES
     /// checks a plan against them: `table_lock.rs`).
     used: RefCell<Vec<crate::table_lock::TableUse>>,
+    /// How many views' definitions are being bound around the current
+    /// name (`Resolver::view_scope`): tables resolved inside one are
+    /// marked `via_view`.
+    view_depth: std::cell::Cell<u32>,
     /// `optimizer_switch`'s flags that choose plans.
     switch: crate::optimizer_switch::Switch,
 }
@@ -454,6 +461,9 @@ impl Resolver for SessionResolver<'_> {
             _ => return Err(SqlError::syntax(format!("bad table name {name}"))),
         };
         catalog::check_table_name(&table)?;
+        if catalog::is_dictionary(&db, &table) {
+            return Err(catalog::dictionary_denied(&table));
+        }
         self.check_use(user, &db, &table)?;
         if let Some(engine_name) = self.temps.get(&db, &table) {
             // A temporary table: private, so never locked by LOCK TABLES
@@ -483,8 +493,14 @@ impl Resolver for SessionResolver<'_> {
             table: table.clone(),
             name,
             write: false,
+            via_view: self.view_depth.get() > 0,
         });
         Ok(TableRef::new(&db, &table, alias, t))
+    }
+
+    fn view_scope(&self, enter: bool) {
+        let d = self.view_depth.get();
+        self.view_depth.set(if enter { d + 1 } else { d.saturating_sub(1) });
     }
 
     fn system_view(&self, name: &ast::ObjectName) -> Result<Option<crate::infoschema::View>> {
@@ -516,6 +532,15 @@ impl Resolver for SessionResolver<'_> {
         }
         let Some(definition) = self.shared.catalog.view(&db, &view) else { return Ok(None) };
         self.check_use(user, &db, &view)?;
+        // A view is used under its name (LOCK TABLES must have locked it);
+        // one inside another view's definition is admitted through it.
+        self.used.borrow_mut().push(crate::table_lock::TableUse {
+            db: db.clone(),
+            table: view.clone(),
+            name: view.clone(),
+            write: false,
+            via_view: self.view_depth.get() > 0,
+        });
         Ok(Some(crate::view::ViewRef { db, name: view, definition }))
     }
 }
@@ -539,11 +564,16 @@ impl SessionResolver<'_> {
                     table: t.name.clone(),
                     name,
                     write: true,
+                    via_view: false,
                 }),
             }
         }
-        uses.sort_by(|a, b| (&a.db, &a.table, &a.name).cmp(&(&b.db, &b.table, &b.name)).then(b.write.cmp(&a.write)));
-        uses.dedup_by(|a, b| a.db == b.db && a.table == b.table && a.name == b.name);
+        uses.sort_by(|a, b| {
+            (&a.db, &a.table, &a.name, a.via_view)
+                .cmp(&(&b.db, &b.table, &b.name, b.via_view))
+                .then(b.write.cmp(&a.write))
+        });
+        uses.dedup_by(|a, b| a.db == b.db && a.table == b.table && a.name == b.name && a.via_view == b.via_view);
         uses
     }
 
@@ -836,6 +866,22 @@ impl Session {
         self.diag.borrow()
     }
 
+    /// COM_STATISTICS' line (`mariadb-admin status`), server-wide as
+    /// MySQL's: uptime, connected threads and questions since start, their
+    /// average. quire keeps no table cache and counts no slow queries:
+    /// those are 0.
+    pub fn statistics(&self) -> String {
+        let st = &self.shared.stats;
+        let uptime = st.started.get().map_or(0, |t| t.elapsed().as_secs());
+        let questions = st.questions.load(Ordering::Relaxed);
+        let qps = questions as f64 / uptime.max(1) as f64;
+        let threads = self.shared.processes.len();
+        format!(
+            "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  Flush tables: 0  \
+             Open tables: 0  Queries per second avg: {qps:.3}"
+        )
+    }
+
     pub fn autocommit(&self) -> bool {
         self.vars.autocommit()
     }
@@ -911,6 +957,7 @@ impl Session {
             user: &self.user,
             temps: &self.temps,
             used: Default::default(),
+            view_depth: Default::default(),
             switch: self.vars.switch(),
         }
     }
@@ -1696,6 +1743,28 @@ impl Session {
         r
     }
 
+    /// START TRANSACTION / BEGIN: commits the open transaction, gives
+    /// back LOCK TABLES (MySQL's implicit UNLOCK TABLES) and begins a new
+    /// one; `consistent_snapshot` (WITH CONSISTENT SNAPSHOT) opens its read
+    /// view now rather than at its first read (`snapshot.rs`).
+    pub(crate) fn start_transaction(
+        &mut self,
+        modes: &[ast::TransactionMode],
+        consistent_snapshot: bool,
+    ) -> Result<Output> {
+        self.shared.stats.com_begin.fetch_add(1, Ordering::Relaxed);
+        self.commit()?;
+        self.unlock_tables();
+        self.take_characteristics(modes)?;
+        let mut t = self.begin();
+        if consistent_snapshot {
+            t.open_read_view_now();
+        }
+        self.trx = Some(t);
+        self.in_txn = true;
+        Ok(Output::ok())
+    }
+
     /// DDL commits the open transaction first, as MySQL does.
     fn implicit_commit(&mut self) -> Result<()> {
         self.commit()
@@ -1705,16 +1774,7 @@ impl Session {
         use ast::Statement as S;
         crate::infoschema::refuse_ddl(stmt, self.db.as_deref(), &self.user)?;
         match stmt {
-            S::StartTransaction { modes, .. } => {
-                self.shared.stats.com_begin.fetch_add(1, Ordering::Relaxed);
-                self.commit()?;
-                self.unlock_tables(); // MySQL's implicit UNLOCK TABLES
-                self.take_characteristics(modes)?;
-                let t = self.begin();
-                self.trx = Some(t);
-                self.in_txn = true;
-                Ok(Output::ok())
-            }
+            S::StartTransaction { modes, .. } => self.start_transaction(modes, false),
             S::Commit { .. } => {
                 self.shared.stats.com_commit.fetch_add(1, Ordering::Relaxed);
                 self.reset_one_shot_characteristics();
@@ -1954,7 +2014,9 @@ impl Session {
                 if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("DEFAULT") {
                     return Ok(None);
                 }
-                if !i.value.starts_with("@@") {
+                // `@@x` and `@x` are variables (`SET character_set_client
+                // = @saved_cs_client`, as dumps restore it).
+                if !i.value.starts_with('@') {
                     return Ok(Some(Value::Str(i.value.clone())));
                 }
             }

@@ -31,8 +31,15 @@
 //! statements or transactions of other sessions already running on the
 //! table (MySQL's metadata locks would make it wait; here their row locks
 //! still order conflicting writes, and reads under the lock see committed
-//! data only); views in LOCK TABLES are 1235; `db.table` in LOCK TABLES
-//! does not parse (sqlparser takes one identifier).
+//! data only); `db.table` in LOCK TABLES does not parse (sqlparser takes
+//! one identifier).
+//!
+//! A view in LOCK TABLES (MySQL's pre-locking, as MariaDB 10.11 does it):
+//! the view, and every table and view its definition reads, are locked
+//! under their own names, so each is usable directly too; for a WRITE
+//! lock the tables are locked WRITE only when the view reads one table
+//! (the updatable kind), READ otherwise. Inside a view, a table is
+//! admitted by any lock of the session on it (`TableUse::via_view`).
 //!
 //! The global read lock (FLUSH TABLES WITH READ LOCK, `lock_tables.rs`)
 //! lives in the same state: `global` lists the sessions holding it (it is
@@ -114,9 +121,14 @@ pub struct Locked {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableUse {
     pub db: String,
+    /// The table's name, or a view's: a view is used under its name and
+    /// must be locked itself.
     pub table: String,
     pub name: String,
     pub write: bool,
+    /// Read inside a view's definition (under the view's own aliases):
+    /// admitted by any lock of the session on the table.
+    pub via_view: bool,
 }
 
 fn key(db: &str, table: &str) -> String {
@@ -259,9 +271,16 @@ impl TableLocks {
 
 /// A statement of the session holding `list`: 1100 for a table it did not
 /// lock under the name used, 1099 for a write to a READ-locked one.
+/// A table a view reads is admitted by any lock on it, the strongest
+/// counting (`TableUse::via_view`); a table named directly needs a lock
+/// under that name (the strongest, when a view locked it too).
 pub fn admit(list: &[Locked], uses: &[TableUse]) -> Result<()> {
     for u in uses {
-        let Some(l) = list.iter().find(|l| l.db == u.db && l.table == u.table && l.name == u.name) else {
+        let mut on_table =
+            list.iter().filter(|l| l.db == u.db && l.table == u.table && (u.via_view || l.name == u.name));
+        let first = on_table.next();
+        let l = first.map(|f| on_table.find(|l| l.write).unwrap_or(f));
+        let Some(l) = l else {
             return Err(not_locked(&u.name));
         };
         if u.write && !l.write {
@@ -288,7 +307,7 @@ mod tests {
     }
 
     fn use_(t: &str, write: bool) -> TableUse {
-        TableUse { db: "d".into(), table: t.into(), name: t.into(), write }
+        TableUse { db: "d".into(), table: t.into(), name: t.into(), write, via_view: false }
     }
 
     const NOW: Duration = Duration::ZERO;
@@ -355,5 +374,18 @@ mod tests {
         assert_eq!(admit(&list, &[use_("u", false)]).unwrap_err().code, 1100);
         assert!(admit(&list, &[TableUse { name: "x".into(), ..use_("u", true) }]).is_ok());
         assert_eq!(admit(&list, &[use_("v", false)]).unwrap_err().code, 1100);
+    }
+
+    #[test]
+    fn tables_a_view_reads_are_admitted_by_any_lock_the_strongest_counting() {
+        let list = [lock("v", false), lock("p", false), lock("c", true)];
+        let inside =
+            |t: &str, name: &str, write: bool| TableUse { name: name.into(), via_view: true, ..use_(t, write) };
+        assert!(admit(&list, &[use_("v", false), inside("p", "alias", false), inside("c", "c", true)]).is_ok());
+        assert_eq!(admit(&list, &[inside("p", "p", true)]).unwrap_err().code, 1099);
+        assert_eq!(admit(&list, &[inside("q", "q", false)]).unwrap_err().code, 1100);
+        let both = [lock("p", false), lock("p", true)];
+        assert!(admit(&both, &[inside("p", "p", true)]).is_ok(), "the strongest lock counts");
+        assert!(admit(&both, &[use_("p", true)]).is_ok());
     }
 }

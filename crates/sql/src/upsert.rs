@@ -245,6 +245,7 @@ pub fn compile_insert_select(
         action,
         select: Some(Box::new(q)),
         row_targets: Vec::new(),
+        generated_given: Vec::new(),
     })
 }
 

@@ -120,8 +120,16 @@ impl Resolver for Rights<'_> {
     fn switch(&self) -> crate::optimizer_switch::Switch {
         self.inner.switch()
     }
+    fn view_scope(&self, enter: bool) {
+        self.inner.view_scope(enter)
+    }
+    /// The rewritten target is reached through the view (LOCK TABLES
+    /// admits it by the view's lock).
     fn resolve(&self, name: &ast::ObjectName, alias: Option<String>) -> Result<TableRef> {
-        self.inner.resolve_as(name, alias, self.user.as_deref())
+        self.inner.view_scope(true);
+        let r = self.inner.resolve_as(name, alias, self.user.as_deref());
+        self.inner.view_scope(false);
+        r
     }
     fn view_as(&self, name: &ast::ObjectName, user: Option<&str>) -> Result<Option<ViewRef>> {
         self.inner.view_as(name, user)

@@ -377,6 +377,17 @@ impl Trx {
         (v.clone(), h.clone())
     }
 
+    /// START TRANSACTION WITH CONSISTENT SNAPSHOT: under REPEATABLE READ
+    /// the read view is opened now rather than at the first read, so the
+    /// transaction sees exactly what was committed when it started
+    /// (InnoDB's `innobase_start_trx_and_assign_read_view`). Under the
+    /// other levels nothing happens, as in InnoDB.
+    pub fn open_read_view_now(&mut self) {
+        if self.isolation == Isolation::RepeatableRead {
+            let _ = self.read_view();
+        }
+    }
+
     /// Gives the transaction an id (for locking reads and writes).
     pub(crate) fn ensure_id(&mut self) -> Result<TrxId> {
         if self.id == 0 {

@@ -358,15 +358,23 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
                 Ok(()) => self.send_status_ok(),
                 Err(e) => self.send_err(&e),
             },
-            command::QUERY => match std::str::from_utf8(body) {
-                Ok(sql) => {
-                    let mut out = ReplyWriter::new(&mut self.io, &mut self.buf, false);
-                    out.local_files = self.local_files;
-                    self.session.query(sql, self.multi_statements, &mut out)?;
-                    out.finish()
-                }
-                Err(_) => self.send_err(&ErrPacket::new(1300, "HY000", "Invalid utf8mb4 character string")),
-            },
+            command::QUERY => {
+                // Raw bytes in string literals (a dump's BLOB values) are
+                // read as hex literals (`quire_sql::raw_literals`).
+                let sql = match std::str::from_utf8(body) {
+                    Ok(sql) => std::borrow::Cow::Borrowed(sql),
+                    Err(_) => match quire_sql::raw_literals::to_text(body) {
+                        Some(sql) => std::borrow::Cow::Owned(sql),
+                        None => {
+                            return self.send_err(&ErrPacket::new(1300, "HY000", "Invalid utf8mb4 character string"))
+                        }
+                    },
+                };
+                let mut out = ReplyWriter::new(&mut self.io, &mut self.buf, false);
+                out.local_files = self.local_files;
+                self.session.query(&sql, self.multi_statements, &mut out)?;
+                out.finish()
+            }
             // mariadb-admin shutdown: the SHUTDOWN statement's privilege
             // check and effect, answered with its OK or error.
             command::SHUTDOWN => {
@@ -379,6 +387,10 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
                 self.send_eof(status)
             }
             command::STATISTICS => {
+                if let Some(text) = self.session.statistics() {
+                    self.io.write_packet(text.as_bytes())?;
+                    return Ok(());
+                }
                 let uptime = started().elapsed().as_secs();
                 let qps = self.questions as f64 / uptime.max(1) as f64;
                 let text = format!(

@@ -306,6 +306,11 @@ pub trait Session: Send {
     fn status_flags(&self) -> u16;
     /// The current database (for the handshake's reply and COM_INIT_DB).
     fn database(&self) -> Option<String>;
+    /// COM_STATISTICS' text (server-wide uptime and questions); `None`:
+    /// the connection answers with its own counts.
+    fn statistics(&self) -> Option<String> {
+        None
+    }
     /// The capability flags the client sent in its handshake response,
     /// told once before the first command. A session whose answers depend
     /// on them (CLIENT_FOUND_ROWS changes UPDATE's affected rows) keeps

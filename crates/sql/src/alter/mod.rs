@@ -25,6 +25,7 @@ pub mod engine;
 pub mod extras;
 mod generated;
 mod instant;
+pub mod keys;
 pub mod rename;
 
 use quire_engine::row::{Collation, Column, ColumnType, TableSchema, Value};

@@ -15,7 +15,12 @@
 //! - [`refuse_values`]: a statement giving a generated column a value
 //!   other than `DEFAULT` fails with MySQL 8.0's 3105 (MariaDB warns 1906
 //!   and ignores the value outside strict mode; MySQL's answer is the one
-//!   that never drops what the client sent).
+//!   that never drops what the client sent). The exception is a plain
+//!   INSERT ... VALUES outside strict mode ([`given_values`]): it warns
+//!   1906 per row and column and computes the value, as MariaDB, because
+//!   mariadb-dump writes every column's value, generated ones included,
+//!   and restores under `sql_mode='NO_AUTO_VALUE_ON_ZERO'`; in strict
+//!   mode it is still 3105.
 //!
 //! **VIRTUAL columns are stored too.** InnoDB computes a VIRTUAL column
 //! when the row is read and stores it only in secondary indexes; quire
@@ -287,6 +292,30 @@ pub fn refuse_values(t: &TableRef, cols: &[usize]) -> Result<()> {
                     t.columns[c], t.name
                 ),
             ));
+        }
+    }
+    Ok(())
+}
+
+/// A plain INSERT ... VALUES giving generated columns values (per
+/// VALUES row, the columns given; `tuples` executions of the rows): 3105
+/// in strict mode, else warning 1906 for each row and column (MariaDB's
+/// answer; the value is then replaced by the computed one).
+pub fn given_values(
+    t: &TableRef,
+    given: &[Vec<usize>],
+    tuples: usize,
+    session: &dyn crate::query::SessionEnv,
+) -> Result<()> {
+    if session.mode().strict {
+        return given.iter().try_for_each(|g| refuse_values(t, g));
+    }
+    for _ in 0..tuples {
+        for &c in given.iter().flatten() {
+            let (col, table) = (&t.columns[c], &t.name);
+            let message =
+                format!("The value specified for generated column '{col}' in table '{table}' has been ignored");
+            session.warn(crate::diag::Condition::new(crate::diag::Level::Warning, 1906, message))?;
         }
     }
     Ok(())

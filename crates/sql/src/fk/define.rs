@@ -129,7 +129,9 @@ fn names_in_db(engine: &Engine, db: &str, skip: &str) -> Vec<String> {
 /// keys already defined `taken`), validates it and, when the child has
 /// no index leading with its columns, adds one to `new_indexes`.
 /// `self_schema` is the parent's when the key references the table
-/// itself (which may not exist yet).
+/// itself (which may not exist yet). With `fk_checks` off (the session's
+/// `foreign_key_checks=0`) the parent may not exist yet.
+#[allow(clippy::too_many_arguments)]
 pub fn read(
     engine: &Engine,
     db: &str,
@@ -138,6 +140,7 @@ pub fn read(
     c: &ast::ForeignKeyConstraint,
     taken: &[ForeignKeyDef],
     new_indexes: &mut Vec<IndexDef>,
+    fk_checks: bool,
 ) -> Result<ForeignKeyDef> {
     let bad = || incorrectly_formed(db, table);
     if c.match_kind.is_some() || c.characteristics.is_some() {
@@ -162,35 +165,39 @@ pub fn read(
     };
     let parent = format!("{pdb}/{pname}");
     let self_ref = pdb == db && pname == table;
-    let owned;
-    let pschema: &TableSchema = if self_ref {
-        schema
-    } else {
-        owned = engine.table(&parent).map_err(|_| bad())?.schema();
-        &owned
-    };
     if c.referred_columns.len() != columns.len() || columns.is_empty() {
         return Err(bad());
     }
-    let mut pcols = Vec::new();
-    let mut parent_columns = Vec::new();
-    for (i, r) in c.referred_columns.iter().enumerate() {
-        let p = pschema.column_index(&r.value).ok_or_else(bad)?;
-        if !compatible(&schema.columns[columns[i]], &pschema.columns[p]) {
-            return Err(bad());
+    let owned;
+    let pschema: Option<&TableSchema> = if self_ref {
+        Some(schema)
+    } else {
+        match engine.table(&parent) {
+            Ok(t) => {
+                owned = t.schema();
+                Some(&owned)
+            }
+            // foreign_key_checks=0: a parent that does not exist yet is
+            // accepted (InnoDB's rule, which dumps rely on); the key
+            // names its columns as written and starts to work once the
+            // parent is created (`check_new_parent`).
+            Err(quire_engine::Error::NoSuchTable(_)) if !fk_checks => None,
+            Err(_) => return Err(bad()),
         }
-        pcols.push(p);
-        parent_columns.push(pschema.columns[p].name.clone());
-    }
-    // The parent's index; for a table referencing itself, indexes this
-    // statement adds count too.
-    let mut with_new = pschema.clone();
-    if self_ref {
-        with_new.indexes.extend(new_indexes.iter().cloned());
-    }
-    if index_leading(&with_new, &pcols).is_none() {
-        return Err(bad());
-    }
+    };
+    let parent_columns = match pschema {
+        Some(pschema) => {
+            // The parent's index; for a table referencing itself, indexes
+            // this statement adds count too.
+            let mut with_new = pschema.clone();
+            if self_ref {
+                with_new.indexes.extend(new_indexes.iter().cloned());
+            }
+            let referred: Vec<&str> = c.referred_columns.iter().map(|r| r.value.as_str()).collect();
+            parent_fits(schema, &columns, &with_new, &referred).ok_or_else(bad)?
+        }
+        None => c.referred_columns.iter().map(|r| r.value.clone()).collect(),
+    };
     let set_null = on_delete == FkAction::SetNull || on_update == FkAction::SetNull;
     if set_null && columns.iter().any(|&c| !schema.columns[c].nullable) {
         return Err(bad());
@@ -224,6 +231,47 @@ pub fn read(
         new_indexes.push(IndexDef { name: n, columns: columns.clone(), unique: false, prefix: vec![] });
     }
     Ok(ForeignKeyDef { name, columns, parent, parent_columns, on_delete, on_update })
+}
+
+/// The parent's column names for a key of child columns `columns` (of
+/// `child`) referencing columns `referred` of `parent`, if the parent
+/// fits: the columns exist, each has the child column's type, and an
+/// index leads with them (InnoDB's rule; errno 150 otherwise).
+fn parent_fits(child: &TableSchema, columns: &[usize], parent: &TableSchema, referred: &[&str]) -> Option<Vec<String>> {
+    let mut pcols = Vec::with_capacity(referred.len());
+    let mut names = Vec::with_capacity(referred.len());
+    for (i, r) in referred.iter().enumerate() {
+        let p = parent.column_index(r)?;
+        if !compatible(&child.columns[columns[i]], &parent.columns[p]) {
+            return None;
+        }
+        pcols.push(p);
+        names.push(parent.columns[p].name.clone());
+    }
+    index_leading(parent, &pcols).map(|_| names)
+}
+
+/// CREATE TABLE `db`.`table` (schema `parent`) with foreign_key_checks=1,
+/// while keys of other tables, defined with checks off, already reference
+/// it: each must fit the new table, else 1005 errno 150 naming it
+/// (MariaDB's answer). With checks off the table is created anyway and a
+/// key that does not fit finds no parent row (1452).
+pub fn check_new_parent(
+    engine: &Engine,
+    registry: &super::Registry,
+    db: &str,
+    table: &str,
+    parent: &TableSchema,
+) -> Result<()> {
+    let Some(fks) = registry.of(&format!("{db}/{table}")) else { return Ok(()) };
+    for fk in &fks.as_parent {
+        let Ok(child) = engine.table(&fk.child) else { continue };
+        let referred: Vec<&str> = fk.def.parent_columns.iter().map(String::as_str).collect();
+        if parent_fits(&child.schema(), &fk.def.columns, parent, &referred).is_none() {
+            return Err(incorrectly_formed(db, table));
+        }
+    }
+    Ok(())
 }
 
 /// 1553 if dropping index `name` of `table` would leave one of the keys

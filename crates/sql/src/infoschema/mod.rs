@@ -192,6 +192,18 @@ pub fn refuse_ddl(stmt: &sqlparser::ast::Statement, db: Option<&str>, user: &str
     if names.iter().any(in_schema) {
         return Err(write_denied(user));
     }
+    // quire's data dictionary (`catalog::is_dictionary`): 3554.
+    for n in &names {
+        let (d, t) = match n.0.as_slice() {
+            [t] => (db.unwrap_or(""), t),
+            [d, t] => (d.as_ident().map_or("", |i| i.value.as_str()), t),
+            _ => continue,
+        };
+        let t = t.as_ident().map_or("", |i| i.value.as_str());
+        if crate::catalog::is_dictionary(d, t) {
+            return Err(crate::catalog::dictionary_denied(t));
+        }
+    }
     Ok(())
 }
 
@@ -274,7 +286,7 @@ pub(crate) fn objects(s: &Session, hint: &Hint) -> Vec<Object> {
         let mut here: Vec<Object> = names
             .iter()
             .filter_map(|t| t.strip_prefix(&prefix))
-            .filter(|n| hint.table_ok(n))
+            .filter(|n| hint.table_ok(n) && !crate::catalog::is_unlisted(&db, n))
             .filter_map(|n| {
                 let kind = match engine.table(&format!("{db}/{n}")) {
                     Ok(t) => Kind::Base(t),

@@ -148,12 +148,52 @@ fn find_word(text: &str, w: &str) -> Option<usize> {
     None
 }
 
+/// `sql` with each versioned comment `/*!NNNNN words */` outside quotes
+/// replaced by its words, as MySQL runs them (quire is 8.0.36: a version
+/// above 80036 leaves the comment out); MariaDB's `/*M!...*/` are
+/// comments to MySQL and stay.
+fn expand_versioned(sql: &str) -> std::borrow::Cow<'_, str> {
+    if !sql.contains("/*!") {
+        return std::borrow::Cow::Borrowed(sql);
+    }
+    let mut out = String::with_capacity(sql.len());
+    let mut quote: Option<char> = None;
+    let mut rest = sql;
+    while let Some(c) = rest.chars().next() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' || c == '`' => quote = Some(c),
+            None if rest.starts_with("/*!") => {
+                if let Some(end) = rest.find("*/") {
+                    let body = &rest[3..end];
+                    let digits = body.len() - body.trim_start_matches(|d: char| d.is_ascii_digit()).len();
+                    if body[..digits].parse::<u32>().map_or(true, |v| v <= 80036) {
+                        out.push(' ');
+                        out.push_str(&body[digits..]);
+                        out.push(' ');
+                    }
+                    rest = &rest[end + 2..];
+                    continue;
+                }
+            }
+            None => {}
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The SELECT over information_schema that `sql` is, if it is one of the
 /// SHOW statements above.
 pub fn rewrite(s: &Session, sql: &str) -> Result<Option<String>> {
     if !sql.trim_start().get(..4).is_some_and(|w| w.eq_ignore_ascii_case("show")) {
         return Ok(None);
     }
+    // `SHOW /*!50002 FULL*/ TABLES` (mariadb-check): the comment's words.
+    let expanded = expand_versioned(sql);
+    let sql: &str = &expanded;
     let t = tokens(sql);
     if !t.first().is_some_and(|w| w.eq_ignore_ascii_case("SHOW")) {
         return Ok(None);
@@ -178,7 +218,9 @@ pub fn rewrite(s: &Session, sql: &str) -> Result<Option<String>> {
         };
         let named_db = p.from()?.or(named_db);
         let db = db_of(named_db)?;
-        if !crate::infoschema::is_db(&db) && s.engine().table(&s.table_key(&db, &table)).is_err() {
+        // A view has no keys: an empty set, as MariaDB answers.
+        let view = s.temps.get(&db, &table).is_none() && s.shared.catalog.view(&db, &table).is_some();
+        if !crate::infoschema::is_db(&db) && !view && s.engine().table(&s.table_key(&db, &table)).is_err() {
             return Err(SqlError::no_such_table(&db, &table));
         }
         let filter = p.filter()?;
@@ -248,6 +290,55 @@ pub fn rewrite(s: &Session, sql: &str) -> Result<Option<String>> {
                       FROM information_schema.COLLATIONS WHERE 1"
             .to_string();
         (select, filter, "COLLATION_NAME")
+    } else if p.eat("EVENTS") {
+        if full {
+            return Ok(None);
+        }
+        let db = db_of(p.from()?)?;
+        let filter = p.filter()?;
+        let select = format!(
+            "SELECT EVENT_SCHEMA AS `Db`, EVENT_NAME AS `Name`, DEFINER AS `Definer`, TIME_ZONE AS `Time zone`, \
+             EVENT_TYPE AS `Type`, EXECUTE_AT AS `Execute at`, INTERVAL_VALUE AS `Interval value`, \
+             INTERVAL_FIELD AS `Interval field`, STARTS AS `Starts`, ENDS AS `Ends`, STATUS AS `Status`, \
+             ORIGINATOR AS `Originator`, CHARACTER_SET_CLIENT AS `character_set_client`, \
+             COLLATION_CONNECTION AS `collation_connection`, DATABASE_COLLATION AS `Database Collation` \
+             FROM information_schema.EVENTS WHERE EVENT_SCHEMA = {}",
+            lit(&db)
+        );
+        (select, filter, "EVENT_NAME")
+    } else if p.word("FUNCTION") || p.word("PROCEDURE") {
+        let kind = if p.eat("FUNCTION") { "FUNCTION" } else { "PROCEDURE" };
+        if kind == "PROCEDURE" {
+            p.eat("PROCEDURE");
+        }
+        if full || !p.eat("STATUS") {
+            return Ok(None); // SHOW CREATE / SHOW ... CODE: not views
+        }
+        let filter = p.filter()?;
+        let select = format!(
+            "SELECT ROUTINE_SCHEMA AS `Db`, ROUTINE_NAME AS `Name`, ROUTINE_TYPE AS `Type`, DEFINER AS `Definer`, \
+             LAST_ALTERED AS `Modified`, CREATED AS `Created`, SECURITY_TYPE AS `Security_type`, \
+             ROUTINE_COMMENT AS `Comment`, CHARACTER_SET_CLIENT AS `character_set_client`, \
+             COLLATION_CONNECTION AS `collation_connection`, DATABASE_COLLATION AS `Database Collation` \
+             FROM information_schema.ROUTINES WHERE ROUTINE_TYPE = {}",
+            lit(kind)
+        );
+        (select, filter, "ROUTINE_NAME")
+    } else if p.eat("TRIGGERS") {
+        if full {
+            return Ok(None);
+        }
+        let db = db_of(p.from()?)?;
+        let filter = p.filter()?;
+        let select = format!(
+            "SELECT TRIGGER_NAME AS `Trigger`, EVENT_MANIPULATION AS `Event`, EVENT_OBJECT_TABLE AS `Table`, \
+             ACTION_STATEMENT AS `Statement`, ACTION_TIMING AS `Timing`, CREATED AS `Created`, \
+             SQL_MODE AS `sql_mode`, DEFINER AS `Definer`, CHARACTER_SET_CLIENT AS `character_set_client`, \
+             COLLATION_CONNECTION AS `collation_connection`, DATABASE_COLLATION AS `Database Collation` \
+             FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = {}",
+            lit(&db)
+        );
+        (select, filter, "EVENT_OBJECT_TABLE")
     } else {
         return Ok(None);
     };
@@ -262,6 +353,14 @@ pub fn rewrite(s: &Session, sql: &str) -> Result<Option<String>> {
 #[cfg(test)]
 mod tests {
     use super::find_word;
+
+    #[test]
+    fn versioned_comments_give_their_words_unless_newer_than_8_0_36() {
+        use super::expand_versioned;
+        assert_eq!(expand_versioned("SHOW /*!50002 FULL*/ TABLES"), "SHOW   FULL  TABLES");
+        assert_eq!(expand_versioned("SHOW /*!90000 FULL*/ TABLES"), "SHOW  TABLES");
+        assert_eq!(expand_versioned("SHOW TABLES LIKE '/*!1 x*/'"), "SHOW TABLES LIKE '/*!1 x*/'");
+    }
 
     #[test]
     fn where_is_found_outside_quotes_only() {

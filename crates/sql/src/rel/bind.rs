@@ -955,7 +955,9 @@ impl Binder<'_> {
         let inner_rights = rights.or_else(|| self.rights.clone());
         let outer_rights = std::mem::replace(&mut self.rights, inner_rights);
         let mut params = 0;
+        self.resolver.view_scope(true);
         let plan = self.derived(&query, &mut params);
+        self.resolver.view_scope(false);
         self.rights = outer_rights;
         self.views.pop();
         let mut plan = plan?;
