@@ -2,32 +2,12 @@
 //! how it follows rotations, and that it stops at the durable end even
 //! when the log holds more.
 
-use std::path::Path;
 
+mod common;
+
+use common::{opts, trx};
 use quire_binlog::event::{kind, Checksum, FLAGS_OFFSET};
-use quire_binlog::{BinLog, DumpEnd, DumpOut, DumpRequest, Events, Options, Position, QueryEvent};
-
-fn opts(dir: &Path, checksum: Checksum) -> Options {
-    Options {
-        dir: dir.to_path_buf(),
-        basename: "binlog".into(),
-        index: dir.join("binlog.index"),
-        server_id: 1,
-        checksum,
-        sync_binlog: 1,
-        max_size: 1 << 30,
-        expire_secs: 0,
-    }
-}
-
-fn trx(log: &BinLog, sql: &str) -> Position {
-    let f = log.frame();
-    let mut ev = Events::default();
-    ev.query(&f, &QueryEvent { thread_id: 1, db: "d", sql: "BEGIN", flags2: 0, sql_mode: 0, charset: [45; 3] });
-    ev.query(&f, &QueryEvent { thread_id: 1, db: "d", sql, flags2: 0, sql_mode: 0, charset: [45; 3] });
-    ev.xid(&f, 7);
-    log.commit(ev).unwrap()
-}
+use quire_binlog::{BinLog, DumpEnd, DumpOut, DumpRequest};
 
 /// Collects the events; never stopped.
 #[derive(Default)]

@@ -6,34 +6,11 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+mod common;
+
+use common::{body, trx};
 use quire_binlog::event::Checksum;
-use quire_binlog::{BinLog, Events, Options, Position, QueryEvent};
-
-fn opts(dir: &Path) -> Options {
-    Options {
-        dir: dir.to_path_buf(),
-        basename: "binlog".into(),
-        index: dir.join("binlog.index"),
-        server_id: 1,
-        checksum: Checksum::Crc32,
-        sync_binlog: 1,
-        max_size: 1 << 30,
-        expire_secs: 0,
-    }
-}
-
-fn body(log: &BinLog, sql: &str) -> Events {
-    let f = log.frame();
-    let mut ev = Events::default();
-    ev.query(&f, &QueryEvent { thread_id: 1, db: "d", sql: "BEGIN", flags2: 0, sql_mode: 0, charset: [45; 3] });
-    ev.query(&f, &QueryEvent { thread_id: 1, db: "d", sql, flags2: 0, sql_mode: 0, charset: [45; 3] });
-    ev.xid(&f, 7);
-    ev
-}
-
-fn trx(log: &BinLog, sql: &str) -> Position {
-    log.commit(body(log, sql)).unwrap()
-}
+use quire_binlog::BinLog;
 
 /// The statements `mariadb-binlog` decodes from `files`, or `None`
 /// without the tool.
@@ -49,7 +26,7 @@ fn the_log_is_cut_back_to_the_engines_position_across_files() {
     let header_end;
     let engine;
     {
-        let log = BinLog::open(opts(dir.path())).unwrap();
+        let log = BinLog::open(common::opts(dir.path(), Checksum::Crc32)).unwrap();
         header_end = log.status().end;
         engine = trx(&log, "INSERT INTO t VALUES (1)");
         trx(&log, "INSERT INTO t VALUES (2)");
@@ -57,7 +34,8 @@ fn the_log_is_cut_back_to_the_engines_position_across_files() {
         trx(&log, "INSERT INTO t VALUES (3)");
         // No close: a crash, with the engine at the first transaction.
     }
-    let log = BinLog::open_after(opts(dir.path()), Some((engine.file_number(), engine.end))).unwrap();
+    let log = BinLog::open_after(common::opts(dir.path(), Checksum::Crc32), Some((engine.file_number(), engine.end)))
+        .unwrap();
     assert_eq!(std::fs::metadata(dir.path().join("binlog.000001")).unwrap().len(), engine.end);
     assert_eq!(std::fs::metadata(dir.path().join("binlog.000002")).unwrap().len(), header_end);
     assert_eq!(log.status().file, "binlog.000003");
@@ -67,7 +45,7 @@ fn the_log_is_cut_back_to_the_engines_position_across_files() {
     // A position at the end of what the log holds cuts nothing.
     let p = trx(&log, "INSERT INTO t VALUES (4)");
     drop(log);
-    BinLog::open_after(opts(dir.path()), Some((p.file_number(), p.end))).unwrap();
+    BinLog::open_after(common::opts(dir.path(), Checksum::Crc32), Some((p.file_number(), p.end))).unwrap();
     if let Some(text) = decoded(dir.path(), &["binlog.000003"]) {
         assert!(text.contains("VALUES (4)"));
     }
@@ -77,31 +55,31 @@ fn the_log_is_cut_back_to_the_engines_position_across_files() {
 fn a_position_before_the_first_file_cuts_every_transaction_and_one_after_the_last_cuts_none() {
     let dir = tempfile::tempdir().unwrap();
     {
-        let log = BinLog::open(opts(dir.path())).unwrap();
+        let log = BinLog::open(common::opts(dir.path(), Checksum::Crc32)).unwrap();
         trx(&log, "INSERT INTO t VALUES (1)");
         log.rotate().unwrap();
         log.purge_to("binlog.000002").unwrap();
         trx(&log, "INSERT INTO t VALUES (2)");
     }
     // The engine's last logged commit was in the purged file.
-    BinLog::open_after(opts(dir.path()), Some((1, 500))).unwrap();
+    BinLog::open_after(common::opts(dir.path(), Checksum::Crc32), Some((1, 500))).unwrap();
     if let Some(text) = decoded(dir.path(), &["binlog.000002"]) {
         assert!(!text.contains("VALUES (2)"), "{text}");
     }
     let before = std::fs::read(dir.path().join("binlog.000003")).unwrap();
     {
-        let log = BinLog::open_after(opts(dir.path()), Some((9, 500))).unwrap();
+        let log = BinLog::open_after(common::opts(dir.path(), Checksum::Crc32), Some((9, 500))).unwrap();
         trx(&log, "INSERT INTO t VALUES (3)");
     }
     // The engine is ahead of the log (files lost): nothing can be cut.
-    BinLog::open_after(opts(dir.path()), Some((9, 500))).unwrap();
+    BinLog::open_after(common::opts(dir.path(), Checksum::Crc32), Some((9, 500))).unwrap();
     assert!(std::fs::read(dir.path().join("binlog.000004")).unwrap().len() > before.len());
 }
 
 #[test]
 fn engine_commits_run_in_log_order() {
     let dir = tempfile::tempdir().unwrap();
-    let log = Arc::new(BinLog::open(opts(dir.path())).unwrap());
+    let log = Arc::new(BinLog::open(common::opts(dir.path(), Checksum::Crc32)).unwrap());
     let seen: Arc<Mutex<Vec<u64>>> = Arc::default();
     let threads: Vec<_> = (0..8)
         .map(|i| {

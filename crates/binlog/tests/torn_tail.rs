@@ -2,30 +2,11 @@
 //! the last whole transaction, clears its IN_USE flag, starts a new file,
 //! and `mariadb-binlog` reads the cut file to its end without an error.
 
+mod common;
+
+use common::opts;
 use quire_binlog::event::{Checksum, FLAGS_OFFSET, FLAG_IN_USE, MAGIC};
-use quire_binlog::{BinLog, Events, Options, QueryEvent};
-
-fn opts(dir: &std::path::Path, checksum: Checksum) -> Options {
-    Options {
-        dir: dir.to_path_buf(),
-        basename: "binlog".into(),
-        index: dir.join("binlog.index"),
-        server_id: 1,
-        checksum,
-        sync_binlog: 1,
-        max_size: 1 << 30,
-        expire_secs: 0,
-    }
-}
-
-fn trx(log: &BinLog, sql: &str) {
-    let f = log.frame();
-    let mut ev = Events::default();
-    ev.query(&f, &QueryEvent { thread_id: 1, db: "d", sql: "BEGIN", flags2: 0, sql_mode: 0, charset: [45; 3] });
-    ev.query(&f, &QueryEvent { thread_id: 1, db: "d", sql, flags2: 0, sql_mode: 0, charset: [45; 3] });
-    ev.xid(&f, 7);
-    log.commit(ev).unwrap();
-}
+use quire_binlog::BinLog;
 
 #[test]
 fn torn_tail_is_cut_after_the_last_whole_transaction() {
@@ -35,9 +16,9 @@ fn torn_tail_is_cut_after_the_last_whole_transaction() {
         let whole;
         {
             let log = BinLog::open(opts(dir.path(), checksum)).unwrap();
-            trx(&log, "INSERT INTO t VALUES (1)");
+            common::trx(&log, "INSERT INTO t VALUES (1)");
             whole = std::fs::metadata(&path).unwrap().len();
-            trx(&log, "INSERT INTO t VALUES (2)");
+            common::trx(&log, "INSERT INTO t VALUES (2)");
             // No close: the process "dies" here.
         }
         let full = std::fs::read(&path).unwrap();
@@ -70,7 +51,7 @@ fn group_commit_carries_concurrent_committers() {
             let log = log.clone();
             std::thread::spawn(move || {
                 for j in 0..50 {
-                    trx(&log, &format!("INSERT INTO t VALUES ({i}, {j})"));
+                    common::trx(&log, &format!("INSERT INTO t VALUES ({i}, {j})"));
                 }
             })
         })
@@ -101,7 +82,7 @@ fn a_file_created_but_never_indexed_does_not_stop_the_next_start() {
     let dir = tempfile::tempdir().unwrap();
     {
         let log = BinLog::open(opts(dir.path(), Checksum::Crc32)).unwrap();
-        trx(&log, "INSERT INTO t VALUES (1)");
+        common::trx(&log, "INSERT INTO t VALUES (1)");
     }
     let header_only = {
         // What a fresh file holds: the header of an opened, empty log.
@@ -119,7 +100,7 @@ fn a_file_created_but_never_indexed_does_not_stop_the_next_start() {
         std::fs::write(dir.path().join(&next), &orphan).unwrap();
         let log = BinLog::open(opts(dir.path(), Checksum::Crc32)).unwrap();
         assert_eq!(log.files().last().unwrap().name, next);
-        trx(&log, "INSERT INTO t VALUES (2)");
+        common::trx(&log, "INSERT INTO t VALUES (2)");
     }
     let names = std::fs::read_to_string(dir.path().join("binlog.index")).unwrap();
     let next = format!("binlog.{:06}", names.lines().count() + 1);

@@ -79,6 +79,73 @@ pub(crate) fn table_list(t: &[String], mut i: usize) -> Result<(TableNames, usiz
     Ok((tables, i))
 }
 
+/// `VERB [NO_WRITE_TO_BINLOG | LOCAL] {TABLE | TABLES} t [, ...]`, the
+/// head of ANALYZE, OPTIMIZE and REPAIR TABLE: the names and the index of
+/// the token after them; `None` if the tokens are not that statement
+/// (`ANALYZE SELECT ...` is not ANALYZE TABLE).
+pub(crate) fn maintenance_tables(t: &[String], verb: &str) -> Result<Option<(TableNames, usize)>> {
+    let w = |i: usize, s: &str| t.get(i).is_some_and(|x| !x.starts_with('\u{1}') && x.eq_ignore_ascii_case(s));
+    if !w(0, verb) {
+        return Ok(None);
+    }
+    let mut i = 1;
+    if w(i, "NO_WRITE_TO_BINLOG") || w(i, "LOCAL") {
+        i += 1;
+    }
+    if !(w(i, "TABLE") || w(i, "TABLES")) {
+        return Ok(None);
+    }
+    table_list(t, i + 1).map(Some)
+}
+
+/// The rows a table maintenance statement (CHECK, ANALYZE, OPTIMIZE,
+/// REPAIR) answers for one table: (Table, Op, Msg_type, Msg_text).
+pub(crate) struct TableReport<'a> {
+    rows: &'a mut Vec<Vec<Value>>,
+    /// `db.t`, as the Table column shows it.
+    pub label: String,
+    op: &'static str,
+}
+
+impl<'a> TableReport<'a> {
+    pub fn new(rows: &'a mut Vec<Vec<Value>>, op: &'static str, db: &str, t: &str) -> Self {
+        TableReport { rows, label: format!("{db}.{t}"), op }
+    }
+
+    pub fn row(&mut self, kind: &str, text: String) {
+        self.rows.push(vec![
+            Value::Str(self.label.clone()),
+            Value::Str(self.op.into()),
+            Value::Str(kind.into()),
+            Value::Str(text),
+        ]);
+    }
+
+    /// `Error | message`, then `status | Operation failed`.
+    pub fn failed(&mut self, message: String) {
+        self.row("Error", message);
+        self.row("status", "Operation failed".into());
+    }
+}
+
+/// The database of a name in a maintenance statement's list.
+pub(crate) fn database_of(s: &Session, db: &Option<String>) -> Result<String> {
+    match db {
+        Some(d) => Ok(d.clone()),
+        None => s.db.clone().ok_or_else(SqlError::no_database),
+    }
+}
+
+/// The message for a named table the engine does not have: a view is
+/// "not of type 'BASE TABLE'" (ANALYZE, OPTIMIZE, REPAIR; MariaDB's).
+pub(crate) fn not_a_table(s: &Session, db: &str, t: &str) -> String {
+    if s.shared.catalog.view(db, t).is_some() {
+        format!("'{db}.{t}' is not of type 'BASE TABLE'")
+    } else {
+        SqlError::no_such_table(db, t).message
+    }
+}
+
 pub fn columns() -> Vec<ColMeta> {
     text_columns(&["Table", "Op", "Msg_type", "Msg_text"])
 }
@@ -87,10 +154,7 @@ pub fn columns() -> Vec<ColMeta> {
 pub fn run(s: &Session, tables: &[(Option<String>, String)]) -> Result<Output> {
     let mut named = Vec::new();
     for (db, t) in tables {
-        let db = match db {
-            Some(d) => d.clone(),
-            None => s.db.clone().ok_or_else(SqlError::no_database)?,
-        };
+        let db = database_of(s, db)?;
         if named.iter().any(|(d, n): &(String, String)| d == &db && n == t) {
             return Err(SqlError::new(1066, "42000", format!("Not unique table/alias: '{t}'")));
         }
@@ -98,15 +162,9 @@ pub fn run(s: &Session, tables: &[(Option<String>, String)]) -> Result<Output> {
     }
     let mut rows = Vec::new();
     for (db, t) in &named {
-        let label = format!("{db}.{t}");
-        let mut row = |kind: &str, text: String| {
-            rows.push(vec![
-                Value::Str(label.clone()),
-                Value::Str("check".into()),
-                Value::Str(kind.into()),
-                Value::Str(text),
-            ])
-        };
+        let mut r = TableReport::new(&mut rows, "check", db, t);
+        let label = r.label.clone();
+        let mut row = |kind: &str, text: String| r.row(kind, text);
         if let Err(e) = crate::admin::check_access(s, db) {
             row("Error", e.message);
             row("status", "Operation failed".into());

@@ -20,11 +20,10 @@
 //! (MySQL logs both unless NO_WRITE_TO_BINLOG; the rows are unchanged, so
 //! a replica loses nothing).
 
-use quire_engine::row::Value;
 use quire_engine::Error as EngineError;
 use sqlparser::ast;
 
-use crate::check::{table_list, TableNames};
+use crate::check::{database_of, maintenance_tables, not_a_table, TableNames, TableReport};
 use crate::error::{Result, SqlError};
 use crate::session::Session;
 use crate::Output;
@@ -48,22 +47,15 @@ impl Op {
 /// `tokens` as `admin::tokens` gives them. `None` if this is neither
 /// statement.
 pub fn parse(t: &[String]) -> Result<Option<(Op, TableNames)>> {
-    let w = |i: usize, s: &str| t.get(i).is_some_and(|x| !x.starts_with('\u{1}') && x.eq_ignore_ascii_case(s));
-    let op = if w(0, "OPTIMIZE") {
-        Op::Optimize
-    } else if w(0, "REPAIR") {
-        Op::Repair
-    } else {
-        return Ok(None);
+    let (op, found) = match maintenance_tables(t, "OPTIMIZE")? {
+        Some(f) => (Op::Optimize, f),
+        None => match maintenance_tables(t, "REPAIR")? {
+            Some(f) => (Op::Repair, f),
+            None => return Ok(None),
+        },
     };
-    let mut i = 1;
-    if w(i, "NO_WRITE_TO_BINLOG") || w(i, "LOCAL") {
-        i += 1;
-    }
-    if !(w(i, "TABLE") || w(i, "TABLES")) {
-        return Ok(None);
-    }
-    let (tables, mut i) = table_list(t, i + 1)?;
+    let (tables, mut i) = found;
+    let w = |i: usize, s: &str| t.get(i).is_some_and(|x| !x.starts_with('\u{1}') && x.eq_ignore_ascii_case(s));
     while op == Op::Repair && (w(i, "QUICK") || w(i, "EXTENDED") || w(i, "USE_FRM")) {
         i += 1;
     }
@@ -77,19 +69,8 @@ pub fn parse(t: &[String]) -> Result<Option<(Op, TableNames)>> {
 pub fn run(s: &mut Session, op: Op, tables: &[(Option<String>, String)]) -> Result<Output> {
     let mut rows = Vec::new();
     for (db, t) in tables {
-        let db = match db {
-            Some(d) => d.clone(),
-            None => s.db.clone().ok_or_else(SqlError::no_database)?,
-        };
-        let label = format!("{db}.{t}");
-        let mut row = |kind: &str, text: String| {
-            rows.push(vec![
-                Value::Str(label.clone()),
-                Value::Str(op.name().into()),
-                Value::Str(kind.into()),
-                Value::Str(text),
-            ])
-        };
+        let db = database_of(s, db)?;
+        let mut r = TableReport::new(&mut rows, op.name(), &db, t);
         let access = crate::admin::check_access(s, &db).and_then(|()| {
             if crate::catalog::is_dictionary(&db, t) {
                 return Err(crate::catalog::dictionary_denied(t));
@@ -97,39 +78,31 @@ pub fn run(s: &mut Session, op: Op, tables: &[(Option<String>, String)]) -> Resu
             Ok(())
         });
         if let Err(e) = access {
-            row("Error", e.message);
-            row("status", "Operation failed".into());
+            r.failed(e.message);
             continue;
         }
         let table = match s.engine().table(&s.table_key(&db, t)) {
             Err(EngineError::NoSuchTable(_)) => {
-                let msg = if s.shared.catalog.view(&db, t).is_some() {
-                    format!("'{db}.{t}' is not of type 'BASE TABLE'")
-                } else {
-                    SqlError::no_such_table(&db, t).message
-                };
-                row("Error", msg);
-                row("status", "Operation failed".into());
+                r.failed(not_a_table(s, &db, t));
                 continue;
             }
             Err(e) => {
-                row("Error", SqlError::from(e).message);
-                row("status", "Operation failed".into());
+                r.failed(SqlError::from(e).message);
                 continue;
             }
             Ok(table) => table,
         };
         if op == Op::Repair {
-            row("note", "The storage engine for the table doesn't support repair".into());
+            r.row("note", "The storage engine for the table doesn't support repair".into());
             continue;
         }
         drop(table);
-        row("note", "Table does not support optimize, doing recreate + analyze instead".into());
+        r.row("note", "Table does not support optimize, doing recreate + analyze instead".into());
         match recreate_and_analyze(s, &db, t) {
-            Ok(()) => row("status", "OK".into()),
+            Ok(()) => r.row("status", "OK".into()),
             Err(e) => {
-                row("error", e.message);
-                row("status", "Operation failed".into());
+                r.row("error", e.message);
+                r.row("status", "Operation failed".into());
             }
         }
     }

@@ -11,10 +11,9 @@
 //! HISTOGRAM` and MariaDB's `PERSISTENT FOR` (column statistics) are
 //! refused with 1235.
 
-use quire_engine::row::Value;
 use quire_engine::Error as EngineError;
 
-use crate::check::{table_list, TableNames};
+use crate::check::{database_of, maintenance_tables, not_a_table, TableNames, TableReport};
 use crate::error::{Result, SqlError};
 use crate::session::Session;
 use crate::Output;
@@ -22,21 +21,12 @@ use crate::Output;
 /// `tokens` as `admin::tokens` gives them. `None` if this is not ANALYZE
 /// TABLE.
 pub fn parse(t: &[String]) -> Result<Option<TableNames>> {
-    let w = |i: usize, s: &str| t.get(i).is_some_and(|x| !x.starts_with('\u{1}') && x.eq_ignore_ascii_case(s));
-    if !w(0, "ANALYZE") {
+    let Some((tables, i)) = maintenance_tables(t, "ANALYZE")? else {
         return Ok(None);
-    }
-    let mut i = 1;
-    if w(i, "NO_WRITE_TO_BINLOG") || w(i, "LOCAL") {
-        i += 1;
-    }
-    if !(w(i, "TABLE") || w(i, "TABLES")) {
-        // ANALYZE SELECT ... (MariaDB) and the like are not this statement.
-        return Ok(None);
-    }
-    let (tables, i) = table_list(t, i + 1)?;
+    };
     if i < t.len() {
-        if w(i, "UPDATE") || w(i, "DROP") || w(i, "PERSISTENT") {
+        let w = |s: &str| !t[i].starts_with('\u{1}') && t[i].eq_ignore_ascii_case(s);
+        if w("UPDATE") || w("DROP") || w("PERSISTENT") {
             return Err(SqlError::unsupported("column statistics (histograms) in ANALYZE TABLE"));
         }
         return Err(SqlError::syntax(format!("near '{}'", t[i..].join(" "))));
@@ -49,54 +39,30 @@ pub fn run(s: &Session, tables: &[(Option<String>, String)]) -> Result<Output> {
     let mut rows = Vec::new();
     let mut analyzed = false;
     for (db, t) in tables {
-        let db = match db {
-            Some(d) => d.clone(),
-            None => s.db.clone().ok_or_else(SqlError::no_database)?,
-        };
-        let label = format!("{db}.{t}");
-        let mut row = |kind: &str, text: String| {
-            rows.push(vec![
-                Value::Str(label.clone()),
-                Value::Str("analyze".into()),
-                Value::Str(kind.into()),
-                Value::Str(text),
-            ])
-        };
+        let db = database_of(s, db)?;
+        let mut r = TableReport::new(&mut rows, "analyze", &db, t);
         if let Err(e) = crate::admin::check_access(s, &db) {
-            row("Error", e.message);
-            row("status", "Operation failed".into());
+            r.failed(e.message);
             continue;
         }
         if s.temps.get(&db, t).is_some() {
             // Statistics are kept by name: a temporary table's would
             // overwrite the base table's (not built).
-            row("note", "The storage engine for the table doesn't support analyze".into());
-            row("status", "Operation failed".into());
+            r.row("note", "The storage engine for the table doesn't support analyze".into());
+            r.row("status", "Operation failed".into());
             continue;
         }
         match s.engine().table(&format!("{db}/{t}")) {
-            Err(EngineError::NoSuchTable(_)) => {
-                let msg = if s.shared.catalog.view(&db, t).is_some() {
-                    format!("'{db}.{t}' is not of type 'BASE TABLE'")
-                } else {
-                    SqlError::no_such_table(&db, t).message
-                };
-                row("Error", msg);
-                row("status", "Operation failed".into());
-            }
-            Err(e) => {
-                row("Error", SqlError::from(e).message);
-                row("status", "Operation failed".into());
-            }
+            Err(EngineError::NoSuchTable(_)) => r.failed(not_a_table(s, &db, t)),
+            Err(e) => r.failed(SqlError::from(e).message),
             Ok(table) => match super::recalc(&s.shared, &db, t, &table) {
                 Ok(_) => {
                     analyzed = true;
-                    row("status", "OK".into());
+                    r.row("status", "OK".into());
                 }
                 Err(e) => {
-                    tracing::error!("ANALYZE TABLE {label}: {}", e.message);
-                    row("Error", e.message);
-                    row("status", "Operation failed".into());
+                    tracing::error!("ANALYZE TABLE {}: {}", r.label, e.message);
+                    r.failed(e.message);
                 }
             },
         }
