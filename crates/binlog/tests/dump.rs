@@ -2,7 +2,6 @@
 //! how it follows rotations, and that it stops at the durable end even
 //! when the log holds more.
 
-
 mod common;
 
 use common::{opts, trx};
