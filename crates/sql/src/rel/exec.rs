@@ -956,15 +956,7 @@ impl BlockRun<'_, '_> {
             }
             SourceKind::Table(_) => {
                 let keys = resolve(s, buf, env)?;
-                match self.ex.profile {
-                    None => self.read_table(s, keys, &mut |row| place(&row, buf)),
-                    Some(p) => {
-                        let mut probe = p.open(key(s), Tag::Read);
-                        let go = self.read_table(s, keys, &mut |row| probe.emit(|| place(&row, buf)))?;
-                        probe.close();
-                        Ok(go)
-                    }
-                }
+                self.read_table_profiled(s, keys, &mut |row| place(&row, buf))
             }
         }
     }
@@ -1209,15 +1201,7 @@ impl BlockRun<'_, '_> {
             }
             SourceKind::Table(_) => {
                 let keys = resolve(s, buf, env)?;
-                match self.ex.profile {
-                    None => self.read_table(s, keys, &mut |row| add(&row, buf))?,
-                    Some(p) => {
-                        let mut probe = p.open(key(s), Tag::Read);
-                        let go = self.read_table(s, keys, &mut |row| probe.emit(|| add(&row, buf)))?;
-                        probe.close();
-                        go
-                    }
-                };
+                self.read_table_profiled(s, keys, &mut |row| add(&row, buf))?;
             }
         }
         if let Some(mut chunks) = spilled {
@@ -1229,6 +1213,25 @@ impl BlockRun<'_, '_> {
             table.entry(key).or_default().push(row);
         }
         Ok(Built::Whole(Rc::new(table)))
+    }
+
+    /// [`Self::read_table`], each row timed under the source's read probe
+    /// while EXPLAIN ANALYZE profiles the statement.
+    pub(super) fn read_table_profiled(
+        &self,
+        s: &Source,
+        keys: Keys,
+        f: &mut dyn FnMut(Vec<Value>) -> Result<bool>,
+    ) -> Result<bool> {
+        match self.ex.profile {
+            None => self.read_table(s, keys, f),
+            Some(p) => {
+                let mut probe = p.open(key(s), Tag::Read);
+                let go = self.read_table(s, keys, &mut |row| probe.emit(|| f(row)))?;
+                probe.close();
+                Ok(go)
+            }
+        }
     }
 
     /// Reads the rows of a table source its resolved access finds; `f`

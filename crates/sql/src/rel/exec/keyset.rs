@@ -129,15 +129,7 @@ impl BlockRun<'_, '_> {
         match &s.kind {
             SourceKind::Table(_) => {
                 let keyed = resolve(s, buf, env)?;
-                match self.ex.profile {
-                    None => self.read_table(s, keyed, &mut |row| add(&row, buf))?,
-                    Some(p) => {
-                        let mut probe = p.open(key(s), Tag::Read);
-                        let go = self.read_table(s, keyed, &mut |row| probe.emit(|| add(&row, buf)))?;
-                        probe.close();
-                        go
-                    }
-                };
+                self.read_table_profiled(s, keyed, &mut |row| add(&row, buf))?;
             }
             SourceKind::Derived(_) | SourceKind::Working(_) | SourceKind::System(_) => {
                 let rows = self.ex.materialised_rows(s, env)?;
