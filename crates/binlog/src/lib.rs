@@ -13,7 +13,11 @@
 //! - `follow`: the durable end replicas may be sent, and waiting for it;
 //! - `dump`: a dump thread's reading of the log (COM_BINLOG_DUMP);
 //! - `reconcile`: the log cut back to the engine's last logged commit at
-//!   open.
+//!   open;
+//! - `decode`: events read back (a replica's applier): control events,
+//!   TABLE_MAP and row images decoded by the map's types and metadata;
+//! - `relay`: a replica's relay log, the source's events appended as
+//!   received.
 //!
 //! A crate of its own (not a module of `quire-sql`): it depends only on
 //! the engine's row types, so it builds and tests apart from the SQL
@@ -24,6 +28,7 @@
 
 pub mod column;
 pub mod crc;
+pub mod decode;
 pub mod dump;
 pub mod event;
 pub mod follow;
@@ -31,6 +36,7 @@ pub mod log;
 mod order;
 pub mod reconcile;
 pub mod recover;
+pub mod relay;
 pub mod rows;
 
 pub use dump::{DumpEnd, DumpOut, DumpRequest};

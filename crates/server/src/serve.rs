@@ -175,6 +175,10 @@ impl Server {
         if let Some(b) = quire_sql::binlog::open(&cfg.sysvars, &cfg.datadir(), &shared.engine)? {
             let _ = shared.binlog.set(b);
         }
+        // The replica (`quire_sql::replica`): its tables, and its threads
+        // when a source is configured, once the log is open (the applier
+        // logs what it applies with log_replica_updates).
+        quire_sql::replica::start_at_boot(&shared);
         let tcp_addr = listener.local_addr();
         let options = ListenerOptions {
             max_connections: cfg.max_connections(),
@@ -216,6 +220,7 @@ impl Server {
     /// a session still running when the engine closes gets an error.
     pub fn shutdown(self) -> Result<(), Box<dyn std::error::Error>> {
         self.listener.stop();
+        self.shared.replica.stop();
         if let Some(b) = self.shared.binlog.get() {
             b.log.close();
         }

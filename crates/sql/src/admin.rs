@@ -81,6 +81,9 @@ pub enum AdminStmt {
     },
     /// SHOW BINARY LOGS, FLUSH BINARY LOGS, PURGE ... (`binlog/show.rs`).
     Binlog(crate::binlog::show::BinlogStmt),
+    /// CHANGE REPLICATION SOURCE, START / STOP / RESET REPLICA, SHOW
+    /// REPLICA STATUS (`replica/stmt.rs`).
+    Replica(crate::replica::stmt::ReplicaStmt),
     /// ALTER TABLE [db.]t {DISABLE | ENABLE} KEYS (`alter/keys.rs`).
     AlterKeys {
         db: Option<String>,
@@ -134,6 +137,9 @@ impl AdminStmt {
                 ColMeta::expr("Status", MetaType::Str { len: 1 << 20, fixed: false }),
             ],
             AdminStmt::CheckTable(_) | AdminStmt::AnalyzeTable(_) | AdminStmt::Maintain(..) => crate::check::columns(),
+            AdminStmt::Replica(crate::replica::stmt::ReplicaStmt::ShowStatus { old_names }) => {
+                crate::replica::stmt::status_columns(*old_names)
+            }
             _ => vec![],
         }
     }
@@ -253,6 +259,9 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
     }
     if let Some(b) = crate::binlog::show::parse(&t)? {
         return Ok(Some(AdminStmt::Binlog(b)));
+    }
+    if let Some(r) = crate::replica::stmt::parse(&t)? {
+        return Ok(Some(AdminStmt::Replica(r)));
     }
     if let Some((op, tables)) = crate::optimize::parse(&t)? {
         return Ok(Some(AdminStmt::Maintain(op, tables)));
@@ -444,6 +453,7 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
     match a {
         AdminStmt::CheckTable(tables) => crate::check::run(s, tables),
         AdminStmt::Binlog(b) => crate::binlog::show::run(s, b),
+        AdminStmt::Replica(r) => crate::replica::stmt::run(s, r),
         AdminStmt::AnalyzeTable(tables) => crate::statistics::analyze::run(s, tables),
         AdminStmt::AlterEngine { rest, engine, only } => {
             let r = crate::alter::engine::run(s, rest, engine, *only);

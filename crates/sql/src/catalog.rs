@@ -80,6 +80,11 @@ pub struct User {
     pub grants: BTreeSet<String>,
 }
 
+/// The account the replica applier runs as (MySQL's "system user"): every
+/// privilege, and a name no client can log in with (a NUL cannot appear
+/// in the handshake's user name) nor create.
+pub const SYSTEM_USER: &str = "\0system user";
+
 /// The global privileges quire grants one by one (`GRANT REPLICATION
 /// SLAVE ON *.*`); every other privilege is part of ALL. Stored as grant
 /// entries `*.<privilege>`; GRANT ALL on a database whose name starts
@@ -427,6 +432,14 @@ impl Catalog {
     }
 
     pub fn user(&self, name: &str) -> Option<User> {
+        if name == SYSTEM_USER {
+            return Some(User {
+                name: name.to_string(),
+                native: None,
+                sha2: None,
+                grants: std::iter::once("*".to_string()).collect(),
+            });
+        }
         self.users.read().get(name).cloned()
     }
 

@@ -70,6 +70,11 @@ pub struct Shared {
     pub user_locks: crate::user_lock::UserLocks,
     /// LOCK TABLES' table locks (`table_lock.rs`).
     pub table_locks: crate::table_lock::TableLocks,
+    /// `read_only` / `super_read_only` (`read_only.rs`).
+    pub read_only: Arc<crate::read_only::ReadOnly>,
+    /// quire as a replica: its configuration, threads and status
+    /// (`replica/`).
+    pub replica: crate::replica::Replication,
     /// The binary log, when `log_bin` is on (`binlog/`); set once at start.
     pub binlog: std::sync::OnceLock<Arc<crate::binlog::Binlog>>,
     /// Registered replicas and running dump threads (`binlog/source.rs`).
@@ -121,6 +126,7 @@ const WHOLE_TEXT_MAX: usize = 16 << 10;
 
 impl Shared {
     pub fn new(engine: Arc<Engine>, catalog: Catalog, sysvars: Arc<SysVars>) -> Arc<Self> {
+        let read_only = crate::read_only::ReadOnly::follow(&sysvars);
         let s = Arc::new(Self {
             engine,
             catalog,
@@ -134,6 +140,8 @@ impl Shared {
             foreign_keys: Default::default(),
             user_locks: Default::default(),
             table_locks: Default::default(),
+            read_only,
+            replica: Default::default(),
             binlog: Default::default(),
             replicas: Default::default(),
             monitor: Default::default(),
@@ -309,6 +317,11 @@ pub struct Session {
     pub(crate) global_read_lock: bool,
     /// The session's temporary tables (`temp_table.rs`).
     pub(crate) temps: crate::temp_table::TempTables,
+    /// The replica applier's session: exempt from read_only.
+    pub(crate) replica_applier: bool,
+    /// The open transaction ran a statement that writes base tables
+    /// (read_only's COMMIT check, `read_only.rs`).
+    pub(crate) wrote_persistent: Cell<bool>,
 }
 
 /// Replaces what sqlparser does not accept with what it does.
@@ -821,6 +834,8 @@ impl Session {
             table_locks: Vec::new(),
             global_read_lock: false,
             temps: Default::default(),
+            replica_applier: false,
+            wrote_persistent: Cell::new(false),
         })
     }
 
@@ -914,13 +929,14 @@ impl Session {
         self.savepoints.clear();
         if let Some(mut t) = self.trx.take() {
             if t.is_rw() {
-                if let Err(e) = self.wait_for_commit_lock() {
+                if let Err(e) = self.wait_for_commit_lock().and_then(|()| self.check_commit_read_only()) {
                     t.rollback()?;
                     return Err(e);
                 }
             }
             self.commit_trx(&mut t)?;
         }
+        self.wrote_persistent.set(false);
         Ok(())
     }
 
@@ -928,6 +944,7 @@ impl Session {
     pub fn rollback(&mut self) -> Result<()> {
         self.in_txn = false;
         self.savepoints.clear();
+        self.wrote_persistent.set(false);
         if let Some(mut t) = self.trx.take() {
             t.rollback()?;
         }
@@ -1407,6 +1424,8 @@ impl Session {
         match r {
             Ok(v) => {
                 if own {
+                    // A statement's own transaction: checked before it ran.
+                    self.wrote_persistent.set(false);
                     self.commit_trx(&mut trx)?;
                 } else {
                     self.trx = Some(trx);
@@ -1557,6 +1576,7 @@ impl Session {
         if self.shared.table_locks.active() {
             self.admit_tables(c)?;
         }
+        self.refuse_if_read_only(&c.plan)?;
         match &c.plan {
             Plan::Select(p) => {
                 self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
@@ -1972,6 +1992,18 @@ impl Session {
                     1227,
                     "42000",
                     "Access denied; you need (at least one of) the SUPER or SYSTEM_VARIABLES_ADMIN privilege(s) for this operation",
+                ));
+            }
+            // MySQL's fix_read_only: not while this session holds table
+            // locks or an open transaction (1192).
+            if matches!(lname.as_str(), "read_only" | "super_read_only")
+                && val.as_bool() == Some(true)
+                && (self.in_txn || !self.table_locks.is_empty())
+            {
+                return Err(SqlError::new(
+                    1192,
+                    "HY000",
+                    "Can't execute the given command because you have active locked tables or an active transaction",
                 ));
             }
             return self.shared.sysvars.set_global(&lname, &val).map_err(|e| SqlError::new(e.code, e.state, e.message));

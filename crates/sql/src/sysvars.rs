@@ -717,8 +717,7 @@ pub static VARS: &[VarDef] = &[
     def("log_error", G, RO, Str, "stderr", COMPAT),
     def("log_error_verbosity", G, DYN, uint(1, 3), "2", COMPAT),
     def("log_output", G, DYN, VarKind::Set(LOG_OUTPUTS), "FILE", COMPAT),
-    def("log_replica_updates", G, RO, Bool, "OFF", COMPAT),
-    def("log_slave_updates", G, RO, Bool, "OFF", COMPAT),
+    def("log_replica_updates", G, RO, Bool, "ON", USED),
     def("log_timestamps", G, DYN, VarKind::Enum(LOG_TIMESTAMPS), "UTC", COMPAT),
     def("long_query_time", B, DYN, Float, "10", COMPAT),
     def("lower_case_table_names", G, RO, uint(0, 2), "0", COMPAT),
@@ -751,9 +750,9 @@ pub static VARS: &[VarDef] = &[
     def("query_cache_size", G, DYN, uint(0, U64), "0", COMPAT),
     def("query_cache_type", B, DYN, VarKind::Enum(OFF_ON_DEMAND), "OFF", COMPAT),
     def("read_buffer_size", B, DYN, uint(8192, 2_147_479_552), "131072", COMPAT),
-    def("read_only", G, DYN, Bool, "OFF", COMPAT),
+    def("read_only", G, DYN, Bool, "OFF", USED),
     def("read_rnd_buffer_size", B, DYN, uint(1, 2_147_483_647), "262144", COMPAT),
-    def("relay_log", G, RO, Str, "", COMPAT),
+    def("relay_log", G, RO, Str, "", USED),
     def("require_secure_transport", G, DYN, Bool, "OFF", COMPAT),
     def("secure_file_priv", G, RO, Str, "NULL", USED),
     def("server_id", G, DYN, uint(0, U32), "1", USED),
@@ -766,6 +765,7 @@ pub static VARS: &[VarDef] = &[
     // quire never resolves client host names, so the truthful value is ON.
     def("skip_name_resolve", G, RO, Bool, "ON", COMPAT),
     def("skip_networking", G, RO, Bool, "OFF", COMPAT),
+    def("skip_replica_start", G, RO, Bool, "OFF", USED),
     def("skip_show_database", G, RO, Bool, "OFF", COMPAT),
     def("slow_query_log", G, DYN, Bool, "OFF", COMPAT),
     def("slow_query_log_file", G, DYN, Str, "quire-slow.log", COMPAT),
@@ -792,6 +792,7 @@ pub static VARS: &[VarDef] = &[
     def("ssl_cert", G, RO, Str, "", COMPAT),
     def("ssl_cipher", G, RO, Str, "", COMPAT),
     def("ssl_key", G, RO, Str, "", COMPAT),
+    def("super_read_only", G, DYN, Bool, "OFF", USED),
     def("symbolic_links", G, RO, Bool, "OFF", COMPAT),
     def("sync_binlog", G, DYN, uint(0, U32), "1", USED),
     def("sync_relay_log", G, DYN, uint(0, U32), "10000", COMPAT),
@@ -833,6 +834,8 @@ pub static VARS: &[VarDef] = &[
 /// option names that set a differently named variable.
 const ALIASES: &[(&str, &str)] = &[
     ("default_time_zone", "time_zone"),
+    ("log_slave_updates", "log_replica_updates"),
+    ("skip_slave_start", "skip_replica_start"),
     ("tx_isolation", "transaction_isolation"),
     ("tx_read_only", "transaction_read_only"),
 ];
@@ -930,9 +933,18 @@ impl SysVars {
         let value = def.check(&relative(def, self.global(def.name).as_ref(), value)?)?;
         let _serial = self.set_lock.lock();
         self.store(def, value.clone());
-        let hooks: Vec<Hook> = self.hooks.read().get(def.name).cloned().unwrap_or_default();
-        for hook in hooks {
-            hook(&value);
+        let mut changed = vec![(def.name, value.clone())];
+        if let Some((other, v)) = crate::read_only::coupled(def.name, &value) {
+            if let Some(odef) = lookup(other) {
+                self.store(odef, v.clone());
+                changed.push((odef.name, v));
+            }
+        }
+        for (name, value) in changed {
+            let hooks: Vec<Hook> = self.hooks.read().get(name).cloned().unwrap_or_default();
+            for hook in hooks {
+                hook(&value);
+            }
         }
         Ok(())
     }
@@ -952,6 +964,11 @@ impl SysVars {
             return Err(VarError::session_only(def.name));
         }
         let value = def.parse_startup(raw)?;
+        if let Some((other, v)) = crate::read_only::coupled(def.name, &value) {
+            if let Some(odef) = lookup(other) {
+                self.store(odef, v);
+            }
+        }
         self.store(def, value);
         Ok(())
     }

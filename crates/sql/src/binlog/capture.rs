@@ -71,7 +71,9 @@ struct Resolved {
 fn resolve(engine: &Engine, space_id: u32) -> Resolved {
     let table = engine.table_by_space_id(space_id).and_then(|t| {
         let (db, name) = t.name().split_once('/')?;
-        if db == crate::temp_table::ENGINE_DB {
+        // Temporary tables, and the replica's own state (`replica/info.rs`
+        // invariant 3), are not logged.
+        if db == crate::temp_table::ENGINE_DB || crate::replica::info::is_replica_table(t.name()) {
             return None;
         }
         Some(LoggedTable {

@@ -1,0 +1,454 @@
+//! quire as a replica of quire (`CHANGE REPLICATION SOURCE TO`, `START
+//! REPLICA`), with `quire serve` children:
+//!
+//! - a replica (with `log_bin`, so a second replica chained after it
+//!   follows it) applies a source's concurrent transactions over many
+//!   column types (NULLs, multibyte and latin1 text, blobs, decimals,
+//!   dates and times, ENUM, BIT, JSON, a table without a primary key) and
+//!   DDL; it is SIGKILLed mid-stream and restarted (it resumes by itself,
+//!   its read_only given at startup), the source is SIGKILLed and
+//!   restarted (the replica reconnects); at the end all three servers
+//!   hold the same rows;
+//! - meanwhile `read_only` refuses a client's write on the replica (1290)
+//!   while the applier goes on, `super_read_only` refuses root too, and
+//!   SHOW REPLICA STATUS reports positions and Seconds_Behind_Source;
+//! - a duplicate key stops the applier with Last_SQL_Errno 1062 and the
+//!   position before the failed transaction; START REPLICA retries it.
+
+mod child;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use child::Server;
+use mysql::prelude::Queryable;
+use mysql::{Conn, OptsBuilder};
+
+const PW: &str = "quire-replica-pw";
+
+fn start(datadir: &Path, log: &Path, extra: &[&str]) -> Server {
+    let mut o = vec![child::DURABLE_16M[0], child::DURABLE_16M[1], "--max_binlog_size=65536"];
+    o.extend_from_slice(extra);
+    Server::start(datadir, log, PW, &o, &|_| {})
+}
+
+fn start_on(datadir: &Path, log: &Path, extra: &[&str], port: u16) -> Server {
+    let mut o = vec![child::DURABLE_16M[0], child::DURABLE_16M[1], "--max_binlog_size=65536"];
+    o.extend_from_slice(extra);
+    Server::start_on(datadir, log, PW, &o, port, &|_| {})
+}
+
+fn connect_port(port: u16, user: &str, pw: &str, db: Option<&str>) -> mysql::Result<Conn> {
+    Conn::new(
+        OptsBuilder::new()
+            .ip_or_hostname(Some("127.0.0.1"))
+            .tcp_port(port)
+            .user(Some(user))
+            .pass(Some(pw))
+            .db_name(db)
+            .prefer_socket(false),
+    )
+}
+
+/// SHOW REPLICA STATUS as name → text (`None`: not configured).
+fn status(c: &mut Conn, stmt: &str) -> Option<HashMap<String, String>> {
+    let row: Option<mysql::Row> = c.query_first(stmt).unwrap();
+    row.map(|r| {
+        let cols: Vec<String> = r.columns_ref().iter().map(|c| c.name_str().to_string()).collect();
+        cols.into_iter()
+            .zip(r.unwrap())
+            .map(|(n, v)| {
+                let t = match v {
+                    mysql::Value::NULL => "NULL".to_string(),
+                    mysql::Value::Bytes(b) => String::from_utf8_lossy(&b).into_owned(),
+                    v => v.as_sql(true),
+                };
+                (n, t)
+            })
+            .collect()
+    })
+}
+
+fn replica_status(s: &Server) -> HashMap<String, String> {
+    status(&mut s.connect(None), "SHOW REPLICA STATUS").expect("the replica is configured")
+}
+
+fn master_status(port: u16) -> (String, u64) {
+    let mut c = connect_port(port, "root", PW, None).unwrap();
+    c.query_first::<(String, u64, String, String), _>("SHOW MASTER STATUS").unwrap().map(|r| (r.0, r.1)).unwrap()
+}
+
+/// Waits until `replica` applied everything `source_port`'s log holds now.
+fn wait_caught_up(source_port: u16, replica: &Server) {
+    let target = master_status(source_port);
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let st = replica_status(replica);
+        let at = (st["Relay_Source_Log_File"].clone(), st["Exec_Source_Log_Pos"].parse::<u64>().unwrap_or(0));
+        if at == target && st["Replica_SQL_Running"] == "Yes" && st["Replica_IO_Running"] == "Yes" {
+            return;
+        }
+        assert!(st["Last_SQL_Errno"] == "0", "the applier stopped: {st:?}");
+        assert!(Instant::now() < deadline, "the replica did not catch up with {target:?}: {st:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits until the replica's applied position passes `target` (same file
+/// or a later one).
+fn wait_applied_past(replica: &Server, target: &(String, u64)) {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let st = replica_status(replica);
+        let file = st["Relay_Source_Log_File"].clone();
+        let pos = st["Exec_Source_Log_Pos"].parse::<u64>().unwrap_or(0);
+        if file > target.0 || (file == target.0 && pos >= target.1) {
+            return;
+        }
+        assert!(st["Last_SQL_Errno"] == "0", "the applier stopped: {st:?}");
+        assert!(Instant::now() < deadline, "the replica did not reach {target:?}: {st:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn follow(replica: &Server, source_port: u16, user: &str, pw: &str) {
+    let mut c = replica.connect(None);
+    c.query_drop(format!(
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={source_port}, SOURCE_USER='{user}', \
+         SOURCE_PASSWORD='{pw}', SOURCE_LOG_FILE='binlog.000001', SOURCE_LOG_POS=4, SOURCE_CONNECT_RETRY=1"
+    ))
+    .unwrap();
+    c.query_drop("START REPLICA").unwrap();
+}
+
+type Rows = Vec<Vec<Option<Vec<u8>>>>;
+
+/// Every table of `db` and its rows in full-row order, as text.
+fn contents(port: u16, db: &str) -> Vec<(String, Rows)> {
+    let mut c = connect_port(port, "root", PW, None).unwrap();
+    let mut tables: Vec<String> = c.query(format!("SHOW TABLES FROM {db}")).unwrap();
+    tables.sort();
+    tables
+        .into_iter()
+        .map(|t| {
+            let ncols: Vec<String> = c
+                .query(format!(
+                    "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA='{db}' AND TABLE_NAME='{t}'"
+                ))
+                .unwrap();
+            let order = (1..=ncols.len().max(1)).map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
+            let rows: Vec<mysql::Row> = c.query(format!("SELECT * FROM {db}.{t} ORDER BY {order}")).unwrap();
+            let rows = rows
+                .into_iter()
+                .map(|r| {
+                    r.unwrap()
+                        .into_iter()
+                        .map(|v| match v {
+                            mysql::Value::NULL => None,
+                            mysql::Value::Bytes(b) => Some(b),
+                            v => Some(v.as_sql(true).into_bytes()),
+                        })
+                        .collect()
+                })
+                .collect();
+            (t, rows)
+        })
+        .collect()
+}
+
+const SCHEMA: &[&str] = &[
+    "CREATE DATABASE rq",
+    "CREATE TABLE rq.items (id BIGINT PRIMARY KEY, n INT, name VARCHAR(40), price DECIMAL(14,4), \
+     made DATETIME(6), seen TIMESTAMP(3) NULL, day DATE, dur TIME(2), yr YEAR, flags BIT(10), \
+     kind ENUM('small','medium','large'), tags SET('red','green','blue'), body BLOB, ratio DOUBLE, \
+     score FLOAT, doc JSON, u BIGINT UNSIGNED)",
+    "CREATE TABLE rq.loose (a INT, b VARCHAR(12), c DECIMAL(6,2))",
+    "CREATE TABLE rq.old (id INT PRIMARY KEY, s VARCHAR(30) CHARACTER SET latin1, t TEXT)",
+    "CREATE TABLE rq.counters (k INT PRIMARY KEY, n INT NOT NULL)",
+];
+
+/// One writer's transactions until `stop`; reconnects when the source
+/// goes away.
+fn writer(port: &AtomicU64, w: i64, stop: &AtomicBool, committed: &AtomicU64) {
+    let mut conn: Option<Conn> = None;
+    let mut seq = 0i64;
+    while !stop.load(Ordering::Relaxed) {
+        let Some(c) = conn.as_mut() else {
+            conn = connect_port(port.load(Ordering::Relaxed) as u16, "root", PW, Some("rq")).ok();
+            if conn.is_none() {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            continue;
+        };
+        seq += 1;
+        let id = w * 1_000_000 + seq;
+        let r = (|| -> mysql::Result<()> {
+            c.query_drop("BEGIN")?;
+            let name = ["ünïcødé", "日本語テキスト", "emoji 🎉", "plain", "x'quote"][(seq % 5) as usize];
+            let null_seen = seq % 3 == 0;
+            c.exec_drop(
+                "INSERT INTO items VALUES (?, ?, ?, ?, '2024-02-29 13:14:15.123456', ?, '1999-12-31', '-12:34:56.78', \
+                 2024, b'1010101010', ?, 'red,blue', ?, ?, 1.5, ?, ?)",
+                (
+                    id,
+                    if seq % 4 == 0 { None } else { Some(seq) },
+                    name,
+                    format!("{}.{:04}", seq * 7 - 500, seq % 10_000),
+                    if null_seen { None } else { Some("2021-06-01 00:00:01.5") },
+                    ["small", "medium", "large"][(seq % 3) as usize],
+                    vec![(seq % 256) as u8, 0u8, 255u8, b'\\', b'\''],
+                    (seq as f64) / 3.0,
+                    format!("{{\"w\": {w}, \"s\": [{seq}, \"é\"]}}"),
+                    u64::MAX - seq as u64,
+                ),
+            )?;
+            c.exec_drop("UPDATE items SET n = COALESCE(n, 0) + 1, name = CONCAT(name, '·') WHERE id = ?", (id - 2,))?;
+            if seq % 5 == 0 {
+                c.exec_drop("DELETE FROM items WHERE id = ?", (id - 4,))?;
+            }
+            c.exec_drop("INSERT INTO loose VALUES (?, ?, ?)", (w, format!("w{w}s{}", seq % 7), seq % 100))?;
+            if seq % 3 == 0 {
+                c.exec_drop(
+                    "UPDATE loose SET c = c + 1 WHERE a = ? AND b = ? LIMIT 1",
+                    (w, format!("w{w}s{}", seq % 7)),
+                )?;
+            }
+            if seq % 6 == 0 {
+                c.exec_drop("DELETE FROM loose WHERE a = ? AND b = ? LIMIT 1", (w, format!("w{w}s{}", (seq + 1) % 7)))?;
+            }
+            c.exec_drop("INSERT INTO old VALUES (?, ?, ?)", (id as i32 % 2_000_000_000, "café crème", "t"))?;
+            c.exec_drop("INSERT INTO counters VALUES (?, 1) ON DUPLICATE KEY UPDATE n = n + 1", (seq % 10,))?;
+            c.query_drop("COMMIT")
+        })();
+        match r {
+            Ok(()) => {
+                committed.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(_) => conn = None,
+        }
+    }
+}
+
+/// DDL while `ddl_ok`; says it is idle in `ddl_idle`.
+fn ddl_loop(port: &AtomicU64, stop: &AtomicBool, ddl_ok: &AtomicBool, ddl_idle: &AtomicBool) {
+    let mut n = 0u32;
+    while !stop.load(Ordering::Relaxed) {
+        if !ddl_ok.load(Ordering::SeqCst) {
+            ddl_idle.store(true, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(20));
+            continue;
+        }
+        ddl_idle.store(false, Ordering::SeqCst);
+        let Ok(mut c) = connect_port(port.load(Ordering::Relaxed) as u16, "root", PW, Some("rq")) else { continue };
+        n += 1;
+        let _ = c.query_drop(format!("CREATE TABLE d{n} (id INT PRIMARY KEY, v VARCHAR(10))"));
+        let _ = c.query_drop(format!("INSERT INTO d{n} VALUES (1, 'x'), (2, NULL)"));
+        if n % 2 == 0 {
+            let _ = c.query_drop(format!("ALTER TABLE d{n} ADD COLUMN w INT DEFAULT 7"));
+            let _ = c.query_drop(format!("UPDATE d{n} SET w = w + id"));
+        }
+        if n > 2 && n % 3 == 0 {
+            let _ = c.query_drop(format!("DROP TABLE d{}", n - 2));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Pauses the DDL loop and waits until it is idle.
+fn pause_ddl(ok: &AtomicBool, idle: &AtomicBool) {
+    ok.store(false, Ordering::SeqCst);
+    idle.store(false, Ordering::SeqCst);
+    while !idle.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn code(e: mysql::Error) -> u16 {
+    match e {
+        mysql::Error::MySqlError(e) => e.code,
+        other => panic!("not a server error: {other}"),
+    }
+}
+
+#[test]
+fn a_quire_replica_and_its_own_replica_follow_a_source_through_kills_of_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let (sd, rd, r2d) = (dir.path().join("source"), dir.path().join("replica"), dir.path().join("replica2"));
+    let source = start(&sd, &dir.path().join("s1.err"), &["--log_bin=ON", "--server_id=1"]);
+    let sport = Arc::new(AtomicU64::new(u64::from(source.port)));
+    {
+        let mut c = source.connect(None);
+        c.query_drop("CREATE USER repl IDENTIFIED BY 'replpw'").unwrap();
+        c.query_drop("GRANT REPLICATION SLAVE ON *.* TO repl").unwrap();
+        for s in SCHEMA {
+            c.query_drop(s).unwrap();
+        }
+    }
+    let r_opts = ["--log_bin=ON", "--server_id=2"];
+    let replica = start(&rd, &dir.path().join("r1.err"), &r_opts);
+    {
+        let mut c = replica.connect(None);
+        assert!(status(&mut c, "SHOW REPLICA STATUS").is_none(), "not configured: no row");
+        // A client without SUPER, and a database of the replica's own.
+        c.query_drop("CREATE USER app IDENTIFIED BY 'apppw'").unwrap();
+        c.query_drop("GRANT ALL ON rq.* TO app").unwrap();
+        c.query_drop("CREATE DATABASE local").unwrap();
+        c.query_drop("CREATE TABLE local.x (id INT PRIMARY KEY)").unwrap();
+    }
+    follow(&replica, source.port, "repl", "replpw");
+    let replica2 = start(&r2d, &dir.path().join("r2.err"), &["--server_id=3"]);
+    follow(&replica2, replica.port, "root", PW);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let ddl_ok = Arc::new(AtomicBool::new(true));
+    let ddl_idle = Arc::new(AtomicBool::new(false));
+    let committed = Arc::new(AtomicU64::new(0));
+    let mut threads = Vec::new();
+    for w in 1..=4 {
+        let (p, st, cm) = (sport.clone(), stop.clone(), committed.clone());
+        threads.push(std::thread::spawn(move || writer(&p, w, &st, &cm)));
+    }
+    {
+        let (p, st, ok, idle) = (sport.clone(), stop.clone(), ddl_ok.clone(), ddl_idle.clone());
+        threads.push(std::thread::spawn(move || ddl_loop(&p, &st, &ok, &idle)));
+    }
+    std::thread::sleep(Duration::from_millis(2000));
+
+    // read_only on the replica while the applier applies.
+    {
+        let mut root = replica.connect(None);
+        root.query_drop("SET GLOBAL read_only = ON").unwrap();
+        let mut app = connect_port(replica.port, "app", "apppw", Some("rq")).unwrap();
+        let e = app.query_drop("INSERT INTO counters VALUES (1000, 1)").unwrap_err();
+        assert_eq!(code(e), 1290, "a client without SUPER is refused");
+        let e = app.query_drop("CREATE TABLE rq.nope (a INT)").unwrap_err();
+        assert_eq!(code(e), 1290, "DDL is refused");
+        app.query_drop("CREATE TEMPORARY TABLE tmp (a INT)").unwrap();
+        app.query_drop("INSERT INTO tmp VALUES (1)").unwrap();
+        root.query_drop("INSERT INTO local.x VALUES (1)").unwrap();
+        let before = replica_status(&replica);
+        root.query_drop("SET GLOBAL super_read_only = ON").unwrap();
+        let ro: (u8, u8) = root.query_first("SELECT @@global.read_only, @@global.super_read_only").unwrap().unwrap();
+        assert_eq!(ro, (1, 1));
+        let e = root.query_drop("INSERT INTO local.x VALUES (2)").unwrap_err();
+        assert_eq!(code(e), 1290, "super_read_only refuses root");
+        // The applier is exempt: the applied position moves on.
+        let start_pos =
+            (before["Relay_Source_Log_File"].clone(), before["Exec_Source_Log_Pos"].parse::<u64>().unwrap());
+        let target = master_status(source.port);
+        assert!(target > start_pos, "the source moved on");
+        wait_applied_past(&replica, &target);
+        let st = replica_status(&replica);
+        assert_eq!(st["Replica_IO_Running"], "Yes", "{st:?}");
+        assert_ne!(st["Seconds_Behind_Source"], "NULL", "{st:?}");
+        assert!(st["Read_Source_Log_Pos"].parse::<u64>().unwrap() >= 4, "{st:?}");
+        assert!(st["Relay_Log_File"].starts_with("quire-relay-bin."), "{st:?}");
+        let old: HashMap<String, String> = status(&mut root, "SHOW SLAVE STATUS").expect("configured");
+        assert!(old.contains_key("Seconds_Behind_Master") && old.contains_key("Exec_Master_Log_Pos"));
+        root.query_drop("SET GLOBAL read_only = OFF").unwrap();
+        let ro: (u8, u8) = root.query_first("SELECT @@global.read_only, @@global.super_read_only").unwrap().unwrap();
+        assert_eq!(ro, (0, 0), "read_only=OFF clears super_read_only");
+    }
+
+    // SIGKILL the replica mid-stream (DDL paused and applied first: a DDL
+    // statement commits before its position, docs/ARCHITECTURE.md).
+    pause_ddl(&ddl_ok, &ddl_idle);
+    let at = master_status(source.port);
+    wait_applied_past(&replica, &at);
+    let rport = replica.port;
+    replica.kill();
+    std::thread::sleep(Duration::from_millis(500));
+    // Restarted with super_read_only in its options: read_only follows.
+    let replica =
+        start_on(&rd, &dir.path().join("r1b.err"), &["--log_bin=ON", "--server_id=2", "--super_read_only=ON"], rport);
+    {
+        let mut c = replica.connect(None);
+        let ro: (u8, u8) = c.query_first("SELECT @@global.read_only, @@global.super_read_only").unwrap().unwrap();
+        assert_eq!(ro, (1, 1), "super_read_only=ON at startup sets read_only");
+    }
+    ddl_ok.store(true, Ordering::SeqCst);
+    std::thread::sleep(Duration::from_millis(1500));
+
+    // SIGKILL and restart the source: the replica reconnects.
+    pause_ddl(&ddl_ok, &ddl_idle);
+    std::thread::sleep(Duration::from_millis(200));
+    let port = source.port;
+    source.kill();
+    std::thread::sleep(Duration::from_millis(1500));
+    let source = start_on(&sd, &dir.path().join("s2.err"), &["--log_bin=ON", "--server_id=1"], port);
+    ddl_ok.store(true, Ordering::SeqCst);
+    std::thread::sleep(Duration::from_millis(2000));
+    stop.store(true, Ordering::SeqCst);
+    for t in threads {
+        t.join().unwrap();
+    }
+    let total = committed.load(Ordering::Relaxed);
+    assert!(total > 50, "too little load: {total}");
+
+    wait_caught_up(source.port, &replica);
+    wait_caught_up(replica.port, &replica2);
+    let st = replica_status(&replica);
+    assert_eq!(st["Seconds_Behind_Source"], "0", "caught up: {st:?}");
+    assert_eq!(st["Last_IO_Errno"], "0", "{st:?}");
+    let on_source = contents(source.port, "rq");
+    let on_replica = contents(replica.port, "rq");
+    let on_replica2 = contents(replica2.port, "rq");
+    let shape = |c: &[(String, Rows)]| c.iter().map(|(t, r)| (t.clone(), r.len())).collect::<Vec<_>>();
+    assert_eq!(shape(&on_source), shape(&on_replica), "tables and row counts differ on the replica");
+    assert!(on_source == on_replica, "the replica's rows differ from the source's");
+    assert_eq!(shape(&on_source), shape(&on_replica2), "tables and row counts differ on the chained replica");
+    assert!(on_source == on_replica2, "the chained replica's rows differ from the source's");
+    eprintln!("{total} transactions, {} tables equal on both replicas", on_source.len());
+}
+
+#[test]
+fn a_duplicate_key_stops_the_applier_and_start_replica_retries_the_transaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = start(&dir.path().join("s"), &dir.path().join("s.err"), &["--log_bin=ON", "--server_id=1"]);
+    let replica = start(&dir.path().join("r"), &dir.path().join("r.err"), &["--server_id=2"]);
+    let mut s = source.connect(None);
+    s.query_drop("CREATE DATABASE rq").unwrap();
+    s.query_drop("CREATE TABLE rq.t (id INT PRIMARY KEY, v VARCHAR(10))").unwrap();
+    s.query_drop("INSERT INTO rq.t VALUES (1, 'a')").unwrap();
+    follow(&replica, source.port, "root", PW);
+    wait_caught_up(source.port, &replica);
+    let mut r = replica.connect(None);
+    // Not read_only: a write on the replica that the source then repeats.
+    r.query_drop("INSERT INTO rq.t VALUES (2, 'replica')").unwrap();
+    let before = master_status(source.port);
+    s.query_drop("INSERT INTO rq.t VALUES (2, 'source')").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let st = loop {
+        let st = replica_status(&replica);
+        if st["Replica_SQL_Running"] == "No" {
+            break st;
+        }
+        assert!(Instant::now() < deadline, "the applier did not stop: {st:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(st["Last_SQL_Errno"], "1062", "{st:?}");
+    assert!(st["Last_SQL_Error"].contains("Write_rows") && st["Last_SQL_Error"].contains("rq.t"), "{st:?}");
+    assert_eq!(st["Replica_IO_Running"], "Yes", "the receiver goes on: {st:?}");
+    assert_eq!(st["Seconds_Behind_Source"], "NULL", "{st:?}");
+    assert_eq!(st["Exec_Source_Log_Pos"], before.1.to_string(), "the position stays before the failed transaction");
+    // CHANGE needs the replica stopped.
+    let e = r.query_drop("CHANGE REPLICATION SOURCE TO SOURCE_CONNECT_RETRY=2").unwrap_err();
+    assert_eq!(code(e), 1198);
+    r.query_drop("DELETE FROM rq.t WHERE id = 2").unwrap();
+    r.query_drop("START REPLICA").unwrap();
+    wait_caught_up(source.port, &replica);
+    let v: Option<String> = r.query_first("SELECT v FROM rq.t WHERE id = 2").unwrap();
+    assert_eq!(v.as_deref(), Some("source"));
+    r.query_drop("STOP REPLICA").unwrap();
+    let st = replica_status(&replica);
+    assert_eq!((st["Replica_IO_Running"].as_str(), st["Replica_SQL_Running"].as_str()), ("No", "No"));
+    assert_eq!(st["Last_SQL_Errno"], "0", "a successful start clears the error: {st:?}");
+    // A client without REPLICATION_SLAVE_ADMIN / SUPER.
+    r.query_drop("CREATE USER app IDENTIFIED BY 'apppw'").unwrap();
+    let mut app = connect_port(replica.port, "app", "apppw", None).unwrap();
+    assert_eq!(code(app.query_drop("START REPLICA").unwrap_err()), 1227);
+    assert_eq!(code(app.query_drop("SHOW REPLICA STATUS").unwrap_err()), 1227);
+}

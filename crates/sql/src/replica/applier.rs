@@ -1,0 +1,539 @@
+//! The applier (MySQL's SQL thread): reads the relay log up to its synced
+//! end and applies each source transaction as one transaction of its own
+//! session, through the SQL layer.
+//!
+//! | event                 | applied as                                                  |
+//! |-----------------------|-------------------------------------------------------------|
+//! | FORMAT_DESCRIPTION    | the checksum algorithm of the events after it               |
+//! | ROTATE                | the source file name (artificial: a new connection; an open transaction is rolled back, it is sent again whole) |
+//! | ANONYMOUS_GTID / GTID | the transaction's source commit time (Seconds_Behind_Source) |
+//! | QUERY `BEGIN`         | BEGIN                                                       |
+//! | QUERY (DDL)           | the statement, in the event's database, then the position   |
+//! | TABLE_MAP             | kept by table id until the transaction ends                 |
+//! | WRITE/UPDATE/DELETE_ROWS v2 | one prepared INSERT / UPDATE / DELETE per row, by primary key (every column when the table has none) |
+//! | XID                   | the position written in the transaction, then COMMIT       |
+//!
+//! The session is exempt from read_only, runs with `time_zone='+00:00'`
+//! (row images hold TIMESTAMPs in UTC), `sql_mode='NO_AUTO_VALUE_ON_ZERO'`
+//! (values are stored as the source stored them), `foreign_key_checks=0`
+//! (the source checked them, and logged cascaded rows itself), and
+//! `sql_log_bin` from `log_replica_updates` (so a replica with `log_bin`
+//! feeds replicas of its own).
+//!
+//! Invariants:
+//! 1. The position (`info::save_position_tx`) is written in the same
+//!    engine transaction as the rows of the source transaction that ends
+//!    at it: a crash keeps both or neither.
+//! 2. An error stops the applier with the transaction rolled back and
+//!    Last_SQL_Errno / Last_SQL_Error set; the position stays before the
+//!    failed transaction, so START REPLICA retries it.
+//! 3. DDL is not transactional in quire: the statement commits, then the
+//!    position does. A crash between the two runs the statement again at
+//!    the next start (it then fails with "already exists" or "unknown",
+//!    which stops the applier: the one gap in crash safety, see
+//!    docs/ARCHITECTURE.md "Replica").
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use quire_binlog::decode::{self, RowChange, TableMap, FLAG_ARTIFICIAL};
+use quire_binlog::event::{kind, HEADER_LEN};
+use quire_binlog::relay;
+use quire_binlog::Checksum;
+use quire_engine::row::{ColumnType, Value};
+
+use super::info::{self, AppliedPos};
+use super::Channel;
+use crate::catalog::SYSTEM_USER;
+use crate::error::{Result, SqlError};
+use crate::session::{Session, Shared};
+use crate::sink::{Outcome, RowSink};
+
+/// The applier's connection id (shown by SHOW PROCESSLIST).
+pub const APPLIER_CONNECTION_ID: u32 = u32::MAX - 1;
+
+/// The idle wait between checks for a stop.
+const IDLE_WAIT: Duration = Duration::from_millis(500);
+
+/// A row change's kind, as MySQL names its events in errors.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Op {
+    Write,
+    Update,
+    Delete,
+}
+
+impl Op {
+    fn event_name(self) -> &'static str {
+        match self {
+            Op::Write => "Write_rows",
+            Op::Update => "Update_rows",
+            Op::Delete => "Delete_rows",
+        }
+    }
+}
+
+/// Discards result rows.
+struct Discard;
+
+impl RowSink for Discard {
+    fn columns(&mut self, _: &[crate::plan::ColMeta]) -> Result<()> {
+        Ok(())
+    }
+
+    fn row(&mut self, _: Vec<Value>) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A table's prepared statements.
+struct Prepared {
+    id: u32,
+    /// Which columns of the image bind the SET / VALUES part, and which
+    /// the WHERE part.
+    set_cols: Vec<usize>,
+    key_cols: Vec<usize>,
+}
+
+/// The applier's reading position and what it carries between events.
+struct Applier<'a> {
+    ch: &'a Channel,
+    s: Session,
+    /// Relay file number and offset of the next event.
+    file: u32,
+    pos: u64,
+    reader: Option<(u32, File)>,
+    checksum: Checksum,
+    /// The source file the events come from.
+    source_file: String,
+    maps: HashMap<u64, TableMap>,
+    prepared: HashMap<(String, String, Op), Prepared>,
+    in_trx: bool,
+}
+
+fn quote(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// The thread.
+pub fn run(shared: &Arc<Shared>, ch: &Channel) {
+    let mut s = match Session::new(shared.clone(), SYSTEM_USER, None, APPLIER_CONNECTION_ID) {
+        Ok(s) => s,
+        Err(e) => {
+            fail(ch, e.code.into(), e.message);
+            return;
+        }
+    };
+    s.replica_applier = true;
+    s.client_found_rows = true;
+    let log_updates = shared.sysvars.global("log_replica_updates").and_then(|v| v.as_bool()).unwrap_or(true);
+    let setup = [
+        "SET time_zone='+00:00'",
+        "SET sql_mode='NO_AUTO_VALUE_ON_ZERO'",
+        "SET foreign_key_checks=0",
+        "SET autocommit=1",
+        if log_updates { "SET sql_log_bin=1" } else { "SET sql_log_bin=0" },
+    ];
+    for q in setup {
+        if let Some((Err(e), _)) = s.query(q, false).into_iter().next() {
+            fail(ch, e.code.into(), e.message);
+            return;
+        }
+    }
+    s.process.set_state("Replica has read all relay log; waiting for more updates");
+    let (file, pos, source_file) = {
+        let p = ch.progress.lock();
+        (p.relay_end.0, 4, p.applied.source.file.clone())
+    };
+    let mut a = Applier {
+        ch,
+        s,
+        file,
+        pos,
+        reader: None,
+        checksum: Checksum::Crc32,
+        source_file,
+        maps: HashMap::new(),
+        prepared: HashMap::new(),
+        in_trx: false,
+    };
+    let r = a.run();
+    let _ = a.s.rollback();
+    if let Err(e) = r {
+        fail(ch, e.code.into(), e.message);
+    }
+    let mut p = ch.progress.lock();
+    p.sql_running = false;
+    p.sql_state_text = "";
+    p.applying_ts = None;
+}
+
+fn fail(ch: &Channel, code: u32, msg: String) {
+    tracing::error!("replica applier stopped: error {code}: {msg}");
+    let mut p = ch.progress.lock();
+    p.last_sql = (code, msg, super::timestamp_text());
+    p.sql_running = false;
+}
+
+impl Applier<'_> {
+    fn run(&mut self) -> Result<()> {
+        loop {
+            if self.ch.stopping() {
+                return Ok(());
+            }
+            let (end_file, end_pos) = self.ch.progress.lock().relay_end;
+            let limit = if self.file < end_file {
+                self.file_len()?
+            } else if self.file == end_file {
+                end_pos
+            } else {
+                0
+            };
+            if self.pos >= limit {
+                if self.file < end_file {
+                    // Finished with this file (the receiver moved on).
+                    self.file += 1;
+                    self.pos = 4;
+                    self.reader = None;
+                    self.ch.progress.lock().applier_file = self.file;
+                    continue;
+                }
+                let mut p = self.ch.progress.lock();
+                if p.relay_end == (end_file, end_pos) && !self.ch.stopping() {
+                    if !self.in_trx {
+                        p.applying_ts = None;
+                    }
+                    self.ch.changed.wait_for(&mut p, IDLE_WAIT);
+                }
+                continue;
+            }
+            let ev = self.read_event(limit)?;
+            let len = ev.len() as u64;
+            self.apply(&ev, self.pos + len)?;
+            self.pos += len;
+        }
+    }
+
+    fn open(&mut self) -> Result<&File> {
+        if self.reader.as_ref().is_none_or(|(n, _)| *n != self.file) {
+            let path = relay::path_of(&self.ch.relay_dir, &self.ch.relay_base, self.file);
+            let f = File::open(&path)
+                .map_err(|e| relay_error(format!("cannot open relay log '{}': {e}", path.display())))?;
+            self.reader = Some((self.file, f));
+        }
+        Ok(&self.reader.as_ref().expect("opened above").1)
+    }
+
+    fn file_len(&mut self) -> Result<u64> {
+        let f = self.open()?;
+        f.metadata().map(|m| m.len()).map_err(|e| relay_error(e.to_string()))
+    }
+
+    /// The event at `pos` (whole, within `limit`).
+    fn read_event(&mut self, limit: u64) -> Result<Vec<u8>> {
+        let pos = self.pos;
+        let f = self.open()?;
+        let mut h = [0u8; HEADER_LEN];
+        f.read_exact_at(&mut h, pos).map_err(|e| relay_error(format!("reading the relay log: {e}")))?;
+        let len = u64::from(u32::from_le_bytes([h[9], h[10], h[11], h[12]]));
+        if len < HEADER_LEN as u64 || pos + len > limit {
+            return Err(relay_error(format!("a bad event of {len} bytes at {pos} in the relay log")));
+        }
+        let mut ev = vec![0u8; len as usize];
+        f.read_exact_at(&mut ev, pos).map_err(|e| relay_error(format!("reading the relay log: {e}")))?;
+        Ok(ev)
+    }
+
+    fn body<'e>(&self, ev: &'e [u8]) -> &'e [u8] {
+        let crc = if self.checksum == Checksum::Crc32 || ev[4] == kind::FORMAT_DESCRIPTION { 4 } else { 0 };
+        &ev[HEADER_LEN..ev.len().saturating_sub(crc).max(HEADER_LEN)]
+    }
+
+    /// Applies one event; `end` is the relay offset just past it.
+    fn apply(&mut self, ev: &[u8], end: u64) -> Result<()> {
+        let h = decode::header(ev).map_err(|e| relay_error(e.0))?;
+        let body = self.body(ev);
+        let bad = |e: decode::DecodeError| relay_error(format!("a malformed event in the relay log: {e}"));
+        match h.type_code {
+            kind::FORMAT_DESCRIPTION => {
+                self.checksum = decode::fde_checksum(ev).map_err(bad)?;
+            }
+            kind::ROTATE => {
+                let (pos, name) = decode::rotate(body).map_err(bad)?;
+                if h.server_id != self.ch.server_id {
+                    if h.flags & FLAG_ARTIFICIAL != 0 && self.in_trx {
+                        // A new connection resends the transaction whole
+                        // (receiver invariant 2).
+                        self.s.rollback()?;
+                        self.in_trx = false;
+                        self.maps.clear();
+                    }
+                    self.source_file = name;
+                    if !self.in_trx {
+                        self.note_position(end, pos);
+                    }
+                }
+            }
+            kind::ANONYMOUS_GTID | 33 => {
+                self.ch.progress.lock().applying_ts = Some(h.timestamp);
+            }
+            kind::QUERY => {
+                let q = decode::query(body).map_err(bad)?;
+                self.ch.progress.lock().applying_ts = Some(h.timestamp);
+                if q.sql.eq_ignore_ascii_case("BEGIN") {
+                    self.run_sql("BEGIN")?;
+                    self.in_trx = true;
+                } else if q.sql.eq_ignore_ascii_case("COMMIT") {
+                    self.commit(end, h.next_pos)?;
+                } else {
+                    self.ddl(&q, end, h.next_pos)?;
+                }
+            }
+            kind::TABLE_MAP => {
+                let m = decode::table_map(body).map_err(bad)?;
+                self.maps.insert(m.table_id, m);
+            }
+            kind::WRITE_ROWS | kind::UPDATE_ROWS | kind::DELETE_ROWS => {
+                self.rows(h.type_code, body, h.next_pos)?;
+            }
+            kind::XID => self.commit(end, h.next_pos)?,
+            _ => {
+                // PREVIOUS_GTIDS, STOP, ROWS_QUERY, ...: nothing to apply.
+                if !self.in_trx && h.next_pos != 0 && h.server_id != self.ch.server_id {
+                    self.note_position(end, u64::from(h.next_pos));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The applied position moves without a transaction (SHOW REPLICA
+    /// STATUS; stored with the next transaction).
+    fn note_position(&mut self, relay_end: u64, source_pos: u64) {
+        let mut p = self.ch.progress.lock();
+        p.applied = AppliedPos {
+            relay_file: relay::name_of(&self.ch.relay_base, self.file),
+            relay_pos: relay_end,
+            source: info::SourcePos { file: self.source_file.clone(), pos: source_pos },
+        };
+    }
+
+    fn position(&self, relay_end: u64, next_pos: u32) -> AppliedPos {
+        AppliedPos {
+            relay_file: relay::name_of(&self.ch.relay_base, self.file),
+            relay_pos: relay_end,
+            source: info::SourcePos { file: self.source_file.clone(), pos: u64::from(next_pos) },
+        }
+    }
+
+    fn run_sql(&mut self, sql: &str) -> Result<Outcome> {
+        let mut r = self.s.query(sql, false);
+        match r.pop() {
+            Some((Ok(crate::Output::Rows { rows, .. }), _)) => Ok(Outcome::Rows(rows.len() as u64)),
+            Some((Ok(crate::Output::Ok { affected, last_insert_id, info }), _)) => {
+                Ok(Outcome::Ok { affected, last_insert_id, info })
+            }
+            Some((Err(e), _)) => Err(e),
+            None => Ok(Outcome::Rows(0)),
+        }
+    }
+
+    /// XID: the position in the transaction (invariant 1), then COMMIT.
+    fn commit(&mut self, relay_end: u64, next_pos: u32) -> Result<()> {
+        let p = self.position(relay_end, next_pos);
+        let engine = self.s.shared.engine.clone();
+        self.s.in_trx(|trx, _| info::save_position_tx(&engine, trx, &p))?;
+        self.s.commit()?;
+        self.in_trx = false;
+        self.maps.clear();
+        let mut g = self.ch.progress.lock();
+        g.applied = p;
+        g.applying_ts = None;
+        Ok(())
+    }
+
+    /// A DDL statement in its database, then the position (invariant 3).
+    fn ddl(&mut self, q: &decode::Query, relay_end: u64, next_pos: u32) -> Result<()> {
+        if self.in_trx {
+            // The source logs DDL outside transactions; commit what came.
+            self.s.commit()?;
+            self.in_trx = false;
+        }
+        let db = (!q.db.is_empty() && self.s.shared.catalog.database_exists(&q.db)).then(|| q.db.clone());
+        self.s.db = db;
+        let r = self.run_sql(&q.sql);
+        self.s.db = None;
+        if let Err(e) = r {
+            return Err(SqlError::new(
+                e.code,
+                e.state,
+                format!("Error '{}' on query. Default database: '{}'. Query: '{}'", e.message, q.db, q.sql),
+            ));
+        }
+        // Tables may have changed: statements are prepared again.
+        self.close_prepared();
+        let p = self.position(relay_end, next_pos);
+        let engine = self.s.shared.engine.clone();
+        self.s.in_trx(|trx, _| info::save_position_tx(&engine, trx, &p))?;
+        self.s.commit()?;
+        let mut g = self.ch.progress.lock();
+        g.applied = p;
+        g.applying_ts = None;
+        Ok(())
+    }
+
+    fn close_prepared(&mut self) {
+        for (_, p) in self.prepared.drain() {
+            self.s.close_prepared(p.id);
+        }
+    }
+
+    /// One ROWS event.
+    fn rows(&mut self, type_code: u8, body: &[u8], next_pos: u32) -> Result<()> {
+        let tid = decode::rows_table_id(body).map_err(|e| relay_error(e.0))?;
+        let map = self
+            .maps
+            .get(&tid)
+            .cloned()
+            .ok_or_else(|| relay_error(format!("a ROWS event for table id {tid} without its TABLE_MAP")))?;
+        let op = match type_code {
+            kind::WRITE_ROWS => Op::Write,
+            kind::UPDATE_ROWS => Op::Update,
+            _ => Op::Delete,
+        };
+        let source_file = self.source_file.clone();
+        let ctx = |e: SqlError| {
+            SqlError::new(
+                e.code,
+                e.state,
+                format!(
+                    "Could not execute {} event on table {}.{}; {}, Error_code: {}; the event's source log {}, end_log_pos {}",
+                    op.event_name(),
+                    map.db,
+                    map.table,
+                    e.message,
+                    e.code,
+                    source_file,
+                    next_pos
+                ),
+            )
+        };
+        let Ok(table) = self.s.shared.engine.table(&format!("{}/{}", map.db, map.table)) else {
+            return Err(ctx(SqlError::new(1146, "42S02", format!("Table '{}.{}' doesn't exist", map.db, map.table))));
+        };
+        let schema = table.schema();
+        let generated: Vec<String> = table.extras().generated.into_iter().map(|g| g.column).collect();
+        let columns = schema.visible_columns().to_vec();
+        let ev = decode::rows(type_code, body, &map, &columns)
+            .map_err(|e| ctx(SqlError::new(1677, "HY000", format!("Column conversion failed: {e}"))))?;
+        if !self.in_trx {
+            // Rows outside BEGIN (not written by quire or MySQL 8.0):
+            // their own transaction, committed at XID.
+            self.run_sql("BEGIN").map_err(ctx)?;
+            self.in_trx = true;
+        }
+        for change in &ev.rows {
+            self.apply_row(&map, &schema, &generated, op, change).map_err(ctx)?;
+        }
+        Ok(())
+    }
+
+    /// The statement for `op` on the map's table. Generated columns are
+    /// not set (the SQL layer computes them from the others, as the
+    /// source did).
+    fn prepare(
+        &mut self,
+        map: &TableMap,
+        schema: &quire_engine::row::TableSchema,
+        generated: &[String],
+        op: Op,
+    ) -> Result<u32> {
+        let key = (map.db.clone(), map.table.clone(), op);
+        if let Some(p) = self.prepared.get(&key) {
+            return Ok(p.id);
+        }
+        let cols = schema.visible_columns();
+        let n = map.types.len().min(cols.len());
+        let name = format!("{}.{}", quote(&map.db), quote(&map.table));
+        let by_pk = !schema.has_row_id() && !schema.primary_key.is_empty();
+        let key_cols: Vec<usize> = if by_pk {
+            schema.primary_key.clone()
+        } else {
+            // Without a primary key every column finds the row, but JSON
+            // (compared as documents, not text).
+            (0..n).filter(|&i| !matches!(cols[i].ty, ColumnType::Json)).collect()
+        };
+        let cmp = if by_pk { "=" } else { "<=>" };
+        let where_ =
+            key_cols.iter().map(|&i| format!("{} {cmp} ?", quote(&cols[i].name))).collect::<Vec<_>>().join(" AND ");
+        let limit = if by_pk { "" } else { " LIMIT 1" };
+        let set_cols: Vec<usize> =
+            (0..n).filter(|&i| !generated.iter().any(|g| g.eq_ignore_ascii_case(&cols[i].name))).collect();
+        let sql = match op {
+            Op::Write => format!(
+                "INSERT INTO {name} ({}) VALUES ({})",
+                set_cols.iter().map(|&i| quote(&cols[i].name)).collect::<Vec<_>>().join(", "),
+                vec!["?"; set_cols.len()].join(", ")
+            ),
+            Op::Update => format!(
+                "UPDATE {name} SET {} WHERE {where_}{limit}",
+                set_cols.iter().map(|&i| format!("{} = ?", quote(&cols[i].name))).collect::<Vec<_>>().join(", ")
+            ),
+            Op::Delete => format!("DELETE FROM {name} WHERE {where_}{limit}"),
+        };
+        let (id, _, _) = self.s.prepare(&sql)?;
+        let set_cols = if op == Op::Delete { Vec::new() } else { set_cols };
+        let key_cols = if op == Op::Write { Vec::new() } else { key_cols };
+        self.prepared.insert(key, Prepared { id, set_cols, key_cols });
+        Ok(id)
+    }
+
+    fn apply_row(
+        &mut self,
+        map: &TableMap,
+        schema: &quire_engine::row::TableSchema,
+        generated: &[String],
+        op: Op,
+        change: &RowChange,
+    ) -> Result<()> {
+        let id = self.prepare(map, schema, generated, op)?;
+        let p = &self.prepared[&(map.db.clone(), map.table.clone(), op)];
+        let param = |img: &Option<Vec<Option<Value>>>, i: usize| -> Result<Value> {
+            let v = img.as_ref().and_then(|r| r.get(i).cloned().flatten()).ok_or_else(|| {
+                SqlError::new(
+                    1032,
+                    "HY000",
+                    "a row image without a column the applier needs (binlog_row_image=FULL is required)".to_string(),
+                )
+            })?;
+            Ok(match v {
+                // ENUM / SET by their text: the replica's members may be
+                // numbered alike, and text is what the column coerces.
+                Value::Choice(c) => Value::Str(c.text()),
+                other => other,
+            })
+        };
+        let mut params = Vec::with_capacity(p.set_cols.len() + p.key_cols.len());
+        for &i in &p.set_cols {
+            params.push(param(&change.after, i)?);
+        }
+        for &i in &p.key_cols {
+            params.push(param(&change.before, i)?);
+        }
+        let out = self.s.execute_prepared(id, &params, &mut Discard)?;
+        if op != Op::Write {
+            if let Outcome::Ok { affected: 0, .. } = out {
+                return Err(SqlError::new(1032, "HY000", format!("Can't find record in '{}'", map.table)));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// ER_REPLICA_RELAY_LOG_READ_FAILURE.
+fn relay_error(msg: String) -> SqlError {
+    SqlError::new(1594, "HY000", format!("Relay log read failure: {msg}"))
+}

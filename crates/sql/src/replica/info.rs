@@ -1,0 +1,248 @@
+//! The replica's durable state, where MySQL 8.0 keeps it: engine tables
+//! `mysql.slave_master_info` (the connection CHANGE REPLICATION SOURCE
+//! configured) and `mysql.slave_relay_log_info` (the applier's position),
+//! with MySQL's column names (a subset: the options quire has).
+//!
+//! ```text
+//! slave_master_info     Number_of_lines, Master_log_name, Master_log_pos, Host,
+//!                       User_name, User_password, Port, Connect_retry, Channel_name
+//!                       PRIMARY KEY (Channel_name)
+//! slave_relay_log_info  Number_of_lines, Relay_log_name, Relay_log_pos, Master_log_name,
+//!                       Master_log_pos, Sql_delay, Number_of_workers, Id, Channel_name
+//!                       PRIMARY KEY (Channel_name)
+//! ```
+//!
+//! Invariants (the crash-safety argument, docs/ARCHITECTURE.md
+//! "Replica"):
+//! 1. `slave_relay_log_info.Master_log_name/pos` is the source position
+//!    just past the last transaction the replica committed: the applier
+//!    updates it in the same engine transaction as that transaction's
+//!    rows ([`save_position_tx`]), so the engine holds both or neither.
+//! 2. The receiver fetches from that position at every start (relay log
+//!    recovery), so a transaction is neither lost nor applied twice.
+//! 3. Neither table is written to the binary log (`binlog::capture`
+//!    skips them): they describe this server, not the data it serves.
+//!
+//! Only the default channel (`Channel_name = ''`) exists.
+
+use quire_engine::row::Value;
+use quire_engine::table::Trx;
+use quire_engine::Engine;
+
+use crate::error::{Result, SqlError};
+
+pub const MASTER_INFO: &str = "mysql/slave_master_info";
+pub const RELAY_LOG_INFO: &str = "mysql/slave_relay_log_info";
+
+/// Whether the engine table `name` is one of the replica's own tables
+/// (invariant 3).
+pub fn is_replica_table(name: &str) -> bool {
+    name == MASTER_INFO || name == RELAY_LOG_INFO
+}
+
+const TABLES: &[(&str, &str)] = &[
+    (
+        MASTER_INFO,
+        "CREATE TABLE slave_master_info (
+            Number_of_lines INT UNSIGNED NOT NULL,
+            Master_log_name TEXT NOT NULL,
+            Master_log_pos BIGINT UNSIGNED NOT NULL,
+            Host VARCHAR(255),
+            User_name TEXT,
+            User_password TEXT,
+            Port INT UNSIGNED NOT NULL,
+            Connect_retry INT UNSIGNED NOT NULL,
+            Channel_name VARCHAR(64) NOT NULL,
+            PRIMARY KEY (Channel_name))",
+    ),
+    (
+        RELAY_LOG_INFO,
+        "CREATE TABLE slave_relay_log_info (
+            Number_of_lines INT UNSIGNED NOT NULL,
+            Relay_log_name TEXT,
+            Relay_log_pos BIGINT UNSIGNED,
+            Master_log_name TEXT NOT NULL,
+            Master_log_pos BIGINT UNSIGNED NOT NULL,
+            Sql_delay INT NOT NULL,
+            Number_of_workers INT UNSIGNED NOT NULL,
+            Id INT UNSIGNED NOT NULL,
+            Channel_name VARCHAR(64) NOT NULL,
+            PRIMARY KEY (Channel_name))",
+    ),
+];
+
+/// Creates the tables that do not exist yet.
+pub fn create_tables(engine: &Engine) -> Result<()> {
+    let names = engine.table_names();
+    for (name, sql) in TABLES {
+        if names.iter().any(|n| n == name) {
+            continue;
+        }
+        let stmt = crate::session::parse(sql)?.into_iter().next();
+        let Some(sqlparser::ast::Statement::CreateTable(ct)) = stmt else {
+            return Err(SqlError::internal(format!("the definition of {name} is no CREATE TABLE")));
+        };
+        engine.create_table(name, crate::ddl::schema_of(&ct)?)?;
+    }
+    Ok(())
+}
+
+/// The connection CHANGE REPLICATION SOURCE configured.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceConfig {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: String,
+    /// Seconds between connection attempts (SOURCE_CONNECT_RETRY).
+    pub connect_retry: u32,
+}
+
+/// A position in the source's binary log (empty file: its first file).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourcePos {
+    pub file: String,
+    pub pos: u64,
+}
+
+impl SourcePos {
+    pub fn start() -> Self {
+        SourcePos { file: String::new(), pos: 4 }
+    }
+}
+
+/// The applier's position (invariant 1): the relay log's and the source's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AppliedPos {
+    pub relay_file: String,
+    pub relay_pos: u64,
+    pub source: SourcePos,
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn num(v: &Value) -> u64 {
+    match v {
+        Value::UInt(u) => *u,
+        Value::Int(i) => (*i).max(0) as u64,
+        _ => 0,
+    }
+}
+
+fn channel() -> [Value; 1] {
+    [Value::Str(String::new())]
+}
+
+/// The stored configuration, if CHANGE REPLICATION SOURCE ran.
+pub fn load_config(engine: &Engine) -> Result<Option<SourceConfig>> {
+    let t = engine.table(MASTER_INFO)?;
+    Ok(t.get(&channel())?.map(|r| SourceConfig {
+        host: text(&r[3]),
+        user: text(&r[4]),
+        password: text(&r[5]),
+        port: num(&r[6]) as u16,
+        connect_retry: num(&r[7]) as u32,
+    }))
+}
+
+/// The stored applier position.
+pub fn load_position(engine: &Engine) -> Result<Option<AppliedPos>> {
+    let t = engine.table(RELAY_LOG_INFO)?;
+    Ok(t.get(&channel())?.map(|r| AppliedPos {
+        relay_file: text(&r[1]),
+        relay_pos: num(&r[2]),
+        source: SourcePos { file: text(&r[3]), pos: num(&r[4]) },
+    }))
+}
+
+fn master_row(c: &SourceConfig, start: &SourcePos) -> Vec<Value> {
+    vec![
+        Value::UInt(9),
+        Value::Str(start.file.clone()),
+        Value::UInt(start.pos),
+        Value::Str(c.host.clone()),
+        Value::Str(c.user.clone()),
+        Value::Str(c.password.clone()),
+        Value::UInt(u64::from(c.port)),
+        Value::UInt(u64::from(c.connect_retry)),
+        Value::Str(String::new()),
+    ]
+}
+
+fn relay_row(p: &AppliedPos) -> Vec<Value> {
+    vec![
+        Value::UInt(7),
+        Value::Str(p.relay_file.clone()),
+        Value::UInt(p.relay_pos),
+        Value::Str(p.source.file.clone()),
+        Value::UInt(p.source.pos),
+        Value::Int(0),
+        Value::UInt(0),
+        Value::UInt(1),
+        Value::Str(String::new()),
+    ]
+}
+
+/// Replaces the row of the default channel of `table` in `trx`.
+fn replace_tx(engine: &Engine, trx: &mut Trx, table: &str, row: Vec<Value>) -> Result<()> {
+    let t = engine.table(table)?;
+    t.delete_tx(trx, &channel())?;
+    t.insert_tx(trx, row)?;
+    Ok(())
+}
+
+/// Stores the configuration and the position to start from, in one
+/// transaction (CHANGE REPLICATION SOURCE).
+pub fn save_config(engine: &Engine, c: &SourceConfig, start: &SourcePos) -> Result<()> {
+    let mut trx = engine.begin(quire_engine::txn::Isolation::RepeatableRead);
+    let r = replace_tx(engine, &mut trx, MASTER_INFO, master_row(c, start)).and_then(|()| {
+        let p = AppliedPos { relay_file: String::new(), relay_pos: 0, source: start.clone() };
+        replace_tx(engine, &mut trx, RELAY_LOG_INFO, relay_row(&p))
+    });
+    finish(trx, r)
+}
+
+/// Deletes the position (RESET REPLICA) and, with `all`, the
+/// configuration (RESET REPLICA ALL).
+pub fn reset(engine: &Engine, all: bool) -> Result<()> {
+    let mut trx = engine.begin(quire_engine::txn::Isolation::RepeatableRead);
+    let r = (|| -> Result<()> {
+        if all {
+            engine.table(MASTER_INFO)?.delete_tx(&mut trx, &channel())?;
+            engine.table(RELAY_LOG_INFO)?.delete_tx(&mut trx, &channel())?;
+        } else if let Some(c) = load_config(engine)? {
+            replace_tx(engine, &mut trx, MASTER_INFO, master_row(&c, &SourcePos::start()))?;
+            let p = AppliedPos { relay_file: String::new(), relay_pos: 0, source: SourcePos::start() };
+            replace_tx(engine, &mut trx, RELAY_LOG_INFO, relay_row(&p))?;
+        }
+        Ok(())
+    })();
+    finish(trx, r)
+}
+
+fn finish(mut trx: Trx, r: Result<()>) -> Result<()> {
+    match r {
+        Ok(()) => Ok(trx.commit()?),
+        Err(e) => {
+            trx.rollback()?;
+            Err(e)
+        }
+    }
+}
+
+/// Writes the applier's position in `trx`, the transaction that holds the
+/// rows it applied (invariant 1).
+pub fn save_position_tx(engine: &Engine, trx: &mut Trx, p: &AppliedPos) -> Result<()> {
+    let t = engine.table(RELAY_LOG_INFO)?;
+    let row = relay_row(p);
+    if t.update_tx(trx, &channel(), |_| Ok(row.clone()))? == quire_engine::table::RowUpdate::NotFound {
+        t.insert_tx(trx, row)?;
+    }
+    Ok(())
+}

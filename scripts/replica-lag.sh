@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# A quire replica's lag behind a quire source under sysbench oltp_write_only
+# (issue 17 item 5): the source with log_bin, sync_binlog=1 and durable
+# commits; the replica applying with one applier thread. Prints
+# Seconds_Behind_Source and the unapplied bytes once a second, then how
+# long the replica takes to catch up after the load ends.
+#
+#   QUIRE=target/release/quire TIME=60 THREADS=8 scripts/replica-lag.sh
+#
+# Ports SPORT / RPORT (3941 / 3942), data under BASE (/tmp/replica-lag).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib/server.sh
+
+QUIRE=${QUIRE:-target/release/quire}
+TIME=${TIME:-60}
+THREADS=${THREADS:-8}
+TABLES=${TABLES:-4}
+ROWS=${ROWS:-10000}
+SPORT=${SPORT:-3941}
+RPORT=${RPORT:-3942}
+BASE=${BASE:-/tmp/replica-lag}
+POOL=${POOL:-512M}
+
+rm -rf "$BASE"
+mkdir -p "$BASE"
+quire_cnf "$BASE/source.cnf" "$BASE/source" "$SPORT" "$POOL"
+printf 'log_bin=ON\nsync_binlog=1\nserver_id=1\n' >>"$BASE/source.cnf"
+quire_cnf "$BASE/replica.cnf" "$BASE/replica" "$RPORT" "$POOL"
+printf 'server_id=2\n' >>"$BASE/replica.cnf"
+
+"$QUIRE" serve --defaults-file="$BASE/source.cnf" --root-password=root >"$BASE/source.err" 2>&1 &
+SPID=$!
+"$QUIRE" serve --defaults-file="$BASE/replica.cnf" --root-password=root >"$BASE/replica.err" 2>&1 &
+RPID=$!
+trap 'kill $SPID $RPID 2>/dev/null || true' EXIT
+wait_sql "$SPORT" root
+wait_sql "$RPORT" root
+
+rsql() { mariadb -h127.0.0.1 -P"$RPORT" -uroot -proot "$@"; }
+status() { rsql -e 'SHOW REPLICA STATUS\G' | awk -F': ' -v k="$1" '$1 ~ "^ *"k"$" {print $2}'; }
+
+rsql -e "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=$SPORT, SOURCE_USER='root',
+         SOURCE_PASSWORD='root', SOURCE_LOG_FILE='binlog.000001', SOURCE_LOG_POS=4, SOURCE_CONNECT_RETRY=1;
+         START REPLICA"
+sbtest_user "$SPORT"
+SB=(sysbench oltp_write_only --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$SPORT"
+    --mysql-user=sbtest --mysql-password=sbtest --tables="$TABLES" --table-size="$ROWS")
+"${SB[@]}" prepare >"$BASE/prepare.log"
+
+caught_up() {
+  local f p
+  read -r f p < <(mariadb -h127.0.0.1 -P"$SPORT" -uroot -proot -N -e 'SHOW MASTER STATUS' | awk '{print $1, $2}')
+  [[ "$(status Relay_Source_Log_File)" == "$f" && "$(status Exec_Source_Log_Pos)" == "$p" ]]
+}
+until caught_up; do sleep 1; done
+echo "prepared and replicated; running oltp_write_only for ${TIME}s with $THREADS threads"
+
+"${SB[@]}" --threads="$THREADS" --time="$TIME" --report-interval=10 run >"$BASE/run.log" &
+SB_PID=$!
+echo "second seconds_behind unapplied_bytes"
+t=0
+while kill -0 "$SB_PID" 2>/dev/null; do
+  sleep 1
+  t=$((t + 1))
+  read_pos=$(status Read_Source_Log_Pos)
+  exec_pos=$(status Exec_Source_Log_Pos)
+  same=$([[ "$(status Source_Log_File)" == "$(status Relay_Source_Log_File)" ]] && echo 1 || echo 0)
+  behind=$(status Seconds_Behind_Source)
+  if [[ $same == 1 ]]; then echo "$t $behind $((read_pos - exec_pos))"; else echo "$t $behind (rotated)"; fi
+done
+grep -E 'transactions:|queries:' "$BASE/run.log"
+start=$(date +%s.%N)
+until caught_up; do sleep 0.2; done
+echo "caught up $(echo "$(date +%s.%N) - $start" | bc) s after the load ended"
+rsql -e 'SHOW REPLICA STATUS\G' | grep -E 'Running|Errno|Behind'
