@@ -502,12 +502,18 @@ fn time2(c: &mut Cur<'_>, fsp: u8) -> R<i64> {
             (nr >> 24, nr & 0xff_ffff)
         }
         _ => {
-            let int = c.be(3)? as i64 - 0x80_0000;
+            let mut int = c.be(3)? as i64 - 0x80_0000;
             let fr = match fsp {
                 1 | 2 => i64::from(c.u8()? as i8) * 10_000,
                 3 | 4 => i64::from(i16::from_be_bytes(c.take(2)?.try_into().map_err(|_| short("TIME2"))?)) * 100,
                 _ => 0,
             };
+            // A negative time's integer part was stored floored and its
+            // fraction as the (negative) remainder: MySQL's reader
+            // (`my_time_packed_from_binary`) moves the integer back up.
+            if int < 0 && fr != 0 {
+                int += 1;
+            }
             (int, fr)
         }
     };
@@ -670,7 +676,17 @@ mod tests {
             let v = Value::DateTime(dt(2038, 1, 19, 3, 14, 7, us));
             assert_eq!(round_trip(&c, &v), v, "TIMESTAMP({fsp})");
             let c = Column::new("t", ColumnType::Time { fsp });
-            for t in [0i64, 1_000_000, -1_000_000, 838 * 3_600_000_000 + 59 * 60_000_000, -(3_600_000_000 + 7)] {
+            for t in [
+                0i64,
+                1_000_000,
+                -1_000_000,
+                -1_500_000,
+                -(45_296_780_000),
+                45_296_780_000,
+                838 * 3_600_000_000 + 59 * 60_000_000,
+                -(3_600_000_000 + 7),
+                -(3_600_000_000 + 123_456),
+            ] {
                 let t = t / i64::from(scale) * i64::from(scale);
                 assert_eq!(round_trip(&c, &Value::Time(t)), Value::Time(t), "TIME({fsp}) {t}");
             }

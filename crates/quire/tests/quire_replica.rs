@@ -159,6 +159,23 @@ fn contents(port: u16, db: &str) -> Vec<(String, Rows)> {
         .collect()
 }
 
+/// The first row that differs, for the failure message.
+fn first_difference(a: &[(String, Rows)], b: &[(String, Rows)]) -> String {
+    let text = |r: &[Option<Vec<u8>>]| {
+        r.iter()
+            .map(|v| v.as_ref().map_or("NULL".into(), |b| String::from_utf8_lossy(b).into_owned()))
+            .collect::<Vec<_>>()
+    };
+    for ((t, ra), (_, rb)) in a.iter().zip(b) {
+        for (x, y) in ra.iter().zip(rb) {
+            if x != y {
+                return format!("table {t}: source {:?} replica {:?}", text(x), text(y));
+            }
+        }
+    }
+    String::new()
+}
+
 const SCHEMA: &[&str] = &[
     "CREATE DATABASE rq",
     "CREATE TABLE rq.items (id BIGINT PRIMARY KEY, n INT, name VARCHAR(40), price DECIMAL(14,4), \
@@ -295,8 +312,8 @@ fn a_quire_replica_and_its_own_replica_follow_a_source_through_kills_of_both() {
         // A client without SUPER, and a database of the replica's own.
         c.query_drop("CREATE USER app IDENTIFIED BY 'apppw'").unwrap();
         c.query_drop("GRANT ALL ON rq.* TO app").unwrap();
-        c.query_drop("CREATE DATABASE local").unwrap();
-        c.query_drop("CREATE TABLE local.x (id INT PRIMARY KEY)").unwrap();
+        c.query_drop("CREATE DATABASE own_db").unwrap();
+        c.query_drop("CREATE TABLE own_db.x (id INT PRIMARY KEY)").unwrap();
     }
     follow(&replica, source.port, "repl", "replpw");
     let replica2 = start(&r2d, &dir.path().join("r2.err"), &["--server_id=3"]);
@@ -328,12 +345,12 @@ fn a_quire_replica_and_its_own_replica_follow_a_source_through_kills_of_both() {
         assert_eq!(code(e), 1290, "DDL is refused");
         app.query_drop("CREATE TEMPORARY TABLE tmp (a INT)").unwrap();
         app.query_drop("INSERT INTO tmp VALUES (1)").unwrap();
-        root.query_drop("INSERT INTO local.x VALUES (1)").unwrap();
+        root.query_drop("INSERT INTO own_db.x VALUES (1)").unwrap();
         let before = replica_status(&replica);
         root.query_drop("SET GLOBAL super_read_only = ON").unwrap();
         let ro: (u8, u8) = root.query_first("SELECT @@global.read_only, @@global.super_read_only").unwrap().unwrap();
         assert_eq!(ro, (1, 1));
-        let e = root.query_drop("INSERT INTO local.x VALUES (2)").unwrap_err();
+        let e = root.query_drop("INSERT INTO own_db.x VALUES (2)").unwrap_err();
         assert_eq!(code(e), 1290, "super_read_only refuses root");
         // The applier is exempt: the applied position moves on.
         let start_pos =
@@ -398,9 +415,17 @@ fn a_quire_replica_and_its_own_replica_follow_a_source_through_kills_of_both() {
     let on_replica2 = contents(replica2.port, "rq");
     let shape = |c: &[(String, Rows)]| c.iter().map(|(t, r)| (t.clone(), r.len())).collect::<Vec<_>>();
     assert_eq!(shape(&on_source), shape(&on_replica), "tables and row counts differ on the replica");
-    assert!(on_source == on_replica, "the replica's rows differ from the source's");
+    assert!(
+        on_source == on_replica,
+        "the replica's rows differ from the source's: {}",
+        first_difference(&on_source, &on_replica)
+    );
     assert_eq!(shape(&on_source), shape(&on_replica2), "tables and row counts differ on the chained replica");
-    assert!(on_source == on_replica2, "the chained replica's rows differ from the source's");
+    assert!(
+        on_source == on_replica2,
+        "the chained replica's rows differ from the source's: {}",
+        first_difference(&on_source, &on_replica2)
+    );
     eprintln!("{total} transactions, {} tables equal on both replicas", on_source.len());
 }
 

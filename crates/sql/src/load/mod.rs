@@ -106,6 +106,7 @@ impl Session {
     fn load_file(&mut self, stmt: &LoadStmt, ignore: bool, out: &mut dyn Answers) -> Result<Outcome> {
         self.check_writable()?;
         let lp = self.load_plan(stmt, ignore)?;
+        self.refuse_if_read_only(&lp.compiled.plan)?; // read_only.rs
         if self.shared.table_locks.active() {
             self.admit_tables(&lp.compiled)?; // LOCK TABLES, the global read lock
         }
