@@ -263,11 +263,11 @@ fn ddl_loop(port: &AtomicU64, stop: &AtomicBool, ddl_ok: &AtomicBool, ddl_idle: 
         n += 1;
         let _ = c.query_drop(format!("CREATE TABLE d{n} (id INT PRIMARY KEY, v VARCHAR(10))"));
         let _ = c.query_drop(format!("INSERT INTO d{n} VALUES (1, 'x'), (2, NULL)"));
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             let _ = c.query_drop(format!("ALTER TABLE d{n} ADD COLUMN w INT DEFAULT 7"));
             let _ = c.query_drop(format!("UPDATE d{n} SET w = w + id"));
         }
-        if n > 2 && n % 3 == 0 {
+        if n > 2 && n.is_multiple_of(3) {
             let _ = c.query_drop(format!("DROP TABLE d{}", n - 2));
         }
         std::thread::sleep(Duration::from_millis(100));

@@ -162,8 +162,9 @@ impl Session {
         match stmt {
             S::CreateTable(ct) => !ct.temporary,
             S::Drop { temporary, object_type, names, .. } => {
-                !*temporary
-                    && !(*object_type == ast::ObjectType::Table && names.iter().all(|n| self.object_is_temporary(n)))
+                let only_temporary_tables =
+                    *object_type == ast::ObjectType::Table && names.iter().all(|n| self.object_is_temporary(n));
+                !(*temporary || only_temporary_tables)
             }
             S::Truncate(t) => !t.table_names.iter().all(|n| self.object_is_temporary(&n.name)),
             S::AlterTable(a) => !self.object_is_temporary(&a.name),

@@ -85,7 +85,7 @@ pub fn parse(t: &[String]) -> Result<Option<ReplicaStmt>> {
                 Some("LOG_FILE") => ChangeOpt::LogFile,
                 Some("LOG_POS") => ChangeOpt::LogPos,
                 Some("CONNECT_RETRY") => ChangeOpt::ConnectRetry,
-                Some(_) => return Err(SqlError::unsupported(&format!("CHANGE REPLICATION SOURCE option {name}"))),
+                Some(_) => return Err(SqlError::unsupported(format!("CHANGE REPLICATION SOURCE option {name}"))),
                 None => return Err(syntax(t)),
             };
             if t.get(i + 1).map(String::as_str) != Some("=") {
@@ -117,7 +117,7 @@ pub fn parse(t: &[String]) -> Result<Option<ReplicaStmt>> {
     }
     if (is(t, 0, "START") || is(t, 0, "STOP")) && replica(1) {
         if n != 2 {
-            return Err(SqlError::unsupported(&format!(
+            return Err(SqlError::unsupported(format!(
                 "{} REPLICA options (thread types, UNTIL, channels)",
                 t[0].to_ascii_uppercase()
             )));
