@@ -155,6 +155,7 @@ impl BufferPool {
         self.stats.evictions.inc();
         if frame.read_ahead.swap(false, Ordering::Relaxed) {
             self.read_ahead.stats.evicted_unused.inc();
+            inst.stats.read_ahead_evicted.inc();
         }
         if !inst.has_evicted.load(Ordering::Relaxed) {
             inst.has_evicted.store(true, Ordering::Relaxed);

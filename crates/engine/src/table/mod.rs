@@ -122,6 +122,17 @@ pub(crate) struct TableState {
     pub secondary: Vec<Secondary>,
 }
 
+/// One index of a table ([`Table::index_layout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexLayout {
+    /// The index id (locks and pages name it).
+    pub index_id: u32,
+    /// The root page's number in the table's space.
+    pub root_page: u32,
+    /// Its position in `TableSchema::indexes`; `None`: the clustered index.
+    pub secondary: Option<usize>,
+}
+
 pub struct Table {
     name: String,
     clustered: BTree,
@@ -142,6 +153,9 @@ pub struct Table {
     /// and their count when `stats` was installed.
     modified: crate::sync::counter::Counter,
     modified_at_stats: AtomicU64,
+    /// A table of the `mysql` schema: its rows count as system rows
+    /// (`Innodb_system_rows_*`).
+    system: bool,
 }
 
 /// Which index a scan uses.
@@ -173,6 +187,7 @@ impl Table {
         auto_inc: u64,
         txn: Arc<TxnSys>,
     ) -> Self {
+        let system = def.name.starts_with("mysql/");
         Self {
             name: def.name.clone(),
             clustered,
@@ -183,6 +198,7 @@ impl Table {
             txn,
             read_only: Default::default(),
             stats: RwLock::new(None),
+            system,
             modified: Default::default(),
             modified_at_stats: AtomicU64::new(0),
         }
@@ -234,6 +250,30 @@ impl Table {
 
     pub fn space_id(&self) -> u32 {
         self.state.read().def.space_id
+    }
+
+    /// The row counters this table's reads and writes go to.
+    pub(crate) fn row_counters(&self) -> &crate::txn::trx_info::RowCounters {
+        if self.system {
+            &self.txn.counters.system_rows
+        } else {
+            &self.txn.counters.rows
+        }
+    }
+
+    /// The table's indexes as the data dictionary records them
+    /// (information_schema.INNODB_INDEXES): the clustered index first,
+    /// then the secondary ones in `TableSchema::indexes` order.
+    pub fn index_layout(&self) -> Vec<IndexLayout> {
+        let st = self.state.read();
+        let (root_page, index_id) = st.def.clustered;
+        let mut out = vec![IndexLayout { index_id, root_page, secondary: None }];
+        out.extend(st.def.secondary.iter().enumerate().map(|(i, &(root_page, index_id))| IndexLayout {
+            index_id,
+            root_page,
+            secondary: Some(i),
+        }));
+        out
     }
 
     pub(crate) fn state(&self) -> &RwLock<TableState> {
@@ -588,6 +628,8 @@ impl Table {
             buf: Vec::new(),
             view: None,
             need: None,
+            read_by: None,
+            returned: 0,
         })
     }
 }
@@ -614,6 +656,20 @@ pub struct RowCursor {
     view: Option<(crate::txn::view::ReadView, Arc<crate::txn::view::ViewHandle>)>,
     /// The columns to decode ([`RowCursor::only_columns`]); `None`: all.
     need: Option<Vec<bool>>,
+    /// A statement's scan (`Table::scan_tx`): the rows it returned are
+    /// added to `Innodb_rows_read` when it is dropped (one striped add per
+    /// scan, not per row).
+    read_by: Option<(Arc<TxnSys>, bool)>,
+    returned: u64,
+}
+
+impl Drop for RowCursor {
+    fn drop(&mut self) {
+        if let Some((t, system)) = &self.read_by {
+            let c = if *system { &t.counters.system_rows } else { &t.counters.rows };
+            c.read.add(self.returned);
+        }
+    }
 }
 
 impl RowCursor {
@@ -628,6 +684,8 @@ impl RowCursor {
             buf: Vec::new(),
             view: None,
             need: None,
+            read_by: None,
+            returned: 0,
         }
     }
 

@@ -101,6 +101,7 @@ impl Table {
                 format!("undecodable row under key {k:02x?} of {}", self.name),
             ));
         }
+        self.row_counters().read.inc();
         Ok(Some(out))
     }
 
@@ -110,6 +111,9 @@ impl Table {
     pub fn get_locking(&self, trx: &mut Trx, pk: &[Value], mode: LockMode) -> Result<Option<Vec<Value>>> {
         crate::txn::admission::enter();
         let r = self.get_locking_inner(trx, pk, mode);
+        if matches!(r, Ok(Some(_))) {
+            self.row_counters().read.inc();
+        }
         Self::end_statement(trx, r)
     }
 
@@ -159,6 +163,7 @@ impl Table {
         let view = (!trx.reads_uncommitted()).then(|| trx.read_view());
         let mut c = self.scan_with(index, lower, upper, dir)?;
         c.view = view;
+        c.read_by = Some((self.txn.clone(), self.system));
         Ok(c)
     }
 
@@ -284,6 +289,7 @@ impl Table {
             };
             if let Some(row) = row {
                 let schema = self.schema();
+                self.row_counters().read.inc();
                 if !visit(self.decode(&schema, &k, &row)?) {
                     break;
                 }
@@ -343,6 +349,7 @@ impl RowCursor {
                     if !codec::decode_row_into(&self.schema, &row, need, out) {
                         return Err(corrupt("undecodable row"));
                     }
+                    self.returned += 1;
                     return Ok(true);
                 }
                 IndexRef::Secondary(ix) => {
@@ -358,6 +365,7 @@ impl RowCursor {
                     if again != sec {
                         continue; // a stale entry: this version is reached through its own
                     }
+                    self.returned += 1;
                     return Ok(true);
                 }
             }

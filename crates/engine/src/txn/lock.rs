@@ -203,6 +203,11 @@ pub struct LockSys {
 #[derive(Default)]
 pub struct TrxLocks {
     held: Vec<(LockKey, LockMode, LockKind)>,
+    /// Held locks that cover a record (not only a gap): INNODB_TRX's
+    /// `trx_rows_locked`.
+    records: usize,
+    /// Bytes of the held keys.
+    key_bytes: usize,
 }
 
 impl TrxLocks {
@@ -211,6 +216,22 @@ impl TrxLocks {
     }
     pub fn is_empty(&self) -> bool {
         self.held.is_empty()
+    }
+
+    /// Held locks on a record.
+    pub fn records(&self) -> usize {
+        self.records
+    }
+
+    /// The memory the list takes: its entries and their keys.
+    pub fn memory_bytes(&self) -> usize {
+        self.held.capacity() * std::mem::size_of::<(LockKey, LockMode, LockKind)>() + self.key_bytes
+    }
+
+    fn push(&mut self, key: LockKey, mode: LockMode, kind: LockKind) {
+        self.records += usize::from(kind.has_record());
+        self.key_bytes += key.key.as_ref().map_or(0, Vec::len);
+        self.held.push((key, mode, kind));
     }
 }
 
@@ -288,7 +309,7 @@ impl LockSys {
                     return Ok(());
                 }
                 q.reqs.push(Request { trx, mode, kind, wait: None });
-                locks.held.push((key, mode, kind));
+                locks.push(key, mode, kind);
                 return Ok(());
             }
             // Must wait: check for a deadlock before sleeping.
@@ -344,7 +365,7 @@ impl LockSys {
         self.stats.current.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         if granted {
             self.waits_for.lock().remove(&trx);
-            locks.held.push((key, mode, kind));
+            locks.push(key, mode, kind);
             return Ok(());
         }
         // Timed out or interrupted: leave the queue, unless granted in the
@@ -352,7 +373,7 @@ impl LockSys {
         let mut shard = self.shards[shard_of(&key)].lock();
         self.waits_for.lock().remove(&trx);
         if *slot.granted.lock() {
-            locks.held.push((key, mode, kind));
+            locks.push(key, mode, kind);
             return Ok(());
         }
         if let Some(q) = shard.queues.get_mut(&key) {
@@ -387,7 +408,7 @@ impl LockSys {
             return true; // invariant 5: granted at once, nothing to record
         }
         shard.queues.entry(key.clone()).or_default().reqs.push(Request { trx, mode, kind, wait: None });
-        locks.held.push((key.clone(), mode, kind));
+        locks.push(key.clone(), mode, kind);
         true
     }
 
@@ -434,6 +455,8 @@ impl LockSys {
     /// the waiters that can now go.
     pub fn release_all(&self, trx: TrxId, locks: &mut TrxLocks) {
         let mut by_shard: HashMap<usize, Vec<LockKey>> = HashMap::new();
+        locks.records = 0;
+        locks.key_bytes = 0;
         for (key, _, _) in locks.held.drain(..) {
             by_shard.entry(shard_of(&key)).or_default().push(key);
         }
