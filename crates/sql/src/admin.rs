@@ -409,18 +409,20 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
 
 /// The privileges of a GRANT that names them (tokens between GRANT and
 /// ON): only the named global ones quire keeps apart from ALL
-/// (`catalog::NAMED_GLOBAL_PRIVILEGES`; MariaDB's REPLICATION REPLICA
+/// (`catalog::NAMED_GLOBAL_PRIVILEGES`: PROCESS, which monitoring users
+/// such as mysqld_exporter's are given, and the replication ones; MariaDB's REPLICATION REPLICA
 /// and BINLOG MONITOR are their new names); anything else is 1235.
 fn named_globals(privs: &[String]) -> Result<Vec<&'static str>> {
     let mut out = Vec::new();
     for p in privs.split(|x| x == ",") {
         let p = p.join(" ");
         let named = match p.as_str() {
+            "PROCESS" => "PROCESS",
             "REPLICATION SLAVE" | "REPLICATION REPLICA" => "REPLICATION SLAVE",
             "REPLICATION CLIENT" | "BINLOG MONITOR" => "REPLICATION CLIENT",
             _ => {
                 return Err(SqlError::unsupported(
-                    "privileges other than ALL [PRIVILEGES], REPLICATION SLAVE and REPLICATION CLIENT",
+                    "privileges other than ALL [PRIVILEGES], PROCESS, REPLICATION SLAVE and REPLICATION CLIENT",
                 ))
             }
         };
@@ -526,14 +528,8 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
         }
         AdminStmt::ShowProcesslist { full } => crate::kill::show_processlist(s, *full),
         AdminStmt::InnodbStatus => {
-            // MySQL asks for PROCESS; quire's global grant stands for it.
-            if !s.shared.catalog.user(&s.user).is_some_and(|u| u.grants.contains("*")) {
-                return Err(SqlError::new(
-                    1227,
-                    "42000",
-                    "Access denied; you need (at least one of) the PROCESS privilege(s) for this operation".to_string(),
-                ));
-            }
+            // MySQL asks for PROCESS.
+            crate::infoschema::check_process(s)?;
             let text = crate::innodb_status::report(s);
             let row = vec![Value::Str("InnoDB".into()), Value::Str(String::new()), Value::Str(text)];
             Ok(Output::Rows { columns: a.columns(), rows: vec![row] })
@@ -1047,6 +1043,7 @@ fn status_rows(s: &Session) -> Vec<(String, String)> {
         ("Uptime".into(), uptime.to_string()),
     ];
     v.extend(crate::status::engine_status(e));
+    v.extend(crate::status::session_status(s));
     if let Some(f) = s.shared.server_status.get() {
         v.extend(f());
     }

@@ -76,6 +76,8 @@ pub struct Shared {
     pub replicas: crate::binlog::source::Replicas,
     /// The counters of the last SHOW ENGINE INNODB STATUS (its rates).
     pub monitor: parking_lot::Mutex<Option<crate::innodb_status::Snapshot>>,
+    /// What information_schema's InnoDB tables keep between reads.
+    pub innodb_views: crate::infoschema::InnodbViews,
 }
 
 /// A source of SHOW STATUS rows outside this crate.
@@ -137,6 +139,7 @@ impl Shared {
             binlog: Default::default(),
             replicas: Default::default(),
             monitor: Default::default(),
+            innodb_views: Default::default(),
         });
         // Temporary tables a previous run left go before any session.
         crate::temp_table::sweep(&s.engine);
@@ -902,6 +905,7 @@ impl Session {
         t.set_interrupt(self.process.interrupt.clone());
         t.set_owner(self.connection_id);
         t.set_isolation(iso);
+        t.set_read_only(self.trx_read_only);
         if self.binlog().is_some() {
             t.keep_row_log(true);
         }
@@ -1400,6 +1404,7 @@ impl Session {
         };
         let sp = trx.savepoint();
         trx.start_statement();
+        trx.set_foreign_key_checks(self.vars.foreign_key_checks());
         // A statement interrupted after its last check (a SLEEP in WHERE,
         // a kill during its final row) fails rather than commits.
         let r = f(&mut trx, self).and_then(|v| self.interrupted().map(|()| v));

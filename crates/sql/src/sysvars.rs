@@ -1070,6 +1070,7 @@ struct Hot {
     max_execution_time_ms: u64,
     wait_timeout_secs: u64,
     net_write_timeout_secs: u64,
+    foreign_key_checks: bool,
     /// `time_zone` as seconds east of UTC, or `timezone::NAMED`.
     time_zone_offset: i32,
     /// `optimizer_switch`'s flags that choose plans.
@@ -1097,6 +1098,7 @@ impl SessionVars {
             max_execution_time_ms: u("max_execution_time", 0),
             wait_timeout_secs: u("wait_timeout", 28_800),
             net_write_timeout_secs: u("net_write_timeout", 60),
+            foreign_key_checks: b("foreign_key_checks", true),
             time_zone_offset: self
                 .values
                 .get("time_zone")
@@ -1188,6 +1190,11 @@ impl SessionVars {
     /// `transaction_read_only`: the session's transactions are READ ONLY.
     pub fn transaction_read_only(&self) -> bool {
         self.hot.transaction_read_only
+    }
+
+    /// `foreign_key_checks`.
+    pub fn foreign_key_checks(&self) -> bool {
+        self.hot.foreign_key_checks
     }
 
     /// `innodb_lock_wait_timeout` in seconds.

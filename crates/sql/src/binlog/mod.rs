@@ -28,6 +28,7 @@
 //!    `sql_log_bin=OFF`.
 
 pub mod capture;
+pub mod replica_status;
 pub mod show;
 pub mod source;
 pub mod vars;

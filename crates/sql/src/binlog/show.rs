@@ -10,6 +10,7 @@
 //!
 //! | SHOW REPLICAS (MySQL 8.0)                        | Server_Id, Host, Port, Source_Id, Replica_UUID |
 //! | SHOW SLAVE HOSTS, SHOW REPLICA HOSTS             | Server_id, Host, Port, Master_id (MariaDB's)  |
+//! | SHOW SLAVE STATUS, SHOW REPLICA STATUS           | no row: quire is no replica (`replica_status.rs`) |
 //!
 //! With `log_bin` OFF, SHOW BINARY LOGS and PURGE answer 1381 ("You are
 //! not using binary logging"), SHOW MASTER STATUS an empty result and
@@ -40,6 +41,10 @@ pub enum BinlogStmt {
     /// SHOW REPLICAS (`mysql_columns`) / SHOW SLAVE HOSTS.
     ShowReplicas {
         mysql_columns: bool,
+    },
+    /// SHOW REPLICA STATUS (`replica_names`) / SHOW SLAVE STATUS.
+    ShowReplicaStatus {
+        replica_names: bool,
     },
     /// A binary log statement quire does not do yet: refused with 1235.
     Unsupported(&'static str),
@@ -72,6 +77,9 @@ pub fn parse(t: &[String]) -> Result<Option<BinlogStmt>> {
         }
         if (is(t, 1, "SLAVE") || is(t, 1, "REPLICA")) && is(t, 2, "HOSTS") && n == 3 {
             return Ok(Some(BinlogStmt::ShowReplicas { mysql_columns: false }));
+        }
+        if (is(t, 1, "SLAVE") || is(t, 1, "REPLICA")) && is(t, 2, "STATUS") && n == 3 {
+            return Ok(Some(BinlogStmt::ShowReplicaStatus { replica_names: is(t, 1, "REPLICA") }));
         }
         if is(t, 1, "BINLOG") && is(t, 2, "EVENTS") {
             return Ok(Some(BinlogStmt::Unsupported("SHOW BINLOG EVENTS")));
@@ -118,6 +126,7 @@ fn columns(stmt: &BinlogStmt) -> Vec<ColMeta> {
             c
         }
         BinlogStmt::ShowReplicas { mysql_columns } => super::source::replica_columns(*mysql_columns),
+        BinlogStmt::ShowReplicaStatus { replica_names } => super::replica_status::columns(*replica_names),
         _ => vec![],
     }
 }
@@ -138,7 +147,7 @@ pub fn run(s: &mut Session, stmt: &BinlogStmt) -> Result<Output> {
     }
     let user = s.shared.catalog.user(&s.user);
     let (ok, needed) = match stmt {
-        BinlogStmt::ShowLogs | BinlogStmt::ShowStatus { .. } => {
+        BinlogStmt::ShowLogs | BinlogStmt::ShowStatus { .. } | BinlogStmt::ShowReplicaStatus { .. } => {
             (user.is_some_and(|u| u.has_global("REPLICATION CLIENT")), "SUPER, REPLICATION CLIENT")
         }
         BinlogStmt::ShowReplicas { .. } => {
@@ -202,6 +211,7 @@ pub fn run(s: &mut Session, stmt: &BinlogStmt) -> Result<Output> {
         BinlogStmt::ShowReplicas { mysql_columns } => {
             Ok(Output::Rows { columns: columns(stmt), rows: s.shared.replicas.rows(*mysql_columns) })
         }
+        BinlogStmt::ShowReplicaStatus { .. } => Ok(Output::Rows { columns: columns(stmt), rows: vec![] }),
         BinlogStmt::Unsupported(_) => unreachable!("refused above"),
     }
 }

@@ -33,6 +33,10 @@
 
 mod columns;
 pub mod hint;
+mod innodb_dict;
+pub mod innodb_metrics;
+pub mod innodb_pool;
+mod innodb_trx;
 mod keys;
 pub mod server;
 pub mod shape;
@@ -46,6 +50,15 @@ use quire_engine::Table;
 
 use crate::error::{Result, SqlError};
 use crate::session::Session;
+
+/// What the InnoDB tables keep between reads: the previous counters of
+/// INNODB_BUFFER_POOL_STATS' rates, and the extremes of INNODB_METRICS'
+/// values.
+#[derive(Default)]
+pub struct InnodbViews {
+    pub(crate) pool: parking_lot::Mutex<Option<innodb_pool::Previous>>,
+    pub(crate) metrics: parking_lot::Mutex<innodb_metrics::Extremes>,
+}
 
 /// The database's name as MySQL spells it.
 pub const DB: &str = "information_schema";
@@ -76,19 +89,35 @@ pub enum View {
     UserPrivileges,
     SchemaPrivileges,
     TablePrivileges,
+    ColumnPrivileges,
+    InnodbTrx,
+    InnodbBufferPoolStats,
+    InnodbMetrics,
+    InnodbCmp,
+    InnodbCmpmem,
+    InnodbTables,
+    InnodbIndexes,
 }
 
 /// Every table with its name, in name order (SHOW TABLES' order).
-pub const ALL: [(View, &str); 23] = [
+pub const ALL: [(View, &str); 31] = [
     (View::CharacterSets, "CHARACTER_SETS"),
     (View::CheckConstraints, "CHECK_CONSTRAINTS"),
     (View::Collations, "COLLATIONS"),
     (View::CollationCharacterSetApplicability, "COLLATION_CHARACTER_SET_APPLICABILITY"),
     (View::Columns, "COLUMNS"),
+    (View::ColumnPrivileges, "COLUMN_PRIVILEGES"),
     (View::ColumnStatistics, "COLUMN_STATISTICS"),
     (View::Engines, "ENGINES"),
     (View::Events, "EVENTS"),
     (View::Files, "FILES"),
+    (View::InnodbBufferPoolStats, "INNODB_BUFFER_POOL_STATS"),
+    (View::InnodbCmp, "INNODB_CMP"),
+    (View::InnodbCmpmem, "INNODB_CMPMEM"),
+    (View::InnodbIndexes, "INNODB_INDEXES"),
+    (View::InnodbMetrics, "INNODB_METRICS"),
+    (View::InnodbTables, "INNODB_TABLES"),
+    (View::InnodbTrx, "INNODB_TRX"),
     (View::KeyColumnUsage, "KEY_COLUMN_USAGE"),
     (View::Partitions, "PARTITIONS"),
     (View::Processlist, "PROCESSLIST"),
@@ -127,6 +156,21 @@ impl View {
             View::CheckConstraints => (at("CONSTRAINT_SCHEMA"), None),
             _ => (None, None),
         }
+    }
+
+    /// Whether reading it needs the PROCESS privilege (InnoDB's tables:
+    /// MySQL's `check_global_access(thd, PROCESS_ACL)` in i_s.cc).
+    pub fn needs_process(self) -> bool {
+        matches!(
+            self,
+            View::InnodbTrx
+                | View::InnodbBufferPoolStats
+                | View::InnodbMetrics
+                | View::InnodbCmp
+                | View::InnodbCmpmem
+                | View::InnodbTables
+                | View::InnodbIndexes
+        )
     }
 }
 
@@ -207,8 +251,24 @@ pub fn refuse_ddl(stmt: &sqlparser::ast::Statement, db: Option<&str>, user: &str
     Ok(())
 }
 
+/// 1227 unless `s`'s user holds PROCESS (quire grants it with ALL on
+/// `*.*` or by name: `catalog::User::has_global`).
+pub fn check_process(s: &Session) -> Result<()> {
+    if s.shared.catalog.user(&s.user).is_some_and(|u| u.has_global("PROCESS")) {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        1227,
+        "42000",
+        "Access denied; you need (at least one of) the PROCESS privilege(s) for this operation",
+    ))
+}
+
 /// The rows of `v` for session `s`.
 pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
+    if v.needs_process() {
+        check_process(s)?;
+    }
     let rows = match v {
         View::Schemata => tables::schemata(s, hint),
         View::Tables => tables::tables(s, hint),
@@ -227,11 +287,20 @@ pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
         View::Processlist => Ok(server::processlist(s)),
         View::UserPrivileges => Ok(server::user_privileges(s)),
         View::SchemaPrivileges => Ok(server::schema_privileges(s)),
-        View::TablePrivileges => Ok(Vec::new()),
+        // quire's grants are per database (or global): no table or
+        // column grant exists to list.
+        View::TablePrivileges | View::ColumnPrivileges => Ok(Vec::new()),
         // quire has no stored routines, triggers, events, tablespaces
         // other than a table's own file (MariaDB's FILES is empty for
         // InnoDB too) nor histograms.
         View::Routines | View::Triggers | View::Events | View::Files | View::ColumnStatistics => Ok(Vec::new()),
+        View::InnodbTrx => Ok(innodb_trx::rows(s)),
+        View::InnodbBufferPoolStats => Ok(innodb_pool::buffer_pool_stats(s)),
+        View::InnodbMetrics => Ok(innodb_metrics::rows(s)),
+        View::InnodbCmp => Ok(innodb_pool::cmp()),
+        View::InnodbCmpmem => Ok(innodb_pool::cmpmem(s)),
+        View::InnodbTables => Ok(innodb_dict::tables(s)),
+        View::InnodbIndexes => Ok(innodb_dict::indexes(s)),
     }?;
     debug_assert!(rows.iter().all(|r| r.len() == shape::columns(v).len()), "{v:?}: invariant 1");
     Ok(rows)
