@@ -5,7 +5,7 @@
 //! with SHOW STATUS; INNODB_BUFFER_POOL_STATS has a row per instance;
 //! INNODB_TABLES / INNODB_INDEXES list the dictionary; all of them need
 //! PROCESS (1227 without). Their shapes are compared with a MariaDB the
-//! test starts where they are comparable (SHOW COLUMNS, and the rows of
+//! test starts where they are comparable (information_schema.COLUMNS, and the rows of
 //! INNODB_CMP / INNODB_CMPMEM, which neither server fills: no
 //! compression), and COLUMN_PRIVILEGES (no column grants on either).
 
@@ -244,18 +244,25 @@ fn the_innodb_tables_need_the_process_privilege() {
     assert!(grants[0].starts_with("GRANT PROCESS ON *.*"), "{grants:?}");
 }
 
-/// SHOW COLUMNS' (Field, Type, Null) with MariaDB's integer display widths
-/// dropped (MySQL 8.0 and quire print none).
+/// The columns as information_schema.COLUMNS lists them (name, type,
+/// nullable), with MariaDB's integer display widths dropped (MySQL 8.0
+/// and quire print none).
 fn columns(c: &mut Conn, table: &str) -> Vec<(String, String, String)> {
-    let rows: Vec<Row> = c.query(format!("SHOW COLUMNS FROM information_schema.{table}")).unwrap();
-    rows.iter()
-        .map(|r| {
-            let ty: String = get(r, "Type");
+    let rows: Vec<(String, String, String)> = c
+        .exec(
+            "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE FROM information_schema.COLUMNS \
+             WHERE TABLE_SCHEMA = 'information_schema' AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
+            (table,),
+        )
+        .unwrap();
+    assert!(!rows.is_empty(), "no columns for {table}");
+    rows.into_iter()
+        .map(|(f, ty, n)| {
             let ty = match (ty.find('('), ty.find(')')) {
                 (Some(a), Some(b)) if ty.contains("int(") => format!("{}{}", &ty[..a], &ty[b + 1..]),
                 _ => ty,
             };
-            (get(r, "Field"), ty, get(r, "Null"))
+            (f, ty, n)
         })
         .collect()
 }
@@ -287,7 +294,7 @@ fn the_shapes_match_mariadb_where_mysql_8_0_agrees() {
                 (f, t, n)
             })
             .collect();
-        assert_eq!(quire, columns(&mut mc, table), "SHOW COLUMNS FROM information_schema.{table}");
+        assert_eq!(quire, columns(&mut mc, table), "information_schema.COLUMNS of {table}");
     }
     // INNODB_METRICS: MySQL 8.0's STATUS where MariaDB has ENABLED; the
     // other columns alike (AVG_COUNT: double for MariaDB's float).
