@@ -404,7 +404,8 @@ const TABLE_PRIVILEGES: &[Def] = &[
 
 // The InnoDB tables, as MySQL 8.0's InnoDB declares them (i_s.cc); where
 // MariaDB 10.11 differs, MySQL 8.0 is followed: INNODB_TRX has
-// trx_adaptive_hash_timeout and trx_schedule_weight (MariaDB: neither)
+// trx_adaptive_hash_latched, trx_adaptive_hash_timeout and
+// trx_schedule_weight (MariaDB: none of them)
 // and a varchar(105) lock id (81); INNODB_BUFFER_POOL_STATS' POOL_ID is a
 // bigint unsigned (int unsigned) and its rates doubles (floats);
 // INNODB_METRICS says STATUS 'enabled' (MariaDB: ENABLED 1) with a
