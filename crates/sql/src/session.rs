@@ -481,6 +481,11 @@ impl Resolver for SessionResolver<'_> {
             Err(quire_engine::Error::NoSuchTable(_)) if crate::infoschema::is_db(&db) => {
                 return Err(crate::infoschema::write_denied(user.unwrap_or(self.user)));
             }
+            // performance_schema's tables other than setup_instruments
+            // (`perfschema::setup`) are read-only.
+            Err(quire_engine::Error::NoSuchTable(_)) if crate::infoschema::system_table(&db, &table).is_some() => {
+                return Err(crate::infoschema::write_denied_in(user.unwrap_or(self.user), crate::perfschema::DB));
+            }
             Err(quire_engine::Error::NoSuchTable(_)) if self.shared.catalog.view(&db, &table).is_some() => {
                 return Err(SqlError::unsupported("writing through a view"));
             }
@@ -504,6 +509,21 @@ impl Resolver for SessionResolver<'_> {
     }
 
     fn system_view(&self, name: &ast::ObjectName) -> Result<Option<crate::infoschema::View>> {
+        let perf = |d: &str| crate::perfschema::is_db(d);
+        let perf_table = match name.0.as_slice() {
+            [t] if self.db.is_some_and(perf) => Some(t),
+            [d, t] if d.as_ident().is_some_and(|d| perf(&d.value)) => Some(t),
+            _ => None,
+        };
+        if let Some(t) = perf_table {
+            let t = t.as_ident().map(|i| i.value.as_str()).unwrap_or_default();
+            return match crate::perfschema::lookup(t) {
+                Some(p) => Ok(Some(crate::infoschema::View::Perf(p))),
+                None => {
+                    Err(SqlError::new(1146, "42S02", format!("Table '{}.{t}' doesn't exist", crate::perfschema::DB)))
+                }
+            };
+        }
         let table = match name.0.as_slice() {
             [t] if self.db.is_some_and(crate::infoschema::is_db) => t,
             [d, t] if d.as_ident().is_some_and(|d| crate::infoschema::is_db(&d.value)) => t,
@@ -739,7 +759,9 @@ impl SessionEnv for Env<'_> {
 
     fn sleep(&self, d: std::time::Duration) -> Value {
         self.s.process.set_state("User sleep");
-        let cut = quire_engine::txn::admission::blocking(|| self.s.process.interrupt.sleep(d));
+        let cut = quire_engine::txn::admission::blocking(quire_engine::wait::Instrument::Sleep, || {
+            self.s.process.interrupt.sleep(d)
+        });
         self.s.process.set_state("executing");
         Value::Int(i64::from(cut.is_some()))
     }
@@ -985,6 +1007,9 @@ impl Session {
                 let p = query::compile_select(&q, &r)?;
                 let n = p.params;
                 (Plan::Select(p), n)
+            }
+            ast::Statement::Update(u) if crate::perfschema::setup::targets(&u, self.db.as_deref()) => {
+                (Plan::Other(Box::new(ast::Statement::Update(u))), 0)
             }
             stmt @ (ast::Statement::Update(_) | ast::Statement::Delete(_)) if crate::multi_dml::is_multi(&stmt) => {
                 // Compiled against the tables each time it runs.
@@ -1799,6 +1824,10 @@ impl Session {
                 self.release_savepoint(&name.value)?;
                 Ok(Output::ok())
             }
+            S::Update(u) if crate::perfschema::setup::targets(u, self.db.as_deref()) => {
+                self.shared.stats.com_update.fetch_add(1, Ordering::Relaxed);
+                crate::perfschema::setup::update(self, u)
+            }
             S::Update(_) | S::Delete(_) => {
                 // Multi-table (`multi_dml.rs`); single-table ones are planned.
                 let update = matches!(stmt, S::Update(_));
@@ -2113,6 +2142,24 @@ impl Session {
             return Err(SqlError::new(1792, "25006", "Cannot execute statement in a READ ONLY transaction"));
         }
         Ok(())
+    }
+
+    /// Runs `sql`, a query reading only system tables (information_schema,
+    /// performance_schema), inside the running statement; its rows.
+    pub(crate) fn system_query(&self, sql: &str) -> Result<Vec<Vec<Value>>> {
+        let mut stmts = crate::depth::parse_sql(sql)?;
+        let q = match stmts.pop() {
+            Some(ast::Statement::Query(q)) if stmts.is_empty() => q,
+            _ => return Err(SqlError::syntax(sql)),
+        };
+        let r = self.resolver();
+        let c = crate::rel::compile(*q, &r)?;
+        drop(r);
+        let env = Env { s: self };
+        let ex = crate::rel::exec::Exec::new(&[], &env, None, None);
+        let mut sink = crate::sink::Collect::default();
+        ex.run_into(&c.plan, &mut sink)?;
+        Ok(sink.rows)
     }
 
     /// The value of a constant expression given as text (KILL's id).

@@ -125,7 +125,7 @@ pub(crate) struct TableState {
 pub struct Table {
     name: String,
     clustered: BTree,
-    state: RwLock<TableState>,
+    state: crate::wait::RwLock<TableState>,
     /// Next AUTO_INCREMENT value.
     auto_inc: AtomicU64,
     unique_lock: Mutex<()>,
@@ -176,7 +176,7 @@ impl Table {
         Self {
             name: def.name.clone(),
             clustered,
-            state: RwLock::new(TableState { def, secondary }),
+            state: crate::wait::RwLock::new(crate::wait::Instrument::TableState, TableState { def, secondary }),
             auto_inc: AtomicU64::new(auto_inc),
             unique_lock: Mutex::new(()),
             users: Arc::new(Users::default()),
@@ -236,7 +236,7 @@ impl Table {
         self.state.read().def.space_id
     }
 
-    pub(crate) fn state(&self) -> &RwLock<TableState> {
+    pub(crate) fn state(&self) -> &crate::wait::RwLock<TableState> {
         &self.state
     }
 

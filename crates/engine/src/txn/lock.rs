@@ -188,11 +188,11 @@ pub struct LockWaitInfo {
 }
 
 pub struct LockSys {
-    shards: Box<[Mutex<Shard>]>,
+    shards: Box<[crate::wait::Mutex<Shard>]>,
     /// The waits in progress (only a waiting request takes this mutex).
-    waiting: Mutex<HashMap<TrxId, LockWaitInfo>>,
+    waiting: crate::wait::Mutex<HashMap<TrxId, LockWaitInfo>>,
     /// Wait-for edges of waiting transactions: who each waits for.
-    waits_for: Mutex<HashMap<TrxId, Vec<TrxId>>>,
+    waits_for: crate::wait::Mutex<HashMap<TrxId, Vec<TrxId>>>,
     /// Whether deadlocks are searched for (`innodb_deadlock_detect`); if
     /// not, only the timeout ends a deadlock.
     pub detect_deadlocks: std::sync::atomic::AtomicBool,
@@ -232,9 +232,11 @@ impl Default for LockSys {
 impl LockSys {
     pub fn new() -> Self {
         Self {
-            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
-            waits_for: Mutex::new(HashMap::new()),
-            waiting: Mutex::new(HashMap::new()),
+            shards: (0..SHARDS)
+                .map(|_| crate::wait::Mutex::new(crate::wait::Instrument::LockSys, Shard::default()))
+                .collect(),
+            waits_for: crate::wait::Mutex::new(crate::wait::Instrument::LockWaitGraph, HashMap::new()),
+            waiting: crate::wait::Mutex::new(crate::wait::Instrument::LockWaitGraph, HashMap::new()),
             detect_deadlocks: std::sync::atomic::AtomicBool::new(true),
             stats: LockStats::default(),
         }
@@ -320,7 +322,7 @@ impl LockSys {
         }
         let wake_at = interrupt.and_then(Interrupt::deadline).map_or(deadline, |d| d.min(deadline));
         let mut interrupted = false;
-        let granted = crate::txn::admission::blocking(|| {
+        let granted = crate::txn::admission::blocking(crate::wait::Instrument::RowLock, || {
             let mut g = slot.granted.lock();
             while !*g {
                 if interrupt.is_some_and(|i| i.check().is_some()) {

@@ -20,7 +20,7 @@ use super::View;
 
 /// A column's type, in the few forms information_schema uses.
 #[derive(Clone, Copy)]
-enum T {
+pub(crate) enum T {
     Var(u32),
     BigU,
     Big,
@@ -32,10 +32,10 @@ enum T {
 }
 
 /// (name, type, nullable)
-type Def = (&'static str, T, bool);
+pub(crate) type Def = (&'static str, T, bool);
 
-const N: bool = true;
-const NN: bool = false;
+pub(crate) const N: bool = true;
+pub(crate) const NN: bool = false;
 
 const SCHEMATA: &[Def] = &[
     ("CATALOG_NAME", T::Var(512), NN),
@@ -426,6 +426,7 @@ fn defs(v: View) -> &'static [Def] {
         View::UserPrivileges => USER_PRIVILEGES,
         View::SchemaPrivileges => SCHEMA_PRIVILEGES,
         View::TablePrivileges => TABLE_PRIVILEGES,
+        View::Perf(t) => crate::perfschema::defs(t),
     }
 }
 
