@@ -89,6 +89,71 @@ fn a_forced_row_lock_wait_appears_with_its_time_globally_and_on_its_thread() {
     let (n, ps) = slept.expect("a row per thread and instrument");
     assert!(n >= 1 && ps >= 50_000_000_000, "SLEEP(0.05) on thread {thread}: {n} waits, {ps} ps");
     assert_ne!(b_id, id);
+    // The waiting UPDATE's digest carries the wait as its lock time.
+    let lock: Option<(u64, u64)> = c
+        .query_first(
+            "SELECT COUNT_STAR, SUM_LOCK_TIME FROM performance_schema.events_statements_summary_by_digest \
+             WHERE SCHEMA_NAME = 'ps_rowlock' AND DIGEST_TEXT = 'UPDATE t SET v = ? WHERE id = ?'",
+        )
+        .unwrap();
+    let (n, lock_ps) = lock.expect("the UPDATE's digest");
+    assert_eq!(n, 2, "the holder's and the waiter's");
+    assert!(lock_ps >= 300_000_000_000, "{lock_ps} ps of lock time");
+}
+
+#[test]
+fn statements_are_summed_by_digest_with_rows_and_errors() {
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("ps_digest");
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
+    c.query_drop("INSERT INTO t VALUES (1, 10), (2, 20), (3, 30)").unwrap();
+    let _: Option<i64> = c.query_first("SELECT v FROM t WHERE id = 1").unwrap();
+    let _: Option<i64> = c.query_first("select v from t where id=2").unwrap();
+    let _: Option<i64> = c.query_first("SELECT v FROM t WHERE id = 9").unwrap();
+    // A prepared statement with the same shape shares the digest.
+    let _: Option<i64> = c.exec_first("SELECT v FROM t WHERE id = ?", (3,)).unwrap();
+    let _: Vec<i64> = c.query("SELECT v FROM t WHERE id IN (1, 2, 3)").unwrap();
+    assert!(c.query_drop("INSERT INTO t VALUES (1, 0)").is_err(), "duplicate key");
+    let _: Vec<i64> = c.query("SELECT v FROM t WHERE v > 15").unwrap();
+    let rows: Vec<(String, u64, u64, u64, u64, u64)> = c
+        .query(
+            "SELECT DIGEST_TEXT, COUNT_STAR, SUM_ROWS_SENT, SUM_ROWS_EXAMINED, SUM_ERRORS, SUM_ROWS_AFFECTED \
+             FROM performance_schema.events_statements_summary_by_digest \
+             WHERE SCHEMA_NAME = 'ps_digest' AND DIGEST_TEXT LIKE '%FROM t%' ORDER BY DIGEST_TEXT",
+        )
+        .unwrap();
+    let find = |t: &str| rows.iter().find(|r| r.0 == t).unwrap_or_else(|| panic!("{t} in {rows:?}"));
+    let point = find("SELECT v FROM t WHERE id = ?");
+    assert_eq!((point.1, point.2, point.3), (4, 3, 3), "4 runs, 3 rows found and read");
+    let listed = find("SELECT v FROM t WHERE id IN (...)");
+    assert_eq!((listed.1, listed.2), (1, 3));
+    let scan = find("SELECT v FROM t WHERE v > ?");
+    assert_eq!((scan.1, scan.2, scan.3), (1, 2, 3), "the scan read every row and sent two");
+    let dup: Option<(u64, u64)> = c
+        .query_first(
+            "SELECT SUM_ERRORS, COUNT_STAR FROM performance_schema.events_statements_summary_by_digest \
+             WHERE SCHEMA_NAME = 'ps_digest' AND DIGEST_TEXT LIKE 'INSERT INTO t VALUES%'",
+        )
+        .unwrap();
+    assert_eq!(dup.map(|d| d.0), Some(1), "the failed INSERT counts as an error");
+    // Shape: MySQL 8.0's 39 columns, DIGEST a SHA-256 in hex, times that add up.
+    let n: Option<u64> = c
+        .query_first(
+            "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'performance_schema' \
+             AND TABLE_NAME = 'events_statements_summary_by_digest'",
+        )
+        .unwrap();
+    assert_eq!(n, Some(39));
+    let (digest, min, avg, max, q95): (String, u64, u64, u64, u64) = c
+        .query_first(
+            "SELECT DIGEST, MIN_TIMER_WAIT, AVG_TIMER_WAIT, MAX_TIMER_WAIT, QUANTILE_95 \
+             FROM performance_schema.events_statements_summary_by_digest \
+             WHERE SCHEMA_NAME = 'ps_digest' AND DIGEST_TEXT = 'SELECT v FROM t WHERE id = ?'",
+        )
+        .unwrap()
+        .unwrap();
+    assert!(digest.len() == 64 && digest.chars().all(|c| c.is_ascii_hexdigit()));
+    assert!(0 < min && min <= avg && avg <= max && max <= q95.max(max), "{min} {avg} {max} {q95}");
 }
 
 #[test]
@@ -97,6 +162,7 @@ fn tables_have_mysql_names_and_columns_and_refuse_writes() {
     let mut c = q.connect(None);
     let tables: Vec<String> = c.query("SHOW TABLES FROM performance_schema").unwrap();
     for t in [
+        "events_statements_summary_by_digest",
         "events_waits_summary_by_thread_by_event_name",
         "events_waits_summary_global_by_event_name",
         "file_summary_by_event_name",

@@ -76,6 +76,8 @@ pub struct Shared {
     pub replicas: crate::binlog::source::Replicas,
     /// The counters of the last SHOW ENGINE INNODB STATUS (its rates).
     pub monitor: parking_lot::Mutex<Option<crate::innodb_status::Snapshot>>,
+    /// Statement digests (`perfschema/digest.rs`).
+    pub digests: crate::perfschema::digest::Digests,
 }
 
 /// A source of SHOW STATUS rows outside this crate.
@@ -137,6 +139,7 @@ impl Shared {
             binlog: Default::default(),
             replicas: Default::default(),
             monitor: Default::default(),
+            digests: Default::default(),
         });
         // Temporary tables a previous run left go before any session.
         crate::temp_table::sweep(&s.engine);
@@ -206,6 +209,9 @@ pub struct Compiled {
     pub db: Option<String>,
     /// The tables it uses (LOCK TABLES admits or delays it by them).
     pub tables: Vec<crate::table_lock::TableUse>,
+    /// Where its executions are summed (performance_schema's
+    /// events_statements_summary_by_digest); `None` while it is off.
+    pub digest: Option<Arc<crate::perfschema::digest::DigestStats>>,
 }
 
 impl Compiled {
@@ -995,6 +1001,7 @@ impl Session {
 
     /// Compiles one parsed statement.
     pub fn compile(&self, stmt: ast::Statement) -> Result<Compiled> {
+        let digest = self.shared.digests.of_statement(self.db.as_deref(), &stmt);
         let r = self.resolver();
         let epoch = self.shared.epoch();
         let (plan, params) = match stmt {
@@ -1094,7 +1101,7 @@ impl Session {
             other => (Plan::Other(Box::new(other)), 0),
         };
         let tables = r.uses(&plan);
-        Ok(Compiled { plan, params, epoch, db: self.db.clone(), tables })
+        Ok(Compiled { plan, params, epoch, db: self.db.clone(), tables, digest })
     }
 
     /// Compiles the SELECT a SHOW statement was rewritten to
@@ -1114,7 +1121,15 @@ impl Session {
         }
         if let Some(a) = admin::parse(sql)? {
             let epoch = self.shared.epoch();
-            return Ok(Compiled { plan: Plan::Admin(a), params: 0, epoch, db: self.db.clone(), tables: vec![] });
+            let digest = self.shared.digests.of_raw(self.db.as_deref(), sql);
+            return Ok(Compiled {
+                plan: Plan::Admin(a),
+                params: 0,
+                epoch,
+                db: self.db.clone(),
+                tables: vec![],
+                digest,
+            });
         }
         let mut stmts = parse(sql)?;
         if stmts.len() != 1 {
@@ -1269,8 +1284,13 @@ impl Session {
             Ok(Some(a)) => {
                 out.begin(self, false);
                 self.begin_statement(a.uses_tables(), false);
+                let digest = self.shared.digests.of_raw(self.db.as_deref(), sql);
+                let measured = digest.as_ref().map(|_| Measure::start());
                 let r = self.run_admin(&a);
                 let r = self.finish(r).and_then(|o| deliver(o, out.rows()));
+                if let (Some(d), Some(m)) = (digest, measured) {
+                    d.record(&m.end(&r, self.statement_warnings()));
+                }
                 // ROW_COUNT() after SET is 0, after SHOW (a result set) -1.
                 self.row_count = match &r {
                     Ok(Outcome::Ok { affected, .. }) => *affected as i64,
@@ -1547,6 +1567,7 @@ impl Session {
         // `innodb_thread_concurrency`: the statement's row operations take
         // a seat; it is given back when the statement ends.
         quire_engine::txn::admission::begin(&self.shared.engine.txn().admission);
+        let measured = c.digest.as_ref().map(|_| Measure::start());
         let mut r = self.execute_inner(c, params, tuples, sink);
         quire_engine::txn::admission::leave();
         if timed {
@@ -1559,6 +1580,9 @@ impl Session {
             }
         }
         let r = self.finish(r);
+        if let (Some(d), Some(m)) = (&c.digest, measured) {
+            d.record(&m.end(&r, self.statement_warnings()));
+        }
         let counted = self.calc_found.take();
         match &r {
             Ok(Outcome::Ok { affected, .. }) => self.row_count = *affected as i64,
@@ -2224,4 +2248,44 @@ impl Drop for Session {
 /// Columns of a statement the server answers itself, by its shape.
 pub fn text_columns(names: &[&str]) -> Vec<ColMeta> {
     names.iter().map(|n| ColMeta::expr(n, MetaType::Str { len: 255, fixed: false })).collect()
+}
+
+/// One statement's measurement for its digest: the clock, the rows this
+/// thread had read and the time it had waited for locks when it started.
+struct Measure {
+    started: std::time::Instant,
+    rows_read: u64,
+    lock_ns: u64,
+}
+
+impl Measure {
+    fn lock_ns() -> u64 {
+        use quire_engine::wait::{thread_wait_ns, Instrument};
+        thread_wait_ns(Instrument::RowLock) + thread_wait_ns(Instrument::MetadataLock)
+    }
+
+    fn start() -> Self {
+        Measure {
+            started: std::time::Instant::now(),
+            rows_read: quire_engine::wait::rows_read(),
+            lock_ns: Self::lock_ns(),
+        }
+    }
+
+    fn end(self, r: &Result<Outcome>, warnings: u16) -> crate::perfschema::digest::Execution {
+        let (affected, sent) = match r {
+            Ok(Outcome::Ok { affected, .. }) => (*affected, 0),
+            Ok(Outcome::Rows(n)) => (0, *n),
+            Err(_) => (0, 0),
+        };
+        crate::perfschema::digest::Execution {
+            ns: self.started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64,
+            lock_ns: Self::lock_ns().saturating_sub(self.lock_ns),
+            error: r.is_err(),
+            warnings: u64::from(warnings),
+            affected,
+            sent,
+            examined: quire_engine::wait::rows_read().saturating_sub(self.rows_read),
+        }
+    }
 }

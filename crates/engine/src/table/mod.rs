@@ -646,7 +646,9 @@ impl RowCursor {
         if self.uses.iter().any(|u| u.dropped()) {
             return Err(Error::NoSuchIndex(format!("an index of {} was dropped during the scan", self.name)));
         }
-        self.next_visible(row)
+        let more = self.next_visible(row)?;
+        crate::wait::note_rows_read(u64::from(more));
+        Ok(more)
     }
 
     /// All remaining rows.

@@ -150,6 +150,30 @@ fn like(pattern: &str, name: &str) -> bool {
     true
 }
 
+thread_local! {
+    /// Rows this thread's statements have read from tables (point reads,
+    /// rows returned by scans): performance_schema's ROWS_EXAMINED, as a
+    /// statement's difference of two readings.
+    static ROWS_READ: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `n` rows read by this thread.
+#[inline]
+pub fn note_rows_read(n: u64) {
+    ROWS_READ.with(|r| r.set(r.get() + n));
+}
+
+/// Rows read by this thread so far (see [`note_rows_read`]).
+pub fn rows_read() -> u64 {
+    ROWS_READ.with(|r| r.get())
+}
+
+/// The time this thread has waited on `i` so far, in nanoseconds (a
+/// statement's lock time is the difference of two readings).
+pub fn thread_wait_ns(i: Instrument) -> u64 {
+    slots::thread_sum(i)
+}
+
 /// Counts one event of `i` that did not wait.
 #[inline]
 pub fn count(i: Instrument) {

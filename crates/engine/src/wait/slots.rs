@@ -243,6 +243,11 @@ pub(super) fn add_file(i: Instrument, op: FileOp, bytes: u64, ns: u64) {
     });
 }
 
+/// This thread's summed wait time on `i` (0 before its first event).
+pub(super) fn thread_sum(i: Instrument) -> u64 {
+    MINE.try_with(|m| m.get().map_or(0, |h| h.0.stats[i as usize].sum.load(Ordering::Relaxed))).unwrap_or(0)
+}
+
 /// Tells the instruments which connection this thread now serves (0: none).
 pub fn set_processlist_id(id: u64) {
     with_slot(|s| s.processlist_id.store(id, Ordering::Relaxed));

@@ -27,6 +27,8 @@ pub(crate) enum T {
     IntU,
     Int,
     DateTime,
+    /// performance_schema's `timestamp(6)` columns.
+    DateTime6,
     LongText,
     Json,
 }
@@ -443,6 +445,7 @@ pub fn columns(v: View) -> Vec<Column> {
                 T::IntU => ColumnType::Int { unsigned: true },
                 T::Int => ColumnType::Int { unsigned: false },
                 T::DateTime => ColumnType::DateTime { fsp: 0 },
+                T::DateTime6 => ColumnType::DateTime { fsp: 6 },
                 T::LongText => ColumnType::Text,
                 T::Json => ColumnType::Json,
             };

@@ -16,6 +16,7 @@
 //!    is empty, as in MySQL.
 //! 3. Times are picoseconds (the instruments keep nanoseconds).
 
+pub mod digest;
 pub mod setup;
 mod shape;
 mod tables;
@@ -38,6 +39,7 @@ pub enum Table {
     FileSummary,
     SetupInstruments,
     Threads,
+    StatementsByDigest,
     GlobalStatus,
     SessionStatus,
     GlobalVariables,
@@ -45,7 +47,8 @@ pub enum Table {
 }
 
 /// Every table with its name, in name order.
-pub const ALL: [(Table, &str); 9] = [
+pub const ALL: [(Table, &str); 10] = [
+    (Table::StatementsByDigest, "events_statements_summary_by_digest"),
     (Table::WaitsByThread, "events_waits_summary_by_thread_by_event_name"),
     (Table::WaitsGlobal, "events_waits_summary_global_by_event_name"),
     (Table::FileSummary, "file_summary_by_event_name"),
@@ -85,6 +88,7 @@ pub fn rows(s: &Session, t: Table) -> Result<Vec<Vec<Value>>> {
         Table::FileSummary => tables::file_summary(),
         Table::SetupInstruments => tables::setup_instruments(),
         Table::Threads => tables::threads(s),
+        Table::StatementsByDigest => tables::statements_by_digest(s),
         Table::GlobalStatus | Table::SessionStatus => tables::pairs(crate::admin::status_rows(s)),
         Table::GlobalVariables => tables::pairs(crate::admin::variable_rows(s, true)),
         Table::SessionVariables => tables::pairs(crate::admin::variable_rows(s, false)),

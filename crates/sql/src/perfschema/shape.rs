@@ -83,6 +83,48 @@ const THREADS: &[Def] = &[
     ("RESOURCE_GROUP", T::Var(64), N),
 ];
 
+const STATEMENTS_BY_DIGEST: &[Def] = &[
+    ("SCHEMA_NAME", T::Var(64), N),
+    ("DIGEST", T::Var(64), N),
+    ("DIGEST_TEXT", T::LongText, N),
+    SUMMARY[0],
+    SUMMARY[1],
+    SUMMARY[2],
+    SUMMARY[3],
+    SUMMARY[4],
+    ("SUM_LOCK_TIME", T::BigU, NN),
+    ("SUM_ERRORS", T::BigU, NN),
+    ("SUM_WARNINGS", T::BigU, NN),
+    ("SUM_ROWS_AFFECTED", T::BigU, NN),
+    ("SUM_ROWS_SENT", T::BigU, NN),
+    ("SUM_ROWS_EXAMINED", T::BigU, NN),
+    ("SUM_CREATED_TMP_DISK_TABLES", T::BigU, NN),
+    ("SUM_CREATED_TMP_TABLES", T::BigU, NN),
+    ("SUM_SELECT_FULL_JOIN", T::BigU, NN),
+    ("SUM_SELECT_FULL_RANGE_JOIN", T::BigU, NN),
+    ("SUM_SELECT_RANGE", T::BigU, NN),
+    ("SUM_SELECT_RANGE_CHECK", T::BigU, NN),
+    ("SUM_SELECT_SCAN", T::BigU, NN),
+    ("SUM_SORT_MERGE_PASSES", T::BigU, NN),
+    ("SUM_SORT_RANGE", T::BigU, NN),
+    ("SUM_SORT_ROWS", T::BigU, NN),
+    ("SUM_SORT_SCAN", T::BigU, NN),
+    ("SUM_NO_INDEX_USED", T::BigU, NN),
+    ("SUM_NO_GOOD_INDEX_USED", T::BigU, NN),
+    ("SUM_CPU_TIME", T::BigU, NN),
+    ("MAX_CONTROLLED_MEMORY", T::BigU, NN),
+    ("MAX_TOTAL_MEMORY", T::BigU, NN),
+    ("COUNT_SECONDARY", T::BigU, NN),
+    ("FIRST_SEEN", T::DateTime6, NN),
+    ("LAST_SEEN", T::DateTime6, NN),
+    ("QUANTILE_95", T::BigU, NN),
+    ("QUANTILE_99", T::BigU, NN),
+    ("QUANTILE_999", T::BigU, NN),
+    ("QUERY_SAMPLE_TEXT", T::LongText, N),
+    ("QUERY_SAMPLE_SEEN", T::DateTime6, NN),
+    ("QUERY_SAMPLE_TIMER_WAIT", T::BigU, NN),
+];
+
 const VARIABLES: &[Def] = &[("VARIABLE_NAME", T::Var(64), NN), ("VARIABLE_VALUE", T::Var(1024), N)];
 
 /// The columns of `t`.
@@ -93,6 +135,7 @@ pub(crate) fn defs(t: Table) -> &'static [Def] {
         Table::FileSummary => FILE_SUMMARY,
         Table::SetupInstruments => SETUP_INSTRUMENTS,
         Table::Threads => THREADS,
+        Table::StatementsByDigest => STATEMENTS_BY_DIGEST,
         Table::GlobalStatus | Table::SessionStatus | Table::GlobalVariables | Table::SessionVariables => VARIABLES,
     }
 }

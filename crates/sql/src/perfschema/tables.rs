@@ -149,3 +149,34 @@ pub fn threads(s: &Session) -> Vec<Vec<Value>> {
 pub fn pairs(v: Vec<(String, String)>) -> Vec<Vec<Value>> {
     v.into_iter().map(|(n, v)| vec![Value::Str(n), Value::Str(v)]).collect()
 }
+
+/// A time of the wall clock (µs since the epoch) in the session's zone.
+fn stamp(us: u64) -> Value {
+    let secs = (us / 1_000_000) as i64;
+    quire_engine::row::tz::from_unix_seconds(secs, (us % 1_000_000) as u32)
+        .map_or(Value::Null, |dt| Value::DateTime(quire_engine::row::tz::utc_to_local(dt)))
+}
+
+/// events_statements_summary_by_digest. The optimizer's and sorts'
+/// per-statement counters (SUM_SELECT_*, SUM_SORT_*, SUM_NO_*INDEX_USED,
+/// SUM_CREATED_TMP_*), CPU time, memory and secondary-engine counts are
+/// not kept per statement by quire: 0 (docs/SQL.md says so).
+pub fn statements_by_digest(s: &Session) -> Vec<Vec<Value>> {
+    s.shared
+        .digests
+        .all()
+        .iter()
+        .map(|d| {
+            let t = d.sums();
+            let opt = |v: &Option<String>| v.clone().map_or(Value::Null, Value::Str);
+            let mut r = vec![opt(&d.schema), opt(&d.digest), opt(&d.text), Value::UInt(t.count), ps(t.sum_ns)];
+            r.extend([ps(t.min_ns), ps(t.sum_ns.checked_div(t.count).unwrap_or(0)), ps(t.max_ns), ps(t.lock_ns)]);
+            r.extend([t.errors, t.warnings, t.affected, t.sent, t.examined].map(Value::UInt));
+            r.extend(std::iter::repeat_n(Value::UInt(0), 17));
+            r.extend([stamp(t.first_seen_us), stamp(t.last_seen_us)]);
+            r.extend(t.quantiles.map(ps));
+            r.extend([opt(&d.sample), stamp(t.first_seen_us), ps(t.sample_ns)]);
+            r
+        })
+        .collect()
+}
