@@ -341,3 +341,62 @@ fn startup_settings_turn_instruments_or_the_whole_schema_off() {
     let v: Option<(String, String)> = c.query_first("SHOW VARIABLES LIKE 'performance_schema'").unwrap();
     assert_eq!(v.unwrap().1, "OFF");
 }
+
+#[test]
+fn data_locks_show_the_holder_the_waiter_and_the_wait_between_them() {
+    let q = Quire::start(&[("innodb_lock_wait_timeout", "20")]);
+    let mut a = q.fresh_db("ps_locks");
+    a.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
+    a.query_drop("INSERT INTO t VALUES (1, 0), (2, 0)").unwrap();
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop("UPDATE t SET v = 1 WHERE id = 1").unwrap();
+    let thread_of = |c: &mut mysql::Conn| -> u64 {
+        c.query_first("SELECT THREAD_ID FROM performance_schema.threads WHERE PROCESSLIST_ID = CONNECTION_ID()")
+            .unwrap()
+            .expect("own thread")
+    };
+    let a_thread = thread_of(&mut a);
+    let mut b = q.connect(Some("ps_locks"));
+    let b_thread = thread_of(&mut b);
+    let waiter = std::thread::spawn(move || {
+        b.query_drop("UPDATE t SET v = 2 WHERE id = 1").unwrap();
+    });
+    let mut probe = q.connect(None);
+    let waits = loop {
+        let w: Vec<(String, String, u64, u64)> = probe
+            .query(
+                "SELECT REQUESTING_ENGINE_LOCK_ID, BLOCKING_ENGINE_LOCK_ID, REQUESTING_THREAD_ID, BLOCKING_THREAD_ID \
+                 FROM performance_schema.data_lock_waits",
+            )
+            .unwrap();
+        if !w.is_empty() {
+            break w;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert_eq!(waits.len(), 1, "{waits:?}");
+    let (requesting, blocking, req_thread, blk_thread) = waits[0].clone();
+    assert_eq!((req_thread, blk_thread), (b_thread, a_thread));
+    type Lock = (String, String, String, String, String, String, String, u64);
+    let locks: Vec<Lock> = probe
+        .query(
+            "SELECT ENGINE_LOCK_ID, OBJECT_NAME, INDEX_NAME, LOCK_TYPE, LOCK_MODE, LOCK_STATUS, LOCK_DATA, THREAD_ID \
+             FROM performance_schema.data_locks WHERE OBJECT_SCHEMA = 'ps_locks' ORDER BY LOCK_STATUS",
+        )
+        .unwrap();
+    assert_eq!(locks.len(), 2, "{locks:?}");
+    let (held, asked) = (&locks[0], &locks[1]);
+    assert_eq!((held.5.as_str(), asked.5.as_str()), ("GRANTED", "WAITING"));
+    assert_eq!((held.0.as_str(), asked.0.as_str()), (blocking.as_str(), requesting.as_str()));
+    for l in [held, asked] {
+        assert_eq!((l.1.as_str(), l.2.as_str(), l.3.as_str(), l.6.as_str()), ("t", "PRIMARY", "RECORD", "1"));
+        assert!(l.4.starts_with('X'), "{l:?}");
+    }
+    assert_eq!((held.7, asked.7), (a_thread, b_thread));
+    a.query_drop("COMMIT").unwrap();
+    waiter.join().unwrap();
+    let left: Option<u64> = probe
+        .query_first("SELECT COUNT(*) FROM performance_schema.data_locks WHERE OBJECT_SCHEMA = 'ps_locks'")
+        .unwrap();
+    assert_eq!(left, Some(0), "committed transactions hold nothing");
+}

@@ -360,6 +360,32 @@ impl Table {
         (k, prefix)
     }
 
+    /// The name of this table's index `index_id` (`PRIMARY` for the
+    /// clustered one) and lock key `key` of it as text (see
+    /// [`crate::row::key::describe`]; `None` is the supremum: `supremum
+    /// pseudo-record`, as InnoDB says); `None` if the index is not this
+    /// table's.
+    pub fn lock_key_text(&self, index_id: u32, key: Option<&[u8]>) -> Option<(String, String)> {
+        let st = self.state.read();
+        let schema = &st.def.schema;
+        let pk = schema.primary_key.iter().map(|&c| &schema.columns[c]);
+        let (name, text) = if self.clustered.index_id() == index_id {
+            ("PRIMARY".to_string(), key.map(|k| crate::row::key::describe(pk, k)))
+        } else {
+            let ix = st.secondary.iter().position(|s| s.tree.index_id() == index_id)?;
+            let def = schema.indexes.get(ix)?;
+            let cols = def.columns.iter().map(|&c| &schema.columns[c]);
+            // A prefix part's encoding is not its column's: shown in hex.
+            let text = if def.prefix.is_empty() {
+                key.map(|k| crate::row::key::describe(cols.chain(pk), k))
+            } else {
+                key.map(|k| crate::row::key::describe(std::iter::empty(), k))
+            };
+            (def.name.clone(), text)
+        };
+        Some((name, text.unwrap_or_else(|| "supremum pseudo-record".to_string())))
+    }
+
     fn describe_key(cols: &[usize], row: &[Value]) -> String {
         cols.iter().map(|&c| row[c].to_string()).collect::<Vec<_>>().join("-")
     }

@@ -187,6 +187,17 @@ pub struct LockWaitInfo {
     pub since: Instant,
 }
 
+/// One lock request, as performance_schema.data_locks lists it.
+#[derive(Clone, Debug)]
+pub struct LockInfo {
+    pub trx: TrxId,
+    pub key: LockKey,
+    pub mode: LockMode,
+    pub kind: LockKind,
+    /// Waiting (not granted yet).
+    pub waiting: bool,
+}
+
 pub struct LockSys {
     shards: Box<[crate::wait::Mutex<Shard>]>,
     /// The waits in progress (only a waiting request takes this mutex).
@@ -461,6 +472,27 @@ impl LockSys {
         let mut v: Vec<LockWaitInfo> = self.waiting.lock().values().cloned().collect();
         v.sort_by_key(|w| w.since);
         v
+    }
+
+    /// Every lock request in the table, granted ones first within each
+    /// key (performance_schema.data_locks). Takes each shard's mutex in
+    /// turn: a consistent picture of each key, not of the whole table.
+    pub fn snapshot(&self) -> Vec<LockInfo> {
+        let mut out = Vec::new();
+        for shard in self.shards.iter() {
+            for (key, q) in &shard.lock().queues {
+                for r in &q.reqs {
+                    out.push(LockInfo {
+                        trx: r.trx,
+                        key: key.clone(),
+                        mode: r.mode,
+                        kind: r.kind,
+                        waiting: r.wait.is_some(),
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// Locks currently in the table (all shards), for tests and

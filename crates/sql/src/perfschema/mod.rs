@@ -17,6 +17,7 @@
 //! 3. Times are picoseconds (the instruments keep nanoseconds).
 
 pub mod digest;
+mod locks;
 pub mod setup;
 mod shape;
 mod tables;
@@ -40,6 +41,8 @@ pub enum Table {
     SetupInstruments,
     Threads,
     StatementsByDigest,
+    DataLocks,
+    DataLockWaits,
     GlobalStatus,
     SessionStatus,
     GlobalVariables,
@@ -47,7 +50,9 @@ pub enum Table {
 }
 
 /// Every table with its name, in name order.
-pub const ALL: [(Table, &str); 10] = [
+pub const ALL: [(Table, &str); 12] = [
+    (Table::DataLockWaits, "data_lock_waits"),
+    (Table::DataLocks, "data_locks"),
     (Table::StatementsByDigest, "events_statements_summary_by_digest"),
     (Table::WaitsByThread, "events_waits_summary_by_thread_by_event_name"),
     (Table::WaitsGlobal, "events_waits_summary_global_by_event_name"),
@@ -89,6 +94,8 @@ pub fn rows(s: &Session, t: Table) -> Result<Vec<Vec<Value>>> {
         Table::SetupInstruments => tables::setup_instruments(),
         Table::Threads => tables::threads(s),
         Table::StatementsByDigest => tables::statements_by_digest(s),
+        Table::DataLocks => locks::data_locks(s),
+        Table::DataLockWaits => locks::data_lock_waits(s),
         Table::GlobalStatus | Table::SessionStatus => tables::pairs(crate::admin::status_rows(s)),
         Table::GlobalVariables => tables::pairs(crate::admin::variable_rows(s, true)),
         Table::SessionVariables => tables::pairs(crate::admin::variable_rows(s, false)),

@@ -125,6 +125,38 @@ const STATEMENTS_BY_DIGEST: &[Def] = &[
     ("QUERY_SAMPLE_TIMER_WAIT", T::BigU, NN),
 ];
 
+const DATA_LOCKS: &[Def] = &[
+    ("ENGINE", T::Var(32), NN),
+    ("ENGINE_LOCK_ID", T::Var(128), NN),
+    ("ENGINE_TRANSACTION_ID", T::BigU, N),
+    ("THREAD_ID", T::BigU, N),
+    ("EVENT_ID", T::BigU, N),
+    ("OBJECT_SCHEMA", T::Var(64), N),
+    ("OBJECT_NAME", T::Var(64), N),
+    ("PARTITION_NAME", T::Var(64), N),
+    ("SUBPARTITION_NAME", T::Var(64), N),
+    ("INDEX_NAME", T::Var(64), N),
+    ("OBJECT_INSTANCE_BEGIN", T::BigU, NN),
+    ("LOCK_TYPE", T::Var(32), NN),
+    ("LOCK_MODE", T::Var(32), NN),
+    ("LOCK_STATUS", T::Var(32), NN),
+    ("LOCK_DATA", T::Var(8192), N),
+];
+
+const DATA_LOCK_WAITS: &[Def] = &[
+    ("ENGINE", T::Var(32), NN),
+    ("REQUESTING_ENGINE_LOCK_ID", T::Var(128), NN),
+    ("REQUESTING_ENGINE_TRANSACTION_ID", T::BigU, N),
+    ("REQUESTING_THREAD_ID", T::BigU, N),
+    ("REQUESTING_EVENT_ID", T::BigU, N),
+    ("REQUESTING_OBJECT_INSTANCE_BEGIN", T::BigU, NN),
+    ("BLOCKING_ENGINE_LOCK_ID", T::Var(128), NN),
+    ("BLOCKING_ENGINE_TRANSACTION_ID", T::BigU, N),
+    ("BLOCKING_THREAD_ID", T::BigU, N),
+    ("BLOCKING_EVENT_ID", T::BigU, N),
+    ("BLOCKING_OBJECT_INSTANCE_BEGIN", T::BigU, NN),
+];
+
 const VARIABLES: &[Def] = &[("VARIABLE_NAME", T::Var(64), NN), ("VARIABLE_VALUE", T::Var(1024), N)];
 
 /// The columns of `t`.
@@ -136,6 +168,8 @@ pub(crate) fn defs(t: Table) -> &'static [Def] {
         Table::SetupInstruments => SETUP_INSTRUMENTS,
         Table::Threads => THREADS,
         Table::StatementsByDigest => STATEMENTS_BY_DIGEST,
+        Table::DataLocks => DATA_LOCKS,
+        Table::DataLockWaits => DATA_LOCK_WAITS,
         Table::GlobalStatus | Table::SessionStatus | Table::GlobalVariables | Table::SessionVariables => VARIABLES,
     }
 }
