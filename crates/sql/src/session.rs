@@ -1289,7 +1289,8 @@ impl Session {
                 let r = self.run_admin(&a);
                 let r = self.finish(r).and_then(|o| deliver(o, out.rows()));
                 if let (Some(d), Some(m)) = (digest, measured) {
-                    d.record(&m.end(&r, self.statement_warnings()));
+                    let (e, end) = m.end(&r, self.statement_warnings());
+                    d.record(&e, end);
                 }
                 // ROW_COUNT() after SET is 0, after SHOW (a result set) -1.
                 self.row_count = match &r {
@@ -1581,7 +1582,8 @@ impl Session {
         }
         let r = self.finish(r);
         if let (Some(d), Some(m)) = (&c.digest, measured) {
-            d.record(&m.end(&r, self.statement_warnings()));
+            let (e, end) = m.end(&r, self.statement_warnings());
+            d.record(&e, end);
         }
         let counted = self.calc_found.take();
         match &r {
@@ -2272,20 +2274,22 @@ impl Measure {
         }
     }
 
-    fn end(self, r: &Result<Outcome>, warnings: u16) -> crate::perfschema::digest::Execution {
+    fn end(self, r: &Result<Outcome>, warnings: u16) -> (crate::perfschema::digest::Execution, std::time::Instant) {
         let (affected, sent) = match r {
             Ok(Outcome::Ok { affected, .. }) => (*affected, 0),
             Ok(Outcome::Rows(n)) => (0, *n),
             Err(_) => (0, 0),
         };
-        crate::perfschema::digest::Execution {
-            ns: self.started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64,
+        let end = std::time::Instant::now();
+        let e = crate::perfschema::digest::Execution {
+            ns: end.duration_since(self.started).as_nanos().min(u128::from(u64::MAX)) as u64,
             lock_ns: Self::lock_ns().saturating_sub(self.lock_ns),
             error: r.is_err(),
             warnings: u64::from(warnings),
             affected,
             sent,
             examined: quire_engine::wait::rows_read().saturating_sub(self.rows_read),
-        }
+        };
+        (e, end)
     }
 }

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crossbeam_utils::CachePadded;
 use parking_lot::Mutex;
@@ -28,14 +28,17 @@ use sqlparser::ast;
 /// MySQL's default `performance_schema_digests_size`.
 pub const MAX_DIGESTS: usize = 10_000;
 
-const STRIPES: usize = 4;
+const STRIPES: usize = 8;
 
 /// Latency buckets for the quantiles: bucket k holds times below
-/// 2^(k/2) microseconds (about 41% wide), the last everything longer.
-const BUCKETS: usize = 64;
+/// 2^(k/2) microseconds (about 41% wide), up to 2^23.5 µs (about 3
+/// hours); the last holds everything longer.
+const BUCKETS: usize = 48;
 
-#[derive(Default)]
 struct Stripe {
+    /// Wall-clock time of the latest execution, µs since the epoch.
+    last_seen_us: AtomicU64,
+    buckets: [AtomicU64; BUCKETS],
     count: AtomicU64,
     sum_ns: AtomicU64,
     min_ns: AtomicU64,
@@ -57,10 +60,8 @@ pub struct DigestStats {
     /// The statement as first compiled.
     pub sample: Option<String>,
     first_seen_us: u64,
-    last_seen_us: AtomicU64,
     sample_ns: AtomicU64,
     stripes: [CachePadded<Stripe>; STRIPES],
-    buckets: [AtomicU64; BUCKETS],
 }
 
 /// What one execution did.
@@ -99,6 +100,14 @@ fn now_us() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
 }
 
+/// The wall clock at `at` (µs since the epoch), from one reading of both
+/// clocks taken once: a statement's end costs no second clock read.
+fn wall_us(at: Instant) -> u64 {
+    static ANCHOR: std::sync::OnceLock<(Instant, u64)> = std::sync::OnceLock::new();
+    let (i, w) = *ANCHOR.get_or_init(|| (Instant::now(), now_us()));
+    w + at.saturating_duration_since(i).as_micros() as u64
+}
+
 fn stripe_of_thread() -> usize {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     thread_local! {
@@ -120,31 +129,38 @@ fn bucket_bound_ns(k: usize) -> u64 {
 impl DigestStats {
     fn new(schema: Option<String>, digest: Option<String>, text: Option<String>, sample: Option<String>) -> Self {
         let stripes = std::array::from_fn(|_| {
-            let s = Stripe::default();
-            s.min_ns.store(u64::MAX, Ordering::Relaxed);
-            CachePadded::new(s)
+            let z = || AtomicU64::new(0);
+            CachePadded::new(Stripe {
+                last_seen_us: z(),
+                buckets: std::array::from_fn(|_| z()),
+                count: z(),
+                sum_ns: z(),
+                min_ns: AtomicU64::new(u64::MAX),
+                max_ns: z(),
+                lock_ns: z(),
+                errors: z(),
+                warnings: z(),
+                affected: z(),
+                sent: z(),
+                examined: z(),
+            })
         });
-        Self {
-            schema,
-            digest,
-            text,
-            sample,
-            first_seen_us: now_us(),
-            last_seen_us: AtomicU64::new(0),
-            sample_ns: AtomicU64::new(0),
-            stripes,
-            buckets: std::array::from_fn(|_| AtomicU64::new(0)),
-        }
+        Self { schema, digest, text, sample, first_seen_us: now_us(), sample_ns: AtomicU64::new(0), stripes }
     }
 
-    /// Adds one execution.
-    pub fn record(&self, e: &Execution) {
+    /// Adds one execution, which ended at `end`. Few read-modify-writes,
+    /// all on this thread's stripe: min and max are compared first.
+    pub fn record(&self, e: &Execution, end: Instant) {
         let r = Ordering::Relaxed;
         let s = &self.stripes[stripe_of_thread()];
         s.count.fetch_add(1, r);
         s.sum_ns.fetch_add(e.ns, r);
-        s.min_ns.fetch_min(e.ns, r);
-        s.max_ns.fetch_max(e.ns, r);
+        if e.ns < s.min_ns.load(r) {
+            s.min_ns.fetch_min(e.ns, r);
+        }
+        if e.ns > s.max_ns.load(r) {
+            s.max_ns.fetch_max(e.ns, r);
+        }
         if e.lock_ns != 0 {
             s.lock_ns.fetch_add(e.lock_ns, r);
         }
@@ -163,9 +179,11 @@ impl DigestStats {
         if e.examined != 0 {
             s.examined.fetch_add(e.examined, r);
         }
-        self.buckets[bucket_of(e.ns)].fetch_add(1, r);
-        let _ = self.sample_ns.compare_exchange(0, e.ns.max(1), r, r);
-        self.last_seen_us.store(now_us(), r);
+        s.buckets[bucket_of(e.ns)].fetch_add(1, r);
+        if self.sample_ns.load(r) == 0 {
+            let _ = self.sample_ns.compare_exchange(0, e.ns.max(1), r, r);
+        }
+        s.last_seen_us.store(wall_us(end), r);
     }
 
     pub fn sums(&self) -> Sums {
@@ -187,9 +205,14 @@ impl DigestStats {
             t.min_ns = 0;
         }
         t.first_seen_us = self.first_seen_us;
-        t.last_seen_us = self.last_seen_us.load(r).max(self.first_seen_us);
+        t.last_seen_us = self.stripes.iter().map(|s| s.last_seen_us.load(r)).max().unwrap_or(0).max(self.first_seen_us);
         t.sample_ns = self.sample_ns.load(r);
-        let counts: Vec<u64> = self.buckets.iter().map(|b| b.load(r)).collect();
+        let mut counts = [0u64; BUCKETS];
+        for s in &self.stripes {
+            for (c, b) in counts.iter_mut().zip(&s.buckets) {
+                *c += b.load(r);
+            }
+        }
         let total: u64 = counts.iter().sum();
         for (q, want) in [0.95, 0.99, 0.999].iter().enumerate() {
             let need = (total as f64 * want).ceil() as u64;
@@ -332,9 +355,9 @@ mod tests {
         let c = d.of_text(None, digest_text(stmt), "SELECT 1".into());
         assert!(!Arc::ptr_eq(&a, &c));
         for ns in 1..=100u64 {
-            a.record(&Execution { ns: ns * 1000, sent: 1, examined: 2, ..Default::default() });
+            a.record(&Execution { ns: ns * 1000, sent: 1, examined: 2, ..Default::default() }, Instant::now());
         }
-        a.record(&Execution { ns: 10_000_000, error: true, ..Default::default() });
+        a.record(&Execution { ns: 10_000_000, error: true, ..Default::default() }, Instant::now());
         let s = a.sums();
         assert_eq!((s.count, s.sent, s.examined, s.errors), (101, 100, 200, 1));
         assert_eq!((s.min_ns, s.max_ns), (1000, 10_000_000));
