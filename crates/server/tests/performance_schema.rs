@@ -5,9 +5,11 @@
 //! refuse writes as MySQL does, answer the queries tools run over them,
 //! and are empty with `performance_schema=OFF`.
 //!
-//! The instruments are process-wide: tests that switch them or the whole
-//! facility run in a process of their own (`oracle::alone`), and the
-//! others check deltas on instruments nobody else here touches.
+//! The instruments and the thread registry are process-wide (one server
+//! per process outside tests): tests that switch instruments, count
+//! waits exactly or map connections to threads run in a process of their
+//! own (`oracle::alone`), as two servers in one process number their
+//! connections alike.
 
 mod oracle;
 
@@ -58,6 +60,9 @@ fn forced_row_lock_wait(q: &Quire, db: &str, hold: Duration) -> u64 {
 
 #[test]
 fn a_forced_row_lock_wait_appears_with_its_time_globally_and_on_its_thread() {
+    if !oracle::alone("a_forced_row_lock_wait_appears_with_its_time_globally_and_on_its_thread") {
+        return;
+    }
     let q = Quire::start(&[("innodb_lock_wait_timeout", "20")]);
     let mut c = q.connect(None);
     let before = waits(&mut c, "wait/lock/innodb/row_lock");
@@ -344,6 +349,9 @@ fn startup_settings_turn_instruments_or_the_whole_schema_off() {
 
 #[test]
 fn data_locks_show_the_holder_the_waiter_and_the_wait_between_them() {
+    if !oracle::alone("data_locks_show_the_holder_the_waiter_and_the_wait_between_them") {
+        return;
+    }
     let q = Quire::start(&[("innodb_lock_wait_timeout", "20")]);
     let mut a = q.fresh_db("ps_locks");
     a.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
