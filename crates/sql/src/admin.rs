@@ -1002,7 +1002,22 @@ pub fn columns_of(stmt: &ast::Statement) -> Vec<ColMeta> {
     }
 }
 
-fn status_rows(s: &Session) -> Vec<(String, String)> {
+/// SHOW [GLOBAL] VARIABLES' rows (and performance_schema's
+/// global_variables / session_variables).
+pub(crate) fn variable_rows(s: &Session, global: bool) -> Vec<(String, String)> {
+    let all = if global { s.shared.sysvars.all() } else { s.shared.sysvars.all_session(&s.vars) };
+    let mut v: Vec<(String, String)> = all.into_iter().map(|(n, v)| (n.to_string(), v)).collect();
+    for (n, val) in v.iter_mut() {
+        if n == "autocommit" && !global {
+            *val = if s.autocommit() { "ON".into() } else { "OFF".into() };
+        }
+    }
+    v
+}
+
+/// SHOW STATUS's rows (and performance_schema's global_status /
+/// session_status).
+pub(crate) fn status_rows(s: &Session) -> Vec<(String, String)> {
     use std::sync::atomic::Ordering::Relaxed;
     let st = &s.shared.stats;
     let e = s.engine();
@@ -1061,14 +1076,7 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
     match stmt {
         S::ShowVariables { filter, global, .. } => {
             let keep = like_filter(filter);
-            let all = if *global { s.shared.sysvars.all() } else { s.shared.sysvars.all_session(&s.vars) };
-            let mut v: Vec<(String, String)> =
-                all.into_iter().filter(|(n, _)| keep(n)).map(|(n, v)| (n.to_string(), v)).collect();
-            for (n, val) in v.iter_mut() {
-                if n == "autocommit" && !*global {
-                    *val = if s.autocommit() { "ON".into() } else { "OFF".into() };
-                }
-            }
+            let v = variable_rows(s, *global).into_iter().filter(|(n, _)| keep(n)).collect();
             Ok(Output::Rows { columns: cols, rows: pairs(v) })
         }
         S::ShowStatus { filter, .. } => {
@@ -1151,9 +1159,19 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                 let columns = if full { crate::create::options::full_columns_header() } else { cols };
                 return Ok(Output::Rows { columns, rows });
             }
-            let tab = s.engine().table(&s.table_key(&db, &t)).map_err(|e| open_error(e, &db, &t))?;
-            let schema = tab.schema();
-            let extras = tab.extras();
+            let (schema, extras) = match crate::infoschema::system_table(&db, &t) {
+                Some(v) => (
+                    quire_engine::row::TableSchema {
+                        columns: crate::infoschema::shape::columns(v),
+                        ..Default::default()
+                    },
+                    quire_engine::row::TableExtras::default(),
+                ),
+                None => {
+                    let tab = s.engine().table(&s.table_key(&db, &t)).map_err(|e| open_error(e, &db, &t))?;
+                    (tab.schema(), tab.extras())
+                }
+            };
             let rows = schema
                 .visible_columns()
                 .iter()

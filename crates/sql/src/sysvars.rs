@@ -742,8 +742,8 @@ pub static VARS: &[VarDef] = &[
     def("net_write_timeout", B, DYN, uint(1, 31_536_000), "60", USED),
     def("open_files_limit", G, RO, uint(0, U64), "5000", COMPAT),
     def("optimizer_switch", B, DYN, VarKind::OptimizerSwitch, crate::optimizer_switch::DEFAULT, USED),
-    def("performance_schema", G, RO, Bool, "OFF", COMPAT),
-    def("performance_schema_instrument", G, RO, Str, "", COMPAT),
+    def("performance_schema", G, RO, Bool, "ON", USED),
+    def("performance_schema_instrument", G, RO, Str, "", USED),
     def("pid_file", G, RO, Str, "", COMPAT),
     def("port", G, RO, uint(0, 65535), "3306", USED),
     def("protocol_version", G, RO, uint(0, 255), "10", USED),
@@ -1415,7 +1415,7 @@ mod tests {
         assert!(rows.windows(2).all(|w| w[0].0 < w[1].0));
         let get = |n: &str| rows.iter().find(|(k, _)| *k == n).map(|(_, v)| v.as_str());
         assert_eq!(get("autocommit"), Some("ON"));
-        assert_eq!(get("performance_schema"), Some("OFF"));
+        assert_eq!(get("performance_schema"), Some("ON"));
         assert_eq!(get("innodb_buffer_pool_size"), Some("268435456"));
         assert_eq!(get("transaction_isolation"), Some("REPEATABLE-READ"));
         assert_eq!(get("innodb_max_dirty_pages_pct"), Some("90.000000"));

@@ -266,7 +266,9 @@ impl BufferPool {
             if started.elapsed() > WAIT_FREE_LIMIT {
                 return Err(Error::PoolExhausted { instance: inst.id });
             }
-            crate::txn::admission::blocking(|| inst.free_ready.wait_for(&mut lists, Duration::from_millis(1)));
+            crate::txn::admission::blocking(crate::wait::Instrument::FreeFrame, || {
+                inst.free_ready.wait_for(&mut lists, Duration::from_millis(1))
+            });
         }
     }
 

@@ -83,9 +83,9 @@ struct Instance {
     frames: Box<[Frame]>,
     _memory: FrameMemory,
     table: PageTable,
-    lists: Mutex<Lists>,
+    lists: crate::wait::Mutex<Lists>,
     /// Dirty frames by oldest modification, and by tablespace.
-    flush_list: Mutex<FlushList>,
+    flush_list: crate::wait::Mutex<FlushList>,
     /// Set at the first eviction; until then hits never reorder the LRU.
     has_evicted: AtomicBool,
     /// The LRU flusher's event: free frames are wanted (with `lists`).
@@ -252,11 +252,11 @@ impl BufferPool {
                 Instance {
                     id,
                     table: PageTable::new(per),
-                    lists: Mutex::new(Lists {
-                        free: (0..per as u32).rev().collect(),
-                        lru: Lru::new(per, cfg.old_blocks_pct),
-                    }),
-                    flush_list: Mutex::new(FlushList::default()),
+                    lists: crate::wait::Mutex::new(
+                        crate::wait::Instrument::BufPoolLruList,
+                        Lists { free: (0..per as u32).rev().collect(), lru: Lru::new(per, cfg.old_blocks_pct) },
+                    ),
+                    flush_list: crate::wait::Mutex::new(crate::wait::Instrument::FlushList, FlushList::default()),
                     has_evicted: AtomicBool::new(false),
                     lru_wake: Default::default(),
                     free_ready: Default::default(),
@@ -586,7 +586,7 @@ impl BufferPool {
         let bytes = unsafe { frame.bytes_mut(self.page_size()) };
         let res = file.and_then(|file| {
             let read = || instance_stats::pending(&inst.stats.pending_reads, 1, || file.read_page(id.page_no, bytes));
-            crate::txn::admission::blocking(read)?;
+            crate::txn::admission::lend(read)?;
             crate::page::verify(bytes, id)
                 .and_then(|()| Self::check_structure(bytes, id))
                 .map_err(|e| e.in_file(&file.path))

@@ -136,7 +136,7 @@ pub struct IndexLayout {
 pub struct Table {
     name: String,
     clustered: BTree,
-    state: RwLock<TableState>,
+    state: crate::wait::RwLock<TableState>,
     /// Next AUTO_INCREMENT value.
     auto_inc: AtomicU64,
     unique_lock: Mutex<()>,
@@ -191,7 +191,7 @@ impl Table {
         Self {
             name: def.name.clone(),
             clustered,
-            state: RwLock::new(TableState { def, secondary }),
+            state: crate::wait::RwLock::new(crate::wait::Instrument::TableState, TableState { def, secondary }),
             auto_inc: AtomicU64::new(auto_inc),
             unique_lock: Mutex::new(()),
             users: Arc::new(Users::default()),
@@ -276,7 +276,7 @@ impl Table {
         out
     }
 
-    pub(crate) fn state(&self) -> &RwLock<TableState> {
+    pub(crate) fn state(&self) -> &crate::wait::RwLock<TableState> {
         &self.state
     }
 
@@ -398,6 +398,32 @@ impl Table {
         let prefix = k.len() as u16;
         k.extend_from_slice(pk);
         (k, prefix)
+    }
+
+    /// The name of this table's index `index_id` (`PRIMARY` for the
+    /// clustered one) and lock key `key` of it as text (see
+    /// [`crate::row::key::describe`]; `None` is the supremum: `supremum
+    /// pseudo-record`, as InnoDB says); `None` if the index is not this
+    /// table's.
+    pub fn lock_key_text(&self, index_id: u32, key: Option<&[u8]>) -> Option<(String, String)> {
+        let st = self.state.read();
+        let schema = &st.def.schema;
+        let pk = schema.primary_key.iter().map(|&c| &schema.columns[c]);
+        let (name, text) = if self.clustered.index_id() == index_id {
+            ("PRIMARY".to_string(), key.map(|k| crate::row::key::describe(pk, k)))
+        } else {
+            let ix = st.secondary.iter().position(|s| s.tree.index_id() == index_id)?;
+            let def = schema.indexes.get(ix)?;
+            let cols = def.columns.iter().map(|&c| &schema.columns[c]);
+            // A prefix part's encoding is not its column's: shown in hex.
+            let text = if def.prefix.is_empty() {
+                key.map(|k| crate::row::key::describe(cols.chain(pk), k))
+            } else {
+                key.map(|k| crate::row::key::describe(std::iter::empty(), k))
+            };
+            (def.name.clone(), text)
+        };
+        Some((name, text.unwrap_or_else(|| "supremum pseudo-record".to_string())))
     }
 
     fn describe_key(cols: &[usize], row: &[Value]) -> String {
@@ -704,7 +730,9 @@ impl RowCursor {
         if self.uses.iter().any(|u| u.dropped()) {
             return Err(Error::NoSuchIndex(format!("an index of {} was dropped during the scan", self.name)));
         }
-        self.next_visible(row)
+        let more = self.next_visible(row)?;
+        crate::wait::note_rows_read(u64::from(more));
+        Ok(more)
     }
 
     /// All remaining rows.

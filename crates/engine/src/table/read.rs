@@ -81,6 +81,7 @@ impl Table {
         if !self.clustered.get(&k, &mut buf)? {
             return Ok(None);
         }
+        crate::wait::note_rows_read(1); // a record was found (a miss reads none)
         let row = if trx.reads_uncommitted() {
             let (h, row) = self.split_record(&k, &buf)?;
             if h.deleted {
@@ -111,8 +112,9 @@ impl Table {
     pub fn get_locking(&self, trx: &mut Trx, pk: &[Value], mode: LockMode) -> Result<Option<Vec<Value>>> {
         crate::txn::admission::enter();
         let r = self.get_locking_inner(trx, pk, mode);
-        if matches!(r, Ok(Some(_))) {
+        if let Ok(Some(_)) = &r {
             self.row_counters().read.inc();
+            crate::wait::note_rows_read(1);
         }
         Self::end_statement(trx, r)
     }
@@ -202,6 +204,10 @@ impl Table {
         visit: &mut dyn FnMut(Vec<Value>) -> bool,
     ) -> Result<()> {
         crate::txn::admission::enter();
+        let visit = &mut |row: Vec<Value>| {
+            crate::wait::note_rows_read(1);
+            visit(row)
+        };
         let r = self.scan_locking_inner(trx, index, lower, upper, mode, visit);
         Self::end_statement(trx, r)
     }

@@ -192,7 +192,9 @@ impl TxnSys {
         let writers = (self.history.lag_waiters() + 1) as f64;
         let rate = self.history.purge_rate().max(1.0);
         let delay = Duration::from_secs_f64(writers / rate * (1.0 + excess)).clamp(Duration::from_micros(100), cap);
-        crate::txn::admission::blocking(|| self.history.wait_for_lag(lag, start + delay, &self.shutting_down));
+        crate::txn::admission::blocking(crate::wait::Instrument::PurgeLag, || {
+            self.history.wait_for_lag(lag, start + delay, &self.shutting_down)
+        });
         self.purge_lag_delay_us.add(start.elapsed().as_micros() as u64);
     }
 

@@ -187,12 +187,23 @@ pub struct LockWaitInfo {
     pub since: Instant,
 }
 
+/// One lock request, as performance_schema.data_locks lists it.
+#[derive(Clone, Debug)]
+pub struct LockInfo {
+    pub trx: TrxId,
+    pub key: LockKey,
+    pub mode: LockMode,
+    pub kind: LockKind,
+    /// Waiting (not granted yet).
+    pub waiting: bool,
+}
+
 pub struct LockSys {
-    shards: Box<[Mutex<Shard>]>,
+    shards: Box<[crate::wait::Mutex<Shard>]>,
     /// The waits in progress (only a waiting request takes this mutex).
-    waiting: Mutex<HashMap<TrxId, LockWaitInfo>>,
+    waiting: crate::wait::Mutex<HashMap<TrxId, LockWaitInfo>>,
     /// Wait-for edges of waiting transactions: who each waits for.
-    waits_for: Mutex<HashMap<TrxId, Vec<TrxId>>>,
+    waits_for: crate::wait::Mutex<HashMap<TrxId, Vec<TrxId>>>,
     /// Whether deadlocks are searched for (`innodb_deadlock_detect`); if
     /// not, only the timeout ends a deadlock.
     pub detect_deadlocks: std::sync::atomic::AtomicBool,
@@ -253,9 +264,11 @@ impl Default for LockSys {
 impl LockSys {
     pub fn new() -> Self {
         Self {
-            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
-            waits_for: Mutex::new(HashMap::new()),
-            waiting: Mutex::new(HashMap::new()),
+            shards: (0..SHARDS)
+                .map(|_| crate::wait::Mutex::new(crate::wait::Instrument::LockSys, Shard::default()))
+                .collect(),
+            waits_for: crate::wait::Mutex::new(crate::wait::Instrument::LockWaitGraph, HashMap::new()),
+            waiting: crate::wait::Mutex::new(crate::wait::Instrument::LockWaitGraph, HashMap::new()),
             detect_deadlocks: std::sync::atomic::AtomicBool::new(true),
             stats: LockStats::default(),
         }
@@ -341,7 +354,7 @@ impl LockSys {
         }
         let wake_at = interrupt.and_then(Interrupt::deadline).map_or(deadline, |d| d.min(deadline));
         let mut interrupted = false;
-        let granted = crate::txn::admission::blocking(|| {
+        let granted = crate::txn::admission::blocking(crate::wait::Instrument::RowLock, || {
             let mut g = slot.granted.lock();
             while !*g {
                 if interrupt.is_some_and(|i| i.check().is_some()) {
@@ -482,6 +495,27 @@ impl LockSys {
         let mut v: Vec<LockWaitInfo> = self.waiting.lock().values().cloned().collect();
         v.sort_by_key(|w| w.since);
         v
+    }
+
+    /// Every lock request in the table, granted ones first within each
+    /// key (performance_schema.data_locks). Takes each shard's mutex in
+    /// turn: a consistent picture of each key, not of the whole table.
+    pub fn snapshot(&self) -> Vec<LockInfo> {
+        let mut out = Vec::new();
+        for shard in self.shards.iter() {
+            for (key, q) in &shard.lock().queues {
+                for r in &q.reqs {
+                    out.push(LockInfo {
+                        trx: r.trx,
+                        key: key.clone(),
+                        mode: r.mode,
+                        kind: r.kind,
+                        waiting: r.wait.is_some(),
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// Locks currently in the table (all shards), for tests and

@@ -54,8 +54,6 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
-
 use super::purge::History;
 use super::trx_info::TrxInfo;
 use super::TrxId;
@@ -96,7 +94,7 @@ impl ReadView {
 /// Transaction ids and the set of active read-write transactions.
 pub struct TrxSys {
     next_id: AtomicU64,
-    inner: Mutex<Inner>,
+    inner: crate::wait::Mutex<Inner>,
     /// The history list; its purgeable count is kept under `inner`.
     history: Arc<History>,
 }
@@ -160,7 +158,7 @@ impl TrxSys {
     pub fn new(first: TrxId) -> Self {
         Self {
             next_id: AtomicU64::new(first.max(1)),
-            inner: Mutex::new(Inner::default()),
+            inner: crate::wait::Mutex::new(crate::wait::Instrument::TrxSys, Inner::default()),
             history: Arc::new(History::default()),
         }
     }

@@ -97,6 +97,8 @@ pub enum View {
     InnodbCmpmem,
     InnodbTables,
     InnodbIndexes,
+    /// A table of performance_schema (`perfschema`), read the same way.
+    Perf(crate::perfschema::Table),
 }
 
 /// Every table with its name, in name order (SHOW TABLES' order).
@@ -137,6 +139,9 @@ pub const ALL: [(View, &str); 31] = [
 impl View {
     /// The table's name (upper case, as MySQL 8.0 and MariaDB list it).
     pub fn name(self) -> &'static str {
+        if let View::Perf(t) = self {
+            return t.name();
+        }
         ALL.iter().find(|(v, _)| *v == self).map_or("?", |(_, n)| n)
     }
 
@@ -184,6 +189,18 @@ pub fn lookup(name: &str) -> Option<View> {
     ALL.iter().find(|(_, n)| n.eq_ignore_ascii_case(name)).map(|(v, _)| *v)
 }
 
+/// The system table `db`.`name` (information_schema's or
+/// performance_schema's), if it is one.
+pub fn system_table(db: &str, name: &str) -> Option<View> {
+    if is_db(db) {
+        lookup(name)
+    } else if crate::perfschema::is_db(db) {
+        crate::perfschema::lookup(name).map(View::Perf)
+    } else {
+        None
+    }
+}
+
 /// What a query's constant terms say about the schema and table names it
 /// wants (`None`: anything). See invariant 3.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -204,7 +221,12 @@ impl Hint {
 
 /// 1044 for a statement that would change information_schema.
 pub fn write_denied(user: &str) -> SqlError {
-    SqlError::new(1044, "42000", format!("Access denied for user '{user}'@'%' to database '{DB}'"))
+    write_denied_in(user, DB)
+}
+
+/// 1044 for a statement that would change system database `db`.
+pub fn write_denied_in(user: &str, db: &str) -> SqlError {
+    SqlError::new(1044, "42000", format!("Access denied for user '{user}'@'%' to database '{db}'"))
 }
 
 /// 1044 for DDL naming a table of information_schema (CREATE / DROP /
@@ -214,8 +236,12 @@ pub fn refuse_ddl(stmt: &sqlparser::ast::Statement, db: Option<&str>, user: &str
     use sqlparser::ast::{ObjectName, ObjectType, Statement as S};
     let names: Vec<&ObjectName> = match stmt {
         S::Drop { object_type: ObjectType::Schema | ObjectType::Database, names, .. } => {
-            if names.iter().any(|n| is_db(n.to_string().trim_matches('`'))) {
-                return Err(write_denied(user));
+            for n in names {
+                let n = n.to_string();
+                let n = n.trim_matches('`');
+                if is_db(n) || crate::perfschema::is_db(n) {
+                    return Err(write_denied_in(user, &n.to_ascii_lowercase()));
+                }
             }
             return Ok(());
         }
@@ -228,13 +254,17 @@ pub fn refuse_ddl(stmt: &sqlparser::ast::Statement, db: Option<&str>, user: &str
         S::RenameTable(pairs) => pairs.iter().flat_map(|p| [&p.old_name, &p.new_name]).collect(),
         _ => return Ok(()),
     };
-    let in_schema = |n: &&ObjectName| match n.0.as_slice() {
-        [_] => db.is_some_and(is_db),
-        [d, _] => d.as_ident().is_some_and(|d| is_db(&d.value)),
-        _ => false,
+    let schema_of = |n: &&ObjectName| match n.0.as_slice() {
+        [_] => db.map(str::to_string),
+        [d, _] => d.as_ident().map(|d| d.value.clone()),
+        _ => None,
     };
-    if names.iter().any(in_schema) {
-        return Err(write_denied(user));
+    for n in &names {
+        match schema_of(n) {
+            Some(d) if is_db(&d) => return Err(write_denied(user)),
+            Some(d) if crate::perfschema::is_db(&d) => return Err(write_denied_in(user, crate::perfschema::DB)),
+            _ => {}
+        }
     }
     // quire's data dictionary (`catalog::is_dictionary`): 3554.
     for n in &names {
@@ -301,6 +331,7 @@ pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
         View::InnodbCmpmem => Ok(innodb_pool::cmpmem(s)),
         View::InnodbTables => Ok(innodb_dict::tables(s)),
         View::InnodbIndexes => Ok(innodb_dict::indexes(s)),
+        View::Perf(t) => crate::perfschema::rows(s, t),
     }?;
     debug_assert!(rows.iter().all(|r| r.len() == shape::columns(v).len()), "{v:?}: invariant 1");
     Ok(rows)
@@ -347,6 +378,14 @@ pub(crate) fn objects(s: &Session, hint: &Hint) -> Vec<Object> {
             for (v, n) in ALL.iter() {
                 if hint.table_ok(n) {
                     out.push(Object { db: db.clone(), name: n.to_string(), kind: Kind::System(*v) });
+                }
+            }
+            continue;
+        }
+        if crate::perfschema::is_db(&db) {
+            for (t, n) in crate::perfschema::ALL.iter() {
+                if hint.table_ok(n) {
+                    out.push(Object { db: db.clone(), name: n.to_string(), kind: Kind::System(View::Perf(*t)) });
                 }
             }
             continue;

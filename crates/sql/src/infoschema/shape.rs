@@ -20,23 +20,25 @@ use super::View;
 
 /// A column's type, in the few forms information_schema uses.
 #[derive(Clone, Copy)]
-enum T {
+pub(crate) enum T {
     Var(u32),
     BigU,
     Big,
     IntU,
     Int,
     DateTime,
+    /// performance_schema's `timestamp(6)` columns.
+    DateTime6,
     LongText,
     Json,
     Double,
 }
 
 /// (name, type, nullable)
-type Def = (&'static str, T, bool);
+pub(crate) type Def = (&'static str, T, bool);
 
-const N: bool = true;
-const NN: bool = false;
+pub(crate) const N: bool = true;
+pub(crate) const NN: bool = false;
 
 const SCHEMATA: &[Def] = &[
     ("CATALOG_NAME", T::Var(512), NN),
@@ -580,6 +582,7 @@ fn defs(v: View) -> &'static [Def] {
         View::InnodbCmpmem => INNODB_CMPMEM,
         View::InnodbTables => INNODB_TABLES,
         View::InnodbIndexes => INNODB_INDEXES,
+        View::Perf(t) => crate::perfschema::defs(t),
     }
 }
 
@@ -596,6 +599,7 @@ pub fn columns(v: View) -> Vec<Column> {
                 T::IntU => ColumnType::Int { unsigned: true },
                 T::Int => ColumnType::Int { unsigned: false },
                 T::DateTime => ColumnType::DateTime { fsp: 0 },
+                T::DateTime6 => ColumnType::DateTime { fsp: 6 },
                 T::LongText => ColumnType::Text,
                 T::Json => ColumnType::Json,
                 T::Double => ColumnType::Double { digits: None, unsigned: false },
