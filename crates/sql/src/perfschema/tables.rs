@@ -107,6 +107,8 @@ pub fn threads(s: &Session) -> Vec<Vec<Value>> {
         let connection = p.as_ref().map(|p| if p.host == "localhost" { "Socket" } else { "TCP/IP" });
         let name = if foreground {
             "thread/sql/one_connection".to_string()
+        } else if th.name == "main" {
+            "thread/sql/main".to_string()
         } else if th.name.is_empty() {
             "thread/innodb/unnamed".to_string()
         } else {
