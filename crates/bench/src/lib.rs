@@ -22,6 +22,7 @@ pub mod sysbench;
 pub mod target;
 pub mod timestamp;
 pub mod tpcc;
+pub mod waits;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -286,6 +286,12 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
     let data_bytes = data_size(&mut targets, o)?;
     let mut points = Vec::new();
     let mut notes = Vec::new();
+    // Top waits (seed 000's chart): every target's wait instruments on.
+    for t in &targets {
+        if let Some(why) = crate::waits::enable(&t.spec) {
+            notes.push(Note { target: t.label.clone(), scenario: "all".into(), setting: None, text: why });
+        }
+    }
     if wants_tpcc && !o.tpcc.scale.is_standard() {
         let s = o.tpcc.scale;
         notes.push(Note {
@@ -357,6 +363,7 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
                 };
                 for t in targets.iter().zip(&active).filter(|(_, a)| **a).map(|(t, _)| t) {
                     done += 1;
+                    let sampler = crate::waits::Sampler::start(&t.spec);
                     let res = match (r.workload, o.driver) {
                         (Workload::Tpcc, DriverKind::Builtin) => {
                             let run = TpccRun {
@@ -373,10 +380,13 @@ pub fn run(o: &Options) -> Result<(Report, Vec<PathBuf>)> {
                         (_, DriverKind::Builtin) => driver::run(&t.spec, &cfg),
                         (_, DriverKind::Sysbench) => crate::sysbench::run(&t.spec, &cfg),
                     };
+                    let waits = sampler.map(crate::waits::Sampler::finish);
                     match res {
                         Ok(res) => {
                             eprintln!("[{done:>3}/{total}] {}", line(&t.label, &cfg, &res, phase.setting.as_ref()));
-                            points.push(point(&t.label, phase, &cfg, res, o.driver));
+                            let mut p = point(&t.label, phase, &cfg, res, o.driver);
+                            p.waits = waits;
+                            points.push(p);
                         }
                         Err(e) => {
                             eprintln!("[{done:>3}/{total}] FAILED: {e}");
@@ -531,6 +541,7 @@ fn point(label: &str, phase: &Phase, cfg: &RunConfig, res: RunResult, driver: Dr
         summary: res.summary,
         samples: res.samples,
         statements,
+        waits: None,
     }
 }
 

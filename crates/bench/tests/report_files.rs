@@ -117,10 +117,20 @@ fn a_short_run_writes_csv_json_svg_png_and_markdown_that_read_back() {
         }
     }
 
-    // Charts: TPS and p95 against threads per workload, TPS over time.
+    // Charts: TPS and p95 against threads per workload, TPS over time,
+    // and the top-5 waits of each group's highest concurrency where the
+    // embedded quire's performance_schema saw waits (the read_write
+    // timeline's commits write the redo log: it always has some).
     let svgs: Vec<_> = files.iter().filter(|f| f.extension().is_some_and(|e| e == "svg")).collect();
     let pngs: Vec<_> = files.iter().filter(|f| f.extension().is_some_and(|e| e == "png")).collect();
-    assert_eq!(svgs.len(), 5, "{svgs:?}");
+    let is_waits = |f: &&&std::path::PathBuf| f.to_string_lossy().contains("top-waits-");
+    let waits = svgs.iter().filter(is_waits).count();
+    assert_eq!(svgs.len() - waits, 5, "{svgs:?}");
+    assert!((1..=3).contains(&waits), "{svgs:?}");
+    assert!(svgs.iter().any(|f| f.to_string_lossy().contains("top-waits-timeline-read_write-quire-2t")), "{svgs:?}");
+    let sampled = back.points.iter().find(|p| p.scenario == "timeline").and_then(|p| p.waits.clone());
+    let sampled = sampled.expect("the timeline point has wait samples");
+    assert!(!sampled.is_empty() && sampled.iter().all(|s| s.waits.iter().all(|(_, w)| *w > 0.0)));
     assert_eq!(pngs.len(), svgs.len());
     for svg in &svgs {
         let text = read(svg);

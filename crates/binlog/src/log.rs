@@ -49,6 +49,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use parking_lot::{Condvar, Mutex};
 
+use quire_engine::wait::{file_io, FileOp, Instrument};
+
 use crate::event::{self, Checksum, Events, Frame, LogicalClock, FLAGS_OFFSET, FLAG_IN_USE, MAGIC};
 use crate::follow::{pack, Follow};
 use crate::order::Order;
@@ -417,9 +419,8 @@ impl BinLog {
     fn write_group(&self, segs: Vec<Segment>, sync: bool) -> LResult<()> {
         let mut touched: Vec<Arc<OpenFile>> = Vec::new();
         for s in &segs {
-            s.file
-                .file
-                .write_all_at(&s.bytes, s.offset)
+            let (bytes, at) = (&s.bytes, s.offset);
+            file_io(Instrument::BinlogFile, FileOp::Write, bytes.len(), || s.file.file.write_all_at(bytes, at))
                 .map_err(|e| LogError(format!("cannot write binary log '{}': {e}", s.file.name)))?;
             if !touched.iter().any(|t| Arc::ptr_eq(t, &s.file)) {
                 touched.push(s.file.clone());
@@ -427,7 +428,8 @@ impl BinLog {
         }
         if sync {
             for t in &touched {
-                t.file.sync_data().map_err(|e| LogError(format!("cannot sync binary log '{}': {e}", t.name)))?;
+                file_io(Instrument::BinlogFile, FileOp::Misc, 0, || t.file.sync_data())
+                    .map_err(|e| LogError(format!("cannot sync binary log '{}': {e}", t.name)))?;
             }
         }
         for s in segs.into_iter().filter(|s| s.closes) {

@@ -27,6 +27,7 @@ pub mod space;
 pub mod sync;
 pub mod table;
 pub mod txn;
+pub mod wait;
 
 pub use config::EngineConfig;
 pub use error::{Error, Result};

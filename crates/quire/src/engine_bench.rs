@@ -152,8 +152,9 @@ fn load(args: &Args, ratio: u32) -> Result<Loaded, Box<dyn std::error::Error>> {
 }
 
 fn measure(l: &Loaded, threads: usize, seconds: f64, update: bool, value_bytes: usize) -> Point {
-    let stats = &l.engine.pool().stats;
-    let (req0, reads0) = (stats.requests.get(), stats.reads.get());
+    let pool = l.engine.pool();
+    let stats = &pool.stats;
+    let (req0, reads0) = (pool.page_requests(), stats.reads.get());
     let rows = l.rows;
     let tree = &l.tree;
     let ops = run_threads(threads, seconds, |rng| {
@@ -169,7 +170,7 @@ fn measure(l: &Loaded, threads: usize, seconds: f64, update: bool, value_bytes: 
             });
         }
     });
-    let req = stats.requests.get() - req0;
+    let req = pool.page_requests() - req0;
     let reads = stats.reads.get() - reads0;
     Point { ops_per_s: ops, hit_ratio: (req > 0).then(|| 1.0 - reads as f64 / req as f64) }
 }

@@ -140,6 +140,14 @@ fn hooks(cfg: &ServerConfig, engine: &Arc<Engine>) {
         }
         let _ = sv.on_change(name, Box::new(move |v| apply(v)));
     }
+    // Wait instruments (`engine/wait`, read through performance_schema):
+    // both variables are read-only, so only their startup values count.
+    quire_engine::wait::set_on(sv.global("performance_schema").and_then(|v| v.as_bool()).unwrap_or(true));
+    if let Some(VarValue::Str(spec)) = sv.global("performance_schema_instrument") {
+        for item in quire_engine::wait::configure(&spec) {
+            tracing::warn!("performance_schema_instrument: cannot read '{item}' (want pattern=ON|OFF|COUNTED)");
+        }
+    }
 }
 
 impl Server {

@@ -418,18 +418,20 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
 
 /// The privileges of a GRANT that names them (tokens between GRANT and
 /// ON): only the named global ones quire keeps apart from ALL
-/// (`catalog::NAMED_GLOBAL_PRIVILEGES`; MariaDB's REPLICATION REPLICA
+/// (`catalog::NAMED_GLOBAL_PRIVILEGES`: PROCESS, which monitoring users
+/// such as mysqld_exporter's are given, and the replication ones; MariaDB's REPLICATION REPLICA
 /// and BINLOG MONITOR are their new names); anything else is 1235.
 fn named_globals(privs: &[String]) -> Result<Vec<&'static str>> {
     let mut out = Vec::new();
     for p in privs.split(|x| x == ",") {
         let p = p.join(" ");
         let named = match p.as_str() {
+            "PROCESS" => "PROCESS",
             "REPLICATION SLAVE" | "REPLICATION REPLICA" => "REPLICATION SLAVE",
             "REPLICATION CLIENT" | "BINLOG MONITOR" => "REPLICATION CLIENT",
             _ => {
                 return Err(SqlError::unsupported(
-                    "privileges other than ALL [PRIVILEGES], REPLICATION SLAVE and REPLICATION CLIENT",
+                    "privileges other than ALL [PRIVILEGES], PROCESS, REPLICATION SLAVE and REPLICATION CLIENT",
                 ))
             }
         };
@@ -536,14 +538,8 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
         }
         AdminStmt::ShowProcesslist { full } => crate::kill::show_processlist(s, *full),
         AdminStmt::InnodbStatus => {
-            // MySQL asks for PROCESS; quire's global grant stands for it.
-            if !s.shared.catalog.user(&s.user).is_some_and(|u| u.grants.contains("*")) {
-                return Err(SqlError::new(
-                    1227,
-                    "42000",
-                    "Access denied; you need (at least one of) the PROCESS privilege(s) for this operation".to_string(),
-                ));
-            }
+            // MySQL asks for PROCESS.
+            crate::infoschema::check_process(s)?;
             let text = crate::innodb_status::report(s);
             let row = vec![Value::Str("InnoDB".into()), Value::Str(String::new()), Value::Str(text)];
             Ok(Output::Rows { columns: a.columns(), rows: vec![row] })
@@ -1016,7 +1012,22 @@ pub fn columns_of(stmt: &ast::Statement) -> Vec<ColMeta> {
     }
 }
 
-fn status_rows(s: &Session) -> Vec<(String, String)> {
+/// SHOW [GLOBAL] VARIABLES' rows (and performance_schema's
+/// global_variables / session_variables).
+pub(crate) fn variable_rows(s: &Session, global: bool) -> Vec<(String, String)> {
+    let all = if global { s.shared.sysvars.all() } else { s.shared.sysvars.all_session(&s.vars) };
+    let mut v: Vec<(String, String)> = all.into_iter().map(|(n, v)| (n.to_string(), v)).collect();
+    for (n, val) in v.iter_mut() {
+        if n == "autocommit" && !global {
+            *val = if s.autocommit() { "ON".into() } else { "OFF".into() };
+        }
+    }
+    v
+}
+
+/// SHOW STATUS's rows (and performance_schema's global_status /
+/// session_status).
+pub(crate) fn status_rows(s: &Session) -> Vec<(String, String)> {
     use std::sync::atomic::Ordering::Relaxed;
     let st = &s.shared.stats;
     let e = s.engine();
@@ -1057,6 +1068,7 @@ fn status_rows(s: &Session) -> Vec<(String, String)> {
         ("Uptime".into(), uptime.to_string()),
     ];
     v.extend(crate::status::engine_status(e));
+    v.extend(crate::status::session_status(s));
     if let Some(f) = s.shared.server_status.get() {
         v.extend(f());
     }
@@ -1074,14 +1086,7 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
     match stmt {
         S::ShowVariables { filter, global, .. } => {
             let keep = like_filter(filter);
-            let all = if *global { s.shared.sysvars.all() } else { s.shared.sysvars.all_session(&s.vars) };
-            let mut v: Vec<(String, String)> =
-                all.into_iter().filter(|(n, _)| keep(n)).map(|(n, v)| (n.to_string(), v)).collect();
-            for (n, val) in v.iter_mut() {
-                if n == "autocommit" && !*global {
-                    *val = if s.autocommit() { "ON".into() } else { "OFF".into() };
-                }
-            }
+            let v = variable_rows(s, *global).into_iter().filter(|(n, _)| keep(n)).collect();
             Ok(Output::Rows { columns: cols, rows: pairs(v) })
         }
         S::ShowStatus { filter, .. } => {
@@ -1164,9 +1169,19 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                 let columns = if full { crate::create::options::full_columns_header() } else { cols };
                 return Ok(Output::Rows { columns, rows });
             }
-            let tab = s.engine().table(&s.table_key(&db, &t)).map_err(|e| open_error(e, &db, &t))?;
-            let schema = tab.schema();
-            let extras = tab.extras();
+            let (schema, extras) = match crate::infoschema::system_table(&db, &t) {
+                Some(v) => (
+                    quire_engine::row::TableSchema {
+                        columns: crate::infoschema::shape::columns(v),
+                        ..Default::default()
+                    },
+                    quire_engine::row::TableExtras::default(),
+                ),
+                None => {
+                    let tab = s.engine().table(&s.table_key(&db, &t)).map_err(|e| open_error(e, &db, &t))?;
+                    (tab.schema(), tab.extras())
+                }
+            };
             let rows = schema
                 .visible_columns()
                 .iter()

@@ -89,7 +89,7 @@ pub const SYSTEM_USER: &str = "\0system user";
 /// SLAVE ON *.*`); every other privilege is part of ALL. Stored as grant
 /// entries `*.<privilege>`; GRANT ALL on a database whose name starts
 /// with `*.` is refused (admin.rs), so the two never mix.
-pub const NAMED_GLOBAL_PRIVILEGES: [&str; 2] = ["REPLICATION SLAVE", "REPLICATION CLIENT"];
+pub const NAMED_GLOBAL_PRIVILEGES: [&str; 3] = ["PROCESS", "REPLICATION SLAVE", "REPLICATION CLIENT"];
 
 /// The grant entry of a named global privilege.
 pub fn global_grant_entry(privilege: &str) -> String {

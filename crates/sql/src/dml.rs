@@ -653,6 +653,8 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
                 vec![]
             } else if crate::query::point_key_usable(&p.table, &pk) {
                 scanned = false;
+                // update_tx reads the row itself: the one row examined.
+                quire_engine::wait::note_rows_read(1);
                 vec![pk]
             } else {
                 // Not a key this table can hold as it is (another type, out

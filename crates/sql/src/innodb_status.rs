@@ -171,12 +171,11 @@ pub fn report(s: &Session) -> String {
         total(|i| i.old),
         total(|i| i.dirty),
     );
-    let _ =
-        writeln!(o, "Pages made young {}, not young {}", pool.stats.made_young.get(), pool.stats.not_made_young.get());
+    let _ = writeln!(o, "Pages made young {}, not young {}", pool.made_young(), pool.not_made_young());
     let _ = writeln!(o, "Pages read {}, written {}", now.reads, now.writes);
     let _ =
         writeln!(o, "{:.2} reads/s, {:.2} writes/s", rate(now.reads, before.reads), rate(now.writes, before.writes));
-    let _ = writeln!(o, "Buffer pool hit rate: {} page requests, {} reads", pool.stats.requests.get(), now.reads);
+    let _ = writeln!(o, "Buffer pool hit rate: {} page requests, {} reads", pool.page_requests(), now.reads);
     if inst.len() > 1 {
         section(&mut o, "INDIVIDUAL BUFFER POOL INFO");
         for (n, i) in inst.iter().enumerate() {

@@ -42,7 +42,7 @@ fn strip_word<'a>(s: &'a str, w: &str) -> Option<&'a str> {
     (head.eq_ignore_ascii_case(w) && whole).then(|| rest.trim_start())
 }
 
-fn is_admin(s: &Session) -> bool {
+pub(crate) fn is_admin(s: &Session) -> bool {
     s.shared.catalog.user(&s.user).is_some_and(|u| u.grants.contains("*"))
 }
 

@@ -81,6 +81,10 @@ pub struct Shared {
     pub replicas: crate::binlog::source::Replicas,
     /// The counters of the last SHOW ENGINE INNODB STATUS (its rates).
     pub monitor: parking_lot::Mutex<Option<crate::innodb_status::Snapshot>>,
+    /// What information_schema's InnoDB tables keep between reads.
+    pub innodb_views: crate::infoschema::InnodbViews,
+    /// Statement digests (`perfschema/digest.rs`).
+    pub digests: crate::perfschema::digest::Digests,
 }
 
 /// A source of SHOW STATUS rows outside this crate.
@@ -145,6 +149,8 @@ impl Shared {
             binlog: Default::default(),
             replicas: Default::default(),
             monitor: Default::default(),
+            innodb_views: Default::default(),
+            digests: Default::default(),
         });
         // Temporary tables a previous run left go before any session.
         crate::temp_table::sweep(&s.engine);
@@ -214,6 +220,9 @@ pub struct Compiled {
     pub db: Option<String>,
     /// The tables it uses (LOCK TABLES admits or delays it by them).
     pub tables: Vec<crate::table_lock::TableUse>,
+    /// Where its executions are summed (performance_schema's
+    /// events_statements_summary_by_digest); `None` while it is off.
+    pub digest: Option<Arc<crate::perfschema::digest::DigestStats>>,
 }
 
 impl Compiled {
@@ -494,6 +503,11 @@ impl Resolver for SessionResolver<'_> {
             Err(quire_engine::Error::NoSuchTable(_)) if crate::infoschema::is_db(&db) => {
                 return Err(crate::infoschema::write_denied(user.unwrap_or(self.user)));
             }
+            // performance_schema's tables other than setup_instruments
+            // (`perfschema::setup`) are read-only.
+            Err(quire_engine::Error::NoSuchTable(_)) if crate::infoschema::system_table(&db, &table).is_some() => {
+                return Err(crate::infoschema::write_denied_in(user.unwrap_or(self.user), crate::perfschema::DB));
+            }
             Err(quire_engine::Error::NoSuchTable(_)) if self.shared.catalog.view(&db, &table).is_some() => {
                 return Err(SqlError::unsupported("writing through a view"));
             }
@@ -517,6 +531,21 @@ impl Resolver for SessionResolver<'_> {
     }
 
     fn system_view(&self, name: &ast::ObjectName) -> Result<Option<crate::infoschema::View>> {
+        let perf = |d: &str| crate::perfschema::is_db(d);
+        let perf_table = match name.0.as_slice() {
+            [t] if self.db.is_some_and(perf) => Some(t),
+            [d, t] if d.as_ident().is_some_and(|d| perf(&d.value)) => Some(t),
+            _ => None,
+        };
+        if let Some(t) = perf_table {
+            let t = t.as_ident().map(|i| i.value.as_str()).unwrap_or_default();
+            return match crate::perfschema::lookup(t) {
+                Some(p) => Ok(Some(crate::infoschema::View::Perf(p))),
+                None => {
+                    Err(SqlError::new(1146, "42S02", format!("Table '{}.{t}' doesn't exist", crate::perfschema::DB)))
+                }
+            };
+        }
         let table = match name.0.as_slice() {
             [t] if self.db.is_some_and(crate::infoschema::is_db) => t,
             [d, t] if d.as_ident().is_some_and(|d| crate::infoschema::is_db(&d.value)) => t,
@@ -752,7 +781,9 @@ impl SessionEnv for Env<'_> {
 
     fn sleep(&self, d: std::time::Duration) -> Value {
         self.s.process.set_state("User sleep");
-        let cut = quire_engine::txn::admission::blocking(|| self.s.process.interrupt.sleep(d));
+        let cut = quire_engine::txn::admission::blocking(quire_engine::wait::Instrument::Sleep, || {
+            self.s.process.interrupt.sleep(d)
+        });
         self.s.process.set_state("executing");
         Value::Int(i64::from(cut.is_some()))
     }
@@ -917,6 +948,7 @@ impl Session {
         t.set_interrupt(self.process.interrupt.clone());
         t.set_owner(self.connection_id);
         t.set_isolation(iso);
+        t.set_read_only(self.trx_read_only);
         if self.binlog().is_some() {
             t.keep_row_log(true);
         }
@@ -990,6 +1022,7 @@ impl Session {
 
     /// Compiles one parsed statement.
     pub fn compile(&self, stmt: ast::Statement) -> Result<Compiled> {
+        let digest = self.shared.digests.of_statement(self.db.as_deref(), &stmt);
         let r = self.resolver();
         let epoch = self.shared.epoch();
         let (plan, params) = match stmt {
@@ -1002,6 +1035,9 @@ impl Session {
                 let p = query::compile_select(&q, &r)?;
                 let n = p.params;
                 (Plan::Select(p), n)
+            }
+            ast::Statement::Update(u) if crate::perfschema::setup::targets(&u, self.db.as_deref()) => {
+                (Plan::Other(Box::new(ast::Statement::Update(u))), 0)
             }
             stmt @ (ast::Statement::Update(_) | ast::Statement::Delete(_)) if crate::multi_dml::is_multi(&stmt) => {
                 // Compiled against the tables each time it runs.
@@ -1086,7 +1122,7 @@ impl Session {
             other => (Plan::Other(Box::new(other)), 0),
         };
         let tables = r.uses(&plan);
-        Ok(Compiled { plan, params, epoch, db: self.db.clone(), tables })
+        Ok(Compiled { plan, params, epoch, db: self.db.clone(), tables, digest })
     }
 
     /// Compiles the SELECT a SHOW statement was rewritten to
@@ -1106,7 +1142,15 @@ impl Session {
         }
         if let Some(a) = admin::parse(sql)? {
             let epoch = self.shared.epoch();
-            return Ok(Compiled { plan: Plan::Admin(a), params: 0, epoch, db: self.db.clone(), tables: vec![] });
+            let digest = self.shared.digests.of_raw(self.db.as_deref(), sql);
+            return Ok(Compiled {
+                plan: Plan::Admin(a),
+                params: 0,
+                epoch,
+                db: self.db.clone(),
+                tables: vec![],
+                digest,
+            });
         }
         let mut stmts = parse(sql)?;
         if stmts.len() != 1 {
@@ -1261,8 +1305,14 @@ impl Session {
             Ok(Some(a)) => {
                 out.begin(self, false);
                 self.begin_statement(a.uses_tables(), false);
+                let digest = self.shared.digests.of_raw(self.db.as_deref(), sql);
+                let measured = digest.as_ref().map(|_| Measure::start());
                 let r = self.run_admin(&a);
                 let r = self.finish(r).and_then(|o| deliver(o, out.rows()));
+                if let (Some(d), Some(m)) = (digest, measured) {
+                    let (e, end) = m.end(&r, self.statement_warnings());
+                    d.record(&e, end);
+                }
                 // ROW_COUNT() after SET is 0, after SHOW (a result set) -1.
                 self.row_count = match &r {
                     Ok(Outcome::Ok { affected, .. }) => *affected as i64,
@@ -1417,6 +1467,7 @@ impl Session {
         };
         let sp = trx.savepoint();
         trx.start_statement();
+        trx.set_foreign_key_checks(self.vars.foreign_key_checks());
         // A statement interrupted after its last check (a SLEEP in WHERE,
         // a kill during its final row) fails rather than commits.
         let r = f(&mut trx, self).and_then(|v| self.interrupted().map(|()| v));
@@ -1541,6 +1592,7 @@ impl Session {
         // `innodb_thread_concurrency`: the statement's row operations take
         // a seat; it is given back when the statement ends.
         quire_engine::txn::admission::begin(&self.shared.engine.txn().admission);
+        let measured = c.digest.as_ref().map(|_| Measure::start());
         let mut r = self.execute_inner(c, params, tuples, sink);
         quire_engine::txn::admission::leave();
         if timed {
@@ -1553,6 +1605,10 @@ impl Session {
             }
         }
         let r = self.finish(r);
+        if let (Some(d), Some(m)) = (&c.digest, measured) {
+            let (e, end) = m.end(&r, self.statement_warnings());
+            d.record(&e, end);
+        }
         let counted = self.calc_found.take();
         match &r {
             Ok(Outcome::Ok { affected, .. }) => self.row_count = *affected as i64,
@@ -1818,6 +1874,10 @@ impl Session {
             S::ReleaseSavepoint { name } => {
                 self.release_savepoint(&name.value)?;
                 Ok(Output::ok())
+            }
+            S::Update(u) if crate::perfschema::setup::targets(u, self.db.as_deref()) => {
+                self.shared.stats.com_update.fetch_add(1, Ordering::Relaxed);
+                crate::perfschema::setup::update(self, u)
             }
             S::Update(_) | S::Delete(_) => {
                 // Multi-table (`multi_dml.rs`); single-table ones are planned.
@@ -2147,6 +2207,24 @@ impl Session {
         Ok(())
     }
 
+    /// Runs `sql`, a query reading only system tables (information_schema,
+    /// performance_schema), inside the running statement; its rows.
+    pub(crate) fn system_query(&self, sql: &str) -> Result<Vec<Vec<Value>>> {
+        let mut stmts = crate::depth::parse_sql(sql)?;
+        let q = match stmts.pop() {
+            Some(ast::Statement::Query(q)) if stmts.is_empty() => q,
+            _ => return Err(SqlError::syntax(sql)),
+        };
+        let r = self.resolver();
+        let c = crate::rel::compile(*q, &r)?;
+        drop(r);
+        let env = Env { s: self };
+        let ex = crate::rel::exec::Exec::new(&[], &env, None, None);
+        let mut sink = crate::sink::Collect::default();
+        ex.run_into(&c.plan, &mut sink)?;
+        Ok(sink.rows)
+    }
+
     /// The value of a constant expression given as text (KILL's id).
     pub fn eval_constant(&self, text: &str) -> Result<Value> {
         // Parsed as a SELECT's one item, so depth.rs bounds it as any
@@ -2209,4 +2287,46 @@ impl Drop for Session {
 /// Columns of a statement the server answers itself, by its shape.
 pub fn text_columns(names: &[&str]) -> Vec<ColMeta> {
     names.iter().map(|n| ColMeta::expr(n, MetaType::Str { len: 255, fixed: false })).collect()
+}
+
+/// One statement's measurement for its digest: the clock, the rows this
+/// thread had read and the time it had waited for locks when it started.
+struct Measure {
+    started: std::time::Instant,
+    rows_read: u64,
+    lock_ns: u64,
+}
+
+impl Measure {
+    fn lock_ns() -> u64 {
+        use quire_engine::wait::{thread_wait_ns, Instrument};
+        thread_wait_ns(Instrument::RowLock) + thread_wait_ns(Instrument::MetadataLock)
+    }
+
+    fn start() -> Self {
+        Measure {
+            started: std::time::Instant::now(),
+            rows_read: quire_engine::wait::rows_read(),
+            lock_ns: Self::lock_ns(),
+        }
+    }
+
+    fn end(self, r: &Result<Outcome>, warnings: u16) -> (crate::perfschema::digest::Execution, std::time::Instant) {
+        let (affected, sent) = match r {
+            Ok(Outcome::Ok { affected, .. }) => (*affected, 0),
+            Ok(Outcome::Rows(n)) => (0, *n),
+            Err(_) => (0, 0),
+        };
+        let end = std::time::Instant::now();
+        let e = crate::perfschema::digest::Execution {
+            ns: end.duration_since(self.started).as_nanos().min(u128::from(u64::MAX)) as u64,
+            lock_ns: Self::lock_ns().saturating_sub(self.lock_ns),
+            error: r.is_err(),
+            warnings: u64::from(warnings),
+            affected,
+            sent,
+            examined: quire_engine::wait::rows_read().saturating_sub(self.rows_read),
+        };
+        (e, end)
+    }
 }

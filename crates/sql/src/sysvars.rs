@@ -741,8 +741,8 @@ pub static VARS: &[VarDef] = &[
     def("net_write_timeout", B, DYN, uint(1, 31_536_000), "60", USED),
     def("open_files_limit", G, RO, uint(0, U64), "5000", COMPAT),
     def("optimizer_switch", B, DYN, VarKind::OptimizerSwitch, crate::optimizer_switch::DEFAULT, USED),
-    def("performance_schema", G, RO, Bool, "OFF", COMPAT),
-    def("performance_schema_instrument", G, RO, Str, "", COMPAT),
+    def("performance_schema", G, RO, Bool, "ON", USED),
+    def("performance_schema_instrument", G, RO, Str, "", USED),
     def("pid_file", G, RO, Str, "", COMPAT),
     def("port", G, RO, uint(0, 65535), "3306", USED),
     def("protocol_version", G, RO, uint(0, 255), "10", USED),
@@ -1087,6 +1087,7 @@ struct Hot {
     max_execution_time_ms: u64,
     wait_timeout_secs: u64,
     net_write_timeout_secs: u64,
+    foreign_key_checks: bool,
     /// `time_zone` as seconds east of UTC, or `timezone::NAMED`.
     time_zone_offset: i32,
     /// `optimizer_switch`'s flags that choose plans.
@@ -1114,6 +1115,7 @@ impl SessionVars {
             max_execution_time_ms: u("max_execution_time", 0),
             wait_timeout_secs: u("wait_timeout", 28_800),
             net_write_timeout_secs: u("net_write_timeout", 60),
+            foreign_key_checks: b("foreign_key_checks", true),
             time_zone_offset: self
                 .values
                 .get("time_zone")
@@ -1205,6 +1207,11 @@ impl SessionVars {
     /// `transaction_read_only`: the session's transactions are READ ONLY.
     pub fn transaction_read_only(&self) -> bool {
         self.hot.transaction_read_only
+    }
+
+    /// `foreign_key_checks`.
+    pub fn foreign_key_checks(&self) -> bool {
+        self.hot.foreign_key_checks
     }
 
     /// `innodb_lock_wait_timeout` in seconds.
@@ -1425,7 +1432,7 @@ mod tests {
         assert!(rows.windows(2).all(|w| w[0].0 < w[1].0));
         let get = |n: &str| rows.iter().find(|(k, _)| *k == n).map(|(_, v)| v.as_str());
         assert_eq!(get("autocommit"), Some("ON"));
-        assert_eq!(get("performance_schema"), Some("OFF"));
+        assert_eq!(get("performance_schema"), Some("ON"));
         assert_eq!(get("innodb_buffer_pool_size"), Some("268435456"));
         assert_eq!(get("transaction_isolation"), Some("REPEATABLE-READ"));
         assert_eq!(get("innodb_max_dirty_pages_pct"), Some("90.000000"));

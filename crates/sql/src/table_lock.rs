@@ -262,7 +262,7 @@ impl TableLocks {
             return Err(timeout());
         }
         // Woken when a lock is freed; at least every 100 ms for KILL.
-        quire_engine::txn::admission::blocking(|| {
+        quire_engine::txn::admission::blocking(quire_engine::wait::Instrument::MetadataLock, || {
             self.freed.wait_until(held, deadline.min(now + Duration::from_millis(100)))
         });
         parking_lot::MutexGuard::unlocked(held, interrupted)

@@ -106,7 +106,9 @@ impl UserLocks {
             // Woken when a lock is freed; at least every 100 ms for KILL.
             let step = now + Duration::from_millis(100);
             let until = deadline.map_or(step, |d| d.min(step));
-            quire_engine::txn::admission::blocking(|| self.freed.wait_until(&mut held, until));
+            quire_engine::txn::admission::blocking(quire_engine::wait::Instrument::UserLock, || {
+                self.freed.wait_until(&mut held, until)
+            });
             session.check_interrupt()?;
         }
     }

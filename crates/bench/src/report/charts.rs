@@ -55,7 +55,7 @@ pub struct ChartSpec {
 #[derive(Debug, Clone)]
 pub struct Chart {
     pub title: String,
-    /// `tps-vs-threads`, `p95-vs-threads` or `tps-over-time`.
+    /// `tps-vs-threads`, `p95-vs-threads`, `tps-over-time` or `top-waits`.
     pub kind: &'static str,
     pub scenario: String,
     /// The workload's short name (`read_write`).
@@ -258,6 +258,51 @@ pub fn write_all(r: &Report, dir: &Path) -> Result<Vec<Chart>> {
             svg,
             png,
         });
+    }
+    out.extend(waits_charts(r, dir)?);
+    Ok(out)
+}
+
+/// Seed 000's figure: for each target, scenario and workload, at its
+/// highest concurrency, the five instruments waited on longest, as
+/// seconds waited per second over the run.
+fn waits_charts(r: &Report, dir: &Path) -> Result<Vec<Chart>> {
+    let mut highest: BTreeMap<(String, String, String), &Point> = BTreeMap::new();
+    for p in r.points.iter().filter(|p| p.waits.as_ref().is_some_and(|w| !w.is_empty())) {
+        let k = (p.scenario.clone(), p.workload.name().to_string(), series_name(p));
+        if highest.get(&k).is_none_or(|q| q.threads < p.threads) {
+            highest.insert(k, p);
+        }
+    }
+    let mut out = Vec::new();
+    for ((scenario, workload, line), p) in highest {
+        let seconds = p.waits.as_deref().unwrap_or_default();
+        let top = crate::waits::top(seconds, 5);
+        if top.is_empty() {
+            continue;
+        }
+        let spec = ChartSpec {
+            title: format!("{line}, {} at {} threads: top-5 waits", p.workload.script(), p.threads),
+            x_label: "seconds".into(),
+            y_label: "seconds waited per second".into(),
+            log2_x: false,
+            series: top
+                .iter()
+                .map(|(name, _)| Series {
+                    name: name.clone(),
+                    points: seconds
+                        .iter()
+                        .map(|s| {
+                            let w = s.waits.iter().find(|(n, _)| n == name).map_or(0.0, |(_, w)| *w);
+                            (f64::from(s.second), w)
+                        })
+                        .collect(),
+                })
+                .collect(),
+        };
+        let name = format!("top-waits-{}-{}-{}-{}t", slug(&scenario), slug(&workload), slug(&line), p.threads);
+        let (svg, png) = render(&spec, dir, &name)?;
+        out.push(Chart { title: spec.title, kind: "top-waits", scenario, workload, svg, png });
     }
     Ok(out)
 }

@@ -85,6 +85,7 @@ pub fn render(r: &Report, charts: &[Chart]) -> String {
             let _ = writeln!(o, "![{}]({}) ([PNG]({}))\n", c.title, file_name(&c.svg), file_name(&c.png));
         }
         table(&mut o, points, &labels);
+        waits_table(&mut o, points);
         if k.0 == "timeline" {
             for p in points {
                 if let Some(low) = p.samples.iter().min_by(|a, b| a.tps.total_cmp(&b.tps)) {
@@ -115,6 +116,31 @@ pub fn render(r: &Report, charts: &[Chart]) -> String {
          - [`summary.csv`](summary.csv): one row per point\n- [`samples.csv`](samples.csv): one row per point and second"
     );
     o
+}
+
+/// The five instruments each target waited on longest at the group's
+/// highest concurrency, as mean seconds waited per second of the run.
+fn waits_table(o: &mut String, points: &[&Point]) {
+    let Some(most) = points.iter().filter(|p| p.waits.is_some()).map(|p| p.threads).max() else { return };
+    let mut rows = Vec::new();
+    for p in points.iter().filter(|p| p.threads == most) {
+        let Some(seconds) = p.waits.as_deref().filter(|s| !s.is_empty()) else { continue };
+        for (name, total) in crate::waits::top(seconds, 5) {
+            let setting = p.setting.as_ref().map(|s| format!(" {}={}", s.variable, s.label)).unwrap_or_default();
+            rows.push(format!("| {}{setting} | `{name}` | {:.3} |", p.target, total / seconds.len() as f64));
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "Top waits at {most} threads (performance_schema, seconds waited per second):\n\n| target | instrument | s/s |\n|---|---|---:|"
+    );
+    for r in rows {
+        let _ = writeln!(o, "{r}");
+    }
+    o.push('\n');
 }
 
 /// One row per (setting, threads), a TPS and p95 column per target, and

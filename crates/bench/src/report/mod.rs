@@ -38,6 +38,10 @@ pub struct Point {
     pub samples: Vec<Sample>,
     /// Statements of completed events per type (built-in driver only).
     pub statements: Option<BTreeMap<String, u64>>,
+    /// Seconds waited per instrument in each second of the run, from the
+    /// target's performance_schema (`waits.rs`); absent when unreadable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waits: Option<Vec<crate::waits::WaitSecond>>,
 }
 
 /// Something the reader must know: a setting a target could not take, a

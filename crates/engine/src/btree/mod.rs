@@ -37,6 +37,12 @@ use crate::{space, Error, PageId, Result};
 pub use cursor::{Cursor, Direction};
 use node::Inconsistent;
 
+/// A node holding less than this percentage of its usable bytes after a
+/// delete is merged with a sibling when the two fit in one page (InnoDB's
+/// MERGE_THRESHOLD, information_schema.INNODB_INDEXES; InnoDB's default
+/// is 50). A divisor of 100.
+pub const MERGE_THRESHOLD_PCT: u32 = 25;
+
 /// A B+tree whose root is at a fixed page. Cheap to clone (an `Arc`).
 #[derive(Clone)]
 pub struct BTree {

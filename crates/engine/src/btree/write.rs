@@ -177,7 +177,7 @@ impl BTree {
     }
 
     pub(crate) fn is_underfull(&self, p: &[u8]) -> bool {
-        node::used_bytes(p) < node::usable(p.len()) / 4
+        node::used_bytes(p) < node::usable(p.len()) / (100 / super::MERGE_THRESHOLD_PCT as usize)
     }
 
     /// Gives back pages allocated in `mtr` before anything used them (an

@@ -120,10 +120,19 @@ impl BufferPool {
     /// Writes sealed page images of instance `i`: through the doublewrite
     /// buffer when there is one, else in place.
     pub(crate) fn write_sealed(&self, i: usize, ty: FlushType, pages: &[(PageId, &[u8])]) -> Result<()> {
-        match self.dblwr() {
+        let st = &self.instances[i].stats;
+        let gauge = match ty {
+            FlushType::Lru => &st.pending_flush_lru,
+            FlushType::FlushList => &st.pending_flush_list,
+        };
+        let r = super::instance_stats::pending(gauge, pages.len() as u64, || match self.dblwr() {
             Some(d) => d.write_batch(i, ty, pages, &self.files),
             None => self.files.write_pages(pages),
+        });
+        if r.is_ok() {
+            st.written.add(pages.len() as u64);
         }
+        r
     }
 
     /// Dirty frames of every instance, optionally of one space only, as

@@ -155,6 +155,7 @@ impl BufferPool {
         self.stats.evictions.inc();
         if frame.read_ahead.swap(false, Ordering::Relaxed) {
             self.read_ahead.stats.evicted_unused.inc();
+            inst.stats.read_ahead_evicted.inc();
         }
         if !inst.has_evicted.load(Ordering::Relaxed) {
             inst.has_evicted.store(true, Ordering::Relaxed);
@@ -265,7 +266,9 @@ impl BufferPool {
             if started.elapsed() > WAIT_FREE_LIMIT {
                 return Err(Error::PoolExhausted { instance: inst.id });
             }
-            crate::txn::admission::blocking(|| inst.free_ready.wait_for(&mut lists, Duration::from_millis(1)));
+            crate::txn::admission::blocking(crate::wait::Instrument::FreeFrame, || {
+                inst.free_ready.wait_for(&mut lists, Duration::from_millis(1))
+            });
         }
     }
 

@@ -32,6 +32,7 @@
 pub mod flush;
 pub mod frame;
 pub mod guard;
+pub mod instance_stats;
 pub mod lru;
 pub mod lru_flush;
 pub mod page_cleaner;
@@ -52,6 +53,8 @@ use crate::sync::Counter;
 use crate::{Error, Lsn, PageId, Result};
 use frame::{Frame, FrameMemory, NO_PAGE};
 pub use guard::{ExclusiveGuard, OptGuard, Restart, SharedGuard};
+pub use instance_stats::InstanceCounters;
+use instance_stats::InstanceStats;
 use lru::Lru;
 use page_table::PageTable;
 
@@ -80,9 +83,9 @@ struct Instance {
     frames: Box<[Frame]>,
     _memory: FrameMemory,
     table: PageTable,
-    lists: Mutex<Lists>,
+    lists: crate::wait::Mutex<Lists>,
     /// Dirty frames by oldest modification, and by tablespace.
-    flush_list: Mutex<FlushList>,
+    flush_list: crate::wait::Mutex<FlushList>,
     /// Set at the first eviction; until then hits never reorder the LRU.
     has_evicted: AtomicBool,
     /// The LRU flusher's event: free frames are wanted (with `lists`).
@@ -91,6 +94,8 @@ struct Instance {
     free_ready: parking_lot::Condvar,
     /// The LRU flusher's last write error, while it lasts.
     flush_error: Mutex<Option<lru_flush::FlushError>>,
+    /// INNODB_BUFFER_POOL_STATS' counters (`instance_stats.rs`).
+    stats: InstanceStats,
 }
 
 /// An instance's dirty frames: ordered by oldest modification (what
@@ -143,13 +148,12 @@ pub struct InstanceSummary {
     pub lru: usize,
     pub old: usize,
     pub dirty: usize,
+    pub counters: InstanceCounters,
 }
 
 /// Counters reported as `Innodb_buffer_pool_*`.
 #[derive(Default, Debug)]
 pub struct PoolStats {
-    /// Logical page requests (`read_requests`).
-    pub requests: Counter,
     /// Pages read from disk (`reads`).
     pub reads: Counter,
     /// Pages written (`pages_flushed`).
@@ -178,10 +182,6 @@ pub struct PoolStats {
     pub sync_flush_timeouts: Counter,
     /// Frames taken from the LRU tail.
     pub evictions: Counter,
-    /// Pages moved from the old to the young part.
-    pub made_young: Counter,
-    /// Accesses to old pages not made young (too soon after first access).
-    pub not_made_young: Counter,
 }
 
 pub struct BufferPool {
@@ -252,15 +252,16 @@ impl BufferPool {
                 Instance {
                     id,
                     table: PageTable::new(per),
-                    lists: Mutex::new(Lists {
-                        free: (0..per as u32).rev().collect(),
-                        lru: Lru::new(per, cfg.old_blocks_pct),
-                    }),
-                    flush_list: Mutex::new(FlushList::default()),
+                    lists: crate::wait::Mutex::new(
+                        crate::wait::Instrument::BufPoolLruList,
+                        Lists { free: (0..per as u32).rev().collect(), lru: Lru::new(per, cfg.old_blocks_pct) },
+                    ),
+                    flush_list: crate::wait::Mutex::new(crate::wait::Instrument::FlushList, FlushList::default()),
                     has_evicted: AtomicBool::new(false),
                     lru_wake: Default::default(),
                     free_ready: Default::default(),
                     flush_error: Mutex::new(None),
+                    stats: InstanceStats::default(),
                     frames,
                     _memory: memory,
                 }
@@ -346,7 +347,7 @@ impl BufferPool {
     pub fn fix_optimistic(&self, id: PageId) -> Result<OptGuard<'_>> {
         let h = page_table::hash(id);
         let inst = self.instance_of(h);
-        self.stats.requests.inc();
+        inst.stats.requests.inc();
         loop {
             if let Some(f) = inst.table.lookup(id, h, &inst.frames) {
                 let frame = &inst.frames[f as usize];
@@ -380,7 +381,7 @@ impl BufferPool {
         if !frame.holds(id) {
             return None;
         }
-        self.stats.requests.inc();
+        inst.stats.requests.inc();
         self.touch(inst, f, frame);
         Some(OptGuard { pool: self, frame, id, version })
     }
@@ -397,7 +398,7 @@ impl BufferPool {
                 // Only if free right now and still ours: the hint may name a
                 // frame reused for another page, busy with I/O.
                 if let Some(version) = frame.latch.try_optimistic().filter(|_| frame.holds(id)) {
-                    self.stats.requests.inc();
+                    self.instances[i].stats.requests.inc();
                     self.touch(&self.instances[i], f, frame);
                     return Ok(OptGuard { pool: self, frame, id, version });
                 }
@@ -427,7 +428,7 @@ impl BufferPool {
     fn fix_latched(&self, id: PageId, exclusive: bool) -> Result<&Frame> {
         let h = page_table::hash(id);
         let inst = self.instance_of(h);
-        self.stats.requests.inc();
+        inst.stats.requests.inc();
         loop {
             if let Some(f) = inst.table.lookup(id, h, &inst.frames) {
                 let frame = &inst.frames[f as usize];
@@ -498,6 +499,7 @@ impl BufferPool {
             }
             self.install(inst, &mut lists, f, id, h);
             drop(lists);
+            inst.stats.created.inc();
             let mut g = ExclusiveGuard { pool: self, frame, id, modified: false };
             g.data_mut().fill(0);
             return Ok(g);
@@ -548,14 +550,14 @@ impl BufferPool {
             return;
         }
         if now.wrapping_sub(first) < self.old_blocks_time_ms.load(Ordering::Relaxed) {
-            self.stats.not_made_young.inc();
+            inst.stats.not_made_young.inc();
             return;
         }
         let mut lists = inst.lists.lock();
         // Re-check under the mutex: the frame may have been evicted or moved.
         if frame.in_old.load(Ordering::Relaxed) && frame.page_id.load(Ordering::Relaxed) != NO_PAGE {
             lists.lru.make_young(f, &inst.frames);
-            self.stats.made_young.inc();
+            inst.stats.made_young.inc();
         }
     }
 
@@ -583,12 +585,14 @@ impl BufferPool {
         // SAFETY: exclusive latch held since take_free_frame.
         let bytes = unsafe { frame.bytes_mut(self.page_size()) };
         let res = file.and_then(|file| {
-            crate::txn::admission::blocking(|| file.read_page(id.page_no, bytes))?;
+            let read = || instance_stats::pending(&inst.stats.pending_reads, 1, || file.read_page(id.page_no, bytes));
+            crate::txn::admission::lend(read)?;
             crate::page::verify(bytes, id)
                 .and_then(|()| Self::check_structure(bytes, id))
                 .map_err(|e| e.in_file(&file.path))
         });
         self.stats.reads.inc();
+        inst.stats.reads.inc();
         match res {
             Ok(()) => {
                 // The read is for an access: that is the page's first.
@@ -870,9 +874,30 @@ impl BufferPool {
                     let l = i.lists.lock();
                     (l.free.len(), l.lru.len() as usize, l.lru.old_len() as usize)
                 };
-                InstanceSummary { frames: i.frames.len(), free, lru, old, dirty: i.flush_list.lock().len() }
+                let dirty = i.flush_list.lock().len();
+                InstanceSummary { frames: i.frames.len(), free, lru, old, dirty, counters: i.stats.snapshot() }
             })
             .collect()
+    }
+
+    /// Pages asked for, hits and misses (`Innodb_buffer_pool_read_requests`).
+    pub fn page_requests(&self) -> u64 {
+        self.instances.iter().map(|i| i.stats.requests.get()).sum()
+    }
+
+    /// Pages moved from the old to the young part of an LRU list.
+    pub fn made_young(&self) -> u64 {
+        self.instances.iter().map(|i| i.stats.made_young.get()).sum()
+    }
+
+    /// Accesses to old pages not made young (too soon after the first).
+    pub fn not_made_young(&self) -> u64 {
+        self.instances.iter().map(|i| i.stats.not_made_young.get()).sum()
+    }
+
+    /// Pages created without a read.
+    pub fn pages_created(&self) -> u64 {
+        self.instances.iter().map(|i| i.stats.created.get()).sum()
     }
 
     pub fn resident_pages(&self) -> usize {

@@ -339,7 +339,14 @@ impl BufferPool {
         let ps = self.page_size();
         let first = run[0].0;
         let buf = &mut buf[..run.len() * ps];
+        // The run's pages may belong to several instances: each counts its own.
+        for (_, inst, _) in run.iter() {
+            inst.stats.pending_reads.fetch_add(1, Ordering::Relaxed);
+        }
         let read = file.read_pages(first, buf);
+        for (_, inst, _) in run.iter() {
+            inst.stats.pending_reads.fetch_sub(1, Ordering::Relaxed);
+        }
         for (i, &(p, inst, f)) in run.iter().enumerate() {
             let frame = &inst.frames[f as usize];
             let id = PageId::new(file.id, p);
@@ -352,6 +359,8 @@ impl BufferPool {
             if ok {
                 self.read_ahead.stats.pages.inc();
                 self.stats.reads.inc();
+                inst.stats.reads.inc();
+                inst.stats.read_ahead.inc();
             } else {
                 let h = page_table::hash(id);
                 let mut lists = inst.lists.lock();

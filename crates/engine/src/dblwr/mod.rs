@@ -35,7 +35,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use parking_lot::{Condvar, Mutex};
+use parking_lot::Condvar;
 use quire_io::{AlignedBuf, FileRef, OpenOptions, Vfs};
 
 use crate::page::{self, FIL_HEADER_SIZE};
@@ -96,7 +96,7 @@ struct Shard {
     file: usize,
     /// First slot of this shard in its file.
     base_slot: u64,
-    free: Mutex<Vec<usize>>,
+    free: crate::wait::Mutex<Vec<usize>>,
     freed: Condvar,
 }
 
@@ -172,7 +172,7 @@ impl Doublewrite {
             .map(|s| Shard {
                 file: s % nfiles,
                 base_slot: ((s / nfiles) * SEGMENTS * pages) as u64,
-                free: Mutex::new((0..SEGMENTS).collect()),
+                free: crate::wait::Mutex::new(crate::wait::Instrument::Dblwr, (0..SEGMENTS).collect()),
                 freed: Condvar::new(),
             })
             .collect();
@@ -226,7 +226,7 @@ impl Doublewrite {
                 if let Some(s) = free.pop() {
                     break s;
                 }
-                shard.freed.wait(&mut free);
+                crate::wait::time(crate::wait::Instrument::DblwrSlot, || shard.freed.wait(&mut free));
             }
         };
         let res = self.write_segment(shard, seg, pages, spaces);
@@ -248,8 +248,12 @@ impl Doublewrite {
         let file = &self.files[shard.file];
         let off = (shard.base_slot + (seg * self.pages_per_segment) as u64) * ps as u64;
         let io = |e| Error::io("writing the doublewrite buffer", e);
-        file.write_all_at(&image, off).map_err(io)?;
-        file.sync_data().map_err(io)?;
+        crate::wait::file_io(crate::wait::Instrument::DblwrFile, crate::wait::FileOp::Write, image.len(), || {
+            file.write_all_at(&image, off)
+        })
+        .map_err(io)?;
+        crate::wait::file_io(crate::wait::Instrument::DblwrFile, crate::wait::FileOp::Misc, 0, || file.sync_data())
+            .map_err(io)?;
         self.stats.batches.inc();
         self.stats.pages.add(pages.len() as u64);
         write_in_place(pages, spaces)?;

@@ -125,8 +125,12 @@ impl LogFile {
         let crc = crc32c::crc32c(&b[..16]);
         b[16..20].copy_from_slice(&crc.to_le_bytes());
         let io = |e| Error::io("writing a redo log checkpoint", e);
-        self.file.write_all_at(&b, BLOCK * (1 + no % 2)).map_err(io)?;
-        self.file.sync_data().map_err(io)
+        crate::wait::file_io(crate::wait::Instrument::LogFile, crate::wait::FileOp::Write, b.len(), || {
+            self.file.write_all_at(&b, BLOCK * (1 + no % 2))
+        })
+        .map_err(io)?;
+        crate::wait::file_io(crate::wait::Instrument::LogFile, crate::wait::FileOp::Misc, 0, || self.file.sync_data())
+            .map_err(io)
     }
 
     /// File offset of the byte with LSN `lsn`.
@@ -140,7 +144,11 @@ impl LogFile {
         while !bytes.is_empty() {
             let room = (self.capacity - lsn % self.capacity) as usize;
             let n = room.min(bytes.len());
-            self.file.write_all_at(&bytes[..n], self.offset(lsn)).map_err(|e| Error::io("writing the redo log", e))?;
+            let at = self.offset(lsn);
+            crate::wait::file_io(crate::wait::Instrument::LogFile, crate::wait::FileOp::Write, n, || {
+                self.file.write_all_at(&bytes[..n], at)
+            })
+            .map_err(|e| Error::io("writing the redo log", e))?;
             bytes = &bytes[n..];
             lsn += n as u64;
         }
@@ -164,6 +172,7 @@ impl LogFile {
     }
 
     pub fn sync(&self) -> Result<()> {
-        self.file.sync_data().map_err(|e| Error::io("syncing the redo log", e))
+        crate::wait::file_io(crate::wait::Instrument::LogFile, crate::wait::FileOp::Misc, 0, || self.file.sync_data())
+            .map_err(|e| Error::io("syncing the redo log", e))
     }
 }

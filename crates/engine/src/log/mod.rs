@@ -157,11 +157,20 @@ impl Default for LogConfig {
 /// No lost wake-ups: a waiter counts itself, then checks its condition,
 /// under the mutex; a notifier publishes its change, then reads the count
 /// (both sequentially consistent), and takes the mutex to notify.
-#[derive(Default)]
 struct Event {
-    lock: Mutex<()>,
+    lock: crate::wait::Mutex<()>,
     cond: Condvar,
     waiters: std::sync::atomic::AtomicUsize,
+}
+
+impl Default for Event {
+    fn default() -> Self {
+        Self {
+            lock: crate::wait::Mutex::new(crate::wait::Instrument::LogWriter, ()),
+            cond: Condvar::new(),
+            waiters: Default::default(),
+        }
+    }
 }
 
 impl Event {
@@ -557,7 +566,7 @@ impl RedoLog {
         self.flush_waiters.fetch_add(1, Ordering::AcqRel);
         self.poke_writer();
         self.flusher_event.notify_all();
-        let res = crate::txn::admission::blocking(|| {
+        let res = crate::txn::admission::blocking(crate::wait::Instrument::LogFlush, || {
             self.wait_until(self.flushed_event_for(lsn), || self.flushed_lsn() >= lsn, full_patience)
         });
         self.flush_waiters.fetch_sub(1, Ordering::AcqRel);
@@ -577,7 +586,7 @@ impl RedoLog {
                     return Ok(());
                 }
                 self.poke_writer();
-                crate::txn::admission::blocking(|| {
+                crate::txn::admission::blocking(crate::wait::Instrument::LogWrite, || {
                     self.wait_until(&self.written_event, || self.written_lsn() >= lsn, None)
                 })
             }

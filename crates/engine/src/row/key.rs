@@ -311,6 +311,48 @@ pub fn encoded_len(c: &Column, bytes: &[u8]) -> Option<usize> {
     (bytes.len() >= at + fixed).then_some(at + fixed)
 }
 
+/// A key encoded from `cols` as text for people (performance_schema's
+/// LOCK_DATA): integers as numbers, NULL as NULL, any other column (whose
+/// encoding is a weight string, not its value) as `0x` and its encoded
+/// bytes; `, ` between columns. Bytes the columns do not account for
+/// follow in hex.
+pub fn describe<'c>(cols: impl Iterator<Item = &'c Column>, bytes: &[u8]) -> String {
+    let mut parts = Vec::new();
+    let mut at = 0;
+    let hex = |b: &[u8]| format!("0x{}", b.iter().map(|x| format!("{x:02X}")).collect::<String>());
+    for c in cols {
+        let rest = &bytes[at..];
+        let Some(len) = encoded_len(c, rest) else { break };
+        let mut field = &rest[..len];
+        at += len;
+        if c.nullable {
+            if field.first() == Some(&0) {
+                parts.push("NULL".to_string());
+                continue;
+            }
+            field = &field[1..];
+        }
+        if c.ty.is_integer() && field.len() == c.ty.int_width() {
+            let mut be = [0u8; 8];
+            be[8 - field.len()..].copy_from_slice(field);
+            let raw = u64::from_be_bytes(be);
+            parts.push(if c.ty.is_unsigned() {
+                raw.to_string()
+            } else {
+                let w = field.len() * 8;
+                let v = raw ^ (1u64 << (w - 1));
+                (((v << (64 - w)) as i64) >> (64 - w)).to_string()
+            });
+        } else {
+            parts.push(hex(field));
+        }
+    }
+    if at < bytes.len() {
+        parts.push(hex(&bytes[at..]));
+    }
+    parts.join(", ")
+}
+
 /// Encodes a whole key from the values of `cols`.
 pub fn encode_key<'v>(cols: impl Iterator<Item = (&'v Column, &'v Value)>, out: &mut Vec<u8>) {
     for (c, v) in cols {
@@ -328,6 +370,22 @@ mod tests {
         let mut out = Vec::new();
         encode(c, &c.coerce(v).unwrap(), &mut out);
         out
+    }
+
+    #[test]
+    fn keys_describe_their_integers_and_show_the_rest_in_hex() {
+        let id = Column::new("id", ColumnType::Int { unsigned: false }).not_null();
+        let u = Column::new("u", ColumnType::BigInt { unsigned: true });
+        let s = Column::new("s", ColumnType::Varchar { len: 10 }).not_null();
+        let mut k = enc(&id, Value::Int(-5));
+        k.extend(enc(&u, Value::Null));
+        assert_eq!(describe([&id, &u].into_iter(), &k), "-5, NULL");
+        let mut k = enc(&id, Value::Int(42));
+        k.extend(enc(&u, Value::UInt(7)));
+        k.extend(enc(&s, Value::Str("a".into())));
+        let text = describe([&id, &u, &s].into_iter(), &k);
+        assert!(text.starts_with("42, 7, 0x"), "{text}");
+        assert_eq!(describe([&id].into_iter(), &enc(&id, Value::Int(i32::MIN as i64))), i32::MIN.to_string());
     }
 
     #[test]

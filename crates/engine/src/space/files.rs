@@ -24,7 +24,11 @@ impl SpaceFile {
     pub fn read_page(&self, page_no: PageNo, buf: &mut [u8]) -> Result<()> {
         debug_assert_eq!(buf.len(), self.page_size);
         let off = page_no as u64 * self.page_size as u64;
-        self.file.read_exact_at(buf, off).map_err(|e| {
+        let n = buf.len();
+        crate::wait::file_io(crate::wait::Instrument::DataFile, crate::wait::FileOp::Read, n, || {
+            self.file.read_exact_at(buf, off)
+        })
+        .map_err(|e| {
             if e.kind() == std::io::ErrorKind::UnexpectedEof {
                 Error::corruption(
                     crate::PageId::new(self.id, page_no),
@@ -41,17 +45,20 @@ impl SpaceFile {
     pub fn read_pages(&self, first: PageNo, buf: &mut [u8]) -> Result<()> {
         debug_assert_eq!(buf.len() % self.page_size, 0);
         let off = first as u64 * self.page_size as u64;
-        self.file
-            .read_exact_at(buf, off)
-            .map_err(|e| Error::io(format!("read of pages from {first} of {}", self.path.display()), e))
+        let n = buf.len();
+        crate::wait::file_io(crate::wait::Instrument::DataFile, crate::wait::FileOp::Read, n, || {
+            self.file.read_exact_at(buf, off)
+        })
+        .map_err(|e| Error::io(format!("read of pages from {first} of {}", self.path.display()), e))
     }
 
     pub fn write_page(&self, page_no: PageNo, buf: &[u8]) -> Result<()> {
         debug_assert_eq!(buf.len(), self.page_size);
         let off = page_no as u64 * self.page_size as u64;
-        self.file
-            .write_all_at(buf, off)
-            .map_err(|e| Error::io(format!("write of page {page_no} of {}", self.path.display()), e))
+        crate::wait::file_io(crate::wait::Instrument::DataFile, crate::wait::FileOp::Write, buf.len(), || {
+            self.file.write_all_at(buf, off)
+        })
+        .map_err(|e| Error::io(format!("write of page {page_no} of {}", self.path.display()), e))
     }
 
     /// Writes consecutive pages from `first` (`buf` a whole number of
@@ -59,13 +66,15 @@ impl SpaceFile {
     pub fn write_pages(&self, first: PageNo, buf: &[u8]) -> Result<()> {
         debug_assert_eq!(buf.len() % self.page_size, 0);
         let off = first as u64 * self.page_size as u64;
-        self.file
-            .write_all_at(buf, off)
-            .map_err(|e| Error::io(format!("write of pages from {first} of {}", self.path.display()), e))
+        crate::wait::file_io(crate::wait::Instrument::DataFile, crate::wait::FileOp::Write, buf.len(), || {
+            self.file.write_all_at(buf, off)
+        })
+        .map_err(|e| Error::io(format!("write of pages from {first} of {}", self.path.display()), e))
     }
 
     pub fn sync(&self) -> Result<()> {
-        self.file.sync_data().map_err(|e| Error::io(format!("sync of {}", self.path.display()), e))
+        crate::wait::file_io(crate::wait::Instrument::DataFile, crate::wait::FileOp::Misc, 0, || self.file.sync_data())
+            .map_err(|e| Error::io(format!("sync of {}", self.path.display()), e))
     }
 
     /// The file's size in whole pages.
@@ -109,14 +118,20 @@ pub struct SpaceFiles {
     vfs: Arc<dyn Vfs>,
     page_size: usize,
     direct: bool,
-    map: RwLock<HashMap<SpaceId, Arc<SpaceFile>>>,
+    map: crate::wait::RwLock<HashMap<SpaceId, Arc<SpaceFile>>>,
     /// The write I/O threads, once started.
     write_io: RwLock<Option<Arc<WriteIo>>>,
 }
 
 impl SpaceFiles {
     pub fn new(vfs: Arc<dyn Vfs>, page_size: usize, direct: bool) -> Self {
-        Self { vfs, page_size, direct, map: RwLock::new(HashMap::new()), write_io: RwLock::new(None) }
+        Self {
+            vfs,
+            page_size,
+            direct,
+            map: crate::wait::RwLock::new(crate::wait::Instrument::FilSpaces, HashMap::new()),
+            write_io: RwLock::new(None),
+        }
     }
 
     /// Starts `threads` write I/O threads (`innodb_write_io_threads`) for

@@ -28,6 +28,8 @@ use std::sync::atomic::{fence, AtomicU64, Ordering};
 use parking_lot::lock_api::{RawRwLock as _, RawRwLockDowngrade as _};
 use parking_lot::RawRwLock;
 
+use crate::wait::{self, Instrument};
+
 pub struct HybridLatch {
     version: AtomicU64,
     rw: RawRwLock,
@@ -74,7 +76,7 @@ impl HybridLatch {
                 return v;
             }
         }
-        loop {
+        wait::time(Instrument::PageLatchOptimistic, || loop {
             self.rw.lock_shared();
             let v = self.version.load(Ordering::Acquire);
             // SAFETY: we hold the shared lock taken just above.
@@ -82,7 +84,7 @@ impl HybridLatch {
             if v & 1 == 0 {
                 return v;
             }
-        }
+        })
     }
 
     /// Whether nothing was written since `version` was read.
@@ -94,7 +96,11 @@ impl HybridLatch {
 
     #[inline]
     pub fn lock_shared(&self) {
-        self.rw.lock_shared();
+        if self.rw.try_lock_shared() {
+            wait::count(Instrument::PageLatchShared);
+        } else {
+            wait::time(Instrument::PageLatchShared, || self.rw.lock_shared());
+        }
     }
 
     #[inline]
@@ -112,8 +118,18 @@ impl HybridLatch {
 
     #[inline]
     pub fn lock_exclusive(&self) {
-        self.rw.lock_exclusive();
+        self.lock_exclusive_raw();
         self.begin_write();
+    }
+
+    /// Takes `rw` exclusively, recording the wait if there is one.
+    #[inline]
+    fn lock_exclusive_raw(&self) {
+        if self.rw.try_lock_exclusive() {
+            wait::count(Instrument::PageLatchExclusive);
+        } else {
+            wait::time(Instrument::PageLatchExclusive, || self.rw.lock_exclusive());
+        }
     }
 
     #[inline]
@@ -132,7 +148,7 @@ impl HybridLatch {
         if self.version.load(Ordering::Relaxed) != version {
             return false;
         }
-        self.rw.lock_exclusive();
+        self.lock_exclusive_raw();
         if self.version.load(Ordering::Relaxed) != version {
             // SAFETY: locked just above.
             unsafe { self.rw.unlock_exclusive() };
@@ -148,7 +164,7 @@ impl HybridLatch {
         if self.version.load(Ordering::Relaxed) != version {
             return false;
         }
-        self.rw.lock_shared();
+        self.lock_shared();
         if self.version.load(Ordering::Relaxed) != version {
             // SAFETY: locked just above.
             unsafe { self.rw.unlock_shared() };

@@ -120,6 +120,7 @@ impl Table {
         let r = self.insert_tx_inner(trx, row);
         if r.is_ok() {
             self.count_modification();
+            self.row_counters().inserted.inc();
         }
         Self::end_statement(trx, r)
     }
@@ -302,6 +303,9 @@ impl Table {
         if r.is_ok() {
             self.count_modification();
         }
+        if matches!(r, Ok(RowUpdate::Changed)) {
+            self.row_counters().updated.inc();
+        }
         Self::end_statement(trx, r)
     }
 
@@ -394,6 +398,9 @@ impl Table {
         let r = self.delete_tx_inner(trx, pk);
         if r.is_ok() {
             self.count_modification();
+        }
+        if matches!(r, Ok(true)) {
+            self.row_counters().deleted.inc();
         }
         Self::end_statement(trx, r)
     }

@@ -122,10 +122,21 @@ pub(crate) struct TableState {
     pub secondary: Vec<Secondary>,
 }
 
+/// One index of a table ([`Table::index_layout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexLayout {
+    /// The index id (locks and pages name it).
+    pub index_id: u32,
+    /// The root page's number in the table's space.
+    pub root_page: u32,
+    /// Its position in `TableSchema::indexes`; `None`: the clustered index.
+    pub secondary: Option<usize>,
+}
+
 pub struct Table {
     name: String,
     clustered: BTree,
-    state: RwLock<TableState>,
+    state: crate::wait::RwLock<TableState>,
     /// Next AUTO_INCREMENT value.
     auto_inc: AtomicU64,
     unique_lock: Mutex<()>,
@@ -142,6 +153,9 @@ pub struct Table {
     /// and their count when `stats` was installed.
     modified: crate::sync::counter::Counter,
     modified_at_stats: AtomicU64,
+    /// A table of the `mysql` schema: its rows count as system rows
+    /// (`Innodb_system_rows_*`).
+    system: bool,
 }
 
 /// Which index a scan uses.
@@ -173,16 +187,18 @@ impl Table {
         auto_inc: u64,
         txn: Arc<TxnSys>,
     ) -> Self {
+        let system = def.name.starts_with("mysql/");
         Self {
             name: def.name.clone(),
             clustered,
-            state: RwLock::new(TableState { def, secondary }),
+            state: crate::wait::RwLock::new(crate::wait::Instrument::TableState, TableState { def, secondary }),
             auto_inc: AtomicU64::new(auto_inc),
             unique_lock: Mutex::new(()),
             users: Arc::new(Users::default()),
             txn,
             read_only: Default::default(),
             stats: RwLock::new(None),
+            system,
             modified: Default::default(),
             modified_at_stats: AtomicU64::new(0),
         }
@@ -236,7 +252,31 @@ impl Table {
         self.state.read().def.space_id
     }
 
-    pub(crate) fn state(&self) -> &RwLock<TableState> {
+    /// The row counters this table's reads and writes go to.
+    pub(crate) fn row_counters(&self) -> &crate::txn::trx_info::RowCounters {
+        if self.system {
+            &self.txn.counters.system_rows
+        } else {
+            &self.txn.counters.rows
+        }
+    }
+
+    /// The table's indexes as the data dictionary records them
+    /// (information_schema.INNODB_INDEXES): the clustered index first,
+    /// then the secondary ones in `TableSchema::indexes` order.
+    pub fn index_layout(&self) -> Vec<IndexLayout> {
+        let st = self.state.read();
+        let (root_page, index_id) = st.def.clustered;
+        let mut out = vec![IndexLayout { index_id, root_page, secondary: None }];
+        out.extend(st.def.secondary.iter().enumerate().map(|(i, &(root_page, index_id))| IndexLayout {
+            index_id,
+            root_page,
+            secondary: Some(i),
+        }));
+        out
+    }
+
+    pub(crate) fn state(&self) -> &crate::wait::RwLock<TableState> {
         &self.state
     }
 
@@ -358,6 +398,32 @@ impl Table {
         let prefix = k.len() as u16;
         k.extend_from_slice(pk);
         (k, prefix)
+    }
+
+    /// The name of this table's index `index_id` (`PRIMARY` for the
+    /// clustered one) and lock key `key` of it as text (see
+    /// [`crate::row::key::describe`]; `None` is the supremum: `supremum
+    /// pseudo-record`, as InnoDB says); `None` if the index is not this
+    /// table's.
+    pub fn lock_key_text(&self, index_id: u32, key: Option<&[u8]>) -> Option<(String, String)> {
+        let st = self.state.read();
+        let schema = &st.def.schema;
+        let pk = schema.primary_key.iter().map(|&c| &schema.columns[c]);
+        let (name, text) = if self.clustered.index_id() == index_id {
+            ("PRIMARY".to_string(), key.map(|k| crate::row::key::describe(pk, k)))
+        } else {
+            let ix = st.secondary.iter().position(|s| s.tree.index_id() == index_id)?;
+            let def = schema.indexes.get(ix)?;
+            let cols = def.columns.iter().map(|&c| &schema.columns[c]);
+            // A prefix part's encoding is not its column's: shown in hex.
+            let text = if def.prefix.is_empty() {
+                key.map(|k| crate::row::key::describe(cols.chain(pk), k))
+            } else {
+                key.map(|k| crate::row::key::describe(std::iter::empty(), k))
+            };
+            (def.name.clone(), text)
+        };
+        Some((name, text.unwrap_or_else(|| "supremum pseudo-record".to_string())))
     }
 
     fn describe_key(cols: &[usize], row: &[Value]) -> String {
@@ -588,6 +654,8 @@ impl Table {
             buf: Vec::new(),
             view: None,
             need: None,
+            read_by: None,
+            returned: 0,
         })
     }
 }
@@ -614,6 +682,20 @@ pub struct RowCursor {
     view: Option<(crate::txn::view::ReadView, Arc<crate::txn::view::ViewHandle>)>,
     /// The columns to decode ([`RowCursor::only_columns`]); `None`: all.
     need: Option<Vec<bool>>,
+    /// A statement's scan (`Table::scan_tx`): the rows it returned are
+    /// added to `Innodb_rows_read` when it is dropped (one striped add per
+    /// scan, not per row).
+    read_by: Option<(Arc<TxnSys>, bool)>,
+    returned: u64,
+}
+
+impl Drop for RowCursor {
+    fn drop(&mut self) {
+        if let Some((t, system)) = &self.read_by {
+            let c = if *system { &t.counters.system_rows } else { &t.counters.rows };
+            c.read.add(self.returned);
+        }
+    }
 }
 
 impl RowCursor {
@@ -628,6 +710,8 @@ impl RowCursor {
             buf: Vec::new(),
             view: None,
             need: None,
+            read_by: None,
+            returned: 0,
         }
     }
 
@@ -646,7 +730,9 @@ impl RowCursor {
         if self.uses.iter().any(|u| u.dropped()) {
             return Err(Error::NoSuchIndex(format!("an index of {} was dropped during the scan", self.name)));
         }
-        self.next_visible(row)
+        let more = self.next_visible(row)?;
+        crate::wait::note_rows_read(u64::from(more));
+        Ok(more)
     }
 
     /// All remaining rows.

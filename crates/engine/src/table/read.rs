@@ -81,6 +81,7 @@ impl Table {
         if !self.clustered.get(&k, &mut buf)? {
             return Ok(None);
         }
+        crate::wait::note_rows_read(1); // a record was found (a miss reads none)
         let row = if trx.reads_uncommitted() {
             let (h, row) = self.split_record(&k, &buf)?;
             if h.deleted {
@@ -101,6 +102,7 @@ impl Table {
                 format!("undecodable row under key {k:02x?} of {}", self.name),
             ));
         }
+        self.row_counters().read.inc();
         Ok(Some(out))
     }
 
@@ -110,6 +112,10 @@ impl Table {
     pub fn get_locking(&self, trx: &mut Trx, pk: &[Value], mode: LockMode) -> Result<Option<Vec<Value>>> {
         crate::txn::admission::enter();
         let r = self.get_locking_inner(trx, pk, mode);
+        if let Ok(Some(_)) = &r {
+            self.row_counters().read.inc();
+            crate::wait::note_rows_read(1);
+        }
         Self::end_statement(trx, r)
     }
 
@@ -159,6 +165,7 @@ impl Table {
         let view = (!trx.reads_uncommitted()).then(|| trx.read_view());
         let mut c = self.scan_with(index, lower, upper, dir)?;
         c.view = view;
+        c.read_by = Some((self.txn.clone(), self.system));
         Ok(c)
     }
 
@@ -197,6 +204,10 @@ impl Table {
         visit: &mut dyn FnMut(Vec<Value>) -> bool,
     ) -> Result<()> {
         crate::txn::admission::enter();
+        let visit = &mut |row: Vec<Value>| {
+            crate::wait::note_rows_read(1);
+            visit(row)
+        };
         let r = self.scan_locking_inner(trx, index, lower, upper, mode, visit);
         Self::end_statement(trx, r)
     }
@@ -284,6 +295,7 @@ impl Table {
             };
             if let Some(row) = row {
                 let schema = self.schema();
+                self.row_counters().read.inc();
                 if !visit(self.decode(&schema, &k, &row)?) {
                     break;
                 }
@@ -343,6 +355,7 @@ impl RowCursor {
                     if !codec::decode_row_into(&self.schema, &row, need, out) {
                         return Err(corrupt("undecodable row"));
                     }
+                    self.returned += 1;
                     return Ok(true);
                 }
                 IndexRef::Secondary(ix) => {
@@ -358,6 +371,7 @@ impl RowCursor {
                     if again != sec {
                         continue; // a stale entry: this version is reached through its own
                     }
+                    self.returned += 1;
                     return Ok(true);
                 }
             }

@@ -16,8 +16,6 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use parking_lot::Mutex;
-
 use crate::buffer::BufferPool;
 use crate::{space, Result, SYSTEM_SPACE};
 
@@ -30,7 +28,7 @@ pub(crate) struct RowIdCounter {
     /// The next id to hand out.
     next: AtomicU64,
     /// The persisted mark (invariant 1); taken to move it.
-    mark: Mutex<u64>,
+    mark: crate::wait::Mutex<u64>,
     /// A copy of `mark` read without the mutex.
     mark_fast: AtomicU64,
 }
@@ -40,7 +38,11 @@ impl RowIdCounter {
     /// made before row ids existed: ids then start at 1).
     pub(crate) fn new(mark: u64) -> Self {
         let mark = mark.max(1);
-        Self { next: AtomicU64::new(mark), mark: Mutex::new(mark), mark_fast: AtomicU64::new(mark) }
+        Self {
+            next: AtomicU64::new(mark),
+            mark: crate::wait::Mutex::new(crate::wait::Instrument::RowIdCounter, mark),
+            mark_fast: AtomicU64::new(mark),
+        }
     }
 
     /// A new row id, after the persisted mark is above it.

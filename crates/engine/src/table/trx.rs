@@ -47,6 +47,7 @@ use crate::txn::lock::{LockError, LockKey, LockKind, LockMode, LockSys, TrxLocks
 use crate::txn::purge::History;
 use crate::txn::record::UndoRec;
 use crate::txn::rsegs::RollbackSegments;
+use crate::txn::trx_info::{wall_ms, TrxCounters, TrxInfo};
 use crate::txn::undo::{self, BinlogPos, RollPtr, UndoLog, STATE_ROLLED_BACK};
 use crate::txn::view::{ReadView, TrxSys, ViewHandle};
 use crate::txn::{Isolation, TrxId};
@@ -89,6 +90,8 @@ pub struct TxnSys {
     pub(crate) shutting_down: AtomicBool,
     /// `innodb_thread_concurrency`'s seats (`txn/admission.rs`).
     pub admission: Arc<crate::txn::admission::Gate>,
+    /// Rows read and written, transactions ended (`txn/trx_info.rs`).
+    pub counters: TrxCounters,
 }
 
 /// The smallest cap `TxnSys::wait_for_purge` puts on the purge lag.
@@ -125,6 +128,7 @@ impl TxnSys {
             free_latch: RwLock::new(()),
             shutting_down: AtomicBool::new(false),
             admission: Default::default(),
+            counters: TrxCounters::default(),
         }
     }
 
@@ -188,13 +192,15 @@ impl TxnSys {
         let writers = (self.history.lag_waiters() + 1) as f64;
         let rate = self.history.purge_rate().max(1.0);
         let delay = Duration::from_secs_f64(writers / rate * (1.0 + excess)).clamp(Duration::from_micros(100), cap);
-        crate::txn::admission::blocking(|| self.history.wait_for_lag(lag, start + delay, &self.shutting_down));
+        crate::txn::admission::blocking(crate::wait::Instrument::PurgeLag, || {
+            self.history.wait_for_lag(lag, start + delay, &self.shutting_down)
+        });
         self.purge_lag_delay_us.add(start.elapsed().as_micros() as u64);
     }
 
     /// A new transaction id, after the persisted mark is above it.
-    fn assign_id(&self, owner: u32) -> Result<TrxId> {
-        let id = self.trx_sys.begin_owned(owner);
+    fn assign_id(&self, owner: u32, info: Option<Arc<TrxInfo>>) -> Result<TrxId> {
+        let id = self.trx_sys.begin_owned(owner, info);
         if id < self.id_mark_fast.load(Ordering::Acquire) {
             return Ok(id);
         }
@@ -245,6 +251,19 @@ pub struct Trx {
     pub(super) row_log: Option<super::row_log::RowLog>,
     /// The connection running it (0: none said).
     owner: u32,
+    /// When it started (ms since the epoch; 0: at its id).
+    started_ms: u64,
+    /// `START TRANSACTION READ ONLY` (shown by INNODB_TRX).
+    read_only: bool,
+    /// The session's `foreign_key_checks` (shown by INNODB_TRX).
+    fk_checks: bool,
+    /// Statements begun ([`Trx::start_statement`]).
+    statement: u64,
+    /// The (index, statement) last given to [`TrxInfo::note_index`]:
+    /// the lock path takes its mutex only for a new pair.
+    last_noted: (u32, u64),
+    /// What INNODB_TRX reads, from the id on (`txn/trx_info.rs`).
+    info: Option<Arc<TrxInfo>>,
 }
 
 /// How a lock request meets a conflicting lock: waits (the default),
@@ -286,6 +305,12 @@ impl Trx {
             lock_wait: LockWait::Wait,
             row_log: None,
             owner: 0,
+            started_ms: wall_ms(),
+            read_only: false,
+            fk_checks: true,
+            statement: 0,
+            last_noted: (u32::MAX, 0),
+            info: None,
         }
     }
 
@@ -328,6 +353,21 @@ impl Trx {
         self.owner = connection_id;
     }
 
+    /// Marks the transaction `START TRANSACTION READ ONLY` (for
+    /// INNODB_TRX; the SQL layer refuses its writes).
+    pub fn set_read_only(&mut self, read_only: bool) {
+        self.read_only = read_only;
+    }
+
+    /// The session's `foreign_key_checks` for the statements from now on
+    /// (for INNODB_TRX; the SQL layer enforces foreign keys).
+    pub fn set_foreign_key_checks(&mut self, on: bool) {
+        self.fk_checks = on;
+        if let Some(i) = &self.info {
+            i.foreign_key_checks.store(on, Ordering::Relaxed);
+        }
+    }
+
     /// Whether gap (next-key) locks protect locking reads.
     pub(crate) fn gap_locks(&self) -> bool {
         matches!(self.isolation, Isolation::RepeatableRead | Isolation::Serializable)
@@ -356,6 +396,10 @@ impl Trx {
     /// snapshot. Without it, each read call takes a fresh view.
     pub fn start_statement(&mut self) {
         self.statement_views = true;
+        self.statement += 1;
+        if let Some(i) = &self.info {
+            i.statement.store(self.statement, Ordering::Relaxed);
+        }
         if self.isolation == Isolation::ReadCommitted {
             self.view = None;
         }
@@ -391,7 +435,13 @@ impl Trx {
     /// Gives the transaction an id (for locking reads and writes).
     pub(crate) fn ensure_id(&mut self) -> Result<TrxId> {
         if self.id == 0 {
-            self.id = self.sys.assign_id(self.owner)?;
+            if self.info.is_none() {
+                let started = if self.started_ms == 0 { wall_ms() } else { self.started_ms };
+                let i = TrxInfo::new(self.owner, started, self.isolation, self.read_only, self.fk_checks);
+                i.statement.store(self.statement, Ordering::Relaxed);
+                self.info = Some(Arc::new(i));
+            }
+            self.id = self.sys.assign_id(self.owner, self.info.clone())?;
             if let Some((v, _)) = self.view.as_mut() {
                 v.creator = self.id;
             }
@@ -443,6 +493,9 @@ impl Trx {
         let log = self.undo.as_mut().ok_or_else(|| Error::TrxNotActive("no undo log".into()))?;
         let ptr = log.append(&self.sys.pool, rec)?;
         self.undo_ptrs.push(ptr);
+        if let Some(i) = &self.info {
+            i.rows_modified.store(self.undo_ptrs.len() as u64, Ordering::Relaxed);
+        }
         Ok(ptr)
     }
 
@@ -452,14 +505,23 @@ impl Trx {
     /// (`Table::end_statement`).
     pub(crate) fn lock(&mut self, key: LockKey, mode: LockMode, kind: LockKind) -> Result<()> {
         let trx = self.lock_owner();
+        if self.last_noted != (key.index, self.statement) {
+            self.last_noted = (key.index, self.statement);
+            if let Some(i) = &self.info {
+                i.note_index(key.index, self.statement);
+            }
+        }
         if self.lock_wait != LockWait::Wait && kind != LockKind::InsertIntention {
             if self.sys.locks.try_lock(trx, &mut self.locks, &key, mode, kind) {
+                if let Some(i) = &self.info {
+                    i.note_locks(&self.locks);
+                }
                 return Ok(());
             }
             return Err(if self.lock_wait == LockWait::NoWait { Error::LockNowait } else { Error::LockSkipped });
         }
         let timeout = self.lock_wait_timeout.unwrap_or_else(|| self.sys.lock_wait_timeout());
-        match self.sys.locks.lock_interruptible(
+        let r = self.sys.locks.lock_interruptible(
             trx,
             &mut self.locks,
             key,
@@ -467,7 +529,11 @@ impl Trx {
             kind,
             timeout,
             self.interrupt.as_deref(),
-        ) {
+        );
+        if let Some(i) = &self.info {
+            i.note_locks(&self.locks);
+        }
+        match r {
             Ok(()) => Ok(()),
             Err(LockError::Timeout) => Err(Error::LockWaitTimeout("try restarting transaction".into())),
             Err(LockError::Deadlock) => Err(Error::Deadlock),
@@ -497,6 +563,9 @@ impl Trx {
     /// records stay in the log: recovery and purge skip them (the row's
     /// roll pointer names another record), so nothing new is logged.
     pub fn rollback_to(&mut self, sp: Savepoint) -> Result<()> {
+        if self.undo_ptrs.len() > sp.0 {
+            self.sys.counters.rollbacks_savepoint.inc();
+        }
         while self.undo_ptrs.len() > sp.0 {
             let ptr = *self.undo_ptrs.last().expect("non-empty");
             undo_one(&self.sys, self.id, ptr)?;
@@ -504,6 +573,9 @@ impl Trx {
         }
         if let Some(l) = &mut self.row_log {
             l.truncate_to_undo(sp.0);
+        }
+        if let Some(i) = &self.info {
+            i.rows_modified.store(self.undo_ptrs.len() as u64, Ordering::Relaxed);
         }
         Ok(())
     }
@@ -523,6 +595,7 @@ impl Trx {
     /// then waits for; 0 when the transaction wrote nothing.
     pub fn commit_in_memory(&mut self, binlog: Option<BinlogPos>) -> Result<Lsn> {
         let Some(log) = self.undo.take() else {
+            self.sys.counters.ro_commits.inc();
             self.end_read_only();
             return Ok(0);
         };
@@ -531,6 +604,7 @@ impl Trx {
             return Err(e);
         }
         let lsn = crate::mtr::last_commit_lsn();
+        self.sys.counters.rw_commits.inc();
         self.sys.trx_sys.end_into_history(self.id);
         self.sys.locks.release_all(self.id, &mut self.locks);
         self.sys.history.push(log.info(undo::STATE_COMMITTED));
@@ -549,6 +623,9 @@ impl Trx {
 
     /// Rolls back every change and releases the locks.
     pub fn rollback(&mut self) -> Result<()> {
+        if self.undo.is_some() || self.id != 0 {
+            self.sys.counters.rollbacks.inc();
+        }
         let Some(log) = self.undo.take() else {
             self.end_read_only();
             return Ok(());
@@ -568,6 +645,7 @@ impl Trx {
             self.undo_ptrs.clear();
             self.view = None;
             self.id = 0;
+            self.info = None;
             self.locks = TrxLocks::default();
             if let Some(l) = &mut self.row_log {
                 l.clear();
@@ -593,6 +671,8 @@ impl Trx {
 
     fn reset(&mut self) {
         self.id = 0;
+        self.info = None;
+        self.started_ms = 0;
         self.undo_ptrs.clear();
         self.view = None;
         if let Some(l) = &mut self.row_log {

@@ -69,6 +69,7 @@ impl Table {
         let r = self.insert_or_duplicate_inner(trx, row, dup_lock);
         if matches!(r, Ok(Inserted::Row(_))) {
             self.count_modification();
+            self.row_counters().inserted.inc();
         }
         Self::end_statement(trx, r)
     }

@@ -41,7 +41,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::Thread;
 
-use parking_lot::Mutex;
+use crate::wait::{self, Instrument, Mutex};
 
 /// The default of `innodb_concurrency_tickets` (MySQL 8.0).
 pub const DEFAULT_TICKETS: u32 = 5000;
@@ -87,7 +87,7 @@ impl Default for Gate {
         Gate {
             limit: AtomicU32::new(0),
             tickets: AtomicU32::new(DEFAULT_TICKETS),
-            state: Mutex::new(State::default()),
+            state: Mutex::new(Instrument::ThreadConcurrency, State::default()),
             waits: AtomicU64::new(0),
             wait_us: AtomicU64::new(0),
             peak: AtomicU32::new(0),
@@ -141,9 +141,11 @@ impl Gate {
             w
         };
         let started = std::time::Instant::now();
+        let queued = wait::Wait::start(Instrument::ThreadConcurrencyQueue);
         while !w.granted.load(Ordering::Acquire) {
             std::thread::park();
         }
+        queued.end();
         self.waits.fetch_add(1, Ordering::Relaxed);
         self.wait_us.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
     }
@@ -214,8 +216,15 @@ pub fn leave() {
 }
 
 /// Runs `f`, a wait, with the thread's seat (if any) lent to the queue;
-/// afterwards the thread is inside again with one ticket.
-pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
+/// afterwards the thread is inside again with one ticket. The wait is
+/// recorded under instrument `i`.
+pub fn blocking<R>(i: Instrument, f: impl FnOnce() -> R) -> R {
+    lend(|| wait::time(i, f))
+}
+
+/// [`blocking`] for a wait that records itself (file I/O, whose bytes
+/// and kind its instrument also counts).
+pub fn lend<R>(f: impl FnOnce() -> R) -> R {
     if !INSIDE.get() {
         return f();
     }
@@ -331,7 +340,7 @@ mod tests {
         g.set_limit(1);
         start(&g);
         let g2 = g.clone();
-        blocking(|| {
+        blocking(Instrument::RowLock, || {
             // The only seat is free while this thread waits.
             std::thread::spawn(move || {
                 start(&g2);

@@ -187,12 +187,23 @@ pub struct LockWaitInfo {
     pub since: Instant,
 }
 
+/// One lock request, as performance_schema.data_locks lists it.
+#[derive(Clone, Debug)]
+pub struct LockInfo {
+    pub trx: TrxId,
+    pub key: LockKey,
+    pub mode: LockMode,
+    pub kind: LockKind,
+    /// Waiting (not granted yet).
+    pub waiting: bool,
+}
+
 pub struct LockSys {
-    shards: Box<[Mutex<Shard>]>,
+    shards: Box<[crate::wait::Mutex<Shard>]>,
     /// The waits in progress (only a waiting request takes this mutex).
-    waiting: Mutex<HashMap<TrxId, LockWaitInfo>>,
+    waiting: crate::wait::Mutex<HashMap<TrxId, LockWaitInfo>>,
     /// Wait-for edges of waiting transactions: who each waits for.
-    waits_for: Mutex<HashMap<TrxId, Vec<TrxId>>>,
+    waits_for: crate::wait::Mutex<HashMap<TrxId, Vec<TrxId>>>,
     /// Whether deadlocks are searched for (`innodb_deadlock_detect`); if
     /// not, only the timeout ends a deadlock.
     pub detect_deadlocks: std::sync::atomic::AtomicBool,
@@ -203,6 +214,11 @@ pub struct LockSys {
 #[derive(Default)]
 pub struct TrxLocks {
     held: Vec<(LockKey, LockMode, LockKind)>,
+    /// Held locks that cover a record (not only a gap): INNODB_TRX's
+    /// `trx_rows_locked`.
+    records: usize,
+    /// Bytes of the held keys.
+    key_bytes: usize,
 }
 
 impl TrxLocks {
@@ -211,6 +227,22 @@ impl TrxLocks {
     }
     pub fn is_empty(&self) -> bool {
         self.held.is_empty()
+    }
+
+    /// Held locks on a record.
+    pub fn records(&self) -> usize {
+        self.records
+    }
+
+    /// The memory the list takes: its entries and their keys.
+    pub fn memory_bytes(&self) -> usize {
+        self.held.capacity() * std::mem::size_of::<(LockKey, LockMode, LockKind)>() + self.key_bytes
+    }
+
+    fn push(&mut self, key: LockKey, mode: LockMode, kind: LockKind) {
+        self.records += usize::from(kind.has_record());
+        self.key_bytes += key.key.as_ref().map_or(0, Vec::len);
+        self.held.push((key, mode, kind));
     }
 }
 
@@ -232,9 +264,11 @@ impl Default for LockSys {
 impl LockSys {
     pub fn new() -> Self {
         Self {
-            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
-            waits_for: Mutex::new(HashMap::new()),
-            waiting: Mutex::new(HashMap::new()),
+            shards: (0..SHARDS)
+                .map(|_| crate::wait::Mutex::new(crate::wait::Instrument::LockSys, Shard::default()))
+                .collect(),
+            waits_for: crate::wait::Mutex::new(crate::wait::Instrument::LockWaitGraph, HashMap::new()),
+            waiting: crate::wait::Mutex::new(crate::wait::Instrument::LockWaitGraph, HashMap::new()),
             detect_deadlocks: std::sync::atomic::AtomicBool::new(true),
             stats: LockStats::default(),
         }
@@ -288,7 +322,7 @@ impl LockSys {
                     return Ok(());
                 }
                 q.reqs.push(Request { trx, mode, kind, wait: None });
-                locks.held.push((key, mode, kind));
+                locks.push(key, mode, kind);
                 return Ok(());
             }
             // Must wait: check for a deadlock before sleeping.
@@ -320,7 +354,7 @@ impl LockSys {
         }
         let wake_at = interrupt.and_then(Interrupt::deadline).map_or(deadline, |d| d.min(deadline));
         let mut interrupted = false;
-        let granted = crate::txn::admission::blocking(|| {
+        let granted = crate::txn::admission::blocking(crate::wait::Instrument::RowLock, || {
             let mut g = slot.granted.lock();
             while !*g {
                 if interrupt.is_some_and(|i| i.check().is_some()) {
@@ -344,7 +378,7 @@ impl LockSys {
         self.stats.current.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         if granted {
             self.waits_for.lock().remove(&trx);
-            locks.held.push((key, mode, kind));
+            locks.push(key, mode, kind);
             return Ok(());
         }
         // Timed out or interrupted: leave the queue, unless granted in the
@@ -352,7 +386,7 @@ impl LockSys {
         let mut shard = self.shards[shard_of(&key)].lock();
         self.waits_for.lock().remove(&trx);
         if *slot.granted.lock() {
-            locks.held.push((key, mode, kind));
+            locks.push(key, mode, kind);
             return Ok(());
         }
         if let Some(q) = shard.queues.get_mut(&key) {
@@ -387,7 +421,7 @@ impl LockSys {
             return true; // invariant 5: granted at once, nothing to record
         }
         shard.queues.entry(key.clone()).or_default().reqs.push(Request { trx, mode, kind, wait: None });
-        locks.held.push((key.clone(), mode, kind));
+        locks.push(key.clone(), mode, kind);
         true
     }
 
@@ -434,6 +468,8 @@ impl LockSys {
     /// the waiters that can now go.
     pub fn release_all(&self, trx: TrxId, locks: &mut TrxLocks) {
         let mut by_shard: HashMap<usize, Vec<LockKey>> = HashMap::new();
+        locks.records = 0;
+        locks.key_bytes = 0;
         for (key, _, _) in locks.held.drain(..) {
             by_shard.entry(shard_of(&key)).or_default().push(key);
         }
@@ -459,6 +495,27 @@ impl LockSys {
         let mut v: Vec<LockWaitInfo> = self.waiting.lock().values().cloned().collect();
         v.sort_by_key(|w| w.since);
         v
+    }
+
+    /// Every lock request in the table, granted ones first within each
+    /// key (performance_schema.data_locks). Takes each shard's mutex in
+    /// turn: a consistent picture of each key, not of the whole table.
+    pub fn snapshot(&self) -> Vec<LockInfo> {
+        let mut out = Vec::new();
+        for shard in self.shards.iter() {
+            for (key, q) in &shard.lock().queues {
+                for r in &q.reqs {
+                    out.push(LockInfo {
+                        trx: r.trx,
+                        key: key.clone(),
+                        mode: r.mode,
+                        kind: r.kind,
+                        waiting: r.wait.is_some(),
+                    });
+                }
+            }
+        }
+        out
     }
 
     /// Locks currently in the table (all shards), for tests and

@@ -10,6 +10,7 @@ pub mod lock;
 pub mod purge;
 pub mod record;
 pub mod rsegs;
+pub mod trx_info;
 pub mod undo;
 pub mod view;
 

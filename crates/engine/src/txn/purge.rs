@@ -28,7 +28,7 @@ use super::undo::UndoLogInfo;
 use super::TrxId;
 
 pub struct History {
-    logs: Mutex<BTreeMap<TrxId, UndoLogInfo>>,
+    logs: crate::wait::Mutex<BTreeMap<TrxId, UndoLogInfo>>,
     /// `logs.len()`, readable without the mutex (every write checks it).
     len: AtomicUsize,
     /// Logs taken by purge workers and not yet freed (or given back).
@@ -229,7 +229,7 @@ impl History {
 impl Default for History {
     fn default() -> Self {
         Self {
-            logs: Default::default(),
+            logs: crate::wait::Mutex::new(crate::wait::Instrument::PurgeSys, BTreeMap::new()),
             len: Default::default(),
             in_flight: Default::default(),
             purgeable: Default::default(),

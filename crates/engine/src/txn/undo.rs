@@ -153,10 +153,15 @@ pub struct RollbackSegment {
 
 /// Cached logs (slot, first page), with their number readable without the
 /// lock (every new transaction asks, in each segment it looks at).
-#[derive(Default)]
 struct LogCache {
-    logs: parking_lot::Mutex<Vec<(usize, PageNo)>>,
+    logs: crate::wait::Mutex<Vec<(usize, PageNo)>>,
     len: std::sync::atomic::AtomicUsize,
+}
+
+impl Default for LogCache {
+    fn default() -> Self {
+        Self { logs: crate::wait::Mutex::new(crate::wait::Instrument::TrxUndo, Vec::new()), len: Default::default() }
+    }
 }
 
 impl LogCache {

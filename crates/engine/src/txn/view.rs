@@ -54,9 +54,8 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
-
 use super::purge::History;
+use super::trx_info::TrxInfo;
 use super::TrxId;
 
 /// A snapshot for consistent reads.
@@ -95,7 +94,7 @@ impl ReadView {
 /// Transaction ids and the set of active read-write transactions.
 pub struct TrxSys {
     next_id: AtomicU64,
-    inner: Mutex<Inner>,
+    inner: crate::wait::Mutex<Inner>,
     /// The history list; its purgeable count is kept under `inner`.
     history: Arc<History>,
 }
@@ -123,6 +122,8 @@ struct Boundary {
     logs: usize,
     /// Who runs the transaction (a connection id; 0: nobody said).
     owner: u32,
+    /// Its live figures (INNODB_TRX), when its owner keeps them.
+    info: Option<Arc<TrxInfo>>,
 }
 
 impl Inner {
@@ -157,7 +158,7 @@ impl TrxSys {
     pub fn new(first: TrxId) -> Self {
         Self {
             next_id: AtomicU64::new(first.max(1)),
-            inner: Mutex::new(Inner::default()),
+            inner: crate::wait::Mutex::new(crate::wait::Instrument::TrxSys, Inner::default()),
             history: Arc::new(History::default()),
         }
     }
@@ -169,17 +170,19 @@ impl TrxSys {
 
     /// Registers a new read-write transaction and returns its id.
     pub fn begin(&self) -> TrxId {
-        self.begin_owned(0)
+        self.begin_owned(0, None)
     }
 
-    /// [`TrxSys::begin`] for a transaction run by connection `owner`.
-    pub fn begin_owned(&self, owner: u32) -> TrxId {
+    /// [`TrxSys::begin`] for a transaction run by connection `owner`,
+    /// listed with `info` by [`TrxSys::active_infos`].
+    pub fn begin_owned(&self, owner: u32, info: Option<Arc<TrxInfo>>) -> TrxId {
         let mut inner = self.inner.lock();
         let id = self.next_id.fetch_add(1, Ordering::AcqRel);
         // A view taken with no transaction active may hold this id already.
         let b = inner.bounds.entry(id).or_default();
         b.active = true;
         b.owner = owner;
+        b.info = info;
         inner.active += 1;
         id
     }
@@ -219,7 +222,9 @@ impl TrxSys {
             if b.views > 0 {
                 // A view still holds the boundary (rare): it stays, and
                 // the log is in its bucket.
-                inner.bounds.insert(id, Boundary { active: false, views: b.views, logs: b.logs + logs, owner: 0 });
+                inner
+                    .bounds
+                    .insert(id, Boundary { active: false, views: b.views, logs: b.logs + logs, owner: 0, info: None });
                 carried = 0;
             } else {
                 carried += b.logs;
@@ -246,6 +251,12 @@ impl TrxSys {
     /// The active read-write transactions and their owners, by id.
     pub fn active_list(&self) -> Vec<(TrxId, u32)> {
         self.inner.lock().bounds.iter().filter(|(_, b)| b.active).map(|(id, b)| (*id, b.owner)).collect()
+    }
+
+    /// The active read-write transactions with their live figures (none
+    /// for a transaction begun without), by id.
+    pub fn active_infos(&self) -> Vec<(TrxId, Option<Arc<TrxInfo>>)> {
+        self.inner.lock().bounds.iter().filter(|(_, b)| b.active).map(|(id, b)| (*id, b.info.clone())).collect()
     }
 
     /// Open read views.

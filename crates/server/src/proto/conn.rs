@@ -134,6 +134,7 @@ struct EndGuard<'a, B: Backend> {
 impl<B: Backend> Drop for EndGuard<'_, B> {
     fn drop(&mut self) {
         self.backend.connection_closed(self.id, self.end);
+        quire_engine::wait::set_processlist_id(0); // the thread may serve another
     }
 }
 
@@ -173,6 +174,8 @@ pub fn serve_connection_in<B: Backend, S: Read + Write>(
 ) -> io::Result<()> {
     let closer = env.socket.clone().map(|s| Box::new(move || s.shutdown()) as super::Closer);
     backend.connection_opened(connection_id, env.peer, closer);
+    // performance_schema.threads shows this thread as the connection's.
+    quire_engine::wait::set_processlist_id(u64::from(connection_id));
     let mut end = EndGuard { backend, id: connection_id, end: ConnEnd::LoginFailed };
     let socket = env.socket.as_deref();
     let connect_timeout = backend.connect_timeout();

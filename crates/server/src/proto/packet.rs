@@ -237,7 +237,7 @@ impl<S: Read + Write> PacketIo<S> {
     pub fn flush(&mut self) -> io::Result<()> {
         // A client slow to read blocks the statement: its engine seat
         // (`innodb_thread_concurrency`) is lent meanwhile.
-        quire_engine::txn::admission::blocking(|| {
+        quire_engine::txn::admission::blocking(quire_engine::wait::Instrument::ClientSocket, || {
             if !self.wbuf.is_empty() {
                 self.stream.write_all(&self.wbuf)?;
                 self.wbuf.clear();

@@ -193,7 +193,7 @@ impl Session {
             }
         };
         // Waiting for the group (and its sync) lends the seat.
-        let committed = quire_engine::txn::admission::blocking(|| {
+        let committed = quire_engine::txn::admission::blocking(quire_engine::wait::Instrument::GroupCommit, || {
             b.log.commit_ordered(ev, |pos| {
                 fault_point("engine_commit");
                 let at = (pos.file_number(), pos.end);

@@ -33,6 +33,10 @@
 
 mod columns;
 pub mod hint;
+mod innodb_dict;
+pub mod innodb_metrics;
+pub mod innodb_pool;
+mod innodb_trx;
 mod keys;
 pub mod server;
 pub mod shape;
@@ -46,6 +50,15 @@ use quire_engine::Table;
 
 use crate::error::{Result, SqlError};
 use crate::session::Session;
+
+/// What the InnoDB tables keep between reads: the previous counters of
+/// INNODB_BUFFER_POOL_STATS' rates, and the extremes of INNODB_METRICS'
+/// values.
+#[derive(Default)]
+pub struct InnodbViews {
+    pub(crate) pool: parking_lot::Mutex<Option<innodb_pool::Previous>>,
+    pub(crate) metrics: parking_lot::Mutex<innodb_metrics::Extremes>,
+}
 
 /// The database's name as MySQL spells it.
 pub const DB: &str = "information_schema";
@@ -76,19 +89,37 @@ pub enum View {
     UserPrivileges,
     SchemaPrivileges,
     TablePrivileges,
+    ColumnPrivileges,
+    InnodbTrx,
+    InnodbBufferPoolStats,
+    InnodbMetrics,
+    InnodbCmp,
+    InnodbCmpmem,
+    InnodbTables,
+    InnodbIndexes,
+    /// A table of performance_schema (`perfschema`), read the same way.
+    Perf(crate::perfschema::Table),
 }
 
 /// Every table with its name, in name order (SHOW TABLES' order).
-pub const ALL: [(View, &str); 23] = [
+pub const ALL: [(View, &str); 31] = [
     (View::CharacterSets, "CHARACTER_SETS"),
     (View::CheckConstraints, "CHECK_CONSTRAINTS"),
     (View::Collations, "COLLATIONS"),
     (View::CollationCharacterSetApplicability, "COLLATION_CHARACTER_SET_APPLICABILITY"),
     (View::Columns, "COLUMNS"),
+    (View::ColumnPrivileges, "COLUMN_PRIVILEGES"),
     (View::ColumnStatistics, "COLUMN_STATISTICS"),
     (View::Engines, "ENGINES"),
     (View::Events, "EVENTS"),
     (View::Files, "FILES"),
+    (View::InnodbBufferPoolStats, "INNODB_BUFFER_POOL_STATS"),
+    (View::InnodbCmp, "INNODB_CMP"),
+    (View::InnodbCmpmem, "INNODB_CMPMEM"),
+    (View::InnodbIndexes, "INNODB_INDEXES"),
+    (View::InnodbMetrics, "INNODB_METRICS"),
+    (View::InnodbTables, "INNODB_TABLES"),
+    (View::InnodbTrx, "INNODB_TRX"),
     (View::KeyColumnUsage, "KEY_COLUMN_USAGE"),
     (View::Partitions, "PARTITIONS"),
     (View::Processlist, "PROCESSLIST"),
@@ -108,6 +139,9 @@ pub const ALL: [(View, &str); 23] = [
 impl View {
     /// The table's name (upper case, as MySQL 8.0 and MariaDB list it).
     pub fn name(self) -> &'static str {
+        if let View::Perf(t) = self {
+            return t.name();
+        }
         ALL.iter().find(|(v, _)| *v == self).map_or("?", |(_, n)| n)
     }
 
@@ -128,6 +162,21 @@ impl View {
             _ => (None, None),
         }
     }
+
+    /// Whether reading it needs the PROCESS privilege (InnoDB's tables:
+    /// MySQL's `check_global_access(thd, PROCESS_ACL)` in i_s.cc).
+    pub fn needs_process(self) -> bool {
+        matches!(
+            self,
+            View::InnodbTrx
+                | View::InnodbBufferPoolStats
+                | View::InnodbMetrics
+                | View::InnodbCmp
+                | View::InnodbCmpmem
+                | View::InnodbTables
+                | View::InnodbIndexes
+        )
+    }
 }
 
 /// Whether `db` names information_schema (any case, as MySQL).
@@ -138,6 +187,18 @@ pub fn is_db(db: &str) -> bool {
 /// The table `name` of information_schema (any case).
 pub fn lookup(name: &str) -> Option<View> {
     ALL.iter().find(|(_, n)| n.eq_ignore_ascii_case(name)).map(|(v, _)| *v)
+}
+
+/// The system table `db`.`name` (information_schema's or
+/// performance_schema's), if it is one.
+pub fn system_table(db: &str, name: &str) -> Option<View> {
+    if is_db(db) {
+        lookup(name)
+    } else if crate::perfschema::is_db(db) {
+        crate::perfschema::lookup(name).map(View::Perf)
+    } else {
+        None
+    }
 }
 
 /// What a query's constant terms say about the schema and table names it
@@ -160,7 +221,12 @@ impl Hint {
 
 /// 1044 for a statement that would change information_schema.
 pub fn write_denied(user: &str) -> SqlError {
-    SqlError::new(1044, "42000", format!("Access denied for user '{user}'@'%' to database '{DB}'"))
+    write_denied_in(user, DB)
+}
+
+/// 1044 for a statement that would change system database `db`.
+pub fn write_denied_in(user: &str, db: &str) -> SqlError {
+    SqlError::new(1044, "42000", format!("Access denied for user '{user}'@'%' to database '{db}'"))
 }
 
 /// 1044 for DDL naming a table of information_schema (CREATE / DROP /
@@ -170,8 +236,12 @@ pub fn refuse_ddl(stmt: &sqlparser::ast::Statement, db: Option<&str>, user: &str
     use sqlparser::ast::{ObjectName, ObjectType, Statement as S};
     let names: Vec<&ObjectName> = match stmt {
         S::Drop { object_type: ObjectType::Schema | ObjectType::Database, names, .. } => {
-            if names.iter().any(|n| is_db(n.to_string().trim_matches('`'))) {
-                return Err(write_denied(user));
+            for n in names {
+                let n = n.to_string();
+                let n = n.trim_matches('`');
+                if is_db(n) || crate::perfschema::is_db(n) {
+                    return Err(write_denied_in(user, &n.to_ascii_lowercase()));
+                }
             }
             return Ok(());
         }
@@ -184,13 +254,17 @@ pub fn refuse_ddl(stmt: &sqlparser::ast::Statement, db: Option<&str>, user: &str
         S::RenameTable(pairs) => pairs.iter().flat_map(|p| [&p.old_name, &p.new_name]).collect(),
         _ => return Ok(()),
     };
-    let in_schema = |n: &&ObjectName| match n.0.as_slice() {
-        [_] => db.is_some_and(is_db),
-        [d, _] => d.as_ident().is_some_and(|d| is_db(&d.value)),
-        _ => false,
+    let schema_of = |n: &&ObjectName| match n.0.as_slice() {
+        [_] => db.map(str::to_string),
+        [d, _] => d.as_ident().map(|d| d.value.clone()),
+        _ => None,
     };
-    if names.iter().any(in_schema) {
-        return Err(write_denied(user));
+    for n in &names {
+        match schema_of(n) {
+            Some(d) if is_db(&d) => return Err(write_denied(user)),
+            Some(d) if crate::perfschema::is_db(&d) => return Err(write_denied_in(user, crate::perfschema::DB)),
+            _ => {}
+        }
     }
     // quire's data dictionary (`catalog::is_dictionary`): 3554.
     for n in &names {
@@ -207,8 +281,24 @@ pub fn refuse_ddl(stmt: &sqlparser::ast::Statement, db: Option<&str>, user: &str
     Ok(())
 }
 
+/// 1227 unless `s`'s user holds PROCESS (quire grants it with ALL on
+/// `*.*` or by name: `catalog::User::has_global`).
+pub fn check_process(s: &Session) -> Result<()> {
+    if s.shared.catalog.user(&s.user).is_some_and(|u| u.has_global("PROCESS")) {
+        return Ok(());
+    }
+    Err(SqlError::new(
+        1227,
+        "42000",
+        "Access denied; you need (at least one of) the PROCESS privilege(s) for this operation",
+    ))
+}
+
 /// The rows of `v` for session `s`.
 pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
+    if v.needs_process() {
+        check_process(s)?;
+    }
     let rows = match v {
         View::Schemata => tables::schemata(s, hint),
         View::Tables => tables::tables(s, hint),
@@ -227,11 +317,21 @@ pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
         View::Processlist => Ok(server::processlist(s)),
         View::UserPrivileges => Ok(server::user_privileges(s)),
         View::SchemaPrivileges => Ok(server::schema_privileges(s)),
-        View::TablePrivileges => Ok(Vec::new()),
+        // quire's grants are per database (or global): no table or
+        // column grant exists to list.
+        View::TablePrivileges | View::ColumnPrivileges => Ok(Vec::new()),
         // quire has no stored routines, triggers, events, tablespaces
         // other than a table's own file (MariaDB's FILES is empty for
         // InnoDB too) nor histograms.
         View::Routines | View::Triggers | View::Events | View::Files | View::ColumnStatistics => Ok(Vec::new()),
+        View::InnodbTrx => Ok(innodb_trx::rows(s)),
+        View::InnodbBufferPoolStats => Ok(innodb_pool::buffer_pool_stats(s)),
+        View::InnodbMetrics => Ok(innodb_metrics::rows(s)),
+        View::InnodbCmp => Ok(innodb_pool::cmp()),
+        View::InnodbCmpmem => Ok(innodb_pool::cmpmem(s)),
+        View::InnodbTables => Ok(innodb_dict::tables(s)),
+        View::InnodbIndexes => Ok(innodb_dict::indexes(s)),
+        View::Perf(t) => crate::perfschema::rows(s, t),
     }?;
     debug_assert!(rows.iter().all(|r| r.len() == shape::columns(v).len()), "{v:?}: invariant 1");
     Ok(rows)
@@ -278,6 +378,14 @@ pub(crate) fn objects(s: &Session, hint: &Hint) -> Vec<Object> {
             for (v, n) in ALL.iter() {
                 if hint.table_ok(n) {
                     out.push(Object { db: db.clone(), name: n.to_string(), kind: Kind::System(*v) });
+                }
+            }
+            continue;
+        }
+        if crate::perfschema::is_db(&db) {
+            for (t, n) in crate::perfschema::ALL.iter() {
+                if hint.table_ok(n) {
+                    out.push(Object { db: db.clone(), name: n.to_string(), kind: Kind::System(View::Perf(*t)) });
                 }
             }
             continue;

@@ -20,22 +20,25 @@ use super::View;
 
 /// A column's type, in the few forms information_schema uses.
 #[derive(Clone, Copy)]
-enum T {
+pub(crate) enum T {
     Var(u32),
     BigU,
     Big,
     IntU,
     Int,
     DateTime,
+    /// performance_schema's `timestamp(6)` columns.
+    DateTime6,
     LongText,
     Json,
+    Double,
 }
 
 /// (name, type, nullable)
-type Def = (&'static str, T, bool);
+pub(crate) type Def = (&'static str, T, bool);
 
-const N: bool = true;
-const NN: bool = false;
+pub(crate) const N: bool = true;
+pub(crate) const NN: bool = false;
 
 const SCHEMATA: &[Def] = &[
     ("CATALOG_NAME", T::Var(512), NN),
@@ -401,6 +404,151 @@ const TABLE_PRIVILEGES: &[Def] = &[
     ("IS_GRANTABLE", T::Var(3), NN),
 ];
 
+// The InnoDB tables, as MySQL 8.0's InnoDB declares them (i_s.cc); where
+// MariaDB 10.11 differs, MySQL 8.0 is followed: INNODB_TRX has
+// trx_adaptive_hash_latched, trx_adaptive_hash_timeout and
+// trx_schedule_weight (MariaDB: none of them)
+// and a varchar(105) lock id (81); INNODB_BUFFER_POOL_STATS' POOL_ID is a
+// bigint unsigned (int unsigned) and its rates doubles (floats);
+// INNODB_METRICS says STATUS 'enabled' (MariaDB: ENABLED 1) with a
+// varchar TYPE (an ENUM). INNODB_TABLES / INNODB_INDEXES are MySQL 8.0's
+// names for MariaDB's INNODB_SYS_TABLES / INNODB_SYS_INDEXES.
+
+const INNODB_TRX: &[Def] = &[
+    ("trx_id", T::BigU, NN),
+    ("trx_state", T::Var(13), NN),
+    ("trx_started", T::DateTime, NN),
+    ("trx_requested_lock_id", T::Var(105), N),
+    ("trx_wait_started", T::DateTime, N),
+    ("trx_weight", T::BigU, NN),
+    ("trx_mysql_thread_id", T::BigU, NN),
+    ("trx_query", T::Var(1024), N),
+    ("trx_operation_state", T::Var(64), N),
+    ("trx_tables_in_use", T::BigU, NN),
+    ("trx_tables_locked", T::BigU, NN),
+    ("trx_lock_structs", T::BigU, NN),
+    ("trx_lock_memory_bytes", T::BigU, NN),
+    ("trx_rows_locked", T::BigU, NN),
+    ("trx_rows_modified", T::BigU, NN),
+    ("trx_concurrency_tickets", T::BigU, NN),
+    ("trx_isolation_level", T::Var(16), NN),
+    ("trx_unique_checks", T::Int, NN),
+    ("trx_foreign_key_checks", T::Int, NN),
+    ("trx_last_foreign_key_error", T::Var(256), N),
+    ("trx_adaptive_hash_latched", T::Int, NN),
+    ("trx_adaptive_hash_timeout", T::BigU, NN),
+    ("trx_is_read_only", T::Int, NN),
+    ("trx_autocommit_non_locking", T::Int, NN),
+    ("trx_schedule_weight", T::BigU, N),
+];
+
+const INNODB_BUFFER_POOL_STATS: &[Def] = &[
+    ("POOL_ID", T::BigU, NN),
+    ("POOL_SIZE", T::BigU, NN),
+    ("FREE_BUFFERS", T::BigU, NN),
+    ("DATABASE_PAGES", T::BigU, NN),
+    ("OLD_DATABASE_PAGES", T::BigU, NN),
+    ("MODIFIED_DATABASE_PAGES", T::BigU, NN),
+    ("PENDING_DECOMPRESS", T::BigU, NN),
+    ("PENDING_READS", T::BigU, NN),
+    ("PENDING_FLUSH_LRU", T::BigU, NN),
+    ("PENDING_FLUSH_LIST", T::BigU, NN),
+    ("PAGES_MADE_YOUNG", T::BigU, NN),
+    ("PAGES_NOT_MADE_YOUNG", T::BigU, NN),
+    ("PAGES_MADE_YOUNG_RATE", T::Double, NN),
+    ("PAGES_MADE_NOT_YOUNG_RATE", T::Double, NN),
+    ("NUMBER_PAGES_READ", T::BigU, NN),
+    ("NUMBER_PAGES_CREATED", T::BigU, NN),
+    ("NUMBER_PAGES_WRITTEN", T::BigU, NN),
+    ("PAGES_READ_RATE", T::Double, NN),
+    ("PAGES_CREATE_RATE", T::Double, NN),
+    ("PAGES_WRITTEN_RATE", T::Double, NN),
+    ("NUMBER_PAGES_GET", T::BigU, NN),
+    ("HIT_RATE", T::BigU, NN),
+    ("YOUNG_MAKE_PER_THOUSAND_GETS", T::BigU, NN),
+    ("NOT_YOUNG_MAKE_PER_THOUSAND_GETS", T::BigU, NN),
+    ("NUMBER_PAGES_READ_AHEAD", T::BigU, NN),
+    ("NUMBER_READ_AHEAD_EVICTED", T::BigU, NN),
+    ("READ_AHEAD_RATE", T::Double, NN),
+    ("READ_AHEAD_EVICTED_RATE", T::Double, NN),
+    ("LRU_IO_TOTAL", T::BigU, NN),
+    ("LRU_IO_CURRENT", T::BigU, NN),
+    ("UNCOMPRESS_TOTAL", T::BigU, NN),
+    ("UNCOMPRESS_CURRENT", T::BigU, NN),
+];
+
+const INNODB_METRICS: &[Def] = &[
+    ("NAME", T::Var(193), NN),
+    ("SUBSYSTEM", T::Var(193), NN),
+    ("COUNT", T::Big, NN),
+    ("MAX_COUNT", T::Big, N),
+    ("MIN_COUNT", T::Big, N),
+    ("AVG_COUNT", T::Double, N),
+    ("COUNT_RESET", T::Big, NN),
+    ("MAX_COUNT_RESET", T::Big, N),
+    ("MIN_COUNT_RESET", T::Big, N),
+    ("AVG_COUNT_RESET", T::Double, N),
+    ("TIME_ENABLED", T::DateTime, N),
+    ("TIME_DISABLED", T::DateTime, N),
+    ("TIME_ELAPSED", T::Big, N),
+    ("TIME_RESET", T::DateTime, N),
+    ("STATUS", T::Var(193), NN),
+    ("TYPE", T::Var(193), NN),
+    ("COMMENT", T::Var(193), NN),
+];
+
+const INNODB_CMP: &[Def] = &[
+    ("page_size", T::Int, NN),
+    ("compress_ops", T::Int, NN),
+    ("compress_ops_ok", T::Int, NN),
+    ("compress_time", T::Int, NN),
+    ("uncompress_ops", T::Int, NN),
+    ("uncompress_time", T::Int, NN),
+];
+
+const INNODB_CMPMEM: &[Def] = &[
+    ("page_size", T::Int, NN),
+    ("buffer_pool_instance", T::Int, NN),
+    ("pages_used", T::Int, NN),
+    ("pages_free", T::Int, NN),
+    ("relocation_ops", T::Big, NN),
+    ("relocation_time", T::Int, NN),
+];
+
+const INNODB_TABLES: &[Def] = &[
+    ("TABLE_ID", T::BigU, NN),
+    ("NAME", T::Var(655), NN),
+    ("FLAG", T::Int, NN),
+    ("N_COLS", T::Int, NN),
+    ("SPACE", T::Big, NN),
+    ("ROW_FORMAT", T::Var(12), N),
+    ("ZIP_PAGE_SIZE", T::IntU, NN),
+    ("SPACE_TYPE", T::Var(10), N),
+    ("INSTANT_COLS", T::Int, NN),
+    ("TOTAL_ROW_VERSIONS", T::Int, NN),
+];
+
+const INNODB_INDEXES: &[Def] = &[
+    ("INDEX_ID", T::BigU, NN),
+    ("NAME", T::Var(193), NN),
+    ("TABLE_ID", T::BigU, NN),
+    ("TYPE", T::Int, NN),
+    ("N_FIELDS", T::Int, NN),
+    ("PAGE_NO", T::Int, NN),
+    ("SPACE", T::Int, NN),
+    ("MERGE_THRESHOLD", T::Int, NN),
+];
+
+const COLUMN_PRIVILEGES: &[Def] = &[
+    ("GRANTEE", T::Var(385), NN),
+    ("TABLE_CATALOG", T::Var(512), NN),
+    ("TABLE_SCHEMA", T::Var(64), NN),
+    ("TABLE_NAME", T::Var(64), NN),
+    ("COLUMN_NAME", T::Var(64), NN),
+    ("PRIVILEGE_TYPE", T::Var(64), NN),
+    ("IS_GRANTABLE", T::Var(3), NN),
+];
+
 fn defs(v: View) -> &'static [Def] {
     match v {
         View::Schemata => SCHEMATA,
@@ -426,6 +574,15 @@ fn defs(v: View) -> &'static [Def] {
         View::UserPrivileges => USER_PRIVILEGES,
         View::SchemaPrivileges => SCHEMA_PRIVILEGES,
         View::TablePrivileges => TABLE_PRIVILEGES,
+        View::ColumnPrivileges => COLUMN_PRIVILEGES,
+        View::InnodbTrx => INNODB_TRX,
+        View::InnodbBufferPoolStats => INNODB_BUFFER_POOL_STATS,
+        View::InnodbMetrics => INNODB_METRICS,
+        View::InnodbCmp => INNODB_CMP,
+        View::InnodbCmpmem => INNODB_CMPMEM,
+        View::InnodbTables => INNODB_TABLES,
+        View::InnodbIndexes => INNODB_INDEXES,
+        View::Perf(t) => crate::perfschema::defs(t),
     }
 }
 
@@ -442,8 +599,10 @@ pub fn columns(v: View) -> Vec<Column> {
                 T::IntU => ColumnType::Int { unsigned: true },
                 T::Int => ColumnType::Int { unsigned: false },
                 T::DateTime => ColumnType::DateTime { fsp: 0 },
+                T::DateTime6 => ColumnType::DateTime { fsp: 6 },
                 T::LongText => ColumnType::Text,
                 T::Json => ColumnType::Json,
+                T::Double => ColumnType::Double { digits: None, unsigned: false },
             };
             let c = Column::new(name, ty);
             if nullable {

@@ -17,7 +17,7 @@
 use quire_engine::row::{tz, Value};
 use quire_engine::Table;
 
-use super::{objects, s, u, Hint, Kind, Object};
+use super::{objects, s, u, Hint, Kind, Object, View};
 use crate::error::Result;
 use crate::session::Session;
 
@@ -90,6 +90,16 @@ pub(super) fn tables(sess: &Session, hint: &Hint) -> Result<Vec<Vec<Value>>> {
                 let mut v = vec![s("VIEW")];
                 v.extend(std::iter::repeat_n(Value::Null, 16));
                 v.push(s("VIEW"));
+                v
+            }
+            Kind::System(View::Perf(_)) => {
+                // As MySQL 8.0 lists performance_schema's tables.
+                let mut v = vec![s("BASE TABLE"), s("PERFORMANCE_SCHEMA")];
+                v.extend(std::iter::repeat_n(Value::Null, 12));
+                v.push(s("utf8mb4_0900_ai_ci"));
+                v.push(Value::Null);
+                v.push(s(""));
+                v.push(s(""));
                 v
             }
             Kind::System(_) => {

@@ -1,0 +1,316 @@
+//! information_schema's InnoDB tables with live figures: INNODB_TRX shows
+//! the transaction holding a row lock RUNNING and the one waiting for it
+//! in LOCK WAIT, with their connections, statement, lock counts and
+//! tables; INNODB_METRICS' counters move with the rows written and agree
+//! with SHOW STATUS; INNODB_BUFFER_POOL_STATS has a row per instance;
+//! INNODB_TABLES / INNODB_INDEXES list the dictionary; all of them need
+//! PROCESS (1227 without). Their shapes are compared with a MariaDB the
+//! test starts where they are comparable (information_schema.COLUMNS, and the rows of
+//! INNODB_CMP / INNODB_CMPMEM, which neither server fills: no
+//! compression), and COLUMN_PRIVILEGES (no column grants on either).
+
+mod oracle;
+
+use std::time::Duration;
+
+use mysql::prelude::Queryable;
+use mysql::{Conn, Row};
+use oracle::{answer, Answer, MariaDb, Quire};
+
+const INNODB_TABLES: [&str; 7] = [
+    "INNODB_TRX",
+    "INNODB_BUFFER_POOL_STATS",
+    "INNODB_METRICS",
+    "INNODB_CMP",
+    "INNODB_CMPMEM",
+    "INNODB_TABLES",
+    "INNODB_INDEXES",
+];
+
+fn trx_rows(c: &mut Conn) -> Vec<Row> {
+    c.query("SELECT * FROM information_schema.INNODB_TRX ORDER BY trx_id").unwrap()
+}
+
+fn get<T: mysql::prelude::FromValue>(r: &Row, col: &str) -> T {
+    r.get::<T, _>(col).unwrap_or_else(|| panic!("column {col} in {r:?}"))
+}
+
+#[test]
+fn innodb_trx_shows_the_holder_running_and_the_waiter_in_lock_wait() {
+    let q = Quire::start(&[("innodb_lock_wait_timeout", "30")]);
+    let mut a = q.fresh_db("trx_wait");
+    a.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
+    a.query_drop("CREATE TABLE other (id INT PRIMARY KEY)").unwrap();
+    a.query_drop("INSERT INTO t VALUES (1, 0), (2, 0)").unwrap();
+    let mut probe = q.connect(None);
+    assert!(trx_rows(&mut probe).is_empty(), "nothing runs yet");
+
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop("UPDATE t SET v = 1 WHERE id = 1").unwrap();
+    a.query_drop("INSERT INTO other VALUES (7)").unwrap();
+    let a_id: u64 = a.query_first("SELECT CONNECTION_ID()").unwrap().unwrap();
+    let mut b = q.connect(Some("trx_wait"));
+    let b_id: u64 = b.query_first("SELECT CONNECTION_ID()").unwrap().unwrap();
+    let waiter = std::thread::spawn(move || b.query_drop("UPDATE t SET v = 2 WHERE id = 1"));
+    let rows = loop {
+        let rows = trx_rows(&mut probe);
+        if rows.iter().any(|r| get::<String>(r, "trx_state") == "LOCK WAIT") {
+            break rows;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let by_thread = |id: u64| rows.iter().find(|r| get::<u64>(r, "trx_mysql_thread_id") == id).unwrap();
+    let holder = by_thread(a_id);
+    let waiting = by_thread(b_id);
+
+    assert_eq!(get::<String>(holder, "trx_state"), "RUNNING");
+    assert_eq!(get::<Option<String>>(holder, "trx_requested_lock_id"), None);
+    assert_eq!(get::<Option<String>>(holder, "trx_query"), None, "idle between statements");
+    assert_eq!(get::<u64>(holder, "trx_rows_modified"), 2, "one row updated, one inserted");
+    assert!(get::<u64>(holder, "trx_lock_structs") >= 2, "{holder:?}");
+    assert!(get::<u64>(holder, "trx_rows_locked") >= 2, "{holder:?}");
+    assert!(get::<u64>(holder, "trx_lock_memory_bytes") > 0, "{holder:?}");
+    assert_eq!(get::<u64>(holder, "trx_tables_locked"), 2, "t and other");
+    assert_eq!(get::<u64>(holder, "trx_tables_in_use"), 0, "no statement running");
+    assert_eq!(
+        get::<u64>(holder, "trx_weight"),
+        get::<u64>(holder, "trx_rows_modified") + get::<u64>(holder, "trx_lock_structs")
+    );
+    assert_eq!(get::<String>(holder, "trx_isolation_level"), "REPEATABLE READ");
+    assert_eq!(get::<i64>(holder, "trx_foreign_key_checks"), 1);
+    assert_eq!(get::<i64>(holder, "trx_is_read_only"), 0);
+
+    assert_eq!(get::<String>(waiting, "trx_state"), "LOCK WAIT");
+    let waiting_id: u64 = get(waiting, "trx_id");
+    let lock_id: String = get(waiting, "trx_requested_lock_id");
+    assert!(lock_id.starts_with(&format!("{waiting_id}:")), "{lock_id}");
+    assert!(get::<Option<String>>(waiting, "trx_wait_started").is_some());
+    assert_eq!(get::<Option<String>>(waiting, "trx_query").as_deref(), Some("UPDATE t SET v = 2 WHERE id = 1"));
+    assert_eq!(get::<u64>(waiting, "trx_tables_in_use"), 1);
+    assert_eq!(get::<u64>(waiting, "trx_tables_locked"), 1);
+    assert_eq!(get::<u64>(waiting, "trx_rows_modified"), 0);
+    assert_eq!(get::<Option<u64>>(waiting, "trx_schedule_weight"), None);
+
+    // The rows join with the process list, as monitoring queries do.
+    let joined: Vec<(u64, String)> = probe
+        .query(
+            "SELECT p.ID, t.trx_state FROM information_schema.INNODB_TRX t \
+             JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id ORDER BY p.ID",
+        )
+        .unwrap();
+    assert_eq!(joined, vec![(a_id, "RUNNING".to_string()), (b_id, "LOCK WAIT".to_string())]);
+
+    a.query_drop("COMMIT").unwrap();
+    waiter.join().unwrap().unwrap();
+    assert!(trx_rows(&mut probe).is_empty(), "both ended");
+}
+
+fn metric(c: &mut Conn, name: &str) -> i64 {
+    c.exec_first("SELECT COUNT FROM information_schema.INNODB_METRICS WHERE NAME = ?", (name,))
+        .unwrap()
+        .unwrap_or_else(|| panic!("no metric {name}"))
+}
+
+fn status(c: &mut Conn, name: &str) -> i64 {
+    let (_, v): (String, String) = c.query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'")).unwrap().unwrap();
+    v.parse().unwrap()
+}
+
+#[test]
+fn innodb_metrics_counters_move_when_rows_are_written() {
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("metrics");
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
+    let names = ["dml_inserts", "dml_updates", "dml_deletes", "dml_reads", "trx_rw_commits", "log_write_requests"];
+    let before: Vec<i64> = names.iter().map(|n| metric(&mut c, n)).collect();
+    c.query_drop("INSERT INTO t VALUES (1, 0), (2, 0), (3, 0)").unwrap();
+    c.query_drop("UPDATE t SET v = 5 WHERE id = 2").unwrap();
+    c.query_drop("UPDATE t SET v = 5 WHERE id = 2").unwrap(); // unchanged: not an update
+    c.query_drop("DELETE FROM t WHERE id IN (1, 3)").unwrap();
+    let _: Vec<Row> = c.query("SELECT * FROM t").unwrap();
+    let after: Vec<i64> = names.iter().map(|n| metric(&mut c, n)).collect();
+    let moved: Vec<i64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    assert_eq!(&moved[..3], &[3, 1, 2], "inserts, updates, deletes: {names:?} {moved:?}");
+    assert!(moved[3] >= 1, "the SELECT read a row: {moved:?}");
+    assert!(moved[4] >= 3, "the INSERT, UPDATE and DELETE committed writes: {moved:?}");
+    assert!(moved[5] > 0, "redo was written: {moved:?}");
+    // SHOW STATUS reads the same counters.
+    assert_eq!(status(&mut c, "Innodb_rows_inserted"), metric(&mut c, "dml_inserts"));
+    assert_eq!(status(&mut c, "Innodb_rows_deleted"), metric(&mut c, "dml_deletes"));
+    assert_eq!(status(&mut c, "Innodb_buffer_pool_pages_total"), metric(&mut c, "buffer_pool_pages_total"));
+    // Every metric is enabled, typed as InnoDB types it, with its columns.
+    let bad: Vec<(String, String, String)> = c
+        .query(
+            "SELECT NAME, STATUS, TYPE FROM information_schema.INNODB_METRICS \
+             WHERE STATUS <> 'enabled' OR TYPE NOT IN ('value', 'status_counter', 'counter') \
+             OR TIME_ENABLED IS NULL OR COMMENT = ''",
+        )
+        .unwrap();
+    assert!(bad.is_empty(), "{bad:?}");
+    let (ty, max): (String, i64) = c
+        .query_first("SELECT TYPE, MAX_COUNT FROM information_schema.INNODB_METRICS WHERE NAME = 'dml_inserts'")
+        .unwrap()
+        .unwrap();
+    assert_eq!((ty.as_str(), max), ("status_counter", metric(&mut c, "dml_inserts")));
+}
+
+#[test]
+fn innodb_buffer_pool_stats_has_a_row_per_instance_with_its_pages() {
+    let q = Quire::start(&[("innodb_buffer_pool_instances", "2")]);
+    let mut c = q.fresh_db("pool");
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(100))").unwrap();
+    c.query_drop("INSERT INTO t VALUES (1, 'a'), (2, 'b')").unwrap();
+    let rows: Vec<(u64, u64, u64, u64, u64)> = c
+        .query(
+            "SELECT POOL_ID, POOL_SIZE, FREE_BUFFERS, DATABASE_PAGES, NUMBER_PAGES_GET \
+             FROM information_schema.INNODB_BUFFER_POOL_STATS ORDER BY POOL_ID",
+        )
+        .unwrap();
+    assert_eq!(rows.iter().map(|r| r.0).collect::<Vec<_>>(), vec![0, 1]);
+    let total: u64 = rows.iter().map(|r| r.1).sum();
+    assert_eq!(total as i64, status(&mut c, "Innodb_buffer_pool_pages_total"));
+    for r in &rows {
+        assert!(r.2 + r.3 <= r.1, "free + data within the instance: {r:?}");
+    }
+    let gets_before: u64 = rows.iter().map(|r| r.4).sum();
+    let _: Vec<Row> = c.query("SELECT * FROM t").unwrap();
+    let gets_after: u64 = c
+        .query_first("SELECT SUM(NUMBER_PAGES_GET) FROM information_schema.INNODB_BUFFER_POOL_STATS")
+        .unwrap()
+        .unwrap();
+    assert!(gets_after > gets_before, "pages were asked for: {gets_before} -> {gets_after}");
+    assert_eq!(gets_after as i64, status(&mut c, "Innodb_buffer_pool_read_requests"));
+}
+
+#[test]
+fn innodb_tables_and_indexes_list_the_dictionary() {
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("dict");
+    c.query_drop(
+        "CREATE TABLE t (id INT PRIMARY KEY, code VARCHAR(10), n INT, UNIQUE KEY uk_code (code), KEY k_n (n))",
+    )
+    .unwrap();
+    c.query_drop("CREATE TABLE keyless (a INT)").unwrap();
+    let (id, space, n_cols, format): (u64, i64, i64, String) = c
+        .query_first(
+            "SELECT TABLE_ID, SPACE, N_COLS, ROW_FORMAT FROM information_schema.INNODB_TABLES WHERE NAME = 'dict/t'",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!((id as i64, n_cols, format.as_str()), (space, 6, "Dynamic"));
+    let indexes: Vec<(String, i64, i64)> = c
+        .query(
+            "SELECT i.NAME, i.TYPE, i.N_FIELDS FROM information_schema.INNODB_INDEXES i \
+             JOIN information_schema.INNODB_TABLES t ON t.TABLE_ID = i.TABLE_ID \
+             WHERE t.NAME = 'dict/t' ORDER BY i.INDEX_ID",
+        )
+        .unwrap();
+    assert_eq!(indexes, vec![("PRIMARY".to_string(), 3, 5), ("uk_code".to_string(), 2, 2), ("k_n".to_string(), 0, 2)]);
+    let hidden: (String, i64) = c
+        .query_first(
+            "SELECT i.NAME, i.TYPE FROM information_schema.INNODB_INDEXES i \
+             JOIN information_schema.INNODB_TABLES t USING (TABLE_ID) WHERE t.NAME = 'dict/keyless'",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(hidden, ("GEN_CLUST_INDEX".to_string(), 1));
+}
+
+#[test]
+fn the_innodb_tables_need_the_process_privilege() {
+    let q = Quire::start(&[]);
+    let mut root = q.connect(None);
+    root.query_drop("CREATE USER 'watcher' IDENTIFIED BY 'pw'").unwrap();
+    let opts = q.opts(None).user(Some("watcher")).pass(Some("pw"));
+    let mut watcher = Conn::new(opts.clone()).unwrap();
+    for t in INNODB_TABLES {
+        assert_eq!(
+            answer(&mut watcher, &format!("SELECT * FROM information_schema.{t}")),
+            Answer::Err(1227),
+            "{t} without PROCESS"
+        );
+    }
+    assert_eq!(answer(&mut watcher, "SHOW ENGINE INNODB STATUS"), Answer::Err(1227));
+    root.query_drop("GRANT PROCESS ON *.* TO 'watcher'").unwrap();
+    let mut watcher = Conn::new(opts).unwrap();
+    for t in INNODB_TABLES {
+        assert!(
+            matches!(answer(&mut watcher, &format!("SELECT * FROM information_schema.{t}")), Answer::Rows(_)),
+            "{t} with PROCESS"
+        );
+    }
+    let grants: Vec<String> = watcher.query("SHOW GRANTS").unwrap();
+    assert!(grants[0].starts_with("GRANT PROCESS ON *.*"), "{grants:?}");
+}
+
+/// The columns as information_schema.COLUMNS lists them (name, type,
+/// nullable), with MariaDB's integer display widths dropped (MySQL 8.0
+/// and quire print none).
+fn columns(c: &mut Conn, table: &str) -> Vec<(String, String, String)> {
+    let rows: Vec<(String, String, String)> = c
+        .exec(
+            "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE FROM information_schema.COLUMNS \
+             WHERE TABLE_SCHEMA = 'information_schema' AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
+            (table,),
+        )
+        .unwrap();
+    assert!(!rows.is_empty(), "no columns for {table}");
+    rows.into_iter()
+        .map(|(f, ty, n)| {
+            let ty = match (ty.find('('), ty.find(')')) {
+                (Some(a), Some(b)) if ty.contains("int(") => format!("{}{}", &ty[..a], &ty[b + 1..]),
+                _ => ty,
+            };
+            (f, ty, n)
+        })
+        .collect()
+}
+
+#[test]
+fn the_shapes_match_mariadb_where_mysql_8_0_agrees() {
+    let q = Quire::start(&[]);
+    let mut qc = q.connect(None);
+    let mut mc = MariaDb::get().connect(None);
+    // MySQL 8.0's shapes, and what MariaDB 10.11 has instead.
+    let mysql_only = ["trx_adaptive_hash_latched", "trx_adaptive_hash_timeout", "trx_schedule_weight"];
+    let mariadb_types = |table: &str, field: &str, ty: &str| -> String {
+        match (table, field) {
+            ("INNODB_TRX", "trx_requested_lock_id") => "varchar(81)".into(),
+            ("INNODB_TRX", "trx_isolation_level") => {
+                "enum('READ UNCOMMITTED','READ COMMITTED','REPEATABLE READ','SERIALIZABLE')".into()
+            }
+            ("INNODB_BUFFER_POOL_STATS", "POOL_ID") => "int unsigned".into(),
+            ("INNODB_BUFFER_POOL_STATS", _) if ty == "double" => "float".into(),
+            _ => ty.to_string(),
+        }
+    };
+    for table in ["INNODB_TRX", "INNODB_BUFFER_POOL_STATS", "INNODB_CMP", "INNODB_CMPMEM", "COLUMN_PRIVILEGES"] {
+        let quire: Vec<(String, String, String)> = columns(&mut qc, table)
+            .into_iter()
+            .filter(|(f, _, _)| !mysql_only.contains(&f.as_str()))
+            .map(|(f, t, n)| {
+                let t = mariadb_types(table, &f, &t);
+                (f, t, n)
+            })
+            .collect();
+        assert_eq!(quire, columns(&mut mc, table), "information_schema.COLUMNS of {table}");
+    }
+    // INNODB_METRICS: MySQL 8.0's STATUS where MariaDB has ENABLED; the
+    // other columns alike (AVG_COUNT: double for MariaDB's float).
+    let quire: Vec<String> = columns(&mut qc, "INNODB_METRICS").into_iter().map(|c| c.0).collect();
+    let maria: Vec<String> = columns(&mut mc, "INNODB_METRICS")
+        .into_iter()
+        .map(|c| if c.0 == "ENABLED" { "STATUS".to_string() } else { c.0 })
+        .collect();
+    assert_eq!(quire, maria);
+    // Neither server compresses: the same rows, every count 0. No column
+    // grant exists on either (quire's grants are per database).
+    for sql in [
+        "SELECT * FROM information_schema.COLUMN_PRIVILEGES",
+        "SELECT * FROM information_schema.INNODB_CMP ORDER BY page_size",
+        "SELECT * FROM information_schema.INNODB_CMPMEM ORDER BY buffer_pool_instance, page_size",
+    ] {
+        assert_eq!(answer(&mut qc, sql), answer(&mut mc, sql), "{sql}");
+    }
+}
