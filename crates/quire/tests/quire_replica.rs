@@ -16,6 +16,7 @@
 //!   position before the failed transaction; START REPLICA retries it.
 
 mod child;
+mod replication;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -26,6 +27,7 @@ use std::time::{Duration, Instant};
 use child::Server;
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder};
+use replication::{first_difference, Rows};
 
 const PW: &str = "quire-replica-pw";
 
@@ -124,56 +126,9 @@ fn follow(replica: &Server, source_port: u16, user: &str, pw: &str) {
     c.query_drop("START REPLICA").unwrap();
 }
 
-type Rows = Vec<Vec<Option<Vec<u8>>>>;
-
-/// Every table of `db` and its rows in full-row order, as text.
+/// Every table of `db` on the server at `port`, in full-row order.
 fn contents(port: u16, db: &str) -> Vec<(String, Rows)> {
-    let mut c = connect_port(port, "root", PW, None).unwrap();
-    let mut tables: Vec<String> = c.query(format!("SHOW TABLES FROM {db}")).unwrap();
-    tables.sort();
-    tables
-        .into_iter()
-        .map(|t| {
-            let ncols: Vec<String> = c
-                .query(format!(
-                    "SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA='{db}' AND TABLE_NAME='{t}'"
-                ))
-                .unwrap();
-            let order = (1..=ncols.len().max(1)).map(|i| i.to_string()).collect::<Vec<_>>().join(", ");
-            let rows: Vec<mysql::Row> = c.query(format!("SELECT * FROM {db}.{t} ORDER BY {order}")).unwrap();
-            let rows = rows
-                .into_iter()
-                .map(|r| {
-                    r.unwrap()
-                        .into_iter()
-                        .map(|v| match v {
-                            mysql::Value::NULL => None,
-                            mysql::Value::Bytes(b) => Some(b),
-                            v => Some(v.as_sql(true).into_bytes()),
-                        })
-                        .collect()
-                })
-                .collect();
-            (t, rows)
-        })
-        .collect()
-}
-
-/// The first row that differs, for the failure message.
-fn first_difference(a: &[(String, Rows)], b: &[(String, Rows)]) -> String {
-    let text = |r: &[Option<Vec<u8>>]| {
-        r.iter()
-            .map(|v| v.as_ref().map_or("NULL".into(), |b| String::from_utf8_lossy(b).into_owned()))
-            .collect::<Vec<_>>()
-    };
-    for ((t, ra), (_, rb)) in a.iter().zip(b) {
-        for (x, y) in ra.iter().zip(rb) {
-            if x != y {
-                return format!("table {t}: source {:?} replica {:?}", text(x), text(y));
-            }
-        }
-    }
-    String::new()
+    replication::contents(&mut connect_port(port, "root", PW, None).unwrap(), db)
 }
 
 const SCHEMA: &[&str] = &[

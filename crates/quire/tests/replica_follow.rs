@@ -19,6 +19,7 @@
 
 mod child;
 mod mariadb;
+mod replication;
 
 use std::path::Path;
 use std::process::Command;
@@ -30,6 +31,7 @@ use child::Server;
 use mariadb::{field, Mariadb};
 use mysql::prelude::Queryable;
 use mysql::{Conn, OptsBuilder};
+use replication::{contents, first_difference};
 
 const PW: &str = "replica-follow-pw";
 
@@ -120,34 +122,6 @@ fn assert_no_replication_error(replica: &Mariadb) {
     }
     assert_eq!(field(&st, "Slave_IO_Running"), "Yes", "{st:?}");
     assert_eq!(field(&st, "Slave_SQL_Running"), "Yes", "{st:?}");
-}
-
-type Rows = Vec<Vec<Option<Vec<u8>>>>;
-
-/// Every table of `db` and its rows in primary key order, as text.
-fn contents(c: &mut Conn, db: &str) -> Vec<(String, Rows)> {
-    let mut tables: Vec<String> = c.query(format!("SHOW TABLES FROM {db}")).unwrap();
-    tables.sort();
-    tables
-        .into_iter()
-        .map(|t| {
-            let rows: Vec<mysql::Row> = c.query(format!("SELECT * FROM {db}.{t} ORDER BY 1")).unwrap();
-            let rows = rows
-                .into_iter()
-                .map(|r| {
-                    r.unwrap()
-                        .into_iter()
-                        .map(|v| match v {
-                            mysql::Value::NULL => None,
-                            mysql::Value::Bytes(b) => Some(b),
-                            v => Some(v.as_sql(true).into_bytes()),
-                        })
-                        .collect()
-                })
-                .collect();
-            (t, rows)
-        })
-        .collect()
 }
 
 fn connect_port(port: u16, db: Option<&str>) -> mysql::Result<Conn> {
@@ -299,7 +273,11 @@ fn a_mariadb_replica_follows_quire_through_rotations_ddl_and_a_sigkill() {
         on_replica.iter().map(|(t, r)| (t.clone(), r.len())).collect::<Vec<_>>(),
         "tables and row counts differ"
     );
-    assert!(on_quire == on_replica, "the replica's rows differ from quire's");
+    assert!(
+        on_quire == on_replica,
+        "the replica's rows differ from quire's: {}",
+        first_difference(&on_quire, &on_replica)
+    );
     eprintln!("{total} transactions, {} log files, {} tables equal on the replica", files.len(), on_quire.len());
 }
 

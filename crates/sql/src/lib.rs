@@ -59,6 +59,7 @@ pub mod names;
 pub mod normalize;
 pub mod optimize;
 pub mod optimizer_switch;
+pub mod password;
 pub mod perfschema;
 pub mod plan;
 pub mod process;

@@ -23,9 +23,9 @@
 //! An empty password is stored as `None` and proven by an empty response.
 //! Comparisons are constant-time in the data.
 
+pub use quire_sql::password::{scramble_native, scramble_sha2};
+use quire_sql::password::{sha1, sha256};
 use rand::Rng;
-use sha1::{Digest, Sha1};
-use sha2::Sha256;
 
 use super::Credentials;
 
@@ -48,22 +48,6 @@ pub fn new_scramble() -> [u8; SCRAMBLE_LEN] {
         }
     }
     out
-}
-
-fn sha1(parts: &[&[u8]]) -> [u8; 20] {
-    let mut h = Sha1::new();
-    for p in parts {
-        h.update(p);
-    }
-    h.finalize().into()
-}
-
-fn sha256(parts: &[&[u8]]) -> [u8; 32] {
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update(p);
-    }
-    h.finalize().into()
 }
 
 fn eq_ct(a: &[u8], b: &[u8]) -> bool {
@@ -109,26 +93,6 @@ pub fn verify_sha2(scramble: &[u8], response: &[u8], stored: Option<&[u8; 32]>) 
         candidate[i] = response[i] ^ mask[i];
     }
     eq_ct(&sha256(&[&candidate]), stored)
-}
-
-/// What a client computes for mysql_native_password (for tests and tools).
-pub fn scramble_native(scramble: &[u8], password: &str) -> Vec<u8> {
-    if password.is_empty() {
-        return Vec::new();
-    }
-    let h1 = sha1(&[password.as_bytes()]);
-    let mask = sha1(&[scramble, &sha1(&[&h1])]);
-    h1.iter().zip(mask).map(|(a, b)| a ^ b).collect()
-}
-
-/// What a client computes for caching_sha2_password (for tests and tools).
-pub fn scramble_sha2(scramble: &[u8], password: &str) -> Vec<u8> {
-    if password.is_empty() {
-        return Vec::new();
-    }
-    let h1 = sha256(&[password.as_bytes()]);
-    let mask = sha256(&[&sha256(&[&h1]), scramble]);
-    h1.iter().zip(mask).map(|(a, b)| a ^ b).collect()
 }
 
 #[cfg(test)]

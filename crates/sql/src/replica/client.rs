@@ -11,9 +11,6 @@ use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-use sha1::{Digest, Sha1};
-use sha2::Sha256;
-
 const MAX_PACKET: usize = 0xff_ffff;
 
 /// Capability flags (MySQL `CLIENT_*`).
@@ -62,42 +59,14 @@ pub struct Client {
     pub server_version: String,
 }
 
-fn sha1(parts: &[&[u8]]) -> [u8; 20] {
-    let mut h = Sha1::new();
-    for p in parts {
-        h.update(p);
-    }
-    h.finalize().into()
-}
-
-fn sha256(parts: &[&[u8]]) -> [u8; 32] {
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update(p);
-    }
-    h.finalize().into()
-}
-
 /// The proof of `password` for `plugin` over `scramble`.
 fn proof(plugin: &str, password: &str, scramble: &[u8]) -> R<Vec<u8>> {
     if password.is_empty() {
         return Ok(Vec::new());
     }
     match plugin {
-        // SHA1(pw) XOR SHA1(scramble + SHA1(SHA1(pw))).
-        "mysql_native_password" => {
-            let h1 = sha1(&[password.as_bytes()]);
-            let h2 = sha1(&[&h1]);
-            let m = sha1(&[scramble, &h2]);
-            Ok(h1.iter().zip(m).map(|(a, b)| a ^ b).collect())
-        }
-        // SHA256(pw) XOR SHA256(SHA256(SHA256(pw)) + scramble).
-        "caching_sha2_password" => {
-            let h1 = sha256(&[password.as_bytes()]);
-            let h2 = sha256(&[&h1]);
-            let m = sha256(&[&h2, scramble]);
-            Ok(h1.iter().zip(m).map(|(a, b)| a ^ b).collect())
-        }
+        "mysql_native_password" => Ok(crate::password::scramble_native(scramble, password)),
+        "caching_sha2_password" => Ok(crate::password::scramble_sha2(scramble, password)),
         other => Err(ClientError::protocol(format!("authentication plugin '{other}' is not supported by the replica"))),
     }
 }
@@ -389,6 +358,7 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::password::sha1;
 
     #[test]
     fn native_proof_matches_the_server_check() {
