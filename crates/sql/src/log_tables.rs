@@ -47,8 +47,15 @@ const TABLES: &[(&str, &str)] = &[
 
 /// Creates the log tables that do not exist yet.
 pub fn create_tables(engine: &Engine) -> Result<()> {
+    create_missing(engine, TABLES)
+}
+
+/// Creates each table of `tables` (engine name, CREATE TABLE text) that
+/// does not exist yet: quire's own tables in `mysql` (the log tables,
+/// the replica's position tables).
+pub(crate) fn create_missing(engine: &Engine, tables: &[(&str, &str)]) -> Result<()> {
     let names = engine.table_names();
-    for (name, sql) in TABLES {
+    for &(name, sql) in tables {
         if names.iter().any(|n| n == name) {
             continue;
         }

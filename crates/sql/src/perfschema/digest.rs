@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crossbeam_utils::CachePadded;
-use parking_lot::Mutex;
+use parking_lot::RwLock;
 use sha2::{Digest as _, Sha256};
 use sqlparser::ast;
 
@@ -234,13 +234,16 @@ type Key = (Option<String>, [u8; 32]);
 
 /// Every digest of the server.
 pub struct Digests {
-    map: Mutex<HashMap<Key, Arc<DigestStats>>>,
+    /// Looked up under the read lock: every compile of an uncached
+    /// statement (BEGIN, COMMIT, SET ...) finds its digest here, from any
+    /// number of connections at once; only a new digest writes.
+    map: RwLock<HashMap<Key, Arc<DigestStats>>>,
     overflow: Arc<DigestStats>,
 }
 
 impl Default for Digests {
     fn default() -> Self {
-        Self { map: Mutex::new(HashMap::new()), overflow: Arc::new(DigestStats::new(None, None, None, None)) }
+        Self { map: RwLock::new(HashMap::new()), overflow: Arc::new(DigestStats::new(None, None, None, None)) }
     }
 }
 
@@ -269,9 +272,12 @@ impl Digests {
     fn of_text(&self, schema: Option<&str>, text: String, sample: String) -> Arc<DigestStats> {
         let hash: [u8; 32] = Sha256::digest(text.as_bytes()).into();
         let key = (schema.map(str::to_string), hash);
-        let mut map = self.map.lock();
-        if let Some(d) = map.get(&key) {
+        if let Some(d) = self.map.read().get(&key) {
             return d.clone();
+        }
+        let mut map = self.map.write();
+        if let Some(d) = map.get(&key) {
+            return d.clone(); // made meanwhile by another connection
         }
         if map.len() >= MAX_DIGESTS {
             return self.overflow.clone();
@@ -284,7 +290,7 @@ impl Digests {
 
     /// Every digest, the overflow row last when it has counted anything.
     pub fn all(&self) -> Vec<Arc<DigestStats>> {
-        let mut v: Vec<Arc<DigestStats>> = self.map.lock().values().cloned().collect();
+        let mut v: Vec<Arc<DigestStats>> = self.map.read().values().cloned().collect();
         v.sort_by_key(|d| d.first_seen_us);
         if self.overflow.sums().count > 0 {
             v.push(self.overflow.clone());

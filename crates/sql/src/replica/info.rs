@@ -29,7 +29,7 @@ use quire_engine::row::Value;
 use quire_engine::table::Trx;
 use quire_engine::Engine;
 
-use crate::error::{Result, SqlError};
+use crate::error::Result;
 
 pub const MASTER_INFO: &str = "mysql/slave_master_info";
 pub const RELAY_LOG_INFO: &str = "mysql/slave_relay_log_info";
@@ -73,18 +73,7 @@ const TABLES: &[(&str, &str)] = &[
 
 /// Creates the tables that do not exist yet.
 pub fn create_tables(engine: &Engine) -> Result<()> {
-    let names = engine.table_names();
-    for (name, sql) in TABLES {
-        if names.iter().any(|n| n == name) {
-            continue;
-        }
-        let stmt = crate::session::parse(sql)?.into_iter().next();
-        let Some(sqlparser::ast::Statement::CreateTable(ct)) = stmt else {
-            return Err(SqlError::internal(format!("the definition of {name} is no CREATE TABLE")));
-        };
-        engine.create_table(name, crate::ddl::schema_of(&ct)?)?;
-    }
-    Ok(())
+    crate::log_tables::create_missing(engine, TABLES)
 }
 
 /// The connection CHANGE REPLICATION SOURCE configured.
