@@ -404,6 +404,14 @@ pub fn load(defaults_file: Option<&Path>, overrides: &[(String, String)]) -> Res
             .autosize("thread_cache_size", &VarValue::UInt(n))
             .map_err(|e| value_error("thread_cache_size", e.message))?;
     }
+    if !config.sysvars.is_set("thread_pool_size") {
+        // MariaDB's default: one group per CPU.
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+        config
+            .sysvars
+            .autosize("thread_pool_size", &VarValue::UInt(cpus))
+            .map_err(|e| value_error("thread_pool_size", e.message))?;
+    }
     config.engine_config()?;
     Ok(config)
 }
@@ -550,6 +558,16 @@ impl ServerConfig {
     /// max_connections / 100, at most 100.
     pub fn thread_cache_size(&self) -> usize {
         self.usize("thread_cache_size").unwrap_or(9)
+    }
+
+    /// `thread_handling=pool-of-threads`.
+    pub fn thread_pool(&self) -> bool {
+        matches!(self.get("thread_handling"), Ok(VarValue::Str(s)) if s.eq_ignore_ascii_case("pool-of-threads"))
+    }
+
+    /// `thread_pool_size`: the pool's groups (unless configured, the CPUs).
+    pub fn thread_pool_size(&self) -> usize {
+        self.usize("thread_pool_size").unwrap_or(1)
     }
 
     /// `max_allowed_packet` in bytes (default 64M).

@@ -8,3 +8,4 @@ pub mod backend;
 pub mod config;
 pub mod proto;
 pub mod serve;
+pub mod thread_pool;

@@ -193,7 +193,8 @@ impl Server {
             thread_cache_size: cfg.thread_cache_size(),
             ..Default::default()
         };
-        let listener = listener.spawn(backend, options)?;
+        let pool = crate::thread_pool::start(cfg)?;
+        let listener = listener.spawn_with_pool(backend, options, pool.clone())?;
         let cache = listener.thread_cache();
         let _ = cfg.sysvars.on_change(
             "thread_cache_size",
@@ -205,10 +206,12 @@ impl Server {
         );
         let cache = listener.thread_cache();
         let _ = shared.server_status.set(Box::new(move || {
-            vec![
+            let mut rows = vec![
                 ("Threads_cached".to_string(), cache.cached().to_string()),
                 ("Threads_created".to_string(), cache.created().to_string()),
-            ]
+            ];
+            rows.extend(crate::thread_pool::status(pool.as_deref()));
+            rows
         }));
         let max_connections = listener.max_connections();
         let _ = cfg.sysvars.on_change(

@@ -801,14 +801,24 @@ pub static VARS: &[VarDef] = &[
     def("table_open_cache", G, DYN, uint(1, 524_288), "4000", COMPAT),
     def("table_open_cache_instances", G, RO, uint(1, 64), "16", COMPAT),
     def("thread_cache_size", G, DYN, uint(0, 16384), "9", USED),
+    // MariaDB's names; "no-threads" (a debugging mode) is not offered.
     def(
         "thread_handling",
         G,
         RO,
-        VarKind::Enum(&["one-thread-per-connection", "no-threads", "loaded-dynamically"]),
+        VarKind::Enum(&["one-thread-per-connection", "pool-of-threads"]),
         "one-thread-per-connection",
-        COMPAT,
+        USED,
     ),
+    // The thread pool (MariaDB's variables and defaults; the size is
+    // autosized to the CPUs at startup and fixed while the server runs).
+    def("thread_pool_idle_timeout", G, DYN, uint(1, U32), "60", USED),
+    def("thread_pool_max_threads", G, DYN, uint(1, 65_536), "65536", USED),
+    def("thread_pool_oversubscribe", G, DYN, uint(1, 65_536), "3", USED),
+    def("thread_pool_prio_kickup_timer", G, DYN, uint(0, U32), "1000", USED),
+    def("thread_pool_priority", G, DYN, VarKind::Enum(&["high", "low", "auto"]), "auto", USED),
+    def("thread_pool_size", G, RO, uint(1, 100_000), "1", USED),
+    def("thread_pool_stall_limit", G, DYN, uint(1, U32), "500", USED),
     def("thread_stack", G, RO, uint(131_072, U64), "1048576", COMPAT),
     def("time_zone", B, DYN, VarKind::TimeZone, "SYSTEM", USED),
     def("timestamp", S, DYN, Float, "0", COMPAT),

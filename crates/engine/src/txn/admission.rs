@@ -80,6 +80,59 @@ thread_local! {
     static INSIDE: Cell<bool> = const { Cell::new(false) };
     /// Tickets left (non-zero only while inside).
     static TICKETS: Cell<u32> = const { Cell::new(0) };
+    /// Who hears that this thread blocks (a thread pool's worker: its
+    /// group may start another worker meanwhile).
+    static OBSERVER: RefCell<Option<Arc<dyn WaitObserver>>> = const { RefCell::new(None) };
+    /// Nested [`lend`]s: the observer hears only the outermost.
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Told when the thread it was installed on ([`observe_waits`]) starts
+/// and ends a wait (MariaDB's `thd_wait_begin` / `thd_wait_end`): a row
+/// lock, a page read, the log, a full pool, purge lag, a seat, a user or
+/// table lock, `SLEEP()`, a slow client. Nested waits are reported once.
+pub trait WaitObserver: Send + Sync {
+    fn wait_begin(&self);
+    fn wait_end(&self);
+}
+
+/// Installs (or, with `None`, removes) the calling thread's observer.
+pub fn observe_waits(o: Option<Arc<dyn WaitObserver>>) {
+    OBSERVER.with(|slot| *slot.borrow_mut() = o);
+}
+
+/// Tells the thread's observer, if any, that a wait is over when dropped.
+struct Observed(bool);
+
+impl Observed {
+    fn begin() -> Self {
+        let depth = DEPTH.get();
+        DEPTH.set(depth + 1);
+        if depth > 0 {
+            return Observed(false);
+        }
+        let told = OBSERVER.with(|o| match &*o.borrow() {
+            Some(o) => {
+                o.wait_begin();
+                true
+            }
+            None => false,
+        });
+        Observed(told)
+    }
+}
+
+impl Drop for Observed {
+    fn drop(&mut self) {
+        DEPTH.set(DEPTH.get() - 1);
+        if self.0 {
+            OBSERVER.with(|o| {
+                if let Some(o) = &*o.borrow() {
+                    o.wait_end();
+                }
+            });
+        }
+    }
 }
 
 impl Default for Gate {
@@ -142,6 +195,7 @@ impl Gate {
         };
         let started = std::time::Instant::now();
         let queued = wait::Wait::start(Instrument::ThreadConcurrencyQueue);
+        let _observed = Observed::begin();
         while !w.granted.load(Ordering::Acquire) {
             std::thread::park();
         }
@@ -225,6 +279,7 @@ pub fn blocking<R>(i: Instrument, f: impl FnOnce() -> R) -> R {
 /// [`blocking`] for a wait that records itself (file I/O, whose bytes
 /// and kind its instrument also counts).
 pub fn lend<R>(f: impl FnOnce() -> R) -> R {
+    let _observed = Observed::begin();
     if !INSIDE.get() {
         return f();
     }
@@ -370,5 +425,41 @@ mod tests {
         waiter.join().unwrap();
         leave();
         assert_eq!(g.occupancy(), (0, 0));
+    }
+
+    /// Counts what it hears.
+    #[derive(Default)]
+    struct Ears {
+        begun: AtomicUsize,
+        ended: AtomicUsize,
+    }
+
+    impl WaitObserver for Ears {
+        fn wait_begin(&self) {
+            self.begun.fetch_add(1, Ordering::SeqCst);
+        }
+        fn wait_end(&self) {
+            self.ended.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn an_observer_hears_each_outermost_wait_once_and_only_on_its_thread() {
+        let ears = Arc::new(Ears::default());
+        observe_waits(Some(ears.clone()));
+        let during = blocking(Instrument::Sleep, || {
+            // A wait inside a wait (a page read while the statement waits
+            // for the client, say) is the same wait.
+            lend(|| ());
+            (ears.begun.load(Ordering::SeqCst), ears.ended.load(Ordering::SeqCst))
+        });
+        assert_eq!(during, (1, 0), "begun, not yet ended, while waiting");
+        assert_eq!((ears.begun.load(Ordering::SeqCst), ears.ended.load(Ordering::SeqCst)), (1, 1));
+        let other = std::thread::spawn(|| blocking(Instrument::Sleep, || 5));
+        assert_eq!(other.join().unwrap(), 5);
+        assert_eq!(ears.begun.load(Ordering::SeqCst), 1, "another thread's wait is not heard");
+        observe_waits(None);
+        lend(|| ());
+        assert_eq!(ears.begun.load(Ordering::SeqCst), 1, "removed");
     }
 }

@@ -24,6 +24,7 @@ pub enum Instrument {
     DictSys,
     RowIdCounter,
     ThreadConcurrency,
+    ThreadPoolGroup,
     // Reader-writer locks.
     DictTables,
     TableState,
@@ -82,7 +83,7 @@ use Class::*;
 use Instrument as I;
 
 /// Every instrument, in `Instrument` order.
-pub const ALL: [Info; 34] = [
+pub const ALL: [Info; 35] = [
     i(
         I::BufPoolLruList,
         "wait/synch/mutex/innodb/buf_pool_LRU_list_mutex",
@@ -139,6 +140,12 @@ pub const ALL: [Info; 34] = [
         "wait/synch/mutex/innodb/srv_conc_mutex",
         Mutex,
         "innodb_thread_concurrency's seats and queue.",
+    ),
+    i(
+        I::ThreadPoolGroup,
+        "wait/synch/mutex/threadpool/group_mutex",
+        Mutex,
+        "A thread pool group's queue, idle workers and parked connections (thread_handling=pool-of-threads).",
     ),
     i(I::DictTables, "wait/synch/rwlock/innodb/dict_table_map_rw_lock", RwLock, "The engine's map of open tables."),
     i(

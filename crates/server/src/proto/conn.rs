@@ -60,6 +60,9 @@ pub mod command {
     pub const RESET_CONNECTION: u8 = 0x1f;
 }
 
+/// A command buffer larger than this is not kept between commands.
+const KEPT_PACKET_BYTES: usize = 64 * 1024;
+
 /// The largest packet accepted before authentication (a handshake
 /// response with connection attributes fits easily).
 pub const HANDSHAKE_MAX_BYTES: usize = 64 * 1024;
@@ -108,7 +111,7 @@ pub fn serve_connection_with<B: Backend, S: Read + Write>(
     peer_host: &str,
     options: &ConnOptions,
 ) -> io::Result<()> {
-    let env = ConnEnv { peer: peer_host, socket: None, over_limit: &|| false };
+    let env = ConnEnv { peer: peer_host, socket: None, over_limit: &|| false, socket_fd: None };
     serve_connection_in(backend, stream, connection_id, peer_host, options, &env)
 }
 
@@ -122,6 +125,9 @@ pub struct ConnEnv<'a> {
     /// More connections are open than `max_connections`: this one is the
     /// extra one, for an administrator only.
     pub over_limit: &'a dyn Fn() -> bool,
+    /// The socket's descriptor, when the stream is a socket (replies are
+    /// then written without blocking where the socket takes them).
+    pub socket_fd: Option<std::os::fd::RawFd>,
 }
 
 /// Reports the end of a connection to the backend, once (invariant 5).
@@ -177,39 +183,63 @@ pub fn serve_connection_in<B: Backend, S: Read + Write>(
     // performance_schema.threads shows this thread as the connection's.
     quire_engine::wait::set_processlist_id(u64::from(connection_id));
     let mut end = EndGuard { backend, id: connection_id, end: ConnEnd::LoginFailed };
-    let socket = env.socket.as_deref();
+    let mut conn = match login(backend, stream, connection_id, peer_host, options, env) {
+        Ok(conn) => conn,
+        Err(r) => return r,
+    };
+    end.end = ConnEnd::Aborted;
+    let r = conn.run();
+    let (how, r) = conn.finish(r, connection_id, peer_host);
+    end.end = how;
+    r
+}
+
+/// The handshake, authentication and the session: the connection in its
+/// command phase, or how it ended (refused, failed; the client was
+/// answered where it could be). The caller has reported it opened.
+pub(super) fn login<B: Backend, S: Read + Write>(
+    backend: &B,
+    stream: S,
+    connection_id: u32,
+    peer_host: &str,
+    options: &ConnOptions,
+    env: &ConnEnv<'_>,
+) -> Result<Conn<S, B::Session>, io::Result<()>> {
+    let socket = env.socket.clone();
     let connect_timeout = backend.connect_timeout();
-    if let (Some(s), Some(_)) = (socket, connect_timeout) {
-        s.set_read_timeout(connect_timeout)?;
+    if let (Some(s), Some(_)) = (&socket, connect_timeout) {
+        s.set_read_timeout(connect_timeout).map_err(Err)?;
     }
     let max_packet = backend.max_allowed_packet();
     let mut io = PacketIo::new(stream, HANDSHAKE_MAX_BYTES.min(max_packet));
+    if let Some(fd) = env.socket_fd {
+        io.set_socket_fd(fd);
+    }
     let auth = match authenticate(&mut io, backend, options.auth_plugin, connection_id, peer_host) {
         Ok(Some(a)) => a,
-        Ok(None) => return Ok(()),
+        Ok(None) => return Err(Ok(())),
         Err(e) => {
             if matches!(&e, PacketError::Io(io) if is_timeout(io)) {
                 log_aborted(connection_id, None, "unauthenticated", peer_host, read_failure(&e));
             }
-            return end_with(&mut io, e);
+            return Err(end_with(&mut io, e));
         }
     };
     if (env.over_limit)() && !backend.is_connection_admin(&auth.user) {
         let _ = send_err(&mut io, &super::listener::too_many_connections());
-        return Ok(());
+        return Err(Ok(()));
     }
     let mut session = match backend.open_session(&auth.user, auth.database.as_deref(), connection_id) {
         Ok(s) => s,
         Err(e) => {
             let _ = send_err(&mut io, &e);
-            return Ok(());
+            return Err(Ok(()));
         }
     };
     session.client_capabilities(auth.capabilities);
     if auth.capabilities & capability::INTERACTIVE != 0 {
         session.set_interactive();
     }
-    end.end = ConnEnd::Aborted;
     io.set_max_payload_bytes(max_packet);
     let mut conn = Conn {
         io,
@@ -219,30 +249,20 @@ pub fn serve_connection_in<B: Backend, S: Read + Write>(
         statements: Statements::new(max_packet),
         questions: 0,
         buf: Vec::with_capacity(1024),
+        packet: Vec::new(),
         socket,
         read_timeout: connect_timeout,
         write_timeout: None,
         failed_writing: false,
+        user: auth.user,
     };
     let status = conn.session.status_flags();
-    conn.send_ok(0, 0, status, 0, "")?;
-    conn.io.flush()?;
-    let r = conn.run();
-    let killed = conn.session.killed();
-    match r {
-        Ok(()) if !killed => {
-            end.end = ConnEnd::Quit;
-            Ok(())
-        }
-        Ok(()) => Ok(()),
-        Err(e) => {
-            if !killed {
-                let why = if conn.failed_writing { write_failure(&e) } else { read_failure(&e) };
-                log_aborted(connection_id, conn.session.database().as_deref(), &auth.user, peer_host, why);
-            }
-            end_with(&mut conn.io, e)
-        }
+    let sent = conn.send_ok(0, 0, status, 0, "").and_then(|()| conn.io.flush());
+    if let Err(e) = sent {
+        let (_, r) = conn.finish(Err(PacketError::Io(e)), connection_id, peer_host);
+        return Err(r);
     }
+    Ok(conn)
 }
 
 /// Ends a connection on a read failure: tells the client why when it can
@@ -268,8 +288,17 @@ fn started() -> Instant {
     *START.get_or_init(Instant::now)
 }
 
+/// What a command left the connection to do.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Flow {
+    /// Read the next command.
+    Next,
+    /// The connection ends (COM_QUIT, a dump's end, killed).
+    Quit,
+}
+
 /// An authenticated connection in the command phase.
-struct Conn<'a, S, T> {
+pub(super) struct Conn<S, T> {
     io: PacketIo<S>,
     session: T,
     /// Prepared statements' parameter types and long data.
@@ -282,54 +311,110 @@ struct Conn<'a, S, T> {
     questions: u64,
     /// Scratch space for one outgoing payload.
     buf: Vec<u8>,
+    /// The command being served.
+    packet: Vec<u8>,
     /// The socket, to bound idle reads by the session's `wait_timeout`.
-    socket: Option<&'a dyn SocketControl>,
+    socket: Option<Arc<dyn SocketControl>>,
     /// The read timeout the socket has now.
     read_timeout: Option<Duration>,
     /// The write timeout the socket has now.
     write_timeout: Option<Duration>,
     /// The connection failed while answering (writing), not reading.
     failed_writing: bool,
+    /// The account logged in.
+    user: String,
 }
 
-impl<S: Read + Write, T: Session> Conn<'_, S, T> {
+impl<S: Read + Write, T: Session> Conn<S, T> {
     /// The command loop; `Ok` on COM_QUIT, or after the command during
     /// which the session was killed.
     fn run(&mut self) -> Result<(), PacketError> {
-        let mut packet = Vec::with_capacity(1024);
-        loop {
-            if self.session.killed() {
-                return Ok(());
-            }
-            self.set_timeouts()?;
-            self.io.reset_seq();
-            self.io.read_packet_into(&mut packet)?;
-            self.questions += 1;
-            let Some((&cmd, body)) = packet.split_first() else {
-                self.send_err(&unknown_command())?;
-                self.io.flush()?;
-                continue;
-            };
-            if cmd == command::QUIT {
-                return Ok(());
-            }
-            if cmd == replication::BINLOG_DUMP || cmd == replication::BINLOG_DUMP_GTID {
-                // The connection ends with the dump, as MySQL's does.
-                self.binlog_dump(cmd, body)?;
-                let _ = self.io.flush();
-                return Ok(());
-            }
-            let answered = self.dispatch(cmd, body);
-            if self.session.killed() {
-                // The last answer: to a connection that killed itself; one
-                // killed by another has its socket shut already, and the
-                // answer goes nowhere.
-                let _ = self.io.flush();
-                return Ok(());
-            }
-            if let Err(e) = answered.and_then(|()| Ok(self.io.flush()?)) {
-                self.failed_writing = true;
-                return Err(e);
+        while self.step()? == Flow::Next {}
+        Ok(())
+    }
+
+    /// Reads and answers one command.
+    pub(super) fn step(&mut self) -> Result<Flow, PacketError> {
+        if self.session.killed() {
+            return Ok(Flow::Quit);
+        }
+        self.set_timeouts()?;
+        self.io.reset_seq();
+        let mut packet = std::mem::take(&mut self.packet);
+        let r = self.io.read_packet_into(&mut packet).and_then(|()| self.command(&packet));
+        if packet.capacity() > KEPT_PACKET_BYTES {
+            packet = Vec::new(); // an idle connection does not keep a bulk load's buffer
+        }
+        self.packet = packet;
+        r
+    }
+
+    fn command(&mut self, packet: &[u8]) -> Result<Flow, PacketError> {
+        self.questions += 1;
+        let Some((&cmd, body)) = packet.split_first() else {
+            self.send_err(&unknown_command())?;
+            self.io.flush()?;
+            return Ok(Flow::Next);
+        };
+        if cmd == command::QUIT {
+            return Ok(Flow::Quit);
+        }
+        if cmd == replication::BINLOG_DUMP || cmd == replication::BINLOG_DUMP_GTID {
+            // The connection ends with the dump, as MySQL's does. A dump
+            // waits for events for hours: the thread says it blocks.
+            quire_engine::txn::admission::lend(|| self.binlog_dump(cmd, body))?;
+            let _ = self.io.flush();
+            return Ok(Flow::Quit);
+        }
+        let answered = self.dispatch(cmd, body);
+        if self.session.killed() {
+            // The last answer: to a connection that killed itself; one
+            // killed by another has its socket shut already, and the
+            // answer goes nowhere.
+            let _ = self.io.flush();
+            return Ok(Flow::Quit);
+        }
+        if let Err(e) = answered.and_then(|()| Ok(self.io.flush()?)) {
+            self.failed_writing = true;
+            return Err(e);
+        }
+        Ok(Flow::Next)
+    }
+
+    /// A command arrived with the last one and waits in the read buffer.
+    pub(super) fn has_buffered_input(&self) -> bool {
+        self.io.has_buffered_input()
+    }
+
+    /// Inside a transaction (`SERVER_STATUS_IN_TRANS`).
+    pub(super) fn in_transaction(&self) -> bool {
+        self.session.status_flags() & super::STATUS_IN_TRANS != 0
+    }
+
+    /// How long the connection may wait for its next command.
+    pub(super) fn idle_timeout(&self) -> Option<Duration> {
+        self.session.idle_timeout()
+    }
+
+    /// The connection ended with `r`: logs an abnormal end as MySQL does,
+    /// tells the client why where it can still listen, and says how it
+    /// ended.
+    pub(super) fn finish(
+        &mut self,
+        r: Result<(), PacketError>,
+        connection_id: u32,
+        peer_host: &str,
+    ) -> (ConnEnd, io::Result<()>) {
+        let killed = self.session.killed();
+        match r {
+            Ok(()) if !killed => (ConnEnd::Quit, Ok(())),
+            Ok(()) => (ConnEnd::Aborted, Ok(())),
+            Err(e) => {
+                if !killed {
+                    let why = if self.failed_writing { write_failure(&e) } else { read_failure(&e) };
+                    log_aborted(connection_id, self.session.database().as_deref(), &self.user, peer_host, why);
+                }
+                (ConnEnd::Aborted, end_with(&mut self.io, e))
             }
         }
     }
@@ -338,7 +423,7 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
     /// `wait_timeout`, and each write of its answer by `net_write_timeout`
     /// (a system call each, only when it changed).
     fn set_timeouts(&mut self) -> io::Result<()> {
-        let Some(socket) = self.socket else {
+        let Some(socket) = &self.socket else {
             return Ok(());
         };
         let t = self.session.idle_timeout();
@@ -479,7 +564,7 @@ impl<S: Read + Write, T: Session> Conn<'_, S, T> {
         // A dump may wait for hours between events: no idle or write
         // timeout of a client connection applies (heartbeats and the
         // replica's own timeout watch the link).
-        if let Some(s) = self.socket {
+        if let Some(s) = &self.socket {
             s.set_read_timeout(None)?;
             s.set_write_timeout(None)?;
         }

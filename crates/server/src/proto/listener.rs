@@ -1,5 +1,7 @@
 //! Accepting connections: a TCP socket and/or a Unix socket, one accept
-//! thread polling both, one OS thread per connection (named `conn-N`).
+//! thread polling both, one OS thread per connection (named `connection`)
+//! or, under `thread_handling=pool-of-threads`, the thread pool's
+//! workers ([`super::pool`]).
 //!
 //! Invariants:
 //! 1. Connection ids count from 1 and are never reused while the listener
@@ -42,6 +44,8 @@ use std::time::Duration;
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 
 use super::conn::{serve_connection_in, ConnEnv, ConnOptions};
+use super::pool::ThreadPool;
+use super::pooled::Pooled;
 use super::socket::SocketControl;
 use super::{response, Backend, ErrPacket};
 
@@ -139,9 +143,21 @@ impl Listener {
         self.unix_path.as_deref()
     }
 
-    /// Starts the accept thread.
+    /// Starts the accept thread, each connection on its own thread.
     pub fn spawn<B: Backend>(self, backend: Arc<B>, options: ListenerOptions) -> io::Result<ListenerHandle> {
-        let shared = Shared::new(Arc::new(AtomicBool::new(false)), &options);
+        self.spawn_with_pool(backend, options, None)
+    }
+
+    /// Starts the accept thread; connections are served by `pool` if
+    /// given (`thread_handling=pool-of-threads`), else each by its own
+    /// thread. Stopping the listener stops the pool.
+    pub fn spawn_with_pool<B: Backend>(
+        self,
+        backend: Arc<B>,
+        options: ListenerOptions,
+        pool: Option<Arc<ThreadPool>>,
+    ) -> io::Result<ListenerHandle> {
+        let shared = Shared::new(Arc::new(AtomicBool::new(false)), &options, pool);
         let local_addr = self.local_addr();
         let unix_path = self.unix_path.clone();
         let thread = self.start(backend, options, Arc::clone(&shared))?;
@@ -175,7 +191,7 @@ pub fn spawn<B: Backend>(
     stop: Arc<AtomicBool>,
 ) -> io::Result<Vec<JoinHandle<()>>> {
     let options = ListenerOptions { max_connections, ..ListenerOptions::default() };
-    let shared = Shared::new(stop, &options);
+    let shared = Shared::new(stop, &options, None);
     let thread = Listener::from_sockets(tcp, unix).start(backend, options, shared)?;
     Ok(vec![thread])
 }
@@ -218,7 +234,8 @@ fn remove_stale_socket(p: &Path) -> io::Result<()> {
     }
 }
 
-/// State shared by the accept thread, connection threads and the handle.
+/// State shared by the accept thread, connection threads (or the pool's
+/// connections) and the handle.
 struct Shared {
     stop: Arc<AtomicBool>,
     /// Connection threads alive (invariant 2).
@@ -229,11 +246,14 @@ struct Shared {
     max_connections: Arc<AtomicUsize>,
     /// Idle connection threads (`thread_cache_size`).
     threads: Arc<ThreadCache>,
+    /// The thread pool, under `thread_handling=pool-of-threads`.
+    pool: Option<Arc<ThreadPool>>,
 }
 
 impl Shared {
-    fn new(stop: Arc<AtomicBool>, options: &ListenerOptions) -> Arc<Self> {
+    fn new(stop: Arc<AtomicBool>, options: &ListenerOptions, pool: Option<Arc<ThreadPool>>) -> Arc<Self> {
         Arc::new(Self {
+            pool,
             stop,
             open: AtomicUsize::new(0),
             next_id: AtomicU32::new(1),
@@ -411,6 +431,9 @@ fn accept_loop<B: Backend>(listener: Listener, backend: Arc<B>, options: Listene
         }
     }
     shared.threads.stop();
+    if let Some(pool) = &shared.pool {
+        pool.stop();
+    }
 }
 
 /// Blocking mode, no Nagle; returns a clone of the socket to control it.
@@ -422,7 +445,7 @@ fn prepare_tcp(stream: &TcpStream) -> io::Result<Arc<dyn SocketControl>> {
 
 /// `host`: the client's address for access checks and messages; `peer`:
 /// `ip:port` for SHOW PROCESSLIST.
-fn start_connection<B: Backend, S: Read + Write + Send + 'static>(
+fn start_connection<B: Backend, S: Read + Write + AsRawFd + Send + 'static>(
     mut stream: S,
     host: String,
     peer: String,
@@ -448,12 +471,21 @@ fn start_connection<B: Backend, S: Read + Write + Send + 'static>(
     let guard = OpenGuard(Arc::clone(shared));
     let backend = Arc::clone(backend);
     let conn_options = options.conn;
+    let fd = stream.as_raw_fd();
+    if let Some(pool) = &shared.pool {
+        let over = Arc::clone(shared);
+        let over_limit = Arc::new(move || over.over_limit());
+        let client =
+            Pooled::new(backend, stream, id, host, peer, conn_options, control, fd, over_limit, Box::new(guard));
+        pool.add(id, Box::new(client));
+        return;
+    }
     let shared = Arc::clone(shared);
     let cache = Arc::clone(&shared.threads);
     let job: Job = Box::new(move || {
         let _guard = guard;
         let over_limit = || shared.over_limit();
-        let env = ConnEnv { peer: &peer, socket: Some(control), over_limit: &over_limit };
+        let env = ConnEnv { peer: &peer, socket: Some(control), over_limit: &over_limit, socket_fd: Some(fd) };
         match serve_connection_in(&*backend, stream, id, &host, &conn_options, &env) {
             Ok(()) => tracing::debug!("connection {id} from {host} closed"),
             Err(e) => tracing::debug!("connection {id} from {host} ended: {e}"),

@@ -404,6 +404,8 @@ pub mod conn;
 pub mod handshake;
 pub mod listener;
 pub mod packet;
+pub mod pool;
+mod pooled;
 pub mod replication;
 pub mod response;
 pub mod socket;

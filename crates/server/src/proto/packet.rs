@@ -89,6 +89,10 @@ pub struct PacketIo<S> {
     seq: u8,
     /// The largest logical payload accepted (invariant 2).
     max_payload_bytes: usize,
+    /// The stream's socket, when it is one: [`PacketIo::flush`] first
+    /// tries to write without blocking, and only a write that would block
+    /// counts as a wait.
+    socket_fd: Option<std::os::fd::RawFd>,
 }
 
 impl<S: Read + Write> PacketIo<S> {
@@ -101,7 +105,19 @@ impl<S: Read + Write> PacketIo<S> {
             wbuf: Vec::with_capacity(16 * 1024),
             seq: 0,
             max_payload_bytes,
+            socket_fd: None,
         }
+    }
+
+    /// Tells that the stream is the socket `fd` (the stream's own reads
+    /// and writes act on that same socket).
+    pub fn set_socket_fd(&mut self, fd: std::os::fd::RawFd) {
+        self.socket_fd = Some(fd);
+    }
+
+    /// The read buffer holds bytes not yet consumed (a pipelined command).
+    pub fn has_buffered_input(&self) -> bool {
+        self.rpos < self.rend
     }
 
     pub fn set_max_payload_bytes(&mut self, n: usize) {
@@ -235,13 +251,23 @@ impl<S: Read + Write> PacketIo<S> {
 
     /// Writes out everything queued.
     pub fn flush(&mut self) -> io::Result<()> {
-        // A client slow to read blocks the statement: its engine seat
-        // (`innodb_thread_concurrency`) is lent meanwhile.
-        quire_engine::txn::admission::blocking(quire_engine::wait::Instrument::ClientSocket, || {
-            if !self.wbuf.is_empty() {
-                self.stream.write_all(&self.wbuf)?;
+        use quire_engine::wait::{self, Instrument};
+        let mut sent = 0;
+        if let Some(fd) = self.socket_fd.filter(|_| !self.wbuf.is_empty()) {
+            sent = wait::time(Instrument::ClientSocket, || send_now(fd, &self.wbuf))?;
+            if sent == self.wbuf.len() {
                 self.wbuf.clear();
+                return Ok(());
             }
+        }
+        // A client slow to read blocks the statement: the thread says so
+        // (its engine seat, `innodb_thread_concurrency`, is lent, and a
+        // thread pool may run another worker meanwhile).
+        quire_engine::txn::admission::blocking(Instrument::ClientSocket, || {
+            if sent < self.wbuf.len() {
+                self.stream.write_all(&self.wbuf[sent..])?;
+            }
+            self.wbuf.clear();
             self.stream.flush()
         })
     }
@@ -250,6 +276,29 @@ impl<S: Read + Write> PacketIo<S> {
     pub fn get_ref(&self) -> &S {
         &self.stream
     }
+}
+
+/// Writes what the socket takes without blocking: the count written
+/// (short when its send buffer filled up).
+fn send_now(fd: std::os::fd::RawFd, buf: &[u8]) -> io::Result<usize> {
+    let mut at = 0;
+    while at < buf.len() {
+        let rest = &buf[at..];
+        // SAFETY: `rest` is a live slice for the call; `fd` is the open
+        // socket of the stream this PacketIo owns.
+        let n = unsafe { libc::send(fd, rest.as_ptr().cast(), rest.len(), libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL) };
+        if n >= 0 {
+            at += n as usize;
+            continue;
+        }
+        let e = io::Error::last_os_error();
+        match e.kind() {
+            ErrorKind::Interrupted => continue,
+            ErrorKind::WouldBlock => break,
+            _ => return Err(e),
+        }
+    }
+    Ok(at)
 }
 
 #[cfg(test)]

@@ -156,6 +156,12 @@ impl Quire {
             ("innodb_flush_log_at_trx_commit".into(), "2".into()),
             ("innodb_lock_wait_timeout".into(), "2".into()),
         ];
+        // The whole suite may be run on the thread pool
+        // (QUIRE_TEST_THREAD_HANDLING=pool-of-threads); a test's own
+        // setting wins.
+        if let Ok(h) = std::env::var("QUIRE_TEST_THREAD_HANDLING") {
+            overrides.push(("thread_handling".into(), h));
+        }
         for (k, v) in extra {
             overrides.retain(|(ok, _)| ok != k);
             overrides.push((k.to_string(), v.to_string()));

@@ -1,0 +1,265 @@
+//! The thread pool (`thread_handling=pool-of-threads`), with MariaDB's
+//! design and variables: connections are spread over `thread_pool_size`
+//! groups; each group has one epoll set holding its idle connections, a
+//! queue of connections with a command to serve, and a few workers. An
+//! idle connection costs a socket and its session, not a thread.
+//!
+//! How a group runs (`group.rs`):
+//! - A worker with nothing to do becomes the group's *listener* if it has
+//!   none: it waits in `epoll_wait`, queues the connections that became
+//!   readable, and then serves the queue itself like any worker. The
+//!   others sleep on the group's condition variable.
+//! - A worker takes a connection from the queue only while fewer than
+//!   `1 + thread_pool_oversubscribe` workers of its group are *active*
+//!   (running a command and not blocked), so a group keeps about one
+//!   thread per CPU busy and the rest of the work waits in the queue
+//!   rather than on latches.
+//! - A worker that blocks (a row lock, a page read, the redo log or the
+//!   binary log group commit, a full buffer pool, purge lag, a seat of
+//!   `innodb_thread_concurrency`, a user or table lock, `SLEEP()`, a slow
+//!   client: every wait that goes through the engine's
+//!   `admission::blocking`) tells its group (`WaitObserver`); when that
+//!   leaves the group with no active worker and work waiting, an idle
+//!   worker is woken or a new one started, so the CPUs stay busy.
+//! - The timer thread looks at every group each `thread_pool_stall_limit`
+//!   ms: a group whose queue did not move since the last look is
+//!   *stalled* (a long statement that does not block); it may then run
+//!   one more worker beyond the oversubscription limit. The timer also
+//!   closes connections idle beyond their `wait_timeout`.
+//! - Connections inside a transaction are served first
+//!   (`thread_pool_priority=auto`, the default; `high`: all first, so one
+//!   queue; `low`: none first); a connection that waited in the low queue
+//!   longer than `thread_pool_prio_kickup_timer` ms is taken before the
+//!   high queue.
+//! - A worker idle for `thread_pool_idle_timeout` seconds exits (a group
+//!   keeps one). At most `thread_pool_max_threads` workers exist in all.
+//!
+//! Invariants (per group, under its mutex):
+//! 1. A connection is in exactly one place: parked (its socket armed in
+//!    the epoll set, one-shot), queued, or owned by the worker serving
+//!    it. Being one-shot, an armed socket is reported once and is not
+//!    armed again until its worker parks it.
+//! 2. `active + waiting` is the number of workers holding a connection;
+//!    `active` of them are not inside a wait.
+//! 3. A parked connection's token names its slot and the slot's
+//!    generation, so a report that arrives after the timer took the
+//!    connection (or after the slot was reused) is recognised and
+//!    dropped.
+
+mod epoll;
+mod group;
+
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use group::Group;
+
+/// A connection as the pool sees it.
+pub trait Client: Send + 'static {
+    /// Serves what the client sent: its login on the first call, then
+    /// every command that has arrived. `Wait`: park it until it sends
+    /// more; `Close`: it ended (and was answered and logged).
+    fn serve(&mut self) -> Served;
+    /// Its socket.
+    fn fd(&self) -> RawFd;
+    /// It is inside a transaction (served first under
+    /// `thread_pool_priority=auto`).
+    fn in_transaction(&self) -> bool;
+    /// How long it may stay idle (`wait_timeout`).
+    fn idle_timeout(&self) -> Option<Duration>;
+    /// It stayed idle beyond [`Client::idle_timeout`]: the next
+    /// [`Client::serve`] ends it as a read timeout.
+    fn time_out(&mut self);
+}
+
+/// What became of a connection a worker served.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Served {
+    Wait,
+    Close,
+}
+
+/// `thread_pool_priority`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Priority {
+    High = 0,
+    Low = 1,
+    Auto = 2,
+}
+
+impl Priority {
+    pub fn parse(s: &str) -> Option<Priority> {
+        match s.to_ascii_lowercase().as_str() {
+            "high" => Some(Priority::High),
+            "low" => Some(Priority::Low),
+            "auto" => Some(Priority::Auto),
+            _ => None,
+        }
+    }
+}
+
+/// The pool's variables that may change while it runs.
+pub struct Settings {
+    /// `thread_pool_max_threads`: workers in all groups.
+    pub max_threads: AtomicUsize,
+    /// `thread_pool_oversubscribe`.
+    pub oversubscribe: AtomicUsize,
+    /// `thread_pool_stall_limit`, ms.
+    pub stall_limit_ms: AtomicU64,
+    /// `thread_pool_idle_timeout`, s.
+    pub idle_timeout_s: AtomicU64,
+    /// `thread_pool_priority`.
+    pub priority: AtomicU8,
+    /// `thread_pool_prio_kickup_timer`, ms.
+    pub kickup_ms: AtomicU64,
+}
+
+impl Default for Settings {
+    /// MariaDB 10.11's defaults.
+    fn default() -> Self {
+        Settings {
+            max_threads: AtomicUsize::new(65_536),
+            oversubscribe: AtomicUsize::new(3),
+            stall_limit_ms: AtomicU64::new(500),
+            idle_timeout_s: AtomicU64::new(60),
+            priority: AtomicU8::new(Priority::Auto as u8),
+            kickup_ms: AtomicU64::new(1000),
+        }
+    }
+}
+
+impl Settings {
+    pub fn set_priority(&self, p: Priority) {
+        self.priority.store(p as u8, Ordering::Relaxed);
+    }
+
+    fn priority(&self) -> Priority {
+        match self.priority.load(Ordering::Relaxed) {
+            0 => Priority::High,
+            1 => Priority::Low,
+            _ => Priority::Auto,
+        }
+    }
+
+    fn stall_limit(&self) -> Duration {
+        Duration::from_millis(self.stall_limit_ms.load(Ordering::Relaxed).max(1))
+    }
+}
+
+/// What every group shares.
+struct Common {
+    settings: Arc<Settings>,
+    /// Workers alive in all groups.
+    threads: AtomicUsize,
+    stopping: AtomicBool,
+}
+
+/// A running pool.
+pub struct ThreadPool {
+    groups: Vec<Arc<Group>>,
+    common: Arc<Common>,
+    timer: parking_lot::Mutex<Option<JoinHandle<()>>>,
+    /// Wakes the timer early when the pool stops.
+    timer_wake: Arc<(parking_lot::Mutex<bool>, parking_lot::Condvar)>,
+}
+
+/// Counts for `SHOW STATUS`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// `Threadpool_threads`: workers alive.
+    pub threads: usize,
+    /// `Threadpool_idle_threads`: workers not running a command (asleep,
+    /// listening) or blocked inside one.
+    pub idle: usize,
+    /// Connections queued for a worker now.
+    pub queued: usize,
+    /// Times a group was found stalled.
+    pub stalls: u64,
+}
+
+impl ThreadPool {
+    /// Starts `groups` groups (at least one), each with one worker, and
+    /// the timer.
+    pub fn start(groups: usize, settings: Arc<Settings>) -> std::io::Result<Arc<ThreadPool>> {
+        let common = Arc::new(Common { settings, threads: AtomicUsize::new(0), stopping: AtomicBool::new(false) });
+        let groups = (0..groups.max(1))
+            .map(|i| Group::new(i, Arc::clone(&common)).map(group::into_arc))
+            .collect::<std::io::Result<Vec<_>>>()?;
+        for g in &groups {
+            g.start_first_worker()?;
+        }
+        let pool = Arc::new(ThreadPool {
+            groups,
+            common,
+            timer: parking_lot::Mutex::new(None),
+            timer_wake: Arc::new((parking_lot::Mutex::new(false), parking_lot::Condvar::new())),
+        });
+        let groups = pool.groups.clone();
+        let common = Arc::clone(&pool.common);
+        let wake = Arc::clone(&pool.timer_wake);
+        let timer = std::thread::Builder::new().name("tp-timer".into()).spawn(move || {
+            let (lock, cv) = &*wake;
+            let mut stopped = lock.lock();
+            while !*stopped {
+                let _ = cv.wait_for(&mut stopped, common.settings.stall_limit());
+                if *stopped {
+                    break;
+                }
+                for g in &groups {
+                    g.check();
+                }
+            }
+        })?;
+        *pool.timer.lock() = Some(timer);
+        Ok(pool)
+    }
+
+    /// Hands a new connection to its group (`id` modulo the groups, as
+    /// MariaDB does), which serves its login first.
+    pub fn add(&self, id: u32, client: Box<dyn Client>) {
+        let g = &self.groups[id as usize % self.groups.len()];
+        g.add(client);
+    }
+
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for g in &self.groups {
+            let (threads, idle, queued, stalls) = g.counts();
+            c.threads += threads;
+            c.idle += idle;
+            c.queued += queued;
+            c.stalls += stalls;
+        }
+        c
+    }
+
+    /// Stops the pool: workers finish the command they run and exit;
+    /// every connection, parked, queued or being served, is closed (its
+    /// session ends, rolling back an open transaction).
+    pub fn stop(&self) {
+        if self.common.stopping.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        {
+            let (lock, cv) = &*self.timer_wake;
+            *lock.lock() = true;
+            cv.notify_all();
+        }
+        if let Some(t) = self.timer.lock().take() {
+            let _ = t.join();
+        }
+        for g in &self.groups {
+            g.stop();
+        }
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

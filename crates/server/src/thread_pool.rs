@@ -1,0 +1,75 @@
+//! `thread_handling=pool-of-threads`: the pool ([`crate::proto::pool`])
+//! started with the configured variables, their runtime changes pushed
+//! into it, and its status variables.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use quire_sql::sysvars::{SysVars, VarValue};
+
+use crate::config::ServerConfig;
+use crate::proto::pool::{Priority, Settings, ThreadPool};
+
+/// The pool, when configured.
+pub fn start(cfg: &ServerConfig) -> std::io::Result<Option<Arc<ThreadPool>>> {
+    if !cfg.thread_pool() {
+        return Ok(None);
+    }
+    let settings = Arc::new(Settings::default());
+    bind(&cfg.sysvars, &settings);
+    let pool = ThreadPool::start(cfg.thread_pool_size(), settings)?;
+    tracing::info!("thread pool: {} groups", cfg.thread_pool_size());
+    Ok(Some(pool))
+}
+
+/// Sets `settings` from the variables now and whenever they change.
+fn bind(sv: &Arc<SysVars>, settings: &Arc<Settings>) {
+    type Apply = fn(&Settings, u64);
+    let numbers: [(&str, Apply); 5] = [
+        ("thread_pool_max_threads", |s, v| s.max_threads.store(v as usize, Ordering::Relaxed)),
+        ("thread_pool_oversubscribe", |s, v| s.oversubscribe.store(v as usize, Ordering::Relaxed)),
+        ("thread_pool_stall_limit", |s, v| s.stall_limit_ms.store(v, Ordering::Relaxed)),
+        ("thread_pool_idle_timeout", |s, v| s.idle_timeout_s.store(v, Ordering::Relaxed)),
+        ("thread_pool_prio_kickup_timer", |s, v| s.kickup_ms.store(v, Ordering::Relaxed)),
+    ];
+    for (name, apply) in numbers {
+        if let Some(v) = sv.global(name).and_then(|v| v.as_u64()) {
+            apply(settings, v);
+        }
+        let s = Arc::clone(settings);
+        let _ = sv.on_change(
+            name,
+            Box::new(move |v| {
+                if let Some(v) = v.as_u64() {
+                    apply(&s, v);
+                }
+            }),
+        );
+    }
+    let priority = |v: &VarValue| match v {
+        VarValue::Str(s) => Priority::parse(s),
+        _ => None,
+    };
+    if let Some(p) = sv.global("thread_pool_priority").as_ref().and_then(priority) {
+        settings.set_priority(p);
+    }
+    let s = Arc::clone(settings);
+    let _ = sv.on_change(
+        "thread_pool_priority",
+        Box::new(move |v| {
+            if let Some(p) = priority(v) {
+                s.set_priority(p);
+            }
+        }),
+    );
+}
+
+/// `Threadpool_threads` and `Threadpool_idle_threads` (0 without a pool,
+/// as MariaDB shows them).
+pub fn status(pool: Option<&ThreadPool>) -> Vec<(String, String)> {
+    let c = pool.map(ThreadPool::counts).unwrap_or_default();
+    vec![
+        ("Threadpool_idle_threads".to_string(), c.idle.to_string()),
+        ("Threadpool_threads".to_string(), c.threads.to_string()),
+    ]
+}

@@ -1,0 +1,222 @@
+//! `thread_handling=pool-of-threads`: connections are served by a few
+//! workers, not a thread each. Proven here: a worker blocked in a row-lock
+//! wait does not stall its group (the lock's owner, in the same group,
+//! still gets served); a statement that runs long without blocking does
+//! not keep the others waiting past the stall limit; idle connections
+//! cost no thread; commands pipelined in one write are all answered;
+//! `wait_timeout` and KILL end parked connections; the variables act at
+//! runtime and the status counts the workers.
+
+mod oracle;
+
+mod proto_support;
+
+use std::io::Write;
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use mysql::prelude::Queryable;
+use oracle::Quire;
+use quire_server::proto::pool::{Settings, ThreadPool};
+use quire_server::proto::{Listener, ListenerOptions};
+
+fn status(c: &mut mysql::Conn, name: &str) -> u64 {
+    let row: Option<(String, String)> = c.query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'")).unwrap();
+    row.unwrap_or_else(|| panic!("no status {name}")).1.parse().unwrap()
+}
+
+/// One group, one active worker at a time: the strictest pool.
+fn one_group(extra: &[(&'static str, &'static str)]) -> Quire {
+    let mut settings = vec![
+        ("thread_handling", "pool-of-threads"),
+        ("thread_pool_size", "1"),
+        ("thread_pool_oversubscribe", "1"),
+        ("innodb_lock_wait_timeout", "30"),
+    ];
+    settings.extend_from_slice(extra);
+    Quire::start(&settings)
+}
+
+#[test]
+fn a_worker_blocked_on_a_row_lock_does_not_stall_its_group() {
+    let q = one_group(&[]);
+    let mut a = q.fresh_db("tp_lock");
+    a.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
+    a.query_drop("INSERT INTO t VALUES (1, 0), (2, 0)").unwrap();
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop("UPDATE t SET v = 1 WHERE id = 1").unwrap();
+    // Several connections wait for a's lock, each holding a worker.
+    let waiters: Vec<_> = (0..3)
+        .map(|i| {
+            let mut c = q.connect(Some("tp_lock"));
+            std::thread::spawn(move || {
+                c.query_drop(format!("UPDATE t SET v = v + 10 WHERE id = 1 /* {i} */")).map(|()| c)
+            })
+        })
+        .collect();
+    let mut probe = q.connect(None);
+    while status(&mut probe, "Innodb_row_lock_current_waits") < 3 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Others are served meanwhile, and so is the lock's owner: had the
+    // group waited for its blocked workers, a's COMMIT would sit in the
+    // queue until every waiter timed out (1205).
+    let n: Option<i64> = probe.query_first("SELECT COUNT(*) FROM tp_lock.t WHERE id = 2").unwrap();
+    assert_eq!(n, Some(1));
+    a.query_drop("COMMIT").unwrap();
+    for w in waiters {
+        w.join().unwrap().expect("each waiter gets the lock in turn: no 1205");
+    }
+    let v: Option<i64> = a.query_first("SELECT v FROM t WHERE id = 1").unwrap();
+    assert_eq!(v, Some(31));
+    assert!(status(&mut probe, "Threadpool_threads") >= 4, "a worker per blocked statement, plus one");
+}
+
+#[test]
+fn a_long_statement_that_never_blocks_does_not_keep_the_group_from_others() {
+    let q = one_group(&[("thread_pool_stall_limit", "50")]);
+    let mut long = q.connect(None);
+    long.query_drop("SET SESSION cte_max_recursion_depth = 100000000").unwrap();
+    let (tx, rx) = mpsc::channel();
+    let runner = std::thread::spawn(move || {
+        // Pure CPU for a few seconds: the group's only active worker.
+        let n: Option<i64> = long
+            .query_first(
+                "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 3000000) \
+                 SELECT COUNT(*) FROM c",
+            )
+            .unwrap();
+        tx.send("long").unwrap();
+        n
+    });
+    let mut probe = q.connect(None);
+    // Wait until the long statement runs (its end before the probe saw
+    // it running means the probe waited for it: the group stalled).
+    loop {
+        assert!(rx.try_recv().is_err(), "the probe was not served while the long statement ran");
+        let running: Vec<(u64, String)> = probe
+            .query(
+                "SELECT ID, COALESCE(INFO, '') FROM information_schema.PROCESSLIST WHERE INFO LIKE 'WITH RECURSIVE%'",
+            )
+            .unwrap();
+        if !running.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The timer finds the queue stuck and lets a second worker serve it:
+    // short statements finish while the long one still runs.
+    for _ in 0..5 {
+        let one: Option<i64> = probe.query_first("SELECT 1").unwrap();
+        assert_eq!(one, Some(1));
+    }
+    assert!(rx.try_recv().is_err(), "the short statements finished first");
+    assert_eq!(runner.join().unwrap(), Some(3_000_000));
+    assert!(status(&mut probe, "Threadpool_threads") >= 2);
+}
+
+#[test]
+fn idle_connections_hold_no_thread() {
+    let q = Quire::start(&[("thread_handling", "pool-of-threads"), ("thread_pool_size", "2")]);
+    let mut conns: Vec<mysql::Conn> = (0..150).map(|_| q.connect(None)).collect();
+    for (i, c) in conns.iter_mut().enumerate() {
+        let v: Option<u64> = c.query_first(format!("SELECT {i}")).unwrap();
+        assert_eq!(v, Some(i as u64));
+    }
+    let mut probe = q.connect(None);
+    assert_eq!(status(&mut probe, "Threads_connected"), 151);
+    let threads = status(&mut probe, "Threadpool_threads");
+    assert!(threads < 20, "150 idle connections kept {threads} workers");
+    assert!(status(&mut probe, "Threadpool_idle_threads") <= threads);
+    // The OS agrees: far fewer threads than connections.
+    let os_threads = std::fs::read_dir("/proc/self/task").unwrap().count();
+    assert!(os_threads < 150, "{os_threads} threads in the process");
+}
+
+#[test]
+fn commands_pipelined_in_one_write_are_all_answered() {
+    // The protocol's toy backend, served by a pool of one group.
+    let pool = ThreadPool::start(1, Arc::new(Settings::default())).unwrap();
+    let l = Listener::bind(Some("127.0.0.1:0"), None).unwrap();
+    let h =
+        l.spawn_with_pool(Arc::new(proto_support::Toy::new(1 << 20)), ListenerOptions::default(), Some(pool)).unwrap();
+    let mut raw = proto_support::Raw::login(h.local_addr().unwrap());
+    // Two COM_QUERYs in one write: the second waits in the server's read
+    // buffer, where epoll does not see it.
+    let mut both = Vec::new();
+    for sql in ["SELECT 7", "SELECT 8"] {
+        let len = (sql.len() + 1) as u32;
+        both.extend_from_slice(&len.to_le_bytes()[..3]);
+        both.push(0);
+        both.push(0x03);
+        both.extend_from_slice(sql.as_bytes());
+    }
+    raw.stream.write_all(&both).unwrap();
+    for want in ["7", "8"] {
+        raw.seq = 1;
+        assert_eq!(raw.read().expect("column count"), [1]);
+        let _def = raw.read().expect("column definition");
+        let _eof = raw.read().expect("EOF");
+        let row = raw.read().expect("the row: both commands are answered, no hang");
+        assert_eq!(&row[1..], want.as_bytes());
+        let _eof = raw.read().expect("EOF");
+    }
+    h.stop();
+}
+
+#[test]
+fn wait_timeout_and_kill_end_parked_connections() {
+    let q = Quire::start(&[
+        ("thread_handling", "pool-of-threads"),
+        ("thread_pool_size", "1"),
+        ("thread_pool_stall_limit", "50"),
+    ]);
+    let mut idle = q.connect(None);
+    idle.query_drop("SET SESSION wait_timeout = 1").unwrap();
+    let mut victim = q.connect(None);
+    let victim_id: Option<u64> = victim.query_first("SELECT CONNECTION_ID()").unwrap();
+    let mut admin = q.connect(None);
+    admin.query_drop(format!("KILL {}", victim_id.unwrap())).unwrap();
+    assert!(victim.query_drop("SELECT 1").is_err(), "a killed parked connection is closed");
+    std::thread::sleep(Duration::from_millis(2500));
+    assert!(idle.query_drop("SELECT 1").is_err(), "the idle connection was closed after wait_timeout");
+    let mut probe = q.connect(None);
+    // Only the admin's connection and the probe remain.
+    for _ in 0..500 {
+        if status(&mut probe, "Threads_connected") == 2 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("the closed connections are still counted");
+}
+
+#[test]
+fn the_pool_variables_act_at_runtime_and_the_size_is_fixed() {
+    let q = Quire::start(&[("thread_handling", "pool-of-threads"), ("thread_pool_size", "3")]);
+    let mut c = q.connect(None);
+    let (h, size): (String, u64) = c.query_first("SELECT @@thread_handling, @@thread_pool_size").unwrap().unwrap();
+    assert_eq!((h.as_str(), size), ("pool-of-threads", 3));
+    for (var, value) in [
+        ("thread_pool_oversubscribe", "10"),
+        ("thread_pool_stall_limit", "100"),
+        ("thread_pool_idle_timeout", "5"),
+        ("thread_pool_max_threads", "500"),
+        ("thread_pool_prio_kickup_timer", "10"),
+        ("thread_pool_priority", "'high'"),
+    ] {
+        c.query_drop(format!("SET GLOBAL {var} = {value}")).unwrap();
+        let v: Option<String> = c.query_first(format!("SELECT @@global.{var}")).unwrap();
+        assert_eq!(v.unwrap(), value.trim_matches('\''), "{var}");
+    }
+    let e = c.query_drop("SET GLOBAL thread_pool_size = 4").unwrap_err();
+    assert!(e.to_string().contains("1238"), "{e}");
+    let e = c.query_drop("SET GLOBAL thread_handling = 'one-thread-per-connection'").unwrap_err();
+    assert!(e.to_string().contains("1238"), "{e}");
+    // Every group starts with a worker.
+    assert!(status(&mut c, "Threadpool_threads") >= 3);
+    // Without the pool, the counts are there and zero, as in MariaDB.
+    let plain = Quire::start(&[("thread_handling", "one-thread-per-connection")]);
+    let mut p = plain.connect(None);
+    assert_eq!(status(&mut p, "Threadpool_threads"), 0);
+}
