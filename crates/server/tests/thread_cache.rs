@@ -29,7 +29,7 @@ fn eventually(c: &mut Conn, what: &str, f: impl Fn(&mut Conn) -> bool) {
 
 #[test]
 fn reconnecting_reuses_cached_threads_instead_of_creating_new_ones() {
-    let q = Quire::start(&[("thread_cache_size", "4")]);
+    let q = Quire::start(&[("thread_cache_size", "4"), ("thread_handling", "one-thread-per-connection")]);
     let mut admin = q.connect(None);
     // Two connections opened and closed: their threads are cached.
     drop((q.connect(None), q.connect(None)));

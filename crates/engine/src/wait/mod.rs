@@ -36,7 +36,9 @@ use std::time::Instant;
 
 pub use mutex::{Mutex, RwLock};
 pub use names::{Class, Info, Instrument, ALL, COUNT, FILES};
-pub use slots::{files, global, set_processlist_id, threads, FileTotals, OpTotals, ThreadWaits, Totals};
+pub use slots::{
+    files, global, set_processlist_id, threads, Attached, ConnectionSlot, FileTotals, OpTotals, ThreadWaits, Totals,
+};
 
 #[allow(clippy::declare_interior_mutable_const)]
 const YES: AtomicBool = AtomicBool::new(true);

@@ -5,7 +5,7 @@
 //! values into the registry's retired totals and unlists it (invariant 2
 //! of the module).
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -196,6 +196,39 @@ impl Drop for Holder {
 
 thread_local! {
     static MINE: OnceCell<Holder> = const { OnceCell::new() };
+    /// The slot events go to instead while a thread pool's worker serves
+    /// a connection ([`ConnectionSlot::attach`]); null: the thread's own.
+    static LENT: Cell<*const Slot> = const { Cell::new(std::ptr::null()) };
+}
+
+/// A connection's own slot, for a thread pool: its waits stay its own
+/// (and performance_schema shows it as one thread) whichever worker
+/// serves it. One worker at a time serves a connection, so the slot keeps
+/// a single writer.
+pub struct ConnectionSlot(Holder);
+
+impl ConnectionSlot {
+    pub fn new(processlist_id: u64) -> Self {
+        let h = register("connection".to_string(), 0);
+        h.0.processlist_id.store(processlist_id, Ordering::Relaxed);
+        ConnectionSlot(h)
+    }
+
+    /// The calling thread records into this slot until the guard drops.
+    pub fn attach(&self) -> Attached {
+        let slot = Arc::clone(&self.0 .0);
+        LENT.with(|l| l.set(Arc::as_ptr(&slot)));
+        Attached(slot)
+    }
+}
+
+/// Keeps an attached slot alive; detaches it when dropped.
+pub struct Attached(Arc<Slot>);
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        LENT.with(|l| l.set(std::ptr::null()));
+    }
 }
 
 fn os_thread_id() -> u64 {
@@ -209,11 +242,15 @@ fn os_thread_id() -> u64 {
 }
 
 fn new_slot() -> Holder {
+    register(std::thread::current().name().unwrap_or("").to_string(), os_thread_id())
+}
+
+fn register(name: String, os_id: u64) -> Holder {
     let mut reg = REGISTRY.lock();
     let slot = Arc::new(Slot {
         thread_id: reg.next_id,
-        name: std::thread::current().name().unwrap_or("").to_string(),
-        os_id: os_thread_id(),
+        name,
+        os_id,
         processlist_id: AtomicU64::new(0),
         stats: [const { Stat::new() }; COUNT],
         files: [const { [const { OpStat::new() }; 3] }; FILES],
@@ -223,9 +260,16 @@ fn new_slot() -> Holder {
     Holder(slot)
 }
 
-/// Runs `f` on this thread's slot; does nothing while the thread exits.
+/// Runs `f` on the slot this thread records into (an attached
+/// connection's, else its own); does nothing while the thread exits.
 #[inline]
 fn with_slot(f: impl FnOnce(&Slot)) {
+    let lent = LENT.with(Cell::get);
+    if !lent.is_null() {
+        // SAFETY: set only by `ConnectionSlot::attach`, whose guard holds
+        // the slot's Arc until it clears the pointer on this thread.
+        return f(unsafe { &*lent });
+    }
     let _ = MINE.try_with(|m| f(&m.get_or_init(new_slot).0));
 }
 
@@ -243,8 +287,15 @@ pub(super) fn add_file(i: Instrument, op: FileOp, bytes: u64, ns: u64) {
     });
 }
 
-/// This thread's summed wait time on `i` (0 before its first event).
+/// This thread's (or its attached connection's) summed wait time on `i`
+/// (0 before its first event).
 pub(super) fn thread_sum(i: Instrument) -> u64 {
+    let mut sum = 0;
+    let lent = LENT.with(Cell::get);
+    if !lent.is_null() {
+        with_slot(|s| sum = s.stats[i as usize].sum.load(Ordering::Relaxed));
+        return sum;
+    }
     MINE.try_with(|m| m.get().map_or(0, |h| h.0.stats[i as usize].sum.load(Ordering::Relaxed))).unwrap_or(0)
 }
 

@@ -45,6 +45,9 @@ pub(super) struct Pooled<B: Backend, S> {
     end: ConnEnd,
     /// Idle beyond `wait_timeout`: the next serve ends it.
     timed_out: bool,
+    /// Its wait instruments (performance_schema's thread of the
+    /// connection, whichever worker serves it).
+    waits: quire_engine::wait::ConnectionSlot,
     /// Dropped with the connection (the listener's open count).
     _guard: Box<dyn Any + Send>,
 }
@@ -76,6 +79,7 @@ impl<B: Backend, S: Read + Write + Send + 'static> Pooled<B, S> {
             opened: false,
             end: ConnEnd::LoginFailed,
             timed_out: false,
+            waits: quire_engine::wait::ConnectionSlot::new(u64::from(id)),
             _guard: guard,
         }
     }
@@ -153,12 +157,9 @@ impl<B: Backend, S: Read + Write + Send + 'static> Pooled<B, S> {
 
 impl<B: Backend, S: Read + Write + Send + 'static> Client for Pooled<B, S> {
     fn serve(&mut self) -> Served {
-        // performance_schema.threads shows the worker as the connection's
-        // while it serves it.
-        quire_engine::wait::set_processlist_id(u64::from(self.id));
-        let served = self.serve_phase();
-        quire_engine::wait::set_processlist_id(0);
-        served
+        // The worker records the connection's waits in its slot.
+        let _attached = self.waits.attach();
+        self.serve_phase()
     }
 
     fn fd(&self) -> RawFd {
@@ -188,6 +189,7 @@ impl<B: Backend, S> Drop for Pooled<B, S> {
     fn drop(&mut self) {
         // The session ends (rolling back an open transaction) before the
         // backend hears the connection closed.
+        let _attached = self.waits.attach();
         self.phase = Phase::Ended;
         if self.opened {
             self.backend.connection_closed(self.id, self.end);
