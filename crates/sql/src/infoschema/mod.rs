@@ -97,12 +97,13 @@ pub enum View {
     InnodbCmpmem,
     InnodbTables,
     InnodbIndexes,
+    InnodbColumns,
     /// A table of performance_schema (`perfschema`), read the same way.
     Perf(crate::perfschema::Table),
 }
 
 /// Every table with its name, in name order (SHOW TABLES' order).
-pub const ALL: [(View, &str); 31] = [
+pub const ALL: [(View, &str); 32] = [
     (View::CharacterSets, "CHARACTER_SETS"),
     (View::CheckConstraints, "CHECK_CONSTRAINTS"),
     (View::Collations, "COLLATIONS"),
@@ -116,6 +117,7 @@ pub const ALL: [(View, &str); 31] = [
     (View::InnodbBufferPoolStats, "INNODB_BUFFER_POOL_STATS"),
     (View::InnodbCmp, "INNODB_CMP"),
     (View::InnodbCmpmem, "INNODB_CMPMEM"),
+    (View::InnodbColumns, "INNODB_COLUMNS"),
     (View::InnodbIndexes, "INNODB_INDEXES"),
     (View::InnodbMetrics, "INNODB_METRICS"),
     (View::InnodbTables, "INNODB_TABLES"),
@@ -175,6 +177,7 @@ impl View {
                 | View::InnodbCmpmem
                 | View::InnodbTables
                 | View::InnodbIndexes
+                | View::InnodbColumns
         )
     }
 }
@@ -331,6 +334,7 @@ pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
         View::InnodbCmpmem => Ok(innodb_pool::cmpmem(s)),
         View::InnodbTables => Ok(innodb_dict::tables(s)),
         View::InnodbIndexes => Ok(innodb_dict::indexes(s)),
+        View::InnodbColumns => Ok(innodb_dict::columns(s)),
         View::Perf(t) => crate::perfschema::rows(s, t),
     }?;
     debug_assert!(rows.iter().all(|r| r.len() == shape::columns(v).len()), "{v:?}: invariant 1");

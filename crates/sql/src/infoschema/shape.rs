@@ -539,6 +539,20 @@ const INNODB_INDEXES: &[Def] = &[
     ("MERGE_THRESHOLD", T::Int, NN),
 ];
 
+// INNODB_COLUMNS: MySQL 8.0's name and columns for MariaDB's
+// INNODB_SYS_COLUMNS (NAME as long as MariaDB's); HAS_DEFAULT and
+// DEFAULT_VALUE are MySQL 8.0's only.
+const INNODB_COLUMNS: &[Def] = &[
+    ("TABLE_ID", T::BigU, NN),
+    ("NAME", T::Var(64), NN),
+    ("POS", T::BigU, NN),
+    ("MTYPE", T::Int, NN),
+    ("PRTYPE", T::Int, NN),
+    ("LEN", T::Int, NN),
+    ("HAS_DEFAULT", T::Int, NN),
+    ("DEFAULT_VALUE", T::LongText, N),
+];
+
 const COLUMN_PRIVILEGES: &[Def] = &[
     ("GRANTEE", T::Var(385), NN),
     ("TABLE_CATALOG", T::Var(512), NN),
@@ -582,6 +596,7 @@ fn defs(v: View) -> &'static [Def] {
         View::InnodbCmpmem => INNODB_CMPMEM,
         View::InnodbTables => INNODB_TABLES,
         View::InnodbIndexes => INNODB_INDEXES,
+        View::InnodbColumns => INNODB_COLUMNS,
         View::Perf(t) => crate::perfschema::defs(t),
     }
 }
