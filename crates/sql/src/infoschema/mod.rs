@@ -38,6 +38,7 @@ pub mod innodb_metrics;
 pub mod innodb_pool;
 mod innodb_trx;
 mod keys;
+mod plugins;
 pub mod server;
 pub mod shape;
 pub mod show;
@@ -98,12 +99,13 @@ pub enum View {
     InnodbTables,
     InnodbIndexes,
     InnodbColumns,
+    Plugins,
     /// A table of performance_schema (`perfschema`), read the same way.
     Perf(crate::perfschema::Table),
 }
 
 /// Every table with its name, in name order (SHOW TABLES' order).
-pub const ALL: [(View, &str); 32] = [
+pub const ALL: [(View, &str); 33] = [
     (View::CharacterSets, "CHARACTER_SETS"),
     (View::CheckConstraints, "CHECK_CONSTRAINTS"),
     (View::Collations, "COLLATIONS"),
@@ -124,6 +126,7 @@ pub const ALL: [(View, &str); 32] = [
     (View::InnodbTrx, "INNODB_TRX"),
     (View::KeyColumnUsage, "KEY_COLUMN_USAGE"),
     (View::Partitions, "PARTITIONS"),
+    (View::Plugins, "PLUGINS"),
     (View::Processlist, "PROCESSLIST"),
     (View::ReferentialConstraints, "REFERENTIAL_CONSTRAINTS"),
     (View::Routines, "ROUTINES"),
@@ -335,6 +338,7 @@ pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
         View::InnodbTables => Ok(innodb_dict::tables(s)),
         View::InnodbIndexes => Ok(innodb_dict::indexes(s)),
         View::InnodbColumns => Ok(innodb_dict::columns(s)),
+        View::Plugins => Ok(plugins::rows()),
         View::Perf(t) => crate::perfschema::rows(s, t),
     }?;
     debug_assert!(rows.iter().all(|r| r.len() == shape::columns(v).len()), "{v:?}: invariant 1");

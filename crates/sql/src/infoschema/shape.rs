@@ -553,6 +553,22 @@ const INNODB_COLUMNS: &[Def] = &[
     ("DEFAULT_VALUE", T::LongText, N),
 ];
 
+// PLUGINS: MySQL 8.0's eleven columns (MariaDB adds PLUGIN_MATURITY and
+// PLUGIN_AUTH_VERSION), MariaDB's types.
+const PLUGINS: &[Def] = &[
+    ("PLUGIN_NAME", T::Var(64), NN),
+    ("PLUGIN_VERSION", T::Var(20), NN),
+    ("PLUGIN_STATUS", T::Var(16), NN),
+    ("PLUGIN_TYPE", T::Var(80), NN),
+    ("PLUGIN_TYPE_VERSION", T::Var(20), NN),
+    ("PLUGIN_LIBRARY", T::Var(64), N),
+    ("PLUGIN_LIBRARY_VERSION", T::Var(20), N),
+    ("PLUGIN_AUTHOR", T::Var(64), N),
+    ("PLUGIN_DESCRIPTION", T::LongText, N),
+    ("PLUGIN_LICENSE", T::Var(80), NN),
+    ("LOAD_OPTION", T::Var(64), NN),
+];
+
 const COLUMN_PRIVILEGES: &[Def] = &[
     ("GRANTEE", T::Var(385), NN),
     ("TABLE_CATALOG", T::Var(512), NN),
@@ -597,6 +613,7 @@ fn defs(v: View) -> &'static [Def] {
         View::InnodbTables => INNODB_TABLES,
         View::InnodbIndexes => INNODB_INDEXES,
         View::InnodbColumns => INNODB_COLUMNS,
+        View::Plugins => PLUGINS,
         View::Perf(t) => crate::perfschema::defs(t),
     }
 }

@@ -3,10 +3,10 @@
 //! both): `SHOW {INDEX | INDEXES | KEYS} FROM t [FROM db] [WHERE e]`,
 //! `SHOW TABLE STATUS [FROM db] [LIKE p | WHERE e]`, `SHOW [FULL] TABLES
 //! [FROM db] [LIKE p | WHERE e]`, `SHOW [STORAGE] ENGINES`, `SHOW
-//! {CHARACTER SET | CHARSET} [LIKE p | WHERE e]` and `SHOW COLLATION [LIKE
-//! p | WHERE e]`. Column names are MySQL 8.0's (SHOW INDEX ends with
-//! Visible and Expression; MariaDB has Ignored). LIKE matches the first
-//! column; WHERE is evaluated over the statement's own columns (the
+//! {CHARACTER SET | CHARSET} [LIKE p | WHERE e]`, `SHOW COLLATION [LIKE
+//! p | WHERE e]` and `SHOW PLUGINS [LIKE p | WHERE e]`. Column names
+//! are MySQL 8.0's (SHOW INDEX ends with Visible and Expression; MariaDB
+//! has Ignored). LIKE matches the first column; WHERE is evaluated over the statement's own columns (the
 //! SELECT is wrapped as a derived table), as MySQL does.
 //!
 //! A missing database is 1049 and one the user may not use 1044 (checked
@@ -206,6 +206,8 @@ pub fn rewrite(s: &Session, sql: &str) -> Result<Option<String>> {
     };
     p.eat("EXTENDED");
     let full = p.eat("FULL");
+    // The rows keep the order their table makes them in (no ORDER BY).
+    let mut unordered = false;
     let (select, filter, like_col) = if p.eat("INDEX") || p.eat("INDEXES") || p.eat("KEYS") {
         if full {
             return Ok(None);
@@ -339,10 +341,23 @@ pub fn rewrite(s: &Session, sql: &str) -> Result<Option<String>> {
             lit(&db)
         );
         (select, filter, "EVENT_OBJECT_TABLE")
+    } else if p.eat("PLUGINS") {
+        if full {
+            return Ok(None);
+        }
+        // MySQL's SHOW PLUGINS takes no filter; MariaDB's takes LIKE and
+        // WHERE, which are kept. The rows stay in registration order.
+        let filter = p.filter()?;
+        let select = "SELECT PLUGIN_NAME AS `Name`, PLUGIN_STATUS AS `Status`, PLUGIN_TYPE AS `Type`, \
+                      PLUGIN_LIBRARY AS `Library`, PLUGIN_LICENSE AS `License` \
+                      FROM information_schema.PLUGINS WHERE 1"
+            .to_string();
+        unordered = true;
+        (select, filter, "PLUGIN_NAME")
     } else {
         return Ok(None);
     };
-    let order = if like_col.is_empty() { String::new() } else { format!(" ORDER BY {like_col}") };
+    let order = if like_col.is_empty() || unordered { String::new() } else { format!(" ORDER BY {like_col}") };
     Ok(Some(match filter {
         Filter::None => format!("{select}{order}"),
         Filter::Like(pat) => format!("{select} AND {like_col} LIKE {}{order}", lit(&pat)),
