@@ -1077,6 +1077,7 @@ pub(crate) fn status_rows(s: &Session) -> Vec<(String, String)> {
         ("Uptime".into(), uptime.to_string()),
     ];
     v.extend(crate::status::engine_status(e));
+    v.extend(crate::status::table_status(e));
     v.extend(crate::status::session_status(s));
     if let Some(f) = s.shared.server_status.get() {
         v.extend(f());

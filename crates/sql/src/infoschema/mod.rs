@@ -38,6 +38,7 @@ pub mod innodb_metrics;
 pub mod innodb_pool;
 mod innodb_trx;
 mod keys;
+mod open_tables;
 mod plugins;
 pub mod server;
 pub mod shape;
@@ -100,6 +101,11 @@ pub enum View {
     InnodbIndexes,
     InnodbColumns,
     Plugins,
+    /// SHOW OPEN TABLES' rows: hidden, as MySQL's and MariaDB's
+    /// OPEN_TABLES (not in [`ALL`], so not listed and 1109 to a SELECT);
+    /// only the SELECT a SHOW OPEN TABLES is rewritten to reads it
+    /// ([`lookup_hidden`]).
+    OpenTables,
     /// A table of performance_schema (`perfschema`), read the same way.
     Perf(crate::perfschema::Table),
 }
@@ -147,6 +153,9 @@ impl View {
         if let View::Perf(t) = self {
             return t.name();
         }
+        if self == View::OpenTables {
+            return OPEN_TABLES;
+        }
         ALL.iter().find(|(v, _)| *v == self).map_or("?", |(_, n)| n)
     }
 
@@ -164,6 +173,7 @@ impl View {
             | View::TableConstraints => (at("TABLE_SCHEMA"), at("TABLE_NAME")),
             View::ReferentialConstraints => (at("CONSTRAINT_SCHEMA"), at("TABLE_NAME")),
             View::CheckConstraints => (at("CONSTRAINT_SCHEMA"), None),
+            View::OpenTables => (at("Database"), at("Table")),
             _ => (None, None),
         }
     }
@@ -193,6 +203,15 @@ pub fn is_db(db: &str) -> bool {
 /// The table `name` of information_schema (any case).
 pub fn lookup(name: &str) -> Option<View> {
     ALL.iter().find(|(_, n)| n.eq_ignore_ascii_case(name)).map(|(v, _)| *v)
+}
+
+/// The hidden table SHOW OPEN TABLES reads.
+const OPEN_TABLES: &str = "OPEN_TABLES";
+
+/// A hidden table of information_schema by name (any case): what
+/// [`lookup`] finds, and the tables only a rewritten SHOW may read.
+pub fn lookup_hidden(name: &str) -> Option<View> {
+    lookup(name).or_else(|| OPEN_TABLES.eq_ignore_ascii_case(name).then_some(View::OpenTables))
 }
 
 /// The system table `db`.`name` (information_schema's or
@@ -339,6 +358,7 @@ pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
         View::InnodbIndexes => Ok(innodb_dict::indexes(s)),
         View::InnodbColumns => Ok(innodb_dict::columns(s)),
         View::Plugins => Ok(plugins::rows()),
+        View::OpenTables => Ok(open_tables::rows(s, hint)),
         View::Perf(t) => crate::perfschema::rows(s, t),
     }?;
     debug_assert!(rows.iter().all(|r| r.len() == shape::columns(v).len()), "{v:?}: invariant 1");

@@ -569,6 +569,11 @@ const PLUGINS: &[Def] = &[
     ("LOAD_OPTION", T::Var(64), NN),
 ];
 
+// OPEN_TABLES: SHOW OPEN TABLES' columns (a hidden table, as in MySQL and
+// MariaDB: only the SHOW reads it).
+const OPEN_TABLES: &[Def] =
+    &[("Database", T::Var(64), NN), ("Table", T::Var(64), NN), ("In_use", T::Big, NN), ("Name_locked", T::Big, NN)];
+
 const COLUMN_PRIVILEGES: &[Def] = &[
     ("GRANTEE", T::Var(385), NN),
     ("TABLE_CATALOG", T::Var(512), NN),
@@ -614,6 +619,7 @@ fn defs(v: View) -> &'static [Def] {
         View::InnodbIndexes => INNODB_INDEXES,
         View::InnodbColumns => INNODB_COLUMNS,
         View::Plugins => PLUGINS,
+        View::OpenTables => OPEN_TABLES,
         View::Perf(t) => crate::perfschema::defs(t),
     }
 }

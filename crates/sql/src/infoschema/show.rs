@@ -4,9 +4,11 @@
 //! `SHOW TABLE STATUS [FROM db] [LIKE p | WHERE e]`, `SHOW [FULL] TABLES
 //! [FROM db] [LIKE p | WHERE e]`, `SHOW [STORAGE] ENGINES`, `SHOW
 //! {CHARACTER SET | CHARSET} [LIKE p | WHERE e]`, `SHOW COLLATION [LIKE
-//! p | WHERE e]` and `SHOW PLUGINS [LIKE p | WHERE e]`. Column names
-//! are MySQL 8.0's (SHOW INDEX ends with Visible and Expression; MariaDB
-//! has Ignored). LIKE matches the first column; WHERE is evaluated over the statement's own columns (the
+//! p | WHERE e]`, `SHOW PLUGINS [LIKE p | WHERE e]` and `SHOW OPEN TABLES
+//! [FROM db] [LIKE p | WHERE e]` (over the hidden OPEN_TABLES, as MySQL
+//! answers it). Column names are MySQL 8.0's (SHOW INDEX ends with
+//! Visible and Expression; MariaDB has Ignored). LIKE matches the first
+//! column; WHERE is evaluated over the statement's own columns (the
 //! SELECT is wrapped as a derived table), as MySQL does.
 //!
 //! A missing database is 1049 and one the user may not use 1044 (checked
@@ -354,6 +356,23 @@ pub fn rewrite(s: &Session, sql: &str) -> Result<Option<String>> {
             .to_string();
         unordered = true;
         (select, filter, "PLUGIN_NAME")
+    } else if p.eat("OPEN") {
+        if full || !p.eat("TABLES") {
+            return Ok(None);
+        }
+        // No check of the database: one that does not exist, or that the
+        // user may not use, has no open table to list (MariaDB's answer).
+        let db = p.from()?;
+        let filter = p.filter()?;
+        let mut select = "SELECT `Database`, `Table`, `In_use`, `Name_locked` \
+                          FROM information_schema.OPEN_TABLES WHERE 1"
+            .to_string();
+        if let Some(db) = db {
+            select.push_str(&format!(" AND `Database` = {}", lit(&db)));
+        }
+        // Rows come by database, then table (`open_tables::rows`).
+        unordered = true;
+        (select, filter, "`Table`")
     } else {
         return Ok(None);
     };
