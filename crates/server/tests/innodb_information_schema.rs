@@ -5,7 +5,8 @@
 //! with SHOW STATUS; INNODB_BUFFER_POOL_STATS has a row per instance;
 //! INNODB_TABLES / INNODB_INDEXES / INNODB_COLUMNS list the dictionary
 //! (the columns' InnoDB types as MariaDB's INNODB_SYS_COLUMNS gives them);
-//! all of them need
+//! a multi-statement transaction that has only read is listed by
+//! INNODB_TRX under MySQL's printed id; all of them need
 //! PROCESS (1227 without). Their shapes are compared with a MariaDB the
 //! test starts where they are comparable (information_schema.COLUMNS, and the rows of
 //! INNODB_CMP / INNODB_CMPMEM, which neither server fills: no
@@ -402,4 +403,68 @@ fn innodb_columns_gives_the_defaults_of_instantly_added_columns() {
         .unwrap()
         .unwrap();
     assert_eq!(n, 0);
+}
+
+#[test]
+fn innodb_trx_lists_a_transaction_that_has_only_read_from_its_first_read() {
+    let q = Quire::start(&[]);
+    let mut a = q.fresh_db("ro_trx");
+    a.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
+    a.query_drop("INSERT INTO t VALUES (1, 0)").unwrap();
+    let a_id: u64 = a.query_first("SELECT CONNECTION_ID()").unwrap().unwrap();
+    let mut b = q.connect(Some("ro_trx"));
+    let b_id: u64 = b.query_first("SELECT CONNECTION_ID()").unwrap().unwrap();
+    let mut probe = q.connect(None);
+    let printed = 1u64 << 48;
+
+    a.query_drop("START TRANSACTION").unwrap();
+    assert!(trx_rows(&mut probe).is_empty(), "nothing read yet: no read view");
+    let _: Vec<Row> = a.query("SELECT * FROM t").unwrap();
+    b.query_drop("START TRANSACTION READ ONLY").unwrap();
+    let _: Vec<Row> = b.query("SELECT * FROM t").unwrap();
+    let rows = trx_rows(&mut probe);
+    assert_eq!(rows.len(), 2, "the probe's own autocommit SELECT is not listed: {rows:?}");
+    let by_thread = |rows: &[Row], id: u64| rows.iter().find(|r| get::<u64>(r, "trx_mysql_thread_id") == id).cloned();
+    let ra = by_thread(&rows, a_id).unwrap();
+    let rb = by_thread(&rows, b_id).unwrap();
+    assert!(get::<u64>(&ra, "trx_id") > printed, "MySQL's printed id: {ra:?}");
+    assert_ne!(get::<u64>(&ra, "trx_id"), get::<u64>(&rb, "trx_id"));
+    assert_eq!(get::<String>(&ra, "trx_state"), "RUNNING");
+    assert_eq!(get::<i64>(&ra, "trx_is_read_only"), 0);
+    assert_eq!(get::<i64>(&rb, "trx_is_read_only"), 1, "START TRANSACTION READ ONLY");
+    assert_eq!((get::<u64>(&ra, "trx_rows_modified"), get::<u64>(&ra, "trx_lock_structs")), (0, 0));
+    assert_eq!(get::<String>(&ra, "trx_isolation_level"), "REPEATABLE READ");
+
+    // Once it writes it has an id, and is listed under it alone.
+    a.query_drop("UPDATE t SET v = 1 WHERE id = 1").unwrap();
+    let rows = trx_rows(&mut probe);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let ra = by_thread(&rows, a_id).unwrap();
+    assert!(get::<u64>(&ra, "trx_id") < printed);
+    assert_eq!(get::<u64>(&ra, "trx_rows_modified"), 1);
+    a.query_drop("COMMIT").unwrap();
+    b.query_drop("COMMIT").unwrap();
+    assert!(trx_rows(&mut probe).is_empty(), "both ended");
+
+    // autocommit off: the implicit transaction is listed once it reads,
+    // and stays listed between statements under READ COMMITTED (whose
+    // view lasts one statement), until it ends.
+    b.query_drop("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED").unwrap();
+    b.query_drop("SET autocommit = 0").unwrap();
+    let _: Vec<Row> = b.query("SELECT * FROM t").unwrap();
+    let _: Vec<Row> = b.query("SELECT * FROM t").unwrap();
+    let rows = trx_rows(&mut probe);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(get::<String>(&rows[0], "trx_isolation_level"), "READ COMMITTED");
+    b.query_drop("ROLLBACK").unwrap();
+    assert!(trx_rows(&mut probe).is_empty());
+    // WITH CONSISTENT SNAPSHOT opens the view at once.
+    a.query_drop("START TRANSACTION WITH CONSISTENT SNAPSHOT").unwrap();
+    assert_eq!(trx_rows(&mut probe).len(), 1);
+    drop(a);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !trx_rows(&mut probe).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "a disconnect ends the transaction");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

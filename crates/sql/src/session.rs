@@ -1477,7 +1477,14 @@ impl Session {
     pub(crate) fn in_trx<T>(&mut self, f: impl FnOnce(&mut Trx, &Session) -> Result<T>) -> Result<T> {
         let (mut trx, own) = match self.trx.take() {
             Some(t) => (t, false),
-            None => (self.begin(), self.autocommit() && !self.in_txn),
+            None => {
+                let own = self.autocommit() && !self.in_txn;
+                let mut t = self.begin();
+                // A transaction that outlives the statement (autocommit
+                // off) is listed by INNODB_TRX once it reads.
+                t.set_listed(!own);
+                (t, own)
+            }
         };
         let sp = trx.savepoint();
         trx.start_statement();
@@ -1847,6 +1854,7 @@ impl Session {
         self.unlock_tables();
         self.take_characteristics(modes)?;
         let mut t = self.begin();
+        t.set_listed(true);
         if consistent_snapshot {
             t.open_read_view_now();
         }
