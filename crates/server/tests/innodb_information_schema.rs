@@ -3,7 +3,10 @@
 //! in LOCK WAIT, with their connections, statement, lock counts and
 //! tables; INNODB_METRICS' counters move with the rows written and agree
 //! with SHOW STATUS; INNODB_BUFFER_POOL_STATS has a row per instance;
-//! INNODB_TABLES / INNODB_INDEXES list the dictionary; all of them need
+//! INNODB_TABLES / INNODB_INDEXES / INNODB_COLUMNS list the dictionary
+//! (the columns' InnoDB types as MariaDB's INNODB_SYS_COLUMNS gives them);
+//! a multi-statement transaction that has only read is listed by
+//! INNODB_TRX under MySQL's printed id; all of them need
 //! PROCESS (1227 without). Their shapes are compared with a MariaDB the
 //! test starts where they are comparable (information_schema.COLUMNS, and the rows of
 //! INNODB_CMP / INNODB_CMPMEM, which neither server fills: no
@@ -17,7 +20,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Row};
 use oracle::{answer, Answer, MariaDb, Quire};
 
-const INNODB_TABLES: [&str; 7] = [
+const INNODB_TABLES: [&str; 8] = [
     "INNODB_TRX",
     "INNODB_BUFFER_POOL_STATS",
     "INNODB_METRICS",
@@ -25,6 +28,7 @@ const INNODB_TABLES: [&str; 7] = [
     "INNODB_CMPMEM",
     "INNODB_TABLES",
     "INNODB_INDEXES",
+    "INNODB_COLUMNS",
 ];
 
 fn trx_rows(c: &mut Conn) -> Vec<Row> {
@@ -304,6 +308,15 @@ fn the_shapes_match_mariadb_where_mysql_8_0_agrees() {
         .map(|c| if c.0 == "ENABLED" { "STATUS".to_string() } else { c.0 })
         .collect();
     assert_eq!(quire, maria);
+    // INNODB_COLUMNS: MariaDB's INNODB_SYS_COLUMNS, and MySQL 8.0's two
+    // columns after them.
+    let quire = columns(&mut qc, "INNODB_COLUMNS");
+    assert_eq!(
+        quire[6..].iter().map(|c| c.0.as_str()).collect::<Vec<_>>(),
+        ["HAS_DEFAULT", "DEFAULT_VALUE"],
+        "MySQL 8.0's last columns"
+    );
+    assert_eq!(quire[..6], columns(&mut mc, "INNODB_SYS_COLUMNS")[..]);
     // Neither server compresses: the same rows, every count 0. No column
     // grant exists on either (quire's grants are per database).
     for sql in [
@@ -312,5 +325,146 @@ fn the_shapes_match_mariadb_where_mysql_8_0_agrees() {
         "SELECT * FROM information_schema.INNODB_CMPMEM ORDER BY buffer_pool_instance, page_size",
     ] {
         assert_eq!(answer(&mut qc, sql), answer(&mut mc, sql), "{sql}");
+    }
+}
+
+/// A table both servers accept, with a column of each type whose InnoDB
+/// dictionary type both record alike.
+const TYPED: &str = "CREATE TABLE t (id INT PRIMARY KEY, u INT UNSIGNED, b BIGINT NOT NULL DEFAULT 5, \
+     ti TINYINT, si SMALLINT UNSIGNED, mi MEDIUMINT, c CHAR(10) NOT NULL, v VARCHAR(20), lv VARCHAR(100), \
+     vb VARBINARY(16), lvb VARBINARY(300), bn BINARY(4), tx TEXT, bl BLOB, mb MEDIUMBLOB, d DECIMAL(10,2), \
+     du DECIMAL(30,5) UNSIGNED, f FLOAT, db DOUBLE, dt DATETIME, dt3 DATETIME(3), ts TIMESTAMP NULL, \
+     da DATE, tm TIME(6), y YEAR, e ENUM('a','b') NOT NULL, s SET('x','y','z'), bt BIT(3), \
+     l1 VARCHAR(10) CHARACTER SET latin1, l2 CHAR(5) CHARACTER SET latin1 COLLATE latin1_bin, \
+     ub VARCHAR(8) COLLATE utf8mb4_bin)";
+
+type DictColumn = (String, u64, i64, i64, i64);
+
+/// (NAME, POS, MTYPE, PRTYPE, LEN) of table `name`'s columns in a
+/// dictionary view pair, by position.
+fn dictionary_columns(c: &mut Conn, columns: &str, tables: &str, name: &str) -> Vec<DictColumn> {
+    c.exec(
+        format!(
+            "SELECT c.NAME, c.POS, c.MTYPE, c.PRTYPE, c.LEN FROM information_schema.{columns} c \
+             JOIN information_schema.{tables} t ON t.TABLE_ID = c.TABLE_ID WHERE t.NAME = ? ORDER BY c.POS"
+        ),
+        (name,),
+    )
+    .unwrap()
+}
+
+#[test]
+fn innodb_columns_records_each_type_as_mariadbs_dictionary_does() {
+    let q = Quire::start(&[]);
+    let mut qc = q.fresh_db("coltypes");
+    let mut mc = MariaDb::get().fresh_db("coltypes");
+    qc.query_drop(TYPED).unwrap();
+    mc.query_drop(TYPED).unwrap();
+    let quire = dictionary_columns(&mut qc, "INNODB_COLUMNS", "INNODB_TABLES", "coltypes/t");
+    let maria = dictionary_columns(&mut mc, "INNODB_SYS_COLUMNS", "INNODB_SYS_TABLES", "coltypes/t");
+    assert_eq!(quire.len(), 31);
+    for (q, m) in quire.iter().zip(&maria) {
+        assert_eq!(q, m, "quire / MariaDB");
+    }
+    assert_eq!(quire.len(), maria.len());
+    // JSON is MySQL 8.0's binary type (MariaDB's is a LONGTEXT alias).
+    qc.query_drop("CREATE TABLE j (id INT PRIMARY KEY, doc JSON NOT NULL)").unwrap();
+    let j = dictionary_columns(&mut qc, "INNODB_COLUMNS", "INNODB_TABLES", "coltypes/j");
+    assert_eq!(j[1], ("doc".to_string(), 1, 5, (63 << 16) | 1024 | 256 | 245, 12));
+}
+
+#[test]
+fn innodb_columns_gives_the_defaults_of_instantly_added_columns() {
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("instant_cols");
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY, a INT DEFAULT 3)").unwrap();
+    c.query_drop("INSERT INTO t VALUES (1, 1)").unwrap();
+    c.query_drop("ALTER TABLE t ADD COLUMN b INT DEFAULT 7, ADD COLUMN n VARCHAR(5) NULL").unwrap();
+    let rows: Vec<(String, i64, Option<String>)> = c
+        .query(
+            "SELECT c.NAME, c.HAS_DEFAULT, c.DEFAULT_VALUE FROM information_schema.INNODB_COLUMNS c \
+             JOIN information_schema.INNODB_TABLES t USING (TABLE_ID) WHERE t.NAME = 'instant_cols/t' ORDER BY c.POS",
+        )
+        .unwrap();
+    assert_eq!(
+        rows,
+        vec![
+            ("id".to_string(), 0, None),
+            ("a".to_string(), 0, None),
+            ("b".to_string(), 1, Some("07000000".to_string())),
+            ("n".to_string(), 1, None),
+        ],
+        "only the instantly added columns have one: 7 as a row stores it, and NULL"
+    );
+    // A copy rewrites every row: nothing is instant any more.
+    c.query_drop("ALTER TABLE t ADD COLUMN first_col INT FIRST").unwrap();
+    let n: i64 = c
+        .query_first("SELECT SUM(HAS_DEFAULT) FROM information_schema.INNODB_COLUMNS WHERE NAME IN ('b', 'n')")
+        .unwrap()
+        .unwrap();
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn innodb_trx_lists_a_transaction_that_has_only_read_from_its_first_read() {
+    let q = Quire::start(&[]);
+    let mut a = q.fresh_db("ro_trx");
+    a.query_drop("CREATE TABLE t (id INT PRIMARY KEY, v INT)").unwrap();
+    a.query_drop("INSERT INTO t VALUES (1, 0)").unwrap();
+    let a_id: u64 = a.query_first("SELECT CONNECTION_ID()").unwrap().unwrap();
+    let mut b = q.connect(Some("ro_trx"));
+    let b_id: u64 = b.query_first("SELECT CONNECTION_ID()").unwrap().unwrap();
+    let mut probe = q.connect(None);
+    let printed = 1u64 << 48;
+
+    a.query_drop("START TRANSACTION").unwrap();
+    assert!(trx_rows(&mut probe).is_empty(), "nothing read yet: no read view");
+    let _: Vec<Row> = a.query("SELECT * FROM t").unwrap();
+    b.query_drop("START TRANSACTION READ ONLY").unwrap();
+    let _: Vec<Row> = b.query("SELECT * FROM t").unwrap();
+    let rows = trx_rows(&mut probe);
+    assert_eq!(rows.len(), 2, "the probe's own autocommit SELECT is not listed: {rows:?}");
+    let by_thread = |rows: &[Row], id: u64| rows.iter().find(|r| get::<u64>(r, "trx_mysql_thread_id") == id).cloned();
+    let ra = by_thread(&rows, a_id).unwrap();
+    let rb = by_thread(&rows, b_id).unwrap();
+    assert!(get::<u64>(&ra, "trx_id") > printed, "MySQL's printed id: {ra:?}");
+    assert_ne!(get::<u64>(&ra, "trx_id"), get::<u64>(&rb, "trx_id"));
+    assert_eq!(get::<String>(&ra, "trx_state"), "RUNNING");
+    assert_eq!(get::<i64>(&ra, "trx_is_read_only"), 0);
+    assert_eq!(get::<i64>(&rb, "trx_is_read_only"), 1, "START TRANSACTION READ ONLY");
+    assert_eq!((get::<u64>(&ra, "trx_rows_modified"), get::<u64>(&ra, "trx_lock_structs")), (0, 0));
+    assert_eq!(get::<String>(&ra, "trx_isolation_level"), "REPEATABLE READ");
+
+    // Once it writes it has an id, and is listed under it alone.
+    a.query_drop("UPDATE t SET v = 1 WHERE id = 1").unwrap();
+    let rows = trx_rows(&mut probe);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let ra = by_thread(&rows, a_id).unwrap();
+    assert!(get::<u64>(&ra, "trx_id") < printed);
+    assert_eq!(get::<u64>(&ra, "trx_rows_modified"), 1);
+    a.query_drop("COMMIT").unwrap();
+    b.query_drop("COMMIT").unwrap();
+    assert!(trx_rows(&mut probe).is_empty(), "both ended");
+
+    // autocommit off: the implicit transaction is listed once it reads,
+    // and stays listed between statements under READ COMMITTED (whose
+    // view lasts one statement), until it ends.
+    b.query_drop("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED").unwrap();
+    b.query_drop("SET autocommit = 0").unwrap();
+    let _: Vec<Row> = b.query("SELECT * FROM t").unwrap();
+    let _: Vec<Row> = b.query("SELECT * FROM t").unwrap();
+    let rows = trx_rows(&mut probe);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(get::<String>(&rows[0], "trx_isolation_level"), "READ COMMITTED");
+    b.query_drop("ROLLBACK").unwrap();
+    assert!(trx_rows(&mut probe).is_empty());
+    // WITH CONSISTENT SNAPSHOT opens the view at once.
+    a.query_drop("START TRANSACTION WITH CONSISTENT SNAPSHOT").unwrap();
+    assert_eq!(trx_rows(&mut probe).len(), 1);
+    drop(a);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !trx_rows(&mut probe).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "a disconnect ends the transaction");
+        std::thread::sleep(Duration::from_millis(20));
     }
 }

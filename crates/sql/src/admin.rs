@@ -54,6 +54,8 @@ pub enum AdminStmt {
         offset: usize,
         limit: Option<usize>,
     },
+    /// SHOW PRIVILEGES (`infoschema::server::show_privileges`).
+    ShowPrivileges,
     /// SHOW [FULL] PROCESSLIST.
     ShowProcesslist {
         full: bool,
@@ -131,6 +133,7 @@ impl AdminStmt {
                 ColMeta::expr("Message", MetaType::Str { len: 512, fixed: false }),
             ],
             AdminStmt::ShowProcesslist { .. } => crate::kill::processlist_columns(),
+            AdminStmt::ShowPrivileges => text_columns(&["Privilege", "Context", "Comment"]),
             AdminStmt::InnodbStatus => vec![
                 ColMeta::expr("Type", MetaType::Str { len: 10, fixed: false }),
                 ColMeta::expr("Name", MetaType::Str { len: 10, fixed: false }),
@@ -299,6 +302,9 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
                 return Ok(Some(AdminStmt::ShowWarnings { errors_only, count: true, offset: 0, limit: None }));
             }
             return Err(SqlError::syntax(format!("near '{}'", t[i..].join(" "))));
+        }
+        if !full && w(i, "PRIVILEGES") && t.len() == i + 1 {
+            return Ok(Some(AdminStmt::ShowPrivileges));
         }
         if w(i, "PROCESSLIST") && t.len() == i + 1 {
             return Ok(Some(AdminStmt::ShowProcesslist { full }));
@@ -537,6 +543,9 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
             Ok(Output::Rows { columns: a.columns(), rows })
         }
         AdminStmt::ShowProcesslist { full } => crate::kill::show_processlist(s, *full),
+        AdminStmt::ShowPrivileges => {
+            Ok(Output::Rows { columns: a.columns(), rows: crate::infoschema::server::show_privileges() })
+        }
         AdminStmt::InnodbStatus => {
             // MySQL asks for PROCESS.
             crate::infoschema::check_process(s)?;
@@ -1068,6 +1077,7 @@ pub(crate) fn status_rows(s: &Session) -> Vec<(String, String)> {
         ("Uptime".into(), uptime.to_string()),
     ];
     v.extend(crate::status::engine_status(e));
+    v.extend(crate::status::table_status(e));
     v.extend(crate::status::session_status(s));
     if let Some(f) = s.shared.server_status.get() {
         v.extend(f());

@@ -328,6 +328,9 @@ pub struct Session {
     pub(crate) temps: crate::temp_table::TempTables,
     /// The replica applier's session: exempt from read_only.
     pub(crate) replica_applier: bool,
+    /// A SHOW's rewritten SELECT is being compiled: information_schema's
+    /// hidden tables resolve (`infoschema::lookup_hidden`).
+    compiling_show: Cell<bool>,
     /// The open transaction ran a statement that writes base tables
     /// (read_only's COMMIT check, `read_only.rs`).
     pub(crate) wrote_persistent: Cell<bool>,
@@ -459,6 +462,8 @@ pub(crate) struct SessionResolver<'a> {
     view_depth: std::cell::Cell<u32>,
     /// `optimizer_switch`'s flags that choose plans.
     switch: crate::optimizer_switch::Switch,
+    /// information_schema's hidden tables resolve (a SHOW's SELECT).
+    hidden_tables: bool,
 }
 
 impl Resolver for SessionResolver<'_> {
@@ -552,7 +557,9 @@ impl Resolver for SessionResolver<'_> {
             _ => return Ok(None),
         };
         let table = table.as_ident().map(|i| i.value.as_str()).unwrap_or_default();
-        match crate::infoschema::lookup(table) {
+        let found =
+            if self.hidden_tables { crate::infoschema::lookup_hidden(table) } else { crate::infoschema::lookup(table) };
+        match found {
             Some(v) => Ok(Some(v)),
             None => Err(SqlError::new(1109, "42S02", format!("Unknown table '{table}' in information_schema"))),
         }
@@ -866,6 +873,7 @@ impl Session {
             global_read_lock: false,
             temps: Default::default(),
             replica_applier: false,
+            compiling_show: Cell::new(false),
             wrote_persistent: Cell::new(false),
         })
     }
@@ -913,18 +921,20 @@ impl Session {
     }
 
     /// COM_STATISTICS' line (`mariadb-admin status`), server-wide as
-    /// MySQL's: uptime, connected threads and questions since start, their
-    /// average. quire keeps no table cache and counts no slow queries:
-    /// those are 0.
+    /// MySQL's: uptime, connected threads and questions since start, the
+    /// tables opened since start and open now (`Opened_tables`,
+    /// `Open_tables`), the questions' average. quire counts no slow
+    /// queries nor FLUSH TABLES: those are 0.
     pub fn statistics(&self) -> String {
         let st = &self.shared.stats;
         let uptime = st.started.get().map_or(0, |t| t.elapsed().as_secs());
         let questions = st.questions.load(Ordering::Relaxed);
         let qps = questions as f64 / uptime.max(1) as f64;
         let threads = self.shared.processes.len();
+        let (open, opened) = crate::status::table_counts(self.engine());
         format!(
-            "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: 0  Flush tables: 0  \
-             Open tables: 0  Queries per second avg: {qps:.3}"
+            "Uptime: {uptime}  Threads: {threads}  Questions: {questions}  Slow queries: 0  Opens: {opened}  \
+             Flush tables: 0  Open tables: {open}  Queries per second avg: {qps:.3}"
         )
     }
 
@@ -1008,6 +1018,7 @@ impl Session {
             used: Default::default(),
             view_depth: Default::default(),
             switch: self.vars.switch(),
+            hidden_tables: self.compiling_show.get(),
         }
     }
 
@@ -1132,7 +1143,10 @@ impl Session {
         if v.len() != 1 {
             return Err(SqlError::syntax("SHOW ... WHERE holds one condition"));
         }
-        self.compile(v.remove(0))
+        self.compiling_show.set(true);
+        let c = self.compile(v.remove(0));
+        self.compiling_show.set(false);
+        c
     }
 
     /// Parses and compiles `sql` as one statement (COM_STMT_PREPARE).
@@ -1463,7 +1477,14 @@ impl Session {
     pub(crate) fn in_trx<T>(&mut self, f: impl FnOnce(&mut Trx, &Session) -> Result<T>) -> Result<T> {
         let (mut trx, own) = match self.trx.take() {
             Some(t) => (t, false),
-            None => (self.begin(), self.autocommit() && !self.in_txn),
+            None => {
+                let own = self.autocommit() && !self.in_txn;
+                let mut t = self.begin();
+                // A transaction that outlives the statement (autocommit
+                // off) is listed by INNODB_TRX once it reads.
+                t.set_listed(!own);
+                (t, own)
+            }
         };
         let sp = trx.savepoint();
         trx.start_statement();
@@ -1833,6 +1854,7 @@ impl Session {
         self.unlock_tables();
         self.take_characteristics(modes)?;
         let mut t = self.begin();
+        t.set_listed(true);
         if consistent_snapshot {
             t.open_read_view_now();
         }

@@ -210,6 +210,26 @@ pub fn engine_status(e: &Engine) -> Vec<(String, String)> {
 
 /// Status the process list answers: `Threads_running`, the connections
 /// running a statement now (the one asking included, as MySQL counts it).
+/// `Open_tables`: the base tables open now (every table that opened: the
+/// engine keeps each open until it is dropped, see
+/// `infoschema/open_tables.rs`), temporary ones left out as MySQL's table
+/// cache leaves them out; `Opened_tables`: the tables opened since
+/// startup.
+pub fn table_status(e: &Engine) -> Vec<(String, String)> {
+    let (open, opened) = table_counts(e);
+    vec![("Open_tables".to_string(), open.to_string()), ("Opened_tables".to_string(), opened.to_string())]
+}
+
+/// (`Open_tables`, `Opened_tables`): see [`table_status`].
+pub fn table_counts(e: &Engine) -> (usize, u64) {
+    let open = e
+        .table_names()
+        .iter()
+        .filter(|n| n.split_once('/').is_some_and(|(db, _)| db != crate::temp_table::ENGINE_DB) && e.table(n).is_ok())
+        .count();
+    (open, e.opened_tables())
+}
+
 pub fn session_status(s: &Session) -> Vec<(String, String)> {
     let running =
         s.shared.processes.all().iter().filter(|p| matches!(p.row(false).command, "Query" | "Execute")).count();

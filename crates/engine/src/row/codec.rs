@@ -85,47 +85,58 @@ pub fn encode_row(schema: &TableSchema, row: &[Value], out: &mut Vec<u8>) {
     let bitmap_at = out.len();
     out.resize(bitmap_at + nb, 0);
     for (i, (col, v)) in schema.columns.iter().zip(row).enumerate() {
-        match (col.ty, v) {
-            (_, Value::Null) => out[bitmap_at + i / 8] |= 1 << (i % 8),
-            (t, Value::Int(x)) if t.is_integer() => out.extend_from_slice(&x.to_le_bytes()[..t.int_width()]),
-            (t, Value::UInt(x)) if t.is_integer() => out.extend_from_slice(&x.to_le_bytes()[..t.int_width()]),
-            (ColumnType::Decimal { precision, scale, .. }, Value::Decimal(d)) => {
-                let coef = d.rescale(scale).map(|d| d.coef).unwrap_or(0);
-                if precision <= 18 {
-                    out.extend_from_slice(&(coef as i64).to_le_bytes());
-                } else {
-                    out.extend_from_slice(&coef.to_le_bytes());
-                }
-            }
-            (ColumnType::Float { .. }, Value::Double(f)) => out.extend_from_slice(&(*f as f32).to_le_bytes()),
-            (ColumnType::Double { .. }, Value::Double(f)) => out.extend_from_slice(&f.to_le_bytes()),
-            (ColumnType::Date, Value::Date(d)) => out.extend_from_slice(&d.packed().to_le_bytes()),
-            (ColumnType::Timestamp { .. }, Value::DateTime(d)) => {
-                out.extend_from_slice(&super::tz::timestamp_to_utc(*d).packed().to_le_bytes())
-            }
-            (_, Value::DateTime(d)) => out.extend_from_slice(&d.packed().to_le_bytes()),
-            (_, Value::Time(us)) => out.extend_from_slice(&us.to_le_bytes()),
-            (_, Value::Str(s)) => {
-                put_varint(out, s.len() as u64);
-                out.extend_from_slice(s.as_bytes());
-            }
-            (_, Value::Bytes(b)) => {
-                put_varint(out, b.len() as u64);
-                out.extend_from_slice(b);
-            }
-            (_, Value::Json(j)) => {
-                let mut doc = Vec::new();
-                super::json::binary::encode(j, &mut doc);
-                put_varint(out, doc.len() as u64);
-                out.extend_from_slice(&doc);
-            }
-            (_, Value::Choice(c)) => out.extend_from_slice(&c.n.to_le_bytes()[..c.members.width()]),
-            (ColumnType::Year, Value::Int(y)) => out.push(super::year::to_byte(*y)),
-            (ColumnType::Bit { bits }, Value::UInt(x)) => {
-                out.extend_from_slice(&x.to_le_bytes()[..super::bit::width(bits)])
-            }
-            (ty, v) => debug_assert!(false, "value {v:?} was not coerced to {ty:?}"),
+        if v.is_null() {
+            out[bitmap_at + i / 8] |= 1 << (i % 8);
+        } else {
+            encode_field(col.ty, v, out);
         }
+    }
+}
+
+/// Appends the field of a non-NULL value of type `ty` (already coerced to
+/// it) as a row stores it (the table above).
+#[inline]
+pub fn encode_field(ty: ColumnType, v: &Value, out: &mut Vec<u8>) {
+    match (ty, v) {
+        (_, Value::Null) => debug_assert!(false, "a NULL has no field"),
+        (t, Value::Int(x)) if t.is_integer() => out.extend_from_slice(&x.to_le_bytes()[..t.int_width()]),
+        (t, Value::UInt(x)) if t.is_integer() => out.extend_from_slice(&x.to_le_bytes()[..t.int_width()]),
+        (ColumnType::Decimal { precision, scale, .. }, Value::Decimal(d)) => {
+            let coef = d.rescale(scale).map(|d| d.coef).unwrap_or(0);
+            if precision <= 18 {
+                out.extend_from_slice(&(coef as i64).to_le_bytes());
+            } else {
+                out.extend_from_slice(&coef.to_le_bytes());
+            }
+        }
+        (ColumnType::Float { .. }, Value::Double(f)) => out.extend_from_slice(&(*f as f32).to_le_bytes()),
+        (ColumnType::Double { .. }, Value::Double(f)) => out.extend_from_slice(&f.to_le_bytes()),
+        (ColumnType::Date, Value::Date(d)) => out.extend_from_slice(&d.packed().to_le_bytes()),
+        (ColumnType::Timestamp { .. }, Value::DateTime(d)) => {
+            out.extend_from_slice(&super::tz::timestamp_to_utc(*d).packed().to_le_bytes())
+        }
+        (_, Value::DateTime(d)) => out.extend_from_slice(&d.packed().to_le_bytes()),
+        (_, Value::Time(us)) => out.extend_from_slice(&us.to_le_bytes()),
+        (_, Value::Str(s)) => {
+            put_varint(out, s.len() as u64);
+            out.extend_from_slice(s.as_bytes());
+        }
+        (_, Value::Bytes(b)) => {
+            put_varint(out, b.len() as u64);
+            out.extend_from_slice(b);
+        }
+        (_, Value::Json(j)) => {
+            let mut doc = Vec::new();
+            super::json::binary::encode(j, &mut doc);
+            put_varint(out, doc.len() as u64);
+            out.extend_from_slice(&doc);
+        }
+        (_, Value::Choice(c)) => out.extend_from_slice(&c.n.to_le_bytes()[..c.members.width()]),
+        (ColumnType::Year, Value::Int(y)) => out.push(super::year::to_byte(*y)),
+        (ColumnType::Bit { bits }, Value::UInt(x)) => {
+            out.extend_from_slice(&x.to_le_bytes()[..super::bit::width(bits)])
+        }
+        (ty, v) => debug_assert!(false, "value {v:?} was not coerced to {ty:?}"),
     }
 }
 

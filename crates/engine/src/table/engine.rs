@@ -96,6 +96,9 @@ pub struct Engine {
     purge_workers: Mutex<Vec<std::thread::JoinHandle<()>>>,
     /// Transactions the last open found active and rolled back.
     recovered_rollbacks: std::sync::atomic::AtomicUsize,
+    /// Tables opened since startup: at open, and each one created
+    /// (`Opened_tables`).
+    opened_tables: AtomicU64,
 }
 
 /// Where a table that could not be opened is damaged.
@@ -281,6 +284,7 @@ impl Engine {
             txn,
             purge_workers: Mutex::new(Vec::new()),
             recovered_rollbacks: Default::default(),
+            opened_tables: AtomicU64::new(0),
         });
         engine.replay_renames()?;
         engine.load_tables()?;
@@ -476,6 +480,7 @@ impl Engine {
         let t = Arc::new(table);
         self.txn.register(&t);
         self.tables.write().insert(name, t);
+        self.opened_tables.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Opens a table's trees. With `salvage` (innodb_force_recovery) its
@@ -542,6 +547,14 @@ impl Engine {
         }
         self.recovered_rollbacks.store(rolled_back, Ordering::Relaxed);
         Ok(())
+    }
+
+    /// How many tables have been opened since startup (`Opened_tables`):
+    /// every table stays open until it is dropped, so this grows only with
+    /// the tables found at startup and those created since (temporary
+    /// ones included, as MySQL counts them).
+    pub fn opened_tables(&self) -> u64 {
+        self.opened_tables.load(Ordering::Relaxed)
     }
 
     /// How many transactions a crash had left active, rolled back when this
@@ -767,6 +780,7 @@ impl Engine {
                 let t = Arc::new(t);
                 self.txn.register(&t);
                 self.tables.write().insert(name.to_string(), t.clone());
+                self.opened_tables.fetch_add(1, Ordering::Relaxed);
                 Ok(t)
             }
             Err(e) => {

@@ -5,7 +5,9 @@
 //!
 //! Life of a transaction (states of [`Trx`]):
 //! ```text
-//!  idle ──first read──▶ reading (view only; id 0)
+//!  idle ──first read──▶ reading (view only; id 0; a listed
+//!                              transaction is registered read-only with
+//!                              its view: `set_listed`)
 //!  idle/reading ──first write (start_rw)──▶ writing (id, undo log)
 //!  any ──commit()──▶ idle      undo marked committed → history; locks
 //!                              released; then the log is flushed as
@@ -199,8 +201,9 @@ impl TxnSys {
     }
 
     /// A new transaction id, after the persisted mark is above it.
-    fn assign_id(&self, owner: u32, info: Option<Arc<TrxInfo>>) -> Result<TrxId> {
-        let id = self.trx_sys.begin_owned(owner, info);
+    /// `listed`: the id it was listed under as read-only, which it leaves.
+    fn assign_id(&self, owner: u32, info: Option<Arc<TrxInfo>>, listed: Option<TrxId>) -> Result<TrxId> {
+        let id = self.trx_sys.begin_unlisting(owner, info, listed);
         if id < self.id_mark_fast.load(Ordering::Acquire) {
             return Ok(id);
         }
@@ -262,8 +265,15 @@ pub struct Trx {
     /// The (index, statement) last given to [`TrxInfo::note_index`]:
     /// the lock path takes its mutex only for a new pair.
     last_noted: (u32, u64),
-    /// What INNODB_TRX reads, from the id on (`txn/trx_info.rs`).
+    /// What INNODB_TRX reads, from the id on (`txn/trx_info.rs`), or from
+    /// the first read view of a `listed` transaction.
     info: Option<Arc<TrxInfo>>,
+    /// A multi-statement transaction ([`Trx::set_listed`]): listed by
+    /// INNODB_TRX from its first read view, before it has an id.
+    listed: bool,
+    /// The id it is listed under while it has none (`view::print_id`;
+    /// 0: not listed).
+    listed_id: TrxId,
 }
 
 /// How a lock request meets a conflicting lock: waits (the default),
@@ -311,6 +321,8 @@ impl Trx {
             statement: 0,
             last_noted: (u32::MAX, 0),
             info: None,
+            listed: false,
+            listed_id: 0,
         }
     }
 
@@ -357,6 +369,16 @@ impl Trx {
     /// INNODB_TRX; the SQL layer refuses its writes).
     pub fn set_read_only(&mut self, read_only: bool) {
         self.read_only = read_only;
+    }
+
+    /// Marks a multi-statement transaction (START TRANSACTION, or
+    /// autocommit off): once it opens a read view INNODB_TRX lists it,
+    /// read-only, until it ends or takes an id, as InnoDB lists a started
+    /// transaction that has only read. A statement's own transaction
+    /// (autocommit) is not listed: listing it would cost every autocommit
+    /// SELECT an allocation and a map insert under the trx_sys mutex.
+    pub fn set_listed(&mut self, listed: bool) {
+        self.listed = listed;
     }
 
     /// The session's `foreign_key_checks` for the statements from now on
@@ -414,7 +436,13 @@ impl Trx {
         debug_assert!(!self.reads_uncommitted(), "READ UNCOMMITTED reads take no view");
         let fresh = self.isolation == Isolation::ReadCommitted && !self.statement_views;
         if fresh || self.view.is_none() {
-            let (v, h) = self.sys.trx_sys.open_view(self.id);
+            // A listed transaction's first view lists it (in the view's
+            // own critical section).
+            let list = (self.listed && self.id == 0 && self.listed_id == 0).then(|| self.info());
+            let (v, h) = self.sys.trx_sys.open_view_listed(self.id, list.as_ref());
+            if let Some(i) = &list {
+                self.listed_id = crate::txn::view::print_id(i);
+            }
             self.view = Some((v, Arc::new(h)));
         }
         let (v, h) = self.view.as_ref().expect("just set");
@@ -432,16 +460,25 @@ impl Trx {
         }
     }
 
+    /// The transaction's INNODB_TRX figures, made on first use.
+    fn info(&mut self) -> Arc<TrxInfo> {
+        if let Some(i) = &self.info {
+            return i.clone();
+        }
+        let started = if self.started_ms == 0 { wall_ms() } else { self.started_ms };
+        let i = TrxInfo::new(self.owner, started, self.isolation, self.read_only, self.fk_checks);
+        i.statement.store(self.statement, Ordering::Relaxed);
+        let i = Arc::new(i);
+        self.info = Some(i.clone());
+        i
+    }
+
     /// Gives the transaction an id (for locking reads and writes).
     pub(crate) fn ensure_id(&mut self) -> Result<TrxId> {
         if self.id == 0 {
-            if self.info.is_none() {
-                let started = if self.started_ms == 0 { wall_ms() } else { self.started_ms };
-                let i = TrxInfo::new(self.owner, started, self.isolation, self.read_only, self.fk_checks);
-                i.statement.store(self.statement, Ordering::Relaxed);
-                self.info = Some(Arc::new(i));
-            }
-            self.id = self.sys.assign_id(self.owner, self.info.clone())?;
+            let info = self.info();
+            let listed = std::mem::take(&mut self.listed_id);
+            self.id = self.sys.assign_id(self.owner, Some(info), (listed != 0).then_some(listed))?;
             if let Some((v, _)) = self.view.as_mut() {
                 v.creator = self.id;
             }
@@ -670,6 +707,7 @@ impl Trx {
     }
 
     fn reset(&mut self) {
+        self.unlist();
         self.id = 0;
         self.info = None;
         self.started_ms = 0;
@@ -681,6 +719,15 @@ impl Trx {
     }
 }
 
+impl Trx {
+    /// Leaves INNODB_TRX's read-only list, if listed.
+    fn unlist(&mut self) {
+        if self.listed_id != 0 {
+            self.sys.trx_sys.unlist_read_only(std::mem::take(&mut self.listed_id));
+        }
+    }
+}
+
 impl Drop for Trx {
     fn drop(&mut self) {
         if self.undo.is_some() || self.id != 0 {
@@ -688,6 +735,7 @@ impl Drop for Trx {
                 tracing::error!("rollback of a dropped transaction failed: {e}");
             }
         }
+        self.unlist();
     }
 }
 

@@ -4,10 +4,13 @@
 //! INNODB_METRICS' `dml_*` / `trx_*`).
 //!
 //! Cost, on purpose near nothing: a [`TrxInfo`] exists only for a
-//! transaction that has an id (it locked or wrote: the ones INNODB_TRX
-//! lists, InnoDB's read-write and locking transactions), created with
-//! the id and registered with it in `TrxSys` (one `Arc` clone under the
-//! mutex `begin` takes anyway). Its owner updates it with relaxed stores
+//! transaction that has an id (it locked or wrote: InnoDB's read-write
+//! and locking transactions), created with the id and registered with it
+//! in `TrxSys` (one `Arc` clone under the mutex `begin` takes anyway), or
+//! for a multi-statement transaction that has read (`Trx::set_listed`),
+//! created at its first read view and registered in the critical section
+//! that opens the view. Autocommit statements that only read never have
+//! one. Its owner updates it with relaxed stores
 //! after a lock is granted, an undo record is written or a statement
 //! starts; the only mutex, [`TrxInfo::note_index`]'s, is taken the first
 //! time a statement locks a key of an index, not per lock. Readers take

@@ -109,6 +109,11 @@ struct Inner {
     views: usize,
     /// The smallest `up_limit` of the open views (invariant 3).
     oldest_view: Option<TrxId>,
+    /// Multi-statement transactions that have opened a read view and hold
+    /// no id (they have only read), by the id INNODB_TRX prints for them
+    /// ([`print_id`]). Each is listed from its first view until it ends
+    /// or takes an id (`table/trx.rs`); autocommit statements never are.
+    read_only: BTreeMap<TrxId, Arc<TrxInfo>>,
 }
 
 /// An id purge must not pass while it is a boundary.
@@ -152,6 +157,14 @@ impl Inner {
     }
 }
 
+/// The id INNODB_TRX prints for a listed transaction that has none
+/// (InnoDB's `trx_get_id_for_print`): the address of its record with bit
+/// 48 set, above every id a transaction can be given (InnoDB's ids have 48
+/// bits), and unique while the transaction runs.
+pub fn print_id(info: &Arc<TrxInfo>) -> TrxId {
+    Arc::as_ptr(info) as TrxId | (1 << 48)
+}
+
 impl TrxSys {
     /// Starts handing out ids at `first` (above every id that may be found
     /// in the data at startup).
@@ -176,7 +189,17 @@ impl TrxSys {
     /// [`TrxSys::begin`] for a transaction run by connection `owner`,
     /// listed with `info` by [`TrxSys::active_infos`].
     pub fn begin_owned(&self, owner: u32, info: Option<Arc<TrxInfo>>) -> TrxId {
+        self.begin_unlisting(owner, info, None)
+    }
+
+    /// [`TrxSys::begin_owned`] for a transaction listed read-only as
+    /// `listed` until now ([`TrxSys::open_view_listed`]): it leaves that
+    /// list in the same critical section, so INNODB_TRX never misses it.
+    pub fn begin_unlisting(&self, owner: u32, info: Option<Arc<TrxInfo>>, listed: Option<TrxId>) -> TrxId {
         let mut inner = self.inner.lock();
+        if let Some(l) = listed {
+            inner.read_only.remove(&l);
+        }
         let id = self.next_id.fetch_add(1, Ordering::AcqRel);
         // A view taken with no transaction active may hold this id already.
         let b = inner.bounds.entry(id).or_default();
@@ -253,10 +276,18 @@ impl TrxSys {
         self.inner.lock().bounds.iter().filter(|(_, b)| b.active).map(|(id, b)| (*id, b.owner)).collect()
     }
 
-    /// The active read-write transactions with their live figures (none
-    /// for a transaction begun without), by id.
+    /// The transactions INNODB_TRX lists, by id: the active read-write
+    /// ones with their live figures (none for a transaction begun
+    /// without), then the listed read-only ones ([`print_id`]).
     pub fn active_infos(&self) -> Vec<(TrxId, Option<Arc<TrxInfo>>)> {
-        self.inner.lock().bounds.iter().filter(|(_, b)| b.active).map(|(id, b)| (*id, b.info.clone())).collect()
+        let inner = self.inner.lock();
+        let rw = inner.bounds.iter().filter(|(_, b)| b.active).map(|(id, b)| (*id, b.info.clone()));
+        rw.chain(inner.read_only.iter().map(|(id, i)| (*id, Some(i.clone())))).collect()
+    }
+
+    /// A listed read-only transaction ends ([`TrxSys::open_view_listed`]).
+    pub fn unlist_read_only(&self, listed: TrxId) {
+        self.inner.lock().read_only.remove(&listed);
     }
 
     /// Open read views.
@@ -268,7 +299,18 @@ impl TrxSys {
     /// view is registered for purge in the same critical section, so purge
     /// can never miss it.
     pub fn open_view(self: &Arc<Self>, creator: TrxId) -> (ReadView, ViewHandle) {
+        self.open_view_listed(creator, None)
+    }
+
+    /// [`TrxSys::open_view`] that also lists `listed`, a transaction
+    /// without an id, as a read-only one (under [`print_id`]) in the same
+    /// critical section: no mutex is taken for it that the view does not
+    /// take anyway.
+    pub fn open_view_listed(self: &Arc<Self>, creator: TrxId, listed: Option<&Arc<TrxInfo>>) -> (ReadView, ViewHandle) {
         let mut inner = self.inner.lock();
+        if let Some(i) = listed {
+            inner.read_only.insert(print_id(i), i.clone());
+        }
         let low_limit = self.next_id.load(Ordering::Acquire);
         let ids: Vec<TrxId> =
             inner.bounds.iter().filter(|&(&t, b)| b.active && t != creator).map(|(&t, _)| t).collect();

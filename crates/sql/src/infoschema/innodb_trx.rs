@@ -1,14 +1,24 @@
 //! INNODB_TRX: one row per transaction that holds an id, that is one that
 //! has locked or written (InnoDB's read-write and locking transactions),
-//! from the engine's live figures (`engine::txn::trx_info`), its lock
-//! waits (`LockSys::waits`) and the process list.
+//! and per multi-statement transaction (START TRANSACTION, or autocommit
+//! off) that has only read, from its first read view on, from the
+//! engine's live figures (`engine::txn::trx_info`), its lock waits
+//! (`LockSys::waits`) and the process list.
+//!
+//! A transaction that has only read has no id: its trx_id is MySQL 8.0's
+//! printed id, its record's address with bit 48 set (`txn::view::print_id`:
+//! above every real id, unique while it runs). MariaDB 10.11 prints 0
+//! there; MySQL's number is kept because trx_id is the key monitoring
+//! queries join and order on (several rows of 0 would merge). Its
+//! trx_is_read_only is 1 under START TRANSACTION READ ONLY, else 0, as
+//! both servers show.
 //!
 //! What quire does not have is shown as InnoDB shows its absence, never
 //! as an invented measurement:
-//! - a transaction that has only read (no id) is not listed: quire keeps
-//!   no per-transaction record for it (InnoDB lists it, with
-//!   `trx_autocommit_non_locking` 1 when it is an autocommit SELECT), so
-//!   `trx_autocommit_non_locking` is 0 on every row;
+//! - an autocommit SELECT is not listed: registering each would cost
+//!   every one an allocation and a map insert under the trx_sys mutex
+//!   (InnoDB lists it while it runs, with `trx_autocommit_non_locking`
+//!   1), so `trx_autocommit_non_locking` is 0 on every row;
 //! - `trx_operation_state` is NULL (no per-operation text is kept);
 //! - `trx_concurrency_tickets` is 0: tickets live in the running thread
 //!   (`txn/admission.rs`), and none are used while

@@ -38,6 +38,8 @@ pub mod innodb_metrics;
 pub mod innodb_pool;
 mod innodb_trx;
 mod keys;
+mod open_tables;
+mod plugins;
 pub mod server;
 pub mod shape;
 pub mod show;
@@ -97,12 +99,19 @@ pub enum View {
     InnodbCmpmem,
     InnodbTables,
     InnodbIndexes,
+    InnodbColumns,
+    Plugins,
+    /// SHOW OPEN TABLES' rows: hidden, as MySQL's and MariaDB's
+    /// OPEN_TABLES (not in [`ALL`], so not listed and 1109 to a SELECT);
+    /// only the SELECT a SHOW OPEN TABLES is rewritten to reads it
+    /// ([`lookup_hidden`]).
+    OpenTables,
     /// A table of performance_schema (`perfschema`), read the same way.
     Perf(crate::perfschema::Table),
 }
 
 /// Every table with its name, in name order (SHOW TABLES' order).
-pub const ALL: [(View, &str); 31] = [
+pub const ALL: [(View, &str); 33] = [
     (View::CharacterSets, "CHARACTER_SETS"),
     (View::CheckConstraints, "CHECK_CONSTRAINTS"),
     (View::Collations, "COLLATIONS"),
@@ -116,12 +125,14 @@ pub const ALL: [(View, &str); 31] = [
     (View::InnodbBufferPoolStats, "INNODB_BUFFER_POOL_STATS"),
     (View::InnodbCmp, "INNODB_CMP"),
     (View::InnodbCmpmem, "INNODB_CMPMEM"),
+    (View::InnodbColumns, "INNODB_COLUMNS"),
     (View::InnodbIndexes, "INNODB_INDEXES"),
     (View::InnodbMetrics, "INNODB_METRICS"),
     (View::InnodbTables, "INNODB_TABLES"),
     (View::InnodbTrx, "INNODB_TRX"),
     (View::KeyColumnUsage, "KEY_COLUMN_USAGE"),
     (View::Partitions, "PARTITIONS"),
+    (View::Plugins, "PLUGINS"),
     (View::Processlist, "PROCESSLIST"),
     (View::ReferentialConstraints, "REFERENTIAL_CONSTRAINTS"),
     (View::Routines, "ROUTINES"),
@@ -142,6 +153,9 @@ impl View {
         if let View::Perf(t) = self {
             return t.name();
         }
+        if self == View::OpenTables {
+            return OPEN_TABLES;
+        }
         ALL.iter().find(|(v, _)| *v == self).map_or("?", |(_, n)| n)
     }
 
@@ -159,6 +173,7 @@ impl View {
             | View::TableConstraints => (at("TABLE_SCHEMA"), at("TABLE_NAME")),
             View::ReferentialConstraints => (at("CONSTRAINT_SCHEMA"), at("TABLE_NAME")),
             View::CheckConstraints => (at("CONSTRAINT_SCHEMA"), None),
+            View::OpenTables => (at("Database"), at("Table")),
             _ => (None, None),
         }
     }
@@ -175,6 +190,7 @@ impl View {
                 | View::InnodbCmpmem
                 | View::InnodbTables
                 | View::InnodbIndexes
+                | View::InnodbColumns
         )
     }
 }
@@ -187,6 +203,15 @@ pub fn is_db(db: &str) -> bool {
 /// The table `name` of information_schema (any case).
 pub fn lookup(name: &str) -> Option<View> {
     ALL.iter().find(|(_, n)| n.eq_ignore_ascii_case(name)).map(|(v, _)| *v)
+}
+
+/// The hidden table SHOW OPEN TABLES reads.
+const OPEN_TABLES: &str = "OPEN_TABLES";
+
+/// A hidden table of information_schema by name (any case): what
+/// [`lookup`] finds, and the tables only a rewritten SHOW may read.
+pub fn lookup_hidden(name: &str) -> Option<View> {
+    lookup(name).or_else(|| OPEN_TABLES.eq_ignore_ascii_case(name).then_some(View::OpenTables))
 }
 
 /// The system table `db`.`name` (information_schema's or
@@ -331,6 +356,9 @@ pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
         View::InnodbCmpmem => Ok(innodb_pool::cmpmem(s)),
         View::InnodbTables => Ok(innodb_dict::tables(s)),
         View::InnodbIndexes => Ok(innodb_dict::indexes(s)),
+        View::InnodbColumns => Ok(innodb_dict::columns(s)),
+        View::Plugins => Ok(plugins::rows()),
+        View::OpenTables => Ok(open_tables::rows(s, hint)),
         View::Perf(t) => crate::perfschema::rows(s, t),
     }?;
     debug_assert!(rows.iter().all(|r| r.len() == shape::columns(v).len()), "{v:?}: invariant 1");

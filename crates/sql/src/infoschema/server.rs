@@ -112,6 +112,64 @@ const GLOBAL_PRIVILEGES: [&str; 28] = [
     "CREATE TABLESPACE",
 ];
 
+/// MySQL 8.0's static privileges as SHOW PRIVILEGES lists them
+/// (Privilege, Context, Comment), in its order (sql_show.cc). MariaDB's
+/// rows have the same columns; where both have a privilege the context
+/// and comment agree, except Super's comment (MariaDB: CHANGE MASTER).
+const MYSQL_PRIVILEGES: [(&str, &str, &str); 33] = [
+    ("Alter", "Tables", "To alter the table"),
+    ("Alter routine", "Functions,Procedures", "To alter or drop stored functions/procedures"),
+    ("Create", "Databases,Tables,Indexes", "To create new databases and tables"),
+    ("Create routine", "Databases", "To use CREATE FUNCTION/PROCEDURE"),
+    ("Create role", "Server Admin", "To create new roles"),
+    ("Create temporary tables", "Databases", "To use CREATE TEMPORARY TABLE"),
+    ("Create view", "Tables", "To create new views"),
+    ("Create user", "Server Admin", "To create new users"),
+    ("Delete", "Tables", "To delete existing rows"),
+    ("Drop", "Databases,Tables", "To drop databases, tables, and views"),
+    ("Drop role", "Server Admin", "To drop roles"),
+    ("Event", "Server Admin", "To create, alter, drop and execute events"),
+    ("Execute", "Functions,Procedures", "To execute stored routines"),
+    ("File", "File access on server", "To read and write files on the server"),
+    ("Grant option", "Databases,Tables,Functions,Procedures", "To give to other users those privileges you possess"),
+    ("Index", "Tables", "To create or drop indexes"),
+    ("Insert", "Tables", "To insert data into tables"),
+    ("Lock tables", "Databases", "To use LOCK TABLES (together with SELECT privilege)"),
+    ("Process", "Server Admin", "To view the plain text of currently executing queries"),
+    ("Proxy", "Server Admin", "To make proxy user possible"),
+    ("References", "Databases,Tables", "To have references on tables"),
+    ("Reload", "Server Admin", "To reload or refresh tables, logs and privileges"),
+    ("Replication client", "Server Admin", "To ask where the slave or master servers are"),
+    ("Replication slave", "Server Admin", "To read binary log events from the master"),
+    ("Select", "Tables", "To retrieve rows from table"),
+    ("Show databases", "Server Admin", "To see all databases with SHOW DATABASES"),
+    ("Show view", "Tables", "To see views with SHOW CREATE VIEW"),
+    ("Shutdown", "Server Admin", "To shut down the server"),
+    ("Super", "Server Admin", "To use KILL thread, SET GLOBAL, CHANGE REPLICATION SOURCE, etc."),
+    ("Trigger", "Tables", "To use triggers"),
+    ("Create tablespace", "Server Admin", "To create/alter/drop tablespaces"),
+    ("Update", "Tables", "To update existing rows"),
+    ("Usage", "Server Admin", "No privileges - allow connect only"),
+];
+
+/// SHOW PRIVILEGES' rows: MySQL 8.0's rows of the privileges a quire
+/// account can hold, which are those ALL PRIVILEGES on `*.*` gives
+/// ([`GLOBAL_PRIVILEGES`], as USER_PRIVILEGES lists them), GRANT OPTION
+/// (which ALL on `*.*` carries: IS_GRANTABLE YES) and USAGE (an account
+/// with no grant). MySQL's Create role, Drop role and Proxy are left
+/// out (quire has no roles and no proxy users), and so are its dynamic
+/// privileges (none can be granted in quire).
+pub fn show_privileges() -> Vec<Vec<Value>> {
+    MYSQL_PRIVILEGES
+        .iter()
+        .filter(|(name, _, _)| {
+            let upper = name.to_ascii_uppercase();
+            GLOBAL_PRIVILEGES.contains(&upper.as_str()) || upper == "GRANT OPTION" || upper == "USAGE"
+        })
+        .map(|(name, context, comment)| vec![s(name), s(context), s(comment)])
+        .collect()
+}
+
 /// What ALL PRIVILEGES on `db`.* is.
 const SCHEMA_PRIVILEGES: [&str; 18] = [
     "SELECT",
@@ -174,4 +232,18 @@ pub fn schema_privileges(sess: &Session) -> Vec<Vec<Value>> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn show_privileges_lists_every_privilege_all_gives() {
+        let rows = show_privileges();
+        for p in GLOBAL_PRIVILEGES {
+            assert!(rows.iter().any(|r| matches!(&r[0], Value::Str(n) if n.eq_ignore_ascii_case(p))), "{p}");
+        }
+        assert_eq!(rows.len(), GLOBAL_PRIVILEGES.len() + 2, "and Grant option, Usage");
+    }
 }

@@ -539,6 +539,41 @@ const INNODB_INDEXES: &[Def] = &[
     ("MERGE_THRESHOLD", T::Int, NN),
 ];
 
+// INNODB_COLUMNS: MySQL 8.0's name and columns for MariaDB's
+// INNODB_SYS_COLUMNS (NAME as long as MariaDB's); HAS_DEFAULT and
+// DEFAULT_VALUE are MySQL 8.0's only.
+const INNODB_COLUMNS: &[Def] = &[
+    ("TABLE_ID", T::BigU, NN),
+    ("NAME", T::Var(64), NN),
+    ("POS", T::BigU, NN),
+    ("MTYPE", T::Int, NN),
+    ("PRTYPE", T::Int, NN),
+    ("LEN", T::Int, NN),
+    ("HAS_DEFAULT", T::Int, NN),
+    ("DEFAULT_VALUE", T::LongText, N),
+];
+
+// PLUGINS: MySQL 8.0's eleven columns (MariaDB adds PLUGIN_MATURITY and
+// PLUGIN_AUTH_VERSION), MariaDB's types.
+const PLUGINS: &[Def] = &[
+    ("PLUGIN_NAME", T::Var(64), NN),
+    ("PLUGIN_VERSION", T::Var(20), NN),
+    ("PLUGIN_STATUS", T::Var(16), NN),
+    ("PLUGIN_TYPE", T::Var(80), NN),
+    ("PLUGIN_TYPE_VERSION", T::Var(20), NN),
+    ("PLUGIN_LIBRARY", T::Var(64), N),
+    ("PLUGIN_LIBRARY_VERSION", T::Var(20), N),
+    ("PLUGIN_AUTHOR", T::Var(64), N),
+    ("PLUGIN_DESCRIPTION", T::LongText, N),
+    ("PLUGIN_LICENSE", T::Var(80), NN),
+    ("LOAD_OPTION", T::Var(64), NN),
+];
+
+// OPEN_TABLES: SHOW OPEN TABLES' columns (a hidden table, as in MySQL and
+// MariaDB: only the SHOW reads it).
+const OPEN_TABLES: &[Def] =
+    &[("Database", T::Var(64), NN), ("Table", T::Var(64), NN), ("In_use", T::Big, NN), ("Name_locked", T::Big, NN)];
+
 const COLUMN_PRIVILEGES: &[Def] = &[
     ("GRANTEE", T::Var(385), NN),
     ("TABLE_CATALOG", T::Var(512), NN),
@@ -582,6 +617,9 @@ fn defs(v: View) -> &'static [Def] {
         View::InnodbCmpmem => INNODB_CMPMEM,
         View::InnodbTables => INNODB_TABLES,
         View::InnodbIndexes => INNODB_INDEXES,
+        View::InnodbColumns => INNODB_COLUMNS,
+        View::Plugins => PLUGINS,
+        View::OpenTables => OPEN_TABLES,
         View::Perf(t) => crate::perfschema::defs(t),
     }
 }

@@ -3,8 +3,10 @@
 //! both): `SHOW {INDEX | INDEXES | KEYS} FROM t [FROM db] [WHERE e]`,
 //! `SHOW TABLE STATUS [FROM db] [LIKE p | WHERE e]`, `SHOW [FULL] TABLES
 //! [FROM db] [LIKE p | WHERE e]`, `SHOW [STORAGE] ENGINES`, `SHOW
-//! {CHARACTER SET | CHARSET} [LIKE p | WHERE e]` and `SHOW COLLATION [LIKE
-//! p | WHERE e]`. Column names are MySQL 8.0's (SHOW INDEX ends with
+//! {CHARACTER SET | CHARSET} [LIKE p | WHERE e]`, `SHOW COLLATION [LIKE
+//! p | WHERE e]`, `SHOW PLUGINS [LIKE p | WHERE e]` and `SHOW OPEN TABLES
+//! [FROM db] [LIKE p | WHERE e]` (over the hidden OPEN_TABLES, as MySQL
+//! answers it). Column names are MySQL 8.0's (SHOW INDEX ends with
 //! Visible and Expression; MariaDB has Ignored). LIKE matches the first
 //! column; WHERE is evaluated over the statement's own columns (the
 //! SELECT is wrapped as a derived table), as MySQL does.
@@ -206,6 +208,8 @@ pub fn rewrite(s: &Session, sql: &str) -> Result<Option<String>> {
     };
     p.eat("EXTENDED");
     let full = p.eat("FULL");
+    // The rows keep the order their table makes them in (no ORDER BY).
+    let mut unordered = false;
     let (select, filter, like_col) = if p.eat("INDEX") || p.eat("INDEXES") || p.eat("KEYS") {
         if full {
             return Ok(None);
@@ -339,10 +343,40 @@ pub fn rewrite(s: &Session, sql: &str) -> Result<Option<String>> {
             lit(&db)
         );
         (select, filter, "EVENT_OBJECT_TABLE")
+    } else if p.eat("PLUGINS") {
+        if full {
+            return Ok(None);
+        }
+        // MySQL's SHOW PLUGINS takes no filter; MariaDB's takes LIKE and
+        // WHERE, which are kept. The rows stay in registration order.
+        let filter = p.filter()?;
+        let select = "SELECT PLUGIN_NAME AS `Name`, PLUGIN_STATUS AS `Status`, PLUGIN_TYPE AS `Type`, \
+                      PLUGIN_LIBRARY AS `Library`, PLUGIN_LICENSE AS `License` \
+                      FROM information_schema.PLUGINS WHERE 1"
+            .to_string();
+        unordered = true;
+        (select, filter, "PLUGIN_NAME")
+    } else if p.eat("OPEN") {
+        if full || !p.eat("TABLES") {
+            return Ok(None);
+        }
+        // No check of the database: one that does not exist, or that the
+        // user may not use, has no open table to list (MariaDB's answer).
+        let db = p.from()?;
+        let filter = p.filter()?;
+        let mut select = "SELECT `Database`, `Table`, `In_use`, `Name_locked` \
+                          FROM information_schema.OPEN_TABLES WHERE 1"
+            .to_string();
+        if let Some(db) = db {
+            select.push_str(&format!(" AND `Database` = {}", lit(&db)));
+        }
+        // Rows come by database, then table (`open_tables::rows`).
+        unordered = true;
+        (select, filter, "`Table`")
     } else {
         return Ok(None);
     };
-    let order = if like_col.is_empty() { String::new() } else { format!(" ORDER BY {like_col}") };
+    let order = if like_col.is_empty() || unordered { String::new() } else { format!(" ORDER BY {like_col}") };
     Ok(Some(match filter {
         Filter::None => format!("{select}{order}"),
         Filter::Like(pat) => format!("{select} AND {like_col} LIKE {}{order}", lit(&pat)),
