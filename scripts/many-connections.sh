@@ -11,6 +11,8 @@
 #        TESTS="oltp_point_select oltp_read_write"
 #        SERVERS="quire quire-pool quire-tc64 mariadb mariadb-pool"
 #        QUIRE=target/release/quire
+#        REPORT_ONLY=1 prints the table from OUTDIR's files without running
+#                      (e.g. after running some SERVERS into OUTDIR later)
 # The servers run one after the other, each alone: start, load, every
 # point, stop. Per point: throughput (QPS for point_select, else TPS), its
 # fraction of the server's best at any connection count, p95 latency,
@@ -63,8 +65,10 @@ start() {
         mariadb -S "$dir/data/mysqld.sock" -uroot -e 'select 1' >/dev/null 2>&1 && break
         sleep 1
       done
+      # As start-mariadb.sh: at 127.0.0.1, or the anonymous localhost
+      # account would match first.
       mariadb -S "$dir/data/mysqld.sock" -uroot -e "CREATE DATABASE sbtest;
-        CREATE USER sbtest IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO sbtest" ;;
+        CREATE USER 'sbtest'@'127.0.0.1' IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO 'sbtest'@'127.0.0.1'" ;;
   esac
 }
 
@@ -77,6 +81,7 @@ sb() { sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --
   --mysql-password=sbtest --mysql-db=sbtest --tables="$TABLES" --table-size="$ROWS" "$@"; }
 
 for s in $SERVERS; do
+  [ -n "${REPORT_ONLY:-}" ] && break
   start "$s"
   sb --threads=4 oltp_read_write prepare >"$out/prepare.$s" 2>&1
   for t in $TESTS; do

@@ -218,12 +218,14 @@ impl ConnectionSlot {
     pub fn attach(&self) -> Attached {
         let slot = Arc::clone(&self.0 .0);
         LENT.with(|l| l.set(Arc::as_ptr(&slot)));
-        Attached(slot)
+        Attached { _slot: slot }
     }
 }
 
 /// Keeps an attached slot alive; detaches it when dropped.
-pub struct Attached(Arc<Slot>);
+pub struct Attached {
+    _slot: Arc<Slot>,
+}
 
 impl Drop for Attached {
     fn drop(&mut self) {
