@@ -22,8 +22,8 @@ use super::{Backend, ConnEnd};
 enum Phase<S, T> {
     /// Accepted; the login is next.
     Accepted(S),
-    /// Logged in, between commands.
-    Ready(Conn<S, T>),
+    /// Logged in, between commands (boxed: a connection state is large).
+    Ready(Box<Conn<S, T>>),
     Ended,
 }
 
@@ -92,7 +92,7 @@ impl<B: Backend, S: Read + Write + Send + 'static> Pooled<B, S> {
     }
 
     /// Ends a logged-in connection with `r`.
-    fn finish(&mut self, mut conn: Conn<S, B::Session>, r: Result<(), PacketError>) -> Served {
+    fn finish(&mut self, conn: &mut Conn<S, B::Session>, r: Result<(), PacketError>) -> Served {
         let (how, r) = conn.finish(r, self.id, &self.host);
         self.end = how;
         self.log_end(r);
@@ -121,6 +121,7 @@ impl<B: Backend, S: Read + Write + Send + 'static> Pooled<B, S> {
                 });
                 match logged_in {
                     Ok(conn) => {
+                        let conn = Box::new(conn);
                         self.end = ConnEnd::Aborted;
                         if !conn.has_buffered_input() {
                             self.phase = Phase::Ready(conn);
@@ -137,7 +138,7 @@ impl<B: Backend, S: Read + Write + Send + 'static> Pooled<B, S> {
         };
         if self.timed_out {
             let e = io::Error::new(ErrorKind::TimedOut, "wait_timeout");
-            return self.finish(conn, Err(PacketError::Io(e)));
+            return self.finish(&mut conn, Err(PacketError::Io(e)));
         }
         // Every command that has arrived; pipelined ones wait in the
         // read buffer, where epoll would not report them.
@@ -148,8 +149,8 @@ impl<B: Backend, S: Read + Write + Send + 'static> Pooled<B, S> {
                     self.phase = Phase::Ready(conn);
                     return Served::Wait;
                 }
-                Ok(Flow::Quit) => return self.finish(conn, Ok(())),
-                Err(e) => return self.finish(conn, Err(e)),
+                Ok(Flow::Quit) => return self.finish(&mut conn, Ok(())),
+                Err(e) => return self.finish(&mut conn, Err(e)),
             }
         }
     }
