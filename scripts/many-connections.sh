@@ -99,23 +99,6 @@ for s in $SERVERS; do
   stop "$s"
 done
 
-# summary FILE TEST -> "throughput stalled_seconds p95"
-summary() {
-  awk -v qps="$([ "$2" = oltp_point_select ] && echo 1 || echo 0)" '
-    /^\[ *[0-9]+s \]/ {
-      for (i = 1; i <= NF; i++) {
-        if ($i == "tps:") t = $(i + 1) + 0
-        if ($i == "qps:") q = $(i + 1) + 0
-      }
-      v = qps ? q : t
-      if (v == 0) z++
-    }
-    /95th percentile:/ { p95 = $3 }
-    /transactions:/ { gsub(/\(/, "", $3); tps = $3 }
-    /queries:/ { gsub(/\(/, "", $3); qs = $3 }
-    END { printf "%d %d %s\n", (qps ? qs : tps) + 0, z + 0, p95 + 0 }' "$1"
-}
-
 echo "Throughput (fraction of the server's best), p95 ms, stalled seconds, RSS MB; $TABLES x $ROWS rows, buffer pool $BP, $TIME s per point"
 for t in $TESTS; do
   echo
@@ -127,14 +110,15 @@ for t in $TESTS; do
   for s in $SERVERS; do
     best[$s]=1
     for n in $THREADS; do
-      read -r v _ _ < <(summary "$out/$t.$n.$s" "$t")
-      [ "$v" -gt "${best[$s]}" ] && best[$s]=$v
+      read -r v _ _ _ < <(sysbench_summary "$out/$t.$n.$s" "$t")
+      best[$s]=$(awk -v a="$v" -v b="${best[$s]}" 'BEGIN { print (a > b) ? a : b }')
     done
   done
   for n in $THREADS; do
     printf "| %s |" "$n"
     for s in $SERVERS; do
-      read -r v z p < <(summary "$out/$t.$n.$s" "$t")
+      read -r v z _ p < <(sysbench_summary "$out/$t.$n.$s" "$t")
+      v=$(printf "%.0f" "$v")
       rss=$(cat "$out/$t.$n.$s.rss" 2>/dev/null || echo -)
       frac=$(awk -v a="$v" -v b="${best[$s]}" 'BEGIN { printf "%.2f", a / b }')
       printf " %s (%s), %s ms, %s s, %s MB |" "$v" "$frac" "$p" "$z" "$rss"

@@ -138,24 +138,6 @@ for port in $ports; do
   stop_server "$port"
 done
 
-# summary FILE TEST -> "throughput stalled_seconds lowest_second"
-summary() {
-  awk -v qps="$([ "$2" = oltp_point_select ] && echo 1 || echo 0)" '
-    /^\[ *[0-9]+s \]/ {
-      for (i = 1; i <= NF; i++) {
-        if ($i == "tps:") t = $(i + 1) + 0
-        if ($i == "qps:") q = $(i + 1) + 0
-      }
-      v = qps ? q : t; n++
-      if (v == 0) z++
-      if (n == 1 || v < lo) lo = v
-    }
-    /95th percentile:/ { p95 = $3 }
-    /transactions:/ { gsub(/\(/, "", $3); tps = $3 }
-    /queries:/ { gsub(/\(/, "", $3); qs = $3 }
-    END { printf "%s %d %d %s\n", (qps ? qs : tps) + 0, z + 0, lo + 0, p95 + 0 }' "$1"
-}
-
 head="| test | threads | MariaDB | quire | quire / MariaDB | stalled s (M / q) | lowest 1 s (M / q) | p95 ms (M / q) | RSS MB (M / q) |"
 sep="|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 if [ -n "$MEM_BP" ]; then
@@ -178,7 +160,7 @@ for t in $TESTS; do
     declare -A r=() z=() lo=() p95=() rss=()
     for port in $ports; do
       tn=$(basename "$t" .lua)
-      read -r r[$port] z[$port] lo[$port] p95[$port] < <(summary "$out/$tn.$n.$port" "$tn")
+      read -r r[$port] z[$port] lo[$port] p95[$port] < <(sysbench_summary "$out/$tn.$n.$port" "$tn")
       rss[$port]=$(cat "$out/$tn.$n.$port.rss" 2>/dev/null || echo -)
     done
     ratio=$(awk -v a="${r[3308]}" -v b="${r[3307]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')

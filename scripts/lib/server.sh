@@ -49,3 +49,23 @@ sbtest_user() {
   mariadb -h127.0.0.1 -P"$1" -uroot -proot \
     -e "CREATE DATABASE sbtest; CREATE USER sbtest IDENTIFIED BY 'sbtest'; GRANT ALL ON *.* TO sbtest"
 }
+
+# sysbench_summary FILE TEST: "throughput stalled_seconds lowest_second p95"
+# of a sysbench run made with --report-interval=1 (QPS for
+# oltp_point_select, TPS otherwise; stalled: one-second reports with none).
+sysbench_summary() {
+  awk -v qps="$([ "$2" = oltp_point_select ] && echo 1 || echo 0)" '
+    /^\[ *[0-9]+s \]/ {
+      for (i = 1; i <= NF; i++) {
+        if ($i == "tps:") t = $(i + 1) + 0
+        if ($i == "qps:") q = $(i + 1) + 0
+      }
+      v = qps ? q : t; n++
+      if (v == 0) z++
+      if (n == 1 || v < lo) lo = v
+    }
+    /95th percentile:/ { p95 = $3 }
+    /transactions:/ { gsub(/\(/, "", $3); tps = $3 }
+    /queries:/ { gsub(/\(/, "", $3); qs = $3 }
+    END { printf "%s %d %d %s\n", (qps ? qs : tps) + 0, z + 0, lo + 0, p95 + 0 }' "$1"
+}
