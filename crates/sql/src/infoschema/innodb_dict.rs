@@ -13,8 +13,12 @@
 //!   (DB_ROW_ID, DB_TRX_ID, DB_ROLL_PTR: each record of quire carries a
 //!   transaction id and a roll pointer, and a row id when the table has no
 //!   key);
-//! - INSTANT_COLS / TOTAL_ROW_VERSIONS are 0: ALTER TABLE in quire never
-//!   adds a column instantly (it rebuilds);
+//! - INSTANT_COLS is 0, as MySQL 8.0.29+ shows it for tables altered
+//!   instantly since then; TOTAL_ROW_VERSIONS is 0 too, which is wrong for
+//!   a table with instantly added columns (`row::instant`): quire's row
+//!   format does not record how many instant ALTERs made them (a row
+//!   shorter than the schema reads the added columns' defaults), so the
+//!   count is not known;
 //! - TYPE is DICT_CLUSTERED (1) | DICT_UNIQUE (2): 3 for a clustered key,
 //!   1 for the hidden GEN_CLUST_INDEX, 2 / 0 for unique / other secondary
 //!   indexes; N_FIELDS the fields of an index record as InnoDB counts them
