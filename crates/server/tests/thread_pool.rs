@@ -220,3 +220,18 @@ fn the_pool_variables_act_at_runtime_and_the_size_is_fixed() {
     let mut p = plain.connect(None);
     assert_eq!(status(&mut p, "Threadpool_threads"), 0);
 }
+
+#[test]
+fn every_group_gets_its_worker_even_above_thread_pool_max_threads() {
+    let q = Quire::start(&[
+        ("thread_handling", "pool-of-threads"),
+        ("thread_pool_size", "3"),
+        ("thread_pool_max_threads", "1"),
+    ]);
+    // Connection ids spread over the three groups: each is served.
+    for i in 0..6u64 {
+        let mut c = q.connect(None);
+        let v: Option<u64> = c.query_first(format!("SELECT {i}")).unwrap();
+        assert_eq!(v, Some(i));
+    }
+}

@@ -69,7 +69,6 @@ struct State {
     seen_polled: u64,
     /// The queue did not move for a stall limit: one more worker may run.
     stalled: bool,
-    stalls: u64,
     last_created: Option<Instant>,
     stopping: bool,
 }
@@ -119,19 +118,21 @@ impl Group {
         })
     }
 
+    /// A group's first worker, whatever `thread_pool_max_threads` says (a
+    /// group without one would never serve its connections).
     pub(super) fn start_first_worker(&self) -> std::io::Result<()> {
         let mut st = self.state.lock();
-        if self.spawn_worker(&mut st) {
+        if self.spawn_worker_within(&mut st, usize::MAX) {
             Ok(())
         } else {
             Err(std::io::Error::other("could not start a thread pool worker"))
         }
     }
 
-    /// `(threads, idle, queued, stalls)`.
-    pub(super) fn counts(&self) -> (usize, usize, usize, u64) {
+    /// `(threads, idle)`.
+    pub(super) fn counts(&self) -> (usize, usize) {
         let st = self.state.lock();
-        (st.threads, st.idle + st.waiting + usize::from(st.listener), st.queued(), st.stalls)
+        (st.threads, st.idle + st.waiting + usize::from(st.listener))
     }
 
     /// A new connection: its login is queued.
@@ -197,6 +198,11 @@ impl Group {
     /// the statement that would unblock them may be the one queued.
     fn spawn_worker(&self, st: &mut State) -> bool {
         let max = self.common.settings.max_threads.load(Ordering::Relaxed).max(1);
+        self.spawn_worker_within(st, max)
+    }
+
+    /// [`Group::spawn_worker`] with `max` workers in all.
+    fn spawn_worker_within(&self, st: &mut State, max: usize) -> bool {
         if self.common.threads.load(Ordering::Acquire) >= max || st.threads > st.connections {
             return false;
         }
@@ -351,7 +357,6 @@ impl Group {
         );
         if st.queued() > 0 && st.dequeued == st.seen_dequeued {
             st.stalled = true;
-            st.stalls += 1;
             self.relieve(&mut st);
         } else if !st.listener && st.polled == st.seen_polled {
             // Nobody listened since the last look (the workers run long

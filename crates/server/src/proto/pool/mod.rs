@@ -175,10 +175,6 @@ pub struct Counts {
     /// `Threadpool_idle_threads`: workers not running a command (asleep,
     /// listening) or blocked inside one.
     pub idle: usize,
-    /// Connections queued for a worker now.
-    pub queued: usize,
-    /// Times a group was found stalled.
-    pub stalls: u64,
 }
 
 impl ThreadPool {
@@ -228,11 +224,9 @@ impl ThreadPool {
     pub fn counts(&self) -> Counts {
         let mut c = Counts::default();
         for g in &self.groups {
-            let (threads, idle, queued, stalls) = g.counts();
+            let (threads, idle) = g.counts();
             c.threads += threads;
             c.idle += idle;
-            c.queued += queued;
-            c.stalls += stalls;
         }
         c
     }
