@@ -273,7 +273,9 @@ pub fn leave() {
 /// afterwards the thread is inside again with one ticket. The wait is
 /// recorded under instrument `i`.
 pub fn blocking<R>(i: Instrument, f: impl FnOnce() -> R) -> R {
-    lend(|| wait::time(i, f))
+    // Timed from outside: handing the seat on and a thread pool's relief
+    // (which may start a worker) are part of the wait.
+    wait::time(i, || lend(f))
 }
 
 /// [`blocking`] for a wait that records itself (file I/O, whose bytes
