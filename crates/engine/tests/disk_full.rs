@@ -139,3 +139,87 @@ fn reads_keep_working_while_every_page_write_fails() {
     fault.clear_faults();
     e.shutdown().unwrap();
 }
+
+/// With every page write failing and nearly every frame dirty, a descent
+/// needs frames for its whole path while only one or two can be freed:
+/// reading a leaf must not evict the parent it came from. (It did: the
+/// descent restarted from the root, whose reading evicted the leaf, and
+/// so on forever; the update below livelocked in its first read.) Every
+/// statement either answers or fails with an error; none hangs.
+#[test]
+fn a_descent_keeps_its_parent_while_only_a_path_of_frames_is_clean() {
+    let fault = FaultVfs::new();
+    {
+        let e = open(&fault);
+        let t = e.create_table("t", schema()).unwrap();
+        for i in 0..3000 {
+            t.insert(row(i)).unwrap();
+        }
+        e.shutdown().unwrap();
+    }
+    // No background flushing beyond the LRU flushers' few free frames, and
+    // commits that do not wait for the log (whose writes fail too).
+    let e = {
+        use quire_engine::config::FlushMethod;
+        let vfs: Arc<dyn quire_io::Vfs> = Arc::new(fault.clone());
+        let mut cfg = quire_engine::EngineConfig::new("/data")
+            .page_size(4096)
+            .buffer_pool_size(64 * 4096)
+            .flush_method(FlushMethod::Fsync)
+            .flush_log_at_trx_commit(quire_engine::log::FlushAtCommit::Lazy);
+        cfg.flushing.max_dirty_pages_pct = 99.0;
+        cfg.flushing.max_dirty_pages_pct_lwm = 0.0;
+        cfg.flushing.adaptive_flushing = false;
+        cfg.flushing.io_capacity = 1;
+        Engine::open(cfg, vfs).unwrap()
+    };
+    let t = e.table("t").unwrap();
+    fault.fail_nth(OpKind::Write, 1, FaultKind::NoSpace, true);
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let worker = {
+        let (t, e) = (t.clone(), e.clone());
+        std::thread::spawn(move || {
+            // Dirty pages that cannot be written, until no frame is left
+            // for the next update.
+            let mut updated = Vec::new();
+            for i in (0..3000).step_by(9) {
+                match t.update(&[Value::Int(i)], vec![Value::Int(i), Value::Str(format!("u{i}"))]) {
+                    Ok(found) => {
+                        assert!(found);
+                        updated.push(i);
+                    }
+                    Err(_) => break,
+                }
+            }
+            let dirty = e.pool().dirty_pages();
+            // Reads over the whole table: those whose leaf is resident
+            // answer; the others wait for a frame and give up.
+            let (mut answered, mut failed) = (0, 0);
+            for i in (0..3000).step_by(300) {
+                match t.get(&[Value::Int(i)]) {
+                    Ok(got) => {
+                        let want = if updated.contains(&i) {
+                            vec![Value::Int(i), Value::Str(format!("u{i}"))]
+                        } else {
+                            row(i)
+                        };
+                        assert_eq!(got.unwrap(), want, "row {i}");
+                        answered += 1;
+                    }
+                    Err(_) => failed += 1,
+                }
+            }
+            for &i in &updated {
+                let got = t.get(&[Value::Int(i)]).expect("its leaf is resident and dirty").unwrap();
+                assert_eq!(got, vec![Value::Int(i), Value::Str(format!("u{i}"))]);
+            }
+            done_tx.send((updated.len(), dirty, answered, failed)).unwrap();
+        })
+    };
+    let (updated, dirty, answered, failed) = done_rx.recv_timeout(Duration::from_secs(300)).expect("a statement hung");
+    worker.join().unwrap();
+    eprintln!("updated {updated}; dirty {dirty} of 64 frames; reads answered {answered}, failed {failed}");
+    assert!(updated > 0 && dirty >= 56, "the pool did not fill with dirty pages");
+    fault.clear_faults();
+    e.shutdown().unwrap();
+}

@@ -236,7 +236,7 @@ impl BTree {
                     None => return Ok(Err(Restart)),
                 }
             } else {
-                self.pool.fix_optimistic(self.pid(child))
+                self.pool.fix_optimistic_below(&node, self.pid(child))
             };
             let c = match fixed {
                 Ok(c) => c,

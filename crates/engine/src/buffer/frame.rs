@@ -39,6 +39,9 @@ pub struct Frame {
     pub first_access_ms: AtomicU32,
     /// Read by read-ahead and not accessed since ([`super::read_ahead`]).
     pub read_ahead: AtomicBool,
+    /// Descents waiting for a child page to be read hold their parent's
+    /// frame here ([`Pin`]); eviction skips a pinned frame.
+    pins: AtomicU32,
     /// Start of this frame's page bytes; fixed for the pool's life.
     data: *mut u8,
 }
@@ -60,6 +63,7 @@ impl Frame {
             in_old: AtomicBool::new(false),
             first_access_ms: AtomicU32::new(0),
             read_ahead: AtomicBool::new(false),
+            pins: AtomicU32::new(0),
             data,
         }
     }
@@ -107,12 +111,40 @@ impl Frame {
         unsafe { OptPage::new(self.ptr(), page_size) }
     }
 
+    /// Whether a [`Pin`] holds this frame. An evictor checks it before
+    /// latching (so as not to disturb the pinner's optimistic version) and
+    /// again once latched (a pin taken in between); with the pinner's
+    /// order (pin, then validate the version) one of the two sees it.
+    #[inline]
+    pub fn is_pinned(&self) -> bool {
+        self.pins.load(Ordering::SeqCst) != 0
+    }
+
     pub fn is_dirty(&self) -> bool {
         self.oldest_modification.load(Ordering::Acquire) != 0
     }
 
     pub fn newest(&self) -> Lsn {
         self.newest_modification.load(Ordering::Acquire)
+    }
+}
+
+/// Keeps a frame from being evicted while it lives. Not a latch: the page
+/// may still change, and a pin taken on a frame that was already reused
+/// for another page only delays that page's eviction. The pinner validates
+/// its optimistic version after pinning to know the pin protects its page.
+pub struct Pin<'a>(&'a Frame);
+
+impl<'a> Pin<'a> {
+    pub fn new(frame: &'a Frame) -> Self {
+        frame.pins.fetch_add(1, Ordering::SeqCst);
+        Pin(frame)
+    }
+}
+
+impl Drop for Pin<'_> {
+    fn drop(&mut self) {
+        self.0.pins.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

@@ -138,11 +138,15 @@ impl BufferPool {
     /// free list. REQUIRES: the instance mutex (`lists`).
     pub(super) fn try_evict_clean(&self, inst: &Instance, lists: &mut Lists, f: u32, keep: bool) -> bool {
         let frame = &inst.frames[f as usize];
-        if frame.is_dirty() || frame.flushing.load(Ordering::Acquire) || !frame.latch.try_lock_exclusive() {
+        if frame.is_dirty()
+            || frame.flushing.load(Ordering::Acquire)
+            || frame.is_pinned()
+            || !frame.latch.try_lock_exclusive()
+        {
             return false;
         }
         let id = match frame.page() {
-            Some(id) if !frame.is_dirty() && !frame.flushing.load(Ordering::Acquire) => id,
+            Some(id) if !frame.is_dirty() && !frame.flushing.load(Ordering::Acquire) && !frame.is_pinned() => id,
             _ => {
                 // SAFETY: latched just above.
                 unsafe { frame.latch.unlock_exclusive() };

@@ -51,7 +51,7 @@ use crate::log::RedoLog;
 use crate::space::files::SpaceFiles;
 use crate::sync::Counter;
 use crate::{Error, Lsn, PageId, Result};
-use frame::{Frame, FrameMemory, NO_PAGE};
+use frame::{Frame, FrameMemory, Pin, NO_PAGE};
 pub use guard::{ExclusiveGuard, OptGuard, Restart, SharedGuard};
 pub use instance_stats::InstanceCounters;
 use instance_stats::InstanceStats;
@@ -345,6 +345,22 @@ impl BufferPool {
     /// Reads `id` optimistically, loading it first if needed.
     #[inline]
     pub fn fix_optimistic(&self, id: PageId) -> Result<OptGuard<'_>> {
+        self.fix_optimistic_pinning(id, None)
+    }
+
+    /// Like [`BufferPool::fix_optimistic`], for a descent that reached
+    /// `id` from `parent`: while `id` is read, `parent`'s frame is pinned,
+    /// so that making room for the child cannot evict the parent. (A
+    /// descent whose parent went away restarts from the root; with only a
+    /// path's worth of evictable frames, as when every dirty page fails to
+    /// be written, each restart would evict the next parent: a livelock.)
+    #[inline]
+    pub fn fix_optimistic_below(&self, parent: &OptGuard<'_>, id: PageId) -> Result<OptGuard<'_>> {
+        self.fix_optimistic_pinning(id, Some(parent.frame))
+    }
+
+    #[inline]
+    fn fix_optimistic_pinning(&self, id: PageId, keep: Option<&Frame>) -> Result<OptGuard<'_>> {
         let h = page_table::hash(id);
         let inst = self.instance_of(h);
         inst.stats.requests.inc();
@@ -358,6 +374,7 @@ impl BufferPool {
                 }
                 continue;
             }
+            let _pin = keep.map(Pin::new);
             if let Some(g) = self.load(inst, id, h)? {
                 let frame = g.frame;
                 drop(g);
@@ -714,13 +731,17 @@ impl BufferPool {
                     let frame = &inst.frames[f as usize];
                     if (!want_clean || !frame.is_dirty())
                         && !frame.flushing.load(Ordering::Acquire)
+                        && !frame.is_pinned()
                         && !failed.contains(&f)
                         && frame.latch.try_lock_exclusive()
                     {
                         // A flusher may have claimed the frame between the
                         // check and the latch; its copy must not land after
                         // our write.
-                        if frame.flushing.load(Ordering::Acquire) || (want_clean && frame.is_dirty()) {
+                        if frame.flushing.load(Ordering::Acquire)
+                            || (want_clean && frame.is_dirty())
+                            || frame.is_pinned()
+                        {
                             // Dirtied between the check and the latch.
                             // SAFETY: latched just above.
                             unsafe { frame.latch.unlock_exclusive() };
