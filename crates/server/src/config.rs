@@ -366,6 +366,11 @@ pub fn load(defaults_file: Option<&Path>, overrides: &[(String, String)]) -> Res
     for (key, value) in &options {
         let name = key.strip_prefix("loose_").unwrap_or(key);
         match sysvars.set_startup(name, value) {
+            Ok(()) if name == "innodb_change_buffering" && !value.eq_ignore_ascii_case("none") => {
+                // No change buffer (docs/BENCHMARKS.md, "Change buffering").
+                warnings.push(format!("innodb_change_buffering={value} is not supported; none is in effect"));
+                sysvars.set_startup(name, "none").expect("none is valid");
+            }
             Ok(()) => {
                 if let Some(def) = sysvars::lookup(name).filter(|d| !d.used) {
                     if noted.insert(def.name.to_string()) {

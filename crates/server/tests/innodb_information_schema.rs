@@ -468,3 +468,42 @@ fn innodb_trx_lists_a_transaction_that_has_only_read_from_its_first_read() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// quire has no change buffer (docs/BENCHMARKS.md, "Change buffering"):
+/// `none` is in effect, another valid value warns and leaves it, an
+/// invalid one is refused; the reads a change buffer would defer are
+/// counted in INNODB_METRICS beside InnoDB's index page reads.
+#[test]
+fn change_buffering_stays_none_with_a_warning_and_its_evidence_is_counted() {
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("cbuf");
+    c.query_drop("SET GLOBAL innodb_change_buffering = 'all'").unwrap();
+    assert_eq!(c.warnings(), 1);
+    let warnings: Vec<(String, u32, String)> = c.query("SHOW WARNINGS").unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!((warnings[0].0.as_str(), warnings[0].1), ("Warning", 1235), "{warnings:?}");
+    let v: String = c.query_first("SELECT @@GLOBAL.innodb_change_buffering").unwrap().unwrap();
+    assert_eq!(v, "none");
+    c.query_drop("SET GLOBAL innodb_change_buffering = none").unwrap();
+    assert_eq!(c.warnings(), 0, "none is what is in effect");
+    let err = c.query_drop("SET GLOBAL innodb_change_buffering = 'sometimes'").unwrap_err();
+    assert!(err.to_string().contains("1231"), "{err}");
+
+    let rows: Vec<(String, String, String)> = c
+        .query(
+            "SELECT NAME, SUBSYSTEM, TYPE FROM information_schema.INNODB_METRICS \
+             WHERE SUBSYSTEM IN ('buffer_page_io', 'change_buffer') ORDER BY NAME",
+        )
+        .unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "buffer_page_read_index_leaf",
+            "buffer_page_read_index_non_leaf",
+            "change_buffer_leaf_reads",
+            "change_buffer_non_leaf_reads"
+        ]
+    );
+    assert!(rows.iter().all(|r| r.2 == "counter"), "{rows:?}");
+}

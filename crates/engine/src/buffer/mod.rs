@@ -182,6 +182,30 @@ pub struct PoolStats {
     pub sync_flush_timeouts: Counter,
     /// Frames taken from the LRU tail.
     pub evictions: Counter,
+    /// Pages read, by kind (InnoDB's `buffer_page_read_index_leaf` /
+    /// `_non_leaf` monitor counters): B+tree leaves and inner nodes.
+    pub reads_index_leaf: Counter,
+    pub reads_index_non_leaf: Counter,
+    /// Leaves of non-unique secondary indexes read to apply a change to
+    /// them (an insert, a delete or a purge: [`for_bufferable_change`]):
+    /// the reads InnoDB's change buffer defers. With the inner nodes read
+    /// on the way (`reads_for_change_non_leaf`).
+    pub reads_for_change_leaf: Counter,
+    pub reads_for_change_non_leaf: Counter,
+}
+
+thread_local! {
+    static BUFFERABLE_CHANGE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, which changes a non-unique secondary index, counting the
+/// pages it reads as [`PoolStats::reads_for_change_leaf`] /
+/// `_non_leaf`: the evidence for or against a change buffer.
+pub(crate) fn for_bufferable_change<R>(f: impl FnOnce() -> R) -> R {
+    let was = BUFFERABLE_CHANGE.with(|c| c.replace(true));
+    let r = f();
+    BUFFERABLE_CHANGE.with(|c| c.set(was));
+    r
 }
 
 pub struct BufferPool {
@@ -612,6 +636,7 @@ impl BufferPool {
         inst.stats.reads.inc();
         match res {
             Ok(()) => {
+                self.count_read_kind(bytes, BUFFERABLE_CHANGE.with(|c| c.get()));
                 // The read is for an access: that is the page's first.
                 frame.first_access_ms.store(self.now_ms(), Ordering::Relaxed);
                 self.on_first_access(id);
@@ -631,6 +656,27 @@ impl BufferPool {
                 // SAFETY: held since take_free_frame.
                 unsafe { frame.latch.unlock_exclusive() };
                 Err(e)
+            }
+        }
+    }
+
+    /// Counts a page just read by its kind (B+tree leaf or inner node),
+    /// and as read for a bufferable change if it was.
+    fn count_read_kind(&self, bytes: &[u8], for_change: bool) {
+        if crate::page::page_type(bytes) != Some(crate::page::PageType::BTreeNode) {
+            return;
+        }
+        let leaf = crate::btree::node::level(bytes) == 0;
+        if leaf {
+            self.stats.reads_index_leaf.inc();
+        } else {
+            self.stats.reads_index_non_leaf.inc();
+        }
+        if for_change {
+            if leaf {
+                self.stats.reads_for_change_leaf.inc();
+            } else {
+                self.stats.reads_for_change_non_leaf.inc();
             }
         }
     }

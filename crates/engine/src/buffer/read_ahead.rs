@@ -357,6 +357,7 @@ impl BufferPool {
                 crate::page::verify(bytes, id).and_then(|()| Self::check_structure(bytes, id)).is_ok()
             };
             if ok {
+                self.count_read_kind(bytes, false);
                 self.read_ahead.stats.pages.inc();
                 self.stats.reads.inc();
                 inst.stats.reads.inc();

@@ -208,7 +208,11 @@ impl Table {
             let mut plan = vec![TreeOps::new(&self.clustered, vec![cop])];
             for (ix, sec) in st.secondary.iter().enumerate() {
                 let (k, prefix) = Self::sec_key(schema, ix, row, pk);
-                plan.push(TreeOps::new(&sec.tree, vec![Op::Ensure { key: k, val: inline(&prefix.to_le_bytes()) }]));
+                plan.push(TreeOps::secondary(
+                    &sec.tree,
+                    vec![Op::Ensure { key: k, val: inline(&prefix.to_le_bytes()) }],
+                    schema.indexes[ix].unique,
+                ));
             }
             match self.write_for(trx, plan)? {
                 Some(RowWrite::Done) => {
@@ -361,9 +365,10 @@ impl Table {
                 let (ok, _) = Self::sec_key(schema, ix, &old, &key);
                 let (nk, prefix) = Self::sec_key(schema, ix, &new_row, &key);
                 if ok != nk {
-                    sec_ops.push(TreeOps::new(
+                    sec_ops.push(TreeOps::secondary(
                         &sec.tree,
                         vec![Op::Ensure { key: nk, val: inline(&prefix.to_le_bytes()) }],
+                        schema.indexes[ix].unique,
                     ));
                 }
             }

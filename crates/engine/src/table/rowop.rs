@@ -62,12 +62,31 @@ impl Op {
 pub(crate) struct TreeOps<'t> {
     pub tree: &'t BTree,
     pub ops: Vec<Op>,
+    /// A non-unique secondary index: a change InnoDB's change buffer could
+    /// defer when the leaf is not in the pool. quire applies it at once;
+    /// the leaves it reads for it are counted
+    /// ([`crate::buffer::PoolStats::reads_for_change_leaf`]).
+    bufferable: bool,
 }
 
 impl<'t> TreeOps<'t> {
     pub fn new(tree: &'t BTree, mut ops: Vec<Op>) -> Self {
         ops.sort_by(|a, b| a.key().cmp(b.key()));
-        Self { tree, ops }
+        Self { tree, ops, bufferable: false }
+    }
+
+    /// Changes to a secondary index (`unique`: a UNIQUE one).
+    pub fn secondary(tree: &'t BTree, ops: Vec<Op>, unique: bool) -> Self {
+        Self { bufferable: !unique, ..Self::new(tree, ops) }
+    }
+
+    /// Runs `f`, which may read pages of this tree for the change.
+    fn reading<R>(&self, f: impl FnOnce() -> R) -> R {
+        if self.bufferable {
+            crate::buffer::for_bufferable_change(f)
+        } else {
+            f()
+        }
     }
 }
 
@@ -115,7 +134,7 @@ pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>], mut lock: Optio
                 let key = op.key();
                 let gi = match held.iter().position(|(i, _, f)| *i == ti && f.contains(key)) {
                     Some(i) => i,
-                    None if held.iter().any(|(i, _, _)| *i == ti) => match t.tree.try_latch_leaf(key)? {
+                    None if held.iter().any(|(i, _, _)| *i == ti) => match t.reading(|| t.tree.try_latch_leaf(key))? {
                         Some((g, f)) => {
                             held.push((ti, g, f));
                             held.len() - 1
@@ -126,7 +145,7 @@ pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>], mut lock: Optio
                         }
                     },
                     None => {
-                        let (g, f) = t.tree.latch_leaf(key)?;
+                        let (g, f) = t.reading(|| t.tree.latch_leaf(key))?;
                         held.push((ti, g, f));
                         held.len() - 1
                     }
@@ -204,7 +223,7 @@ pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>], mut lock: Optio
         if let Some((ti, key)) = warm {
             drop(held);
             // Wait out whoever held the way, and bring the leaf in.
-            drop(plan[ti].tree.latch_leaf(&key)?);
+            drop(plan[ti].reading(|| plan[ti].tree.latch_leaf(&key))?);
             continue 'attempt;
         }
         // Phase 2: apply, in one mtr.

@@ -53,7 +53,7 @@ impl Table {
         for (ix, sec) in st.secondary.iter().enumerate() {
             let (k, _) = Self::sec_key(schema, ix, &cur_row, &rec.key);
             if !self.sec_needed(&st, ix, restored.as_deref(), &k, &rec.key, limit)? {
-                plan.push(TreeOps::new(&sec.tree, vec![Op::Discard { key: k }]));
+                plan.push(TreeOps::secondary(&sec.tree, vec![Op::Discard { key: k }], schema.indexes[ix].unique));
             }
         }
         match rowop::write_row(self.clustered.pool(), &plan, None)? {
@@ -154,7 +154,7 @@ impl Table {
                 }
             }
             if !ops.is_empty() {
-                plan.push(TreeOps::new(&sec.tree, ops));
+                plan.push(TreeOps::secondary(&sec.tree, ops, schema.indexes[ix].unique));
             }
         }
         if plan.is_empty() {

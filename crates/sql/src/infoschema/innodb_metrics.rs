@@ -2,8 +2,10 @@
 //! subsystems, types and comments) that quire keeps, read live from the
 //! engine through the same [`Figures`] SHOW STATUS reads. A counter
 //! quire has no equivalent of (the adaptive hash index, the change
-//! buffer, compression, page-type I/O, purge internals) is left out
-//! rather than shown as a made-up 0.
+//! buffer, compression, page-type I/O but for index pages read, purge
+//! internals) is left out rather than shown as a made-up 0. Two are
+//! quire's own, under `change_buffer`: the secondary-index reads a change
+//! buffer would defer (docs/BENCHMARKS.md, "Change buffering").
 //!
 //! Every metric listed is always counted: STATUS is 'enabled' and
 //! TIME_ENABLED the server's start (`innodb_monitor_enable` / `_disable`
@@ -196,6 +198,35 @@ fn metrics(sess: &Session) -> Vec<Metric> {
         ("buffer_pages_created", "buffer", S, "Number of pages created (innodb_pages_created)", i(f.pages_created)),
         ("buffer_pages_written", "buffer", S, "Number of pages written (innodb_pages_written)", i(f.pages_written)),
         ("buffer_pages_read", "buffer", S, "Number of pages read (innodb_pages_read)", i(f.pages_read)),
+        (
+            "buffer_page_read_index_leaf",
+            "buffer_page_io",
+            C,
+            "Number of Index Leaf Pages read",
+            i(e.pool().stats.reads_index_leaf.get()),
+        ),
+        (
+            "buffer_page_read_index_non_leaf",
+            "buffer_page_io",
+            C,
+            "Number of Index Non-leaf Pages read",
+            i(e.pool().stats.reads_index_non_leaf.get()),
+        ),
+        // quire's own: the evidence for (or against) a change buffer.
+        (
+            "change_buffer_leaf_reads",
+            "change_buffer",
+            C,
+            "Leaf pages of non-unique secondary indexes read to apply an insert, delete or purge, which a change buffer would defer (quire; innodb_change_buffering is none)",
+            i(e.pool().stats.reads_for_change_leaf.get()),
+        ),
+        (
+            "change_buffer_non_leaf_reads",
+            "change_buffer",
+            C,
+            "Non-leaf pages of non-unique secondary indexes read on the way to those leaves (quire)",
+            i(e.pool().stats.reads_for_change_non_leaf.get()),
+        ),
         (
             "buffer_data_reads",
             "buffer",
