@@ -259,3 +259,23 @@ fn flushing_one_tablespace_writes_only_its_pages() {
     assert_eq!(pool.flush_space(2).unwrap(), 0, "nothing left to flush in the small space");
     assert!(big.len() == 1000);
 }
+
+/// A page created enters the LRU young, as in InnoDB: pages just built
+/// (a CREATE INDEX's whole index) outlive a scan of other pages through
+/// the old part, where they would otherwise be the first evicted and read
+/// back at their first use. (The old part here holds 37 of 100 frames.)
+#[test]
+fn pages_just_created_are_young_and_outlive_a_scan() {
+    let pool = pool_over(MemVfs::new(), 100, 1000);
+    let old = make_pages(&pool, 300);
+    pool.flush_all().unwrap();
+    let built = make_pages(&pool, 40);
+    pool.flush_all().unwrap();
+    // One pass over 300 older pages (three times the pool), each read once.
+    for &id in &old {
+        drop(pool.fix_shared(id).unwrap());
+    }
+    let resident = built.iter().filter(|&&id| pool.is_resident(id)).count();
+    assert_eq!(resident, built.len(), "the scan evicted pages just created");
+    pool.check_lists();
+}

@@ -7,7 +7,8 @@
 //! ```
 //!
 //! The old part holds `innodb_old_blocks_pct` percent of the list. A page
-//! read from disk enters at the head of the old part; it moves to the head
+//! created enters at the head of the list, as in InnoDB. A page read from
+//! disk enters at the head of the old part; it moves to the head
 //! of the list ("is made young") only when accessed again at least
 //! `innodb_old_blocks_time` ms after its first access. One large scan
 //! therefore cycles through the old part and cannot evict the hot set.
@@ -130,6 +131,15 @@ impl Lru {
         frames[f as usize].in_old.store(true, Ordering::Relaxed);
         self.old_head = f;
         self.old_len += 1;
+        self.rebalance(frames);
+    }
+
+    /// Adds a frame at the head of the list: a page just created (InnoDB's
+    /// `buf_page_create` adds it young: it is about to be used).
+    pub fn insert_young(&mut self, f: u32, frames: &[Frame]) {
+        let at = self.head;
+        self.link_before(f, at);
+        frames[f as usize].in_old.store(false, Ordering::Relaxed);
         self.rebalance(frames);
     }
 

@@ -539,6 +539,13 @@ impl BufferPool {
                 continue;
             }
             self.install(inst, &mut lists, f, id, h);
+            // Young, and accessed now (InnoDB's buf_page_create): a page
+            // is created to be written at once; at the midpoint, a load's
+            // new pages (a CREATE INDEX's whole index) would be the first
+            // evicted and would have to be read back.
+            lists.lru.remove(f, &inst.frames);
+            lists.lru.insert_young(f, &inst.frames);
+            frame.first_access_ms.store(self.now_ms(), Ordering::Relaxed);
             drop(lists);
             inst.stats.created.inc();
             let mut g = ExclusiveGuard { pool: self, frame, id, modified: false };
