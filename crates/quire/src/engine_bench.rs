@@ -50,6 +50,11 @@ pub struct Args {
     /// Skip the BTreeMap reference.
     #[arg(long)]
     no_reference: bool,
+    /// The adaptive hash index (innodb_adaptive_hash_index) for the lookup
+    /// workload: off, on, or both (off,on: each point measured both ways
+    /// in the same run, on the same loaded tree).
+    #[arg(long, default_value = "off", value_delimiter = ',')]
+    ahi: Vec<String>,
     /// Where to put the data (a temporary directory under it). Direct I/O
     /// needs a file system that supports it, e.g. ext4, not tmpfs.
     #[arg(long)]
@@ -112,6 +117,9 @@ fn load(args: &Args, ratio: u32) -> Result<Loaded, Box<dyn std::error::Error>> {
         .buffer_pool_size(pool_bytes)
         .buffer_pool_instances(args.instances)
         .flush_method(FlushMethod::ODirect);
+    // One tree: the adaptive hash index's whole table in its one part.
+    let mut cfg = cfg;
+    cfg.adaptive_hash_index_parts = 1;
     let engine = Engine::open(cfg, vfs)?;
     // A table gives the tree its own space; rows go straight into a B+tree
     // there so that the benchmark measures the engine, not row encoding.
@@ -211,10 +219,25 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             if !args.workloads.iter().any(|w| w == name) {
                 continue;
             }
+            let ahi: Vec<bool> = if update { vec![false] } else { args.ahi.iter().map(|a| a == "on").collect() };
             for &t in &args.threads {
-                let p = measure(&l, t, args.seconds, update, args.value_bytes);
-                lines.push((name, ratio, t, p, l.pages));
+                for &on in &ahi {
+                    let hash = &l.engine.pool().adaptive_hash;
+                    hash.set_enabled(on);
+                    let (h0, b0) = (hash.searches.get(), hash.searches_btree.get());
+                    let p = measure(&l, t, args.seconds, update, args.value_bytes);
+                    let (h, b) = (hash.searches.get() - h0, hash.searches_btree.get() - b0);
+                    let label = match (on, ahi.len() > 1) {
+                        (true, _) => {
+                            format!("{name}, AHI on ({:.0}% by hash)", 100.0 * h as f64 / (h + b).max(1) as f64)
+                        }
+                        (false, true) => format!("{name}, AHI off"),
+                        (false, false) => name.to_string(),
+                    };
+                    lines.push((label, ratio, t, p, l.pages));
+                }
             }
+            l.engine.pool().adaptive_hash.set_enabled(false);
         }
         l.engine.shutdown()?;
     }
@@ -227,8 +250,8 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     for (name, ratio, t, p, _pages) in &lines {
-        let vs = match (*name, ratio, reference_ops.get(t)) {
-            ("lookup", 1, Some(r)) => format!("{:.2}", p.ops_per_s / r),
+        let vs = match (name.starts_with("lookup"), ratio, reference_ops.get(t)) {
+            (true, 1, Some(r)) => format!("{:.2}", p.ops_per_s / r),
             _ => "-".into(),
         };
         let hit = p.hit_ratio.map_or("-".into(), |h| format!("{:.2}%", h * 100.0));
