@@ -55,6 +55,10 @@ pub struct Args {
     /// in the same run, on the same loaded tree).
     #[arg(long, default_value = "off", value_delimiter = ',')]
     ahi: Vec<String>,
+    /// Key distribution: uniform, or special (sysbench's default
+    /// --rand-type: 75% of the operations on 1% of the keys).
+    #[arg(long, default_value = "uniform")]
+    dist: String,
     /// Where to put the data (a temporary directory under it). Direct I/O
     /// needs a file system that supports it, e.g. ext4, not tmpfs.
     #[arg(long)]
@@ -65,16 +69,39 @@ pub struct Args {
 struct Point {
     ops_per_s: f64,
     hit_ratio: Option<f64>,
+    /// The process's CPU time per operation: steadier than ops/s on a
+    /// shared machine.
+    cpu_ns_per_op: f64,
 }
 
 fn key(k: u64) -> [u8; 8] {
     k.to_be_bytes()
 }
 
-fn run_threads(threads: usize, seconds: f64, op: impl Fn(&mut rand::rngs::SmallRng) + Sync) -> f64 {
+/// A key below `rows`: uniform, or with `special` sysbench's default
+/// distribution (75% of draws among 1% of the keys, spread over the tree).
+fn pick(rng: &mut rand::rngs::SmallRng, rows: u64, special: bool) -> u64 {
+    if special && rows >= 100 && rng.gen_bool(0.75) {
+        rng.gen_range(0..rows / 100) * 100
+    } else {
+        rng.gen_range(0..rows)
+    }
+}
+
+/// CPU time this process has used, in ns.
+fn process_cpu_ns() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec to write.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64
+}
+
+/// (ops/s, CPU ns per op).
+fn run_threads(threads: usize, seconds: f64, op: impl Fn(&mut rand::rngs::SmallRng) + Sync) -> (f64, f64) {
     let stop = AtomicBool::new(false);
     let total = AtomicU64::new(0);
     let start = Instant::now();
+    let cpu0 = process_cpu_ns();
     std::thread::scope(|s| {
         for t in 0..threads {
             let (stop, total, op) = (&stop, &total, &op);
@@ -93,7 +120,8 @@ fn run_threads(threads: usize, seconds: f64, op: impl Fn(&mut rand::rngs::SmallR
         std::thread::sleep(Duration::from_secs_f64(seconds));
         stop.store(true, Ordering::Relaxed);
     });
-    total.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+    let n = total.load(Ordering::Relaxed) as f64;
+    (n / start.elapsed().as_secs_f64(), (process_cpu_ns() - cpu0) / n.max(1.0))
 }
 
 struct Loaded {
@@ -159,15 +187,15 @@ fn load(args: &Args, ratio: u32) -> Result<Loaded, Box<dyn std::error::Error>> {
     Ok(Loaded { engine, tree, rows, pages, _dir: dir })
 }
 
-fn measure(l: &Loaded, threads: usize, seconds: f64, update: bool, value_bytes: usize) -> Point {
+fn measure(l: &Loaded, threads: usize, seconds: f64, update: bool, value_bytes: usize, special: bool) -> Point {
     let pool = l.engine.pool();
     let stats = &pool.stats;
     let (req0, reads0) = (pool.page_requests(), stats.reads.get());
     let rows = l.rows;
     let tree = &l.tree;
-    let ops = run_threads(threads, seconds, |rng| {
+    let (ops, cpu_ns_per_op) = run_threads(threads, seconds, |rng| {
         thread_local!(static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) });
-        let k = key(rng.gen_range(0..rows));
+        let k = key(pick(rng, rows, special));
         if update {
             let v = vec![rng.gen::<u8>(); value_bytes];
             tree.update(&k, &v).expect("update");
@@ -180,15 +208,15 @@ fn measure(l: &Loaded, threads: usize, seconds: f64, update: bool, value_bytes: 
     });
     let req = pool.page_requests() - req0;
     let reads = stats.reads.get() - reads0;
-    Point { ops_per_s: ops, hit_ratio: (req > 0).then(|| 1.0 - reads as f64 / req as f64) }
+    Point { ops_per_s: ops, hit_ratio: (req > 0).then(|| 1.0 - reads as f64 / req as f64), cpu_ns_per_op }
 }
 
-fn reference(rows: u64, value_bytes: usize, threads: usize, seconds: f64) -> f64 {
+fn reference(rows: u64, value_bytes: usize, threads: usize, seconds: f64, special: bool) -> f64 {
     let map: RwLock<BTreeMap<[u8; 8], Vec<u8>>> =
         RwLock::new((0..rows).map(|k| (key(k), vec![0x5a; value_bytes])).collect());
     run_threads(threads, seconds, |rng| {
         thread_local!(static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) });
-        let k = key(rng.gen_range(0..rows));
+        let k = key(pick(rng, rows, special));
         let m = map.read();
         let v = m.get(&k).expect("present");
         BUF.with(|b| {
@@ -197,6 +225,7 @@ fn reference(rows: u64, value_bytes: usize, threads: usize, seconds: f64) -> f64
             b.extend_from_slice(v);
         });
     })
+    .0
 }
 
 pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
@@ -204,6 +233,11 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         "quire engine-bench: pool {} ({} instances), page {}, {}-byte values, {}s per point",
         args.pool, args.instances, args.page_size, args.value_bytes, args.seconds
     );
+    let special = match args.dist.as_str() {
+        "uniform" => false,
+        "special" => true,
+        d => return Err(format!("--dist {d}: uniform or special").into()),
+    };
     let mut lines = Vec::new();
     let mut reference_ops: BTreeMap<usize, f64> = BTreeMap::new();
     for &ratio in &args.ratios {
@@ -212,7 +246,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         if ratio <= 1 && !args.no_reference {
             eprintln!("  BTreeMap<RwLock> reference with the same {} rows", l.rows);
             for &t in &args.threads {
-                reference_ops.insert(t, reference(l.rows, args.value_bytes, t, args.seconds));
+                reference_ops.insert(t, reference(l.rows, args.value_bytes, t, args.seconds, special));
             }
         }
         for (name, update) in [("lookup", false), ("update", true)] {
@@ -225,7 +259,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
                     let hash = &l.engine.pool().adaptive_hash;
                     hash.set_enabled(on);
                     let (h0, b0) = (hash.searches.get(), hash.searches_btree.get());
-                    let p = measure(&l, t, args.seconds, update, args.value_bytes);
+                    let p = measure(&l, t, args.seconds, update, args.value_bytes, special);
                     let (h, b) = (hash.searches.get() - h0, hash.searches_btree.get() - b0);
                     let label = match (on, ahi.len() > 1) {
                         (true, _) => {
@@ -242,11 +276,11 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         l.engine.shutdown()?;
     }
     println!();
-    println!("| workload | data | threads | ops/s | hit ratio | vs BTreeMap |");
-    println!("|---|---|---|---|---|---|");
+    println!("| workload | data | threads | ops/s | CPU ns per op | hit ratio | vs BTreeMap |");
+    println!("|---|---|---|---|---|---|---|");
     for &t in &args.threads {
         if let Some(r) = reference_ops.get(&t) {
-            println!("| BTreeMap lookup (reference) | in memory | {t} | {:.0} | - | 1.00 |", r);
+            println!("| BTreeMap lookup (reference) | in memory | {t} | {:.0} | - | - | 1.00 |", r);
         }
     }
     for (name, ratio, t, p, _pages) in &lines {
@@ -255,7 +289,7 @@ pub fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             _ => "-".into(),
         };
         let hit = p.hit_ratio.map_or("-".into(), |h| format!("{:.2}%", h * 100.0));
-        println!("| {name} | {ratio}x | {t} | {:.0} | {hit} | {vs} |", p.ops_per_s);
+        println!("| {name} | {ratio}x | {t} | {:.0} | {:.0} | {hit} | {vs} |", p.ops_per_s, p.cpu_ns_per_op);
     }
     Ok(())
 }
