@@ -199,7 +199,7 @@ impl BufferPool {
     pub(crate) fn frame_location(&self, g: &OptGuard<'_>) -> Option<u32> {
         let inst = self.instance_of(page_table::hash(g.id));
         let f = self.frame_no(inst, g.frame);
-        (f < 1 << FRAME_BITS).then(|| ((inst.id as u32) << FRAME_BITS) | f)
+        (f < 1 << FRAME_BITS).then_some(((inst.id as u32) << FRAME_BITS) | f)
     }
 
     /// Reads the frame at `location` optimistically if it holds `id` and
