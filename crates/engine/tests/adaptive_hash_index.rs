@@ -307,8 +307,9 @@ fn switching_it_off_and_on_under_load_keeps_answers_right_and_off_means_unused()
         ahi.set_enabled(round % 2 == 1);
     }
     ahi.set_enabled(false);
-    // Only a lookup already under way when it went off may leave an entry.
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    // Only a lookup already under way when it went off may leave an entry
+    // (or count); give such a lookup ample time to end on a busy machine.
+    std::thread::sleep(std::time::Duration::from_millis(200));
     assert!(ahi.used() <= 2, "off empties the table ({} entries)", ahi.used());
     let (hits, btree) = (ahi.searches.get(), ahi.searches_btree.get());
     std::thread::sleep(std::time::Duration::from_millis(100));
