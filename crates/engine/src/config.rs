@@ -85,6 +85,10 @@ pub struct EngineConfig {
     pub read_ahead_threshold: u32,
     /// `innodb_random_read_ahead`.
     pub random_read_ahead: bool,
+    /// `innodb_adaptive_hash_index` at startup (`btree/ahi.rs`).
+    pub adaptive_hash_index: bool,
+    /// `innodb_adaptive_hash_index_parts` (1-512).
+    pub adaptive_hash_index_parts: usize,
 }
 
 impl EngineConfig {
@@ -111,6 +115,8 @@ impl EngineConfig {
             write_io_threads: 4,
             read_ahead_threshold: 56,
             random_read_ahead: false,
+            adaptive_hash_index: false,
+            adaptive_hash_index_parts: 8,
         }
     }
 

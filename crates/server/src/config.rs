@@ -472,6 +472,8 @@ impl ServerConfig {
         cfg.write_io_threads = self.usize("innodb_write_io_threads")?;
         cfg.read_ahead_threshold = self.u32("innodb_read_ahead_threshold")?;
         cfg.random_read_ahead = self.bool("innodb_random_read_ahead")?;
+        cfg.adaptive_hash_index = self.bool("innodb_adaptive_hash_index")?;
+        cfg.adaptive_hash_index_parts = self.usize("innodb_adaptive_hash_index_parts")?;
         cfg.flush_method = FlushMethod::parse(&self.text("innodb_flush_method")?)
             .map_err(|e| value_error("innodb_flush_method", e))?;
 

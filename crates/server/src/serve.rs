@@ -118,6 +118,11 @@ fn hooks(cfg: &ServerConfig, engine: &Arc<Engine>) {
     }
     let e = engine.clone();
     let _ = sv.on_change(
+        "innodb_adaptive_hash_index",
+        Box::new(move |v| e.pool().adaptive_hash.set_enabled(v.as_bool().unwrap_or(false))),
+    );
+    let e = engine.clone();
+    let _ = sv.on_change(
         "innodb_flush_log_at_trx_commit",
         Box::new(move |v| {
             if let Some(f) = v.as_u64().and_then(|n| FlushAtCommit::from_u8(n as u8)) {

@@ -20,6 +20,7 @@
 //! The root page never moves: a root split moves the root's contents into a
 //! new child, and a root with a single child absorbs it.
 
+pub mod ahi;
 pub mod cursor;
 pub mod estimate;
 pub mod node;
@@ -274,6 +275,10 @@ impl BTree {
 
     /// Point lookup: copies the value of `key` into `out` (cleared first).
     pub fn get(&self, key: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+        let ahi = self.pool.adaptive_hash.is_on();
+        if ahi && self.get_hashed(key, out) {
+            return Ok(true);
+        }
         loop {
             let leaf = match self.descend(key, 0, Seek::At, None)? {
                 Ok(p) => p.node,
@@ -303,6 +308,9 @@ impl BTree {
             };
             if leaf.validate().is_err() {
                 continue;
+            }
+            if ahi && !ext {
+                self.ahi_remember(key, &leaf, pos);
             }
             if ext {
                 let Ok(s) = leaf.upgrade_shared() else { continue };

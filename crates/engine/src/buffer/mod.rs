@@ -29,6 +29,7 @@
 //! without them (unit tests of the pool alone, shutdown) writes a dirty
 //! victim from the thread that needs the frame.
 
+pub mod adaptive_hash;
 pub mod flush;
 pub mod frame;
 pub mod guard;
@@ -235,6 +236,8 @@ pub struct BufferPool {
     cleaner_wake: (Mutex<()>, parking_lot::Condvar),
     /// Read-ahead settings, queue and threads.
     pub read_ahead: read_ahead::ReadAhead,
+    /// The adaptive hash index's table (`btree/ahi.rs` uses it).
+    pub adaptive_hash: adaptive_hash::AdaptiveHash,
 }
 
 /// Where a page was last found: a guess that saves a page-table probe for
@@ -293,6 +296,7 @@ impl BufferPool {
             .collect();
         Ok(Self {
             old_blocks_time_ms: AtomicU32::new(cfg.old_blocks_time_ms),
+            adaptive_hash: adaptive_hash::AdaptiveHash::new(cfg.size_bytes),
             cfg,
             instances,
             files,

@@ -294,6 +294,8 @@ impl Engine {
         engine.pool.start_lru_flushers()?;
         engine.pool.read_ahead.set_threshold(engine.cfg.read_ahead_threshold);
         engine.pool.read_ahead.set_random(engine.cfg.random_read_ahead);
+        engine.pool.adaptive_hash.set_parts(engine.cfg.adaptive_hash_index_parts);
+        engine.pool.adaptive_hash.set_enabled(engine.cfg.adaptive_hash_index);
         engine.pool.start_read_ahead(engine.cfg.read_io_threads)?;
         engine.pool.tuning.set(&engine.cfg.flushing);
         engine.pool.start_page_cleaners(engine.cfg.flushing.page_cleaners)?;

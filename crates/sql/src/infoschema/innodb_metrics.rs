@@ -1,11 +1,11 @@
 //! INNODB_METRICS: the counters of MySQL 8.0's list (srv0mon.cc: names,
 //! subsystems, types and comments) that quire keeps, read live from the
 //! engine through the same [`Figures`] SHOW STATUS reads. A counter
-//! quire has no equivalent of (the adaptive hash index, the change
-//! buffer, compression, page-type I/O but for index pages read, purge
-//! internals) is left out rather than shown as a made-up 0. Two are
-//! quire's own, under `change_buffer`: the secondary-index reads a change
-//! buffer would defer (docs/BENCHMARKS.md, "Change buffering").
+//! quire has no equivalent of (the change buffer, compression, page-type
+//! I/O but for index pages read, purge internals) is left out rather than
+//! shown as a made-up 0. Two are quire's own, under `change_buffer`: the
+//! secondary-index reads a change buffer would defer (docs/BENCHMARKS.md,
+//! "Change buffering").
 //!
 //! Every metric listed is always counted: STATUS is 'enabled' and
 //! TIME_ENABLED the server's start (`innodb_monitor_enable` / `_disable`
@@ -294,6 +294,27 @@ fn metrics(sess: &Session) -> Vec<Metric> {
         ("dml_system_deletes", "dml", S, "Number of system rows deleted", i(f.system_rows_deleted)),
         ("dml_system_updates", "dml", S, "Number of system rows updated", i(f.system_rows_updated)),
         ("innodb_page_size", "server", V, "InnoDB page size in bytes (innodb_page_size)", i(f.page_size)),
+        (
+            "adaptive_hash_searches",
+            "adaptive_hash_index",
+            S,
+            "Number of successful searches using Adaptive Hash Index",
+            i(e.pool().adaptive_hash.searches.get()),
+        ),
+        (
+            "adaptive_hash_searches_btree",
+            "adaptive_hash_index",
+            S,
+            "Number of searches using B-tree on an index search",
+            i(e.pool().adaptive_hash.searches_btree.get()),
+        ),
+        (
+            "adaptive_hash_rows_added",
+            "adaptive_hash_index",
+            C,
+            "Number of Adaptive Hash Index rows added",
+            i(e.pool().adaptive_hash.rows_added.get()),
+        ),
     ];
     if e.pool().dblwr().is_some() {
         m.push((

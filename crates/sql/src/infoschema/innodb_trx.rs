@@ -26,7 +26,8 @@
 //! - `trx_unique_checks` is 1: quire always checks unique keys
 //!   (`unique_checks` is accepted and has no effect);
 //! - `trx_last_foreign_key_error` is NULL: the text is not kept;
-//! - `trx_adaptive_hash_latched` / `_timeout` are 0: no adaptive hash;
+//! - `trx_adaptive_hash_latched` / `_timeout` are 0: the adaptive hash
+//!   index takes no latch (`btree/ahi.rs`);
 //! - `trx_schedule_weight` is NULL: waiters are granted in arrival order,
 //!   not by CATS weights.
 //!
