@@ -112,14 +112,7 @@ fn a_commit_waits_while_the_log_cannot_be_written_and_is_durable_once_it_returns
 #[test]
 fn reads_keep_working_while_every_page_write_fails() {
     let fault = FaultVfs::new();
-    {
-        let e = open(&fault);
-        let t = e.create_table("t", schema()).unwrap();
-        for i in 0..3000 {
-            t.insert(row(i)).unwrap();
-        }
-        e.shutdown().unwrap();
-    }
+    common::payload_table_on_faults(&fault, 64, 3000);
     let e = open(&fault);
     let t = e.table("t").unwrap();
     // A few dirty pages near the LRU tail that cannot be written.
@@ -149,14 +142,7 @@ fn reads_keep_working_while_every_page_write_fails() {
 #[test]
 fn a_descent_keeps_its_parent_while_only_a_path_of_frames_is_clean() {
     let fault = FaultVfs::new();
-    {
-        let e = open(&fault);
-        let t = e.create_table("t", schema()).unwrap();
-        for i in 0..3000 {
-            t.insert(row(i)).unwrap();
-        }
-        e.shutdown().unwrap();
-    }
+    common::payload_table_on_faults(&fault, 64, 3000);
     // No background flushing beyond the LRU flushers' few free frames, and
     // commits that do not wait for the log (whose writes fail too).
     let e = {

@@ -24,14 +24,7 @@ fn is_os_error(e: &Error, code: i32) -> bool {
 #[test]
 fn read_errors_are_reported_and_the_next_read_succeeds() {
     let fault = FaultVfs::new();
-    {
-        let e = open(&fault);
-        let t = e.create_table("t", schema()).unwrap();
-        for i in 0..3000 {
-            t.insert(row(i)).unwrap();
-        }
-        e.shutdown().unwrap();
-    }
+    common::payload_table_on_faults(&fault, 256, 3000);
     let e = open(&fault);
     let t = e.table("t").unwrap();
     fault.fail_nth(OpKind::Read, 1, FaultKind::Io, false);
@@ -78,14 +71,7 @@ fn a_failing_write_at_shutdown_is_reported_and_a_retry_completes_it() {
 #[test]
 fn a_corrupt_leaf_fails_only_the_reads_that_need_it() {
     let fault = FaultVfs::new();
-    {
-        let e = open(&fault);
-        let t = e.create_table("t", schema()).unwrap();
-        for i in 0..2000 {
-            t.insert(row(i)).unwrap();
-        }
-        e.shutdown().unwrap();
-    }
+    common::payload_table_on_faults(&fault, 256, 2000);
     // Page 40 of the table's space is some leaf in the middle of the tree.
     fault.corrupt_byte(Path::new("/data/t.qbd"), 40 * 4096 + 1234).unwrap();
     let e = open(&fault);

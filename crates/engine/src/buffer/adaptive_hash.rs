@@ -207,15 +207,7 @@ impl BufferPool {
     #[inline]
     pub(crate) fn fix_optimistic_at(&self, location: u32, id: PageId) -> Option<OptGuard<'_>> {
         let inst = self.instances.get((location >> FRAME_BITS) as usize)?;
-        let f = location & ((1 << FRAME_BITS) - 1);
-        let frame = inst.frames.get(f as usize)?;
-        let version = frame.latch.try_optimistic()?;
-        if !frame.holds(id) {
-            return None;
-        }
-        inst.stats.requests.inc();
-        self.touch(inst, f, frame);
-        Some(OptGuard { pool: self, frame, id, version })
+        self.try_optimistic_frame(inst, location & ((1 << FRAME_BITS) - 1), id)
     }
 }
 

@@ -421,7 +421,14 @@ impl BufferPool {
         let h = page_table::hash(id);
         let inst = self.instance_of(h);
         let f = inst.table.lookup(id, h, &inst.frames)?;
-        let frame = &inst.frames[f as usize];
+        self.try_optimistic_frame(inst, f, id)
+    }
+
+    /// Frame `f` of `inst` read optimistically if it holds `id` and is not
+    /// exclusively latched right now.
+    #[inline]
+    fn try_optimistic_frame<'a>(&'a self, inst: &'a Instance, f: u32, id: PageId) -> Option<OptGuard<'a>> {
+        let frame = inst.frames.get(f as usize)?;
         let version = frame.latch.try_optimistic()?;
         if !frame.holds(id) {
             return None;

@@ -46,6 +46,18 @@ pub fn payload_row(i: i64) -> Vec<quire_engine::row::Value> {
     vec![Value::Int(i), Value::Str(format!("{i:0>200}"))]
 }
 
+/// Creates table `t` ([`payload_schema`]) on `fault` with rows `0..rows`
+/// and shuts the engine down cleanly: the starting point of the fault
+/// tests, which then reopen it with faults armed.
+pub fn payload_table_on_faults(fault: &Arc<quire_io::FaultVfs>, pool_pages: usize, rows: i64) {
+    let e = open_on_faults(fault, pool_pages);
+    let t = e.create_table("t", payload_schema()).unwrap();
+    for i in 0..rows {
+        t.insert(payload_row(i)).unwrap();
+    }
+    e.shutdown().unwrap();
+}
+
 /// An engine on `fault` at `/data` with 4 KiB pages and a pool of
 /// `pool_pages` pages, syncing with fsync.
 pub fn open_on_faults(fault: &Arc<quire_io::FaultVfs>, pool_pages: usize) -> Arc<quire_engine::Engine> {
