@@ -366,9 +366,13 @@ pub fn load(defaults_file: Option<&Path>, overrides: &[(String, String)]) -> Res
     for (key, value) in &options {
         let name = key.strip_prefix("loose_").unwrap_or(key);
         match sysvars.set_startup(name, value) {
-            Ok(()) if name == "innodb_change_buffering" && !value.eq_ignore_ascii_case("none") => {
+            Ok(())
+                if name == "innodb_change_buffering"
+                    && sysvars.global(name).is_some_and(|v| v.to_string() != "none") =>
+            {
                 // No change buffer (docs/BENCHMARKS.md, "Change buffering").
-                warnings.push(format!("innodb_change_buffering={value} is not supported; none is in effect"));
+                let v = sysvars.global(name).map(|v| v.to_string()).unwrap_or_default();
+                warnings.push(format!("innodb_change_buffering={v} is not supported; none is in effect"));
                 sysvars.set_startup(name, "none").expect("none is valid");
             }
             Ok(()) => {
@@ -838,6 +842,16 @@ loose-performance-schema-instrument='wait/synch/%=ON',
         // Too small a pool for 24 instances is caught before the engine opens.
         let err = load(None, &pairs(&[("innodb_buffer_pool_size", "5M"), ("innodb_buffer_pool_instances", "24")]));
         assert!(matches!(err, Err(ConfigError::Value { name, .. }) if name == "innodb_buffer_pool_size"));
+    }
+
+    #[test]
+    fn change_buffering_other_than_none_is_warned_about_and_none_kept() {
+        for (value, warned) in [("all", true), ("inserts", true), ("none", false), ("NONE", false)] {
+            let config = load(None, &pairs(&[("innodb_change_buffering", value)])).unwrap();
+            let now = config.sysvars.global("innodb_change_buffering").unwrap().to_string();
+            assert_eq!(now, "none", "{value}");
+            assert_eq!(config.warnings.iter().any(|w| w.contains("innodb_change_buffering")), warned, "{value}");
+        }
     }
 
     #[test]

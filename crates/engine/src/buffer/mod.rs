@@ -203,10 +203,15 @@ thread_local! {
 /// pages it reads as [`PoolStats::reads_for_change_leaf`] /
 /// `_non_leaf`: the evidence for or against a change buffer.
 pub(crate) fn for_bufferable_change<R>(f: impl FnOnce() -> R) -> R {
-    let was = BUFFERABLE_CHANGE.with(|c| c.replace(true));
-    let r = f();
-    BUFFERABLE_CHANGE.with(|c| c.set(was));
-    r
+    /// Restores the flag however `f` ends (an unwinding panic included).
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            BUFFERABLE_CHANGE.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(BUFFERABLE_CHANGE.with(|c| c.replace(true)));
+    f()
 }
 
 pub struct BufferPool {
@@ -549,14 +554,7 @@ impl BufferPool {
                 unsafe { frame.latch.unlock_exclusive() };
                 continue;
             }
-            self.install(inst, &mut lists, f, id, h);
-            // Young, and accessed now (InnoDB's buf_page_create): a page
-            // is created to be written at once; at the midpoint, a load's
-            // new pages (a CREATE INDEX's whole index) would be the first
-            // evicted and would have to be read back.
-            lists.lru.remove(f, &inst.frames);
-            lists.lru.insert_young(f, &inst.frames);
-            frame.first_access_ms.store(self.now_ms(), Ordering::Relaxed);
+            self.install(inst, &mut lists, f, id, h, true);
             drop(lists);
             inst.stats.created.inc();
             let mut g = ExclusiveGuard { pool: self, frame, id, modified: false };
@@ -637,7 +635,7 @@ impl BufferPool {
             unsafe { frame.latch.unlock_exclusive() };
             return Ok(None);
         }
-        self.install(inst, &mut lists, f, id, h);
+        self.install(inst, &mut lists, f, id, h, false);
         drop(lists);
         // Read outside the mutex; the exclusive latch makes others wait.
         let file = self.files.get(id.space);
@@ -712,15 +710,24 @@ impl BufferPool {
 
     /// REQUIRES: instance mutex held, frame `f` exclusively latched and
     /// holding no page.
-    fn install(&self, inst: &Instance, lists: &mut Lists, f: u32, id: PageId, h: u64) {
+    /// A page to be read enters the LRU at the midpoint; a page created
+    /// (`created`) at the head, accessed now (InnoDB's buf_page_create: it
+    /// is about to be written; at the midpoint, a load's new pages — a
+    /// CREATE INDEX's whole index — would be the first evicted and read
+    /// back).
+    fn install(&self, inst: &Instance, lists: &mut Lists, f: u32, id: PageId, h: u64, created: bool) {
         let frame = &inst.frames[f as usize];
         frame.page_id.store(id.to_u64(), Ordering::Release);
         frame.oldest_modification.store(0, Ordering::Relaxed);
         frame.newest_modification.store(0, Ordering::Relaxed);
-        frame.first_access_ms.store(0, Ordering::Relaxed);
+        frame.first_access_ms.store(if created { self.now_ms() } else { 0 }, Ordering::Relaxed);
         frame.read_ahead.store(false, Ordering::Relaxed);
         inst.table.insert(id, h, f);
-        lists.lru.insert_midpoint(f, &inst.frames);
+        if created {
+            lists.lru.insert_young(f, &inst.frames);
+        } else {
+            lists.lru.insert_midpoint(f, &inst.frames);
+        }
     }
 
     /// Takes a frame from the free list, or evicts the least recently used

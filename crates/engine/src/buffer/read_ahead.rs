@@ -325,7 +325,7 @@ impl BufferPool {
             return Some(Installed::Resident);
         }
         let f = self.try_take_free_frame(inst, &mut lists)?;
-        self.install(inst, &mut lists, f, id, h);
+        self.install(inst, &mut lists, f, id, h, false);
         inst.frames[f as usize].read_ahead.store(true, Ordering::Relaxed);
         Some(Installed::Frame(inst, f))
     }
