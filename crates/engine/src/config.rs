@@ -89,6 +89,10 @@ pub struct EngineConfig {
     pub adaptive_hash_index: bool,
     /// `innodb_adaptive_hash_index_parts` (1-512).
     pub adaptive_hash_index_parts: usize,
+    /// `innodb_change_buffering` at startup (`ibuf/mod.rs`).
+    pub change_buffering: crate::ibuf::Mode,
+    /// `innodb_change_buffer_max_size`: percent of the buffer pool (0-50).
+    pub change_buffer_max_size: u32,
 }
 
 impl EngineConfig {
@@ -117,6 +121,8 @@ impl EngineConfig {
             random_read_ahead: false,
             adaptive_hash_index: false,
             adaptive_hash_index_parts: 8,
+            change_buffering: crate::ibuf::Mode::All,
+            change_buffer_max_size: 25,
         }
     }
 
@@ -157,6 +163,11 @@ impl EngineConfig {
 
     pub fn page_size(mut self, n: usize) -> Self {
         self.page_size = n;
+        self
+    }
+
+    pub fn change_buffering(mut self, mode: crate::ibuf::Mode) -> Self {
+        self.change_buffering = mode;
         self
     }
 

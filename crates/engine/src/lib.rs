@@ -18,6 +18,7 @@ pub mod buffer;
 pub mod config;
 pub mod dblwr;
 mod error;
+pub mod ibuf;
 mod ids;
 pub mod log;
 pub mod mtr;

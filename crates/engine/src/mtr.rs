@@ -243,11 +243,18 @@ impl<'a> Mtr<'a> {
     /// Returns the end LSN of the change (or the current LSN if nothing
     /// changed).
     pub fn commit(mut self) -> Lsn {
-        self.commit_inner()
+        self.commit_inner(None)
     }
 
-    fn commit_inner(&mut self) -> Lsn {
-        let dirty = self.is_dirty();
+    /// Like [`Mtr::commit`], for an mtr that also changed `page`, which the
+    /// caller keeps latched (a page being read, changed before its reader
+    /// hands it out): it is stamped with the others, not released.
+    pub(crate) fn commit_keeping(mut self, page: &mut ExclusiveGuard<'_>) -> Lsn {
+        self.commit_inner(Some(page))
+    }
+
+    fn commit_inner(&mut self, mut also: Option<&mut ExclusiveGuard<'_>>) -> Lsn {
+        let dirty = self.is_dirty() || also.as_ref().is_some_and(|g| g.is_modified());
         let (start, end) = match (self.pool.log(), self.recs.take()) {
             (Some(log), Some(mut recs)) if dirty => {
                 debug_assert!(recs.len() > group::HEADER, "a page changed without a redo record");
@@ -280,6 +287,9 @@ impl<'a> Mtr<'a> {
             }
         };
         for g in self.kept.iter_mut() {
+            g.stamp(start, end);
+        }
+        if let Some(g) = also.as_mut() {
             g.stamp(start, end);
         }
         if dirty {
@@ -327,7 +337,7 @@ impl Drop for Mtr<'_> {
             // An error path: whatever was changed is committed as is. Callers
             // make changes only after every fallible step, so this is a
             // consistent state.
-            self.commit_inner();
+            self.commit_inner(None);
         }
     }
 }

@@ -37,6 +37,7 @@ use std::time::Duration;
 
 use quire_engine::config::FlushMethod;
 use quire_engine::dblwr::DoublewriteMode;
+use quire_engine::ibuf::Mode as ChangeBufferMode;
 use quire_engine::log::FlushAtCommit;
 use quire_engine::EngineConfig;
 use quire_sql::sysvars::{self, normalise_name, SysVars, VarKind, VarValue};
@@ -366,15 +367,6 @@ pub fn load(defaults_file: Option<&Path>, overrides: &[(String, String)]) -> Res
     for (key, value) in &options {
         let name = key.strip_prefix("loose_").unwrap_or(key);
         match sysvars.set_startup(name, value) {
-            Ok(())
-                if name == "innodb_change_buffering"
-                    && sysvars.global(name).is_some_and(|v| v.to_string() != "none") =>
-            {
-                // No change buffer (docs/BENCHMARKS.md, "Change buffering").
-                let v = sysvars.global(name).map(|v| v.to_string()).unwrap_or_default();
-                warnings.push(format!("innodb_change_buffering={v} is not supported; none is in effect"));
-                sysvars.set_startup(name, "none").expect("none is valid");
-            }
             Ok(()) => {
                 if let Some(def) = sysvars::lookup(name).filter(|d| !d.used) {
                     if noted.insert(def.name.to_string()) {
@@ -478,6 +470,9 @@ impl ServerConfig {
         cfg.random_read_ahead = self.bool("innodb_random_read_ahead")?;
         cfg.adaptive_hash_index = self.bool("innodb_adaptive_hash_index")?;
         cfg.adaptive_hash_index_parts = self.usize("innodb_adaptive_hash_index_parts")?;
+        cfg.change_buffering = ChangeBufferMode::from_name(&self.text("innodb_change_buffering")?)
+            .ok_or_else(|| value_error("innodb_change_buffering", "not a change buffering mode"))?;
+        cfg.change_buffer_max_size = self.u32("innodb_change_buffer_max_size")?;
         cfg.flush_method = FlushMethod::parse(&self.text("innodb_flush_method")?)
             .map_err(|e| value_error("innodb_flush_method", e))?;
 
@@ -845,13 +840,18 @@ loose-performance-schema-instrument='wait/synch/%=ON',
     }
 
     #[test]
-    fn change_buffering_other_than_none_is_warned_about_and_none_kept() {
-        for (value, warned) in [("all", true), ("inserts", true), ("none", false), ("NONE", false)] {
-            let config = load(None, &pairs(&[("innodb_change_buffering", value)])).unwrap();
-            let now = config.sysvars.global("innodb_change_buffering").unwrap().to_string();
-            assert_eq!(now, "none", "{value}");
-            assert_eq!(config.warnings.iter().any(|w| w.contains("innodb_change_buffering")), warned, "{value}");
+    fn change_buffering_and_its_size_reach_the_engine() {
+        for (value, mode) in
+            [("all", ChangeBufferMode::All), ("inserts", ChangeBufferMode::Inserts), ("NONE", ChangeBufferMode::None)]
+        {
+            let config =
+                load(None, &pairs(&[("innodb_change_buffering", value), ("innodb_change_buffer_max_size", "10")]))
+                    .unwrap();
+            assert!(config.warnings.is_empty(), "{value}: {:?}", config.warnings);
+            let engine = config.engine_config().unwrap();
+            assert_eq!((engine.change_buffering, engine.change_buffer_max_size), (mode, 10), "{value}");
         }
+        assert!(load(None, &pairs(&[("innodb_change_buffering", "sometimes")])).is_err());
     }
 
     #[test]

@@ -118,6 +118,20 @@ fn hooks(cfg: &ServerConfig, engine: &Arc<Engine>) {
     }
     let e = engine.clone();
     let _ = sv.on_change(
+        "innodb_change_buffering",
+        Box::new(move |v| {
+            if let Some(m) = quire_engine::ibuf::Mode::from_name(&v.to_string()) {
+                e.change_buffer().set_mode(m);
+            }
+        }),
+    );
+    let e = engine.clone();
+    let _ = sv.on_change(
+        "innodb_change_buffer_max_size",
+        Box::new(move |v| e.change_buffer().set_max_size_pct(v.as_u64().unwrap_or(25) as u32)),
+    );
+    let e = engine.clone();
+    let _ = sv.on_change(
         "innodb_adaptive_hash_index",
         Box::new(move |v| e.pool().adaptive_hash.set_enabled(v.as_bool().unwrap_or(false))),
     );

@@ -147,7 +147,28 @@ pub fn report(s: &Session) -> String {
     );
 
     section(&mut o, "INSERT BUFFER AND ADAPTIVE HASH INDEX");
-    let _ = writeln!(o, "No change buffer in quire");
+    let ibuf = e.change_buffer();
+    let _ = writeln!(
+        o,
+        "Ibuf: size {}, free list len 0, seg size {}, {} merges",
+        ibuf.size_pages(),
+        ibuf.size_pages() + 1,
+        ibuf.stats.merges.get()
+    );
+    let _ = writeln!(o, "merged operations:");
+    let _ = writeln!(
+        o,
+        " insert {}, delete mark 0, delete {}",
+        ibuf.stats.merged_inserts.get(),
+        ibuf.stats.merged_removes.get()
+    );
+    let _ = writeln!(o, "discarded operations:");
+    let _ = writeln!(
+        o,
+        " insert {}, delete mark 0, delete {}",
+        ibuf.stats.discarded_inserts.get(),
+        ibuf.stats.discarded_removes.get()
+    );
     // One line per part, as InnoDB prints; a table not yet allocated (the
     // index was never on) has size 0. Entries live in the table itself.
     let ahi = &pool.adaptive_hash;

@@ -2047,22 +2047,6 @@ impl Session {
         Ok(())
     }
 
-    /// `innodb_change_buffering`: quire has no change buffer (the figures
-    /// that decided it: docs/BENCHMARKS.md, "Change buffering"), so `none`
-    /// is what is in effect. Another valid value is refused with a warning
-    /// and the variable keeps reading `none`; an invalid one is 1231.
-    fn set_change_buffering(&mut self, val: &VarValue) -> Result<()> {
-        let def = crate::sysvars::lookup("innodb_change_buffering").expect("defined");
-        let checked = def.check(val).map_err(|e| SqlError::new(e.code, e.state, e.message))?;
-        if checked.to_string() != "none" {
-            self.warn(
-                1235,
-                format!("This version of quire doesn't yet support 'innodb_change_buffering={checked}': none stays in effect"),
-            );
-        }
-        Ok(())
-    }
-
     fn set_var(&mut self, name: &str, global: bool, v: Value) -> Result<()> {
         let lname = name.to_ascii_lowercase();
         let lname = lname.trim_start_matches("@@").to_string();
@@ -2103,9 +2087,6 @@ impl Session {
                     "HY000",
                     "Can't execute the given command because you have active locked tables or an active transaction",
                 ));
-            }
-            if lname == "innodb_change_buffering" {
-                return self.set_change_buffering(&val);
             }
             return self.shared.sysvars.set_global(&lname, &val).map_err(|e| SqlError::new(e.code, e.state, e.message));
         }

@@ -125,6 +125,7 @@ pub fn engine_status(e: &Engine) -> Vec<(String, String)> {
     let s = &pool.stats;
     let f = Figures::read(e);
     let old: u64 = pool.instance_summaries().iter().map(|i| i.old as u64).sum();
+    let ibuf = e.change_buffer();
     let v: Vec<(&str, String)> = vec![
         ("Innodb_page_size", f.page_size.to_string()),
         ("Innodb_buffer_pool_pages_total", f.pages_total.to_string()),
@@ -148,6 +149,14 @@ pub fn engine_status(e: &Engine) -> Vec<(String, String)> {
         ("Innodb_buffer_pool_pages_made_not_young", pool.not_made_young().to_string()),
         ("Innodb_buffer_pool_pages_evicted", s.evictions.get().to_string()),
         ("Innodb_buffer_pool_read_ahead", f.read_ahead.to_string()),
+        ("Innodb_ibuf_discarded_delete_marks", "0".to_string()),
+        ("Innodb_ibuf_discarded_deletes", ibuf.stats.discarded_removes.get().to_string()),
+        ("Innodb_ibuf_discarded_inserts", ibuf.stats.discarded_inserts.get().to_string()),
+        ("Innodb_ibuf_merged_delete_marks", "0".to_string()),
+        ("Innodb_ibuf_merged_deletes", ibuf.stats.merged_removes.get().to_string()),
+        ("Innodb_ibuf_merged_inserts", ibuf.stats.merged_inserts.get().to_string()),
+        ("Innodb_ibuf_merges", ibuf.stats.merges.get().to_string()),
+        ("Innodb_ibuf_size", ibuf.size_pages().to_string()),
         ("Innodb_buffer_pool_read_ahead_rnd", pool.read_ahead.stats.random_requests.get().to_string()),
         ("Innodb_buffer_pool_read_ahead_evicted", f.read_ahead_evicted.to_string()),
         ("Innodb_pages_created", f.pages_created.to_string()),

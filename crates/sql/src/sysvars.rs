@@ -601,9 +601,9 @@ pub static VARS: &[VarDef] = &[
     def("innodb_buffer_pool_instances", G, RO, uint(1, 64), "1", USED),
     def("innodb_buffer_pool_load_at_startup", G, RO, Bool, "OFF", COMPAT),
     def("innodb_buffer_pool_size", G, RO, uint(5_242_880, U64), "134217728", USED),
-    def("innodb_change_buffer_max_size", G, DYN, uint(0, 50), "25", COMPAT),
-    // No change buffer: `none` is in effect; SET to another value warns
-    // (Session::set_change_buffering), startup logs it (config.rs).
+    def("innodb_change_buffer_max_size", G, DYN, uint(0, 50), "25", USED),
+    // The change buffer (engine `ibuf/`); the default by measurement
+    // (docs/BENCHMARKS.md, "Change buffering").
     def("innodb_change_buffering", G, DYN, VarKind::Enum(CHANGE_BUFFERING), "none", USED),
     def("innodb_checksum_algorithm", G, DYN, VarKind::Enum(CHECKSUMS), "crc32", COMPAT),
     def("innodb_commit_concurrency", G, DYN, uint(0, 1000), "0", COMPAT),

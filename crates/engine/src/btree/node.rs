@@ -148,10 +148,16 @@ pub fn contiguous_free<V: PageView>(v: V) -> usize {
     usable(v.len()).saturating_sub(count(v) * SLOT_SIZE + heap_used(v))
 }
 
+/// Bytes that entries may still take (from [`entry_size`]), possibly
+/// after compaction.
+pub fn room<V: PageView>(v: V) -> usize {
+    contiguous_free(v) + garbage(v)
+}
+
 /// Whether an entry of `size` bytes (from [`entry_size`]) fits, possibly
 /// after compaction.
 pub fn has_room<V: PageView>(v: V, size: usize) -> bool {
-    contiguous_free(v) + garbage(v) >= size
+    room(v) >= size
 }
 
 /// A slot: (record offset, key length, key head).

@@ -2,7 +2,7 @@
 //! modifications (split, merge, root growth and shrink) they trigger.
 
 use super::{node, overflow, BTree, Fences, Seek, Step};
-use crate::buffer::{ExclusiveGuard, Restart};
+use crate::buffer::{ExclusiveGuard, OptGuard, Restart};
 use crate::mtr::Mtr;
 use crate::page::PageType;
 use crate::{space, Error, Result};
@@ -27,6 +27,21 @@ pub enum PutOutcome {
     Exists,
     /// Update of a missing key: nothing changed.
     Missing,
+}
+
+/// Where a change to a key's leaf can go ([`BTree::latch_leaf_unless_absent`]).
+pub(crate) enum LeafFor<'a> {
+    /// The leaf, exclusively latched, and the key range it covers.
+    Latched(ExclusiveGuard<'a>, Fences),
+    /// The leaf is not in the pool: its page, and the parent as read.
+    Absent { page: crate::PageId, parent: OptGuard<'a> },
+}
+
+/// Whether a page read optimistically is a B+tree leaf of `index_id`.
+fn v_is_leaf_of<V: crate::sync::PageView>(v: V, index_id: u32) -> bool {
+    v.u16_at(crate::page::FIL_PAGE_TYPE) == PageType::BTreeNode as u16
+        && node::level(v) == 0
+        && node::index_id(v) == index_id
 }
 
 /// A value ready for a leaf: inline bytes or an overflow stub.
@@ -229,6 +244,66 @@ impl BTree {
             if let Ok(g) = path.node.upgrade_exclusive() {
                 return Ok((g, fences));
             }
+        }
+    }
+
+    /// Like [`BTree::latch_leaf`], but if the leaf is not in the pool it is
+    /// not read: its page number comes back with its parent as read (for
+    /// the change buffer, `crate::ibuf`; the parent's validation tells
+    /// whether it still points there). A tree whose root is its only leaf
+    /// always latches.
+    pub(crate) fn latch_leaf_unless_absent(&self, key: &[u8]) -> Result<LeafFor<'_>> {
+        loop {
+            let mut fences = Fences::default();
+            let path = match self.descend(key, 1, Seek::At, Some(&mut fences))? {
+                Ok(p) => p,
+                Err(Restart) => continue,
+            };
+            let parent = path.node;
+            let v = parent.view();
+            if node::level(v) == 0 {
+                match parent.upgrade_exclusive() {
+                    Ok(g) => return Ok(LeafFor::Latched(g, fences)),
+                    Err(Restart) => continue,
+                }
+            }
+            let (child, idx) = match node::child_for(v, key) {
+                Ok(c) => c,
+                Err(e) => {
+                    Self::inconsistent(&parent, e)?;
+                    continue;
+                }
+            };
+            if let Err(e) = Self::narrow_fences(v, idx, &mut fences) {
+                Self::inconsistent(&parent, e)?;
+                continue;
+            }
+            let page = self.pid(child);
+            if parent.validate().is_err() {
+                continue;
+            }
+            if !self.pool.in_page_table(page) {
+                return Ok(LeafFor::Absent { page, parent });
+            }
+            let leaf = match self.pool.fix_optimistic_below(&parent, page) {
+                Ok(l) => l,
+                Err(e) if parent.validate().is_ok() => return Err(e),
+                Err(_) => continue,
+            };
+            if parent.validate().is_err() {
+                continue;
+            }
+            let lv = leaf.view();
+            if v_is_leaf_of(lv, self.index_id) {
+                if let Ok(g) = leaf.upgrade_exclusive() {
+                    return Ok(LeafFor::Latched(g, fences));
+                }
+                continue;
+            }
+            if leaf.validate().is_err() {
+                continue;
+            }
+            return Err(Error::corruption(page, "a level-1 node points at a page that is not a leaf of its index"));
         }
     }
 

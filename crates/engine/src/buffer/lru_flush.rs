@@ -154,6 +154,7 @@ impl BufferPool {
             }
         };
         lists.lru.remove(f, &inst.frames);
+        self.note_eviction(frame, id);
         inst.table.remove(id, page_table::hash(id), f, &inst.frames);
         frame.page_id.store(NO_PAGE, Ordering::Release);
         self.stats.evictions.inc();

@@ -38,6 +38,7 @@ pub mod lru;
 pub mod lru_flush;
 pub mod page_cleaner;
 pub mod page_table;
+pub mod pending;
 pub mod read_ahead;
 
 use std::collections::BTreeSet;
@@ -243,6 +244,11 @@ pub struct BufferPool {
     pub read_ahead: read_ahead::ReadAhead,
     /// The adaptive hash index's table (`btree/ahi.rs` uses it).
     pub adaptive_hash: adaptive_hash::AdaptiveHash,
+    /// Evicted leaves' room and pages with buffered changes (`pending.rs`).
+    pub pending: pending::Pending,
+    /// The change buffer that merges into pages as they are read (weak:
+    /// it holds the pool through its tree).
+    change_buffer: std::sync::OnceLock<std::sync::Weak<crate::ibuf::ChangeBuffer>>,
 }
 
 /// Where a page was last found: a guess that saves a page-table probe for
@@ -302,6 +308,8 @@ impl BufferPool {
         Ok(Self {
             old_blocks_time_ms: AtomicU32::new(cfg.old_blocks_time_ms),
             adaptive_hash: adaptive_hash::AdaptiveHash::new(cfg.size_bytes),
+            pending: pending::Pending::new(total * 8),
+            change_buffer: std::sync::OnceLock::new(),
             cfg,
             instances,
             files,
@@ -653,27 +661,87 @@ impl BufferPool {
         match res {
             Ok(()) => {
                 self.count_read_kind(bytes, BUFFERABLE_CHANGE.with(|c| c.get()));
+                let mut g = ExclusiveGuard { pool: self, frame, id, modified: false };
+                if let Err(e) = self.merge_buffered(&mut g) {
+                    std::mem::forget(g);
+                    return Err(self.unload(inst, f, id, h, e));
+                }
                 // The read is for an access: that is the page's first.
                 frame.first_access_ms.store(self.now_ms(), Ordering::Relaxed);
                 self.on_first_access(id);
                 self.after_miss(id);
-                Ok(Some(ExclusiveGuard { pool: self, frame, id, modified: false }))
+                Ok(Some(g))
             }
-            Err(e) => {
-                // Undo the installation; waiters see the frame no longer
-                // holds the page and retry (and meet the error themselves).
-                let mut lists = inst.lists.lock();
-                lists.lru.remove(f, &inst.frames);
-                inst.table.remove(id, h, f, &inst.frames);
-                frame.page_id.store(NO_PAGE, Ordering::Release);
-                bytes.fill(0);
-                lists.free.push(f);
-                drop(lists);
-                // SAFETY: held since take_free_frame.
-                unsafe { frame.latch.unlock_exclusive() };
-                Err(e)
-            }
+            Err(e) => Err(self.unload(inst, f, id, h, e)),
         }
+    }
+
+    /// Applies the changes buffered for a page just read (`crate::ibuf`),
+    /// before anyone else sees it.
+    fn merge_buffered(&self, g: &mut ExclusiveGuard<'_>) -> Result<()> {
+        if !self.pending.is_active() {
+            return Ok(());
+        }
+        let id = g.id();
+        if self.pending.has_entries(id) {
+            let cb = self.change_buffer.get().and_then(std::sync::Weak::upgrade);
+            let Some(cb) = cb else {
+                return Err(Error::corruption(id, "changes are buffered for this page but no change buffer is open"));
+            };
+            cb.merge_into(g)?;
+        }
+        self.pending.forget(id);
+        Ok(())
+    }
+
+    /// Attaches the change buffer: from now on evictions record the room
+    /// of leaves and reads merge buffered changes.
+    pub(crate) fn attach_change_buffer(&self, cb: &Arc<crate::ibuf::ChangeBuffer>) {
+        let _ = self.change_buffer.set(Arc::downgrade(cb));
+        self.pending.activate();
+    }
+
+    /// Whether `id` is in the page table (resident, or being read),
+    /// without any lock.
+    pub(crate) fn in_page_table(&self, id: PageId) -> bool {
+        let h = page_table::hash(id);
+        let inst = self.instance_of(h);
+        inst.table.lookup(id, h, &inst.frames).is_some()
+    }
+
+    /// A page about to leave the page table: a leaf of a user tablespace
+    /// leaves its room behind for the change buffer. REQUIRES: the frame
+    /// exclusively latched, still in the page table.
+    fn note_eviction(&self, frame: &Frame, id: PageId) {
+        if !self.pending.is_active() || id.space == crate::SYSTEM_SPACE {
+            return;
+        }
+        // SAFETY: exclusively latched (the caller's requirement).
+        let bytes = unsafe { frame.bytes(self.page_size()) };
+        if crate::page::page_type(bytes) == Some(crate::page::PageType::BTreeNode) && crate::btree::node::is_leaf(bytes)
+        {
+            self.pending.on_evict(id, crate::btree::node::room(bytes));
+        }
+    }
+
+    /// Undoes the installation of a page whose read failed and returns the
+    /// error; waiters see the frame no longer holds the page and retry
+    /// (and meet the error themselves). REQUIRES: the frame exclusively
+    /// latched since `take_free_frame`.
+    fn unload(&self, inst: &Instance, f: u32, id: PageId, h: u64, e: Error) -> Error {
+        let frame = &inst.frames[f as usize];
+        // SAFETY: exclusively latched (the caller's requirement).
+        let bytes = unsafe { frame.bytes_mut(self.page_size()) };
+        let mut lists = inst.lists.lock();
+        lists.lru.remove(f, &inst.frames);
+        inst.table.remove(id, h, f, &inst.frames);
+        frame.page_id.store(NO_PAGE, Ordering::Release);
+        bytes.fill(0);
+        lists.free.push(f);
+        drop(lists);
+        // SAFETY: held since take_free_frame.
+        unsafe { frame.latch.unlock_exclusive() };
+        e
     }
 
     /// Counts a page just read by its kind (B+tree leaf or inner node),
@@ -851,6 +919,7 @@ impl BufferPool {
                     }
                     self.remove_from_flush_list(inst, f, frame);
                 }
+                self.note_eviction(frame, id);
                 inst.table.remove(id, page_table::hash(id), f, &inst.frames);
                 frame.page_id.store(NO_PAGE, Ordering::Release);
                 self.stats.evictions.inc();

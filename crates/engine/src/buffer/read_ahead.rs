@@ -27,7 +27,8 @@
 //! free or clean at the LRU tail it stops (the pool is short of frames;
 //! taking more would only evict pages in use). A page that fails its
 //! checks is dropped silently: the access that needs it reads it again and
-//! reports the error.
+//! reports the error. So is a page with changes waiting in the change
+//! buffer (`crate::ibuf`): the read that needs it merges them.
 //!
 //! Counters: `Innodb_buffer_pool_read_ahead` (pages read by either
 //! trigger), `_read_ahead_rnd` (requests by the random trigger),
@@ -356,6 +357,10 @@ impl BufferPool {
                 bytes.copy_from_slice(&buf[i * ps..(i + 1) * ps]);
                 crate::page::verify(bytes, id).and_then(|()| Self::check_structure(bytes, id)).is_ok()
             };
+            // A page with buffered changes is left to the read that needs
+            // it, which merges them (read-ahead holds no latch order that
+            // would allow taking the change buffer's).
+            let ok = ok && !(self.pending.is_active() && self.pending.has_entries(id));
             if ok {
                 self.count_read_kind(bytes, false);
                 self.read_ahead.stats.pages.inc();

@@ -20,7 +20,7 @@
 //! DELETE and a re-INSERT of the same key by two transactions serialise
 //! on the key's lock instead of failing with a duplicate key.
 
-use super::rowop::{self, LockCtx, Op, RowWrite, TreeOps};
+use super::rowop::{self, Cause, LockCtx, Op, RowWrite, TreeOps};
 use super::trx::Trx;
 use super::{inline, Table, TableState};
 use crate::row::{codec, Value};
@@ -91,6 +91,7 @@ impl Table {
             self.clustered.pool(),
             &plan,
             Some(LockCtx { sys: &sys.locks, trx: id, locks: &mut trx.locks }),
+            Some(&sys.ibuf),
         );
         if !matches!(res, Ok(RowWrite::Done)) {
             self.free_unused_chains(&plan);
@@ -212,6 +213,7 @@ impl Table {
                     &sec.tree,
                     vec![Op::Ensure { key: k, val: inline(&prefix.to_le_bytes()) }],
                     schema.indexes[ix].unique,
+                    Cause::Change,
                 ));
             }
             match self.write_for(trx, plan)? {
@@ -369,6 +371,7 @@ impl Table {
                         &sec.tree,
                         vec![Op::Ensure { key: nk, val: inline(&prefix.to_le_bytes()) }],
                         schema.indexes[ix].unique,
+                        Cause::Change,
                     ));
                 }
             }

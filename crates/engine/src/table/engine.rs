@@ -45,6 +45,7 @@ use crate::btree::{BTree, Direction};
 use crate::buffer::{BufferPool, PoolConfig};
 use crate::config::{EngineConfig, FlushMethod};
 use crate::dblwr::{Doublewrite, DoublewriteMode};
+use crate::ibuf::ChangeBuffer;
 use crate::log::recovery::{self, RecoveryReport};
 use crate::log::RedoLog;
 use crate::page;
@@ -72,6 +73,9 @@ const SYNC_FLUSH_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 /// The rollback segment directory (`txn/rsegs.rs`); 0 in a data directory
 /// made with one segment.
 const SYS_RSEG_DIR: usize = 88;
+/// The change buffer's root page (0: not made yet, a data directory from
+/// before it existed).
+const SYS_IBUF_ROOT: usize = 100;
 /// Index id of the catalog B+tree.
 const CATALOG_INDEX_ID: u32 = 1;
 
@@ -267,7 +271,8 @@ impl Engine {
             | (space::owner_u32(&pool, SYSTEM_SPACE, SYS_TRX_ID_MARK + 4)? as u64) << 32;
         let row_id_mark = space::owner_u32(&pool, SYSTEM_SPACE, SYS_ROW_ID_MARK)? as u64
             | (space::owner_u32(&pool, SYSTEM_SPACE, SYS_ROW_ID_MARK + 4)? as u64) << 32;
-        let txn = Arc::new(TxnSys::new(pool.clone(), log.clone(), rseg, id_mark, row_id_mark, &cfg));
+        let ibuf = Self::open_change_buffer(&pool, &cfg)?;
+        let txn = Arc::new(TxnSys::new(pool.clone(), log.clone(), rseg, id_mark, row_id_mark, ibuf, &cfg));
         let engine = Arc::new(Engine {
             cfg,
             log,
@@ -299,6 +304,7 @@ impl Engine {
         engine.pool.start_read_ahead(engine.cfg.read_io_threads)?;
         engine.pool.tuning.set(&engine.cfg.flushing);
         engine.pool.start_page_cleaners(engine.cfg.flushing.page_cleaners)?;
+        engine.txn.ibuf.start_merger()?;
         let purge_threads = if engine.cfg.force_recovery >= 2 { 0 } else { engine.cfg.purge_threads.max(1) };
         for w in 0..purge_threads {
             let sys = engine.txn.clone();
@@ -318,6 +324,46 @@ impl Engine {
             .map_err(|e| Error::io("starting the checkpointer", e))?;
         *engine.checkpointer.lock() = Some(handle);
         Ok(engine)
+    }
+
+    /// Opens the change buffer, making its tree first in a data directory
+    /// from before it existed, and drops what it holds for tablespaces
+    /// that are gone (a crash between a DROP TABLE and that cleanup).
+    fn open_change_buffer(pool: &Arc<BufferPool>, cfg: &EngineConfig) -> Result<Arc<ChangeBuffer>> {
+        let mut root = space::owner_u32(pool, SYSTEM_SPACE, SYS_IBUF_ROOT)?;
+        if root == 0 {
+            root = ChangeBuffer::create(pool)?.page_no;
+            space::set_owner_fields(pool, SYSTEM_SPACE, &[(SYS_IBUF_ROOT, &root.to_le_bytes())])?;
+        }
+        let ibuf = ChangeBuffer::open(
+            pool,
+            PageId::new(SYSTEM_SPACE, root),
+            cfg.change_buffering,
+            cfg.change_buffer_max_size,
+        )?;
+        for space in ibuf.spaces_with_entries()? {
+            if pool.files().get(space).is_err() {
+                tracing::warn!(
+                    "change buffer: dropping the changes buffered for space {space}, which no longer exists"
+                );
+                ibuf.drop_space(space)?;
+            }
+        }
+        Ok(ibuf)
+    }
+
+    /// Forgets a tablespace being dropped: its buffered changes, then its
+    /// cached pages. REQUIRES: nobody uses the space any more.
+    fn discard_space(&self, space_id: crate::SpaceId) {
+        if let Err(e) = self.txn.ibuf.drop_space(space_id) {
+            tracing::warn!("change buffer: the changes buffered for space {space_id} could not be dropped: {e}");
+        }
+        self.pool.discard_space(space_id);
+    }
+
+    /// The change buffer (`innodb_change_buffering`).
+    pub fn change_buffer(&self) -> &Arc<ChangeBuffer> {
+        &self.txn.ibuf
     }
 
     /// Registers every space file under the data directory, identified by
@@ -787,7 +833,7 @@ impl Engine {
             }
             Err(e) => {
                 let _ = self.catalog.remove(&catalog::table_key(name));
-                self.pool.discard_space(space_id);
+                self.discard_space(space_id);
                 let _ = self.pool.files().remove(space_id);
                 Err(e)
             }
@@ -825,7 +871,7 @@ impl Engine {
         // Durable before the file goes: recovery must not meet a catalog
         // entry whose file is gone.
         self.log.flush_up_to(crate::mtr::last_commit_lsn())?;
-        self.pool.discard_space(space_id);
+        self.discard_space(space_id);
         self.pool.files().remove(space_id)?;
         Ok(())
     }
@@ -998,6 +1044,7 @@ impl Engine {
         for h in self.purge_workers.lock().drain(..) {
             let _ = h.join();
         }
+        self.txn.ibuf.stop_merger();
         self.txn.clear_tables();
         self.wake_checkpointer();
         if let Some(h) = self.checkpointer.lock().take() {

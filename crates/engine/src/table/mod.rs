@@ -34,6 +34,7 @@ mod read;
 mod row_id;
 pub mod row_log;
 mod rowop;
+mod rowop_buffer;
 pub mod stats;
 mod trx;
 mod undo_apply;

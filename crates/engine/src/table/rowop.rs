@@ -23,9 +23,12 @@
 //! [`RowWrite::LockWait`]: the caller waits for it with no latch held and
 //! retries.
 
-use super::super::btree::write::Prepared;
+use super::super::btree::write::{LeafFor, Prepared};
+use super::rowop_buffer::{self, Buffered, Deferred};
 use crate::btree::{node, overflow, BTree, Fences};
 use crate::buffer::{BufferPool, ExclusiveGuard};
+use crate::ibuf::{self, ChangeBuffer};
+
 use crate::mtr::Mtr;
 use crate::txn::lock::{LockKey, LockKind, LockMode, LockSys, TrxLocks};
 use crate::txn::TrxId;
@@ -58,31 +61,52 @@ impl Op {
     }
 }
 
+/// Why a secondary index changes: what the change buffer may defer.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// A row change (its `Ensure`s may be buffered as inserts).
+    Change,
+    /// Purge (its `Discard`s may be buffered as removals).
+    Purge,
+    /// A rollback (never buffered).
+    Rollback,
+}
+
 /// The changes to one tree, in key order.
 pub(crate) struct TreeOps<'t> {
     pub tree: &'t BTree,
     pub ops: Vec<Op>,
-    /// A non-unique secondary index: a change InnoDB's change buffer could
-    /// defer when the leaf is not in the pool. quire applies it at once;
-    /// the leaves it reads for it are counted
+    /// A non-unique secondary index: its changes may be buffered
+    /// (`crate::ibuf`) when the leaf is not in the pool, and the leaves
+    /// read for them are counted
     /// ([`crate::buffer::PoolStats::reads_for_change_leaf`]).
-    bufferable: bool,
+    bufferable: Option<Cause>,
 }
 
 impl<'t> TreeOps<'t> {
     pub fn new(tree: &'t BTree, mut ops: Vec<Op>) -> Self {
         ops.sort_by(|a, b| a.key().cmp(b.key()));
-        Self { tree, ops, bufferable: false }
+        Self { tree, ops, bufferable: None }
     }
 
-    /// Changes to a secondary index (`unique`: a UNIQUE one).
-    pub fn secondary(tree: &'t BTree, ops: Vec<Op>, unique: bool) -> Self {
-        Self { bufferable: !unique, ..Self::new(tree, ops) }
+    /// Changes to a secondary index (`unique`: a UNIQUE one) for `cause`.
+    pub fn secondary(tree: &'t BTree, ops: Vec<Op>, unique: bool, cause: Cause) -> Self {
+        Self { bufferable: (!unique).then_some(cause), ..Self::new(tree, ops) }
+    }
+
+    /// The change buffer's operation for `op`, if this tree's changes of
+    /// that kind may be buffered.
+    fn buffer_op(&self, op: &Op) -> Option<ibuf::entry::Op> {
+        match (self.bufferable?, op) {
+            (Cause::Change, Op::Ensure { val, .. }) if !val.external => Some(ibuf::entry::Op::Insert),
+            (Cause::Purge, Op::Discard { .. }) => Some(ibuf::entry::Op::Remove),
+            _ => None,
+        }
     }
 
     /// Runs `f`, which may read pages of this tree for the change.
     fn reading<R>(&self, f: impl FnOnce() -> R) -> R {
-        if self.bufferable {
+        if self.bufferable.is_some() {
             crate::buffer::for_bufferable_change(f)
         } else {
             f()
@@ -117,20 +141,32 @@ pub(crate) enum RowWrite {
 
 type Held<'t> = Vec<(usize, ExclusiveGuard<'t>, Fences)>;
 
-/// Applies every change of `plan` in one mini-transaction.
-pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>], mut lock: Option<LockCtx<'_>>) -> Result<RowWrite> {
+/// Applies every change of `plan` in one mini-transaction. Changes to
+/// leaves not in the pool may go to the change buffer `ibuf` instead
+/// (`rowop_buffer.rs`).
+pub(crate) fn write_row(
+    pool: &BufferPool,
+    plan: &[TreeOps<'_>],
+    mut lock: Option<LockCtx<'_>>,
+    ibuf: Option<&ChangeBuffer>,
+) -> Result<RowWrite> {
     if let Some(t) = plan.first() {
         t.tree.log_free_check()?;
     }
+    // Changes (tree, op) the change buffer refused: they go the ordinary
+    // way from the next attempt on.
+    let mut ordinary: Vec<(usize, usize)> = Vec::new();
     'attempt: loop {
-        // Phase 1: latch every leaf in order and check every change fits.
+        // Phase 1: latch every leaf in order and check every change fits;
+        // note the changes whose leaf is absent, for the change buffer.
         let mut held: Held<'_> = Vec::new();
+        let mut deferred: Vec<Deferred<'_>> = Vec::new();
         let mut split: Option<(usize, Vec<u8>, usize)> = None;
         // Keys to latch (then release) before starting over: a leaf that
         // could not be latched without waiting.
         let mut warm: Option<(usize, Vec<u8>)> = None;
         'plan: for (ti, t) in plan.iter().enumerate() {
-            for op in &t.ops {
+            for (oi, op) in t.ops.iter().enumerate() {
                 let key = op.key();
                 let gi = match held.iter().position(|(i, _, f)| *i == ti && f.contains(key)) {
                     Some(i) => i,
@@ -145,7 +181,19 @@ pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>], mut lock: Optio
                         }
                     },
                     None => {
-                        let (g, f) = t.reading(|| t.tree.latch_leaf(key))?;
+                        let buffer = ibuf
+                            .zip(t.buffer_op(op))
+                            .filter(|(cb, bop)| cb.admits(*bop) && !ordinary.contains(&(ti, oi)));
+                        let (g, f) = match buffer {
+                            Some((_, bop)) => match t.reading(|| t.tree.latch_leaf_unless_absent(key))? {
+                                LeafFor::Latched(g, f) => (g, f),
+                                LeafFor::Absent { page, parent } => {
+                                    deferred.push(Deferred::new((ti, oi), bop, page, parent, t.tree.index_id(), op));
+                                    continue;
+                                }
+                            },
+                            None => t.reading(|| t.tree.latch_leaf(key))?,
+                        };
                         held.push((ti, g, f));
                         held.len() - 1
                     }
@@ -226,12 +274,38 @@ pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>], mut lock: Optio
             drop(plan[ti].reading(|| plan[ti].tree.latch_leaf(&key))?);
             continue 'attempt;
         }
+        // Phase 1b: latch the change buffer's leaves (last of all) and
+        // record the deferred changes as pending, or learn why not.
+        let mut ibuf_leaves = Vec::new();
+        if let Some(cb) = ibuf.filter(|_| !deferred.is_empty()) {
+            let gaps = lock.as_ref().map(|c| c.sys);
+            match rowop_buffer::prepare(pool, cb, &mut deferred, gaps)? {
+                Buffered::Ready(leaves) => ibuf_leaves = leaves,
+                Buffered::Split(key, need) => {
+                    drop((held, deferred));
+                    cb.tree().split_for(&key, 0, need)?;
+                    continue 'attempt;
+                }
+                Buffered::Warm(key) => {
+                    drop((held, deferred));
+                    drop(cb.tree().latch_leaf(&key)?);
+                    continue 'attempt;
+                }
+                Buffered::Refused(ops) => {
+                    ordinary.extend(ops);
+                    continue 'attempt;
+                }
+            }
+        }
         // Phase 2: apply, in one mtr.
         let mut mtr = Mtr::new(pool);
         let mut old_chains: Vec<(usize, Vec<u8>)> = Vec::new();
         let mut thin: Vec<(usize, Vec<u8>)> = Vec::new();
         for (ti, t) in plan.iter().enumerate() {
-            for op in &t.ops {
+            for (oi, op) in t.ops.iter().enumerate() {
+                if deferred.iter().any(|d| d.at == (ti, oi)) {
+                    continue;
+                }
                 let key = op.key();
                 let gi = held.iter().position(|(i, _, f)| *i == ti && f.contains(key)).expect("latched in phase 1");
                 let g = &mut held[gi].1;
@@ -266,10 +340,17 @@ pub(crate) fn write_row(pool: &BufferPool, plan: &[TreeOps<'_>], mut lock: Optio
                 }
             }
         }
+        rowop_buffer::apply(&mut mtr, &deferred, &mut ibuf_leaves);
         for (_, g, _) in held {
             mtr.keep(g);
         }
+        for (g, _, _) in ibuf_leaves {
+            mtr.keep(g);
+        }
         mtr.commit();
+        if let Some(cb) = ibuf {
+            rowop_buffer::committed(cb, &deferred);
+        }
         // Housekeeping of committed changes: best effort.
         for (ti, stub) in old_chains {
             let t = plan[ti].tree;

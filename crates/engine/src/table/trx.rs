@@ -94,6 +94,8 @@ pub struct TxnSys {
     pub admission: Arc<crate::txn::admission::Gate>,
     /// Rows read and written, transactions ended (`txn/trx_info.rs`).
     pub counters: TrxCounters,
+    /// Where changes to leaves not in the pool may go (`ibuf/mod.rs`).
+    pub(crate) ibuf: Arc<crate::ibuf::ChangeBuffer>,
 }
 
 /// The smallest cap `TxnSys::wait_for_purge` puts on the purge lag.
@@ -106,6 +108,7 @@ impl TxnSys {
         rseg: RollbackSegments,
         id_mark: u64,
         row_id_mark: u64,
+        ibuf: Arc<crate::ibuf::ChangeBuffer>,
         cfg: &crate::EngineConfig,
     ) -> Self {
         let trx_sys = Arc::new(TrxSys::new(id_mark));
@@ -131,6 +134,7 @@ impl TxnSys {
             shutting_down: AtomicBool::new(false),
             admission: Default::default(),
             counters: TrxCounters::default(),
+            ibuf,
         }
     }
 

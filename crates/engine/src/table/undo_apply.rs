@@ -11,7 +11,7 @@
 //! with `TxnSys::free_latch` held shared, so the undo records they follow
 //! are not freed under them.
 
-use super::rowop::{self, Op, RowWrite, TreeOps};
+use super::rowop::{self, Cause, Op, RowWrite, TreeOps};
 use super::trx::TxnSys;
 use super::{Table, TableState};
 use crate::row::Value;
@@ -53,10 +53,15 @@ impl Table {
         for (ix, sec) in st.secondary.iter().enumerate() {
             let (k, _) = Self::sec_key(schema, ix, &cur_row, &rec.key);
             if !self.sec_needed(&st, ix, restored.as_deref(), &k, &rec.key, limit)? {
-                plan.push(TreeOps::secondary(&sec.tree, vec![Op::Discard { key: k }], schema.indexes[ix].unique));
+                plan.push(TreeOps::secondary(
+                    &sec.tree,
+                    vec![Op::Discard { key: k }],
+                    schema.indexes[ix].unique,
+                    Cause::Rollback,
+                ));
             }
         }
-        match rowop::write_row(self.clustered.pool(), &plan, None)? {
+        match rowop::write_row(self.clustered.pool(), &plan, None, Some(&sys.ibuf))? {
             RowWrite::Done => Ok(()),
             other => Err(self.inconsistent(&st, other)),
         }
@@ -154,13 +159,13 @@ impl Table {
                 }
             }
             if !ops.is_empty() {
-                plan.push(TreeOps::secondary(&sec.tree, ops, schema.indexes[ix].unique));
+                plan.push(TreeOps::secondary(&sec.tree, ops, schema.indexes[ix].unique, Cause::Purge));
             }
         }
         if plan.is_empty() {
             return Ok(());
         }
-        match rowop::write_row(self.clustered.pool(), &plan, None)? {
+        match rowop::write_row(self.clustered.pool(), &plan, None, Some(&sys.ibuf))? {
             RowWrite::Done => Ok(()),
             other => Err(self.inconsistent(&st, other)),
         }

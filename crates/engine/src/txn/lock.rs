@@ -208,6 +208,10 @@ pub struct LockSys {
     /// not, only the timeout ends a deadlock.
     pub detect_deadlocks: std::sync::atomic::AtomicBool,
     pub stats: LockStats,
+    /// Gap and next-key requests in the table (granted or waiting), by
+    /// index id modulo the length: an index with none takes buffered
+    /// inserts (`crate::ibuf`), which skip the insert-intention check.
+    gap_locks: Box<[std::sync::atomic::AtomicU32]>,
 }
 
 /// The locks a transaction holds, so that commit can release them.
@@ -247,6 +251,7 @@ impl TrxLocks {
 }
 
 const SHARDS: usize = 64;
+const GAP_SLOTS: usize = 64;
 
 fn shard_of(key: &LockKey) -> usize {
     use std::hash::{Hash, Hasher};
@@ -271,6 +276,27 @@ impl LockSys {
             waiting: crate::wait::Mutex::new(crate::wait::Instrument::LockWaitGraph, HashMap::new()),
             detect_deadlocks: std::sync::atomic::AtomicBool::new(true),
             stats: LockStats::default(),
+            gap_locks: (0..GAP_SLOTS).map(|_| Default::default()).collect(),
+        }
+    }
+
+    /// Whether any transaction holds or waits for a gap or next-key lock
+    /// on `index` (or on an index sharing its slot). Sequentially
+    /// consistent with the request entering the table, which happens
+    /// before the requester reads the index.
+    pub(crate) fn gap_locked(&self, index: u32) -> bool {
+        self.gap_locks[index as usize % GAP_SLOTS].load(std::sync::atomic::Ordering::SeqCst) > 0
+    }
+
+    /// A request of `kind` on `key` entered (`+1`) or left (`-1`) the table.
+    fn count_gap(&self, key: &LockKey, kind: LockKind, delta: i32) {
+        if kind.has_gap() {
+            let c = &self.gap_locks[key.index as usize % GAP_SLOTS];
+            if delta > 0 {
+                c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            } else {
+                c.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            }
         }
     }
 
@@ -322,6 +348,7 @@ impl LockSys {
                     return Ok(());
                 }
                 q.reqs.push(Request { trx, mode, kind, wait: None });
+                self.count_gap(&key, kind, 1);
                 locks.push(key, mode, kind);
                 return Ok(());
             }
@@ -335,6 +362,7 @@ impl LockSys {
             }
             let slot = Arc::new(WaitSlot::default());
             q.reqs.push(Request { trx, mode, kind, wait: Some(slot.clone()) });
+            self.count_gap(&key, kind, 1);
             let info = LockWaitInfo { trx, key: key.clone(), mode, kind, blockers, since: Instant::now() };
             self.waiting.lock().insert(trx, info);
             slot
@@ -391,6 +419,7 @@ impl LockSys {
         }
         if let Some(q) = shard.queues.get_mut(&key) {
             q.reqs.retain(|r| !r.wait.as_ref().is_some_and(|w| Arc::ptr_eq(w, &slot)));
+            self.count_gap(&key, kind, -1);
             Self::grant_waiters(q);
             if q.reqs.is_empty() {
                 shard.queues.remove(&key);
@@ -421,6 +450,7 @@ impl LockSys {
             return true; // invariant 5: granted at once, nothing to record
         }
         shard.queues.entry(key.clone()).or_default().reqs.push(Request { trx, mode, kind, wait: None });
+        self.count_gap(key, kind, 1);
         locks.push(key.clone(), mode, kind);
         true
     }
@@ -477,6 +507,9 @@ impl LockSys {
             let mut shard = self.shards[s].lock();
             for key in keys {
                 if let Some(q) = shard.queues.get_mut(&key) {
+                    for r in q.reqs.iter().filter(|r| r.trx == trx && r.wait.is_none()) {
+                        self.count_gap(&key, r.kind, -1);
+                    }
                     q.reqs.retain(|r| r.trx != trx || r.wait.is_some());
                     Self::grant_waiters(q);
                     if q.reqs.is_empty() {

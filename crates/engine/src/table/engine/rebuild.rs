@@ -202,7 +202,7 @@ impl Engine {
         let (def, clustered, secondary) = match built {
             Ok(b) => b,
             Err(e) => {
-                self.pool.discard_space(space_id);
+                self.discard_space(space_id);
                 let _ = self.pool.files().remove(space_id);
                 return Err(e);
             }
@@ -216,14 +216,14 @@ impl Engine {
         })();
         if let Err(e) = swapped {
             old.users.dropped.store(false, std::sync::atomic::Ordering::SeqCst);
-            self.pool.discard_space(space_id);
+            self.discard_space(space_id);
             let _ = self.pool.files().remove(space_id);
             return Err(e.into());
         }
         fault_point("rebuild.swapped");
         drop(st);
         self.txn.unregister(old_space);
-        self.pool.discard_space(old_space);
+        self.discard_space(old_space);
         self.pool.files().remove(old_space)?;
         fault_point("rebuild.old_dropped");
         self.pool.files().rename(space_id, &canonical)?;
@@ -413,7 +413,7 @@ impl Engine {
                     "removing {} (space {id}), left by an ALTER TABLE / TRUNCATE a crash interrupted",
                     f.path.display()
                 );
-                self.pool.discard_space(id);
+                self.discard_space(id);
                 files.remove(id)?;
             }
         }
