@@ -359,6 +359,9 @@ impl Sender<'_> {
     fn send_file(&mut self) -> Result<Next, DumpEnd> {
         let mut idle_since = Instant::now();
         loop {
+            // Before the log's state is looked at: a rotation or close
+            // after this does not let the wait below sleep.
+            let wakes = self.log.wakes();
             if self.out.stopped() || self.log.is_closed() {
                 return Err(DumpEnd::Stopped);
             }
@@ -409,7 +412,7 @@ impl Sender<'_> {
                 Some(h) => h.saturating_sub(idle_since.elapsed()).min(MAX_WAIT),
                 None => MAX_WAIT,
             };
-            self.log.wait_durable_past(durable, wait);
+            self.log.wait_durable_past(durable, wakes, wait);
             if let Some(h) = self.heartbeat {
                 if idle_since.elapsed() >= h && self.log.durable_packed() == durable {
                     self.heartbeat()?;

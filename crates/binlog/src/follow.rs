@@ -21,6 +21,12 @@
 //! 2. A waiter registers (`waiting`) and re-reads `end` under `lock`
 //!    before it sleeps, and a reporter that sees a waiter notifies under
 //!    `lock`: a report is never missed (both sides use SeqCst).
+//! 3. A wake-up without a new end (a rotation written, the log's close)
+//!    counts in `wakes` before it notifies; a waiter passes the count it
+//!    read before it looked at the log, and does not sleep when the count
+//!    moved since: a wake-up between its look and its wait is not missed
+//!    either (a FLUSH BINARY LOGS' ROTATE would otherwise wait out the
+//!    dump's longest sleep).
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -43,6 +49,8 @@ pub fn unpack(p: u64) -> (u32, u64) {
 #[derive(Default)]
 pub(crate) struct Follow {
     end: AtomicU64,
+    /// Wake-ups so far (invariant 3).
+    wakes: AtomicU64,
     waiting: AtomicUsize,
     lock: Mutex<()>,
     cv: Condvar,
@@ -61,6 +69,7 @@ impl Follow {
 
     /// Wakes every waiting dump thread (a rotation, the log's close).
     pub(crate) fn wake(&self) {
+        self.wakes.fetch_add(1, Ordering::SeqCst);
         if self.waiting.load(Ordering::SeqCst) > 0 {
             let _g = self.lock.lock();
             self.cv.notify_all();
@@ -71,13 +80,18 @@ impl Follow {
         self.end.load(Ordering::SeqCst)
     }
 
-    /// Waits until the durable end passes `seen` or `timeout` passed (or
-    /// a [`Follow::wake`]). Returns the durable end.
-    pub(crate) fn wait_past(&self, seen: u64, timeout: Duration) -> u64 {
+    /// The wake-ups so far, for [`Follow::wait_past`] (invariant 3).
+    pub(crate) fn wakes(&self) -> u64 {
+        self.wakes.load(Ordering::SeqCst)
+    }
+
+    /// Waits until the durable end passes `seen`, a [`Follow::wake`]
+    /// after the `wakes` count, or `timeout`. Returns the durable end.
+    pub(crate) fn wait_past(&self, seen: u64, wakes: u64, timeout: Duration) -> u64 {
         let mut g = self.lock.lock();
         self.waiting.fetch_add(1, Ordering::SeqCst);
         let now = self.end.load(Ordering::SeqCst);
-        if now <= seen {
+        if now <= seen && self.wakes.load(Ordering::SeqCst) == wakes {
             let _ = self.cv.wait_for(&mut g, timeout);
         }
         self.waiting.fetch_sub(1, Ordering::SeqCst);
@@ -110,7 +124,7 @@ mod tests {
         let start = Instant::now();
         let mut end = f.end();
         while end <= pack(1, 100) {
-            end = f.wait_past(pack(1, 100), Duration::from_secs(20));
+            end = f.wait_past(pack(1, 100), f.wakes(), Duration::from_secs(20));
         }
         assert_eq!(end, pack(1, 200));
         assert!(start.elapsed() < Duration::from_secs(10));
@@ -118,5 +132,17 @@ mod tests {
         // The end never goes back.
         f.report(pack(1, 150));
         assert_eq!(f.end(), pack(1, 200));
+    }
+
+    #[test]
+    fn a_wake_between_the_look_and_the_wait_is_not_missed() {
+        let f = Follow::default();
+        let (end, wakes) = (f.end(), f.wakes());
+        // A rotation is written after the waiter looked at the log, before
+        // it registered: no one waits yet, nothing is notified.
+        f.wake();
+        let start = Instant::now();
+        f.wait_past(end, wakes, Duration::from_secs(20));
+        assert!(start.elapsed() < Duration::from_secs(10), "slept through the wake-up");
     }
 }

@@ -606,10 +606,17 @@ impl BinLog {
         self.follow.end()
     }
 
-    /// Waits (at most `timeout`) until the durable end passes `seen`, a
-    /// rotation is written, or the log closes.
-    pub fn wait_durable_past(&self, seen: u64, timeout: std::time::Duration) -> u64 {
-        self.follow.wait_past(seen, timeout)
+    /// The count of wake-ups (rotations written, the close) so far: read
+    /// before looking at the log, then given to
+    /// [`BinLog::wait_durable_past`], so that none in between is missed.
+    pub fn wakes(&self) -> u64 {
+        self.follow.wakes()
+    }
+
+    /// Waits (at most `timeout`) until the durable end passes `seen`, or a
+    /// rotation is written or the log closes after the `wakes` count.
+    pub fn wait_durable_past(&self, seen: u64, wakes: u64, timeout: std::time::Duration) -> u64 {
+        self.follow.wait_past(seen, wakes, timeout)
     }
 
     /// The number of the file the writer has written up to (a file

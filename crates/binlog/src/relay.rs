@@ -140,6 +140,11 @@ impl RelayWriter {
         (self.number, self.synced)
     }
 
+    /// (file number, length) of everything appended, synced or not.
+    pub fn end(&self) -> (u32, u64) {
+        (self.number, self.len)
+    }
+
     pub fn checksum(&self) -> Checksum {
         self.checksum
     }

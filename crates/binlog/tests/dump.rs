@@ -4,7 +4,12 @@
 
 mod common;
 
-use common::{opts, trx};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{body, opts, trx};
 use quire_binlog::event::{kind, Checksum, FLAGS_OFFSET};
 use quire_binlog::{BinLog, DumpEnd, DumpOut, DumpRequest};
 
@@ -136,4 +141,61 @@ fn a_log_without_checksums_is_sent_to_a_replica_that_knows_none() {
     assert!(text(&evs).contains("INSERT n"));
     // The fake ROTATE carries no checksum: header, position, name.
     assert_eq!(evs[0].len(), 19 + 8 + "binlog.000001".len());
+}
+
+/// Hands each event to the test as it is sent; stopped when told.
+struct Stream {
+    tx: Sender<Vec<u8>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl DumpOut for Stream {
+    fn event(&mut self, ev: &[u8]) -> std::io::Result<()> {
+        let _ = self.tx.send(ev.to_vec());
+        Ok(())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn stopped(&mut self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+}
+
+/// The types of the next `n` events, each within a few seconds.
+fn next_types(rx: &Receiver<Vec<u8>>, n: usize) -> Vec<u8> {
+    (0..n)
+        .map(|i| rx.recv_timeout(Duration::from_secs(5)).unwrap_or_else(|_| panic!("event {i} of {n} not sent"))[4])
+        .collect()
+}
+
+#[test]
+fn a_blocking_dump_follows_a_rotation_by_the_last_transaction_and_by_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let log =
+        Arc::new(BinLog::open(quire_binlog::Options { max_size: 1024, ..opts(dir.path(), Checksum::Crc32) }).unwrap());
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = channel();
+    let t = {
+        let (log, stop) = (log.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let r = DumpRequest { non_block: false, ..req("", 4, Some(Checksum::Crc32)) };
+            quire_binlog::dump::dump(&log, &r, &mut Stream { tx, stop })
+        })
+    };
+    assert_eq!(next_types(&rx, 3), [kind::ROTATE, kind::FORMAT_DESCRIPTION, kind::PREVIOUS_GTIDS]);
+    // The dump has caught up; the last transaction before the log goes
+    // quiet passes max_size and rotates it. Its ROTATE, then the next
+    // file's fake ROTATE and header, follow it with nothing after them.
+    let p = log.commit(body(&log, &"x".repeat(2000))).unwrap();
+    assert_eq!(log.status().file, "binlog.000002", "the transaction rotated the log");
+    log.mark_durable(p.file_number(), p.end);
+    assert_eq!(next_types(&rx, 4), [kind::ANONYMOUS_GTID, kind::QUERY, kind::QUERY, kind::XID]);
+    let rotation = [kind::ROTATE, kind::ROTATE, kind::FORMAT_DESCRIPTION, kind::PREVIOUS_GTIDS];
+    assert_eq!(next_types(&rx, 4), rotation);
+    // FLUSH BINARY LOGS: no durable report, only the writer's wake-up.
+    log.rotate().unwrap();
+    assert_eq!(next_types(&rx, 4), rotation);
+    stop.store(true, Ordering::SeqCst);
+    assert!(matches!(t.join().unwrap(), DumpEnd::Stopped));
 }

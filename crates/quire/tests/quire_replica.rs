@@ -85,8 +85,12 @@ fn master_status(port: u16) -> (String, u64) {
 
 /// Waits until `replica` applied everything `source_port`'s log holds now.
 fn wait_caught_up(source_port: u16, replica: &Server) {
+    wait_caught_up_within(source_port, replica, Duration::from_secs(180));
+}
+
+fn wait_caught_up_within(source_port: u16, replica: &Server, within: Duration) {
     let target = master_status(source_port);
-    let deadline = Instant::now() + Duration::from_secs(180);
+    let deadline = Instant::now() + within;
     loop {
         let st = replica_status(replica);
         let at = (st["Relay_Source_Log_File"].clone(), st["Exec_Source_Log_Pos"].parse::<u64>().unwrap_or(0));
@@ -431,4 +435,38 @@ fn a_duplicate_key_stops_the_applier_and_start_replica_retries_the_transaction()
     let mut app = connect_port(replica.port, "app", "apppw", None).unwrap();
     assert_eq!(code(app.query_drop("START REPLICA").unwrap_err()), 1227);
     assert_eq!(code(app.query_drop("SHOW REPLICA STATUS").unwrap_err()), 1227);
+}
+
+#[test]
+fn a_replica_reaches_the_sources_new_file_when_the_last_transaction_rotated_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = start(&dir.path().join("s"), &dir.path().join("s.err"), &["--log_bin=ON", "--server_id=1"]);
+    let replica = start(&dir.path().join("r"), &dir.path().join("r.err"), &["--server_id=2"]);
+    let mut s = source.connect(None);
+    s.query_drop("CREATE DATABASE rq").unwrap();
+    s.query_drop("CREATE TABLE rq.t (id INT PRIMARY KEY, b LONGBLOB)").unwrap();
+    follow(&replica, source.port, "root", PW);
+    wait_caught_up(source.port, &replica);
+    // Quiet for longer than the receiver's sync interval (the
+    // transaction is synced as it arrives, what follows it is not), then
+    // one transaction past max_binlog_size: the source sends it, its
+    // ROTATE and the new file's header in one burst, then nothing more.
+    // The replica must reach the new file's header end (SHOW MASTER
+    // STATUS) with no later transaction to carry it there.
+    let within = Duration::from_secs(30);
+    std::thread::sleep(Duration::from_millis(200));
+    let before = master_status(source.port);
+    s.exec_drop("INSERT INTO rq.t VALUES (1, ?)", (vec![7u8; 70_000],)).unwrap();
+    let after = master_status(source.port);
+    assert!(after.0 > before.0 && after.1 < 1000, "the transaction rotated the log: {before:?} {after:?}");
+    wait_caught_up_within(source.port, &replica, within);
+    // The new file is followed from its header on.
+    s.query_drop("INSERT INTO rq.t VALUES (2, 'x')").unwrap();
+    wait_caught_up_within(source.port, &replica, within);
+    // FLUSH BINARY LOGS: the same burst without a transaction.
+    std::thread::sleep(Duration::from_millis(200));
+    s.query_drop("FLUSH BINARY LOGS").unwrap();
+    wait_caught_up_within(source.port, &replica, within);
+    let n: u64 = replica.connect(None).query_first("SELECT COUNT(*) FROM rq.t").unwrap().unwrap();
+    assert_eq!(n, 2);
 }

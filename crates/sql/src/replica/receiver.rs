@@ -15,12 +15,16 @@
 //!    (`Progress::relay_end`, `Progress::read`): the applier never reads
 //!    an event that a crash could take back.
 //! 2. A connection resumes from `boundary`, the source position just past
-//!    the last whole transaction received (or ROTATE / STOP): a
-//!    transaction cut by a lost connection is fetched again whole. The
-//!    new connection starts a new relay file whose first relayed event is
-//!    the source's artificial ROTATE; an applier inside a transaction
-//!    there rolls it back (`applier.rs`).
+//!    the last whole transaction received (or ROTATE / STOP /
+//!    PREVIOUS_GTIDS): a transaction cut by a lost connection is fetched
+//!    again whole. The new connection starts a new relay file whose first
+//!    relayed event is the source's artificial ROTATE; an applier inside a
+//!    transaction there rolls it back (`applier.rs`).
 //! 3. HEARTBEAT events are not relayed.
+//! 4. Every boundary received is published once the stream pauses, even
+//!    when no later boundary comes: the applier reaches the end of what
+//!    the source sent (its new file's header after a last transaction
+//!    that rotated the log) without waiting for another transaction.
 
 use std::io;
 use std::time::{Duration, Instant};
@@ -170,7 +174,7 @@ fn connection(ch: &Channel, w: &mut RelayWriter, boundary: &mut SourcePos) -> En
         if let Err(e) = w.rotate() {
             return relay_err(e);
         }
-        publish(ch, w, None);
+        publish(ch, w, w.synced_end(), None);
     }
     if let Err(e) = client.register_replica(ch.server_id, "", 0) {
         return lost(e);
@@ -188,10 +192,29 @@ fn connection(ch: &Channel, w: &mut RelayWriter, boundary: &mut SourcePos) -> En
     tracing::info!("replica receiver: reading from {}:{} at '{}' {}", c.host, c.port, boundary.file, boundary.pos);
     let mut read = boundary.clone();
     let mut last_sync = Instant::now();
+    // The relay end of the last boundary, until it is synced and published.
+    let mut unpublished: Option<(u32, u64)> = None;
     loop {
         if ch.stopping() {
             let _ = w.sync();
             return End::Stopped;
+        }
+        // Checked before every read, not only at the boundary itself: what
+        // is queued behind a boundary may end the burst without another
+        // one (a ROTATE, the next file's fake ROTATE and FORMAT_DESCRIPTION
+        // after a source's last transaction), and the source may then stay
+        // quiet for good.
+        if let Some(end) = unpublished {
+            // Sync when the source has nothing more queued (one sync
+            // covers every transaction that arrived together), or at
+            // least every SYNC_INTERVAL under a steady stream.
+            if last_sync.elapsed() >= SYNC_INTERVAL || !client.has_pending() {
+                if let Err(e) = sync_and_publish(ch, w, end, boundary) {
+                    return e;
+                }
+                unpublished = None;
+                last_sync = Instant::now();
+            }
         }
         let ev = match client.event() {
             Ok(Some(ev)) => ev,
@@ -220,47 +243,52 @@ fn connection(ch: &Channel, w: &mut RelayWriter, boundary: &mut SourcePos) -> En
             return relay_err(e);
         }
         let body_end = ev.len() - if alg == Checksum::Crc32 { 4 } else { 0 };
-        let body = &ev[HEADER_LEN..body_end];
-        let mut at_boundary = false;
-        match h.type_code {
-            kind::ROTATE => {
-                if let Ok((pos, name)) = decode::rotate(body) {
-                    read = SourcePos { file: name, pos };
-                    at_boundary = true;
-                }
-            }
-            kind::FORMAT_DESCRIPTION => {}
-            t => {
-                if h.next_pos != 0 && h.flags & FLAG_ARTIFICIAL == 0 {
-                    read.pos = u64::from(h.next_pos);
-                }
-                at_boundary = match t {
-                    kind::XID | kind::STOP => true,
-                    kind::QUERY => decode::query(body).is_ok_and(|q| !q.sql.eq_ignore_ascii_case("BEGIN")),
-                    _ => false,
-                };
-            }
-        }
-        if at_boundary {
+        if track(&mut read, &h, &ev[HEADER_LEN..body_end]) {
             *boundary = read.clone();
-            // Sync when the source has nothing more queued (one sync
-            // covers every transaction that arrived together), or at
-            // least every SYNC_INTERVAL under a steady stream.
-            if last_sync.elapsed() >= SYNC_INTERVAL || !client.has_pending() {
-                if let Err(e) = w.sync() {
-                    return relay_err(e);
-                }
-                last_sync = Instant::now();
-                publish(ch, w, Some(&read));
-                if w.len() > MAX_RELAY_FILE_BYTES {
-                    if let Err(e) = w.rotate() {
-                        return relay_err(e);
-                    }
-                    publish(ch, w, None);
-                }
+            unpublished = Some(w.end());
+        }
+    }
+}
+
+/// Moves `read` past the event; whether the event ends a boundary
+/// (invariant 2): a transaction's end, or an event outside transactions
+/// that a dump may start after (ROTATE, STOP, PREVIOUS_GTIDS, which
+/// brings the position to the end of a new file's header, where SHOW
+/// MASTER STATUS stands on a source that has not written to it yet).
+fn track(read: &mut SourcePos, h: &decode::Header, body: &[u8]) -> bool {
+    match h.type_code {
+        kind::ROTATE => match decode::rotate(body) {
+            Ok((pos, name)) => {
+                *read = SourcePos { file: name, pos };
+                true
+            }
+            Err(_) => false,
+        },
+        kind::FORMAT_DESCRIPTION => false,
+        t => {
+            if h.next_pos != 0 && h.flags & FLAG_ARTIFICIAL == 0 {
+                read.pos = u64::from(h.next_pos);
+            }
+            match t {
+                kind::XID | kind::STOP | kind::PREVIOUS_GTIDS => true,
+                kind::QUERY => decode::query(body).is_ok_and(|q| !q.sql.eq_ignore_ascii_case("BEGIN")),
+                _ => false,
             }
         }
     }
+}
+
+/// Syncs the relay log and publishes the boundary ending at `end` with
+/// the source position `read` (invariant 1); then starts a new relay
+/// file when this one is past its size and holds nothing after `end`.
+fn sync_and_publish(ch: &Channel, w: &mut RelayWriter, end: (u32, u64), read: &SourcePos) -> Result<(), End> {
+    w.sync().map_err(relay_err)?;
+    publish(ch, w, end, Some(read));
+    if w.end() == end && w.len() > MAX_RELAY_FILE_BYTES {
+        w.rotate().map_err(relay_err)?;
+        publish(ch, w, w.synced_end(), None);
+    }
+    Ok(())
 }
 
 /// The queries before the dump; the checksum algorithm of the stream.
@@ -294,12 +322,13 @@ fn handshake(ch: &Channel, client: &mut Client) -> Result<Checksum, End> {
     }
 }
 
-/// Publishes the synced relay end (invariant 1) and the position read;
-/// deletes relay files the applier finished.
-fn publish(ch: &Channel, w: &mut RelayWriter, read: Option<&SourcePos>) {
+/// Publishes `end`, at most the synced relay end (invariant 1), and the
+/// position read; deletes relay files the applier finished.
+fn publish(ch: &Channel, w: &mut RelayWriter, end: (u32, u64), read: Option<&SourcePos>) {
+    debug_assert!(end <= w.synced_end());
     let applier_file = {
         let mut p = ch.progress.lock();
-        p.relay_end = w.synced_end();
+        p.relay_end = end;
         if let Some(r) = read {
             p.read = r.clone();
         }
