@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# The evidence for or against a change buffer (issue 18 item 6): how many
-# of the pages an I/O-bound insert / secondary-key update workload reads are
-# leaves of non-unique secondary indexes read only to apply a change (what
-# InnoDB's change buffer defers), on quire; and what MariaDB gains from its
-# change buffer (innodb_change_buffering=all against none) on the same data
+# Change buffering (issue 18 item 6) on an I/O-bound insert / secondary-key
+# update workload: quire with innodb_change_buffering none, then all, at
+# each point (throughput, pages read, secondary leaves read only to apply a
+# change, change-buffer merges); and MariaDB the same way on the same data
 # and machine.
 #
 # Usage: scripts/change-buffering.sh OUTDIR QUIRE_BINARY
@@ -12,9 +11,8 @@
 #        MARIADB=1 (0: quire only) PORT_Q=3341 PORT_M=3342
 # quire's counters are INNODB_METRICS deltas over each run plus 5 s after
 # it (purge's reads of the old entries come late): all pages read
-# (buffer_pool_reads), B+tree leaves read (buffer_page_read_index_leaf),
-# secondary leaves and inner nodes read for a change
-# (change_buffer_leaf_reads / _non_leaf_reads), pages written.
+# (buffer_pool_reads), secondary leaves read for a change that was not
+# buffered (change_buffer_leaf_reads), change-buffer merges (ibuf_merges).
 set -euo pipefail
 source "$(dirname "$(realpath "$0")")/lib/server.sh"
 out=$(realpath -m "${1:?usage: change-buffering.sh OUTDIR QUIRE_BINARY}")
@@ -54,19 +52,27 @@ sb "$PQ" --threads=4 oltp_read_write prepare >"$out/prepare.quire" 2>&1
 echo "quire tables: $(du -scm "$out"/quire/data/sbtest/*.qbd | tail -1 | cut -f1) MB, buffer pool $BP" | tee "$out/README.md"
 {
   echo
-  echo "| test | threads | TPS | pages read | secondary leaves read for a change | share | + inner nodes | leaves read (all) | pages written | share of reads + writes |"
+  echo "quire, each point with innodb_change_buffering none, then all (set at run time):"
+  echo
+  echo "| test | threads | TPS none | TPS all | all / none | pages read none | all | secondary leaves read for a change none | all | ibuf merges (all) |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 } >>"$out/README.md"
 for t in $TESTS; do
   for n in $THREADS; do
-    read -r r0 l0 c0 cn0 w0 < <(metrics "$PQ" $M)
-    sb "$PQ" --threads="$n" --time="$TIME" "$t" run >"$out/quire.$t.$n" 2>&1 || true
-    sleep 5
-    read -r r1 l1 c1 cn1 w1 < <(metrics "$PQ" $M)
-    awk -v t="$t" -v n="$n" -v tps="$(tps "$out/quire.$t.$n")" -v r=$((r1 - r0)) -v l=$((l1 - l0)) \
-      -v c=$((c1 - c0)) -v cn=$((cn1 - cn0)) -v w=$((w1 - w0)) 'BEGIN {
-        printf "| %s | %d | %s | %d | %d | %.2f | %d | %d | %d | %.2f |\n", t, n, tps, r, c,
-          (r > 0 ? c / r : 0), cn, l, w, (r + w > 0 ? c / (r + w) : 0) }' | tee -a "$out/README.md"
+    declare -A res=()
+    for mode in none all; do
+      q "$PQ" "SET GLOBAL innodb_change_buffering = $mode"
+      read -r r0 l0 c0 cn0 w0 m0 < <(metrics "$PQ" $M ibuf_merges)
+      sb "$PQ" --threads="$n" --time="$TIME" "$t" run >"$out/quire.$mode.$t.$n" 2>&1 || true
+      sleep 5
+      read -r r1 l1 c1 cn1 w1 m1 < <(metrics "$PQ" $M ibuf_merges)
+      res[$mode]="$(tps "$out/quire.$mode.$t.$n") $((r1 - r0)) $((c1 - c0)) $((m1 - m0))"
+    done
+    read -r tn rn cn _ <<<"${res[none]}"
+    read -r ta ra ca ma <<<"${res[all]}"
+    awk -v t="$t" -v n="$n" -v tn="$tn" -v ta="$ta" -v rn="$rn" -v ra="$ra" -v cn="$cn" -v ca="$ca" -v ma="$ma" 'BEGIN {
+      printf "| %s | %d | %s | %s | %.2f | %d | %d | %d | %d | %d |\n", t, n, tn, ta, (tn > 0 ? ta / tn : 0), rn, ra, cn, ca, ma }' |
+      tee -a "$out/README.md"
   done
 done
 kill "${pids[0]}"; wait "${pids[0]}" 2>/dev/null || true; pids=()

@@ -604,7 +604,7 @@ pub static VARS: &[VarDef] = &[
     def("innodb_change_buffer_max_size", G, DYN, uint(0, 50), "25", USED),
     // The change buffer (engine `ibuf/`); the default by measurement
     // (docs/BENCHMARKS.md, "Change buffering").
-    def("innodb_change_buffering", G, DYN, VarKind::Enum(CHANGE_BUFFERING), "none", USED),
+    def("innodb_change_buffering", G, DYN, VarKind::Enum(CHANGE_BUFFERING), "all", USED),
     def("innodb_checksum_algorithm", G, DYN, VarKind::Enum(CHECKSUMS), "crc32", COMPAT),
     def("innodb_commit_concurrency", G, DYN, uint(0, 1000), "0", COMPAT),
     def("innodb_concurrency_tickets", G, DYN, uint(1, U32), "5000", USED),

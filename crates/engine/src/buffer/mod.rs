@@ -709,8 +709,8 @@ impl BufferPool {
         inst.table.lookup(id, h, &inst.frames).is_some()
     }
 
-    /// A page about to leave the page table: a leaf of a user tablespace
-    /// leaves its room behind for the change buffer. REQUIRES: the frame
+    /// A page about to leave the page table: a leaf of an index that takes
+    /// buffered changes leaves its room behind for the change buffer. REQUIRES: the frame
     /// exclusively latched, still in the page table.
     fn note_eviction(&self, frame: &Frame, id: PageId) {
         if !self.pending.is_active() || id.space == crate::SYSTEM_SPACE {
@@ -718,9 +718,12 @@ impl BufferPool {
         }
         // SAFETY: exclusively latched (the caller's requirement).
         let bytes = unsafe { frame.bytes(self.page_size()) };
-        if crate::page::page_type(bytes) == Some(crate::page::PageType::BTreeNode) && crate::btree::node::is_leaf(bytes)
+        use crate::btree::node;
+        if crate::page::page_type(bytes) == Some(crate::page::PageType::BTreeNode)
+            && node::is_leaf(bytes)
+            && self.pending.tracks(node::index_id(bytes))
         {
-            self.pending.on_evict(id, crate::btree::node::room(bytes));
+            self.pending.on_evict(id, node::room(bytes));
         }
     }
 

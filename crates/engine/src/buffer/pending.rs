@@ -22,14 +22,15 @@
 //! buffered inserts are charged against it, so that they all fit when
 //! merged (a merge inside a read cannot split the page).
 //!
-//! The map holds evicted leaves of user tablespaces; it is bounded
-//! (`cap`): past it, evictions are not recorded and their pages take
-//! changes the ordinary way. It is not persistent: after a restart only
+//! The map holds evicted leaves of the indexes that take buffered changes
+//! (non-unique secondary ones, marked by the writers that change them:
+//! [`Pending::track`]); it is bounded (`cap`): past it, evictions are not
+//! recorded and their pages take changes the ordinary way. It is not persistent: after a restart only
 //! the pages with entries are known (rebuilt from the change buffer's
 //! tree), with no room, until they are read and evicted again.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
 
@@ -51,7 +52,11 @@ pub struct Pending {
     cap: usize,
     /// A change buffer is attached: evictions record room, reads check.
     active: AtomicBool,
+    /// Index ids (modulo the bit count) whose leaves' room is recorded.
+    tracked: Box<[AtomicU64]>,
 }
+
+const TRACKED_WORDS: usize = 64;
 
 impl Pending {
     pub(crate) fn new(cap: usize) -> Self {
@@ -60,7 +65,29 @@ impl Pending {
             slots: AtomicUsize::new(0),
             cap,
             active: AtomicBool::new(false),
+            tracked: (0..TRACKED_WORDS).map(|_| AtomicU64::new(0)).collect(),
         }
+    }
+
+    fn bit(index_id: u32) -> (usize, u64) {
+        let b = index_id as usize % (TRACKED_WORDS * 64);
+        (b / 64, 1 << (b % 64))
+    }
+
+    /// Marks `index_id` as one whose changes may be buffered: its leaves'
+    /// room is recorded when they are evicted. A read first, so that the
+    /// shared word is written once per index.
+    #[inline]
+    pub(crate) fn track(&self, index_id: u32) {
+        let (w, m) = Self::bit(index_id);
+        if self.tracked[w].load(Ordering::Relaxed) & m == 0 {
+            self.tracked[w].fetch_or(m, Ordering::Relaxed);
+        }
+    }
+
+    pub(crate) fn tracks(&self, index_id: u32) -> bool {
+        let (w, m) = Self::bit(index_id);
+        self.tracked[w].load(Ordering::Relaxed) & m != 0
     }
 
     #[inline]

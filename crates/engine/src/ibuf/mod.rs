@@ -175,7 +175,24 @@ impl ChangeBuffer {
         });
         cb.count_entries()?;
         pool.attach_change_buffer(&cb);
+        cb.merge_resident()?;
         Ok(cb)
+    }
+
+    /// Merges into the pages with changes waiting that are already in the
+    /// pool: crash recovery reads pages before the change buffer is open,
+    /// and a page handed out must have its changes. REQUIRES: nothing else
+    /// runs yet (the engine is opening).
+    fn merge_resident(&self) -> Result<()> {
+        let pool = self.tree.pool();
+        let all = pool.pending.pages_with_entries(usize::MAX, 0);
+        for id in all.into_iter().filter(|id| pool.in_page_table(*id)) {
+            let mut g = pool.fix_exclusive(id)?;
+            self.merge_into(&mut g)?;
+            drop(g);
+            pool.pending.forget(id);
+        }
+        Ok(())
     }
 
     /// Startup: which pages have entries, how many bytes, the next sequence.

@@ -184,6 +184,9 @@ pub(crate) fn write_row(
                         let buffer = ibuf
                             .zip(t.buffer_op(op))
                             .filter(|(cb, bop)| cb.admits(*bop) && !ordinary.contains(&(ti, oi)));
+                        if buffer.is_some() {
+                            pool.pending.track(t.tree.index_id());
+                        }
                         let (g, f) = match buffer {
                             Some((_, bop)) => match t.reading(|| t.tree.latch_leaf_unless_absent(key))? {
                                 LeafFor::Latched(g, f) => (g, f),
