@@ -228,3 +228,19 @@ fn dropping_a_table_drops_its_buffered_changes() {
     assert_eq!(contents(&e.table("d/keep").unwrap()), reference);
     assert_eq!(e.change_buffer().entries(), 0, "reading the table merged its changes");
 }
+
+#[test]
+fn the_change_buffer_tree_shrinks_back_once_everything_is_merged() {
+    let e = Engine::open(config(Mode::All), MemVfs::new()).unwrap();
+    let cb = e.change_buffer();
+    cb.pause_background_merge(true);
+    let t = e.create_table("d/t", schema()).unwrap();
+    workload(&t, 12_000, 5);
+    let full = cb.tree_pages().unwrap();
+    assert!(full > 3, "the buffered changes took several pages ({full})");
+    cb.merge_all().unwrap();
+    assert_eq!(cb.entries(), 0);
+    let left = cb.tree_pages().unwrap();
+    assert!(left * 3 <= full, "emptied leaves were joined: {full} pages, {left} left");
+    contents(&t);
+}

@@ -139,6 +139,10 @@ pub struct ChangeBuffer {
     stopping: AtomicBool,
     /// Tests hold the background merge back, to see what is buffered.
     merge_paused: AtomicBool,
+    /// Keys of change-buffer leaves that merges left underfull: the
+    /// background merge joins them with a neighbour (a merge inside a read
+    /// holds a user page and does not restructure the tree).
+    thin: Mutex<Vec<Vec<u8>>>,
     /// Held by the background merge around each page and by
     /// [`ChangeBuffer::drop_space`], so that no merge reads a page of a
     /// space being dropped.
@@ -169,6 +173,7 @@ impl ChangeBuffer {
             stats: IbufStats::default(),
             stopping: AtomicBool::new(false),
             merge_paused: AtomicBool::new(false),
+            thin: Mutex::new(Vec::new()),
             dropping: Mutex::new(()),
             wake: (Mutex::new(()), Condvar::new()),
             merger: Mutex::new(None),
@@ -253,6 +258,11 @@ impl ChangeBuffer {
         self.entries_at_open.load(Ordering::Relaxed)
     }
 
+    /// The tree's pages, counted by walking it (tests, CHECK).
+    pub fn tree_pages(&self) -> Result<u64> {
+        Ok(self.tree.verify()?.1)
+    }
+
     /// The tree's size in pages, estimated from its bytes.
     pub fn size_pages(&self) -> u64 {
         let ps = self.tree.pool().page_size() as u64;
@@ -326,6 +336,8 @@ impl ChangeBuffer {
         };
         // (leaf, position) of each entry, in order.
         let mut found: Vec<(usize, usize)> = Vec::new();
+        // (leaf, its first entry's key): a key in the leaf's range.
+        let mut probes: Vec<(usize, Vec<u8>)> = Vec::new();
         let mut need = 0;
         let mut bytes = 0;
         for (li, g) in leaves.iter().enumerate() {
@@ -349,6 +361,9 @@ impl ChangeBuffer {
                     need += node::entry_size(c.key.len(), c.val.len());
                 }
                 bytes += node::entry_size(kl, vl);
+                if probes.last().is_none_or(|(l, _)| *l != li) {
+                    probes.push((li, p[ko..ko + kl].to_vec()));
+                }
                 found.push((li, pos));
             }
         }
@@ -380,6 +395,9 @@ impl ChangeBuffer {
             for &(_, pos) in found.iter().rev().filter(|(l, _)| *l == li) {
                 mtr.node_remove(g, pos);
             }
+            if let Some((_, k)) = probes.iter().find(|(l, _)| *l == li) {
+                self.note_if_thin(g, k);
+            }
         }
         for g in leaves {
             mtr.keep(g);
@@ -404,6 +422,28 @@ impl ChangeBuffer {
             }
         }
         Ok(spaces)
+    }
+
+    /// Remembers a change-buffer leaf that removals left underfull (not the
+    /// root), by `key`, one in its range, for [`ChangeBuffer::join_thin`].
+    /// A bounded list: a leaf left out is noted again by a later removal.
+    fn note_if_thin(&self, g: &ExclusiveGuard<'_>, key: &[u8]) {
+        if g.id() == self.tree.root() || !self.tree.is_underfull(g.data()) {
+            return;
+        }
+        let mut thin = self.thin.lock();
+        if thin.len() < 1024 {
+            thin.push(key.to_vec());
+        }
+    }
+
+    /// Joins the leaves merges left underfull with a neighbour (best
+    /// effort: a failure is logged).
+    fn join_thin(&self) {
+        let keys = std::mem::take(&mut *self.thin.lock());
+        for k in keys {
+            self.tree.after_commit(self.tree.try_merge(&k, 0));
+        }
     }
 
     /// Removes every change buffered for a tablespace being dropped.
@@ -433,6 +473,7 @@ impl ChangeBuffer {
                 for pos in (start..end).rev() {
                     mtr.node_remove(&mut g, pos);
                 }
+                self.note_if_thin(&g, &from);
                 mtr.keep(g);
                 mtr.commit();
                 self.removed((end - start) as u64, bytes as u64);
@@ -500,6 +541,7 @@ impl ChangeBuffer {
         if self.merge_paused.load(Ordering::Relaxed) {
             return;
         }
+        self.join_thin();
         let pool = self.tree.pool();
         let budget = (pool.tuning.io_capacity.load(Ordering::Relaxed) / 20).max(1) as usize;
         let pages = pool.pending.pages_with_entries(budget, *start);
@@ -533,6 +575,7 @@ impl ChangeBuffer {
             for id in pages {
                 drop(pool.fix_shared(id)?);
             }
+            self.join_thin();
         }
     }
 }

@@ -28,7 +28,6 @@ use super::rowop_buffer::{self, Buffered, Deferred};
 use crate::btree::{node, overflow, BTree, Fences};
 use crate::buffer::{BufferPool, ExclusiveGuard};
 use crate::ibuf::{self, ChangeBuffer};
-
 use crate::mtr::Mtr;
 use crate::txn::lock::{LockKey, LockKind, LockMode, LockSys, TrxLocks};
 use crate::txn::TrxId;
