@@ -6,6 +6,8 @@
 //! before the change buffer opened: they are merged at open); a dropped
 //! table takes its buffered changes with it.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::ops::Bound;
 use std::sync::Arc;
@@ -13,24 +15,14 @@ use std::sync::Arc;
 use quire_engine::btree::Direction;
 use quire_engine::config::FlushMethod;
 use quire_engine::ibuf::Mode;
-use quire_engine::row::{Column, ColumnType, IndexDef, TableSchema, Value};
+use quire_engine::row::{TableSchema, Value};
 use quire_engine::table::IndexRef;
 use quire_engine::{Engine, EngineConfig, Table};
 use quire_io::{CrashPolicy, FaultVfs, MemVfs, Vfs};
 use rand::{Rng, SeedableRng};
 
-/// `id` primary key, `k` with a non-unique index, a 100-byte payload.
 fn schema() -> TableSchema {
-    TableSchema {
-        columns: vec![
-            Column::new("id", ColumnType::Int { unsigned: false }).not_null(),
-            Column::new("k", ColumnType::Int { unsigned: false }).not_null(),
-            Column::new("pad", ColumnType::Varchar { len: 100 }).not_null(),
-        ],
-        primary_key: vec![0],
-        indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique: false, prefix: vec![] }],
-        ..Default::default()
-    }
+    common::k_indexed_schema(false)
 }
 
 fn row(id: i64, k: i64) -> Vec<Value> {

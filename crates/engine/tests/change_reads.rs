@@ -5,25 +5,17 @@
 //! else is: not the clustered index, not a UNIQUE index (whose check needs
 //! the leaf anyway), not a read by a query.
 
+mod common;
+
 use std::sync::Arc;
 
 use quire_engine::ibuf::Mode;
-use quire_engine::row::{Column, ColumnType, IndexDef, TableSchema, Value};
+use quire_engine::row::{TableSchema, Value};
 use quire_engine::{Engine, EngineConfig, Table};
 use quire_io::{MemVfs, Vfs};
 
-/// `id` primary key, `k` indexed (UNIQUE or not), a 100-byte payload.
 fn schema(unique: bool) -> TableSchema {
-    TableSchema {
-        columns: vec![
-            Column::new("id", ColumnType::Int { unsigned: false }).not_null(),
-            Column::new("k", ColumnType::Int { unsigned: false }).not_null(),
-            Column::new("pad", ColumnType::Varchar { len: 100 }).not_null(),
-        ],
-        primary_key: vec![0],
-        indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique, prefix: vec![] }],
-        ..Default::default()
-    }
+    common::k_indexed_schema(unique)
 }
 
 /// A permutation of 0..n: keys that land on random leaves.

@@ -69,3 +69,20 @@ pub fn open_on_faults(fault: &Arc<quire_io::FaultVfs>, pool_pages: usize) -> Arc
         .flush_method(FlushMethod::Fsync);
     quire_engine::Engine::open(cfg, vfs).unwrap()
 }
+
+/// `id INT` primary key, `k INT` with an index (UNIQUE or not) and a
+/// 100-byte payload: the secondary-index tests' table (change reads, the
+/// change buffer).
+pub fn k_indexed_schema(unique: bool) -> quire_engine::row::TableSchema {
+    use quire_engine::row::{Column, ColumnType, IndexDef, TableSchema};
+    TableSchema {
+        columns: vec![
+            Column::new("id", ColumnType::Int { unsigned: false }).not_null(),
+            Column::new("k", ColumnType::Int { unsigned: false }).not_null(),
+            Column::new("pad", ColumnType::Varchar { len: 100 }).not_null(),
+        ],
+        primary_key: vec![0],
+        indexes: vec![IndexDef { name: "k".into(), columns: vec![1], unique, prefix: vec![] }],
+        ..Default::default()
+    }
+}
