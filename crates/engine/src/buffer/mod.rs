@@ -683,14 +683,14 @@ impl BufferPool {
             return Ok(());
         }
         let id = g.id();
-        if self.pending.has_entries(id) {
+        if self.pending.on_read(id) {
             let cb = self.change_buffer.get().and_then(std::sync::Weak::upgrade);
             let Some(cb) = cb else {
                 return Err(Error::corruption(id, "changes are buffered for this page but no change buffer is open"));
             };
             cb.merge_into(g)?;
+            self.pending.forget(id);
         }
-        self.pending.forget(id);
         Ok(())
     }
 

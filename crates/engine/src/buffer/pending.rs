@@ -9,7 +9,7 @@
 //!   table (any state: being read counts as present), and records the
 //!   entry here in the same critical section ([`Pending::reserve`]);
 //! - a read inserts P in the page table first, then asks here whether P
-//!   has entries ([`Pending::has_entries`]), and merges them before
+//!   has entries ([`Pending::on_read`]), and merges them before
 //!   anyone sees the page.
 //!
 //! Whichever critical section comes first, the other sees its effect: the
@@ -120,10 +120,28 @@ impl Pending {
         s.insert(id, Slot { room: room as u32, entries: 0 });
     }
 
-    /// Whether `id` has changes waiting. REQUIRES: `id` is in the page
-    /// table (being read), so that no new change can be buffered for it.
+    /// Whether `id` has changes waiting. For a page being read (in the
+    /// page table, so that no new change can be buffered for it), see
+    /// [`Pending::on_read`].
     pub(crate) fn has_entries(&self, id: PageId) -> bool {
         self.shard(id).lock().get(&id).is_some_and(|s| s.entries > 0)
+    }
+
+    /// A page being read (REQUIRES: in the page table): whether it has
+    /// changes waiting; if not, it is forgotten at once (one critical
+    /// section per read). One that has is forgotten by [`Pending::forget`]
+    /// once merged.
+    pub(crate) fn on_read(&self, id: PageId) -> bool {
+        let mut s = self.shard(id).lock();
+        match s.get(&id) {
+            Some(slot) if slot.entries > 0 => true,
+            Some(_) => {
+                s.remove(&id);
+                self.slots.fetch_sub(1, Ordering::Relaxed);
+                false
+            }
+            None => false,
+        }
     }
 
     /// `id` is in the pool now, its changes merged: nothing to remember.

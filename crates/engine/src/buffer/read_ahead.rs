@@ -360,7 +360,7 @@ impl BufferPool {
             // A page with buffered changes is left to the read that needs
             // it, which merges them (read-ahead holds no latch order that
             // would allow taking the change buffer's).
-            let ok = ok && !(self.pending.is_active() && self.pending.has_entries(id));
+            let ok = ok && !(self.pending.is_active() && self.pending.on_read(id));
             if ok {
                 self.count_read_kind(bytes, false);
                 self.read_ahead.stats.pages.inc();

@@ -89,10 +89,6 @@ impl Mode {
         }
     }
 
-    pub fn name(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
-
     fn buffers(self, op: Op) -> bool {
         match op {
             Op::Insert => matches!(self, Mode::Inserts | Mode::Changes | Mode::All),
@@ -113,8 +109,6 @@ pub struct IbufStats {
     pub merged_removes: Counter,
     /// Leaves that took buffered changes (`Innodb_ibuf_merges`).
     pub merges: Counter,
-    /// Of those, merged by the background thread.
-    pub background_merges: Counter,
     /// Changes dropped with their tablespace, by kind
     /// (`Innodb_ibuf_discarded_inserts`, `_deletes`).
     pub discarded_inserts: Counter,
@@ -158,7 +152,9 @@ impl ChangeBuffer {
     }
 
     /// Opens the tree at `root`, counts what it holds for each page, and
-    /// attaches it to the pool (which merges from now on).
+    /// attaches it to the pool (which merges from now on); drops what it
+    /// holds for tablespaces that are gone (a crash between a DROP TABLE
+    /// and that cleanup).
     pub(crate) fn open(pool: &Arc<BufferPool>, root: PageId, mode: Mode, max_size_pct: u32) -> Result<Arc<Self>> {
         let tree = BTree::open(pool, root, IBUF_INDEX_ID)?;
         let cb = Arc::new(Self {
@@ -178,9 +174,13 @@ impl ChangeBuffer {
             wake: (Mutex::new(()), Condvar::new()),
             merger: Mutex::new(None),
         });
-        cb.count_entries()?;
+        let spaces = cb.count_entries()?;
         pool.attach_change_buffer(&cb);
         cb.merge_resident()?;
+        for space in spaces.into_iter().filter(|s| pool.files().get(*s).is_err()) {
+            tracing::warn!("change buffer: dropping the changes buffered for space {space}, which no longer exists");
+            cb.drop_space(space)?;
+        }
         Ok(cb)
     }
 
@@ -200,17 +200,22 @@ impl ChangeBuffer {
         Ok(())
     }
 
-    /// Startup: which pages have entries, how many bytes, the next sequence.
-    fn count_entries(&self) -> Result<()> {
+    /// Startup: which pages have entries, how many bytes, the next
+    /// sequence; returns the tablespaces that have entries.
+    fn count_entries(&self) -> Result<Vec<SpaceId>> {
         let mut cur = self.tree.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded, Direction::Forward);
         let mut last: Option<(PageId, u32)> = None;
         let mut max_seq = 0;
+        let mut spaces = Vec::new();
         let pending = &self.tree.pool().pending;
         while let Some((k, v)) = cur.next()? {
             let Some((page, seq)) = entry::parse_key(k) else {
                 return Err(Error::corruption(self.tree.root(), "a change buffer key of the wrong length"));
             };
             max_seq = max_seq.max(seq + 1);
+            if spaces.last() != Some(&page.space) {
+                spaces.push(page.space);
+            }
             self.bytes.fetch_add(node::entry_size(k.len(), v.len()) as u64, Ordering::Relaxed);
             self.entries.fetch_add(1, Ordering::Relaxed);
             match &mut last {
@@ -232,7 +237,7 @@ impl ChangeBuffer {
         if n > 0 {
             tracing::info!("change buffer: {n} buffered changes for {} pages", pending.pages_waiting());
         }
-        Ok(())
+        Ok(spaces)
     }
 
     pub fn mode(&self) -> Mode {
@@ -295,9 +300,10 @@ impl ChangeBuffer {
         }
     }
 
+    /// Entries left the tree (every one was counted when it came in).
     fn removed(&self, n: u64, leaf_bytes: u64) {
-        self.entries.fetch_sub(n.min(self.entries.load(Ordering::Relaxed)), Ordering::Relaxed);
-        self.bytes.fetch_sub(leaf_bytes.min(self.bytes.load(Ordering::Relaxed)), Ordering::Relaxed);
+        self.entries.fetch_sub(n, Ordering::Relaxed);
+        self.bytes.fetch_sub(leaf_bytes, Ordering::Relaxed);
     }
 
     /// The change-buffer leaves holding `page`'s entries, exclusively
@@ -379,8 +385,7 @@ impl ChangeBuffer {
             let (at, present) = node::lower_bound(page.data(), c.key).map_err(|e| Error::corruption(id, e.0))?;
             match (c.op, present) {
                 (Op::Insert, false) => {
-                    let (k, v) = (c.key.to_vec(), c.val.to_vec());
-                    mtr.node_insert(page, at, &k, &v, false);
+                    mtr.node_insert(page, at, c.key, c.val, false);
                     ins += 1;
                 }
                 (Op::Remove, true) => {
@@ -408,20 +413,6 @@ impl ChangeBuffer {
         self.stats.merged_removes.add(rem);
         self.stats.merges.inc();
         Ok(())
-    }
-
-    /// The tablespaces that have changes buffered.
-    pub(crate) fn spaces_with_entries(&self) -> Result<Vec<SpaceId>> {
-        let mut spaces = Vec::new();
-        let mut cur = self.tree.range(std::ops::Bound::Unbounded, std::ops::Bound::Unbounded, Direction::Forward);
-        while let Some((k, _)) = cur.next()? {
-            if let Some((page, _)) = entry::parse_key(k) {
-                if spaces.last() != Some(&page.space) {
-                    spaces.push(page.space);
-                }
-            }
-        }
-        Ok(spaces)
     }
 
     /// Remembers a change-buffer leaf that removals left underfull (not the
@@ -554,17 +545,13 @@ impl ChangeBuffer {
             if !pool.pending.has_entries(id) {
                 continue; // merged meanwhile, or its space dropped
             }
-            match pool.fix_shared(id) {
-                Ok(g) => {
-                    drop(g);
-                    self.stats.background_merges.inc();
-                }
-                Err(e) => tracing::warn!("change buffer: merging into page {id} failed: {e}"),
+            if let Err(e) = pool.fix_shared(id) {
+                tracing::warn!("change buffer: merging into page {id} failed: {e}");
             }
         }
     }
 
-    /// Merges everything buffered (tests; a slow shutdown).
+    /// Merges everything buffered (tests).
     pub fn merge_all(&self) -> Result<()> {
         let pool = self.tree.pool();
         loop {

@@ -327,29 +327,14 @@ impl Engine {
     }
 
     /// Opens the change buffer, making its tree first in a data directory
-    /// from before it existed, and drops what it holds for tablespaces
-    /// that are gone (a crash between a DROP TABLE and that cleanup).
+    /// from before it existed.
     fn open_change_buffer(pool: &Arc<BufferPool>, cfg: &EngineConfig) -> Result<Arc<ChangeBuffer>> {
         let mut root = space::owner_u32(pool, SYSTEM_SPACE, SYS_IBUF_ROOT)?;
         if root == 0 {
             root = ChangeBuffer::create(pool)?.page_no;
             space::set_owner_fields(pool, SYSTEM_SPACE, &[(SYS_IBUF_ROOT, &root.to_le_bytes())])?;
         }
-        let ibuf = ChangeBuffer::open(
-            pool,
-            PageId::new(SYSTEM_SPACE, root),
-            cfg.change_buffering,
-            cfg.change_buffer_max_size,
-        )?;
-        for space in ibuf.spaces_with_entries()? {
-            if pool.files().get(space).is_err() {
-                tracing::warn!(
-                    "change buffer: dropping the changes buffered for space {space}, which no longer exists"
-                );
-                ibuf.drop_space(space)?;
-            }
-        }
-        Ok(ibuf)
+        ChangeBuffer::open(pool, PageId::new(SYSTEM_SPACE, root), cfg.change_buffering, cfg.change_buffer_max_size)
     }
 
     /// Forgets a tablespace being dropped: its buffered changes, then its

@@ -130,13 +130,15 @@ impl Client {
 
     /// Whether bytes wait in the socket (a non-blocking peek).
     pub fn has_pending(&self) -> bool {
-        if self.stream.set_nonblocking(true).is_err() {
-            return false;
-        }
+        use std::os::fd::AsRawFd;
         let mut b = [0u8; 1];
-        let r = matches!(self.stream.peek(&mut b), Ok(n) if n > 0);
-        let _ = self.stream.set_nonblocking(false);
-        r
+        // One system call: a peek that does not wait (the receiver asks
+        // before each event while a boundary waits to be published).
+        // SAFETY: a valid socket and a one-byte buffer we own.
+        let n = unsafe {
+            libc::recv(self.stream.as_raw_fd(), b.as_mut_ptr().cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT)
+        };
+        n > 0
     }
 
     pub fn set_read_timeout(&self, t: Option<Duration>) -> R<()> {
