@@ -93,6 +93,9 @@ pub struct EngineConfig {
     pub change_buffering: crate::ibuf::Mode,
     /// `innodb_change_buffer_max_size`: percent of the buffer pool (0-50).
     pub change_buffer_max_size: u32,
+    /// `innodb_fast_shutdown` at startup: what [`crate::Engine::shutdown`]
+    /// does (see [`crate::ShutdownMode`]).
+    pub fast_shutdown: crate::ShutdownMode,
 }
 
 impl EngineConfig {
@@ -123,6 +126,7 @@ impl EngineConfig {
             adaptive_hash_index_parts: 8,
             change_buffering: crate::ibuf::Mode::All,
             change_buffer_max_size: 25,
+            fast_shutdown: crate::ShutdownMode::Fast,
         }
     }
 
@@ -171,6 +175,11 @@ impl EngineConfig {
         self
     }
 
+    pub fn fast_shutdown(mut self, mode: crate::ShutdownMode) -> Self {
+        self.fast_shutdown = mode;
+        self
+    }
+
     pub fn buffer_pool_size(mut self, n: usize) -> Self {
         self.buffer_pool_size = n;
         self
@@ -215,5 +224,33 @@ mod tests {
         assert_eq!(parse_size("1G").unwrap(), 1 << 30);
         assert_eq!(parse_size("4096").unwrap(), 4096);
         assert!(parse_size("lots").is_err());
+    }
+}
+
+/// `innodb_fast_shutdown`: how much work a clean shutdown does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ShutdownMode {
+    /// 0: a slow shutdown. Purge first removes everything no read view
+    /// still needs and the change buffer is merged into its leaves, then
+    /// as `Fast`.
+    Slow = 0,
+    /// 1 (the default): every dirty page is written and a checkpoint
+    /// taken, so the next open replays nothing.
+    Fast = 1,
+    /// 2: only the redo log is written and synced; pages are left as they
+    /// are, and the next open recovers as after a crash (nothing committed
+    /// is lost).
+    Cold = 2,
+}
+
+impl ShutdownMode {
+    pub fn from_u64(v: u64) -> Option<Self> {
+        match v {
+            0 => Some(Self::Slow),
+            1 => Some(Self::Fast),
+            2 => Some(Self::Cold),
+            _ => None,
+        }
     }
 }

@@ -30,7 +30,7 @@ pub mod table;
 pub mod txn;
 pub mod wait;
 
-pub use config::EngineConfig;
+pub use config::{EngineConfig, ShutdownMode};
 pub use error::{Error, Result};
 pub use ids::{Lsn, PageId, PageNo, SpaceId, SYSTEM_SPACE};
 pub use table::{Engine, Table};

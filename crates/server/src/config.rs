@@ -40,6 +40,7 @@ use quire_engine::dblwr::DoublewriteMode;
 use quire_engine::ibuf::Mode as ChangeBufferMode;
 use quire_engine::log::FlushAtCommit;
 use quire_engine::EngineConfig;
+use quire_engine::ShutdownMode;
 use quire_sql::sysvars::{self, normalise_name, SysVars, VarKind, VarValue};
 
 /// How deep `!include` may nest (a guard against include cycles).
@@ -473,6 +474,8 @@ impl ServerConfig {
         cfg.change_buffering = ChangeBufferMode::from_name(&self.text("innodb_change_buffering")?)
             .ok_or_else(|| value_error("innodb_change_buffering", "not a change buffering mode"))?;
         cfg.change_buffer_max_size = self.u32("innodb_change_buffer_max_size")?;
+        cfg.fast_shutdown = ShutdownMode::from_u64(self.u64("innodb_fast_shutdown")?)
+            .ok_or_else(|| value_error("innodb_fast_shutdown", "not 0, 1 or 2"))?;
         cfg.flush_method = FlushMethod::parse(&self.text("innodb_flush_method")?)
             .map_err(|e| value_error("innodb_flush_method", e))?;
 
@@ -852,6 +855,15 @@ loose-performance-schema-instrument='wait/synch/%=ON',
             assert_eq!((engine.change_buffering, engine.change_buffer_max_size), (mode, 10), "{value}");
         }
         assert!(load(None, &pairs(&[("innodb_change_buffering", "sometimes")])).is_err());
+    }
+
+    #[test]
+    fn fast_shutdown_reaches_the_engine() {
+        let engine = |v: &str| load(None, &pairs(&[("innodb_fast_shutdown", v)])).unwrap().engine_config().unwrap();
+        assert_eq!(load(None, &[]).unwrap().engine_config().unwrap().fast_shutdown, ShutdownMode::Fast);
+        assert_eq!(engine("0").fast_shutdown, ShutdownMode::Slow);
+        assert_eq!(engine("2").fast_shutdown, ShutdownMode::Cold);
+        assert!(load(None, &pairs(&[("innodb_fast_shutdown", "3")])).is_err());
     }
 
     #[test]

@@ -127,6 +127,15 @@ fn hooks(cfg: &ServerConfig, engine: &Arc<Engine>) {
     );
     let e = engine.clone();
     let _ = sv.on_change(
+        "innodb_fast_shutdown",
+        Box::new(move |v| {
+            if let Some(m) = v.as_u64().and_then(quire_engine::ShutdownMode::from_u64) {
+                e.set_shutdown_mode(m);
+            }
+        }),
+    );
+    let e = engine.clone();
+    let _ = sv.on_change(
         "innodb_change_buffer_max_size",
         Box::new(move |v| e.change_buffer().set_max_size_pct(v.as_u64().unwrap_or(25) as u32)),
     );

@@ -244,6 +244,41 @@ fn accounts_grants_and_data_survive_a_restart() {
     s.shutdown().unwrap();
 }
 
+/// SET GLOBAL innodb_fast_shutdown = 2 reaches the engine: the next start
+/// recovers from the log (as after a crash) and loses nothing; the
+/// setting is not persisted, so the start after that replays nothing.
+#[test]
+fn innodb_fast_shutdown_2_leaves_the_next_start_to_recover_from_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = start(dir.path());
+    let mut c = connect(&s, None);
+    c.query_drop("CREATE DATABASE fs").unwrap();
+    c.query_drop("CREATE TABLE fs.t (id INT PRIMARY KEY, v VARCHAR(20))").unwrap();
+    for i in 0..50 {
+        c.query_drop(format!("INSERT INTO fs.t VALUES ({i}, 'row {i}')")).unwrap();
+    }
+    c.query_drop("SET GLOBAL innodb_fast_shutdown = 2").unwrap();
+    let v: u64 = c.query_first("SELECT @@GLOBAL.innodb_fast_shutdown").unwrap().unwrap();
+    assert_eq!(v, 2);
+    drop(c);
+    s.shutdown().unwrap();
+
+    let s = start(dir.path());
+    let replayed = s.shared.engine.recovery_report().records;
+    assert!(replayed > 0, "after innodb_fast_shutdown = 2 the start replays the log");
+    let mut c = connect(&s, None);
+    let n: i64 = c.query_first("SELECT COUNT(*) FROM fs.t").unwrap().unwrap();
+    assert_eq!(n, 50, "nothing committed was lost");
+    let v: u64 = c.query_first("SELECT @@GLOBAL.innodb_fast_shutdown").unwrap().unwrap();
+    assert_eq!(v, 1, "the setting lasts until the shutdown");
+    drop(c);
+    s.shutdown().unwrap();
+
+    let s = start(dir.path());
+    assert_eq!(s.shared.engine.recovery_report().records, 0, "a default shutdown leaves nothing to replay");
+    s.shutdown().unwrap();
+}
+
 #[test]
 fn random_sql_always_gets_an_error_never_a_crash() {
     use rand::{Rng, SeedableRng};

@@ -618,7 +618,7 @@ pub static VARS: &[VarDef] = &[
     def("innodb_doublewrite_dir", G, RO, Str, "", USED),
     def("innodb_doublewrite_files", G, RO, uint(2, 256), "2", USED),
     def("innodb_doublewrite_pages", G, RO, uint(1, 512), "64", USED),
-    def("innodb_fast_shutdown", G, DYN, uint(0, 2), "1", COMPAT),
+    def("innodb_fast_shutdown", G, DYN, uint(0, 2), "1", USED),
     def("innodb_file_format", G, DYN, VarKind::Enum(FILE_FORMATS), "Barracuda", COMPAT),
     def("innodb_file_per_table", G, DYN, Bool, "ON", COMPAT),
     def("innodb_fill_factor", G, DYN, uint(10, 100), "100", COMPAT),

@@ -43,7 +43,7 @@ use super::trx::{self, Trx, TxnSys, SYS_TRX_ID_MARK};
 use super::{Secondary, Table};
 use crate::btree::{BTree, Direction};
 use crate::buffer::{BufferPool, PoolConfig};
-use crate::config::{EngineConfig, FlushMethod};
+use crate::config::{EngineConfig, FlushMethod, ShutdownMode};
 use crate::dblwr::{Doublewrite, DoublewriteMode};
 use crate::ibuf::ChangeBuffer;
 use crate::log::recovery::{self, RecoveryReport};
@@ -63,6 +63,8 @@ pub const SYSTEM_FILE: &str = "quire_system.qbd";
 pub const REDO_FILE: &str = "quire_redo.log";
 /// Where a new log's LSNs start.
 const FIRST_LSN: u64 = 8192;
+/// A slow shutdown stops waiting for purge after this long without progress.
+const SLOW_SHUTDOWN_STALL: std::time::Duration = std::time::Duration::from_secs(60);
 const SYS_CATALOG_ROOT: usize = 64;
 const SYS_NEXT_SPACE_ID: usize = 68;
 const SYS_NEXT_INDEX_ID: usize = 80;
@@ -96,6 +98,8 @@ pub struct Engine {
     broken: RwLock<HashMap<String, Broken>>,
     ddl: crate::wait::Mutex<()>,
     shut_down: AtomicBool,
+    /// `innodb_fast_shutdown` (a [`ShutdownMode`]), settable at runtime.
+    shutdown_mode: std::sync::atomic::AtomicU8,
     txn: Arc<TxnSys>,
     purge_workers: Mutex<Vec<std::thread::JoinHandle<()>>>,
     /// Transactions the last open found active and rolled back.
@@ -273,6 +277,7 @@ impl Engine {
             | (space::owner_u32(&pool, SYSTEM_SPACE, SYS_ROW_ID_MARK + 4)? as u64) << 32;
         let ibuf = Self::open_change_buffer(&pool, &cfg)?;
         let txn = Arc::new(TxnSys::new(pool.clone(), log.clone(), rseg, id_mark, row_id_mark, ibuf, &cfg));
+        let shutdown_mode = std::sync::atomic::AtomicU8::new(cfg.fast_shutdown as u8);
         let engine = Arc::new(Engine {
             cfg,
             log,
@@ -286,6 +291,7 @@ impl Engine {
             broken: RwLock::new(HashMap::new()),
             ddl: crate::wait::Mutex::new(crate::wait::Instrument::DictSys, ()),
             shut_down: AtomicBool::new(false),
+            shutdown_mode,
             txn,
             purge_workers: Mutex::new(Vec::new()),
             recovered_rollbacks: Default::default(),
@@ -1017,17 +1023,37 @@ impl Engine {
         Ok(())
     }
 
-    /// Writes every dirty page, records the LSN and syncs: the next open
-    /// finds everything on disk. Idempotent.
+    /// `innodb_fast_shutdown` from now on.
+    pub fn set_shutdown_mode(&self, mode: ShutdownMode) {
+        self.shutdown_mode.store(mode as u8, Ordering::Relaxed);
+    }
+
+    pub fn shutdown_mode(&self) -> ShutdownMode {
+        ShutdownMode::from_u64(self.shutdown_mode.load(Ordering::Relaxed) as u64).unwrap_or(ShutdownMode::Fast)
+    }
+
+    /// Shuts down as `innodb_fast_shutdown` says ([`ShutdownMode`]): by
+    /// default writes every dirty page, records the LSN and syncs, so the
+    /// next open finds everything on disk. Idempotent.
     pub fn shutdown(&self) -> Result<()> {
         let _ddl = self.ddl.lock();
         if self.shut_down.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
+        let mode = self.shutdown_mode();
+        if mode == ShutdownMode::Slow && !self.purge_workers.lock().is_empty() {
+            self.txn.history.wait_purged(SLOW_SHUTDOWN_STALL);
+        }
         self.txn.shutting_down.store(true, Ordering::Release);
         self.txn.history.wake_all();
         for h in self.purge_workers.lock().drain(..) {
             let _ = h.join();
+        }
+        if mode == ShutdownMode::Slow {
+            // After purge: its removals may have been buffered.
+            if let Err(e) = self.txn.ibuf.merge_all() {
+                tracing::warn!("slow shutdown: merging the change buffer failed: {e}");
+            }
         }
         self.txn.ibuf.stop_merger();
         self.txn.clear_tables();
@@ -1042,16 +1068,21 @@ impl Engine {
         self.pool.stop_read_ahead();
         self.pool.stop_page_cleaners();
         self.pool.stop_lru_flushers();
-        let flushed = (|| {
-            self.pool.flush_all()?;
-            self.log.checkpoint(self.log.ready_lsn())
-        })();
+        let flushed = match mode {
+            // The log alone (written and synced by `log.shutdown` below)
+            // holds what the pages lack: the next open replays it.
+            ShutdownMode::Cold => Ok(()),
+            _ => (|| {
+                self.pool.flush_all()?;
+                self.log.checkpoint(self.log.ready_lsn())
+            })(),
+        };
         self.pool.files().stop_write_io();
         // The log threads stop whatever happened above.
         let stopped = self.log.shutdown();
         flushed?;
         stopped?;
-        tracing::info!("shut down cleanly at LSN {}", self.log.current_lsn());
+        tracing::info!("shut down ({mode:?}) at LSN {}", self.log.current_lsn());
         Ok(())
     }
 }

@@ -161,6 +161,16 @@ impl History {
         self.len() == 0
     }
 
+    /// Logs purge workers hold now (taken, not yet freed or given back).
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+
+    /// Whether purge is paused ([`History::pause`]).
+    pub fn is_paused(&self) -> bool {
+        self.paused.load(Ordering::Relaxed)
+    }
+
     /// Takes up to `n` logs of transactions below `limit`, oldest first,
     /// waiting up to `wait` for one to become available; none while purge
     /// is paused.
@@ -216,6 +226,27 @@ impl History {
     /// Writers waiting for the purge lag now.
     pub fn lag_waiters(&self) -> usize {
         self.lag_waiters.load(Ordering::Relaxed)
+    }
+
+    /// Waits until purge has taken and freed every log no read view pins
+    /// (a slow shutdown). Gives up, with a warning, when purge is paused
+    /// or makes no progress for `stall`.
+    pub fn wait_purged(&self, stall: Duration) {
+        let mut last = (self.len(), std::time::Instant::now());
+        while self.purgeable() > 0 || self.in_flight() > 0 {
+            if self.is_paused() {
+                tracing::warn!("slow shutdown: purge is paused, {} undo logs left", self.len());
+                return;
+            }
+            let len = self.len();
+            if len != last.0 {
+                last = (len, std::time::Instant::now());
+            } else if last.1.elapsed() > stall {
+                tracing::warn!("slow shutdown: purge made no progress for {stall:?}, {len} undo logs left");
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     /// Wakes every waiting worker and writer (shutdown).
