@@ -15,6 +15,17 @@ pub struct SqlError {
 pub type Result<T> = std::result::Result<T, SqlError>;
 
 impl SqlError {
+    /// 1175: an UPDATE or DELETE without a key or LIMIT under
+    /// `sql_safe_updates` (MariaDB's text; MySQL 8.0 adds a hint about
+    /// Workbench's preferences).
+    pub fn safe_update() -> Self {
+        SqlError::new(
+            1175,
+            "HY000",
+            "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column",
+        )
+    }
+
     pub fn new(code: u16, state: &'static str, message: impl Into<String>) -> Self {
         Self { code, state, message: message.into() }
     }

@@ -15,14 +15,35 @@ fn arity(name: &str, args: &[Value], n: std::ops::RangeInclusive<usize>) -> Resu
     }
 }
 
-/// The current time in the session's `time_zone`, to the second.
+/// The statement's time in the session's `time_zone`, to the second.
 pub fn now() -> DateTime {
     DateTime { micros: 0, ..crate::timezone::local_now() }
 }
 
-/// The current UTC time, to the second.
+/// The statement's UTC time, to the second.
 fn utc_now() -> DateTime {
     DateTime { micros: 0, ..crate::timezone::utc_now() }
+}
+
+/// NOW(fsp) and its kin: `at` to `fsp` fractional digits (the first
+/// argument; none without it). 1426 beyond 6, as MySQL.
+fn at_fsp(name: &str, at: DateTime, args: &[Value]) -> Result<Value> {
+    arity(name, args, 0..=1)?;
+    let fsp = match args.first() {
+        None => 0,
+        Some(v) => match to_i128(v) {
+            Some(n @ 0..=6) => n as u8,
+            Some(n) => {
+                return Err(SqlError::new(
+                    1426,
+                    "42000",
+                    format!("Too big precision {n} specified for '{name}'. Maximum is 6."),
+                ))
+            }
+            None => 0,
+        },
+    };
+    Ok(Value::DateTime(at.with_fsp(fsp)))
 }
 
 /// The largest second a TIMESTAMP holds (2038-01-19 03:14:07 UTC): the
@@ -38,8 +59,11 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
     }
     let a0 = || args.first().cloned().unwrap_or(Value::Null);
     Ok(match name {
-        "now" | "current_timestamp" | "sysdate" | "localtime" | "localtimestamp" => Value::DateTime(now()),
-        "utc_timestamp" => Value::DateTime(utc_now()),
+        "now" | "current_timestamp" | "localtime" | "localtimestamp" => {
+            return at_fsp(name, crate::timezone::local_now(), args)
+        }
+        "sysdate" => return at_fsp(name, crate::timezone::local_sysdate(), args),
+        "utc_timestamp" => return at_fsp(name, crate::timezone::utc_now(), args),
         "curdate" | "current_date" => Value::Date(now().date),
         "utc_date" => Value::Date(utc_now().date),
         "convert_tz" => {
@@ -85,10 +109,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
                 }
             }
         },
-        "unix_timestamp" => {
-            let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-            Value::Int(secs as i64)
-        }
+        "unix_timestamp" => Value::Int(crate::timezone::statement_us().div_euclid(1_000_000)),
         "version" => Value::Str(crate::VERSION.into()),
         "get_format" => match args {
             [Value::Str(kind), standard] if !standard.is_null() => {

@@ -690,6 +690,7 @@ fn sysvar_type(name: &str) -> MetaType {
     match name {
         "last_insert_id" | "identity" => return MetaType::Int { unsigned: true, width: 8 },
         "autocommit" => return MetaType::Int { unsigned: false, width: 8 },
+        "timestamp" => return MetaType::Approx { single: false, scale: Some(6) },
         _ => {}
     }
     match crate::sysvars::lookup(name).map(|d| &d.kind) {
@@ -805,8 +806,15 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                 "cast_unsigned" => MetaType::Int { unsigned: true, width: 8 },
                 "cast_double" | "rand" => MetaType::Double,
                 "cast_float" => MetaType::Approx { single: true, scale: None },
-                "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "localtime" | "localtimestamp"
-                | "cast_datetime" => MetaType::DateTime { fsp: 0 },
+                "now" | "current_timestamp" | "sysdate" | "utc_timestamp" | "localtime" | "localtimestamp" => {
+                    MetaType::DateTime {
+                        fsp: match args.first() {
+                            Some(Expr::Lit(Value::Int(n))) => (*n).clamp(0, 6) as u8,
+                            _ => 0,
+                        },
+                    }
+                }
+                "cast_datetime" => MetaType::DateTime { fsp: 0 },
                 "convert_tz" => match (arg(0), args.first()) {
                     (MetaType::DateTime { fsp } | MetaType::Timestamp { fsp }, _) => MetaType::DateTime { fsp },
                     // A literal's own fractional digits, as MariaDB has it.

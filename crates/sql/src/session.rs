@@ -41,7 +41,7 @@ use crate::error::{Result, SqlError};
 use crate::plan::{ColMeta, MetaType, TableRef};
 use crate::process::{Process, ProcessList};
 use crate::query::{self, Ctx, Resolver, SelectPlan, SessionEnv};
-use crate::sink::{deliver, Answers, Collect, Outcome, RowSink};
+use crate::sink::{deliver, Answers, Capped, Collect, Outcome, RowSink};
 use crate::sysvars::{SessionVars, SysVars, VarValue};
 use crate::{admin, set_transaction, Output};
 
@@ -223,6 +223,8 @@ pub struct Compiled {
     /// Where its executions are summed (performance_schema's
     /// events_statements_summary_by_digest); `None` while it is off.
     pub digest: Option<Arc<crate::perfschema::digest::DigestStats>>,
+    /// A query without a LIMIT of its own: `sql_select_limit` caps it.
+    pub capped: bool,
 }
 
 impl Compiled {
@@ -724,6 +726,8 @@ impl SessionEnv for Env<'_> {
                 "warning_count" => VarValue::UInt(self.s.diag.borrow().warning_count()),
                 "error_count" => VarValue::UInt(self.s.diag.borrow().error_count()),
                 "last_insert_id" | "identity" => VarValue::UInt(self.s.last_insert_id),
+                // The statement's time while SET TIMESTAMP is 0 (DEFAULT).
+                "timestamp" => VarValue::Float(crate::timezone::statement_us() as f64 / 1e6),
                 _ => self
                     .s
                     .shared
@@ -889,6 +893,7 @@ impl Session {
         crate::timezone::enter(self.vars.time_zone_offset(), || {
             self.vars.get("time_zone").and_then(|v| v.as_str().map(str::to_string))
         });
+        crate::timezone::start_statement(self.vars.fixed_time_us());
         self.diag.borrow_mut().begin_statement(uses_tables, self.vars.max_error_count(), self.vars.sql_notes());
     }
 
@@ -1034,6 +1039,7 @@ impl Session {
     /// Compiles one parsed statement.
     pub fn compile(&self, stmt: ast::Statement) -> Result<Compiled> {
         let digest = self.shared.digests.of_statement(self.db.as_deref(), &stmt);
+        let capped = matches!(&stmt, ast::Statement::Query(q) if q.limit_clause.is_none() && q.fetch.is_none());
         let r = self.resolver();
         let epoch = self.shared.epoch();
         let (plan, params) = match stmt {
@@ -1133,7 +1139,7 @@ impl Session {
             other => (Plan::Other(Box::new(other)), 0),
         };
         let tables = r.uses(&plan);
-        Ok(Compiled { plan, params, epoch, db: self.db.clone(), tables, digest })
+        Ok(Compiled { plan, params, epoch, db: self.db.clone(), tables, digest, capped })
     }
 
     /// Compiles the SELECT a SHOW statement was rewritten to
@@ -1164,6 +1170,7 @@ impl Session {
                 db: self.db.clone(),
                 tables: vec![],
                 digest,
+                capped: false,
             });
         }
         let mut stmts = parse(sql)?;
@@ -1528,6 +1535,24 @@ impl Session {
         }
     }
 
+    /// `sql_safe_updates`: a single-table UPDATE or DELETE must find its
+    /// rows through a key (its WHERE bounds an index) or have a LIMIT;
+    /// otherwise 1175, as MySQL and MariaDB.
+    fn check_safe_update(&self, access: &crate::plan::Access, limit: Option<usize>) -> Result<()> {
+        use crate::plan::Access;
+        let keyed = match access {
+            Access::Full => false,
+            Access::Range { lo, hi, .. } => {
+                !matches!((lo, hi), (std::ops::Bound::Unbounded, std::ops::Bound::Unbounded))
+            }
+            Access::Point(_) | Access::Points { .. } => true,
+        };
+        if self.vars.safe_updates() && !keyed && limit.is_none() {
+            return Err(SqlError::safe_update());
+        }
+        Ok(())
+    }
+
     /// `Err` if the running statement was interrupted.
     pub(crate) fn interrupted(&self) -> Result<()> {
         match self.process.interrupt.check() {
@@ -1614,7 +1639,19 @@ impl Session {
         // a seat; it is given back when the statement ends.
         quire_engine::txn::admission::begin(&self.shared.engine.txn().admission);
         let measured = c.digest.as_ref().map(|_| Measure::start());
-        let mut r = self.execute_inner(c, params, tuples, sink);
+        let limit = self.vars.select_limit();
+        let mut r = if c.capped && limit != u64::MAX && timed {
+            let count_all = match &c.plan {
+                Plan::Query(q) => q.calc_found_rows,
+                Plan::Select(p) => p.calc_found_rows,
+                _ => false,
+            };
+            let mut capped = Capped::new(sink, limit, count_all);
+            let r = self.execute_inner(c, params, tuples, &mut capped);
+            capped.finish(r, limit)
+        } else {
+            self.execute_inner(c, params, tuples, sink)
+        };
         quire_engine::txn::admission::leave();
         if timed {
             self.process.interrupt.set_deadline(None);
@@ -1672,13 +1709,13 @@ impl Session {
                             trx.set_lock_wait(p.lock_wait); // this statement only
                             let r = query::run_select(p, Some(trx), plain, &mut ctx, sink);
                             trx.set_lock_wait(LockWait::Wait);
-                            return r;
+                            return Capped::through(r);
                         }
-                        query::run_select(p, Some(trx), plain, &mut ctx, sink)
+                        Capped::through(query::run_select(p, Some(trx), plain, &mut ctx, sink))
                     })?
                 } else {
                     let mut ctx = Ctx { params, aggs: vec![], session: &Env { s: self }, in_keys: Default::default() };
-                    let n = query::run_select(p, None, None, &mut ctx, sink)?;
+                    let n = Capped::through(query::run_select(p, None, None, &mut ctx, sink))?;
                     // MySQL: a query that is only SLEEP() answers 1 when
                     // interrupted, without an error; otherwise it fails.
                     if !query::only_sleep(p) {
@@ -1708,13 +1745,16 @@ impl Session {
                             if q.calc_found_rows { ex.run_counted(&q.plan, sink) } else { ex.run_into(&q.plan, sink) };
                         drop(ex);
                         trx.set_lock_wait(LockWait::Wait);
-                        r
+                        Capped::through(r)
                     })?
                 } else {
                     let env = Env { s: self };
                     let ex = crate::rel::exec::Exec::new(params, &env, None, None);
-                    let n =
-                        if q.calc_found_rows { ex.run_counted(&q.plan, sink)? } else { ex.run_into(&q.plan, sink)? };
+                    let n = Capped::through(if q.calc_found_rows {
+                        ex.run_counted(&q.plan, sink)
+                    } else {
+                        ex.run_into(&q.plan, sink)
+                    })?;
                     self.interrupted()?;
                     n
                 };
@@ -1740,6 +1780,7 @@ impl Session {
             Plan::Update(p) => {
                 self.shared.stats.com_update.fetch_add(1, Ordering::Relaxed);
                 self.check_writable()?;
+                self.check_safe_update(&p.access, p.limit)?;
                 let r = self.in_trx(|trx, s| {
                     dml::run_update(
                         p,
@@ -1763,6 +1804,7 @@ impl Session {
             Plan::Delete(p) => {
                 self.shared.stats.com_delete.fetch_add(1, Ordering::Relaxed);
                 self.check_writable()?;
+                self.check_safe_update(&p.access, p.limit)?;
                 let r = self.in_trx(|trx, s| {
                     dml::run_delete(
                         p,
@@ -1907,6 +1949,17 @@ impl Session {
                 let counter = if update { &self.shared.stats.com_update } else { &self.shared.stats.com_delete };
                 counter.fetch_add(1, Ordering::Relaxed);
                 self.check_writable()?;
+                // sql_safe_updates: a join without any WHERE is refused
+                // (MySQL also refuses one whose WHERE leaves some table
+                // scanned in full; quire lets that through).
+                let has_where = match stmt {
+                    S::Update(u) => u.selection.is_some(),
+                    S::Delete(d) => d.selection.is_some(),
+                    _ => true,
+                };
+                if self.vars.safe_updates() && !has_where {
+                    return Err(SqlError::safe_update());
+                }
                 let r = self.resolver();
                 let p = crate::multi_dml::compile(stmt, &r)?;
                 if self.shared.table_locks.active() {

@@ -99,6 +99,67 @@ impl Collect {
     }
 }
 
+/// `sql_select_limit` over a top-level SELECT without a LIMIT of its own:
+/// the first `limit` rows go on to the client; at the next one the
+/// statement stops with [`Capped::STOP`], which the session turns back
+/// into success ([`Capped::finish`]). Under SQL_CALC_FOUND_ROWS
+/// (`count_all`) the rest are dropped instead, so that every row is still
+/// counted.
+pub struct Capped<'s> {
+    sink: &'s mut dyn RowSink,
+    left: u64,
+    count_all: bool,
+    stopped: bool,
+}
+
+impl<'s> Capped<'s> {
+    /// The error code that ends a capped statement early (no MySQL error
+    /// has code 0; it never reaches a client).
+    const STOP: u16 = 0;
+
+    pub fn new(sink: &'s mut dyn RowSink, limit: u64, count_all: bool) -> Self {
+        Self { sink, left: limit, count_all, stopped: false }
+    }
+
+    /// A run's result where it ends (inside its transaction, so that the
+    /// stop commits like any read): the stop is success. The count is
+    /// put right by [`Capped::finish`].
+    pub fn through(r: Result<u64>) -> Result<u64> {
+        match r {
+            Err(e) if e.code == Self::STOP => Ok(u64::MAX),
+            r => r,
+        }
+    }
+
+    /// The statement's result once the cap let it end: at most `limit`
+    /// rows were sent (all were counted under SQL_CALC_FOUND_ROWS).
+    pub fn finish(&self, r: Result<Outcome>, limit: u64) -> Result<Outcome> {
+        match r {
+            Err(e) if self.stopped && e.code == Self::STOP => Ok(Outcome::Rows(limit)),
+            Ok(Outcome::Rows(n)) if !self.count_all => Ok(Outcome::Rows(n.min(limit))),
+            r => r,
+        }
+    }
+}
+
+impl RowSink for Capped<'_> {
+    fn columns(&mut self, columns: &[ColMeta]) -> Result<()> {
+        self.sink.columns(columns)
+    }
+
+    fn row(&mut self, row: Vec<Value>) -> Result<()> {
+        if self.left == 0 {
+            if self.count_all {
+                return Ok(());
+            }
+            self.stopped = true;
+            return Err(SqlError::new(Self::STOP, "00000", "sql_select_limit reached"));
+        }
+        self.left -= 1;
+        self.sink.row(row)
+    }
+}
+
 /// Hands a materialised answer (SHOW and other statements that build
 /// their rows in memory) to `sink`.
 pub fn deliver(o: Output, sink: &mut dyn RowSink) -> Result<Outcome> {

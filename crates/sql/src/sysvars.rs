@@ -786,8 +786,8 @@ pub static VARS: &[VarDef] = &[
     def("sql_notes", B, DYN, Bool, "ON", USED),
     def("sql_quote_show_create", B, DYN, Bool, "ON", COMPAT),
     def("sql_require_primary_key", B, DYN, Bool, "OFF", USED),
-    def("sql_safe_updates", B, DYN, Bool, "OFF", COMPAT),
-    def("sql_select_limit", B, DYN, uint(0, U64), "18446744073709551615", COMPAT),
+    def("sql_safe_updates", B, DYN, Bool, "OFF", USED),
+    def("sql_select_limit", B, DYN, uint(0, U64), "18446744073709551615", USED),
     def("sql_warnings", B, DYN, Bool, "OFF", COMPAT),
     def("ssl", G, RO, Bool, "OFF", COMPAT),
     def("ssl_ca", G, RO, Str, "", COMPAT),
@@ -823,7 +823,7 @@ pub static VARS: &[VarDef] = &[
     def("thread_pool_stall_limit", G, DYN, uint(1, U32), "500", USED),
     def("thread_stack", G, RO, uint(131_072, U64), "1048576", COMPAT),
     def("time_zone", B, DYN, VarKind::TimeZone, "SYSTEM", USED),
-    def("timestamp", S, DYN, Float, "0", COMPAT),
+    def("timestamp", S, DYN, Float, "0", USED),
     def("tls_version", G, RO, Str, TLS_VERSIONS_DEFAULT, COMPAT),
     def("tmp_table_size", B, DYN, uint(1024, U64), "16777216", USED),
     def("tmpdir", G, RO, Str, "/tmp", USED),
@@ -1102,6 +1102,13 @@ struct Hot {
     foreign_key_checks: bool,
     /// `time_zone` as seconds east of UTC, or `timezone::NAMED`.
     time_zone_offset: i32,
+    /// `timestamp` in microseconds since the epoch, once set (0: the
+    /// clock's time).
+    fixed_time_us: Option<i64>,
+    /// `sql_select_limit` (`u64::MAX`: none).
+    select_limit: u64,
+    /// `sql_safe_updates`.
+    safe_updates: bool,
     /// `optimizer_switch`'s flags that choose plans.
     switch: crate::optimizer_switch::Switch,
 }
@@ -1133,6 +1140,14 @@ impl SessionVars {
                 .get("time_zone")
                 .and_then(VarValue::as_str)
                 .map_or(0, crate::timezone::hot_offset),
+            fixed_time_us: self
+                .values
+                .get("timestamp")
+                .and_then(VarValue::as_f64)
+                .filter(|t| *t > 0.0)
+                .map(|t| (t * 1e6).round() as i64),
+            select_limit: u("sql_select_limit", u64::MAX),
+            safe_updates: b("sql_safe_updates", false),
             switch: self
                 .values
                 .get("optimizer_switch")
@@ -1250,6 +1265,23 @@ impl SessionVars {
     /// `timezone::NAMED` for a named zone (see [`crate::timezone`]).
     pub fn time_zone_offset(&self) -> i32 {
         self.hot.time_zone_offset
+    }
+
+    /// `timestamp` (SET TIMESTAMP) in microseconds since the epoch, once
+    /// set; `None` while it follows the clock.
+    pub fn fixed_time_us(&self) -> Option<i64> {
+        self.hot.fixed_time_us
+    }
+
+    /// `sql_select_limit`: the most rows a top-level SELECT without a
+    /// LIMIT of its own returns (`u64::MAX`: no limit).
+    pub fn select_limit(&self) -> u64 {
+        self.hot.select_limit
+    }
+
+    /// `sql_safe_updates`.
+    pub fn safe_updates(&self) -> bool {
+        self.hot.safe_updates
     }
 
     /// `wait_timeout` in seconds.

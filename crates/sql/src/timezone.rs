@@ -97,16 +97,51 @@ fn parse_offset(text: &str) -> Option<i32> {
     ok.then_some(if negative { -secs } else { secs })
 }
 
-/// The session's current date and time (UTC moved to `time_zone`).
-pub fn local_now() -> DateTime {
-    let utc = utc_now();
-    tz::utc_to_local(utc)
+thread_local! {
+    /// The running statement's time, in microseconds since the epoch
+    /// (see [`start_statement`]); `None` on threads that run no statement.
+    static STATEMENT_TIME: std::cell::Cell<Option<i64>> = const { std::cell::Cell::new(None) };
 }
 
-/// The current UTC date and time, to the microsecond.
-pub fn utc_now() -> DateTime {
+/// A statement starts on this thread: NOW() and the other functions of
+/// the current time answer one instant for the whole statement, as
+/// MySQL's do — `fixed_us` (the session's `SET TIMESTAMP`) if given,
+/// else the clock's time now.
+pub fn start_statement(fixed_us: Option<i64>) {
+    STATEMENT_TIME.with(|t| t.set(Some(fixed_us.unwrap_or_else(clock_us))));
+}
+
+/// The wall clock, in microseconds since the epoch.
+fn clock_us() -> i64 {
     let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    tz::from_unix_seconds(d.as_secs() as i64, d.subsec_micros())
+    d.as_micros() as i64
+}
+
+/// The statement's time in microseconds since the epoch (the clock's,
+/// outside a statement).
+pub fn statement_us() -> i64 {
+    STATEMENT_TIME.with(|t| t.get()).unwrap_or_else(clock_us)
+}
+
+/// The session's current date and time (UTC moved to `time_zone`): the
+/// statement's time.
+pub fn local_now() -> DateTime {
+    tz::utc_to_local(utc_now())
+}
+
+/// The statement's UTC date and time, to the microsecond.
+pub fn utc_now() -> DateTime {
+    utc_at(statement_us())
+}
+
+/// SYSDATE(): the clock's time when it is called, in the session's zone
+/// (`SET TIMESTAMP` does not move it).
+pub fn local_sysdate() -> DateTime {
+    tz::utc_to_local(utc_at(clock_us()))
+}
+
+fn utc_at(us: i64) -> DateTime {
+    tz::from_unix_seconds(us.div_euclid(1_000_000), us.rem_euclid(1_000_000) as u32)
         .unwrap_or_else(|| DateTime::parse("1970-01-01 00:00:00").expect("the epoch parses"))
 }
 
