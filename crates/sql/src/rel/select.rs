@@ -486,17 +486,20 @@ struct SlotBind {
     slots: Vec<crate::coercion::Dt>,
     types: Vec<Option<quire_engine::row::ColumnType>>,
     colls: Vec<Collation>,
+    /// The ZEROFILL width of each slot that is such a table column.
+    zerofill: Vec<Option<u8>>,
 }
 
 impl SlotBind {
     fn of(level: &super::bind::Level) -> SlotBind {
         let colls = level.slot_colls.clone();
         let slots = level.slot_meta.iter().zip(&colls).map(|(m, c)| crate::coercion::slot_of(*m, *c)).collect();
-        SlotBind { slots, types: level.slot_types.clone(), colls }
+        let zerofill = level.slot_defs.iter().map(|d| d.as_ref().and_then(|c| c.zerofill)).collect();
+        SlotBind { slots, types: level.slot_types.clone(), colls, zerofill }
     }
 
     fn bind(&self, x: Expr) -> Result<Expr> {
-        crate::coercion::bind(crate::compare_const::rewrite(x, &self.types, &self.colls), &self.slots)
+        crate::coercion::bind(crate::compare_const::rewrite(x, &self.types, &self.colls, &self.zerofill), &self.slots)
     }
 
     fn key(&self, x: &Expr) -> Collation {
