@@ -94,6 +94,11 @@ fn expressions_over_zerofill_columns_are_numbers_unless_read_as_text() {
             "SELECT DISTINCT e FROM z ORDER BY e",
             // Derived tables keep the column's padding; UNIONs do not.
             "SELECT * FROM (SELECT a, e FROM z) s ORDER BY a",
+            "SELECT CONCAT(a), LENGTH(e) FROM (SELECT a, e FROM z) s ORDER BY a",
+            "CREATE VIEW v AS SELECT a, e, a + 0 AS p FROM z",
+            "SELECT a, e, p, CONCAT(a), a LIKE '000%' FROM v ORDER BY a",
+            "SELECT column_name, column_type FROM information_schema.columns \
+             WHERE table_schema = 'zf_expr' AND table_name = 'v' AND column_name <> 'p' ORDER BY ordinal_position",
             "SELECT a FROM z UNION SELECT a FROM z ORDER BY a",
             "SELECT a FROM z WHERE id = 1 UNION ALL SELECT 7",
         ],

@@ -44,6 +44,13 @@ pub fn wrap(col: Expr, ty: ColumnType, zerofill: Option<u8>) -> Option<Expr> {
     ))
 }
 
+/// `col` (a ZEROFILL column of a derived table or view) wrapped to read
+/// as its text padded to `width`.
+pub fn padded(col: Expr, width: u8) -> Expr {
+    let int = |n: i64| Expr::Lit(Value::Int(n));
+    Expr::Func(NUMBER_TEXT.into(), vec![col, int(i64::from(width)), int(0), int(-1)])
+}
+
 /// [`NUMBER_TEXT`]'s value (`None`: `name` is another function).
 pub fn call(name: &str, args: &[Value]) -> Option<Value> {
     if name != NUMBER_TEXT {

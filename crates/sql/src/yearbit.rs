@@ -212,13 +212,20 @@ pub fn wanted(mut types: impl Iterator<Item = ColumnType>) -> bool {
 /// statement, with `compare_const::rewrite`.
 pub fn as_text(e: Expr, types: &[Option<ColumnType>], zerofill: &[Option<u8>]) -> Expr {
     let zerofill_of = |i: usize| zerofill.get(i).copied().flatten();
-    let numbers =
-        || types.iter().enumerate().any(|(i, t)| t.is_some_and(|t| crate::number_text::wanted(t, zerofill_of(i))));
+    let numbers = || {
+        zerofill.iter().any(Option::is_some)
+            || types.iter().enumerate().any(|(i, t)| t.is_some_and(|t| crate::number_text::wanted(t, zerofill_of(i))))
+    };
     if !wanted(types.iter().flatten().copied()) && !numbers() {
         return e;
     }
     let text = |x: &Expr| -> Option<Expr> {
         let Expr::Col(i) = x else { return None };
+        // A derived table's or view's column: ZEROFILL known from its
+        // result metadata, not its type.
+        if let (None, Some(width)) = (types.get(*i).copied().flatten(), zerofill_of(*i)) {
+            return Some(crate::number_text::padded(x.clone(), width));
+        }
         match types.get(*i).copied().flatten()? {
             t if crate::number_text::wanted(t, zerofill_of(*i)) => {
                 crate::number_text::wrap(x.clone(), t, zerofill_of(*i))

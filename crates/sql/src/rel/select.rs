@@ -494,7 +494,17 @@ impl SlotBind {
     fn of(level: &super::bind::Level) -> SlotBind {
         let colls = level.slot_colls.clone();
         let slots = level.slot_meta.iter().zip(&colls).map(|(m, c)| crate::coercion::slot_of(*m, *c)).collect();
-        let zerofill = level.slot_defs.iter().map(|d| d.as_ref().and_then(|c| c.zerofill)).collect();
+        let mut zerofill: Vec<Option<u8>> =
+            level.slot_defs.iter().map(|d| d.as_ref().and_then(|c| c.zerofill)).collect();
+        zerofill.resize(level.slot_meta.len(), None);
+        // A derived table's or view's ZEROFILL column: from its metadata.
+        for c in &level.cols {
+            if let (Expr::Col(k), Some(w)) = (&c.expr, c.meta.zerofill) {
+                if let Some(z) = zerofill.get_mut(*k) {
+                    z.get_or_insert(w);
+                }
+            }
+        }
         SlotBind { slots, types: level.slot_types.clone(), colls, zerofill }
     }
 
