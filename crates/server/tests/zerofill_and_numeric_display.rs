@@ -135,10 +135,19 @@ fn zerofill_column_definitions_carry_the_flags_and_display_width() {
     }
 }
 
+/// Numbers go as numbers (the client pads); a DECIMAL, sent as text,
+/// goes padded, as MariaDB sends it.
 #[test]
 fn binary_protocol_sends_zerofill_values_as_numbers() {
     let (_q, mut qc, mut mc) = setup("zf_binary");
-    let sql = "SELECT a, b, c, d, f, g, h, i FROM z WHERE id = 1";
+    let sql = "SELECT a, b, c, d, e, f, g, h, i, j FROM z WHERE id = 1";
+    // The prepared statement's columns carry the flags and width too.
+    let columns = |c: &mut Conn| {
+        let stmt = c.prep(sql).unwrap();
+        let wanted = ColumnFlags::UNSIGNED_FLAG | ColumnFlags::ZEROFILL_FLAG;
+        stmt.columns().iter().map(|col| (col.column_length(), (col.flags() & wanted).bits())).collect::<Vec<_>>()
+    };
+    assert_eq!(columns(&mut qc), columns(&mut mc));
     let q: Vec<mysql::Row> = qc.exec(sql, ()).unwrap();
     let m: Vec<mysql::Row> = mc.exec(sql, ()).unwrap();
     let values = |rows: Vec<mysql::Row>| rows.into_iter().map(|r| r.unwrap()).collect::<Vec<_>>();

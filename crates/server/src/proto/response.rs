@@ -294,10 +294,16 @@ pub fn binary_row(buf: &mut Vec<u8>, columns: &[ColumnDef], row: &[Cell]) {
             column_type::DATE => put_binary_datetime(buf, cell, true),
             column_type::DATETIME | column_type::TIMESTAMP => put_binary_datetime(buf, cell, false),
             column_type::TIME => put_binary_time(buf, cell),
-            // Strings, blobs, decimals, and anything else: its text.
-            _ => {
-                put_cell_text(buf, cell, col.decimals);
-            }
+            // Strings, blobs, decimals, and anything else: its text (a
+            // ZEROFILL DECIMAL's padded, as MariaDB sends it).
+            _ => match zerofill_width(col) {
+                Some(width) => {
+                    put_lenenc_str(buf, &zerofilled(cell_text(cell, col.decimals).unwrap_or_default(), width))
+                }
+                None => {
+                    put_cell_text(buf, cell, col.decimals);
+                }
+            },
         }
     }
 }
