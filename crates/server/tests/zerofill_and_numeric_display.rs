@@ -87,6 +87,12 @@ fn expressions_over_zerofill_columns_are_numbers_unless_read_as_text() {
             "SELECT CONCAT(a), CONCAT(e), CONCAT(f), CONCAT(h), CONCAT(i), CONCAT('', b), CONCAT_WS('-', a, k), \
              CAST(a AS CHAR), LENGTH(a), LPAD(a, 7, 'z'), UPPER(c), QUOTE(a) FROM z WHERE id = 1",
             "SELECT id, a LIKE '0004%', a LIKE '42', CONCAT(a) FROM z ORDER BY id",
+            "SELECT GROUP_CONCAT(a ORDER BY a), GROUP_CONCAT(f ORDER BY f) FROM z",
+            "SELECT id FROM z WHERE CONCAT(a) = '00042' ORDER BY CONCAT(b)",
+            "CREATE TABLE texts AS SELECT CONCAT(a) AS t FROM z WHERE id = 1",
+            "SELECT t FROM texts",
+            "UPDATE texts SET t = (SELECT CONCAT(k) FROM z WHERE id = 2)",
+            "SELECT t FROM texts",
             // Comparisons are of numbers.
             "SELECT id FROM z WHERE a = 42 AND a = '00042' AND a = 00042 AND a < 100 AND a IN (42)",
             "SELECT id, a FROM z ORDER BY a DESC",
@@ -225,6 +231,7 @@ fn float_and_double_decimals_carry_into_expressions_and_text() {
         "SELECT SUM(d), MAX(d), SUM(h) FROM fl",
         "SELECT f, CONCAT(f), CONCAT(d), CONCAT(g), CONCAT(h), LENGTH(f), f LIKE '1.1', CONCAT_WS(',', f, d), \
          LPAD(f, 12, '*'), CAST(f AS CHAR), UPPER(h) FROM fl",
+        "SELECT GROUP_CONCAT(f ORDER BY f), GROUP_CONCAT(d, h ORDER BY d SEPARATOR ';') FROM fl",
     ];
     assert_same(&mut qc, &mut mc, &statements);
     let sql = "SELECT h + 0, d + 0, h * d, h / 2, -d, ABS(d), d + e, h + g, f + 0, SUM(d) FROM fl";

@@ -279,6 +279,19 @@ pub fn as_text(e: Expr, types: &[Option<ColumnType>], zerofill: &[Option<u8>]) -
     expr::map_expr(e.clone(), &mut f).unwrap_or(e)
 }
 
+/// GROUP_CONCAT reads its arguments as text: a YEAR / BIT / ZEROFILL /
+/// FLOAT column among them is wrapped as [`as_text`] wraps it in CONCAT.
+pub fn group_concat_as_text(aggs: &mut [expr::Agg], types: &[Option<ColumnType>], zerofill: &[Option<u8>]) {
+    for a in aggs.iter_mut().filter(|a| a.func == expr::AggFn::GroupConcat) {
+        let wrap = |x: Expr| match as_text(Expr::Func("concat".into(), vec![x.clone()]), types, zerofill) {
+            Expr::Func(_, mut args) if args.len() == 1 => args.remove(0),
+            _ => x,
+        };
+        a.arg = a.arg.take().map(wrap);
+        a.more = std::mem::take(&mut a.more).into_iter().map(wrap).collect();
+    }
+}
+
 /// The internal functions' values (`None`: `name` is not one of them).
 pub fn call(name: &str, args: &[Value]) -> Option<Value> {
     match (name, args) {

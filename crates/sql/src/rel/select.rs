@@ -260,6 +260,7 @@ impl Binder<'_> {
         let item_colls = items.iter().map(|x| sb.key(x)).collect();
         let agg_colls =
             aggs.iter().map(|a| a.arg.as_ref().map_or(Collation::Utf8mb4GeneralCi, |x| sb.key(x))).collect();
+        crate::yearbit::group_concat_as_text(&mut aggs, &sb.types, &sb.zerofill);
         let mut items = items;
         let mut group_by = group_by;
         let mut having = having;
