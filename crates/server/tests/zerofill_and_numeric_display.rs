@@ -68,6 +68,11 @@ fn zerofill_columns_show_padded_values_and_definitions_as_mariadb() {
             // ZEROFILL on a type that takes none.
             "CREATE TABLE bad (v VARCHAR(5) ZEROFILL)",
             "CREATE TABLE bad (v DATE ZEROFILL)",
+            "CREATE TABLE bad (v INT(256) ZEROFILL)",
+            "CREATE TABLE ok (v INT(255) ZEROFILL, w INT(0) ZEROFILL)",
+            "SHOW CREATE TABLE ok",
+            "INSERT INTO ok VALUES (1, 2)",
+            "SELECT LENGTH(v), w FROM ok",
         ],
     );
 }

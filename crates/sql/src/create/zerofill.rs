@@ -139,12 +139,13 @@ pub fn mark(stmts: &mut [ast::Statement], names: &[String]) {
 /// is not numeric is 1064, as MariaDB's grammar has it.
 pub fn apply(col: &mut Column, dt: &ast::DataType) -> Result<()> {
     let text = dt.to_string();
-    let display = text
-        .find('(')
-        .and_then(|i| text[i + 1..].split([')', ',']).next())
-        .and_then(|a| a.trim().parse::<u32>().ok())
-        .map(|w| w.min(255) as u8);
+    let display =
+        text.find('(').and_then(|i| text[i + 1..].split([')', ',']).next()).and_then(|a| a.trim().parse::<u32>().ok());
     let integer = col.ty.is_integer();
+    if display.is_some_and(|w| integer && w > 255) {
+        return Err(SqlError::new(1439, "42000", format!("Display width out of range for '{}' (max = 255)", col.name)));
+    }
+    let display = display.map(|w| w as u8);
     col.zerofill = Some(
         zerofill_width(col.ty, display.filter(|_| integer))
             .ok_or_else(|| SqlError::syntax(format!("ZEROFILL on column '{}' of type {}", col.name, col.ty.sql())))?,
