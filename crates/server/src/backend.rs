@@ -136,6 +136,15 @@ pub fn column_def(c: &ColMeta) -> ColumnDef {
         MetaType::Bit { .. } => flags |= column_flag::UNSIGNED,
         _ => {}
     }
+    // A ZEROFILL column: UNSIGNED, its display width the length the text
+    // protocol pads its values to (`response::text_row`).
+    let length = match c.zerofill {
+        Some(width) => {
+            flags |= column_flag::UNSIGNED | column_flag::ZEROFILL;
+            u32::from(width)
+        }
+        None => length,
+    };
     // Computed columns of the binary character set (numbers, temporals,
     // NULL) carry BINARY_FLAG, as MySQL's and MariaDB's do; of a table's
     // columns, only temporal ones do.

@@ -1208,13 +1208,15 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                     };
                     vec![
                         Value::Str(c.name.clone()),
-                        Value::Str(c.ty.sql()),
+                        Value::Str(c.sql_type()),
                         Value::Str(if c.nullable { "YES" } else { "NO" }.into()),
                         Value::Str(key.into()),
                         if c.default_now {
                             Value::Str(crate::ddl::current_timestamp_sql(c.ty))
                         } else {
-                            c.default.as_ref().map_or(Value::Null, |d| Value::Str(crate::ddl::default_text(c.ty, d)))
+                            c.default
+                                .as_ref()
+                                .map_or(Value::Null, |d| Value::Str(crate::ddl::column_default_text(c, d)))
                         },
                         Value::Str(if let Some(g) = extras.generated_column(&c.name) {
                             crate::create::generated::extra(g).into()

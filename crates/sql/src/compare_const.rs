@@ -59,23 +59,26 @@ pub fn wanted(mut types: impl Iterator<Item = ColumnType>) -> bool {
 
 /// [`rewrite`] over the columns of the single table `t`.
 pub fn for_table(e: Expr, t: &crate::plan::TableRef, colls: &[Collation]) -> Expr {
-    if !wanted(t.schema.columns.iter().map(|c| c.ty)) {
+    let cols = &t.schema.columns;
+    if !wanted(cols.iter().map(|c| c.ty)) && !cols.iter().any(|c| crate::number_text::wanted(c.ty, c.zerofill)) {
         return e;
     }
-    let types: Vec<Option<ColumnType>> = t.schema.columns.iter().map(|c| Some(c.ty)).collect();
-    rewrite(e, &types, colls)
+    let types: Vec<Option<ColumnType>> = cols.iter().map(|c| Some(c.ty)).collect();
+    let zerofill: Vec<Option<u8>> = cols.iter().map(|c| c.zerofill).collect();
+    rewrite(e, &types, colls, &zerofill)
 }
 
 /// Rewrites the comparisons of `e` between a YEAR / ENUM / SET column
 /// (slot types `types`, collations `colls`) and a constant, after reading
 /// the YEAR / BIT columns that string functions and LIKE take as text
-/// (`yearbit::as_text`).
-pub fn rewrite(e: Expr, types: &[Option<ColumnType>], colls: &[Collation]) -> Expr {
+/// (`yearbit::as_text`; `zerofill` the slots' ZEROFILL widths).
+pub fn rewrite(e: Expr, types: &[Option<ColumnType>], colls: &[Collation], zerofill: &[Option<u8>]) -> Expr {
+    // YEAR / BIT / ZEROFILL / FLOAT columns read as text first
+    // (`yearbit::as_text`, which returns at once when there are none).
+    let e = crate::yearbit::as_text(e, types, zerofill);
     if !wanted(types.iter().flatten().copied()) {
         return e;
     }
-    // YEAR / BIT columns read as text first (`yearbit::as_text`).
-    let e = crate::yearbit::as_text(e, types);
     let slot = |x: &Expr| match x {
         Expr::Col(i) => {
             types.get(*i).copied().flatten().map(|t| (t, colls.get(*i).copied().unwrap_or(Collation::Utf8mb4GeneralCi)))

@@ -283,6 +283,7 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
                 | ast::ColumnOption::Check(_) => {}
                 // Read by `create::generated::define`.
                 ast::ColumnOption::Generated { .. } => {}
+                o if crate::create::zerofill::is_mark(o) => crate::create::zerofill::apply(&mut col, &cd.data_type)?,
                 other => {
                     let text = other.to_string().to_ascii_uppercase();
                     if text.contains("AUTO_INCREMENT") {
@@ -439,6 +440,15 @@ pub fn default_text(ty: ColumnType, v: &Value) -> String {
     }
 }
 
+/// Column `c`'s DEFAULT as SHOW COLUMNS and information_schema show it:
+/// [`default_text`], padded on a ZEROFILL column (MariaDB's `0007`).
+pub fn column_default_text(c: &Column, v: &Value) -> String {
+    match c.zerofill {
+        Some(_) if !v.is_null() => crate::create::zerofill::padded(c.zerofill, default_text(c.ty, v)),
+        _ => default_text(c.ty, v),
+    }
+}
+
 /// A DEFAULT as SHOW CREATE TABLE prints it: quoted, but a YEAR's bare
 /// and a BIT's as `b'..'` (MariaDB's forms).
 pub fn default_sql(ty: ColumnType, v: &Value) -> String {
@@ -489,7 +499,7 @@ pub fn create_table_sql_full(
     let mut lines = Vec::new();
     let table_collation = crate::create::charset::table_collation(extras);
     for c in s.visible_columns() {
-        let mut l = format!("  `{}` {}", c.name, c.ty.sql());
+        let mut l = format!("  `{}` {}", c.name, c.sql_type());
         if c.ty.is_string() || c.ty.members().is_some() {
             l.push_str(&crate::create::charset::column_clause(c.collation, table_collation));
         }
@@ -516,6 +526,12 @@ pub fn create_table_sql_full(
             l.push_str(" AUTO_INCREMENT");
         } else if c.default_now {
             l.push_str(&format!(" DEFAULT {}", current_timestamp_sql(c.ty)));
+        } else if let (Some(d @ (Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_))), Some(_)) =
+            (&c.default, c.zerofill)
+        {
+            // Padded and quoted, as MySQL 8.0 prints it (MariaDB leaves
+            // the quotes out, `DEFAULT 0007`, of every number).
+            l.push_str(&format!(" DEFAULT '{}'", column_default_text(c, d)));
         } else if let Some(d) = &c.default {
             l.push_str(&format!(" DEFAULT {}", default_sql(c.ty, d)));
         } else if c.nullable && !matches!(c.ty, ColumnType::Text) {

@@ -393,7 +393,10 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
         other if crate::temporal::FUNCS.iter().any(|(n, ..)| *n == other) => return crate::temporal::call(other, args),
         other if crate::strfunc::FUNCS.iter().any(|(n, ..)| *n == other) => return crate::strfunc::call(other, args),
         other if crate::mathfunc::FUNCS.iter().any(|(n, ..)| *n == other) => return crate::mathfunc::call(other, args),
-        other => match crate::compare_const::call(other, args).or_else(|| crate::yearbit::call(other, args)) {
+        other => match crate::compare_const::call(other, args)
+            .or_else(|| crate::yearbit::call(other, args))
+            .or_else(|| crate::number_text::call(other, args))
+        {
             Some(v) => v,
             None => return Err(SqlError::new(1305, "42000", format!("FUNCTION {other} does not exist"))),
         },

@@ -57,6 +57,7 @@ pub mod mathfunc;
 pub mod multi_dml;
 pub mod names;
 pub mod normalize;
+pub mod number_text;
 pub mod optimize;
 pub mod optimizer_switch;
 pub mod password;

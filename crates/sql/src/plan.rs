@@ -535,6 +535,11 @@ pub struct ColMeta {
     pub unique_key: bool,
     pub multiple_key: bool,
     pub auto_increment: bool,
+    /// A ZEROFILL column's values (`Column::zerofill`, the width they are
+    /// padded to in text rows). Only a column read as it is keeps it
+    /// (through derived tables and views too); any expression over one,
+    /// aggregates and UNIONs included, is a plain number, as MariaDB's.
+    pub zerofill: Option<u8>,
 }
 
 impl ColMeta {
@@ -552,6 +557,7 @@ impl ColMeta {
             unique_key: false,
             multiple_key: false,
             auto_increment: false,
+            zerofill: None,
         }
     }
 
@@ -572,6 +578,7 @@ impl ColMeta {
             unique_key: in_index(true),
             multiple_key: in_index(false),
             auto_increment: col.auto_increment,
+            zerofill: col.zerofill,
         }
     }
 }
@@ -633,6 +640,14 @@ fn int_len(e: &Expr, t: Option<&dyn ColTypes>) -> u32 {
     }
 }
 
+/// The D of a `(M,D)` FLOAT / DOUBLE's values.
+fn scale_of_approx(m: MetaType) -> Option<u8> {
+    match m {
+        MetaType::Approx { scale, .. } => scale,
+        _ => None,
+    }
+}
+
 /// The scale (fractional digits) of a numeric expression's values.
 fn scale_of(m: MetaType) -> u8 {
     match m {
@@ -669,7 +684,7 @@ fn arith_type(op: BinOp, e: &Expr, l: MetaType, r: MetaType, t: Option<&dyn ColT
         return if op == BinOp::Div { decimal(crate::expr::DIV_PRECISION_INCREMENT) } else { MetaType::Null };
     }
     if approx(l) || approx(r) {
-        return MetaType::Double;
+        return approx_result(op, l, r);
     }
     match (op, l, r) {
         (BinOp::Div, _, _) => decimal(scale_of(l) + crate::expr::DIV_PRECISION_INCREMENT),
@@ -680,6 +695,34 @@ fn arith_type(op: BinOp, e: &Expr, l: MetaType, r: MetaType, t: Option<&dyn ColT
         (BinOp::Mul, _, _) => decimal(scale_of(l) + scale_of(r)),
         _ => decimal(scale_of(l).max(scale_of(r))),
     }
+}
+
+/// The fixed decimals of an operand of arithmetic in doubles: a `(M,D)`
+/// FLOAT / DOUBLE's D, an exact number's scale; `None` (MySQL's
+/// NOT_FIXED_DEC) for other doubles and strings.
+fn fixed_decimals(m: MetaType) -> Option<u8> {
+    match m {
+        MetaType::Approx { scale, .. } => scale,
+        MetaType::Int { .. } => Some(0),
+        MetaType::Decimal { scale, .. } => Some(scale),
+        _ => None,
+    }
+}
+
+/// Arithmetic in doubles: a DOUBLE with the operands' decimals when every
+/// operand has fixed ones (`c + 0` of a DOUBLE(8,3) prints 3 decimals, `c
+/// / 2` 3 + div_precision_increment; MariaDB's rule: the larger for + - *
+/// MOD), else as many as each value needs.
+fn approx_result(op: BinOp, l: MetaType, r: MetaType) -> MetaType {
+    let (Some(ld), Some(rd)) = (fixed_decimals(l), fixed_decimals(r)) else { return MetaType::Double };
+    if !matches!(l, MetaType::Approx { scale: Some(_), .. }) && !matches!(r, MetaType::Approx { scale: Some(_), .. }) {
+        return MetaType::Double;
+    }
+    let d = match op {
+        BinOp::Div => ld + crate::expr::DIV_PRECISION_INCREMENT,
+        _ => ld.max(rd),
+    };
+    MetaType::Approx { single: false, scale: Some(d.min(30)) }
 }
 
 /// The type of a system variable's value: integers and booleans are
@@ -707,6 +750,10 @@ fn sysvar_type(name: &str) -> MetaType {
 pub fn agg_type(func: AggFn, arg: MetaType) -> MetaType {
     match func {
         AggFn::Count | AggFn::CountStar => MetaType::Int { unsigned: false, width: 8 },
+        // SUM of a `(M,D)` FLOAT / DOUBLE keeps its D, as MariaDB's.
+        AggFn::Sum if matches!(arg, MetaType::Approx { scale: Some(_), .. }) => {
+            MetaType::Approx { single: false, scale: scale_of_approx(arg) }
+        }
         AggFn::Sum | AggFn::Avg
             if matches!(arg, MetaType::Double | MetaType::Approx { .. } | MetaType::Str { .. } | MetaType::Text) =>
         {
@@ -778,6 +825,7 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
         Expr::Not(_) | Expr::IsNull(..) | Expr::Between { .. } | Expr::InList { .. } | Expr::Like { .. } => boolean,
         Expr::Neg(x) => match infer(x, t, aggs) {
             MetaType::Int { .. } => int_of_len(int_len(e, t), false),
+            MetaType::Approx { scale, .. } => MetaType::Approx { single: false, scale },
             other => other,
         },
         Expr::Func(name, args) => {
@@ -878,6 +926,7 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
                     MetaType::Binary { len: 255, fixed: false }
                 }
                 "abs" => match arg(0) {
+                    MetaType::Approx { scale: Some(d), .. } => MetaType::Approx { single: false, scale: Some(d) },
                     MetaType::Approx { .. } => MetaType::Double,
                     other => other,
                 },

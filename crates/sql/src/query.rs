@@ -299,6 +299,12 @@ pub fn compile_select(q: &ast::Query, r: &dyn Resolver) -> Result<SelectPlan> {
     let item_colls: Vec<Collation> = items.iter().map(key).collect();
     let agg_colls: Vec<Collation> =
         aggs.iter().map(|a| a.arg.as_ref().map_or(Collation::Utf8mb4GeneralCi, key)).collect();
+    // GROUP_CONCAT reads number columns as text (`yearbit`).
+    if let Some(t) = table.as_ref().filter(|_| !aggs.is_empty()) {
+        let types: Vec<_> = t.schema.columns.iter().map(|c| Some(c.ty)).collect();
+        let zerofill: Vec<_> = t.schema.columns.iter().map(|c| c.zerofill).collect();
+        crate::yearbit::group_concat_as_text(&mut aggs, &types, &zerofill);
+    }
     let access = match &table {
         Some(t) => choose_access(t, filter.as_ref()),
         None => Access::Full,

@@ -435,6 +435,13 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
             if let Some(t) = crate::alter::extras::drop_check(&text).filter(|_| e.code == 1064) {
                 return parse_one(&t);
             }
+            // ZEROFILL: parsed as UNSIGNED, the columns marked after.
+            if let Some((t, names)) = crate::create::zerofill::strip(&text).filter(|_| e.code == 1064) {
+                let t = crate::create::numeric::as_decimal(&t).unwrap_or(t);
+                let mut stmts = parse_one(&t)?;
+                crate::create::zerofill::mark(&mut stmts, &names);
+                return Ok(stmts);
+            }
             // NUMERIC(p) UNSIGNED: DECIMAL's synonym, which sqlparser reads.
             if let Some(t) = crate::create::numeric::as_decimal(&text).filter(|_| e.code == 1064) {
                 return parse_one(&t);

@@ -23,7 +23,8 @@
 //!
 //! Read as text (`as_text`, at plan time): a YEAR is its four digits and
 //! a BIT(n) its big-endian bytes where a string function or LIKE reads
-//! them, as MariaDB's `val_str`.
+//! them, as MariaDB's `val_str` (ZEROFILL and FLOAT columns too: see
+//! `number_text`).
 
 use quire_engine::row::{bit, year, Column, ColumnType, Value};
 
@@ -209,13 +210,26 @@ pub fn wanted(mut types: impl Iterator<Item = ColumnType>) -> bool {
 /// read in [`YEAR_DATE`]. Anywhere else they stay numbers, as
 /// they compare, sort and compute in MariaDB. Runs once per compiled
 /// statement, with `compare_const::rewrite`.
-pub fn as_text(e: Expr, types: &[Option<ColumnType>]) -> Expr {
-    if !wanted(types.iter().flatten().copied()) {
+pub fn as_text(e: Expr, types: &[Option<ColumnType>], zerofill: &[Option<u8>]) -> Expr {
+    let zerofill_of = |i: usize| zerofill.get(i).copied().flatten();
+    let numbers = || {
+        zerofill.iter().any(Option::is_some)
+            || types.iter().enumerate().any(|(i, t)| t.is_some_and(|t| crate::number_text::wanted(t, zerofill_of(i))))
+    };
+    if !wanted(types.iter().flatten().copied()) && !numbers() {
         return e;
     }
     let text = |x: &Expr| -> Option<Expr> {
         let Expr::Col(i) = x else { return None };
+        // A derived table's or view's column: ZEROFILL known from its
+        // result metadata, not its type.
+        if let (None, Some(width)) = (types.get(*i).copied().flatten(), zerofill_of(*i)) {
+            return Some(crate::number_text::padded(x.clone(), width));
+        }
         match types.get(*i).copied().flatten()? {
+            t if crate::number_text::wanted(t, zerofill_of(*i)) => {
+                crate::number_text::wrap(x.clone(), t, zerofill_of(*i))
+            }
             ColumnType::Year => Some(Expr::Func(YEAR_TEXT.into(), vec![x.clone()])),
             ColumnType::Bit { bits } => {
                 Some(Expr::Func(BIT_TEXT.into(), vec![x.clone(), Expr::Lit(Value::Int(i64::from(bits)))]))
@@ -225,7 +239,7 @@ pub fn as_text(e: Expr, types: &[Option<ColumnType>]) -> Expr {
     };
     // An argument read as text: the column wrapped, anything else rewritten
     // inside.
-    let arg = |x: Expr| text(&x).unwrap_or_else(|| as_text(x, types));
+    let arg = |x: Expr| text(&x).unwrap_or_else(|| as_text(x, types, zerofill));
     let mut f = |x: &Expr| -> Option<crate::error::Result<Expr>> {
         match x {
             Expr::Func(name, args) if DATE_ARGS.iter().any(|(n, _)| n == name) => {
@@ -237,7 +251,7 @@ pub fn as_text(e: Expr, types: &[Option<ColumnType>]) -> Expr {
                         Expr::Col(c) if i == *k && types.get(*c).copied().flatten() == Some(ColumnType::Year) => {
                             Expr::Func(YEAR_DATE.into(), vec![a.clone()])
                         }
-                        _ => as_text(a.clone(), types),
+                        _ => as_text(a.clone(), types, zerofill),
                     })
                     .collect();
                 Some(Ok(Expr::Func(name.clone(), args)))
@@ -248,7 +262,7 @@ pub fn as_text(e: Expr, types: &[Option<ColumnType>]) -> Expr {
                     .iter()
                     .enumerate()
                     .map(|(k, a)| match which {
-                        Some(ks) if !ks.contains(&k) => as_text(a.clone(), types),
+                        Some(ks) if !ks.contains(&k) => as_text(a.clone(), types, zerofill),
                         _ => arg(a.clone()),
                     })
                     .collect();
@@ -263,6 +277,19 @@ pub fn as_text(e: Expr, types: &[Option<ColumnType>]) -> Expr {
         }
     };
     expr::map_expr(e.clone(), &mut f).unwrap_or(e)
+}
+
+/// GROUP_CONCAT reads its arguments as text: a YEAR / BIT / ZEROFILL /
+/// FLOAT column among them is wrapped as [`as_text`] wraps it in CONCAT.
+pub fn group_concat_as_text(aggs: &mut [expr::Agg], types: &[Option<ColumnType>], zerofill: &[Option<u8>]) {
+    for a in aggs.iter_mut().filter(|a| a.func == expr::AggFn::GroupConcat) {
+        let wrap = |x: Expr| match as_text(Expr::Func("concat".into(), vec![x.clone()]), types, zerofill) {
+            Expr::Func(_, mut args) if args.len() == 1 => args.remove(0),
+            _ => x,
+        };
+        a.arg = a.arg.take().map(wrap);
+        a.more = std::mem::take(&mut a.more).into_iter().map(wrap).collect();
+    }
 }
 
 /// The internal functions' values (`None`: `name` is not one of them).

@@ -345,6 +345,27 @@ impl fmt::Display for Value {
     }
 }
 
+/// The width a ZEROFILL column of type `ty` pads to when its declaration
+/// gave none (`display` is the `INT(w)` width if it did, which integers
+/// keep): MariaDB's and MySQL's display lengths of the unsigned types,
+/// `INT(0)` is the type's width. `M` (plus the point) for DECIMAL(M,D) and FLOAT / DOUBLE (M,D), 12 for
+/// FLOAT and 22 for DOUBLE. `None` for a type that takes no ZEROFILL.
+pub fn zerofill_width(ty: ColumnType, display: Option<u8>) -> Option<u8> {
+    Some(match ty {
+        _ if display == Some(0) => return zerofill_width(ty, None),
+        ColumnType::TinyInt { .. } | ColumnType::TinyInt1 { .. } => display.unwrap_or(3),
+        ColumnType::SmallInt { .. } => display.unwrap_or(5),
+        ColumnType::MediumInt { .. } => display.unwrap_or(8),
+        ColumnType::Int { .. } => display.unwrap_or(10),
+        ColumnType::BigInt { .. } => display.unwrap_or(20),
+        ColumnType::Decimal { precision, scale, .. } => precision + u8::from(scale > 0),
+        ColumnType::Float { digits: Some((m, _)), .. } | ColumnType::Double { digits: Some((m, _)), .. } => m,
+        ColumnType::Float { digits: None, .. } => 12,
+        ColumnType::Double { digits: None, .. } => 22,
+        _ => return None,
+    })
+}
+
 /// One column of a table.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Column {
@@ -366,6 +387,11 @@ pub struct Column {
     /// read it as `v` (its default at the ADD, whatever the default is
     /// now). Such columns are always the last ones of the schema.
     pub instant_default: Option<Value>,
+    /// ZEROFILL: `Some(w)` pads the column's values with leading zeros to
+    /// `w` characters when they are sent as text (the display width,
+    /// `INT(w)`, else the type's: see [`zerofill_width`]). Only numeric
+    /// types, always UNSIGNED ones, carry it.
+    pub zerofill: Option<u8>,
 }
 
 impl Column {
@@ -380,7 +406,24 @@ impl Column {
             default_now: false,
             on_update_now: false,
             instant_default: None,
+            zerofill: None,
         }
+    }
+
+    /// The type as SHOW CREATE TABLE and information_schema print it: a
+    /// ZEROFILL column's with its display width on integers and
+    /// `zerofill` after `unsigned` (MariaDB's and MySQL 8.0's spelling).
+    pub fn sql_type(&self) -> String {
+        let Some(w) = self.zerofill else { return self.ty.sql() };
+        let base = match self.ty {
+            ColumnType::TinyInt { .. } | ColumnType::TinyInt1 { .. } => format!("tinyint({w}) unsigned"),
+            ColumnType::SmallInt { .. } => format!("smallint({w}) unsigned"),
+            ColumnType::MediumInt { .. } => format!("mediumint({w}) unsigned"),
+            ColumnType::Int { .. } => format!("int({w}) unsigned"),
+            ColumnType::BigInt { .. } => format!("bigint({w}) unsigned"),
+            other => other.sql(),
+        };
+        format!("{base} zerofill")
     }
 
     pub fn not_null(mut self) -> Self {

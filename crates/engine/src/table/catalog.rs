@@ -12,7 +12,8 @@
 //!     unicode_ci, 3 0900_ai_ci, 4 latin1_swedish_ci, 5 latin1_bin; 0 and
 //!     1 are all that older definitions hold), u8 auto_increment, u8 default flags (1: a value
 //!     follows, 2: DEFAULT CURRENT_TIMESTAMP, 4: ON UPDATE
-//!     CURRENT_TIMESTAMP), [value]
+//!     CURRENT_TIMESTAMP, 8: ZEROFILL), [u8 zerofill width, if flag 8],
+//!     [value]
 //! u16 primary key column count; u16 column positions
 //! u16 secondary index count; per index:
 //!     str name, u8 unique, u16 column count, u16 positions, u32 root page, u32 index id
@@ -385,9 +386,16 @@ pub fn encode(def: &TableDef) -> Vec<u8> {
         w.u8(c.auto_increment as u8);
         // Flags: a literal default follows (1), DEFAULT CURRENT_TIMESTAMP
         // (2), ON UPDATE CURRENT_TIMESTAMP (4). Definitions without the
-        // last two are the bytes they always were (0 or 1).
-        let flags = u8::from(c.default.is_some()) | u8::from(c.default_now) << 1 | u8::from(c.on_update_now) << 2;
+        // last two are the bytes they always were (0 or 1). ZEROFILL (8)
+        // is followed by its width.
+        let flags = u8::from(c.default.is_some())
+            | u8::from(c.default_now) << 1
+            | u8::from(c.on_update_now) << 2
+            | u8::from(c.zerofill.is_some()) << 3;
         w.u8(flags);
+        if let Some(width) = c.zerofill {
+            w.u8(width);
+        }
         if let Some(v) = &c.default {
             put_value(&mut w, v)
         }
@@ -509,9 +517,10 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
         let collation = collation_from_code(r.u8()?)?;
         let auto_increment = r.u8()? != 0;
         let flags = r.u8()?;
-        if flags > 7 {
+        if flags > 15 {
             return None;
         }
+        let zerofill = if flags & 8 != 0 { Some(r.u8()?) } else { None };
         let default = if flags & 1 != 0 { Some(typed_default(ty, get_value(&mut r)?)?) } else { None };
         columns.push(Column {
             name,
@@ -523,6 +532,7 @@ pub fn decode(name: &str, b: &[u8]) -> Option<TableDef> {
             default_now: flags & 2 != 0,
             on_update_now: flags & 4 != 0,
             instant_default: None,
+            zerofill,
         });
     }
     let npk = r.u16()? as usize;
@@ -672,6 +682,27 @@ mod tests {
         let bytes = encode(&def);
         assert_eq!(bytes[0], CATALOG_FORMAT_VERSION);
         assert_eq!(decode("db/t", &bytes).unwrap(), def);
+    }
+
+    #[test]
+    fn zerofill_columns_keep_their_width_and_plain_columns_their_old_bytes() {
+        let mut z = Column::new("z", ColumnType::Int { unsigned: true }).default(Value::UInt(7));
+        z.zerofill = Some(5);
+        let mut d = Column::new("d", ColumnType::Decimal { precision: 6, scale: 2, unsigned: true });
+        d.zerofill = Some(7);
+        let def = table("db/z", 4, vec![Column::new("id", ColumnType::Int { unsigned: false }).not_null(), z, d]);
+        let bytes = encode(&def);
+        assert_eq!(bytes[0], CATALOG_FORMAT_VERSION);
+        assert_eq!(decode("db/z", &bytes).unwrap(), def);
+        // Without ZEROFILL a column is the bytes it always was: flags 1
+        // (a default follows) and no width byte.
+        let mut plain = def.clone();
+        for c in &mut plain.schema.columns {
+            c.zerofill = None;
+        }
+        let old = encode(&plain);
+        assert_eq!(old.len() + 2, bytes.len());
+        assert_eq!(decode("db/z", &old).unwrap(), plain);
     }
 
     #[test]

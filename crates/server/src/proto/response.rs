@@ -17,7 +17,7 @@
 //! type, the protocol only never sends a value the client cannot decode.
 
 use super::codec::{put_lenenc_int, put_lenenc_str};
-use super::{column_type, Cell, ColumnDef, ErrPacket};
+use super::{column_flag, column_type, Cell, ColumnDef, ErrPacket};
 
 pub const OK_HEADER: u8 = 0x00;
 pub const EOF_HEADER: u8 = 0xfe;
@@ -133,10 +133,32 @@ pub fn cell_text(cell: &Cell, decimals: u8) -> Option<Vec<u8>> {
 pub fn text_row(buf: &mut Vec<u8>, columns: &[ColumnDef], row: &[Cell]) {
     for (i, cell) in row.iter().enumerate() {
         let decimals = columns.get(i).map_or(0, |c| c.decimals);
-        if !put_cell_text(buf, cell, decimals) {
+        if let Some(width) = columns.get(i).and_then(zerofill_width) {
+            match cell_text(cell, decimals) {
+                Some(text) => put_lenenc_str(buf, &zerofilled(text, width)),
+                None => buf.push(0xfb),
+            }
+        } else if !put_cell_text(buf, cell, decimals) {
             buf.push(0xfb);
         }
     }
+}
+
+/// The width a ZEROFILL number column's text is padded to (its display
+/// length; YEAR, also ZEROFILL, is sent as its four digits already).
+fn zerofill_width(c: &ColumnDef) -> Option<usize> {
+    (c.flags & column_flag::ZEROFILL != 0 && c.column_type != column_type::YEAR).then_some(c.length as usize)
+}
+
+/// `text` with zeros in front up to `width` characters (longer text is
+/// left as it is, as MySQL shows `INT(3) ZEROFILL` 12345).
+fn zerofilled(text: Vec<u8>, width: usize) -> Vec<u8> {
+    if text.len() >= width {
+        return text;
+    }
+    let mut out = vec![b'0'; width - text.len()];
+    out.extend_from_slice(&text);
+    out
 }
 
 /// Appends a cell's text as a length-encoded string, written straight
@@ -272,10 +294,16 @@ pub fn binary_row(buf: &mut Vec<u8>, columns: &[ColumnDef], row: &[Cell]) {
             column_type::DATE => put_binary_datetime(buf, cell, true),
             column_type::DATETIME | column_type::TIMESTAMP => put_binary_datetime(buf, cell, false),
             column_type::TIME => put_binary_time(buf, cell),
-            // Strings, blobs, decimals, and anything else: its text.
-            _ => {
-                put_cell_text(buf, cell, col.decimals);
-            }
+            // Strings, blobs, decimals, and anything else: its text (a
+            // ZEROFILL DECIMAL's padded, as MariaDB sends it).
+            _ => match zerofill_width(col) {
+                Some(width) => {
+                    put_lenenc_str(buf, &zerofilled(cell_text(cell, col.decimals).unwrap_or_default(), width))
+                }
+                None => {
+                    put_cell_text(buf, cell, col.decimals);
+                }
+            },
         }
     }
 }
@@ -302,6 +330,8 @@ mod tests {
     #[test]
     fn float_and_fixed_cells_print_as_mariadb() {
         assert_eq!(cell_text(&Cell::Float(0.1), 31).unwrap(), b"0.1");
+        assert_eq!(zerofilled(b"3.50".to_vec(), 7), b"0003.50");
+        assert_eq!(zerofilled(b"12345".to_vec(), 3), b"12345");
         assert_eq!(cell_text(&Cell::Float(123456789.0), 31).unwrap(), b"123457000");
         assert_eq!(cell_text(&Cell::Float(1.005), 2).unwrap(), b"1.00");
         assert_eq!(cell_text(&Cell::Double(-1234567.123), 3).unwrap(), b"-1234567.123");

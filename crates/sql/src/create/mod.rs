@@ -10,7 +10,8 @@
 //!   definition, storage and computation on every write;
 //! - [`like`]: `CREATE TABLE t LIKE s`;
 //! - [`prefix`]: prefix indexes (`KEY (a(10))`);
-//! - [`select`]: `CREATE TABLE t [(defs)] [AS] SELECT ...`.
+//! - [`select`]: `CREATE TABLE t [(defs)] [AS] SELECT ...`;
+//! - [`zerofill`]: the ZEROFILL attribute, which sqlparser does not read.
 //!
 //! `CREATE TEMPORARY TABLE` is refused (1235): quire has no session-private
 //! tables yet.
@@ -23,3 +24,4 @@ pub mod numeric;
 pub mod options;
 pub mod prefix;
 pub mod select;
+pub mod zerofill;

@@ -63,10 +63,18 @@ pub fn expand(s: &Session, ct: &ast::CreateTable, q: &ast::Query) -> Result<ast:
         }
         let item = items.as_ref().and_then(|v| v.get(i).copied());
         let text = column_text(s, &tables, m, item)?;
-        let cd = Parser::new(&MySqlDialect {})
+        // sqlparser reads no ZEROFILL: the column is marked after.
+        let (text, zerofill) = match text.split_once(" zerofill") {
+            Some((head, tail)) => (format!("{head}{tail}"), true),
+            None => (text, false),
+        };
+        let mut cd = Parser::new(&MySqlDialect {})
             .try_with_sql(&text)
             .and_then(|mut p| p.parse_column_def())
             .map_err(|e| SqlError::syntax(format!("{e} (derived column {text})")))?;
+        if zerofill {
+            super::zerofill::mark_column(&mut cd);
+        }
         out.columns.push(cd);
     }
     Ok(out)
@@ -167,7 +175,7 @@ fn source_column(s: &Session, m: &ColMeta, name: &str) -> Option<String> {
     let t = s.engine().table(&s.table_key(&m.db, &m.org_table)).ok()?;
     let schema = t.schema();
     let c = schema.visible_columns().iter().find(|c| c.name.eq_ignore_ascii_case(&m.org_name))?.clone();
-    let mut text = format!("{name} {}", c.ty.sql());
+    let mut text = format!("{name} {}", c.sql_type());
     let collated = c.ty.is_string() || c.ty.members().is_some();
     if collated && c.collation != quire_engine::row::Collation::Utf8mb4GeneralCi {
         text.push_str(&format!(" COLLATE {}", c.collation.name()));

@@ -143,7 +143,10 @@ pub fn expr(e: &Expr, n: &Names<'_>) -> String {
         Expr::Func(name, args)
             if matches!(
                 name.as_str(),
-                crate::yearbit::YEAR_TEXT | crate::yearbit::BIT_TEXT | crate::yearbit::YEAR_DATE
+                crate::yearbit::YEAR_TEXT
+                    | crate::yearbit::BIT_TEXT
+                    | crate::yearbit::YEAR_DATE
+                    | crate::number_text::NUMBER_TEXT
             ) =>
         {
             args.first().map_or_else(String::new, |x| expr(x, n))

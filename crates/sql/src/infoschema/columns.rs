@@ -120,7 +120,7 @@ fn row(db: &str, name: &str, i: usize, c: &Column, schema: &TableSchema, extras:
         c.default
             .as_ref()
             .filter(|d| !d.is_null())
-            .map_or(Value::Null, |d| Value::Str(crate::ddl::default_text(c.ty, d)))
+            .map_or(Value::Null, |d| Value::Str(crate::ddl::column_default_text(c, d)))
     };
     let (chars, octets) = lengths(c.ty, c.collation);
     let (precision, scale) = numeric(c.ty);
@@ -168,7 +168,7 @@ fn row(db: &str, name: &str, i: usize, c: &Column, schema: &TableSchema, extras:
         datetime,
         if textual { s(c.collation.charset()) } else { Value::Null },
         if textual { s(c.collation.name()) } else { Value::Null },
-        Value::Str(c.ty.sql()),
+        Value::Str(c.sql_type()),
         s(key),
         Value::Str(extra),
         s("select,insert,update,references"),
@@ -243,7 +243,7 @@ fn numeric(ty: ColumnType) -> (Option<u64>, Option<u64>) {
     match ty {
         ColumnType::TinyInt { .. } | ColumnType::TinyInt1 { .. } => (Some(3), Some(0)),
         ColumnType::SmallInt { .. } => (Some(5), Some(0)),
-        ColumnType::MediumInt { .. } => (Some(7), Some(0)),
+        ColumnType::MediumInt { unsigned } => (Some(if unsigned { 8 } else { 7 }), Some(0)),
         ColumnType::Int { .. } => (Some(10), Some(0)),
         ColumnType::BigInt { unsigned } => (Some(if unsigned { 20 } else { 19 }), Some(0)),
         ColumnType::Decimal { precision, scale, .. } => (Some(precision.into()), Some(scale.into())),

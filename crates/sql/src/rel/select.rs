@@ -260,6 +260,7 @@ impl Binder<'_> {
         let item_colls = items.iter().map(|x| sb.key(x)).collect();
         let agg_colls =
             aggs.iter().map(|a| a.arg.as_ref().map_or(Collation::Utf8mb4GeneralCi, |x| sb.key(x))).collect();
+        crate::yearbit::group_concat_as_text(&mut aggs, &sb.types, &sb.zerofill);
         let mut items = items;
         let mut group_by = group_by;
         let mut having = having;
@@ -486,17 +487,30 @@ struct SlotBind {
     slots: Vec<crate::coercion::Dt>,
     types: Vec<Option<quire_engine::row::ColumnType>>,
     colls: Vec<Collation>,
+    /// The ZEROFILL width of each slot that is such a table column.
+    zerofill: Vec<Option<u8>>,
 }
 
 impl SlotBind {
     fn of(level: &super::bind::Level) -> SlotBind {
         let colls = level.slot_colls.clone();
         let slots = level.slot_meta.iter().zip(&colls).map(|(m, c)| crate::coercion::slot_of(*m, *c)).collect();
-        SlotBind { slots, types: level.slot_types.clone(), colls }
+        let mut zerofill: Vec<Option<u8>> =
+            level.slot_defs.iter().map(|d| d.as_ref().and_then(|c| c.zerofill)).collect();
+        zerofill.resize(level.slot_meta.len(), None);
+        // A derived table's or view's ZEROFILL column: from its metadata.
+        for c in &level.cols {
+            if let (Expr::Col(k), Some(w)) = (&c.expr, c.meta.zerofill) {
+                if let Some(z) = zerofill.get_mut(*k) {
+                    z.get_or_insert(w);
+                }
+            }
+        }
+        SlotBind { slots, types: level.slot_types.clone(), colls, zerofill }
     }
 
     fn bind(&self, x: Expr) -> Result<Expr> {
-        crate::coercion::bind(crate::compare_const::rewrite(x, &self.types, &self.colls), &self.slots)
+        crate::coercion::bind(crate::compare_const::rewrite(x, &self.types, &self.colls, &self.zerofill), &self.slots)
     }
 
     fn key(&self, x: &Expr) -> Collation {
