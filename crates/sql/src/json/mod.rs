@@ -33,6 +33,7 @@ pub mod pretty;
 pub mod search;
 pub mod search_text;
 pub mod storage;
+pub mod table;
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
