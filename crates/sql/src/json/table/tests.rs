@@ -162,7 +162,7 @@ fn a_json_column_takes_arrays_and_several_matches_as_one_array() {
 fn a_rounded_decimal_is_a_note_not_an_error() {
     let d = SqlColumn::new("d", ColumnType::Decimal { precision: 4, scale: 3, unsigned: false });
     let env = Notes::default();
-    let v = convert(&d, Value::Double(3.14159), "jt", 1, &env).unwrap();
-    assert_eq!(v, Value::Decimal(quire_engine::row::Decimal::new(3142, 3)));
+    let v = convert(&d, Value::Double(1.23456), "jt", 1, &env).unwrap();
+    assert_eq!(v, Value::Decimal(quire_engine::row::Decimal::new(1235, 3)));
     assert_eq!(*env.0.borrow(), vec![1265]);
 }
