@@ -340,5 +340,31 @@ impl Env for Strict<'_> {
     }
 }
 
+/// The [`Env`] a value is converted in outside a statement's rows (a
+/// JSON_TABLE DEFAULT when bound, JSON_VALUE ... RETURNING): nothing to
+/// read, notes dropped.
+pub struct Quiet;
+
+impl Env for Quiet {
+    fn param(&self, _i: usize) -> Result<Value> {
+        Err(SqlError::internal("no parameters in a JSON conversion"))
+    }
+    fn agg(&self, _i: usize) -> Result<Value> {
+        Err(SqlError::internal("no aggregates in a JSON conversion"))
+    }
+    fn sysvar(&self, name: &str, _global: bool) -> Result<Value> {
+        Err(SqlError::internal(format!("no variable {name} in a JSON conversion")))
+    }
+    fn func(&self, name: &str, _args: &[Value]) -> Result<Value> {
+        Err(SqlError::internal(format!("no function {name} in a JSON conversion")))
+    }
+    fn warn(&self, _c: Condition) -> Result<()> {
+        Ok(())
+    }
+    fn mode(&self) -> Mode {
+        Mode::default()
+    }
+}
+
 #[cfg(test)]
 mod tests;

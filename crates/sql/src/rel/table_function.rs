@@ -23,9 +23,8 @@ use sqlparser::ast;
 
 use super::bind::{Binder, NamedCol, SlotCol, Tree};
 use super::{Source, SourceKind};
-use crate::diag::{Condition, Mode};
 use crate::error::{Result, SqlError};
-use crate::expr::{Env, Expr};
+use crate::expr::Expr;
 use crate::json::path::Path;
 use crate::json::table::{self as jt, ColumnKind, OnMissing, RowPath};
 use crate::plan::{ColMeta, MetaType};
@@ -197,33 +196,8 @@ fn on_missing(h: Option<&ast::JsonTableColumnErrorHandling>, def: &Column) -> Re
                 Ok(j) => jt::scalar_of(&j, def.ty),
                 Err(_) => Value::Str(text.to_string()),
             };
-            let v = jt::convert(def, value, "", 1, &Quiet).map_err(|_| invalid())?;
+            let v = jt::convert(def, value, "", 1, &jt::Quiet).map_err(|_| invalid())?;
             OnMissing::Default(v)
         }
     })
-}
-
-/// The [`Env`] a DEFAULT is converted with when bound: nothing to read,
-/// its notes dropped (MySQL raises them once per statement).
-struct Quiet;
-
-impl Env for Quiet {
-    fn param(&self, _i: usize) -> Result<Value> {
-        Err(SqlError::internal("no parameters in a JSON_TABLE default"))
-    }
-    fn agg(&self, _i: usize) -> Result<Value> {
-        Err(SqlError::internal("no aggregates in a JSON_TABLE default"))
-    }
-    fn sysvar(&self, name: &str, _global: bool) -> Result<Value> {
-        Err(SqlError::internal(format!("no variable {name} in a JSON_TABLE default")))
-    }
-    fn func(&self, name: &str, _args: &[Value]) -> Result<Value> {
-        Err(SqlError::internal(format!("no function {name} in a JSON_TABLE default")))
-    }
-    fn warn(&self, _c: Condition) -> Result<()> {
-        Ok(())
-    }
-    fn mode(&self) -> Mode {
-        Mode::default()
-    }
 }
