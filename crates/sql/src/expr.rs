@@ -8,7 +8,7 @@
 
 use std::cmp::Ordering;
 
-use quire_engine::row::{Collation, Date, DateTime, Decimal, Value};
+use quire_engine::row::{Collation, ColumnType, Date, DateTime, Decimal, Value};
 use sqlparser::ast;
 
 use crate::diag::{Condition, Level, Mode};
@@ -929,6 +929,7 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
     }
     let mut order_by: Vec<ast::OrderByExpr> = Vec::new();
     let mut separator = String::from(",");
+    let mut returning: Option<ColumnType> = None;
     let (args, distinct, star) = match &f.args {
         ast::FunctionArguments::None => (vec![], false, false),
         ast::FunctionArguments::List(l) => {
@@ -941,8 +942,8 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
                             other => return Err(SqlError::syntax(format!("SEPARATOR {other}"))),
                         }
                     }
-                    ast::FunctionArgumentClause::JsonReturningClause(_) if name == "json_value" => {
-                        return Err(SqlError::unsupported("JSON_VALUE(... RETURNING type)"))
+                    ast::FunctionArgumentClause::JsonReturningClause(r) if name == "json_value" => {
+                        returning = Some(crate::json::value_returning::column_type(&r.data_type)?);
                     }
                     other => return Err(SqlError::syntax(format!("{other} in {name}()"))),
                 }
@@ -1087,6 +1088,9 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
     }
     if name == "get_format" {
         return crate::str_to_date::bind_get_format(args);
+    }
+    if let Some(ty) = returning {
+        return crate::json::value_returning::bind(args, ty);
     }
     if crate::json::is_func(&name) {
         crate::json::check_arity(&name, args.len())?;

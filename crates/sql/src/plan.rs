@@ -832,7 +832,7 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
             let arg = |i: usize| args.get(i).map_or(MetaType::Null, |a| infer(a, t, aggs));
             match name.as_str() {
                 n if crate::timeval::is_func(n) => crate::timeval::infer(n, args, &arg),
-                n if crate::json::is_func(n) => crate::json::infer(n),
+                n if crate::json::is_func(n) => crate::json::infer(n, args),
                 "str_to_date" => crate::str_to_date::infer(args),
                 "get_format" => MetaType::Str { len: 17, fixed: false },
                 "hour" | "minute" | "second" | "microsecond" | "date_add" | "date_sub"

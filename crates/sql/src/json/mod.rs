@@ -33,6 +33,8 @@ pub mod pretty;
 pub mod search;
 pub mod search_text;
 pub mod storage;
+pub mod table;
+pub mod value_returning;
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -91,7 +93,7 @@ pub const MEMBER_OF: &str = "json_member_of";
 
 /// Whether `name` is one of this module's functions.
 pub fn is_func(name: &str) -> bool {
-    name == CAST || name == BOOL || FUNCS.iter().any(|(n, ..)| *n == name)
+    name == CAST || name == BOOL || name == value_returning::NAME || FUNCS.iter().any(|(n, ..)| *n == name)
 }
 
 /// 1235 for a JSON function MySQL has and quire has not built.
@@ -243,7 +245,7 @@ fn unquote(v: &Value) -> Result<Value> {
 /// JSON_VALUE(doc, path) with MySQL's defaults (NULL ON EMPTY, NULL ON
 /// ERROR): the scalar the path names as text (a string unquoted), NULL
 /// when it names nothing, JSON null, an array or object, or more than one
-/// value. (RETURNING and the ON clauses are refused when compiled.)
+/// value. (RETURNING: `value_returning.rs`; the ON clauses do not parse.)
 fn scalar_value(args: &[Value]) -> Result<Value> {
     let Some(d) = doc(&args[0], 1, "json_value")? else { return Ok(Value::Null) };
     let Some(p) = path_arg(&args[1])? else { return Ok(Value::Null) };
@@ -263,6 +265,7 @@ pub fn call(name: &str, args: &[Value]) -> Result<Option<Value>> {
     }
     let any_null = |from: usize| args.iter().skip(from).any(Value::is_null);
     Ok(Some(match name {
+        value_returning::NAME => value_returning::call(args)?,
         CAST => match args.first() {
             None | Some(Value::Null) => Value::Null,
             Some(Value::Str(s)) => json(json_text::parse(s).map_err(|e| invalid_text(e, 1, "cast_as_json"))?)?,
@@ -550,8 +553,9 @@ pub fn sort_bytes(j: &Json) -> Vec<u8> {
 }
 
 /// Result metadata of this module's functions.
-pub fn infer(name: &str) -> MetaType {
+pub fn infer(name: &str, args: &[Expr]) -> MetaType {
     match name {
+        value_returning::NAME => value_returning::infer(args),
         "json_unquote" | "json_quote" | "json_pretty" => MetaType::Text,
         "json_type" => MetaType::Str { len: 16, fixed: false },
         // JSON_VALUE without RETURNING: VARCHAR(512) (MySQL's default).

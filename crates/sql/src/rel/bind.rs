@@ -612,7 +612,7 @@ impl Binder<'_> {
     }
 
     /// Adds a source's columns to the innermost block: its slots.
-    fn add_source(
+    pub(super) fn add_source(
         &mut self,
         sources: &mut Vec<Source>,
         kind: SourceKind,
@@ -757,6 +757,9 @@ impl Binder<'_> {
             ast::TableFactor::NestedJoin { table_with_joins, alias: None } => {
                 self.joins(table_with_joins, sources, params)
             }
+            ast::TableFactor::JsonTable { json_expr, json_path, columns, alias } => {
+                self.json_table(json_expr, json_path, columns, alias.as_ref(), sources, params)
+            }
             other => Err(SqlError::unsupported(format!("FROM item {other}"))),
         }
     }
@@ -831,6 +834,11 @@ impl Binder<'_> {
                 J::Right(c) | J::RightOuter(c) => (JoinKind::Left, true, c),
                 other => return Err(SqlError::unsupported(format!("join {other:?}"))),
             };
+            // A RIGHT JOIN's preserved side is read first: a table
+            // function there may not read the other side.
+            if swap {
+                super::table_function::check_right_join(&sources[..], start, right_from)?;
+            }
             // The outer join's inner side may come out NULL.
             if kind == JoinKind::Left {
                 let (lo, hi) = if swap { (start, right_from) } else { (right_from, right_to) };
@@ -1033,11 +1041,11 @@ impl Binder<'_> {
 
 /// A source's column as bound.
 pub(super) struct SlotCol {
-    meta: ColMeta,
-    ty: Option<ColumnType>,
-    coll: Collation,
+    pub(super) meta: ColMeta,
+    pub(super) ty: Option<ColumnType>,
+    pub(super) coll: Collation,
     /// The table column it is, if it is one.
-    def: Option<quire_engine::row::Column>,
+    pub(super) def: Option<quire_engine::row::Column>,
 }
 
 /// A number literal used as a position (ORDER BY 2).

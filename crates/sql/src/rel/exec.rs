@@ -958,6 +958,16 @@ impl BlockRun<'_, '_> {
                 let keys = resolve(s, buf, env)?;
                 self.read_table_profiled(s, keys, &mut |row| place(&row, buf))
             }
+            SourceKind::JsonTable(f) => {
+                let doc = eval(&f.doc, buf, env)?;
+                let Some(p) = self.ex.profile else {
+                    return f.rows.each(&doc, f.width, &s.name, env, &mut |r| place(r, buf));
+                };
+                let mut probe = p.open(key(s), Tag::Read);
+                let go = f.rows.each(&doc, f.width, &s.name, env, &mut |r| probe.emit(|| place(r, buf)))?;
+                probe.close();
+                Ok(go)
+            }
         }
     }
 
@@ -1203,6 +1213,7 @@ impl BlockRun<'_, '_> {
                 let keys = resolve(s, buf, env)?;
                 self.read_table_profiled(s, keys, &mut |row| add(&row, buf))?;
             }
+            SourceKind::JsonTable(_) => return Err(SqlError::internal("a table function read by hashing")),
         }
         if let Some(mut chunks) = spilled {
             chunks.cut(held.drain(..))?;

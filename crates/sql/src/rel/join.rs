@@ -152,17 +152,23 @@ impl Planner<'_, '_> {
         }
     }
 
-    fn on_slots(t: &Tree, out: &mut Vec<usize>) {
+    /// The slots the ON terms of `t` read, and those its table
+    /// functions' documents read (a unit waits for both).
+    fn on_slots(&self, t: &Tree, out: &mut Vec<usize>) {
         match t {
-            Tree::Leaf(_) => {}
+            Tree::Leaf(i) => {
+                if let SourceKind::JsonTable(f) = &self.sources[*i].kind {
+                    out.extend(f.reads());
+                }
+            }
             Tree::Join { left, right, on, .. } => {
                 on.iter().for_each(|x| slots(x, out));
-                Self::on_slots(left, out);
-                Self::on_slots(right, out);
+                self.on_slots(left, out);
+                self.on_slots(right, out);
             }
             Tree::Semi { inner, on, .. } => {
                 on.iter().for_each(|x| slots(x, out));
-                Self::on_slots(inner, out);
+                self.on_slots(inner, out);
             }
         }
     }
@@ -191,7 +197,7 @@ impl Planner<'_, '_> {
                 let mut set = self.empty();
                 self.tree_slots(&t, &mut set);
                 let mut reads = Vec::new();
-                Self::on_slots(&t, &mut reads);
+                self.on_slots(&t, &mut reads);
                 let mut needs = self.empty();
                 for i in reads.into_iter().filter(|&i| !set.has(i)) {
                     needs.0[i] = true;
@@ -370,8 +376,14 @@ impl Planner<'_, '_> {
         let own = |k: usize| k >= offset && k < offset + width;
         // `block_nested_loop=off`: no hash join (a semi-join's key set or
         // hash table is `materialization`'s, chosen in `semicost`).
-        let pairs =
-            if prefer_hash || self.switch.block_nested_loop { self.hash_pairs(i, &terms, avail) } else { Vec::new() };
+        // A table function's rows depend on the row before it: never
+        // read once into a hash table.
+        let lateral = matches!(self.sources[i].kind, SourceKind::JsonTable(_));
+        let pairs = if !lateral && (prefer_hash || self.switch.block_nested_loop) {
+            self.hash_pairs(i, &terms, avail)
+        } else {
+            Vec::new()
+        };
         let access = if prefer_hash && !pairs.is_empty() {
             self.access_for(i, &terms, &self.empty())
         } else {
@@ -561,7 +573,8 @@ impl Planner<'_, '_> {
             let before = |s: &[usize]| !s.is_empty() && s.iter().all(|&k| avail.has(k));
             (mine(&ls) && before(&rs)) || (mine(&rs) && before(&ls))
         });
-        if matches!(access, Access::Full) && joins_bound && self.switch.block_nested_loop {
+        let lateral = matches!(u.tree, Tree::Leaf(i) if matches!(self.sources[i].kind, SourceKind::JsonTable(_)));
+        if matches!(access, Access::Full) && joins_bound && self.switch.block_nested_loop && !lateral {
             // A hash table: built once, probed per outer row.
             let matches = (filtered * cost::FILTER_EQUALITY).max(1.0);
             return (rows + card, card * matches);

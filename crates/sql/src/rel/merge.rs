@@ -33,7 +33,9 @@
 //!    would not be NULL on a NULL-extended row: such a source is
 //!    materialised); never when a subquery of the outer block captures
 //!    one of its columns (its captures would need rewriting, and a
-//!    subquery's captures are shared through its `Arc`).
+//!    subquery's captures are shared through its `Arc`), nor when a
+//!    JSON_TABLE's document reads one (the same holds for it). A block
+//!    holding a JSON_TABLE is never merged itself.
 //! 2. The tables of a view keep the privileges they were resolved with
 //!    (the view's DEFINER's or the reader's): the `TableRef`s move as
 //!    they are.
@@ -92,6 +94,7 @@ fn copy_source(s: &Source) -> Source {
             SourceKind::Derived(p) => SourceKind::Derived(p.clone()),
             SourceKind::Working(id) => SourceKind::Working(*id),
             SourceKind::System(v) => SourceKind::System(*v),
+            SourceKind::JsonTable(f) => SourceKind::JsonTable(f.clone()),
         },
         name: s.name.clone(),
         offset: s.offset,
@@ -134,7 +137,7 @@ pub(super) fn keep(
         || items.iter().any(opaque_item)
         || terms.iter().any(correlated)
         || on_terms(tree).iter().any(|x| correlated(x))
-        || sources.iter().any(|s| matches!(s.kind, SourceKind::Working(_)))
+        || sources.iter().any(|s| matches!(s.kind, SourceKind::Working(_) | SourceKind::JsonTable(_)))
     {
         return None;
     }
@@ -301,6 +304,15 @@ pub(super) fn merge_into(o: Outer<'_>, level: &mut Level) -> Result<(Vec<Source>
     for a in aggs.iter() {
         outer_exprs.extend(a.arg.iter().chain(&a.more).chain(a.order.iter().map(|(x, _)| x)));
     }
+    // Slots a table function's document reads: its expression lives in
+    // the shared plan and is not rewritten, so what it reads stays
+    // materialised.
+    let mut lateral = Vec::new();
+    for s in &sources {
+        if let SourceKind::JsonTable(f) = &s.kind {
+            lateral.extend(f.reads());
+        }
+    }
     let mut tables = sources.len();
     let mut merge: Vec<bool> = Vec::with_capacity(sources.len());
     for (i, s) in sources.iter().enumerate() {
@@ -311,7 +323,9 @@ pub(super) fn merge_into(o: Outer<'_>, level: &mut Level) -> Result<(Vec<Source>
                     let strict =
                         !nullable.contains(&i) || b.items.iter().all(|x| null_if_null(x, 0, m.slot_meta.len()));
                     let fits = tables - 1 + m.sources.len() <= super::select::MAX_JOIN_TABLES;
-                    let ok = strict && fits && !outer_exprs.iter().any(|x| captures_any(x, lo, hi));
+                    let read_by_function = lateral.iter().any(|k| (lo..hi).contains(k));
+                    let ok =
+                        strict && fits && !read_by_function && !outer_exprs.iter().any(|x| captures_any(x, lo, hi));
                     if ok {
                         tables = tables - 1 + m.sources.len();
                     }

@@ -5,7 +5,7 @@
 //! A query is bound once (`bind`) into a [`QueryPlan`]: a tree of SELECT
 //! blocks and set operations. A block reads its FROM clause as a join
 //! tree ([`Node`]) over sources ([`Source`]: base tables, materialised
-//! derived tables); every source's columns have fixed slots in one wide
+//! derived tables, JSON_TABLE); every source's columns have fixed slots in one wide
 //! row, so expressions anywhere in the block address columns by slot
 //! (`Expr::Col(slot)`). Execution (`exec`) walks the join tree with
 //! nested loops, pushing each joined row on to the block's consumer: a
@@ -41,6 +41,7 @@ mod rollup;
 mod select;
 mod semijoin;
 mod spill;
+pub mod table_function;
 pub mod window;
 
 use std::sync::Arc;
@@ -144,6 +145,10 @@ pub enum SourceKind {
     /// An information_schema table: its rows made from the catalog at
     /// execution (`infoschema`), then read as a derived table's.
     System(crate::infoschema::View),
+    /// JSON_TABLE: the rows of a document evaluated on the slots bound
+    /// before it (`table_function.rs`), produced per row of the sources
+    /// it reads.
+    JsonTable(Arc<table_function::TableFunction>),
 }
 
 /// One FROM item, its slots `offset .. offset + width` of the block's row.

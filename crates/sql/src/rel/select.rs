@@ -356,7 +356,7 @@ impl Binder<'_> {
                     continue;
                 }
                 SourceKind::Derived(p) => FdKind::Derived(p.clone()),
-                SourceKind::Working(_) | SourceKind::System(_) => FdKind::Opaque,
+                SourceKind::Working(_) | SourceKind::System(_) | SourceKind::JsonTable(_) => FdKind::Opaque,
             };
             let prefix = match level.view_dbs.iter().find(|(k, _)| *k == i) {
                 Some((_, db)) => format!("{db}.{}", s.name),

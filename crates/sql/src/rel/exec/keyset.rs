@@ -131,6 +131,9 @@ impl BlockRun<'_, '_> {
                 let keyed = resolve(s, buf, env)?;
                 self.read_table_profiled(s, keyed, &mut |row| add(&row, buf))?;
             }
+            SourceKind::JsonTable(_) => {
+                return Err(crate::error::SqlError::internal("a table function as a semi-join's key set"))
+            }
             SourceKind::Derived(_) | SourceKind::Working(_) | SourceKind::System(_) => {
                 let rows = self.ex.materialised_rows(s, env)?;
                 let mut probe = self.ex.profile.map(|p| p.open(key(s), Tag::Read));
