@@ -114,6 +114,7 @@ impl Binder<'_> {
                     unique_key: false,
                     multiple_key: false,
                     auto_increment: false,
+                    zerofill: None,
                 };
                 SlotCol { meta, ty: Some(c.ty), coll: c.collation, def: None }
             })
