@@ -46,3 +46,26 @@ fn having_filters_by_aliases_inside_it_and_without_grouping() {
         ],
     );
 }
+
+#[test]
+fn from_dual_is_no_table_anywhere_in_a_query() {
+    same_on_both(
+        "diff_dual",
+        &[
+            "CREATE TABLE t (id INT PRIMARY KEY)",
+            "INSERT INTO t VALUES (1), (2)",
+            "SELECT 1 FROM DUAL",
+            "SELECT 1 + 1 AS two FROM dual WHERE 1 = 1",
+            "SELECT 1 FROM DUAL WHERE 1 = 0",
+            "SELECT (SELECT 7 FROM DUAL), 1 IN (SELECT 1 FROM DUAL)",
+            "SELECT * FROM (SELECT 3 AS x FROM DUAL) d",
+            "SELECT id FROM t WHERE EXISTS (SELECT 1 FROM DUAL) ORDER BY id",
+            "SELECT 1 FROM DUAL UNION SELECT 2 FROM DUAL",
+            "INSERT INTO t SELECT 3 FROM DUAL",
+            "SELECT COUNT(*) FROM t",
+            "CREATE TABLE `dual` (x INT)",
+            "INSERT INTO `dual` VALUES (5)",
+            "SELECT * FROM `dual`",
+        ],
+    );
+}

@@ -415,7 +415,36 @@ impl VisitorMut for Folder {
         if n > MAX_EXPR_DEPTH {
             return self.refuse(format!("more than {MAX_EXPR_DEPTH} set operations in one query"));
         }
+        drop_dual(&mut q.body);
         ControlFlow::Continue(())
+    }
+}
+
+/// `FROM DUAL` (the unquoted word, alone) is no FROM at all, as MySQL
+/// reads it: in every SELECT of a query's body (nested queries are
+/// visited on their own).
+fn drop_dual(body: &mut SetExpr) {
+    match body {
+        SetExpr::Select(s) => {
+            if let [only] = s.from.as_slice() {
+                if only.joins.is_empty() && is_dual(&only.relation) {
+                    s.from.clear();
+                }
+            }
+        }
+        SetExpr::SetOperation { left, right, .. } => {
+            drop_dual(left);
+            drop_dual(right);
+        }
+        _ => {}
+    }
+}
+
+fn is_dual(t: &ast::TableFactor) -> bool {
+    let ast::TableFactor::Table { name, alias: None, args: None, .. } = t else { return false };
+    match name.0.as_slice() {
+        [ast::ObjectNamePart::Identifier(id)] => id.quote_style.is_none() && id.value.eq_ignore_ascii_case("dual"),
+        _ => false,
     }
 }
 
