@@ -260,8 +260,8 @@ fn op(s: &Stmt, names: &Names, sc: &mut Scope) -> Result<Op> {
         Stmt::Iterate(l) => Op::Iterate(find_label(sc, l, false)?),
         Stmt::Signal { sqlstate, message, errno } => Op::Signal {
             sqlstate: intern(sqlstate),
-            message: message.as_ref().map(|e| scalar(e, names, sc)).transpose()?,
-            errno: errno.as_ref().map(|e| scalar(e, names, sc)).transpose()?,
+            message: message.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
+            errno: errno.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
         },
         Stmt::Sql(text) => Op::Exec(Sql::new(statement(text, names, sc)?)),
         Stmt::SelectInto { select, targets } => {
@@ -331,6 +331,21 @@ fn row_slot(names: &Names, new: bool, col: &str) -> Result<usize> {
         .position(|c| c.name.eq_ignore_ascii_case(col))
         .ok_or_else(|| SqlError::unknown_column(col, which))?;
     Ok(if new { i } else { names.columns.len() + i })
+}
+
+/// A SIGNAL item's value: a literal, a local or a user variable only
+/// (MySQL's `signal_allowed_expr`); a name that is no local is 1327.
+fn signal_value(text: &str, names: &Names, sc: &Scope) -> Result<Sql> {
+    let toks = crate::routine::parse::tokens(text)?;
+    let mut sig = toks.iter().filter(|t| !matches!(t.token, sqlparser::tokenizer::Token::Whitespace(_)));
+    use sqlparser::tokenizer::Token as T;
+    match (sig.next().map(|t| &t.token), sig.next()) {
+        (Some(T::SingleQuotedString(_) | T::DoubleQuotedString(_) | T::Number(..)), None) => {}
+        (Some(T::Word(w)), None) if w.value.starts_with('@') || local(sc, &w.value).is_some() => {}
+        (Some(T::Word(w)), _) => return Err(SqlError::new(1327, "42000", format!("Undeclared variable: {}", w.value))),
+        _ => return Err(SqlError::syntax(format!("near '{text}'"))),
+    }
+    scalar(text, names, sc)
 }
 
 fn scalar(text: &str, names: &Names, sc: &Scope) -> Result<Sql> {
