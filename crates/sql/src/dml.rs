@@ -379,6 +379,9 @@ pub(crate) fn fire_row(
     session.fire(trx, crate::trigger::fire::RowEvent { table: t, triggers, timing, event, old, new })
 }
 
+/// What [`new_row`] calls before the row's checks (BEFORE INSERT).
+pub(crate) type BeforeRow<'a> = &'a mut dyn FnMut(&mut Vec<Value>) -> Result<()>;
+
 /// The new row an INSERT makes of `values` for the columns `targets`
 /// (the others take their defaults): the visible columns, converted and
 /// checked (WITH CHECK OPTION); the engine adds a hidden row id itself.
@@ -394,7 +397,7 @@ pub(crate) fn new_row(
     lenient_null: bool,
     at: Place<'_>,
     env: &dyn Env,
-    before: Option<&mut dyn FnMut(&mut Vec<Value>) -> Result<()>>,
+    before: Option<BeforeRow<'_>>,
 ) -> Result<Vec<Value>> {
     let schema = &p.table.schema;
     let mut row = Vec::with_capacity(schema.columns.len());

@@ -60,13 +60,13 @@ impl Names {
 
 /// A SQL piece, compiled on first use in each DDL epoch.
 struct Sql {
-    stmt: ast::Statement,
+    stmt: Box<ast::Statement>,
     plan: Mutex<Option<Arc<Compiled>>>,
 }
 
 impl Sql {
     fn new(stmt: ast::Statement) -> Self {
-        Sql { stmt, plan: Mutex::new(None) }
+        Sql { stmt: Box::new(stmt), plan: Mutex::new(None) }
     }
 
     fn plan(&self, host: &dyn Host) -> Result<Arc<Compiled>> {
@@ -588,7 +588,7 @@ impl Vm<'_, '_> {
             Some(e) => {
                 let v = self.eval(e)?;
                 match crate::expr::to_decimal(&v).map(|d| d.to_f64()) {
-                    Some(n) if n >= 1.0 && n <= 65535.0 && n.fract() == 0.0 => n as u16,
+                    Some(n) if (1.0..=65535.0).contains(&n) && n.fract() == 0.0 => n as u16,
                     _ => {
                         return Err(SqlError::new(
                             1231,

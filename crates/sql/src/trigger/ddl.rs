@@ -345,7 +345,7 @@ fn drop(s: &mut Session, if_exists: bool, db: &Option<String>, name: &str) -> Re
         return Err(no_trigger());
     };
     s.commit()?;
-    remove(s, &[t.def.clone()])?;
+    remove(s, std::slice::from_ref(&t.def))?;
     Ok(Output::ok())
 }
 

@@ -21,7 +21,7 @@ use sqlparser::ast;
 use super::{Event, Timing, Trigger};
 use crate::error::{Result, SqlError};
 use crate::plan::TableRef;
-use crate::query::{Ctx, SessionEnv};
+use crate::query::Ctx;
 use crate::routine::exec::{Host, Prepared};
 use crate::session::{Compiled, Env, Plan, Session};
 
