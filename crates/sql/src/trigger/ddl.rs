@@ -110,17 +110,21 @@ pub fn parse(sql: &str) -> Result<Option<TriggerStmt>> {
     let mut definer = None;
     if p.eat("DEFINER") {
         if !p.eat_token(&Token::Eq) {
-            return Err(p.error());
+            return Ok(None);
         }
+        // The account's tokens, up to the object's keyword: CREATE
+        // DEFINER = ... VIEW / PROCEDURE is not a trigger statement.
         let start = p.offset();
-        while !p.at_end() && !p.is_word("TRIGGER") && !p.is_word("SQL") {
-            let _ = p.ident().or_else(|_| p.string()).or_else(|_| {
-                if p.eat_token(&Token::AtSign) || p.eat_token(&Token::LParen) || p.eat_token(&Token::RParen) {
-                    Ok(String::new())
-                } else {
-                    Err(p.error())
-                }
-            })?;
+        let object = ["TRIGGER", "VIEW", "PROCEDURE", "FUNCTION", "EVENT", "SQL", "ALGORITHM"];
+        while !p.at_end() && !object.iter().any(|k| p.is_word(k)) {
+            if p.ident().is_err()
+                && p.string().is_err()
+                && !p.eat_token(&Token::AtSign)
+                && !p.eat_token(&Token::LParen)
+                && !p.eat_token(&Token::RParen)
+            {
+                return Ok(None);
+            }
         }
         definer = Some(normalise_definer(&sql[start..p.offset()]));
     }
@@ -452,6 +456,8 @@ mod tests {
             Some(TriggerStmt::Drop { if_exists: true, db: None, name: "tr".into() })
         );
         assert_eq!(parse("CREATE TABLE t (a INT)").unwrap(), None);
+        assert_eq!(parse("CREATE DEFINER = 'root'@'%' VIEW v AS SELECT 1").unwrap(), None);
+        assert_eq!(parse("CREATE DEFINER = CURRENT_USER SQL SECURITY INVOKER VIEW v AS SELECT 1").unwrap(), None);
         assert_eq!(parse("DROP TABLE t").unwrap(), None);
     }
 }
