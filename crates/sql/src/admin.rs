@@ -937,7 +937,10 @@ pub fn drop(
                     ));
                 }
                 match s.engine().drop_table(&full) {
-                    Ok(()) => crate::statistics::forget(&s.shared, &db, &t),
+                    Ok(()) => {
+                        crate::statistics::forget(&s.shared, &db, &t);
+                        crate::trigger::ddl::table_dropped(s, &db, Some(&t))?;
+                    }
                     Err(quire_engine::Error::NoSuchTable(_)) => missing.push(format!("{db}.{t}")),
                     Err(e) => return Err(e.into()),
                 }
@@ -955,6 +958,9 @@ pub fn drop(
                 ));
             }
             let dropped = s.shared.catalog.drop_database(&db, if_exists)?;
+            if dropped.is_some() {
+                crate::trigger::ddl::table_dropped(s, &db, None)?;
+            }
             if dropped.is_none() {
                 s.note(1008, format!("Can't drop database '{db}'; database doesn't exist"));
             }

@@ -12,7 +12,8 @@
 //! - `mysql/quire_view`: (`db`, `name`, `part`, `text`) — a view's
 //!   definition (`CREATE VIEW ... AS ...` as quire prints it) in chunks of
 //!   at most [`VIEW_CHUNK`] characters, `part` zero-padded, written in one
-//!   transaction.
+//!   transaction;
+//! - `mysql/quire_trigger`: triggers, the same way (`trigger::store`).
 //!
 //! Users are matched by name; the host part of `'user'@'host'` is accepted
 //! and ignored. Privileges are all or nothing per database.
@@ -43,7 +44,7 @@ const VIEW_CHUNK: usize = 256;
 /// naming one is refused with 3554 ([`dictionary_denied`]), so that no
 /// DDL, DML or restored dump can change accounts or views behind the
 /// catalog's back.
-const DICTIONARY: [&str; 4] = ["quire_db", "quire_user", "quire_grant", "quire_view"];
+const DICTIONARY: [&str; 5] = ["quire_db", "quire_user", "quire_grant", "quire_view", "quire_trigger"];
 
 /// Whether `db`.`table` is a data dictionary table.
 pub fn is_dictionary(db: &str, table: &str) -> bool {
@@ -126,6 +127,8 @@ pub struct Catalog {
     users: RwLock<BTreeMap<String, User>>,
     /// Views by (database, name): their definitions.
     views: RwLock<BTreeMap<(String, String), String>>,
+    /// Triggers (`trigger` module; stored in `mysql/quire_trigger`).
+    pub triggers: crate::trigger::Registry,
     ddl: Mutex<()>,
 }
 
@@ -246,9 +249,20 @@ impl Catalog {
             dbs: Default::default(),
             users: Default::default(),
             views: Default::default(),
+            triggers: Default::default(),
             ddl: Mutex::new(()),
         };
         cat.reload()?;
+        // Triggers of tables that no longer exist (a crash between DROP
+        // TABLE and the removal of its triggers) are not loaded.
+        let tables = cat.engine.table_names();
+        let defs = crate::trigger::store::open(&cat.engine)?;
+        let (live, orphans): (Vec<_>, Vec<_>) =
+            defs.into_iter().partition(|d| tables.iter().any(|t| *t == format!("{}/{}", d.db, d.table)));
+        if !orphans.is_empty() {
+            crate::trigger::store::write(&cat.engine, &orphans.iter().collect::<Vec<_>>(), &[])?;
+        }
+        cat.triggers.replace_all(live);
         Ok((cat, generated))
     }
 

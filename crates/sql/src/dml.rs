@@ -22,6 +22,7 @@ use crate::query::{for_each_row, ident, Ctx, Resolver};
 use crate::rel::bind::has_subquery;
 use crate::rel::exec::Exec;
 use crate::store::{self, Place};
+use crate::trigger::{Event, TableTriggers, Timing};
 use quire_engine::txn::Isolation;
 
 pub struct InsertPlan {
@@ -280,8 +281,14 @@ pub fn run_insert(
     session: &dyn crate::query::SessionEnv,
 ) -> Result<WriteResult> {
     if !p.is_plain() {
+        if triggers_of(&p.table, session, None).is_some() {
+            return Err(SqlError::unsupported(
+                "INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE / INSERT ... SELECT on a table with triggers",
+            ));
+        }
         return crate::upsert::run(p, trx, params, tuples, session);
     }
+    let trg = triggers_of(&p.table, session, Some(Event::Insert));
     let mut res = WriteResult::default();
     if !p.generated_given.is_empty() {
         crate::create::generated::given_values(&p.table, &p.generated_given, tuples, session)?;
@@ -306,26 +313,83 @@ pub fn run_insert(
         let env: &dyn Env = &ctx;
         let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
         let targets = p.targets_of(j, exprs);
-        let mut row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], env)), lenient_null, at, env)?;
+        let values = exprs.iter().map(|e| eval(e, &[], env));
+        let mut row = match &trg {
+            None => new_row(p, targets, values, lenient_null, at, env, None)?,
+            Some(trg) => {
+                let mut before = |row: &mut Vec<Value>| {
+                    fire_row(session, trx, &p.table, trg, Timing::Before, Event::Insert, None, Some(row))
+                };
+                new_row(p, targets, values, lenient_null, at, env, Some(&mut before))?
+            }
+        };
         let filled = auto.as_mut().and_then(|a| a.fill(&p.table, &mut row));
-        let written = fk.as_ref().map(|_| row.clone());
-        if let Some(id) = p.table.table.insert_tx(trx, row)?.or(filled) {
+        let written = (fk.is_some() || trg.is_some()).then(|| row.clone());
+        let id = p.table.table.insert_tx(trx, row)?.or(filled);
+        if let Some(id) = id {
             if res.first_insert_id == 0 {
                 res.first_insert_id = id;
             }
         }
-        if let (Some((c, fks)), Some(row)) = (&fk, written) {
-            crate::fk::enforce::child_written(c, trx, fks, schema, None, &row)?;
+        if let (Some((c, fks)), Some(row)) = (&fk, &written) {
+            crate::fk::enforce::child_written(c, trx, fks, schema, None, row)?;
+        }
+        if let (Some(trg), Some(mut row)) = (&trg, written) {
+            // AFTER INSERT sees the AUTO_INCREMENT value given.
+            if let (Some(c), Some(id)) = (schema.columns.iter().position(|c| c.auto_increment), id) {
+                if row[c].is_null() {
+                    row[c] = Value::UInt(id);
+                }
+            }
+            fire_row(session, trx, &p.table, trg, Timing::After, Event::Insert, None, Some(&mut row))?;
         }
         res.affected += 1;
     }
     Ok(res)
 }
 
+/// The triggers of `t` (on `event`, or on any event), if any (`trigger`
+/// module). Looked up by the engine's name, so that a temporary table
+/// shadowing a base table never takes the base table's triggers.
+pub(crate) fn triggers_of(
+    t: &TableRef,
+    session: &dyn crate::query::SessionEnv,
+    event: Option<Event>,
+) -> Option<TableTriggers> {
+    let (db, name) = t.table.name().split_once('/')?;
+    session.triggers(db, name).filter(|x| event.is_none_or(|e| x.on(e)))
+}
+
+/// The hook every row writer calls: `t`'s triggers of `timing` and
+/// `event` on one row (`trigger::fire`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fire_row(
+    session: &dyn crate::query::SessionEnv,
+    trx: &mut Trx,
+    t: &TableRef,
+    triggers: &TableTriggers,
+    timing: Timing,
+    event: Event,
+    old: Option<&[Value]>,
+    new: Option<&mut Vec<Value>>,
+) -> Result<()> {
+    if !triggers.has(timing, event) {
+        return Ok(());
+    }
+    session.fire(trx, crate::trigger::fire::RowEvent { table: t, triggers, timing, event, old, new })
+}
+
+/// What [`new_row`] calls before the row's checks (BEFORE INSERT).
+pub(crate) type BeforeRow<'a> = &'a mut dyn FnMut(&mut Vec<Value>) -> Result<()>;
+
 /// The new row an INSERT makes of `values` for the columns `targets`
 /// (the others take their defaults): the visible columns, converted and
 /// checked (WITH CHECK OPTION); the engine adds a hidden row id itself.
 /// `lenient_null`: NULL into NOT NULL is a warning (see `run_insert`).
+/// `before` (BEFORE INSERT triggers) sees the row once its values are
+/// converted and may change it; NOT NULL, generated columns and CHECK
+/// constraints are judged after it, as in MySQL. An AUTO_INCREMENT column
+/// still to be generated shows 0 to it.
 pub(crate) fn new_row(
     p: &InsertPlan,
     targets: &[usize],
@@ -333,6 +397,7 @@ pub(crate) fn new_row(
     lenient_null: bool,
     at: Place<'_>,
     env: &dyn Env,
+    before: Option<BeforeRow<'_>>,
 ) -> Result<Vec<Value>> {
     let schema = &p.table.schema;
     let mut row = Vec::with_capacity(schema.columns.len());
@@ -346,13 +411,31 @@ pub(crate) fn new_row(
             None => store::missing_value(col, env)?,
         });
     }
+    let deferred = before.is_some();
     for (&c, v) in targets.iter().zip(values) {
         let col = &schema.columns[c];
         row[c] = match v? {
-            Value::Null if !col.nullable && !col.auto_increment => store::null_into_not_null(col, lenient_null, env)?,
+            Value::Null if !col.nullable && !col.auto_increment && !deferred => {
+                store::null_into_not_null(col, lenient_null, env)?
+            }
             Value::Null => Value::Null,
             v => store::assign(col, v, at, env)?,
         };
+    }
+    if let Some(before) = before {
+        let auto = schema.visible_columns().iter().position(|c| c.auto_increment);
+        if let Some(a) = auto.filter(|&a| row[a].is_null()) {
+            row[a] = Value::Int(0);
+        }
+        before(&mut row)?;
+        if let Some(a) = auto.filter(|&a| matches!(row[a], Value::Int(0) | Value::UInt(0))) {
+            row[a] = Value::Null; // still generated
+        }
+        for (c, col) in schema.visible_columns().iter().enumerate() {
+            if row[c].is_null() && !col.nullable && !col.auto_increment && !p.constraints.generated.contains(c) {
+                row[c] = store::null_into_not_null(col, lenient_null, env)?;
+            }
+        }
     }
     crate::create::check::complete(&p.constraints, &mut row, at, env)?;
     check_options(&p.checks, &row, env)?;
@@ -640,6 +723,9 @@ pub fn run_update(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
     if p.limit == Some(0) {
         return Ok(WriteResult::default()); // MariaDB reads nothing either
     }
+    if let Some(trg) = triggers_of(&p.table, ctx.session, Some(Event::Update)) {
+        return update_with_triggers(p, trx, ctx, &trg);
+    }
     if p.subqueries {
         return update_with_subqueries(p, trx, ctx);
     }
@@ -736,6 +822,13 @@ pub fn run_delete(p: &DeletePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Result<WriteR
         locked_keys(&p.table, &p.access, filter, order, p.limit, trx, ctx)?
     };
     let mut res = WriteResult::default();
+    if let Some(trg) = triggers_of(&p.table, ctx.session, Some(Event::Delete)) {
+        for pk in keys {
+            delete_row(&p.table, trx, &pk, &mut res, ctx, Some(&trg))?;
+        }
+        res.matched = res.affected;
+        return Ok(res);
+    }
     let fk = fk_of(&p.table, ctx.session).filter(|(_, f)| !f.as_parent.is_empty());
     for pk in keys {
         if let Some((c, fks)) = &fk {
@@ -832,4 +925,130 @@ fn update_with_subqueries(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Resul
         }
     }
     Ok(res)
+}
+
+/// The new values of `old` by UPDATE's SET list (before any trigger).
+fn set_row(p: &UpdatePlan, n: usize, old: &[Value], env: &dyn Env) -> Result<Vec<Value>> {
+    let schema = &p.table.schema;
+    let at = Place { db: &p.table.db, table: &p.table.name, row: n as u64 + 1 };
+    let mut row = old.to_vec();
+    for (c, e) in &p.sets {
+        let col = &schema.columns[*c];
+        row[*c] = match eval(e, &row, env)? {
+            Value::Null if !col.nullable => store::null_into_not_null(col, true, env)?,
+            Value::Null => Value::Null,
+            v => store::assign(col, v, at, env)?,
+        };
+    }
+    store::stamp_on_update(&schema.columns, &|i| p.sets.iter().any(|(c, _)| *c == i), old, &mut row);
+    Ok(row)
+}
+
+/// UPDATE of a table with UPDATE triggers, row by row: the SET list,
+/// BEFORE UPDATE (which may change NEW), the row's checks, the write,
+/// AFTER UPDATE. Triggers fire for every row matched, changed or not, as
+/// in MySQL. With subqueries in WHERE or SET, the new values of all rows
+/// are computed first ([`judged_rows`]).
+fn update_with_triggers(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>, trg: &TableTriggers) -> Result<WriteResult> {
+    let env: &dyn Env = ctx;
+    let (filter, order) = (p.filter.as_ref(), p.order.as_ref());
+    // (old, new) when computed up front, else the keys to read.
+    let mut computed: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+    let mut keys: Vec<Vec<Value>> = Vec::new();
+    if p.subqueries {
+        computed = judged_rows(&p.table, &p.access, filter, order, p.limit, trx, ctx, |n, old, env| {
+            Ok((old.to_vec(), set_row(p, n, old, env)?))
+        })?;
+    } else {
+        keys = match &p.access {
+            Access::Point(k) => {
+                let pk: Vec<Value> = k.iter().map(|e| eval(e, &[], env)).collect::<Result<_>>()?;
+                if pk.iter().any(Value::is_null) {
+                    vec![]
+                } else if crate::query::point_key_usable(&p.table, &pk) {
+                    vec![pk]
+                } else {
+                    locked_keys(&p.table, &Access::Full, filter, order, p.limit, trx, env)?
+                }
+            }
+            other => locked_keys(&p.table, other, filter, order, p.limit, trx, env)?,
+        };
+    }
+    let schema = &p.table.schema;
+    let fk = fk_of(&p.table, ctx.session);
+    let mut res = WriteResult::default();
+    let total = computed.len() + keys.len();
+    let mut computed = computed.into_iter();
+    let mut keys = keys.into_iter();
+    for n in 0..total {
+        let (old, mut new) = if p.subqueries {
+            let Some(c) = computed.next() else { break };
+            c
+        } else {
+            let Some(pk) = keys.next() else { break };
+            let Some(old) = p.table.table.get_locking(trx, &pk, LockMode::X)? else { continue };
+            if let Some(w) = filter {
+                if truth(&eval(w, &old, env)?) != Some(true) {
+                    continue;
+                }
+            }
+            let new = set_row(p, n, &old, env)?;
+            (old, new)
+        };
+        let at = Place { db: &p.table.db, table: &p.table.name, row: res.matched + 1 };
+        fire_row(ctx.session, trx, &p.table, trg, Timing::Before, Event::Update, Some(&old), Some(&mut new))?;
+        for (c, col) in schema.visible_columns().iter().enumerate() {
+            if new[c].is_null() && !col.nullable && !p.constraints.generated.contains(c) {
+                new[c] = store::null_into_not_null(col, true, env)?;
+            }
+        }
+        crate::create::check::complete(&p.constraints, &mut new, at, env)?;
+        check_options(&p.checks, &new, env)?;
+        crate::create::check::enforce_checks(&p.constraints, &new, env)?;
+        match p.table.table.update_tx(trx, &pk_of(&p.table, &old), |_| Ok(new.clone()))? {
+            RowUpdate::Changed => {
+                fk_updated(&fk, trx, schema, &old, &new)?;
+                res.affected += 1;
+                res.matched += 1;
+            }
+            RowUpdate::Unchanged => res.matched += 1,
+            RowUpdate::NotFound => continue,
+        }
+        fire_row(ctx.session, trx, &p.table, trg, Timing::After, Event::Update, Some(&old), Some(&mut new))?;
+    }
+    Ok(res)
+}
+
+/// Deletes the row `pk` of `t` (locked), with its FOREIGN KEY work and,
+/// given `trg`, its BEFORE and AFTER DELETE triggers.
+pub(crate) fn delete_row(
+    t: &TableRef,
+    trx: &mut Trx,
+    pk: &[Value],
+    res: &mut WriteResult,
+    ctx: &Ctx<'_>,
+    trg: Option<&TableTriggers>,
+) -> Result<()> {
+    let fk = fk_of(t, ctx.session).filter(|(_, f)| !f.as_parent.is_empty());
+    if fk.is_none() && trg.is_none() {
+        if t.table.delete_tx(trx, pk)? {
+            res.affected += 1;
+        }
+        return Ok(());
+    }
+    let Some(old) = t.table.get_locking(trx, pk, LockMode::X)? else { return Ok(()) };
+    if let Some(trg) = trg {
+        fire_row(ctx.session, trx, t, trg, Timing::Before, Event::Delete, Some(&old), None)?;
+    }
+    if let Some((c, fks)) = &fk {
+        // The children follow before the row goes (InnoDB's order).
+        crate::fk::enforce::parent_deleting(c, trx, fks, &t.schema, &old, 0)?;
+    }
+    if t.table.delete_tx(trx, pk)? {
+        res.affected += 1;
+        if let Some(trg) = trg {
+            fire_row(ctx.session, trx, t, trg, Timing::After, Event::Delete, Some(&old), None)?;
+        }
+    }
+    Ok(())
 }

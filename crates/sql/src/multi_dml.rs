@@ -26,6 +26,7 @@
 //! asks for MySQL's, which MySQL-targeting applications expect); on a
 //! multi-table DELETE both servers answer 1064.
 
+use crate::trigger::{Event, Timing};
 use std::collections::HashSet;
 
 use quire_engine::row::Value;
@@ -490,6 +491,19 @@ fn update_one(
             v => store::assign(col, v, at, ctx)?,
         };
     }
+    let trg = crate::dml::triggers_of(&t.table, ctx.session, Some(Event::Update));
+    if let Some(trg) = &trg {
+        crate::dml::fire_row(
+            ctx.session,
+            trx,
+            &t.table,
+            trg,
+            Timing::Before,
+            Event::Update,
+            Some(old),
+            Some(&mut new),
+        )?;
+    }
     crate::create::check::complete(&t.generated, &mut new, at, ctx)?;
     let fk = fk_of(&t.table, ctx.session);
     match t.table.table.update_tx(trx, pk, |_| Ok(new.clone()))? {
@@ -499,23 +513,17 @@ fn update_one(
             res.matched += 1;
         }
         RowUpdate::Unchanged => res.matched += 1,
-        RowUpdate::NotFound => {}
+        RowUpdate::NotFound => return Ok(()),
+    }
+    if let Some(trg) = &trg {
+        crate::dml::fire_row(ctx.session, trx, &t.table, trg, Timing::After, Event::Update, Some(old), Some(&mut new))?;
     }
     Ok(())
 }
 
 fn delete_one(t: &Target, trx: &mut Trx, pk: &[Value], res: &mut WriteResult, ctx: &Ctx<'_>) -> Result<()> {
-    let fk = fk_of(&t.table, ctx.session).filter(|(_, f)| !f.as_parent.is_empty());
-    if let Some((c, fks)) = &fk {
-        // The children follow before the row goes (InnoDB's order).
-        if let Some(old) = t.table.table.get_locking(trx, pk, LockMode::X)? {
-            crate::fk::enforce::parent_deleting(c, trx, fks, &t.table.schema, &old, 0)?;
-        }
-    }
-    if t.table.table.delete_tx(trx, pk)? {
-        res.affected += 1;
-    }
-    Ok(())
+    let trg = crate::dml::triggers_of(&t.table, ctx.session, Some(Event::Delete));
+    crate::dml::delete_row(&t.table, trx, pk, res, ctx, trg.as_ref())
 }
 
 impl MultiPlan {

@@ -578,6 +578,16 @@ pub trait SessionEnv {
         std::thread::sleep(d);
         Value::Int(0)
     }
+    /// The triggers of `db`.`table` (`trigger` module); `None` when it
+    /// has none (always outside a session).
+    fn triggers(&self, _db: &str, _table: &str) -> Option<crate::trigger::TableTriggers> {
+        None
+    }
+    /// Runs the triggers of one row event (`trigger::fire`); only a
+    /// session has triggers.
+    fn fire(&self, _trx: &mut quire_engine::table::Trx, _ev: crate::trigger::fire::RowEvent<'_>) -> Result<()> {
+        Err(SqlError::internal("triggers outside a session"))
+    }
 }
 
 /// SLEEP's argument as a duration: NULL, negative or non-numeric is 0 (as

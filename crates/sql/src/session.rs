@@ -304,7 +304,11 @@ pub struct Session {
     calc_found: Cell<Option<u64>>,
     pub prepared: HashMap<u32, Prepared>,
     next_stmt_id: u32,
-    pub user_vars: HashMap<String, Value>,
+    /// User variables (`@name`); in a cell because triggers set them
+    /// through the shared session.
+    pub user_vars: RefCell<HashMap<String, Value>>,
+    /// Tables whose triggers are running (`trigger::fire`, 1442).
+    pub(crate) trigger_stack: RefCell<Vec<(String, String)>>,
     /// Conditions of the last statements (`diag.rs`). In a cell because
     /// expressions raise them through the shared [`SessionEnv`].
     pub(crate) diag: RefCell<Diagnostics>,
@@ -699,6 +703,14 @@ pub(crate) struct Env<'a> {
 }
 
 impl SessionEnv for Env<'_> {
+    fn triggers(&self, db: &str, table: &str) -> Option<crate::trigger::TableTriggers> {
+        crate::trigger::TableTriggers::of(self.s, db, table)
+    }
+
+    fn fire(&self, trx: &mut Trx, row: crate::trigger::fire::RowEvent<'_>) -> Result<()> {
+        crate::trigger::fire(self.s, trx, row)
+    }
+
     fn system_rows(&self, v: crate::infoschema::View, hint: &crate::infoschema::Hint) -> Result<Vec<Vec<Value>>> {
         crate::infoschema::rows(self.s, v, hint)
     }
@@ -719,7 +731,7 @@ impl SessionEnv for Env<'_> {
     fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
         // `@name`: a user variable (NULL when never set).
         if let Some(user) = name.strip_prefix('@') {
-            return Ok(self.s.user_vars.get(user).cloned().unwrap_or(Value::Null));
+            return Ok(self.s.user_vars.borrow().get(user).cloned().unwrap_or(Value::Null));
         }
         let v = if global {
             self.s
@@ -873,7 +885,8 @@ impl Session {
             calc_found: Cell::new(None),
             prepared: HashMap::new(),
             next_stmt_id: 1,
-            user_vars: HashMap::new(),
+            user_vars: RefCell::new(HashMap::new()),
+            trigger_stack: RefCell::new(Vec::new()),
             diag: RefCell::new(Diagnostics::default()),
             mode: Cell::new(Mode::default()),
             client_found_rows: false,
@@ -1014,7 +1027,7 @@ impl Session {
         self.close_all_prepared();
         self.temps.drop_all(&self.shared.engine); // as MySQL's reset
         self.vars = self.shared.sysvars.session_defaults();
-        self.user_vars.clear();
+        self.user_vars.get_mut().clear();
         self.last_insert_id = 0;
         self.next_isolation = None;
         self.next_read_only = None;
@@ -1045,9 +1058,16 @@ impl Session {
 
     /// Compiles one parsed statement.
     pub fn compile(&self, stmt: ast::Statement) -> Result<Compiled> {
-        let digest = self.shared.digests.of_statement(self.db.as_deref(), &stmt);
+        self.compile_in(stmt, self.db.as_deref())
+    }
+
+    /// [`Self::compile`] with `db` as the current database (a trigger's
+    /// statements resolve names in the trigger's database).
+    pub fn compile_in(&self, stmt: ast::Statement, db: Option<&str>) -> Result<Compiled> {
+        let digest = self.shared.digests.of_statement(db, &stmt);
         let capped = matches!(&stmt, ast::Statement::Query(q) if q.limit_clause.is_none() && q.fetch.is_none());
-        let r = self.resolver();
+        let mut r = self.resolver();
+        r.db = db;
         let epoch = self.shared.epoch();
         let (plan, params) = match stmt {
             ast::Statement::Query(q) if crate::rel::needs_general(&q) || reads_view(&q, &r) => {
@@ -1060,7 +1080,7 @@ impl Session {
                 let n = p.params;
                 (Plan::Select(p), n)
             }
-            ast::Statement::Update(u) if crate::perfschema::setup::targets(&u, self.db.as_deref()) => {
+            ast::Statement::Update(u) if crate::perfschema::setup::targets(&u, db) => {
                 (Plan::Other(Box::new(ast::Statement::Update(u))), 0)
             }
             stmt @ (ast::Statement::Update(_) | ast::Statement::Delete(_)) if crate::multi_dml::is_multi(&stmt) => {
@@ -1146,7 +1166,7 @@ impl Session {
             other => (Plan::Other(Box::new(other)), 0),
         };
         let tables = r.uses(&plan);
-        Ok(Compiled { plan, params, epoch, db: self.db.clone(), tables, digest, capped })
+        Ok(Compiled { plan, params, epoch, db: db.map(str::to_string), tables, digest, capped })
     }
 
     /// Compiles the SELECT a SHOW statement was rewritten to
@@ -1324,6 +1344,22 @@ impl Session {
                     }
                     Err(e) => self.answer_failure(out, e),
                 }
+                return;
+            }
+            Ok(None) => {}
+            Err(e) => return self.answer_failure(out, e),
+        }
+        match crate::trigger::ddl::parse(sql) {
+            Ok(Some(t)) => {
+                out.begin(self, false);
+                self.begin_statement(true, false);
+                let r = self.run_trigger_statement(sql, &t);
+                let r = self.finish(r).and_then(|o| deliver(o, out.rows()));
+                self.row_count = match &r {
+                    Ok(Outcome::Ok { affected, .. }) => *affected as i64,
+                    _ => -1,
+                };
+                out.end(self, r);
                 return;
             }
             Ok(None) => {}
@@ -1913,6 +1949,25 @@ impl Session {
     }
 
     /// DDL commits the open transaction first, as MySQL does.
+    /// CREATE / DROP / SHOW CREATE TRIGGER (`trigger::ddl`); the DDL is
+    /// written to the binary log as a statement.
+    fn run_trigger_statement(&mut self, sql: &str, t: &crate::trigger::ddl::TriggerStmt) -> Result<Output> {
+        use crate::trigger::ddl::TriggerStmt;
+        if !matches!(t, TriggerStmt::ShowCreate { .. }) {
+            self.check_writable()?;
+        }
+        let o = crate::trigger::ddl::run(self, t)?;
+        if !matches!(t, TriggerStmt::ShowCreate { .. }) && self.shared.binlog.get().is_some() {
+            self.log_ddl(sql)?;
+        }
+        Ok(o)
+    }
+
+    /// A variable's value as an expression reads it (`@@name`).
+    pub(crate) fn sysvar_value(&self, name: &str) -> Result<Value> {
+        Env { s: self }.sysvar(name, false)
+    }
+
     fn implicit_commit(&mut self) -> Result<()> {
         self.commit()
     }
@@ -2237,7 +2292,7 @@ impl Session {
         for (name, global, v) in assignments {
             if let Some(u) = name.strip_prefix('@').filter(|n| !n.starts_with('@')) {
                 let v = v.ok_or_else(|| SqlError::syntax("DEFAULT is no value for a user variable"))?;
-                self.user_vars.insert(u.to_ascii_lowercase(), v);
+                self.user_vars.get_mut().insert(u.to_ascii_lowercase(), v);
                 continue;
             }
             if name.eq_ignore_ascii_case("names") || name.eq_ignore_ascii_case("character set") {

@@ -360,7 +360,7 @@ pub fn run(
         let ctx = Ctx { params, aggs: vec![], session, in_keys: Default::default() };
         for (i, vals) in rows.into_iter().enumerate() {
             let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
-            let row = new_row(p, &p.targets, vals.into_iter().map(Ok), true, at, &ctx);
+            let row = new_row(p, &p.targets, vals.into_iter().map(Ok), true, at, &ctx, None);
             let Some(row) = crate::create::check::ignored(p.ignore, row, &ctx)? else { continue };
             w.put(trx, row, &ctx)?;
         }
@@ -372,7 +372,7 @@ pub fn run(
                 Ctx { params: &params[k * per..(k + 1) * per], aggs: vec![], session, in_keys: Default::default() };
             let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
             let targets = p.targets_of(j, exprs);
-            let row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], &ctx)), lenient_null, at, &ctx);
+            let row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], &ctx)), lenient_null, at, &ctx, None);
             let Some(row) = crate::create::check::ignored(p.ignore, row, &ctx)? else { continue };
             w.put(trx, row, &ctx)?;
         }

@@ -131,6 +131,7 @@ fn check(s: &Session, from: &(String, String), to: &(String, String)) -> Result<
         ));
     }
     check_access(s, &to.0)?;
+    crate::trigger::ddl::check_rename(s, from, to)?;
     let full = format!("{}/{}", from.0, from.1);
     if let Some(fk) = s.shared.foreign_keys.referencing(&full).first() {
         return Err(SqlError::unsupported(format!(
@@ -146,5 +147,5 @@ fn rename_now(s: &Session, from: &(String, String), to: &(String, String)) -> Re
     s.engine().rename_table(&format!("{}/{}", from.0, from.1), &format!("{}/{}", to.0, to.1))?;
     crate::statistics::forget(&s.shared, &from.0, &from.1);
     s.shared.foreign_keys.rebuild(s.engine());
-    Ok(())
+    crate::trigger::ddl::table_renamed(s, from, to)
 }

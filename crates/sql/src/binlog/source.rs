@@ -132,7 +132,7 @@ pub fn fatal(msg: &str) -> SqlError {
 
 impl Session {
     fn user_var_text(&self, name: &str) -> Option<String> {
-        match self.user_vars.get(name)? {
+        match self.user_vars.borrow().get(name)? {
             Value::Null => None,
             v => Some(crate::expr::as_string(v)),
         }

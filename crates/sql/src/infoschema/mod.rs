@@ -345,10 +345,11 @@ pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
         // quire's grants are per database (or global): no table or
         // column grant exists to list.
         View::TablePrivileges | View::ColumnPrivileges => Ok(Vec::new()),
-        // quire has no stored routines, triggers, events, tablespaces
+        // quire has no stored routines, events, tablespaces
         // other than a table's own file (MariaDB's FILES is empty for
         // InnoDB too) nor histograms.
-        View::Routines | View::Triggers | View::Events | View::Files | View::ColumnStatistics => Ok(Vec::new()),
+        View::Triggers => Ok(crate::trigger::show::rows(s)),
+        View::Routines | View::Events | View::Files | View::ColumnStatistics => Ok(Vec::new()),
         View::InnodbTrx => Ok(innodb_trx::rows(s)),
         View::InnodbBufferPoolStats => Ok(innodb_pool::buffer_pool_stats(s)),
         View::InnodbMetrics => Ok(innodb_metrics::rows(s)),

@@ -131,6 +131,9 @@ impl Session {
         let format = &stmt.format;
         let counts = self.in_trx(|trx, s| {
             let env = Env { s };
+            if crate::dml::triggers_of(&p.table, &env, None).is_some() {
+                return Err(SqlError::unsupported("LOAD DATA into a table with triggers"));
+            }
             let mut w = crate::upsert::RowWriter::new(p, &env)?;
             // Rule 3, once.
             for (&c, _) in p.targets.iter().zip(kinds).filter(|(_, k)| **k == Kind::Implicit) {

@@ -204,7 +204,7 @@ impl Session {
         };
         if let (Dest::Vars { first: Some(row), .. }, Target::Vars(names)) = (&mut sink.dest, &split.target) {
             for (name, v) in names.iter().zip(std::mem::take(row)) {
-                self.user_vars.insert(name.clone(), v);
+                self.user_vars.get_mut().insert(name.clone(), v);
             }
         }
         match r {

@@ -1,0 +1,58 @@
+//! The compound-statement language of stored programs (MySQL's
+//! `sp_proc_stmt`), as [`super::parse`] reads it. Embedded SQL (the
+//! expressions and the plain statements) is kept as the text it was
+//! written as and parsed by `sqlparser` when the program is prepared
+//! (`exec::Prepared`), so the procedural parser knows only where each
+//! one ends.
+
+/// One statement of a program.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `[label:] BEGIN decl; ... stmt; ... END [label]`.
+    Block { label: Option<String>, decls: Vec<Declare>, body: Vec<Stmt> },
+    /// `SET target = expr [, target = expr ...]`.
+    Set(Vec<(Target, String)>),
+    /// `IF c THEN ... [ELSEIF c THEN ...] [ELSE ...] END IF`.
+    If { arms: Vec<(String, Vec<Stmt>)>, otherwise: Option<Vec<Stmt>> },
+    /// `CASE [operand] WHEN v THEN ... [ELSE ...] END CASE`: without an
+    /// ELSE, no arm matching is error 1339.
+    Case { operand: Option<String>, arms: Vec<(String, Vec<Stmt>)>, otherwise: Option<Vec<Stmt>> },
+    /// `[label:] WHILE c DO ... END WHILE [label]`.
+    While { label: Option<String>, cond: String, body: Vec<Stmt> },
+    /// `[label:] REPEAT ... UNTIL c END REPEAT [label]`.
+    Repeat { label: Option<String>, body: Vec<Stmt>, until: String },
+    /// `[label:] LOOP ... END LOOP [label]`.
+    Loop { label: Option<String>, body: Vec<Stmt> },
+    /// `LEAVE label`.
+    Leave(String),
+    /// `ITERATE label`.
+    Iterate(String),
+    /// `SIGNAL SQLSTATE [VALUE] 'xxxxx' [SET MESSAGE_TEXT = e, MYSQL_ERRNO = e]`.
+    Signal { sqlstate: String, message: Option<String>, errno: Option<String> },
+    /// INSERT / REPLACE / UPDATE / DELETE, as written.
+    Sql(String),
+    /// `SELECT ... INTO target, ... ...`: the SELECT without its INTO.
+    SelectInto { select: String, targets: Vec<Target> },
+}
+
+/// `DECLARE name [, name ...] type [DEFAULT expr]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Declare {
+    pub names: Vec<String>,
+    /// The data type as written (`INT`, `VARCHAR(20)`).
+    pub data_type: String,
+    pub default: Option<String>,
+}
+
+/// What SET and SELECT ... INTO assign to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    /// A name: a local variable (resolved when prepared).
+    Name(String),
+    /// `NEW.col` (triggers).
+    New(String),
+    /// `OLD.col`: never assignable (1362), kept to report it.
+    Old(String),
+    /// `@name`.
+    User(String),
+}

@@ -1,0 +1,622 @@
+//! The interpreter: a program ([`Stmt`]) is first *prepared* against the
+//! names it may use ([`Names`]): local variables get frame slots (scoped
+//! by block), labels get ids, and each embedded expression or statement
+//! is parsed, its variable and `NEW.col` / `OLD.col` references replaced
+//! by the parameter markers `?slot`. Running it then walks the prepared
+//! tree over a frame of values, compiling each SQL piece once per DDL
+//! epoch through its [`Host`] and running it with the frame as parameters.
+//!
+//! Invariants:
+//! 1. A frame holds `Names::row_slots` values for the row (NEW, then OLD)
+//!    followed by one slot per declared local (`Prepared::slots`).
+//! 2. Every slot a prepared piece names exists in the frame, so a plan's
+//!    parameters are always bound.
+
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use quire_engine::row::{Column, Value};
+use sqlparser::ast;
+
+use super::ast::{Declare, Stmt, Target};
+use crate::error::{Result, SqlError};
+use crate::session::Compiled;
+
+/// What a program runs against (a firing trigger: the session and the
+/// statement's transaction).
+pub trait Host {
+    /// The DDL epoch: plans compiled under an older one are stale.
+    fn epoch(&self) -> u64;
+    fn compile(&self, stmt: &ast::Statement) -> Result<Arc<Compiled>>;
+    /// Runs a compiled statement with `params`; a query's rows.
+    fn run(&mut self, plan: &Compiled, params: &[Value]) -> Result<Vec<Vec<Value>>>;
+    /// `value` converted for a slot of type `col` (MySQL's assignment
+    /// rules and sql_mode; NULL stays NULL).
+    fn convert(&self, col: &Column, value: Value) -> Result<Value>;
+    fn set_user_var(&mut self, name: &str, value: Value);
+    /// Raises a warning or note (SIGNAL of class 01, no rows fetched).
+    fn warn(&self, code: u16, message: String) -> Result<()>;
+    /// `Err` once the statement is interrupted (KILL QUERY).
+    fn check_interrupt(&self) -> Result<()>;
+}
+
+/// The row names a program may use (a trigger's NEW and OLD).
+pub struct Names {
+    /// The subject table's columns (NEW and OLD have them).
+    pub columns: Vec<Column>,
+    pub event: &'static str,
+    pub has_new: bool,
+    pub has_old: bool,
+    /// NEW may be assigned (a BEFORE trigger).
+    pub new_assignable: bool,
+}
+
+impl Names {
+    /// Slots before the locals: NEW's columns, then OLD's.
+    pub fn row_slots(&self) -> usize {
+        2 * self.columns.len()
+    }
+}
+
+/// A SQL piece, compiled on first use in each DDL epoch.
+struct Sql {
+    stmt: Box<ast::Statement>,
+    plan: Mutex<Option<Arc<Compiled>>>,
+}
+
+impl Sql {
+    fn new(stmt: ast::Statement) -> Self {
+        Sql { stmt: Box::new(stmt), plan: Mutex::new(None) }
+    }
+
+    fn plan(&self, host: &dyn Host) -> Result<Arc<Compiled>> {
+        let mut g = self.plan.lock();
+        if let Some(p) = g.as_ref().filter(|p| p.epoch == host.epoch()) {
+            return Ok(p.clone());
+        }
+        let p = host.compile(&self.stmt)?;
+        *g = Some(p.clone());
+        Ok(p)
+    }
+
+    /// A scalar: `SELECT expr`'s single value.
+    fn value(&self, host: &mut dyn Host, frame: &[Value]) -> Result<Value> {
+        let plan = self.plan(host)?;
+        let rows = host.run(&plan, frame)?;
+        Ok(rows.into_iter().next().and_then(|r| r.into_iter().next()).unwrap_or(Value::Null))
+    }
+}
+
+enum Dest {
+    Slot(usize),
+    User(String),
+}
+
+enum Op {
+    Block {
+        label: usize,
+        inits: Vec<(Vec<usize>, Option<Sql>)>,
+        body: Vec<Op>,
+    },
+    Set(Vec<(Dest, Sql)>),
+    If {
+        arms: Vec<(Sql, Vec<Op>)>,
+        otherwise: Option<Vec<Op>>,
+    },
+    /// `operand` is stored in slot `hidden` first; arms compare with it.
+    Case {
+        operand: Option<(usize, Sql)>,
+        arms: Vec<(Sql, Vec<Op>)>,
+        otherwise: Option<Vec<Op>>,
+    },
+    While {
+        label: usize,
+        cond: Sql,
+        body: Vec<Op>,
+    },
+    Repeat {
+        label: usize,
+        body: Vec<Op>,
+        until: Sql,
+    },
+    Loop {
+        label: usize,
+        body: Vec<Op>,
+    },
+    Leave(usize),
+    Iterate(usize),
+    Signal {
+        sqlstate: &'static str,
+        message: Option<Sql>,
+        errno: Option<Sql>,
+    },
+    Exec(Sql),
+    SelectInto {
+        sql: Sql,
+        dests: Vec<Dest>,
+    },
+}
+
+/// A program ready to run (shared by every firing; plans cached inside).
+pub struct Prepared {
+    body: Op,
+    /// Types of all slots (the row's columns, then the locals).
+    slots: Vec<Column>,
+}
+
+/// Where control goes after a statement.
+enum Flow {
+    Next,
+    Leave(usize),
+    Iterate(usize),
+}
+
+struct Scope {
+    /// Visible locals, innermost last: (name, slot).
+    vars: Vec<(String, usize)>,
+    /// Enclosing labels, innermost last: (name, id, is a loop).
+    labels: Vec<(String, usize, bool)>,
+    next_label: usize,
+    slots: Vec<Column>,
+}
+
+/// Prepares `program` for `names` (errors as CREATE reports them).
+pub fn prepare(program: &Stmt, names: &Names) -> Result<Prepared> {
+    let mut slots: Vec<Column> = names.columns.clone();
+    slots.extend(names.columns.iter().cloned());
+    let mut sc = Scope { vars: Vec::new(), labels: Vec::new(), next_label: 0, slots };
+    let body = op(program, names, &mut sc)?;
+    Ok(Prepared { body, slots: sc.slots })
+}
+
+fn ops(list: &[Stmt], names: &Names, sc: &mut Scope) -> Result<Vec<Op>> {
+    list.iter().map(|s| op(s, names, sc)).collect()
+}
+
+fn label_of(sc: &mut Scope, label: &Option<String>, is_loop: bool) -> usize {
+    let id = sc.next_label;
+    sc.next_label += 1;
+    sc.labels.push((label.clone().unwrap_or_default(), id, is_loop));
+    id
+}
+
+fn find_label(sc: &Scope, name: &str, leave: bool) -> Result<usize> {
+    sc.labels
+        .iter()
+        .rev()
+        .find(|(n, _, is_loop)| !n.is_empty() && n.eq_ignore_ascii_case(name) && (leave || *is_loop))
+        .map(|(_, id, _)| *id)
+        .ok_or_else(|| {
+            let what = if leave { "LEAVE" } else { "ITERATE" };
+            SqlError::new(1308, "42000", format!("{what} with no matching label: {name}"))
+        })
+}
+
+fn op(s: &Stmt, names: &Names, sc: &mut Scope) -> Result<Op> {
+    Ok(match s {
+        Stmt::Block { label, decls, body } => {
+            let id = label_of(sc, label, false);
+            let depth = sc.vars.len();
+            let mut inits = Vec::new();
+            for d in decls {
+                inits.push(declare(d, names, sc, depth)?);
+            }
+            let body = ops(body, names, sc)?;
+            sc.vars.truncate(depth);
+            sc.labels.pop();
+            Op::Block { label: id, inits, body }
+        }
+        Stmt::Set(items) => {
+            Op::Set(items.iter().map(|(t, e)| Ok((dest(t, names, sc)?, scalar(e, names, sc)?))).collect::<Result<_>>()?)
+        }
+        Stmt::If { arms, otherwise } => Op::If {
+            arms: arms.iter().map(|(c, b)| Ok((scalar(c, names, sc)?, ops(b, names, sc)?))).collect::<Result<_>>()?,
+            otherwise: otherwise.as_ref().map(|b| ops(b, names, sc)).transpose()?,
+        },
+        Stmt::Case { operand, arms, otherwise } => {
+            let operand = match operand {
+                Some(e) => {
+                    let slot = sc.slots.len();
+                    sc.slots.push(Column::new("case", quire_engine::row::ColumnType::Int { unsigned: false }));
+                    Some((slot, scalar(e, names, sc)?))
+                }
+                None => None,
+            };
+            let arms = arms
+                .iter()
+                .map(|(v, b)| {
+                    let cond = match &operand {
+                        // The operand's value is compared as a parameter.
+                        Some((slot, _)) => scalar_with(&format!("?{slot} = ({v})"), names, sc)?,
+                        None => scalar(v, names, sc)?,
+                    };
+                    Ok((cond, ops(b, names, sc)?))
+                })
+                .collect::<Result<_>>()?;
+            let otherwise = otherwise.as_ref().map(|b| ops(b, names, sc)).transpose()?;
+            Op::Case { operand, arms, otherwise }
+        }
+        Stmt::While { label, cond, body } => {
+            let id = label_of(sc, label, true);
+            let cond = scalar(cond, names, sc)?;
+            let body = ops(body, names, sc)?;
+            sc.labels.pop();
+            Op::While { label: id, cond, body }
+        }
+        Stmt::Repeat { label, body, until } => {
+            let id = label_of(sc, label, true);
+            let body = ops(body, names, sc)?;
+            let until = scalar(until, names, sc)?;
+            sc.labels.pop();
+            Op::Repeat { label: id, body, until }
+        }
+        Stmt::Loop { label, body } => {
+            let id = label_of(sc, label, true);
+            let body = ops(body, names, sc)?;
+            sc.labels.pop();
+            Op::Loop { label: id, body }
+        }
+        Stmt::Leave(l) => Op::Leave(find_label(sc, l, true)?),
+        Stmt::Iterate(l) => Op::Iterate(find_label(sc, l, false)?),
+        Stmt::Signal { sqlstate, message, errno } => Op::Signal {
+            sqlstate: intern(sqlstate),
+            message: message.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
+            errno: errno.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
+        },
+        Stmt::Sql(text) => Op::Exec(Sql::new(statement(text, names, sc)?)),
+        Stmt::SelectInto { select, targets } => {
+            let dests = targets.iter().map(|t| dest(t, names, sc)).collect::<Result<_>>()?;
+            Op::SelectInto { sql: Sql::new(statement(select, names, sc)?), dests }
+        }
+    })
+}
+
+/// One DECLARE of a block whose own locals start at `sc.vars[block..]`.
+fn declare(d: &Declare, names: &Names, sc: &mut Scope, block: usize) -> Result<(Vec<usize>, Option<Sql>)> {
+    let mut p = sqlparser::parser::Parser::new(&sqlparser::dialect::MySqlDialect {})
+        .try_with_sql(&d.data_type)
+        .map_err(|e| SqlError::syntax(e.to_string()))?;
+    let dt = p.parse_data_type().map_err(|e| SqlError::syntax(e.to_string()))?;
+    // The default is evaluated in the scope before these names exist.
+    let default = d.default.as_ref().map(|e| scalar(e, names, sc)).transpose()?;
+    let mut slots = Vec::new();
+    for n in &d.names {
+        let in_block = sc.vars[block..].iter().any(|(v, _)| v.eq_ignore_ascii_case(n));
+        if in_block || slots.iter().any(|&s: &usize| sc.slots[s].name.eq_ignore_ascii_case(n)) {
+            return Err(SqlError::new(1331, "42000", format!("Duplicate variable: {n}")));
+        }
+        let ty = crate::ddl::column_type(&dt, n)?;
+        let slot = sc.slots.len();
+        sc.slots.push(Column::new(n, ty));
+        slots.push(slot);
+    }
+    for (n, &slot) in d.names.iter().zip(&slots) {
+        sc.vars.push((n.clone(), slot));
+    }
+    Ok((slots, default))
+}
+
+fn dest(t: &Target, names: &Names, sc: &Scope) -> Result<Dest> {
+    match t {
+        Target::User(u) => Ok(Dest::User(u.clone())),
+        Target::Name(n) => match local(sc, n) {
+            Some(s) => Ok(Dest::Slot(s)),
+            None => Err(SqlError::new(1193, "HY000", format!("Unknown system variable '{n}'"))),
+        },
+        Target::Old(_) => Err(SqlError::new(1362, "HY000", "Updating of OLD row is not allowed in trigger")),
+        Target::New(c) => {
+            let slot = row_slot(names, true, c)?;
+            if !names.new_assignable {
+                return Err(SqlError::new(1362, "HY000", "Updating of NEW row is not allowed in after trigger"));
+            }
+            Ok(Dest::Slot(slot))
+        }
+    }
+}
+
+fn local(sc: &Scope, name: &str) -> Option<usize> {
+    sc.vars.iter().rev().find(|(v, _)| v.eq_ignore_ascii_case(name)).map(|(_, s)| *s)
+}
+
+/// The slot of NEW.`col` or OLD.`col`: 1363 when the event has no such
+/// row, 1054 when the table has no such column.
+fn row_slot(names: &Names, new: bool, col: &str) -> Result<usize> {
+    let (has, which) = if new { (names.has_new, "NEW") } else { (names.has_old, "OLD") };
+    if !has {
+        return Err(SqlError::new(1363, "HY000", format!("There is no {which} row in on {} trigger", names.event)));
+    }
+    let i = names
+        .columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(col))
+        .ok_or_else(|| SqlError::unknown_column(col, which))?;
+    Ok(if new { i } else { names.columns.len() + i })
+}
+
+/// A SIGNAL item's value: a literal, a local or a user variable only
+/// (MySQL's `signal_allowed_expr`); a name that is no local is 1327.
+fn signal_value(text: &str, names: &Names, sc: &Scope) -> Result<Sql> {
+    let toks = crate::routine::parse::tokens(text)?;
+    let mut sig = toks.iter().filter(|t| !matches!(t.token, sqlparser::tokenizer::Token::Whitespace(_)));
+    use sqlparser::tokenizer::Token as T;
+    match (sig.next().map(|t| &t.token), sig.next()) {
+        (Some(T::SingleQuotedString(_) | T::DoubleQuotedString(_) | T::Number(..)), None) => {}
+        (Some(T::Word(w)), None) if w.value.starts_with('@') || local(sc, &w.value).is_some() => {}
+        (Some(T::Word(w)), _) => return Err(SqlError::new(1327, "42000", format!("Undeclared variable: {}", w.value))),
+        _ => return Err(SqlError::syntax(format!("near '{text}'"))),
+    }
+    scalar(text, names, sc)
+}
+
+fn scalar(text: &str, names: &Names, sc: &Scope) -> Result<Sql> {
+    scalar_with(text, names, sc)
+}
+
+/// `SELECT <text>` with its names bound.
+fn scalar_with(text: &str, names: &Names, sc: &Scope) -> Result<Sql> {
+    Ok(Sql::new(statement(&format!("SELECT {text}"), names, sc)?))
+}
+
+/// Parses one statement and binds its names to slots.
+fn statement(text: &str, names: &Names, sc: &Scope) -> Result<ast::Statement> {
+    let mut stmts = crate::session::parse(text)?;
+    if stmts.len() != 1 {
+        return Err(SqlError::syntax(format!("near '{text}'")));
+    }
+    let mut stmt = stmts.remove(0);
+    bind(&mut stmt, names, sc)?;
+    Ok(stmt)
+}
+
+/// Replaces local variables and NEW.col / OLD.col with `?slot` (a local
+/// shadows a column of the same name, as in MySQL).
+fn bind(stmt: &mut ast::Statement, names: &Names, sc: &Scope) -> Result<()> {
+    use std::ops::ControlFlow;
+    let marker = |slot: usize| ast::Expr::Value(ast::Value::Placeholder(format!("?{slot}")).with_empty_span());
+    let r = ast::visit_expressions_mut(stmt, |e| {
+        match e {
+            ast::Expr::Identifier(i) if i.quote_style != Some('\'') && i.quote_style != Some('"') => {
+                if let Some(slot) = local(sc, &i.value) {
+                    *e = marker(slot);
+                }
+            }
+            ast::Expr::CompoundIdentifier(parts) if parts.len() == 2 => {
+                let q = &parts[0].value;
+                let new = q.eq_ignore_ascii_case("NEW");
+                if new || q.eq_ignore_ascii_case("OLD") {
+                    match row_slot(names, new, &parts[1].value) {
+                        Ok(slot) => *e = marker(slot),
+                        Err(err) => return ControlFlow::Break(err),
+                    }
+                }
+            }
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    });
+    match r {
+        ControlFlow::Break(e) => Err(e),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+/// SQLSTATEs of SIGNAL, kept for the life of the process (an error's
+/// state is `&'static str`); one per distinct state written.
+fn intern(s: &str) -> &'static str {
+    static STATES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut g = STATES.lock();
+    if let Some(k) = g.iter().find(|k| **k == s) {
+        return k;
+    }
+    let k: &'static str = Box::leak(s.to_string().into_boxed_str());
+    g.push(k);
+    k
+}
+
+impl Prepared {
+    /// Runs the program over `row` (NEW then OLD, `Names::row_slots`
+    /// values); returns the row as the program left it.
+    pub fn run(&self, host: &mut dyn Host, row: Vec<Value>) -> Result<Vec<Value>> {
+        let n = row.len();
+        let mut frame = row;
+        frame.resize(self.slots.len(), Value::Null);
+        let mut vm = Vm { host, slots: &self.slots, frame };
+        vm.exec(&self.body)?;
+        vm.frame.truncate(n);
+        Ok(vm.frame)
+    }
+}
+
+struct Vm<'h, 'p> {
+    host: &'h mut dyn Host,
+    slots: &'p [Column],
+    frame: Vec<Value>,
+}
+
+fn truth(v: &Value) -> bool {
+    crate::expr::truth(v) == Some(true)
+}
+
+impl Vm<'_, '_> {
+    fn eval(&mut self, e: &Sql) -> Result<Value> {
+        e.value(self.host, &self.frame)
+    }
+
+    fn assign(&mut self, d: &Dest, v: Value) -> Result<()> {
+        match d {
+            Dest::Slot(s) => {
+                self.frame[*s] = self.host.convert(&self.slots[*s], v)?;
+            }
+            Dest::User(u) => self.host.set_user_var(u, v),
+        }
+        Ok(())
+    }
+
+    fn list(&mut self, body: &[Op]) -> Result<Flow> {
+        for o in body {
+            match self.exec(o)? {
+                Flow::Next => {}
+                f => return Ok(f),
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    fn exec(&mut self, o: &Op) -> Result<Flow> {
+        self.host.check_interrupt()?;
+        match o {
+            Op::Block { label, inits, body } => {
+                for (slots, default) in inits {
+                    let v = match default {
+                        Some(e) => self.eval(e)?,
+                        None => Value::Null,
+                    };
+                    for &s in slots {
+                        self.assign(&Dest::Slot(s), v.clone())?;
+                    }
+                }
+                match self.list(body)? {
+                    Flow::Leave(l) if l == *label => Ok(Flow::Next),
+                    f => Ok(f),
+                }
+            }
+            Op::Set(items) => {
+                for (d, e) in items {
+                    let v = self.eval(e)?;
+                    self.assign(d, v)?;
+                }
+                Ok(Flow::Next)
+            }
+            Op::If { arms, otherwise } => {
+                for (c, body) in arms {
+                    if truth(&self.eval(c)?) {
+                        return self.list(body);
+                    }
+                }
+                match otherwise {
+                    Some(b) => self.list(b),
+                    None => Ok(Flow::Next),
+                }
+            }
+            Op::Case { operand, arms, otherwise } => {
+                if let Some((slot, e)) = operand {
+                    self.frame[*slot] = self.eval(e)?;
+                }
+                for (c, body) in arms {
+                    if truth(&self.eval(c)?) {
+                        return self.list(body);
+                    }
+                }
+                match otherwise {
+                    Some(b) => self.list(b),
+                    None => Err(SqlError::new(1339, "20000", "Case not found for CASE statement")),
+                }
+            }
+            Op::While { label, cond, body } => {
+                while truth(&self.eval(cond)?) {
+                    match self.list(body)? {
+                        Flow::Next => {}
+                        Flow::Iterate(l) if l == *label => {}
+                        Flow::Leave(l) if l == *label => break,
+                        f => return Ok(f),
+                    }
+                }
+                Ok(Flow::Next)
+            }
+            Op::Repeat { label, body, until } => loop {
+                match self.list(body)? {
+                    Flow::Next => {}
+                    Flow::Iterate(l) if l == *label => continue,
+                    Flow::Leave(l) if l == *label => return Ok(Flow::Next),
+                    f => return Ok(f),
+                }
+                if truth(&self.eval(until)?) {
+                    return Ok(Flow::Next);
+                }
+            },
+            Op::Loop { label, body } => loop {
+                match self.list(body)? {
+                    Flow::Next => {}
+                    Flow::Iterate(l) if l == *label => {}
+                    Flow::Leave(l) if l == *label => return Ok(Flow::Next),
+                    f => return Ok(f),
+                }
+            },
+            Op::Leave(l) => Ok(Flow::Leave(*l)),
+            Op::Iterate(l) => Ok(Flow::Iterate(*l)),
+            Op::Signal { sqlstate, message, errno } => self.signal(sqlstate, message.as_ref(), errno.as_ref()),
+            Op::Exec(sql) => {
+                let plan = sql.plan(self.host)?;
+                self.host.run(&plan, &self.frame)?;
+                Ok(Flow::Next)
+            }
+            Op::SelectInto { sql, dests } => {
+                let plan = sql.plan(self.host)?;
+                let rows = self.host.run(&plan, &self.frame)?;
+                if rows.len() > 1 {
+                    return Err(SqlError::new(1172, "42000", "Result consisted of more than one row"));
+                }
+                let Some(row) = rows.into_iter().next() else {
+                    self.host.warn(1329, "No data - zero rows fetched, selected, or processed".into())?;
+                    return Ok(Flow::Next);
+                };
+                if row.len() != dests.len() {
+                    return Err(SqlError::new(
+                        1222,
+                        "21000",
+                        "The used SELECT statements have a different number of columns",
+                    ));
+                }
+                for (d, v) in dests.iter().zip(row) {
+                    self.assign(d, v)?;
+                }
+                Ok(Flow::Next)
+            }
+        }
+    }
+
+    /// SIGNAL: class 01 is a warning (execution goes on), 02 "not found",
+    /// anything else an error; MYSQL_ERRNO and MESSAGE_TEXT default as in
+    /// MySQL (1642 / 1643 / 1644).
+    fn signal(&mut self, sqlstate: &'static str, message: Option<&Sql>, errno: Option<&Sql>) -> Result<Flow> {
+        let (default_code, default_text) = match &sqlstate[..2] {
+            "01" => (1642u16, "Unhandled user-defined warning condition"),
+            "02" => (1643, "Unhandled user-defined not found condition"),
+            _ => (1644, "Unhandled user-defined exception condition"),
+        };
+        let code = match errno {
+            Some(e) => {
+                let v = self.eval(e)?;
+                match crate::expr::to_decimal(&v).map(|d| d.to_f64()) {
+                    Some(n) if (1.0..=65535.0).contains(&n) && n.fract() == 0.0 => n as u16,
+                    _ => {
+                        return Err(SqlError::new(
+                            1231,
+                            "42000",
+                            format!("Variable 'MYSQL_ERRNO' can't be set to the value of '{}'", v),
+                        ))
+                    }
+                }
+            }
+            None => default_code,
+        };
+        let text = match message {
+            Some(e) => match self.eval(e)? {
+                Value::Null => {
+                    return Err(SqlError::new(
+                        1231,
+                        "42000",
+                        "Variable 'MESSAGE_TEXT' can't be set to the value of 'NULL'",
+                    ))
+                }
+                v => crate::expr::as_string(&v),
+            },
+            None => default_text.to_string(),
+        };
+        if sqlstate.starts_with("01") {
+            self.host.warn(code, text)?;
+            return Ok(Flow::Next);
+        }
+        Err(SqlError::new(code, sqlstate, text))
+    }
+}

@@ -1,0 +1,210 @@
+//! Firing: the one hook every row writer calls ([`fire`], through
+//! `SessionEnv::fire`), and the interpreter's [`Host`] for a trigger: the
+//! session, and the transaction of the statement that fired it, so what
+//! the body writes is undone with the statement (statement rollback).
+//!
+//! Order per row, as MySQL's: BEFORE triggers (they may change NEW), the
+//! row's checks (NOT NULL, generated columns, CHECK constraints), the
+//! write, then AFTER triggers. Triggers of one timing and event run by
+//! ACTION_ORDER.
+//!
+//! Invariant: while a table's triggers run, it is on the session's
+//! trigger stack; a statement of a body writing a table on the stack
+//! fails with 1442 (which also bounds recursion by the number of tables).
+
+use std::sync::Arc;
+
+use quire_engine::row::{Column, Value};
+use quire_engine::table::Trx;
+use sqlparser::ast;
+
+use super::{Event, Timing, Trigger};
+use crate::error::{Result, SqlError};
+use crate::plan::TableRef;
+use crate::query::Ctx;
+use crate::routine::exec::{Host, Prepared};
+use crate::session::{Compiled, Env, Plan, Session};
+
+/// The triggers of one table, looked up once per statement.
+pub struct TableTriggers {
+    list: Vec<Arc<Trigger>>,
+}
+
+impl TableTriggers {
+    /// The triggers of `db`.`table`; `None` when it has none.
+    pub fn of(s: &Session, db: &str, table: &str) -> Option<TableTriggers> {
+        let reg = &s.shared.catalog.triggers;
+        if !reg.any() {
+            return None;
+        }
+        let list = reg.of_table(db, table);
+        (!list.is_empty()).then_some(TableTriggers { list })
+    }
+
+    pub fn has(&self, timing: Timing, event: Event) -> bool {
+        self.list.iter().any(|t| t.def.timing == timing && t.def.event == event)
+    }
+
+    /// Whether any trigger fires on `event`.
+    pub fn on(&self, event: Event) -> bool {
+        self.list.iter().any(|t| t.def.event == event)
+    }
+}
+
+/// 1442: a trigger's statement writes a table whose statement fired it.
+fn in_use(table: &str) -> SqlError {
+    SqlError::new(
+        1442,
+        "HY000",
+        format!(
+            "Can't update table '{table}' in stored function/trigger because it is already used by statement which invoked this stored function/trigger"
+        ),
+    )
+}
+
+/// One row's firing: `table`'s triggers of `timing` and `event`, `old`
+/// for UPDATE and DELETE, `new` for INSERT and UPDATE (a BEFORE
+/// trigger's changes to NEW are written back into it). Rows may carry
+/// the hidden row id after the visible columns; triggers see the visible
+/// ones.
+pub struct RowEvent<'a> {
+    pub table: &'a TableRef,
+    pub triggers: &'a TableTriggers,
+    pub timing: Timing,
+    pub event: Event,
+    pub old: Option<&'a [Value]>,
+    pub new: Option<&'a mut Vec<Value>>,
+}
+
+/// Runs the triggers of one [`RowEvent`].
+pub fn fire(s: &Session, trx: &mut Trx, ev: RowEvent<'_>) -> Result<()> {
+    let RowEvent { table, triggers: trgs, timing, event, old, mut new } = ev;
+    let n = table.columns.len();
+    for t in trgs.list.iter().filter(|t| t.def.timing == timing && t.def.event == event) {
+        let prepared = prepared(s, t, table)?;
+        let mut frame = Vec::with_capacity(2 * n);
+        match new.as_deref() {
+            Some(r) => frame.extend(r.iter().take(n).cloned()),
+            None => frame.resize(n, Value::Null),
+        }
+        match old {
+            Some(r) => frame.extend(r.iter().take(n).cloned()),
+            None => frame.resize(2 * n, Value::Null),
+        }
+        s.trigger_stack.borrow_mut().push((table.db.clone(), table.name.clone()));
+        let mut host = TriggerHost { s, trx: &mut *trx, db: &t.def.db };
+        let r = prepared.run(&mut host, frame);
+        s.trigger_stack.borrow_mut().pop();
+        let out = r?;
+        if timing == Timing::Before {
+            if let Some(row) = new.as_deref_mut() {
+                for (i, v) in out.into_iter().take(n).enumerate() {
+                    row[i] = v;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The trigger's program for the current DDL epoch (invariant 3 of the
+/// module).
+fn prepared(s: &Session, t: &Trigger, table: &TableRef) -> Result<Arc<Prepared>> {
+    let epoch = s.shared.epoch();
+    let mut g = t.prepared.lock();
+    if let Some((e, p)) = g.as_ref() {
+        if *e == epoch {
+            return Ok(p.clone());
+        }
+    }
+    let program = crate::routine::parse::program(&t.def.body)?;
+    let names = super::ddl::names_for(&table.schema, t.def.timing, t.def.event);
+    let p = Arc::new(crate::routine::exec::prepare(&program, &names)?);
+    *g = Some((epoch, p.clone()));
+    Ok(p)
+}
+
+struct TriggerHost<'a> {
+    s: &'a Session,
+    trx: &'a mut Trx,
+    /// The trigger's database: its statements' names resolve there.
+    db: &'a str,
+}
+
+impl TriggerHost<'_> {
+    fn check_target(&self, t: &TableRef) -> Result<()> {
+        if self.s.trigger_stack.borrow().iter().any(|(d, n)| *d == t.db && *n == t.name) {
+            return Err(in_use(&t.name));
+        }
+        Ok(())
+    }
+}
+
+impl Host for TriggerHost<'_> {
+    fn epoch(&self) -> u64 {
+        self.s.shared.epoch()
+    }
+
+    fn compile(&self, stmt: &ast::Statement) -> Result<Arc<Compiled>> {
+        Ok(Arc::new(self.s.compile_in(stmt.clone(), Some(self.db))?))
+    }
+
+    fn run(&mut self, plan: &Compiled, params: &[Value]) -> Result<Vec<Vec<Value>>> {
+        let s = self.s;
+        let env = Env { s };
+        let ctx = || Ctx { params, aggs: vec![], session: &env, in_keys: Default::default() };
+        let plain = crate::query::plain_read_lock(self.trx.isolation(), false);
+        let mut sink = crate::sink::Collect::default();
+        match &plan.plan {
+            Plan::Select(p) => {
+                crate::query::run_select(p, Some(&mut *self.trx), plain, &mut ctx(), &mut sink)?;
+            }
+            Plan::Query(q) => {
+                let ex = crate::rel::exec::Exec::new(params, &env, Some(&mut *self.trx), plain);
+                ex.run_into(&q.plan, &mut sink)?;
+            }
+            Plan::Insert(p) => {
+                self.check_target(&p.table)?;
+                s.check_writable()?;
+                crate::dml::run_insert(p, self.trx, params, 1, &env)?;
+            }
+            Plan::Update(p) => {
+                self.check_target(&p.table)?;
+                s.check_writable()?;
+                crate::dml::run_update(p, self.trx, &ctx())?;
+            }
+            Plan::Delete(p) => {
+                self.check_target(&p.table)?;
+                s.check_writable()?;
+                crate::dml::run_delete(p, self.trx, &ctx())?;
+            }
+            _ => return Err(SqlError::unsupported("this statement in a trigger")),
+        }
+        Ok(sink.rows)
+    }
+
+    fn convert(&self, col: &Column, value: Value) -> Result<Value> {
+        if value.is_null() {
+            return Ok(Value::Null);
+        }
+        let env = Env { s: self.s };
+        let ctx = Ctx { params: &[], aggs: vec![], session: &env, in_keys: Default::default() };
+        let at = crate::store::Place { db: self.db, table: "", row: 1 };
+        crate::store::assign(col, value, at, &ctx)
+    }
+
+    fn set_user_var(&mut self, name: &str, value: Value) {
+        self.s.user_vars.borrow_mut().insert(name.to_ascii_lowercase(), value);
+    }
+
+    /// Into the diagnostics area as it is: a SIGNAL of class 01 is no
+    /// conversion warning, which strict mode would make an error.
+    fn warn(&self, code: u16, message: String) -> Result<()> {
+        self.s.warn(code, message);
+        Ok(())
+    }
+
+    fn check_interrupt(&self) -> Result<()> {
+        self.s.interrupted()
+    }
+}
