@@ -42,8 +42,8 @@ use std::os::unix::fs::FileExt;
 use std::time::{Duration, Instant};
 
 use crate::crc::crc32;
-use crate::event::{kind, Checksum, CHECKSUM_LEN, FLAGS_OFFSET, FLAG_IN_USE, HEADER_LEN};
 use crate::event::gtid_of;
+use crate::event::{kind, Checksum, CHECKSUM_LEN, FLAGS_OFFSET, FLAG_IN_USE, HEADER_LEN};
 use crate::follow::unpack;
 use crate::gtid::GtidSet;
 use crate::log::{file_number, BinLog};
@@ -211,7 +211,10 @@ fn gtid_start(log: &BinLog, files: &[String], replica: &GtidSet) -> Result<Strin
     }
     // No file's PREVIOUS_GTIDS is held: the first file's GTIDs before it
     // are purged ones, which the check above found held.
-    files.first().cloned().ok_or_else(|| DumpEnd::Fatal("Could not find first log file name in binary log index file".into()))
+    files
+        .first()
+        .cloned()
+        .ok_or_else(|| DumpEnd::Fatal("Could not find first log file name in binary log index file".into()))
 }
 
 /// What the current file's reading ended with.

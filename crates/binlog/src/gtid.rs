@@ -421,7 +421,8 @@ mod tests {
                 pair.push((g, m));
             }
             let ((x, mx), (y, my)) = (&pair[0], &pair[1]);
-            let to_model = |g: &GtidSet| -> BTreeSet<u64> { (1..60).filter(|&n| g.contains(&Gtid { uuid: u, gno: n })).collect() };
+            let to_model =
+                |g: &GtidSet| -> BTreeSet<u64> { (1..60).filter(|&n| g.contains(&Gtid { uuid: u, gno: n })).collect() };
             assert_eq!(to_model(x), *mx);
             assert_eq!(to_model(&x.subtract(y)), mx.difference(my).copied().collect());
             assert_eq!(x.is_subset(y), mx.is_subset(my));

@@ -114,12 +114,14 @@ pub fn read_previous(path: &Path) -> Result<GtidSet, LogError> {
     for _ in 0..2 {
         r.read_exact(&mut h).map_err(err)?;
         let len = u32::from_le_bytes([h[9], h[10], h[11], h[12]]) as usize;
-        let body_len = len.checked_sub(HEADER_LEN).ok_or_else(|| LogError(format!("'{}': bad event", path.display())))?;
+        let body_len =
+            len.checked_sub(HEADER_LEN).ok_or_else(|| LogError(format!("'{}': bad event", path.display())))?;
         if h[4] == kind::PREVIOUS_GTIDS {
             let mut body = vec![0u8; body_len];
             r.read_exact(&mut body).map_err(err)?;
-            return decode_prefix(&body)
-                .ok_or_else(|| LogError(format!("binary log '{}': a PREVIOUS_GTIDS event does not decode", path.display())));
+            return decode_prefix(&body).ok_or_else(|| {
+                LogError(format!("binary log '{}': a PREVIOUS_GTIDS event does not decode", path.display()))
+            });
         }
         r.seek_relative(body_len as i64).map_err(err)?;
     }

@@ -3,7 +3,8 @@
 //! Files are `<basename>.NNNNNN` (from 000001) in the log's directory,
 //! listed one per line (`./binlog.000001`) in `<basename>.index`. Each
 //! file starts with the magic, a FORMAT_DESCRIPTION (IN_USE set while the
-//! file is open, cleared when it is closed) and an empty PREVIOUS_GTIDS.
+//! file is open, cleared when it is closed) and a PREVIOUS_GTIDS holding
+//! `gtid_executed` at the file's creation.
 //! A server start opens a new file, as MySQL does; the previous last file
 //! is first checked event by event and cut after its last whole
 //! transaction (a crash may have torn it).
@@ -21,6 +22,12 @@
 //! (`order.rs`), so that the position the engine records with it names a
 //! prefix of the log, to which `open_after` cuts the log after a crash
 //! (`reconcile.rs`).
+//!
+//! **GTIDs**: a transaction's GTID (automatic with `gtid_mode` ON or
+//! ON_PERMISSIVE, or given by the session) is chosen and added to
+//! `gtid_executed` in `append`, under the mutex that places its bytes:
+//! numbers follow log order. At open both sets are read back from the
+//! files after the cuts (`gtid_files.rs`).
 //!
 //! **Rotation** at `max_binlog_size` or FLUSH BINARY LOGS happens at
 //! append time under the mutex: a ROTATE closes the old file in the
@@ -724,11 +731,7 @@ impl BinLog {
             if let Some(e) = &st.failed {
                 return Err(Some(LogError(e.clone())));
             }
-            let refused = if require_empty {
-                !st.executed.is_empty()
-            } else {
-                !st.executed.intersect(set).is_empty()
-            };
+            let refused = if require_empty { !st.executed.is_empty() } else { !st.executed.intersect(set).is_empty() };
             if refused {
                 return Err(None);
             }

@@ -138,10 +138,7 @@ fn gtid_purged_is_set_only_on_an_empty_log_and_survives_a_restart() {
     }
     let log = BinLog::open(on(dir.path())).unwrap();
     assert_eq!(log.gtid_purged().to_string(), "33333333-3333-3333-3333-333333333333:1-11");
-    assert_eq!(
-        log.gtid_executed().to_string(),
-        format!("{},\n33333333-3333-3333-3333-333333333333:1-11", own("1"))
-    );
+    assert_eq!(log.gtid_executed().to_string(), format!("{},\n33333333-3333-3333-3333-333333333333:1-11", own("1")));
 }
 
 #[test]

@@ -1672,7 +1672,7 @@ impl Session {
             self.admit_tables(c)?;
         }
         self.refuse_if_read_only(&c.plan)?;
-        if self.shared.binlog.get().is_some() && gtid_skippable(&c.plan) && self.gtid_skipping() {
+        if self.shared.binlog.get().is_some() && gtid_skippable(&c.plan) && self.gtid_skips_statement()? {
             // `gtid_next` names an executed GTID: the transaction was
             // applied already, its statements do nothing (MySQL).
             if !self.in_txn && self.autocommit() {

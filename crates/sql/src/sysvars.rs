@@ -1096,12 +1096,7 @@ impl SysVars {
     /// else the global value.
     pub fn value(&self, session: &SessionVars, name: &str) -> Result<VarValue, VarError> {
         let def = lookup(name).ok_or_else(|| VarError::unknown(name))?;
-        session
-            .values
-            .get(def.name)
-            .cloned()
-            .or_else(|| self.global(def.name))
-            .ok_or_else(|| VarError::unknown(name))
+        session.values.get(def.name).cloned().or_else(|| self.global(def.name)).ok_or_else(|| VarError::unknown(name))
     }
 }
 

@@ -85,10 +85,7 @@ fn write_auto_cnf(path: &Path, uuid: &Uuid) -> std::io::Result<()> {
 pub fn startup_mode(sv: &SysVars, log_on: bool) -> std::result::Result<GtidMode, String> {
     let m = sv.global("gtid_mode").and_then(|v| v.as_str().and_then(GtidMode::parse)).unwrap_or(GtidMode::Off);
     if m != GtidMode::Off && !log_on {
-        return Err(format!(
-            "This version of quire doesn't yet support 'gtid_mode={}' without log_bin",
-            m.name()
-        ));
+        return Err(format!("This version of quire doesn't yet support 'gtid_mode={}' without log_bin", m.name()));
     }
     if m == GtidMode::On && !enforce_on(sv) {
         return Err("GTID_MODE = ON requires ENFORCE_GTID_CONSISTENCY = ON.".into());
@@ -176,11 +173,14 @@ impl Session {
         }
     }
 
-    /// Whether `gtid_next` names a GTID already executed: the session's
-    /// writes and DDL are then skipped until its COMMIT.
-    pub(crate) fn gtid_skipping(&self) -> bool {
-        let Ok(GtidNext::Given(g)) = self.gtid_next() else { return false };
-        self.shared.binlog.get().is_some_and(|b| b.log.is_executed(&g))
+    /// Before a statement that writes or is logged DDL: 1837 when
+    /// `gtid_next` is used up (before anything runs, so that DDL is not
+    /// done unlogged); `Ok(true)` when `gtid_next` names a GTID already
+    /// executed: the session's writes and DDL are then skipped until its
+    /// COMMIT.
+    pub(crate) fn gtid_skips_statement(&self) -> Result<bool> {
+        let GtidNext::Given(g) = self.gtid_next()? else { return Ok(false) };
+        Ok(self.shared.binlog.get().is_some_and(|b| b.log.is_executed(&g)))
     }
 
     /// After an explicit transaction's COMMIT (`committed`) or ROLLBACK
@@ -251,7 +251,8 @@ impl Session {
                 }) else {
                     return Ok(false); // the caller's 1231
                 };
-                let cur = sv.global("gtid_mode").and_then(|v| v.as_str().and_then(GtidMode::parse)).unwrap_or(GtidMode::Off);
+                let cur =
+                    sv.global("gtid_mode").and_then(|v| v.as_str().and_then(GtidMode::parse)).unwrap_or(GtidMode::Off);
                 if (new as i32 - cur as i32).abs() > 1 {
                     return Err(SqlError::new(
                         1788,

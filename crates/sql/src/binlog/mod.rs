@@ -1,8 +1,8 @@
 //! The binary log as the SQL layer drives it: opening it at startup
 //! (`log_bin`), logging each committing transaction's row changes and
 //! each DDL statement (`capture.rs`), the statements that show and manage
-//! it (`show.rs`), its variables (`vars.rs`), and sending it to replicas
-//! (`source.rs`). The log itself (format,
+//! it (`show.rs`), its variables (`vars.rs`), GTIDs (`gtid.rs`), and
+//! sending it to replicas (`source.rs`). The log itself (format,
 //! files, group commit) is the `quire-binlog` crate.
 //!
 //! Commit order (see docs/ARCHITECTURE.md "Binary log"): a transaction's
@@ -19,7 +19,7 @@
 //!
 //! Invariants:
 //! 1. Only committed transactions reach the log, each as one group
-//!    (ANONYMOUS_GTID, BEGIN, TABLE_MAP/ROWS..., XID); a rollback
+//!    (GTID or ANONYMOUS_GTID, BEGIN, TABLE_MAP/ROWS..., XID); a rollback
 //!    (whole, or of a statement or savepoint) removes its changes from
 //!    the engine's row log before they are ever encoded.
 //! 2. DDL is logged after it succeeded, as one QUERY statement.

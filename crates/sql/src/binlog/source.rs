@@ -182,9 +182,10 @@ impl Session {
                     "The replication sender thread cannot start in AUTO_POSITION mode: this server has GTID_MODE = OFF instead of ON.",
                 ));
             }
-            Some(bytes) => Some(quire_binlog::GtidSet::decode(bytes).ok_or_else(|| {
-                SqlError::new(1773, "HY000", "Malformed GTID set encoding.")
-            })?),
+            Some(bytes) => Some(
+                quire_binlog::GtidSet::decode(bytes)
+                    .ok_or_else(|| SqlError::new(1773, "HY000", "Malformed GTID set encoding."))?,
+            ),
         };
         let replica_checksum = match self.user_var_text("master_binlog_checksum") {
             None => None,
