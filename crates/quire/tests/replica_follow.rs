@@ -466,7 +466,8 @@ fn python_mysql_replication_auto_position_gets_only_what_it_lacks() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let gtid = ["--gtid_mode=ON", "--enforce_gtid_consistency=ON", "--max_binlog_size=4096"];
+    let gtid =
+        ["--gtid_mode=ON", "--enforce_gtid_consistency=ON", "--max_binlog_size=4096", "--binlog_row_metadata=FULL"];
     let s = start(&dir.path().join("data"), &dir.path().join("quire.err"), &gtid, false);
     let mut c = s.connect(None);
     create_users(&mut c);

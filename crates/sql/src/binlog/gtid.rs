@@ -247,7 +247,7 @@ impl Session {
         match name {
             "gtid_mode" => {
                 let Some(new) = GtidMode::parse(&text()).or_else(|| {
-                    v.as_u64().and_then(|i| GtidMode::NAMES.get(i as usize)).and_then(|n| GtidMode::parse(n))
+                    v.as_u64().and_then(|i| GtidMode::NAMES.get(i as usize)).copied().and_then(GtidMode::parse)
                 }) else {
                     return Ok(false); // the caller's 1231
                 };
