@@ -263,7 +263,7 @@ impl Session {
                     ));
                 }
                 if new != GtidMode::Off && self.shared.binlog.get().is_none() {
-                    return Err(SqlError::unsupported(&format!("gtid_mode={} without log_bin", new.name())));
+                    return Err(SqlError::unsupported(format!("gtid_mode={} without log_bin", new.name())));
                 }
                 if new == GtidMode::On && !enforce_on(sv) {
                     return Err(SqlError::new(1779, "HY000", "GTID_MODE = ON requires ENFORCE_GTID_CONSISTENCY = ON."));
