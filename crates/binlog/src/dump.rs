@@ -14,6 +14,15 @@
 //! error. Heartbeats (type 27: the file name, `log_pos` the position
 //! reached) are sent after `heartbeat` idle.
 //!
+//! COM_BINLOG_DUMP_GTID (`DumpRequest::gtids`, MySQL's auto-position):
+//! the replica sends the GTIDs it holds; the dump refuses (1236) when the
+//! log purged GTIDs the replica lacks, or when the replica holds GTIDs of
+//! this server's UUID the log never had; else it starts at the newest
+//! file whose PREVIOUS_GTIDS is a subset of the replica's set
+//! (`find_first_log_not_in_gtid_set`) and skips every transaction whose
+//! GTID the replica holds (its GTID event and every event up to the next
+//! transaction or control event).
+//!
 //! Invariants (the durability rule, docs/ARCHITECTURE.md "Binary log"):
 //! 1. No transaction is sent past the durable end (`follow.rs`): the end
 //!    of the last transaction in the log whose engine commit is durable.
@@ -33,8 +42,10 @@ use std::os::unix::fs::FileExt;
 use std::time::{Duration, Instant};
 
 use crate::crc::crc32;
+use crate::event::gtid_of;
 use crate::event::{kind, Checksum, CHECKSUM_LEN, FLAGS_OFFSET, FLAG_IN_USE, HEADER_LEN};
 use crate::follow::unpack;
+use crate::gtid::GtidSet;
 use crate::log::{file_number, BinLog};
 
 /// HEARTBEAT_LOG_EVENT.
@@ -61,6 +72,9 @@ pub struct DumpRequest {
     /// `@master_binlog_checksum`; `None`: the replica did not set it (it
     /// does not know checksums).
     pub replica_checksum: Option<Checksum>,
+    /// COM_BINLOG_DUMP_GTID: the replica's executed GTIDs (`file` and
+    /// `pos` are then not used).
+    pub gtids: Option<GtidSet>,
 }
 
 /// Where the events go: the connection.
@@ -96,12 +110,22 @@ impl From<io::Error> for DumpEnd {
 /// blocking) the end.
 pub fn dump(log: &BinLog, req: &DumpRequest, out: &mut dyn DumpOut) -> DumpEnd {
     let files = log.file_names();
-    let wanted = req.file.rsplit('/').next().unwrap_or("");
-    let name = if wanted.is_empty() { files.first().cloned() } else { files.iter().find(|f| *f == wanted).cloned() };
+    let (name, pos) = match &req.gtids {
+        Some(set) => match gtid_start(log, &files, set) {
+            Ok(name) => (Some(name), FIRST_EVENT),
+            Err(e) => return e,
+        },
+        None => {
+            let wanted = req.file.rsplit('/').next().unwrap_or("");
+            let name =
+                if wanted.is_empty() { files.first().cloned() } else { files.iter().find(|f| *f == wanted).cloned() };
+            (name, req.pos)
+        }
+    };
     let Some(name) = name else {
         return DumpEnd::Fatal("Could not find first log file name in binary log index file".into());
     };
-    if req.pos < FIRST_EVENT {
+    if pos < FIRST_EVENT {
         return DumpEnd::Fatal("Client requested master to start replication from position < 4".into());
     }
     let mut s = Sender {
@@ -112,13 +136,15 @@ pub fn dump(log: &BinLog, req: &DumpRequest, out: &mut dyn DumpOut) -> DumpEnd {
         replica_aware: req.replica_checksum.is_some(),
         heartbeat: req.heartbeat.filter(|d| !d.is_zero()),
         non_block: req.non_block,
-        start: (name.clone(), req.pos),
+        start: (name.clone(), pos),
         last_event: 0,
         pos: 0,
         name,
         file: None,
+        skip: req.gtids.clone(),
+        skipping: false,
     };
-    match s.run(req.pos) {
+    match s.run(pos) {
         DumpEnd::Fatal(m) if s.file.is_some() => DumpEnd::Fatal(format!(
             "{m}; the first event '{}' at {}, the last event read from '{}' at {}, the last byte read from '{}' at {}.",
             s.start.0, s.start.1, s.name, s.last_event, s.name, s.pos
@@ -143,6 +169,52 @@ struct Sender<'a> {
     file: Option<File>,
     pos: u64,
     last_event: u64,
+    /// COM_BINLOG_DUMP_GTID: the replica's GTIDs, whose transactions are
+    /// not sent.
+    skip: Option<GtidSet>,
+    /// Inside a transaction the replica holds.
+    skipping: bool,
+}
+
+/// Where a GTID dump starts: the newest file whose PREVIOUS_GTIDS the
+/// replica holds, after MySQL's checks (module note).
+fn gtid_start(log: &BinLog, files: &[String], replica: &GtidSet) -> Result<String, DumpEnd> {
+    let purged = log.gtid_purged();
+    let missing = purged.subtract(replica);
+    if !missing.is_empty() {
+        return Err(DumpEnd::Fatal(format!(
+            "Cannot replicate because the source purged required binary logs. Replicate the missing transactions \
+             from elsewhere, or provision a new replica from backup. Consider increasing the source's binary log \
+             expiration period. The GTID set sent by the replica is '{replica}', and the missing transactions are \
+             '{missing}'."
+        )));
+    }
+    if replica.subtract(&log.gtid_executed()).has_uuid(&log.server_uuid()) {
+        return Err(DumpEnd::Fatal(
+            "Slave has more GTIDs than the master has, using the master's SERVER_UUID. This may indicate that \
+             the end of the binary log was truncated or that the last binary log file was lost, e.g., after a \
+             power or disk failure when sync_binlog != 1. The master may or may not have rolled back \
+             transactions that were already replicated to the slave. Suggest to replicate any transactions that \
+             master has rolled back from slave to master, and/or commit empty transactions on master to account \
+             for transactions that have been committed on master but are not included in GTID_EXECUTED."
+                .into(),
+        ));
+    }
+    for name in files.iter().rev() {
+        let prev = crate::gtid_files::read_previous(&log.dir().join(name)).map_err(|e| {
+            tracing::warn!("binlog dump: {e}");
+            DumpEnd::Fatal("I/O error reading log event".into())
+        })?;
+        if prev.is_subset(replica) {
+            return Ok(name.clone());
+        }
+    }
+    // No file's PREVIOUS_GTIDS is held: the first file's GTIDs before it
+    // are purged ones, which the check above found held.
+    files
+        .first()
+        .cloned()
+        .ok_or_else(|| DumpEnd::Fatal("Could not find first log file name in binary log index file".into()))
 }
 
 /// What the current file's reading ended with.
@@ -312,7 +384,20 @@ impl Sender<'_> {
                 } else {
                     self.read_at(self.pos, len as usize)?
                 };
-                self.out.event(&ev)?;
+                if let Some(set) = &self.skip {
+                    match ev[4] {
+                        kind::GTID => self.skipping = gtid_of(&ev[HEADER_LEN..]).is_some_and(|g| set.contains(&g)),
+                        kind::ANONYMOUS_GTID
+                        | kind::ROTATE
+                        | kind::STOP
+                        | kind::PREVIOUS_GTIDS
+                        | kind::FORMAT_DESCRIPTION => self.skipping = false,
+                        _ => {}
+                    }
+                }
+                if !self.skipping {
+                    self.out.event(&ev)?;
+                }
                 self.last_event = self.pos;
                 self.pos += len;
                 at += len as usize;

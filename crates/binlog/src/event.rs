@@ -21,6 +21,7 @@
 //!    CRC is computed with the IN_USE flag clear (readers check it so).
 
 use crate::crc::crc32;
+use crate::gtid::{Gtid, GtidSet, Uuid};
 
 /// The file magic, `\xfebin`.
 pub const MAGIC: [u8; 4] = [0xfe, b'b', b'i', b'n'];
@@ -38,6 +39,7 @@ pub mod kind {
     pub const WRITE_ROWS: u8 = 30;
     pub const UPDATE_ROWS: u8 = 31;
     pub const DELETE_ROWS: u8 = 32;
+    pub const GTID: u8 = 33;
     pub const ANONYMOUS_GTID: u8 = 34;
     pub const PREVIOUS_GTIDS: u8 = 35;
 }
@@ -169,22 +171,32 @@ impl Events {
         self.finish(f, s, true);
     }
 
-    /// PREVIOUS_GTIDS (35), empty: quire writes anonymous transactions
-    /// (`gtid_mode=OFF`).
-    pub fn previous_gtids(&mut self, f: &Frame) {
+    /// PREVIOUS_GTIDS (35): every GTID of the earlier files (and of the
+    /// purged ones), in the binary form of `gtid.rs`.
+    pub fn previous_gtids(&mut self, f: &Frame, set: &GtidSet) {
         let s = self.begin(f, kind::PREVIOUS_GTIDS, 0);
-        self.bytes.extend_from_slice(&0u64.to_le_bytes());
+        self.bytes.extend_from_slice(&set.encode());
         self.finish(f, s, false);
     }
 
-    /// ANONYMOUS_GTID (34): opens a transaction. `trx_len` is the length
-    /// of the whole transaction, this event included (see
-    /// [`anonymous_gtid_len`]).
-    pub fn anonymous_gtid(&mut self, f: &Frame, clock: LogicalClock, commit_us: u64, trx_len: u64) {
-        let s = self.begin(f, kind::ANONYMOUS_GTID, 0);
+    /// GTID (33) for `Some(gtid)`, else ANONYMOUS_GTID (34): opens a
+    /// transaction. `trx_len` is the length of the whole transaction,
+    /// this event included (see [`anonymous_gtid_len`]; both types have
+    /// the same length).
+    pub fn transaction_gtid(
+        &mut self,
+        f: &Frame,
+        gtid: Option<Gtid>,
+        clock: LogicalClock,
+        commit_us: u64,
+        trx_len: u64,
+    ) {
+        let ty = if gtid.is_some() { kind::GTID } else { kind::ANONYMOUS_GTID };
+        let s = self.begin(f, ty, 0);
         self.bytes.push(0); // flags: row-based only
-        self.bytes.extend_from_slice(&[0; 16]); // sid
-        self.bytes.extend_from_slice(&0i64.to_le_bytes()); // gno
+        let (sid, gno) = gtid.map_or(([0; 16], 0), |g| (g.uuid.0, g.gno as i64));
+        self.bytes.extend_from_slice(&sid);
+        self.bytes.extend_from_slice(&gno.to_le_bytes());
         self.bytes.push(2); // logical timestamp type
         self.bytes.extend_from_slice(&clock.last_committed.to_le_bytes());
         self.bytes.extend_from_slice(&clock.sequence_number.to_le_bytes());
@@ -283,6 +295,14 @@ pub fn anonymous_gtid_len(checksum: Checksum, trx_len: u64) -> u64 {
     (HEADER_LEN + 42 + 7 + packed_len(trx_len) + 4 + crc) as u64
 }
 
+/// The GTID a GTID (33) event's body names (`None` for a body too
+/// short, or an anonymous one).
+pub fn gtid_of(body: &[u8]) -> Option<Gtid> {
+    let sid: [u8; 16] = body.get(1..17)?.try_into().ok()?;
+    let gno = i64::from_le_bytes(body.get(17..25)?.try_into().ok()?);
+    (gno > 0).then_some(Gtid { uuid: Uuid(sid), gno: gno as u64 })
+}
+
 /// MySQL's packed (length-encoded) integer.
 pub fn put_packed(out: &mut Vec<u8>, v: u64) {
     if v < 251 {
@@ -338,8 +358,13 @@ mod tests {
     fn gtid_length_formula_matches_encoding() {
         for trx_len in [100u64, 300, 70_000] {
             let mut e = Events::default();
-            e.anonymous_gtid(&F, LogicalClock::default(), 1, trx_len);
+            e.transaction_gtid(&F, None, LogicalClock::default(), 1, trx_len);
             assert_eq!(e.len() as u64, anonymous_gtid_len(Checksum::Crc32, trx_len));
+            let g = Gtid { uuid: Uuid([7; 16]), gno: 5 };
+            let mut e = Events::default();
+            e.transaction_gtid(&F, Some(g), LogicalClock::default(), 1, trx_len);
+            assert_eq!(e.len() as u64, anonymous_gtid_len(Checksum::Crc32, trx_len));
+            assert_eq!(gtid_of(&e.bytes[HEADER_LEN..]), Some(g));
         }
     }
 }

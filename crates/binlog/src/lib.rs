@@ -3,10 +3,13 @@
 //!
 //! - `crc`: zlib's CRC-32, the events' checksum;
 //! - `event`: framing and the control events (FDE, PREVIOUS_GTIDS,
-//!   ANONYMOUS_GTID, QUERY, XID, ROTATE, STOP);
+//!   GTID / ANONYMOUS_GTID, QUERY, XID, ROTATE, STOP);
 //! - `column`: column types, TABLE_MAP metadata and values as MySQL
 //!   encodes them;
 //! - `rows`: TABLE_MAP and WRITE/UPDATE/DELETE_ROWS v2;
+//! - `gtid`: GTIDs and GTID sets (text and binary forms);
+//! - `gtid_files`: `gtid_executed` and `gtid_purged` read back from the
+//!   files at open;
 //! - `log`: files, index, group commit, rotation, purge;
 //! - `recover`: the torn tail of the last file cut at open;
 //! - `order`: the engine's commits in log order;
@@ -32,6 +35,8 @@ pub mod decode;
 pub mod dump;
 pub mod event;
 pub mod follow;
+pub mod gtid;
+pub mod gtid_files;
 pub mod log;
 mod order;
 pub mod reconcile;
@@ -41,5 +46,6 @@ pub mod rows;
 
 pub use dump::{DumpEnd, DumpOut, DumpRequest};
 pub use event::{Checksum, Events, Frame, QueryEvent};
-pub use log::{file_number, BinLog, LogError, LogFile, Options, Position};
+pub use gtid::{Gtid, GtidSet, Uuid};
+pub use log::{file_number, BinLog, GtidMode, GtidNext, LogError, LogFile, Options, Position};
 pub use rows::{LoggedTable, RowMetadata, RowPair, RowsKind};

@@ -3,7 +3,8 @@
 //! Files are `<basename>.NNNNNN` (from 000001) in the log's directory,
 //! listed one per line (`./binlog.000001`) in `<basename>.index`. Each
 //! file starts with the magic, a FORMAT_DESCRIPTION (IN_USE set while the
-//! file is open, cleared when it is closed) and an empty PREVIOUS_GTIDS.
+//! file is open, cleared when it is closed) and a PREVIOUS_GTIDS holding
+//! `gtid_executed` at the file's creation.
 //! A server start opens a new file, as MySQL does; the previous last file
 //! is first checked event by event and cut after its last whole
 //! transaction (a crash may have torn it).
@@ -21,6 +22,12 @@
 //! (`order.rs`), so that the position the engine records with it names a
 //! prefix of the log, to which `open_after` cuts the log after a crash
 //! (`reconcile.rs`).
+//!
+//! **GTIDs**: a transaction's GTID (automatic with `gtid_mode` ON or
+//! ON_PERMISSIVE, or given by the session) is chosen and added to
+//! `gtid_executed` in `append`, under the mutex that places its bytes:
+//! numbers follow log order. At open both sets are read back from the
+//! files after the cuts (`gtid_files.rs`).
 //!
 //! **Rotation** at `max_binlog_size` or FLUSH BINARY LOGS happens at
 //! append time under the mutex: a ROTATE closes the old file in the
@@ -43,7 +50,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -53,6 +60,7 @@ use quire_engine::wait::{file_io, FileOp, Instrument};
 
 use crate::event::{self, Checksum, Events, Frame, LogicalClock, FLAGS_OFFSET, FLAG_IN_USE, MAGIC};
 use crate::follow::{pack, Follow};
+use crate::gtid::{Gtid, GtidSet, Uuid};
 use crate::order::Order;
 
 /// What opening the log needs.
@@ -70,6 +78,60 @@ pub struct Options {
     pub max_size: u64,
     /// `binlog_expire_logs_seconds` (0: never).
     pub expire_secs: u64,
+    /// `server_uuid`: the UUID of the GTIDs this server generates.
+    pub server_uuid: Uuid,
+    /// `gtid_mode` at open.
+    pub gtid_mode: GtidMode,
+}
+
+/// `gtid_mode` (MySQL's `Gtid_mode`), in its order: it changes one step
+/// at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum GtidMode {
+    Off = 0,
+    OffPermissive = 1,
+    OnPermissive = 2,
+    On = 3,
+}
+
+impl GtidMode {
+    pub const NAMES: [&'static str; 4] = ["OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON"];
+
+    pub fn parse(s: &str) -> Option<GtidMode> {
+        match Self::NAMES.iter().position(|n| n.eq_ignore_ascii_case(s.trim()))? {
+            0 => Some(GtidMode::Off),
+            1 => Some(GtidMode::OffPermissive),
+            2 => Some(GtidMode::OnPermissive),
+            _ => Some(GtidMode::On),
+        }
+    }
+
+    fn from_u8(v: u8) -> GtidMode {
+        match v {
+            0 => GtidMode::Off,
+            1 => GtidMode::OffPermissive,
+            2 => GtidMode::OnPermissive,
+            _ => GtidMode::On,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+/// The GTID a committing transaction asks for (its session's
+/// `gtid_next`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GtidNext {
+    /// The log decides: a new GTID of `server_uuid` with `gtid_mode` ON or
+    /// ON_PERMISSIVE, an anonymous transaction with OFF or OFF_PERMISSIVE.
+    Automatic,
+    Anonymous,
+    /// This GTID (a replica's applier, `mysqlbinlog` output). REQUIRES:
+    /// not in `gtid_executed` (the caller skipped such a transaction).
+    Given(Gtid),
 }
 
 /// One binary log file as SHOW BINARY LOGS lists it.
@@ -148,6 +210,11 @@ struct State {
     files: Vec<String>,
     /// Commit-order turns handed out (one per transaction, `order.rs`).
     turns: u64,
+    /// `gtid_executed`: every GTID in the log, its purged files included
+    /// (a GTID is added as its transaction is appended, in log order).
+    executed: GtidSet,
+    /// `gtid_purged`: the GTIDs no remaining file holds.
+    purged: GtidSet,
 }
 
 /// The binary log.
@@ -167,6 +234,8 @@ pub struct BinLog {
     pub max_size: AtomicU64,
     pub expire_secs: AtomicU64,
     pub server_id: AtomicU32,
+    /// `gtid_mode` ([`GtidMode`] as u8).
+    gtid_mode: AtomicU8,
     /// Groups written and syncs made (SHOW STATUS Binlog_commits /
     /// Binlog_group_commits).
     pub commits: AtomicU64,
@@ -204,11 +273,12 @@ impl BinLog {
         if let Some(pos) = engine {
             crate::reconcile::reconcile(&opts.dir, &files, pos)?;
         }
+        let (executed, purged) = crate::gtid_files::recover(&opts.dir, &files)?;
         let next = files.last().and_then(|f| f.rsplit('.').next()?.parse::<u32>().ok()).unwrap_or(0) + 1;
         let name = format!("{}.{next:06}", opts.basename);
         let f = Frame { server_id: opts.server_id, timestamp: now_secs(), checksum: opts.checksum };
-        remove_unlisted(&opts.dir, &name, &f)?;
-        let (file, end) = create_file(&opts.dir, &name, &f, now_secs())?;
+        remove_unlisted(&opts.dir, &name, &f, &executed)?;
+        let (file, end) = create_file(&opts.dir, &name, &f, now_secs(), &executed)?;
         files.push(name.clone());
         write_index(&opts.index, &files)?;
         // Every earlier file holds only what the engine committed (the
@@ -229,12 +299,15 @@ impl BinLog {
             failed: None,
             files,
             turns: 0,
+            executed,
+            purged,
         };
         Ok(BinLog {
             sync_binlog: AtomicU64::new(opts.sync_binlog),
             max_size: AtomicU64::new(opts.max_size),
             expire_secs: AtomicU64::new(opts.expire_secs),
             server_id: AtomicU32::new(opts.server_id),
+            gtid_mode: AtomicU8::new(opts.gtid_mode as u8),
             opts,
             state: Mutex::new(st),
             done: Condvar::new(),
@@ -268,11 +341,42 @@ impl BinLog {
     /// its own, before any logged after it. `engine` is not run when the
     /// log failed; the transaction is then not acknowledged.
     pub fn commit_ordered<R>(&self, body: Events, engine: impl FnOnce(&Position) -> R) -> LResult<R> {
+        self.commit_ordered_as(body, GtidNext::Automatic, engine)
+    }
+
+    /// As [`BinLog::commit_ordered`], the transaction identified as
+    /// `next` says. A `Given` GTID already executed (another session
+    /// committed it meanwhile) is refused: nothing is logged.
+    pub fn commit_ordered_as<R>(
+        &self,
+        body: Events,
+        next: GtidNext,
+        engine: impl FnOnce(&Position) -> R,
+    ) -> LResult<R> {
         let mut st = self.state.lock();
         if let Some(e) = &st.failed {
             return Err(LogError(e.clone()));
         }
-        let (ticket, pos, turn) = self.append(&mut st, body);
+        let gtid = match next {
+            GtidNext::Anonymous => None,
+            GtidNext::Given(g) if st.executed.contains(&g) => {
+                return Err(LogError(format!("GTID {g} is already executed")));
+            }
+            GtidNext::Given(g) => Some(g),
+            GtidNext::Automatic if self.gtid_mode() >= GtidMode::OnPermissive => {
+                let uuid = self.opts.server_uuid;
+                let gno = st
+                    .executed
+                    .next_free(&uuid)
+                    .ok_or_else(|| LogError("Impossible to generate GTID: the integer component reached the maximum value. Restart the server with a new server_uuid.".into()))?;
+                Some(Gtid { uuid, gno })
+            }
+            GtidNext::Automatic => None,
+        };
+        if let Some(g) = &gtid {
+            st.executed.add(g);
+        }
+        let (ticket, pos, turn) = self.append(&mut st, body, gtid);
         let written = self.write_and_wait(st, ticket);
         let _turn = self.order.wait(turn);
         written?;
@@ -356,7 +460,7 @@ impl BinLog {
     /// the file reached `max_binlog_size` (a rotation that fails stops
     /// the log, invariant 3: this transaction is then not acknowledged).
     /// Returns the write ticket, the position and the commit-order turn.
-    fn append(&self, st: &mut State, mut body: Events) -> (u64, Position, u64) {
+    fn append(&self, st: &mut State, mut body: Events, gtid: Option<Gtid>) -> (u64, Position, u64) {
         let f = self.frame();
         st.sequence += 1;
         let clock = LogicalClock { last_committed: st.last_committed, sequence_number: st.sequence };
@@ -370,7 +474,7 @@ impl BinLog {
             gtid_len = l;
         }
         let mut ev = Events::default();
-        ev.anonymous_gtid(&f, clock, now_us(), gtid_len + body.len() as u64);
+        ev.transaction_gtid(&f, gtid, clock, now_us(), gtid_len + body.len() as u64);
         ev.append(&body);
         body.clear();
         ev.place(st.end, f.checksum);
@@ -396,7 +500,7 @@ impl BinLog {
         let next_no = st.cur.name.rsplit('.').next().and_then(|n| n.parse::<u32>().ok()).unwrap_or(0) + 1;
         let name = format!("{}.{next_no:06}", self.opts.basename);
         let f = self.frame();
-        let (file, end) = create_file(&self.opts.dir, &name, &f, 0)?;
+        let (file, end) = create_file(&self.opts.dir, &name, &f, 0, &st.executed)?;
         let mut ev = Events::default();
         ev.rotate(&f, &name);
         ev.place(st.end, f.checksum);
@@ -506,12 +610,18 @@ impl BinLog {
     }
 
     /// PURGE BINARY LOGS TO `name`: deletes the files before it. `Err`
-    /// names an unknown file (the SQL layer reports 1373).
+    /// names an unknown file (the SQL layer reports 1373). The GTIDs of
+    /// the deleted files join `gtid_purged`: the first remaining file's
+    /// PREVIOUS_GTIDS holds them.
     pub fn purge_to(&self, name: &str) -> LResult<usize> {
         let mut st = self.state.lock();
         let Some(i) = st.files.iter().position(|f| f == name) else {
             return Err(LogError(format!("Target log not found in binlog index: {name}")));
         };
+        if i > 0 {
+            let first = crate::gtid_files::read_previous(&self.opts.dir.join(name))?;
+            st.purged.union(&first);
+        }
         let gone: Vec<String> = st.files.drain(..i).collect();
         write_index(&self.opts.index, &st.files)?;
         drop(st);
@@ -576,6 +686,60 @@ impl BinLog {
         self.state.lock().failed = Some("the binary log is closed".into());
         self.closed.store(true, Ordering::SeqCst);
         self.follow.wake();
+    }
+
+    /// `gtid_mode` now.
+    pub fn gtid_mode(&self) -> GtidMode {
+        GtidMode::from_u8(self.gtid_mode.load(Ordering::Acquire))
+    }
+
+    /// SET GLOBAL gtid_mode (the caller checked the step).
+    pub fn set_gtid_mode(&self, m: GtidMode) {
+        self.gtid_mode.store(m as u8, Ordering::Release);
+    }
+
+    /// `server_uuid`.
+    pub fn server_uuid(&self) -> Uuid {
+        self.opts.server_uuid
+    }
+
+    /// `gtid_executed`.
+    pub fn gtid_executed(&self) -> GtidSet {
+        self.state.lock().executed.clone()
+    }
+
+    /// `gtid_purged`.
+    pub fn gtid_purged(&self) -> GtidSet {
+        self.state.lock().purged.clone()
+    }
+
+    /// Whether `g` is executed (a transaction with `gtid_next` = `g` is
+    /// skipped).
+    pub fn is_executed(&self, g: &Gtid) -> bool {
+        self.state.lock().executed.contains(g)
+    }
+
+    /// SET GLOBAL gtid_purged: `set` joins `gtid_executed` and
+    /// `gtid_purged` (`require_empty`: only while `gtid_executed` is
+    /// empty, MySQL 5.7's rule for the plain form; else `set` must not
+    /// overlap it, 8.0's `+set` form), and the log rotates so that the
+    /// new file's PREVIOUS_GTIDS holds it (that is what makes it survive
+    /// a restart). `Err(None)`: refused by that rule.
+    pub fn add_gtid_purged(&self, set: &GtidSet, require_empty: bool) -> Result<(), Option<LogError>> {
+        {
+            let mut st = self.state.lock();
+            if let Some(e) = &st.failed {
+                return Err(Some(LogError(e.clone())));
+            }
+            let refused = if require_empty { !st.executed.is_empty() } else { !st.executed.intersect(set).is_empty() };
+            if refused {
+                return Err(None);
+            }
+            st.executed.union(set);
+            st.purged.union(set);
+            self.rotate_locked(&mut st).map_err(Some)?;
+        }
+        self.flush_all().map_err(Some)
     }
 
     /// The directory of the files.
@@ -647,14 +811,14 @@ fn close_file(f: &OpenFile) {
 /// the index, and nothing is written to it before that): it holds at
 /// most its own header, no transaction, and is removed. A file holding
 /// more is not ours to delete: opening the log fails and says so.
-fn remove_unlisted(dir: &Path, name: &str, f: &Frame) -> LResult<()> {
+fn remove_unlisted(dir: &Path, name: &str, f: &Frame, previous: &GtidSet) -> LResult<()> {
     let path = dir.join(name);
     let len = match std::fs::metadata(&path) {
         Ok(m) => m.len(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(io_err("cannot read binary log", &path, e)),
     };
-    if len > header(f, 0).len() as u64 {
+    if len > header(f, 0, previous).len() as u64 {
         return Err(LogError(format!(
             "binary log '{}' exists with {len} bytes but is not in the index; move it away to start",
             path.display()
@@ -665,10 +829,10 @@ fn remove_unlisted(dir: &Path, name: &str, f: &Frame) -> LResult<()> {
 }
 
 /// A file's first bytes: magic, FDE (IN_USE), PREVIOUS_GTIDS.
-fn header(f: &Frame, created: u32) -> Vec<u8> {
+fn header(f: &Frame, created: u32, previous: &GtidSet) -> Vec<u8> {
     let mut ev = Events::default();
     ev.format_description(f, created, true);
-    ev.previous_gtids(f);
+    ev.previous_gtids(f, previous);
     ev.place(MAGIC.len() as u64, f.checksum);
     let mut bytes = MAGIC.to_vec();
     bytes.extend_from_slice(&ev.bytes);
@@ -677,7 +841,7 @@ fn header(f: &Frame, created: u32) -> Vec<u8> {
 
 /// Creates a new file: magic, FDE (IN_USE), PREVIOUS_GTIDS. Returns it
 /// and its size.
-fn create_file(dir: &Path, name: &str, f: &Frame, created: u32) -> LResult<(OpenFile, u64)> {
+fn create_file(dir: &Path, name: &str, f: &Frame, created: u32, previous: &GtidSet) -> LResult<(OpenFile, u64)> {
     let path = dir.join(name);
     let file = OpenOptions::new()
         .read(true)
@@ -685,7 +849,7 @@ fn create_file(dir: &Path, name: &str, f: &Frame, created: u32) -> LResult<(Open
         .create_new(true)
         .open(&path)
         .map_err(|e| io_err("cannot create binary log", &path, e))?;
-    let bytes = header(f, created);
+    let bytes = header(f, created, previous);
     file.write_all_at(&bytes, 0).map_err(|e| io_err("cannot write binary log", &path, e))?;
     Ok((OpenFile { name: name.to_string(), file }, bytes.len() as u64))
 }

@@ -31,7 +31,7 @@ impl DumpOut for Collect {
 }
 
 fn req(file: &str, pos: u64, checksum: Option<Checksum>) -> DumpRequest {
-    DumpRequest { file: file.into(), pos, non_block: true, heartbeat: None, replica_checksum: checksum }
+    DumpRequest { file: file.into(), pos, non_block: true, heartbeat: None, replica_checksum: checksum, gtids: None }
 }
 
 fn dump(log: &BinLog, r: &DumpRequest) -> (Vec<Vec<u8>>, DumpEnd) {

@@ -121,6 +121,8 @@ fn mariadb_binlog_decodes_every_event_and_column_type() {
         sync_binlog: 1,
         max_size: 1 << 30,
         expire_secs: 0,
+        server_uuid: quire_binlog::Uuid::default(),
+        gtid_mode: quire_binlog::GtidMode::Off,
     };
     let log = BinLog::open(opts).unwrap();
     let f = log.frame();

@@ -504,19 +504,13 @@ impl Session for SqlSession {
     }
 
     fn binlog_dump(&mut self, d: &BinlogDump, out: &mut dyn EventSink) -> DumpOutcome {
-        if d.gtid_set.is_some() {
-            // COM_BINLOG_DUMP_GTID: MySQL 8.0 refuses it unless
-            // gtid_mode=ON, and quire writes no GTIDs (gtid_mode OFF).
-            if let Err(e) = self.inner.check_replication_slave() {
-                return DumpOutcome::Error(err(e));
-            }
-            return DumpOutcome::Error(ErrPacket::new(
-                1236,
-                "HY000",
-                "The replication sender thread cannot start in AUTO_POSITION mode: this server has GTID_MODE = OFF instead of ON.",
-            ));
-        }
-        let cmd = DumpCommand { file: d.file.clone(), pos: d.pos, flags: d.flags, server_id: d.server_id };
+        let cmd = DumpCommand {
+            file: d.file.clone(),
+            pos: d.pos,
+            flags: d.flags,
+            server_id: d.server_id,
+            gtid_set: d.gtid_set.clone(),
+        };
         let mut sink = Sink { out };
         match self.inner.binlog_dump(&cmd, &mut sink) {
             Ok(true) => DumpOutcome::Eof,

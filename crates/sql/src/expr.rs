@@ -1163,6 +1163,8 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         ("isnull", 1, 1, false),
         ("hex", 1, 1, false),
         ("sleep", 1, 1, false),
+        ("gtid_subset", 2, 2, false),
+        ("gtid_subtract", 2, 2, false),
         // Rewritten by the binder of a block WITH ROLLUP (`rel::select`).
         ("grouping", 1, usize::MAX, false),
     ];

@@ -57,6 +57,9 @@ pub fn call(name: &str, args: &[Value]) -> Result<Value> {
     if let Some(v) = crate::json::call(name, args)? {
         return Ok(v);
     }
+    if let Some(v) = crate::binlog::gtid::call(name, args)? {
+        return Ok(v);
+    }
     let a0 = || args.first().cloned().unwrap_or(Value::Null);
     Ok(match name {
         "now" | "current_timestamp" | "localtime" | "localtimestamp" => {

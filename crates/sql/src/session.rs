@@ -196,6 +196,19 @@ impl Shared {
     }
 }
 
+/// Whether a statement is skipped in a transaction whose `gtid_next` was
+/// already executed: row changes and logged DDL.
+fn gtid_skippable(plan: &Plan) -> bool {
+    use ast::Statement as S;
+    match plan {
+        Plan::Insert(_) | Plan::Update(_) | Plan::Delete(_) => true,
+        Plan::Other(s) => {
+            crate::binlog::capture::is_logged_ddl(s) || matches!(**s, S::Insert(_) | S::Update(_) | S::Delete(_))
+        }
+        _ => false,
+    }
+}
+
 /// A compiled statement.
 #[allow(clippy::large_enum_variant)]
 pub enum Plan {
@@ -340,6 +353,9 @@ pub struct Session {
     /// The open transaction ran a statement that writes base tables
     /// (read_only's COMMIT check, `read_only.rs`).
     pub(crate) wrote_persistent: Cell<bool>,
+    /// `gtid_next` = `uuid:N` was used by a COMMIT or ROLLBACK
+    /// (`binlog/gtid.rs`: MySQL's UNDEFINED state).
+    pub(crate) gtid_next_used: Cell<bool>,
 }
 
 /// Replaces what sqlparser does not accept with what it does.
@@ -899,6 +915,7 @@ impl Session {
             replica_applier: false,
             compiling_show: Cell::new(false),
             wrote_persistent: Cell::new(false),
+            gtid_next_used: Cell::new(false),
         })
     }
 
@@ -1031,6 +1048,7 @@ impl Session {
         self.last_insert_id = 0;
         self.next_isolation = None;
         self.next_read_only = None;
+        self.gtid_next_used.set(false);
         *self.diag.borrow_mut() = Diagnostics::default();
     }
 
@@ -1734,6 +1752,14 @@ impl Session {
             self.admit_tables(c)?;
         }
         self.refuse_if_read_only(&c.plan)?;
+        if self.shared.binlog.get().is_some() && gtid_skippable(&c.plan) && self.gtid_skips_statement()? {
+            // `gtid_next` names an executed GTID: the transaction was
+            // applied already, its statements do nothing (MySQL).
+            if !self.in_txn && self.autocommit() {
+                self.gtid_next_used.set(true);
+            }
+            return Ok(Outcome::Ok { affected: 0, last_insert_id: 0, info: String::new() });
+        }
         match &c.plan {
             Plan::Select(p) => {
                 self.shared.stats.com_select.fetch_add(1, Ordering::Relaxed);
@@ -1980,13 +2006,21 @@ impl Session {
             S::Commit { .. } => {
                 self.shared.stats.com_commit.fetch_add(1, Ordering::Relaxed);
                 self.reset_one_shot_characteristics();
+                let explicit = self.in_txn;
                 self.commit()?;
+                if explicit {
+                    self.gtid_after_transaction(true)?;
+                }
                 Ok(Output::ok())
             }
             S::Rollback { savepoint: None, .. } => {
                 self.shared.stats.com_rollback.fetch_add(1, Ordering::Relaxed);
                 self.reset_one_shot_characteristics();
+                let explicit = self.in_txn;
                 self.rollback()?;
+                if explicit {
+                    self.gtid_after_transaction(false)?;
+                }
                 Ok(Output::ok())
             }
             S::Savepoint { name } => {
@@ -2203,7 +2237,13 @@ impl Session {
                     "Can't execute the given command because you have active locked tables or an active transaction",
                 ));
             }
+            if self.set_global_gtid_var(&lname, &val)? {
+                return Ok(());
+            }
             return self.shared.sysvars.set_global(&lname, &val).map_err(|e| SqlError::new(e.code, e.state, e.message));
+        }
+        if lname == "gtid_next" {
+            val = self.check_gtid_next(&val)?;
         }
         let was = self.autocommit();
         self.vars.set_by_name(&lname, &val).map_err(|e| SqlError::new(e.code, e.state, e.message))?;

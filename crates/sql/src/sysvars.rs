@@ -572,7 +572,7 @@ pub static VARS: &[VarDef] = &[
     def("default_storage_engine", B, DYN, Str, "InnoDB", COMPAT),
     def("default_tmp_storage_engine", B, DYN, Str, "InnoDB", COMPAT),
     def("disabled_storage_engines", G, RO, Str, "", COMPAT),
-    def("enforce_gtid_consistency", G, DYN, VarKind::Enum(&["OFF", "ON", "WARN"]), "OFF", COMPAT),
+    def("enforce_gtid_consistency", G, DYN, VarKind::Enum(&["OFF", "ON", "WARN"]), "OFF", USED),
     def("error_count", S, RO, uint(0, U64), "0", USED),
     def("event_scheduler", G, DYN, VarKind::Enum(&["OFF", "ON", "DISABLED"]), "OFF", COMPAT),
     def("expire_logs_days", G, DYN, uint(0, 99), "0", COMPAT),
@@ -581,7 +581,10 @@ pub static VARS: &[VarDef] = &[
     def("general_log", G, DYN, Bool, "OFF", COMPAT),
     def("general_log_file", G, DYN, Str, "quire.log", COMPAT),
     def("group_concat_max_len", B, DYN, uint(4, U64), "1024", COMPAT),
-    def("gtid_mode", G, DYN, VarKind::Enum(GTID_MODES), "OFF", COMPAT),
+    def("gtid_executed", G, RO, Str, "", USED),
+    def("gtid_mode", G, DYN, VarKind::Enum(GTID_MODES), "OFF", USED),
+    def("gtid_next", S, DYN, Str, "AUTOMATIC", USED),
+    def("gtid_purged", G, DYN, Str, "", USED),
     def("have_ssl", G, RO, Str, "DISABLED", USED),
     def("hostname", G, RO, Str, "localhost", USED),
     def("identity", S, DYN, uint(0, U64), "0", COMPAT),
@@ -758,6 +761,7 @@ pub static VARS: &[VarDef] = &[
     def("require_secure_transport", G, DYN, Bool, "OFF", COMPAT),
     def("secure_file_priv", G, RO, Str, "NULL", USED),
     def("server_id", G, DYN, uint(0, U32), "1", USED),
+    def("server_uuid", G, RO, Str, "", USED),
     def("session_track_gtids", B, DYN, VarKind::Enum(&["OFF", "OWN_GTID", "ALL_GTIDS"]), "OFF", COMPAT),
     def("session_track_schema", B, DYN, Bool, "ON", COMPAT),
     def("session_track_state_change", B, DYN, Bool, "OFF", COMPAT),
@@ -874,6 +878,9 @@ pub fn lookup(name: &str) -> Option<&'static VarDef> {
 // Global values.
 
 type Hook = Arc<dyn Fn(&VarValue) + Send + Sync>;
+/// A global value computed when read (`gtid_executed` from the binary
+/// log), never stored.
+pub type Computed = Arc<dyn Fn() -> VarValue + Send + Sync>;
 
 /// The server's global variables. Shared as `Arc<SysVars>`.
 pub struct SysVars {
@@ -885,6 +892,8 @@ pub struct SysVars {
     hooks: RwLock<HashMap<&'static str, Vec<Hook>>>,
     /// Serialises `set_global` so that hooks run in store order.
     set_lock: Mutex<()>,
+    /// Global-only variables whose value is computed when read.
+    computed: RwLock<HashMap<&'static str, Computed>>,
 }
 
 impl Default for SysVars {
@@ -912,6 +921,7 @@ impl SysVars {
             explicit: RwLock::new(HashSet::new()),
             hooks: RwLock::new(HashMap::new()),
             set_lock: Mutex::new(()),
+            computed: RwLock::new(HashMap::new()),
         }
     }
 
@@ -924,7 +934,33 @@ impl SysVars {
     /// session-only variables.
     pub fn global(&self, name: &str) -> Option<VarValue> {
         let def = lookup(name)?;
+        if let Some(f) = self.computed.read().get(def.name) {
+            return Some(f());
+        }
         self.globals.read().get(def.name).cloned()
+    }
+
+    /// Makes the Global variable `name` read its value from `f` (its
+    /// stored value is no longer shown).
+    pub fn compute(&self, name: &str, f: Computed) -> Result<(), VarError> {
+        let def = lookup(name).ok_or_else(|| VarError::unknown(name))?;
+        if def.scope != Scope::Global {
+            return Err(VarError::read_only(def.name));
+        }
+        self.computed.write().insert(def.name, f);
+        Ok(())
+    }
+
+    fn patch_computed(&self, rows: &mut [(&'static str, String)]) {
+        let computed = self.computed.read();
+        if computed.is_empty() {
+            return;
+        }
+        for (n, v) in rows.iter_mut() {
+            if let Some(f) = computed.get(n) {
+                *v = f().display();
+            }
+        }
     }
 
     /// Whether the variable was given a value at startup or by `SET
@@ -1021,7 +1057,9 @@ impl SysVars {
     pub fn all(&self) -> Vec<(&'static str, String)> {
         let globals = self.globals.read();
         let mut rows: Vec<(&'static str, String)> = globals.iter().map(|(n, v)| (*n, v.display())).collect();
+        drop(globals);
         rows.sort_unstable_by_key(|(n, _)| *n);
+        self.patch_computed(&mut rows);
         rows
     }
 
@@ -1033,7 +1071,9 @@ impl SysVars {
             .iter()
             .filter_map(|d| session.values.get(d.name).or_else(|| globals.get(d.name)).map(|v| (d.name, v.display())))
             .collect();
+        drop(globals);
         rows.sort_unstable_by_key(|(n, _)| *n);
+        self.patch_computed(&mut rows);
         rows
     }
 
@@ -1056,12 +1096,7 @@ impl SysVars {
     /// else the global value.
     pub fn value(&self, session: &SessionVars, name: &str) -> Result<VarValue, VarError> {
         let def = lookup(name).ok_or_else(|| VarError::unknown(name))?;
-        session
-            .values
-            .get(def.name)
-            .cloned()
-            .or_else(|| self.globals.read().get(def.name).cloned())
-            .ok_or_else(|| VarError::unknown(name))
+        session.values.get(def.name).cloned().or_else(|| self.global(def.name)).ok_or_else(|| VarError::unknown(name))
     }
 }
 

@@ -18,6 +18,8 @@ pub fn opts(dir: &Path, checksum: Checksum) -> Options {
         sync_binlog: 1,
         max_size: 1 << 30,
         expire_secs: 0,
+        server_uuid: quire_binlog::Uuid([0x11; 16]),
+        gtid_mode: quire_binlog::GtidMode::Off,
     }
 }
 

@@ -48,7 +48,7 @@ fn fault_point(name: &str) {
 }
 
 /// 1598 ER_BINLOG_LOGGING_IMPOSSIBLE.
-fn logging_impossible(msg: &str) -> SqlError {
+pub(crate) fn logging_impossible(msg: &str) -> SqlError {
     SqlError::new(1598, "HY000", format!("Binary logging not possible. Message: {msg}"))
 }
 
@@ -183,6 +183,13 @@ impl Session {
         if rows.is_empty() {
             return Ok(trx.commit()?);
         }
+        let next = match self.gtid_next() {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = trx.rollback();
+                return Err(e);
+            }
+        };
         let meta = if b.full_metadata.load(Ordering::Relaxed) { RowMetadata::Full } else { RowMetadata::Minimal };
         let ev = match encode_trx(&self.shared.engine, &rows, &b.log.frame(), meta, self.connection_id, trx.id()) {
             Ok(Some(ev)) => ev,
@@ -194,7 +201,7 @@ impl Session {
         };
         // Waiting for the group (and its sync) lends the seat.
         let committed = quire_engine::txn::admission::blocking(quire_engine::wait::Instrument::GroupCommit, || {
-            b.log.commit_ordered(ev, |pos| {
+            b.log.commit_ordered_as(ev, next, |pos| {
                 fault_point("engine_commit");
                 let at = (pos.file_number(), pos.end);
                 let r = trx.commit_in_memory(Some(at));
@@ -207,6 +214,7 @@ impl Session {
         match committed {
             Ok(r) => {
                 let (lsn, at) = r?;
+                self.gtid_logged(next);
                 trx.wait_durable(lsn)?;
                 // Durable in the log and the engine: replicas may have it.
                 b.log.mark_durable(at.0, at.1);
@@ -239,12 +247,30 @@ impl Session {
         let mut ev = Events::default();
         let f = b.log.frame();
         ev.query(&f, &query(self.connection_id, db, sql, if fk_off { OPTION_NO_FOREIGN_KEY_CHECKS } else { 0 }));
-        // Its position is recorded in the engine in log order, as a
-        // transaction's (the statement's own changes committed before).
+        self.log_statement_events(b, ev, self.gtid_next()?)
+    }
+
+    /// Logs an empty transaction (BEGIN, COMMIT) under `next`: what
+    /// `SET gtid_next='uuid:N'; BEGIN; COMMIT` writes (MySQL's way to
+    /// mark a GTID executed).
+    pub(crate) fn log_empty_transaction(&self, next: quire_binlog::GtidNext) -> Result<()> {
+        let Some(b) = self.binlog() else { return Ok(()) };
+        let db = self.db.as_deref().unwrap_or("");
+        let mut ev = Events::default();
+        let f = b.log.frame();
+        ev.query(&f, &query(self.connection_id, db, "BEGIN", 0));
+        ev.query(&f, &query(self.connection_id, db, "COMMIT", 0));
+        self.log_statement_events(b, ev, next)
+    }
+
+    /// Logs events that change nothing in the engine (a DDL QUERY after
+    /// its statement committed, an empty transaction), and records their
+    /// position in the engine in log order, as a transaction's.
+    fn log_statement_events(&self, b: &Arc<Binlog>, ev: Events, next: quire_binlog::GtidNext) -> Result<()> {
         let engine = &self.shared.engine;
         let (lsn, at) = b
             .log
-            .commit_ordered(ev, |pos| {
+            .commit_ordered_as(ev, next, |pos| {
                 let at = (pos.file_number(), pos.end);
                 let r = engine.record_binlog_position(at);
                 if let Err(e) = &r {
@@ -253,6 +279,7 @@ impl Session {
                 r.map(|lsn| (lsn, at))
             })
             .map_err(|e| logging_impossible(&e.0))??;
+        self.gtid_logged(next);
         engine.wait_durable(lsn)?;
         b.log.mark_durable(at.0, at.1);
         Ok(())

@@ -1,8 +1,8 @@
 //! The binary log as the SQL layer drives it: opening it at startup
 //! (`log_bin`), logging each committing transaction's row changes and
 //! each DDL statement (`capture.rs`), the statements that show and manage
-//! it (`show.rs`), its variables (`vars.rs`), and sending it to replicas
-//! (`source.rs`). The log itself (format,
+//! it (`show.rs`), its variables (`vars.rs`), GTIDs (`gtid.rs`), and
+//! sending it to replicas (`source.rs`). The log itself (format,
 //! files, group commit) is the `quire-binlog` crate.
 //!
 //! Commit order (see docs/ARCHITECTURE.md "Binary log"): a transaction's
@@ -19,7 +19,7 @@
 //!
 //! Invariants:
 //! 1. Only committed transactions reach the log, each as one group
-//!    (ANONYMOUS_GTID, BEGIN, TABLE_MAP/ROWS..., XID); a rollback
+//!    (GTID or ANONYMOUS_GTID, BEGIN, TABLE_MAP/ROWS..., XID); a rollback
 //!    (whole, or of a statement or savepoint) removes its changes from
 //!    the engine's row log before they are ever encoded.
 //! 2. DDL is logged after it succeeded, as one QUERY statement.
@@ -28,6 +28,7 @@
 //!    `sql_log_bin=OFF`.
 
 pub mod capture;
+pub mod gtid;
 pub mod show;
 pub mod source;
 pub mod vars;
@@ -91,8 +92,11 @@ pub fn location(log_bin: &str, datadir: &Path) -> Option<(PathBuf, String)> {
 /// cleared: the commits of this run are not logged, so at the next start
 /// with the log on that position would not say what the engine holds.
 pub fn open(sv: &Arc<SysVars>, datadir: &Path, engine: &Engine) -> Result<Option<Arc<Binlog>>, String> {
+    let server_uuid = gtid::load_server_uuid(sv, datadir)?;
     let recorded = engine.binlog_position().map_err(|e| e.to_string())?;
-    let Some((dir, base)) = location(&global_str(sv, "log_bin"), datadir) else {
+    let loc = location(&global_str(sv, "log_bin"), datadir);
+    let gtid_mode = gtid::startup_mode(sv, loc.is_some())?;
+    let Some((dir, base)) = loc else {
         let _ = sv.set_startup("log_bin", "OFF");
         if recorded.is_some() {
             engine.set_binlog_position(None).map_err(|e| e.to_string())?;
@@ -127,6 +131,8 @@ pub fn open(sv: &Arc<SysVars>, datadir: &Path, engine: &Engine) -> Result<Option
         sync_binlog: global_u64(sv, "sync_binlog", 1),
         max_size: global_u64(sv, "max_binlog_size", 1 << 30),
         expire_secs: global_u64(sv, "binlog_expire_logs_seconds", 2_592_000),
+        server_uuid,
+        gtid_mode,
     };
     if recorded.is_none() {
         tracing::info!(
@@ -146,6 +152,7 @@ pub fn open(sv: &Arc<SysVars>, datadir: &Path, engine: &Engine) -> Result<Option
         max_cache_bytes: global_u64(sv, "max_binlog_cache_size", u64::MAX).into(),
     });
     hook(sv, &b);
+    gtid::hook(sv, &b);
     Ok(Some(b))
 }
 

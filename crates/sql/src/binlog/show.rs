@@ -4,6 +4,7 @@
 //! |--------------------------------------------------|-----------------------------------------------|
 //! | SHOW BINARY LOGS, SHOW MASTER LOGS               | Log_name, File_size (MariaDB's columns)       |
 //! | SHOW MASTER STATUS                               | File, Position, Binlog_Do_DB, Binlog_Ignore_DB |
+//! |                                                  | (and Executed_Gtid_Set when gtid_mode is not OFF) |
 //! | SHOW BINARY LOG STATUS (MySQL 8.2's name)        | the same and Executed_Gtid_Set (MySQL's)      |
 //! | FLUSH BINARY LOGS                                | closes the file, opens the next               |
 //! | PURGE {BINARY \| MASTER} LOGS TO 'f' \| BEFORE 'd' | deletes the older files                     |
@@ -160,6 +161,11 @@ pub fn run(s: &mut Session, stmt: &BinlogStmt) -> Result<Output> {
             Ok(Output::Rows { columns: columns(stmt), rows })
         }
         BinlogStmt::ShowStatus { mysql_columns } => {
+            // SHOW MASTER STATUS has MariaDB's four columns, and MySQL's
+            // fifth once MySQL GTIDs are on (only MySQL clients use them).
+            let gtids = b.as_ref().is_some_and(|b| b.log.gtid_mode() != quire_binlog::GtidMode::Off);
+            let mysql_columns = &(*mysql_columns || gtids);
+            let shape = BinlogStmt::ShowStatus { mysql_columns: *mysql_columns };
             let rows = match b {
                 None => vec![],
                 Some(b) => {
@@ -171,12 +177,12 @@ pub fn run(s: &mut Session, stmt: &BinlogStmt) -> Result<Output> {
                         Value::Str(String::new()),
                     ];
                     if *mysql_columns {
-                        r.push(Value::Str(String::new()));
+                        r.push(Value::Str(b.log.gtid_executed().to_string()));
                     }
                     vec![r]
                 }
             };
-            Ok(Output::Rows { columns: columns(stmt), rows })
+            Ok(Output::Rows { columns: columns(&shape), rows })
         }
         BinlogStmt::Flush => {
             if let Some(b) = b {

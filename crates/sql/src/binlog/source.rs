@@ -123,6 +123,8 @@ pub struct DumpCommand {
     pub flags: u16,
     /// The replica's server id (0: a client such as mysqlbinlog).
     pub server_id: u32,
+    /// COM_BINLOG_DUMP_GTID: the replica's executed GTIDs, encoded.
+    pub gtid_set: Option<Vec<u8>>,
 }
 
 /// ER_MASTER_FATAL_ERROR_READING_BINLOG.
@@ -173,6 +175,18 @@ impl Session {
             // MySQL 8.0 with log_bin off: the sender finds no index.
             return Err(fatal("Binary log is not open"));
         };
+        let gtids = match &cmd.gtid_set {
+            None => None,
+            Some(_) if b.log.gtid_mode() == quire_binlog::GtidMode::Off => {
+                return Err(fatal(
+                    "The replication sender thread cannot start in AUTO_POSITION mode: this server has GTID_MODE = OFF instead of ON.",
+                ));
+            }
+            Some(bytes) => Some(
+                quire_binlog::GtidSet::decode(bytes)
+                    .ok_or_else(|| SqlError::new(1773, "HY000", "Malformed GTID set encoding."))?,
+            ),
+        };
         let replica_checksum = match self.user_var_text("master_binlog_checksum") {
             None => None,
             Some(v) if v.eq_ignore_ascii_case("CRC32") => Some(Checksum::Crc32),
@@ -195,6 +209,7 @@ impl Session {
             non_block: cmd.flags & DUMP_NON_BLOCK != 0 || cmd.server_id == 0,
             heartbeat,
             replica_checksum,
+            gtids,
         };
         let stop = self.shared.replicas.start_dump(cmd.server_id, self.connection_id);
         self.process.begin("Binlog Dump", "");
