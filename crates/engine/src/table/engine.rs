@@ -1082,7 +1082,13 @@ impl Engine {
         let stopped = self.log.shutdown();
         flushed?;
         stopped?;
-        tracing::info!("shut down ({mode:?}) at LSN {}", self.log.current_lsn());
+        match mode {
+            ShutdownMode::Cold => tracing::info!(
+                "shut down with innodb_fast_shutdown = 2 at LSN {}: the next start recovers from the log",
+                self.log.current_lsn()
+            ),
+            _ => tracing::info!("shut down cleanly at LSN {}", self.log.current_lsn()),
+        }
         Ok(())
     }
 }
