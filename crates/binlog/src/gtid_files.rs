@@ -87,8 +87,10 @@ pub fn decode_prefix(body: &[u8]) -> Option<GtidSet> {
 }
 
 /// The log's `gtid_executed` and `gtid_purged` from its files (oldest
-/// first, in `dir`).
-pub fn recover(dir: &Path, files: &[String]) -> Result<(GtidSet, GtidSet), LogError> {
+/// first, in `dir`), without `cut`: the GTIDs startup's reconciliation
+/// just cut from the files (a later file's PREVIOUS_GTIDS, written at a
+/// rotation before the crash, still names those of an earlier file).
+pub fn recover(dir: &Path, files: &[String], cut: &GtidSet) -> Result<(GtidSet, GtidSet), LogError> {
     let mut logged = GtidSet::new();
     let mut executed = GtidSet::new();
     for (i, name) in files.iter().enumerate() {
@@ -99,6 +101,7 @@ pub fn recover(dir: &Path, files: &[String]) -> Result<(GtidSet, GtidSet), LogEr
             executed.union(&g.logged);
         }
     }
+    let executed = executed.subtract(cut);
     let purged = executed.subtract(&logged);
     Ok((executed, purged))
 }

@@ -270,10 +270,13 @@ impl BinLog {
         if let Some(last) = files.last() {
             crate::recover::close_torn(&opts.dir.join(last), opts.checksum)?;
         }
+        let mut cut = GtidSet::new();
         if let Some(pos) = engine {
-            crate::reconcile::reconcile(&opts.dir, &files, pos)?;
+            for c in crate::reconcile::reconcile(&opts.dir, &files, pos)? {
+                cut.union(&c.gtids);
+            }
         }
-        let (executed, purged) = crate::gtid_files::recover(&opts.dir, &files)?;
+        let (executed, purged) = crate::gtid_files::recover(&opts.dir, &files, &cut)?;
         let next = files.last().and_then(|f| f.rsplit('.').next()?.parse::<u32>().ok()).unwrap_or(0) + 1;
         let name = format!("{}.{next:06}", opts.basename);
         let f = Frame { server_id: opts.server_id, timestamp: now_secs(), checksum: opts.checksum };

@@ -38,12 +38,35 @@ pub struct Cut {
     /// Transactions (and DDL statements) dropped.
     pub transactions: usize,
     pub bytes: u64,
+    /// The GTIDs of the GTID events dropped: never committed, so not
+    /// executed (a later file's PREVIOUS_GTIDS, written before the crash,
+    /// may still name them; `gtid_files::recover` takes them out).
+    pub gtids: crate::GtidSet,
+}
+
+/// The GTIDs of the GTID events in `bytes` from `from` on (whole events).
+fn gtids_from(bytes: &[u8], from: usize) -> crate::GtidSet {
+    let mut out = crate::GtidSet::new();
+    let mut pos = from;
+    while pos + HEADER_LEN <= bytes.len() {
+        let h = &bytes[pos..pos + HEADER_LEN];
+        let len = u32::from_le_bytes([h[9], h[10], h[11], h[12]]) as usize;
+        if len < HEADER_LEN || pos + len > bytes.len() {
+            break;
+        }
+        if h[4] == kind::GTID {
+            if let Some(g) = crate::event::gtid_of(&bytes[pos + HEADER_LEN..pos + len]) {
+                out.add(&g);
+            }
+        }
+        pos += len;
+    }
+    out
 }
 
 /// Transaction starts (ANONYMOUS_GTID, or a GTID event) in `bytes` (a
 /// whole file), by offset, walking whole events only.
 fn transaction_starts(bytes: &[u8]) -> Vec<u64> {
-    const GTID: u8 = 33;
     let mut out = Vec::new();
     let mut pos = MAGIC.len();
     while pos + HEADER_LEN <= bytes.len() {
@@ -52,7 +75,7 @@ fn transaction_starts(bytes: &[u8]) -> Vec<u64> {
         if len < HEADER_LEN || pos + len > bytes.len() {
             break;
         }
-        if h[4] == kind::ANONYMOUS_GTID || h[4] == GTID {
+        if h[4] == kind::ANONYMOUS_GTID || h[4] == kind::GTID {
             out.push(pos as u64);
         }
         pos += len;
@@ -77,7 +100,8 @@ fn cut_file(path: &Path, name: &str, from: u64) -> Result<Option<Cut>, LogError>
         }
     }
     f.sync_all().map_err(err)?;
-    Ok(Some(Cut { file: name.to_string(), at, transactions: starts.len(), bytes: bytes.len() as u64 - at }))
+    let gtids = gtids_from(&bytes, at as usize);
+    Ok(Some(Cut { file: name.to_string(), at, transactions: starts.len(), bytes: bytes.len() as u64 - at, gtids }))
 }
 
 /// Cuts the log (`files`, oldest first, in `dir`) back to the engine's

@@ -253,3 +253,35 @@ fn mariadb_binlog_decodes_a_gtid_log() {
     assert!(text.contains("Ignorable event type 33"), "GTID events are skipped as ignorable");
     assert!(text.contains("Ignorable event type 35"), "PREVIOUS_GTIDS too");
 }
+
+/// A restart that cuts the log back into an older file (the engine's last
+/// commit is there; a rotation made newer files whose PREVIOUS_GTIDS name
+/// the transactions cut) leaves the cut GTIDs out of `gtid_executed` (not
+/// in `gtid_purged` either) and numbers the next transaction after what
+/// the engine holds.
+#[test]
+fn gtids_cut_from_an_older_file_at_restart_are_not_executed() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = || Options { max_size: 4096, ..on(dir.path()) };
+    let engine;
+    let keep;
+    {
+        let log = BinLog::open(opts()).unwrap();
+        let mut ends = vec![];
+        while log.file_names().len() < 3 {
+            ends.push(common::trx(&log, "INSERT INTO t VALUES (1)"));
+        }
+        let first = ends[0].file_number();
+        let in_first = ends.iter().filter(|p| p.file_number() == first).count();
+        assert!(in_first > 3, "the first file holds several transactions ({in_first})");
+        keep = in_first - 3;
+        engine = ends[keep - 1].clone();
+        // No close: a crash, with the engine three transactions before
+        // the end of the first file.
+    }
+    let log = BinLog::open_after(opts(), Some((engine.file_number(), engine.end))).unwrap();
+    assert_eq!(log.gtid_executed(), set(&own(&format!("1-{keep}"))));
+    assert_eq!(log.gtid_purged(), GtidSet::new());
+    common::trx(&log, "INSERT INTO t VALUES (2)");
+    assert_eq!(log.gtid_executed(), set(&own(&format!("1-{}", keep + 1))), "the first cut number is given again");
+}
