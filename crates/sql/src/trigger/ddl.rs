@@ -60,13 +60,11 @@ fn qualified(p: &mut Parser<'_>) -> Result<(Option<String>, String)> {
 
 /// A trigger statement, or `None` when `sql` is none.
 pub fn parse(sql: &str) -> Result<Option<TriggerStmt>> {
-    let head = sql.trim_start();
-    let lead: String = head.chars().take(8).collect::<String>().to_ascii_uppercase();
-    if !(lead.starts_with("CREATE")
-        || lead.starts_with("DROP")
-        || lead.starts_with("SHOW")
-        || lead.starts_with("/*!5000"))
-    {
+    // Every COM_QUERY passes here: the first word is looked at in place,
+    // without allocating.
+    let head = sql.trim_start().as_bytes();
+    let starts = |w: &str| head.len() >= w.len() && head[..w.len()].eq_ignore_ascii_case(w.as_bytes());
+    if !(starts("CREATE") || starts("DROP") || starts("SHOW") || starts("/*!5000")) {
         return Ok(None);
     }
     let owned;
