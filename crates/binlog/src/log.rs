@@ -32,10 +32,14 @@
 //! **Rotation** at `max_binlog_size` or FLUSH BINARY LOGS happens at
 //! append time under the mutex: a ROTATE closes the old file in the
 //! pending buffer and the next file is created at once (its header
-//! written, not synced). The old file's final sync and the clearing of
-//! its IN_USE flag run on a thread of their own once its last bytes are
-//! written, so the commit path never waits for a whole file's sync
-//! (seed 004's stall).
+//! written, not synced). The index names the next file only once the
+//! old file's last bytes (its ROTATE) are written, and synced when that
+//! group syncs: the next file's PREVIOUS_GTIDS names every GTID of the
+//! old file, so a crash must not leave it indexed after an old file
+//! whose tail was lost (the unindexed file, holding only its header, is
+//! removed at the next open). The old file's final sync and the
+//! clearing of its IN_USE flag run on a thread of their own, so the
+//! commit path never waits for a whole file's sync (seed 004's stall).
 //!
 //! Invariants:
 //! 1. Pending segments are written in append order; `written_ticket`
@@ -45,6 +49,9 @@
 //! 3. After a write or sync error the log refuses every commit (MySQL's
 //!    `binlog_error_action=ABORT_SERVER` stops the server; quire stops
 //!    logging and fails the commits with 1598 instead).
+//! 4. The index file lists a file only after every earlier file's bytes
+//!    are written (`index` is what it lists; `State::files` may be
+//!    ahead of it by the files whose predecessors' tails are pending).
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -187,8 +194,10 @@ struct Segment {
     file: Arc<OpenFile>,
     offset: u64,
     bytes: Vec<u8>,
-    /// The file ends with this segment: close it once written.
-    closes: bool,
+    /// The file ends with this segment, and this next file follows it:
+    /// once written, the index names the next file and this one is
+    /// closed (invariant 4).
+    closes: Option<String>,
 }
 
 struct State {
@@ -228,6 +237,9 @@ pub struct BinLog {
     engine_failed: std::sync::atomic::AtomicBool,
     /// The durable end replicas may read to (`follow.rs`).
     follow: Follow,
+    /// What the index file lists (invariant 4). Locked after `state`
+    /// when both are held.
+    index: Mutex<Vec<String>>,
     /// Set by [`BinLog::close`]: dump threads end.
     closed: std::sync::atomic::AtomicBool,
     pub sync_binlog: AtomicU64,
@@ -280,7 +292,7 @@ impl BinLog {
         let next = files.last().and_then(|f| f.rsplit('.').next()?.parse::<u32>().ok()).unwrap_or(0) + 1;
         let name = format!("{}.{next:06}", opts.basename);
         let f = Frame { server_id: opts.server_id, timestamp: now_secs(), checksum: opts.checksum };
-        remove_unlisted(&opts.dir, &name, &f, &executed)?;
+        remove_unlisted(&opts.dir, next, &opts.basename, &f)?;
         let (file, end) = create_file(&opts.dir, &name, &f, now_secs(), &executed)?;
         files.push(name.clone());
         write_index(&opts.index, &files)?;
@@ -312,6 +324,7 @@ impl BinLog {
             server_id: AtomicU32::new(opts.server_id),
             gtid_mode: AtomicU8::new(opts.gtid_mode as u8),
             opts,
+            index: Mutex::new(st.files.clone()),
             state: Mutex::new(st),
             done: Condvar::new(),
             order: Order::new(),
@@ -483,7 +496,7 @@ impl BinLog {
         ev.place(st.end, f.checksum);
         let offset = st.end;
         st.end += ev.len() as u64;
-        st.pending.push(Segment { file: st.cur.clone(), offset, bytes: ev.bytes, closes: false });
+        st.pending.push(Segment { file: st.cur.clone(), offset, bytes: ev.bytes, closes: None });
         st.appended_ticket += 1;
         self.commits.fetch_add(1, Ordering::Relaxed);
         st.turns += 1;
@@ -508,38 +521,52 @@ impl BinLog {
         ev.rotate(&f, &name);
         ev.place(st.end, f.checksum);
         let offset = st.end;
-        st.pending.push(Segment { file: st.cur.clone(), offset, bytes: ev.bytes, closes: true });
+        st.pending.push(Segment { file: st.cur.clone(), offset, bytes: ev.bytes, closes: Some(name.clone()) });
         st.cur = Arc::new(file);
         st.end = end;
         st.sequence = 0;
         st.last_committed = 0;
         st.files.push(name);
-        write_index(&self.opts.index, &st.files)?;
         // A rotation is itself a group to write (its ROTATE).
         st.appended_ticket += 1;
         Ok(())
     }
 
     /// The leader's work: write the segments in order, sync the files
-    /// written when this group syncs, and hand files that ended to a
-    /// closing thread.
+    /// written when this group syncs, name a next file in the index once
+    /// the file before it is written (and synced, when this group syncs:
+    /// invariant 4), and hand files that ended to a closing thread.
     fn write_group(&self, segs: Vec<Segment>, sync: bool) -> LResult<()> {
         let mut touched: Vec<Arc<OpenFile>> = Vec::new();
+        let sync_file = |f: &OpenFile| {
+            file_io(Instrument::BinlogFile, FileOp::Misc, 0, || f.file.sync_data())
+                .map_err(|e| LogError(format!("cannot sync binary log '{}': {e}", f.name)))
+        };
         for s in &segs {
             let (bytes, at) = (&s.bytes, s.offset);
             file_io(Instrument::BinlogFile, FileOp::Write, bytes.len(), || s.file.file.write_all_at(bytes, at))
                 .map_err(|e| LogError(format!("cannot write binary log '{}': {e}", s.file.name)))?;
-            if !touched.iter().any(|t| Arc::ptr_eq(t, &s.file)) {
+            let seen = touched.iter().position(|t| Arc::ptr_eq(t, &s.file));
+            if let Some(next) = &s.closes {
+                if sync {
+                    sync_file(&s.file)?;
+                    if let Some(i) = seen {
+                        touched.swap_remove(i);
+                    }
+                }
+                let mut index = self.index.lock();
+                index.push(next.clone());
+                write_index(&self.opts.index, &index)?;
+            } else if seen.is_none() {
                 touched.push(s.file.clone());
             }
         }
         if sync {
             for t in &touched {
-                file_io(Instrument::BinlogFile, FileOp::Misc, 0, || t.file.sync_data())
-                    .map_err(|e| LogError(format!("cannot sync binary log '{}': {e}", t.name)))?;
+                sync_file(t)?;
             }
         }
-        for s in segs.into_iter().filter(|s| s.closes) {
+        for s in segs.into_iter().filter(|s| s.closes.is_some()) {
             let file = s.file;
             // Off the commit path (seed 004): the old file's final sync.
             let _ = std::thread::Builder::new().name("binlog-close".into()).spawn(move || close_file(&file));
@@ -626,7 +653,11 @@ impl BinLog {
             st.purged.union(&first);
         }
         let gone: Vec<String> = st.files.drain(..i).collect();
-        write_index(&self.opts.index, &st.files)?;
+        {
+            let mut index = self.index.lock();
+            index.retain(|f| !gone.contains(f));
+            write_index(&self.opts.index, &index)?;
+        }
         drop(st);
         for g in &gone {
             let _ = std::fs::remove_file(self.opts.dir.join(g));
@@ -680,7 +711,7 @@ impl BinLog {
         let offset = st.end;
         st.end += ev.len() as u64;
         let cur = st.cur.clone();
-        st.pending.push(Segment { file: cur.clone(), offset, bytes: ev.bytes, closes: false });
+        st.pending.push(Segment { file: cur.clone(), offset, bytes: ev.bytes, closes: None });
         st.appended_ticket += 1;
         drop(st);
         if self.flush_all().is_ok() {
@@ -809,26 +840,41 @@ fn close_file(f: &OpenFile) {
     }
 }
 
-/// A file that should be the next one but is not in the index was left
-/// by a creation a crash interrupted (the file is created, then named in
-/// the index, and nothing is written to it before that): it holds at
-/// most its own header, no transaction, and is removed. A file holding
-/// more is not ours to delete: opening the log fails and says so.
-fn remove_unlisted(dir: &Path, name: &str, f: &Frame, previous: &GtidSet) -> LResult<()> {
-    let path = dir.join(name);
-    let len = match std::fs::metadata(&path) {
-        Ok(m) => m.len(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io_err("cannot read binary log", &path, e)),
-    };
-    if len > header(f, 0, previous).len() as u64 {
-        return Err(LogError(format!(
-            "binary log '{}' exists with {len} bytes but is not in the index; move it away to start",
-            path.display()
-        )));
+/// Files numbered from `first` on that are not in the index were left
+/// by rotations a crash interrupted (a file is created, then named in
+/// the index once the file before it is written, and nothing is written
+/// to it before that, invariant 4): each holds at most its own header,
+/// no transaction, and is removed. A file holding more is not ours to
+/// delete: opening the log fails and says so.
+fn remove_unlisted(dir: &Path, first: u32, basename: &str, f: &Frame) -> LResult<()> {
+    for no in first.. {
+        let path = dir.join(format!("{basename}.{no:06}"));
+        let len = match std::fs::metadata(&path) {
+            Ok(m) => m.len(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(io_err("cannot read binary log", &path, e)),
+        };
+        if !holds_only_a_header(&path, len, f)? {
+            return Err(LogError(format!(
+                "binary log '{}' exists with {len} bytes but is not in the index; move it away to start",
+                path.display()
+            )));
+        }
+        tracing::warn!("removing binary log '{}': its creation was interrupted before it was indexed", path.display());
+        std::fs::remove_file(&path).map_err(|e| io_err("cannot remove binary log", &path, e))?;
     }
-    tracing::warn!("removing binary log '{}': its creation was interrupted before it was indexed", path.display());
-    std::fs::remove_file(&path).map_err(|e| io_err("cannot remove binary log", &path, e))
+    Ok(())
+}
+
+/// Whether the file at `path` (`len` bytes) ends after its header: the
+/// magic, a FORMAT_DESCRIPTION and a PREVIOUS_GTIDS (whose length
+/// depends on the set it names).
+fn holds_only_a_header(path: &Path, len: u64, f: &Frame) -> LResult<bool> {
+    if len <= header(f, 0, &GtidSet::new()).len() as u64 {
+        return Ok(true);
+    }
+    let previous = crate::gtid_files::read_previous(path).unwrap_or_default();
+    Ok(len <= header(f, 0, &previous).len() as u64)
 }
 
 /// A file's first bytes: magic, FDE (IN_USE), PREVIOUS_GTIDS.

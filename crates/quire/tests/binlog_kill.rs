@@ -16,7 +16,7 @@
 mod child;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -30,20 +30,7 @@ use rand::{Rng, SeedableRng};
 const ROOT_PASSWORD: &str = "binlog-kill-pw";
 
 fn start(datadir: &Path, log: &Path, pause_at: Option<&str>) -> Server {
-    let opts = [
-        child::DURABLE_16M[0],
-        child::DURABLE_16M[1],
-        "--log_bin=ON",
-        "--sync_binlog=1",
-        "--max_binlog_size=32768",
-        "--binlog_expire_logs_seconds=0",
-    ];
-    Server::start(datadir, log, ROOT_PASSWORD, &opts, &|cmd| {
-        cmd.env_remove("QUIRE_BINLOG_PAUSE_AT");
-        if let Some(p) = pause_at {
-            cmd.env("QUIRE_BINLOG_PAUSE_AT", p);
-        }
-    })
+    child::logged::start(datadir, log, ROOT_PASSWORD, &[], pause_at)
 }
 
 /// The ids in table `bk.t`.
@@ -54,8 +41,7 @@ fn engine_ids(c: &mut Conn) -> BTreeSet<i64> {
 /// The ids the log's INSERTs into `bk.t` hold, as `mariadb-binlog`
 /// decodes every file of the index (ids are never deleted here).
 fn logged_ids(datadir: &Path) -> BTreeSet<i64> {
-    let index = std::fs::read_to_string(datadir.join("binlog.index")).unwrap();
-    let files: Vec<PathBuf> = index.lines().map(|l| datadir.join(l.trim_start_matches("./"))).collect();
+    let files = child::logged::files(datadir);
     let out = Command::new("mariadb-binlog")
         .args(["--base64-output=decode-rows", "-v"])
         .args(&files)
@@ -81,12 +67,8 @@ fn logged_ids(datadir: &Path) -> BTreeSet<i64> {
 }
 
 fn setup(datadir: &Path, log: &Path) {
-    let s = start(datadir, log, None);
-    let mut c = s.connect(None);
-    c.query_drop("CREATE DATABASE bk").unwrap();
-    c.query_drop("CREATE TABLE bk.t (id BIGINT PRIMARY KEY, w INT, pad VARCHAR(60))").unwrap();
-    drop(c);
-    s.kill();
+    let ddl = ["CREATE DATABASE bk", "CREATE TABLE bk.t (id BIGINT PRIMARY KEY, w INT, pad VARCHAR(60))"];
+    child::logged::setup(start(datadir, log, None), &ddl);
 }
 
 #[test]
@@ -169,15 +151,6 @@ fn after_kills_during_logged_commits_log_and_engine_hold_the_same_transactions()
     eprintln!("{} ids committed; the log was cut after {cuts} of the kills", engine.len());
 }
 
-/// Waits until the server's log says it paused at the binlog hook.
-fn wait_paused(log: &Path) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !std::fs::read_to_string(log).unwrap_or_default().contains("paused at binlog point engine_commit") {
-        assert!(Instant::now() < deadline, "the server never paused at the hook");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn transactions_logged_but_not_committed_in_the_engine_are_cut_at_restart() {
     if Command::new("mariadb-binlog").arg("--version").output().is_err() {
@@ -203,7 +176,7 @@ fn transactions_logged_but_not_committed_in_the_engine_are_cut_at_restart() {
             let _ = wc.exec_drop("INSERT INTO t VALUES (?, 0, 'never acknowledged')", (id,));
         }));
         if id == 2 {
-            wait_paused(&log);
+            child::logged::wait_paused(&log);
         }
     }
     // All four are in the log, none is acknowledged.

@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 
 use mysql::{Conn, OptsBuilder};
 
+pub mod logged;
+
 /// The options every kill test starts with: a small pool, durable commits.
 pub const DURABLE_16M: [&str; 2] = ["--innodb-buffer-pool-size=16M", "--innodb_flush_log_at_trx_commit=1"];
 
