@@ -470,3 +470,91 @@ fn a_replica_reaches_the_sources_new_file_when_the_last_transaction_rotated_the_
     let n: u64 = replica.connect(None).query_first("SELECT COUNT(*) FROM rq.t").unwrap().unwrap();
     assert_eq!(n, 2);
 }
+
+/// `@@gtid_executed` of the server at `port`.
+fn executed_at(port: u16) -> String {
+    let mut c = connect_port(port, "root", PW, None).unwrap();
+    c.query_first::<String, _>("SELECT @@gtid_executed").unwrap().unwrap_or_default()
+}
+
+/// Waits until the replica's `gtid_executed` is the source's.
+fn wait_same_gtids(source_port: u16, replica: &Server) {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        let (want, have) = (executed_at(source_port), executed_at(replica.port));
+        if want == have {
+            return;
+        }
+        let st = replica_status(replica);
+        assert!(st["Last_SQL_Errno"] == "0", "the applier stopped: {st:?}");
+        assert!(Instant::now() < deadline, "the replica has {have}, the source {want}: {st:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// GTID replication (MySQL 8.0's): a replica logging with `gtid_mode=ON`
+/// applies each transaction under the source's GTID, so its
+/// `gtid_executed` is the source's; with SOURCE_AUTO_POSITION = 1 it
+/// asks for the GTIDs it lacks, not a file and position: after RESET
+/// REPLICA forgot the position (where file/position replication would
+/// start again at the first file and stop on a duplicate key), and after
+/// a SIGKILL mid-stream, it receives exactly what it lacks.
+#[test]
+fn an_auto_positioned_replica_keeps_the_sources_gtids_and_fetches_only_what_it_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let gtids = ["--log_bin=ON", "--gtid_mode=ON", "--enforce_gtid_consistency=ON"];
+    let with = |id: &'static str| -> Vec<&'static str> { gtids.iter().copied().chain([id]).collect() };
+    let source = start(&dir.path().join("s"), &dir.path().join("s.err"), &with("--server_id=1"));
+    let (rdir, rlog) = (dir.path().join("r"), dir.path().join("r.err"));
+    let replica = start(&rdir, &rlog, &with("--server_id=2"));
+    let mut s = source.connect(None);
+    s.query_drop("CREATE DATABASE rq").unwrap();
+    s.query_drop("CREATE TABLE rq.t (id INT PRIMARY KEY, v VARCHAR(20))").unwrap();
+    for i in 0..20 {
+        s.query_drop(format!("INSERT INTO rq.t VALUES ({i}, 'first')")).unwrap();
+    }
+    // File and position first: the GTIDs are kept all the same.
+    follow(&replica, source.port, "root", PW);
+    wait_same_gtids(source.port, &replica);
+    let source_uuid: String = s.query_first("SELECT @@server_uuid").unwrap().unwrap();
+    assert_eq!(executed_at(replica.port), format!("{source_uuid}:1-22"));
+    let mut r = replica.connect(None);
+    r.query_drop("STOP REPLICA").unwrap();
+    r.query_drop("RESET REPLICA").unwrap();
+    for i in 20..30 {
+        s.query_drop(format!("INSERT INTO rq.t VALUES ({i}, 'second')")).unwrap();
+    }
+    r.query_drop("CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1").unwrap();
+    r.query_drop("START REPLICA").unwrap();
+    wait_same_gtids(source.port, &replica);
+    let st = replica_status(&replica);
+    assert_eq!(st["Auto_Position"], "1", "{st:?}");
+    assert_eq!(st["Retrieved_Gtid_Set"], format!("{source_uuid}:23-32"), "only what it lacked: {st:?}");
+    assert_eq!(st["Executed_Gtid_Set"], format!("{source_uuid}:1-32"), "{st:?}");
+    drop(r);
+    // A kill while the source writes: the restarted replica resumes by
+    // its GTIDs.
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let mut wc = source.connect(None);
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut i = 1000;
+            while !stop.load(Ordering::Relaxed) {
+                wc.query_drop(format!("INSERT INTO rq.t VALUES ({i}, 'third')")).unwrap();
+                i += 1;
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(700));
+    replica.kill();
+    std::thread::sleep(Duration::from_millis(300));
+    let replica = start(&rdir, &rlog, &with("--server_id=2"));
+    std::thread::sleep(Duration::from_millis(500));
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    wait_same_gtids(source.port, &replica);
+    assert_eq!(contents(replica.port, "rq"), contents(source.port, "rq"));
+    let n: u64 = replica.connect(None).query_first("SELECT COUNT(*) FROM rq.t WHERE v = 'third'").unwrap().unwrap();
+    assert!(n > 10, "the kill came mid-stream: {n} rows");
+}

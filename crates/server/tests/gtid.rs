@@ -180,3 +180,31 @@ fn gtid_subset_and_subtract() {
     assert_eq!(one(&mut c, "SELECT GTID_SUBTRACT(NULL, '')"), "");
     assert_eq!(code(&mut c, "SELECT GTID_SUBSET('x', '')"), 1772);
 }
+
+/// SOURCE_AUTO_POSITION = 1 as MySQL 8.0 checks it: it needs GTIDs
+/// (1777 with `gtid_mode` OFF), excludes a file and position (1776, also
+/// when set by an earlier CHANGE), shows in SHOW REPLICA STATUS, and
+/// keeps `gtid_mode` from going OFF until it is 0 again (3111).
+#[test]
+fn source_auto_position_needs_gtids_and_excludes_a_file_and_position() {
+    let off = Quire::start(&[]);
+    let mut c = off.connect(None);
+    let change = "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=1, SOURCE_AUTO_POSITION=1";
+    assert_eq!(code(&mut c, change), 1777);
+
+    let q = Quire::start(&[("log_bin", "ON"), ("gtid_mode", "ON"), ("enforce_gtid_consistency", "ON")]);
+    let mut c = q.connect(None);
+    assert_eq!(code(&mut c, &format!("{change}, SOURCE_LOG_FILE='binlog.000001'")), 1776);
+    assert_eq!(code(&mut c, "CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_AUTO_POSITION=2"), 1210);
+    c.query_drop(change).unwrap();
+    let st: mysql::Row = c.query_first("SHOW REPLICA STATUS").unwrap().unwrap();
+    assert_eq!(st.get::<u64, _>("Auto_Position"), Some(1));
+    assert_eq!(code(&mut c, "CHANGE REPLICATION SOURCE TO SOURCE_LOG_POS=4"), 1776);
+    c.query_drop("SET GLOBAL gtid_mode = ON_PERMISSIVE").unwrap();
+    c.query_drop("SET GLOBAL gtid_mode = OFF_PERMISSIVE").unwrap();
+    assert_eq!(code(&mut c, "SET GLOBAL gtid_mode = OFF"), 3111);
+    c.query_drop("CHANGE MASTER TO MASTER_AUTO_POSITION=0").unwrap();
+    let st: mysql::Row = c.query_first("SHOW SLAVE STATUS").unwrap().unwrap();
+    assert_eq!(st.get::<u64, _>("Auto_Position"), Some(0));
+    c.query_drop("SET GLOBAL gtid_mode = OFF").unwrap();
+}

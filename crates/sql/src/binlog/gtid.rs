@@ -268,6 +268,15 @@ impl Session {
                 if new == GtidMode::On && !enforce_on(sv) {
                     return Err(SqlError::new(1779, "HY000", "GTID_MODE = ON requires ENFORCE_GTID_CONSISTENCY = ON."));
                 }
+                if new == GtidMode::Off && crate::replica::auto_positioned(&self.shared.engine) {
+                    return Err(SqlError::new(
+                        3111,
+                        "HY000",
+                        "SET @@GLOBAL.GTID_MODE = OFF is not allowed because replication channel '' is configured \
+                         in AUTO_POSITION mode. Execute CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 0 FOR \
+                         CHANNEL '' before you set @@GLOBAL.GTID_MODE = OFF.",
+                    ));
+                }
                 Ok(false)
             }
             "enforce_gtid_consistency" => {

@@ -6,7 +6,7 @@
 //! |-----------------------|-------------------------------------------------------------|
 //! | FORMAT_DESCRIPTION    | the checksum algorithm of the events after it               |
 //! | ROTATE                | the source file name (artificial: a new connection; an open transaction is rolled back, it is sent again whole) |
-//! | ANONYMOUS_GTID / GTID | the transaction's source commit time (Seconds_Behind_Source) |
+//! | ANONYMOUS_GTID / GTID | the transaction's source commit time (Seconds_Behind_Source); `gtid_next` for it (below) |
 //! | QUERY `BEGIN`         | BEGIN                                                       |
 //! | QUERY (DDL)           | the statement, in the event's database, then the position   |
 //! | TABLE_MAP             | kept by table id until the transaction ends                 |
@@ -19,6 +19,15 @@
 //! (the source checked them, and logged cascaded rows itself), and
 //! `sql_log_bin` from `log_replica_updates` (so a replica with `log_bin`
 //! feeds replicas of its own).
+//!
+//! GTIDs: when this server logs what it applies (`log_bin` and
+//! `log_replica_updates`), each transaction is applied with `gtid_next`
+//! set from its GTID event, as MySQL's applier does: it keeps the
+//! source's GTID in this server's log and `gtid_executed` (an executed
+//! one is skipped), and an anonymous transaction stays anonymous (with
+//! `gtid_mode=ON` that stops the applier, 1783). Without them quire has
+//! nowhere to keep GTIDs (MySQL's `mysql.gtid_executed` table) and
+//! applies transactions without theirs.
 //!
 //! Invariants:
 //! 1. The position (`info::save_position_tx`) is written in the same
@@ -112,6 +121,8 @@ struct Applier<'a> {
     maps: HashMap<u64, TableMap>,
     prepared: HashMap<(String, String, Op), Prepared>,
     in_trx: bool,
+    /// Transactions keep their GTIDs (module doc).
+    keep_gtids: bool,
 }
 
 fn quote(name: &str) -> String {
@@ -148,9 +159,11 @@ pub fn run(shared: &Arc<Shared>, ch: &Channel) {
         let p = ch.progress.lock();
         (p.relay_end.0, 4, p.applied.source.file.clone())
     };
+    let keep_gtids = log_updates && shared.binlog.get().is_some();
     let mut a = Applier {
         ch,
         s,
+        keep_gtids,
         file,
         pos,
         reader: None,
@@ -268,6 +281,7 @@ impl Applier<'_> {
                         // A new connection resends the transaction whole
                         // (receiver invariant 2).
                         self.s.rollback()?;
+                        self.reset_gtid_next()?;
                         self.in_trx = false;
                         self.maps.clear();
                     }
@@ -277,8 +291,11 @@ impl Applier<'_> {
                     }
                 }
             }
-            kind::ANONYMOUS_GTID | 33 => {
+            kind::ANONYMOUS_GTID | kind::GTID => {
                 self.ch.progress.lock().applying_ts = Some(h.timestamp);
+                if self.keep_gtids {
+                    self.set_gtid_next(h.type_code, body, h.next_pos)?;
+                }
             }
             kind::QUERY => {
                 let q = decode::query(body).map_err(bad)?;
@@ -341,12 +358,50 @@ impl Applier<'_> {
         }
     }
 
+    /// `gtid_next` for the transaction a GTID or ANONYMOUS_GTID event
+    /// opens; reset to AUTOMATIC by the transaction's end.
+    fn set_gtid_next(&mut self, type_code: u8, body: &[u8], next_pos: u32) -> Result<()> {
+        let next = if type_code == kind::GTID {
+            let g =
+                quire_binlog::event::gtid_of(body).ok_or_else(|| relay_error("a GTID event without a GTID".into()))?;
+            g.to_string()
+        } else {
+            "ANONYMOUS".to_string()
+        };
+        let v = crate::sysvars::VarValue::Str(next);
+        let v = self.s.check_gtid_next(&v).map_err(|e| {
+            if e.code == 1782 {
+                SqlError::new(
+                    1783,
+                    "HY000",
+                    format!(
+                        "Cannot replicate anonymous transaction when @@GLOBAL.GTID_MODE = ON, at file {}, position {}.",
+                        self.source_file, next_pos
+                    ),
+                )
+            } else {
+                e
+            }
+        })?;
+        self.s.vars.set_by_name("gtid_next", &v).map_err(|e| SqlError::new(e.code, e.state, e.message))
+    }
+
+    /// Back to `gtid_next` = AUTOMATIC after a transaction.
+    fn reset_gtid_next(&mut self) -> Result<()> {
+        if self.keep_gtids {
+            let v = crate::sysvars::VarValue::Str("AUTOMATIC".into());
+            self.s.vars.set_by_name("gtid_next", &v).map_err(|e| SqlError::new(e.code, e.state, e.message))?;
+        }
+        Ok(())
+    }
+
     /// XID: the position in the transaction (invariant 1), then COMMIT.
     fn commit(&mut self, relay_end: u64, next_pos: u32) -> Result<()> {
         let p = self.position(relay_end, next_pos);
         let engine = self.s.shared.engine.clone();
         self.s.in_trx(|trx, _| info::save_position_tx(&engine, trx, &p))?;
         self.s.commit()?;
+        self.reset_gtid_next()?;
         self.in_trx = false;
         self.maps.clear();
         let mut g = self.ch.progress.lock();
@@ -366,6 +421,7 @@ impl Applier<'_> {
         self.s.db = db;
         let r = self.run_sql(&q.sql);
         self.s.db = None;
+        self.reset_gtid_next()?;
         if let Err(e) = r {
             return Err(SqlError::new(
                 e.code,

@@ -341,6 +341,23 @@ impl Client {
         self.write_packet(0, &p)
     }
 
+    /// COM_BINLOG_DUMP_GTID with `executed`, the GTID set this replica
+    /// holds (MySQL's encoding); the source starts at the first
+    /// transaction not in it (SOURCE_AUTO_POSITION = 1).
+    pub fn binlog_dump_gtid(&mut self, executed: &quire_binlog::GtidSet, server_id: u32) -> R<()> {
+        /// BINLOG_THROUGH_GTID: the set follows.
+        const THROUGH_GTID: u16 = 0x04;
+        let set = executed.encode();
+        let mut p = vec![0x1e];
+        p.extend_from_slice(&THROUGH_GTID.to_le_bytes()); // and block
+        p.extend_from_slice(&server_id.to_le_bytes());
+        p.extend_from_slice(&0u32.to_le_bytes()); // no file name
+        p.extend_from_slice(&4u64.to_le_bytes());
+        p.extend_from_slice(&(set.len() as u32).to_le_bytes());
+        p.extend_from_slice(&set);
+        self.write_packet(0, &p)
+    }
+
     /// The next event of the dump (the packet's OK byte removed);
     /// `Ok(None)`: the source ended the stream (EOF).
     pub fn event(&mut self) -> R<Option<Vec<u8>>> {

@@ -5,7 +5,8 @@
 //!
 //! ```text
 //! slave_master_info     Number_of_lines, Master_log_name, Master_log_pos, Host,
-//!                       User_name, User_password, Port, Connect_retry, Channel_name
+//!                       User_name, User_password, Port, Connect_retry, Channel_name,
+//!                       Auto_position
 //!                       PRIMARY KEY (Channel_name)
 //! slave_relay_log_info  Number_of_lines, Relay_log_name, Relay_log_pos, Master_log_name,
 //!                       Master_log_pos, Sql_delay, Number_of_workers, Id, Channel_name
@@ -23,7 +24,9 @@
 //! 3. Neither table is written to the binary log (`binlog::capture`
 //!    skips them): they describe this server, not the data it serves.
 //!
-//! Only the default channel (`Channel_name = ''`) exists.
+//! Only the default channel (`Channel_name = ''`) exists. A
+//! `slave_master_info` made before `Auto_position` existed gains it at
+//! start by an instant ADD COLUMN (its rows read 0).
 
 use quire_engine::row::Value;
 use quire_engine::table::Trx;
@@ -53,6 +56,7 @@ const TABLES: &[(&str, &str)] = &[
             Port INT UNSIGNED NOT NULL,
             Connect_retry INT UNSIGNED NOT NULL,
             Channel_name VARCHAR(64) NOT NULL,
+            Auto_position TINYINT(1) NOT NULL DEFAULT 0,
             PRIMARY KEY (Channel_name))",
     ),
     (
@@ -71,9 +75,26 @@ const TABLES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Creates the tables that do not exist yet.
+/// Creates the tables that do not exist yet, and adds `Auto_position`
+/// to a `slave_master_info` that lacks it.
 pub fn create_tables(engine: &Engine) -> Result<()> {
-    crate::log_tables::create_missing(engine, TABLES)
+    crate::log_tables::create_missing(engine, TABLES)?;
+    let t = engine.table(MASTER_INFO)?;
+    let have = t.schema().columns.clone();
+    let stmt = crate::session::parse(TABLES[0].1)?.into_iter().next();
+    let Some(sqlparser::ast::Statement::CreateTable(ct)) = stmt else {
+        return Err(crate::error::SqlError::internal("the definition of slave_master_info is no CREATE TABLE"));
+    };
+    let want = crate::ddl::schema_of(&ct)?.columns;
+    if have.len() < want.len() {
+        let mut cols = have.clone();
+        for mut c in want.into_iter().skip(have.len()) {
+            c.instant_default = Some(c.default.clone().unwrap_or(Value::Null));
+            cols.push(c);
+        }
+        engine.alter_columns_instant(MASTER_INFO, cols)?;
+    }
+    Ok(())
 }
 
 /// The connection CHANGE REPLICATION SOURCE configured.
@@ -85,6 +106,9 @@ pub struct SourceConfig {
     pub password: String,
     /// Seconds between connection attempts (SOURCE_CONNECT_RETRY).
     pub connect_retry: u32,
+    /// SOURCE_AUTO_POSITION: the dump starts from the GTIDs this replica
+    /// lacks, not from a file and position.
+    pub auto_position: bool,
 }
 
 /// A position in the source's binary log (empty file: its first file).
@@ -137,6 +161,7 @@ pub fn load_config(engine: &Engine) -> Result<Option<SourceConfig>> {
         password: text(&r[5]),
         port: num(&r[6]) as u16,
         connect_retry: num(&r[7]) as u32,
+        auto_position: r.get(9).is_some_and(|v| num(v) != 0),
     }))
 }
 
@@ -161,6 +186,7 @@ fn master_row(c: &SourceConfig, start: &SourcePos) -> Vec<Value> {
         Value::UInt(u64::from(c.port)),
         Value::UInt(u64::from(c.connect_retry)),
         Value::Str(String::new()),
+        Value::Int(i64::from(c.auto_position)),
     ]
 }
 

@@ -83,6 +83,9 @@ pub struct Progress {
     pub source_server_id: u32,
     pub last_io: (u32, String, String),
     pub last_sql: (u32, String, String),
+    /// The GTIDs of the whole transactions received since START
+    /// (Retrieved_Gtid_Set).
+    pub retrieved: quire_binlog::GtidSet,
 }
 
 impl Default for Progress {
@@ -101,6 +104,7 @@ impl Default for Progress {
             source_server_id: 0,
             last_io: (0, String::new(), String::new()),
             last_sql: (0, String::new(), String::new()),
+            retrieved: quire_binlog::GtidSet::new(),
         }
     }
 }
@@ -118,6 +122,9 @@ pub struct Channel {
     pub changed: Condvar,
     /// The receiver's socket, to interrupt a blocking read at STOP.
     pub socket: Mutex<Option<TcpStream>>,
+    /// This server's binary log: with SOURCE_AUTO_POSITION its
+    /// `gtid_executed` is what the dump request says the replica holds.
+    pub binlog: Option<Arc<crate::binlog::Binlog>>,
 }
 
 impl Channel {
@@ -176,6 +183,38 @@ pub struct Replication {
     last: Mutex<Option<Arc<Channel>>>,
 }
 
+/// This server's `gtid_mode` (OFF without a binary log: quire keeps
+/// GTIDs only in the log).
+pub fn gtid_mode(shared: &Shared) -> quire_binlog::GtidMode {
+    shared.binlog.get().map_or(quire_binlog::GtidMode::Off, |b| b.log.gtid_mode())
+}
+
+/// The checks of START REPLICA with SOURCE_AUTO_POSITION = 1: the GTIDs
+/// this server holds must be known and kept, which in quire means a
+/// binary log with GTIDs that also records the applied transactions.
+fn check_auto_position(shared: &Shared) -> Result<()> {
+    if gtid_mode(shared) == quire_binlog::GtidMode::Off {
+        return Err(SqlError::new(
+            13117,
+            "HY000",
+            "The replication receiver thread cannot start in AUTO_POSITION mode: this server uses \
+             @@GLOBAL.GTID_MODE = OFF."
+                .to_string(),
+        ));
+    }
+    if !shared.sysvars.global("log_replica_updates").and_then(|v| v.as_bool()).unwrap_or(true) {
+        return Err(SqlError::unsupported(
+            "SOURCE_AUTO_POSITION = 1 with log_replica_updates = OFF (quire keeps the GTIDs it applied only in its binary log)",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the replica is configured with SOURCE_AUTO_POSITION = 1.
+pub fn auto_positioned(engine: &quire_engine::Engine) -> bool {
+    info::create_tables(engine).is_ok() && info::load_config(engine).ok().flatten().is_some_and(|c| c.auto_position)
+}
+
 /// 1200 ER_REPLICA_CONFIGURATION.
 fn not_configured() -> SqlError {
     SqlError::new(
@@ -224,6 +263,9 @@ impl Replication {
         // One thread stopped alone (an apply error): both restart.
         Self::stop_locked(&mut t);
         let config = info::load_config(&shared.engine)?.filter(|c| !c.host.is_empty()).ok_or_else(not_configured)?;
+        if config.auto_position {
+            check_auto_position(shared)?;
+        }
         let applied = info::load_position(&shared.engine)?.unwrap_or_default();
         let (relay_dir, relay_base) = relay_location(shared);
         let server_id = shared.sysvars.global("server_id").and_then(|v| v.as_u64()).unwrap_or(1) as u32;
@@ -246,6 +288,7 @@ impl Replication {
             progress: Mutex::new(progress),
             changed: Condvar::new(),
             socket: Mutex::new(None),
+            binlog: shared.binlog.get().cloned(),
         });
         // Invariant 1: a new relay log, fetched from the applied position.
         let writer = receiver::open_relay(&ch)

@@ -8,7 +8,9 @@
 //! Seconds_Behind_Source), `SELECT @@GLOBAL.SERVER_ID` (equal ids are fatal,
 //! 1593), `SET @master_heartbeat_period`, `SET @master_binlog_checksum=
 //! @@global.binlog_checksum` then read back, COM_REGISTER_SLAVE,
-//! COM_BINLOG_DUMP.
+//! COM_BINLOG_DUMP (COM_BINLOG_DUMP_GTID with SOURCE_AUTO_POSITION = 1,
+//! naming this server's `gtid_executed` and the GTIDs received since
+//! START: the source sends what neither holds).
 //!
 //! Invariants:
 //! 1. The relay log is synced before the position it holds is published
@@ -179,7 +181,16 @@ fn connection(ch: &Channel, w: &mut RelayWriter, boundary: &mut SourcePos) -> En
     if let Err(e) = client.register_replica(ch.server_id, "", 0) {
         return lost(e);
     }
-    if let Err(e) = client.binlog_dump(&boundary.file, boundary.pos, ch.server_id) {
+    let dump = if c.auto_position {
+        let mut have = ch.binlog.as_ref().map(|b| b.log.gtid_executed()).unwrap_or_default();
+        have.union(&ch.progress.lock().retrieved);
+        tracing::info!("replica receiver: asking {}:{} for the GTIDs not in '{have}'", c.host, c.port);
+        client.binlog_dump_gtid(&have, ch.server_id)
+    } else {
+        tracing::info!("replica receiver: reading from {}:{} at '{}' {}", c.host, c.port, boundary.file, boundary.pos);
+        client.binlog_dump(&boundary.file, boundary.pos, ch.server_id)
+    };
+    if let Err(e) = dump {
         return lost(e);
     }
     let _ = client.set_read_timeout(Some(READ_TIMEOUT));
@@ -189,8 +200,10 @@ fn connection(ch: &Channel, w: &mut RelayWriter, boundary: &mut SourcePos) -> En
         p.io_state_text = "Waiting for source to send event";
         p.last_io = (0, String::new(), String::new());
     }
-    tracing::info!("replica receiver: reading from {}:{} at '{}' {}", c.host, c.port, boundary.file, boundary.pos);
     let mut read = boundary.clone();
+    // The GTID of the transaction being received, added to
+    // Retrieved_Gtid_Set at its end.
+    let mut receiving = None;
     let mut last_sync = Instant::now();
     // The relay end of the last boundary, until it is synced and published.
     let mut unpublished: Option<(u32, u64)> = None;
@@ -243,9 +256,16 @@ fn connection(ch: &Channel, w: &mut RelayWriter, boundary: &mut SourcePos) -> En
             return relay_err(e);
         }
         let body_end = ev.len() - if alg == Checksum::Crc32 { 4 } else { 0 };
-        if track(&mut read, &h, &ev[HEADER_LEN..body_end]) {
+        let body = &ev[HEADER_LEN..body_end];
+        if h.type_code == kind::GTID {
+            receiving = quire_binlog::event::gtid_of(body);
+        }
+        if track(&mut read, &h, body) {
             *boundary = read.clone();
             unpublished = Some(w.end());
+            if let Some(g) = receiving.take() {
+                ch.progress.lock().retrieved.add(&g);
+            }
         }
     }
 }

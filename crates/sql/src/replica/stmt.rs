@@ -9,9 +9,11 @@
 //! | SHOW REPLICA STATUS / SHOW SLAVE STATUS                 | MySQL 8.0's columns (old names for SLAVE) |
 //!
 //! CHANGE options: SOURCE_HOST, SOURCE_PORT, SOURCE_USER, SOURCE_PASSWORD,
-//! SOURCE_LOG_FILE, SOURCE_LOG_POS, SOURCE_CONNECT_RETRY (and their
-//! MASTER_ spellings). Any other option is refused with 1235, never
-//! ignored. As in MySQL, options not given keep their values, and a new
+//! SOURCE_LOG_FILE, SOURCE_LOG_POS, SOURCE_CONNECT_RETRY,
+//! SOURCE_AUTO_POSITION (and their MASTER_ spellings). Any other option
+//! is refused with 1235, never ignored. SOURCE_AUTO_POSITION = 1 needs
+//! `gtid_mode` other than OFF (1777) and excludes a file and position
+//! (1776), as in MySQL. As in MySQL, options not given keep their values, and a new
 //! host or port without a log position starts from the source's first
 //! file. Privileges: REPLICATION_SLAVE_ADMIN or SUPER (quire: ALL on
 //! `*.*`) for all but SHOW, which needs REPLICATION CLIENT.
@@ -50,6 +52,7 @@ pub enum ChangeOpt {
     LogFile,
     LogPos,
     ConnectRetry,
+    AutoPosition,
 }
 
 fn is(t: &[String], i: usize, w: &str) -> bool {
@@ -85,6 +88,7 @@ pub fn parse(t: &[String]) -> Result<Option<ReplicaStmt>> {
                 Some("LOG_FILE") => ChangeOpt::LogFile,
                 Some("LOG_POS") => ChangeOpt::LogPos,
                 Some("CONNECT_RETRY") => ChangeOpt::ConnectRetry,
+                Some("AUTO_POSITION") => ChangeOpt::AutoPosition,
                 Some(_) => return Err(SqlError::unsupported(format!("CHANGE REPLICATION SOURCE option {name}"))),
                 None => return Err(syntax(t)),
             };
@@ -94,7 +98,8 @@ pub fn parse(t: &[String]) -> Result<Option<ReplicaStmt>> {
             let v = t.get(i + 2).ok_or_else(|| syntax(t))?;
             let quoted = v.starts_with('\u{1}');
             let v = v.trim_start_matches('\u{1}').to_string();
-            let numeric = matches!(opt, ChangeOpt::Port | ChangeOpt::LogPos | ChangeOpt::ConnectRetry);
+            let numeric =
+                matches!(opt, ChangeOpt::Port | ChangeOpt::LogPos | ChangeOpt::ConnectRetry | ChangeOpt::AutoPosition);
             if numeric == quoted || (numeric && v.parse::<u64>().is_err()) {
                 return Err(syntax(t));
             }
@@ -184,9 +189,34 @@ pub fn run(s: &mut Session, stmt: &ReplicaStmt) -> Result<Output> {
                     ChangeOpt::ConnectRetry => {
                         c.connect_retry = v.parse::<u32>().map_err(|_| bad_value("SOURCE_CONNECT_RETRY", v))?
                     }
+                    ChangeOpt::AutoPosition => {
+                        c.auto_position = match v.as_str() {
+                            "0" => false,
+                            "1" => true,
+                            _ => return Err(bad_value("SOURCE_AUTO_POSITION", v)),
+                        }
+                    }
                     ChangeOpt::LogFile => file = Some(v.clone()),
                     ChangeOpt::LogPos => pos = Some(v.parse::<u64>().map_err(|_| bad_value("SOURCE_LOG_POS", v))?),
                 }
+            }
+            if c.auto_position && (file.is_some() || pos.is_some()) {
+                return Err(SqlError::new(
+                    1776,
+                    "HY000",
+                    "Parameters SOURCE_LOG_FILE, SOURCE_LOG_POS, RELAY_LOG_FILE and RELAY_LOG_POS cannot be set when \
+                     SOURCE_AUTO_POSITION is active."
+                        .to_string(),
+                ));
+            }
+            if c.auto_position && super::gtid_mode(&shared) == quire_binlog::GtidMode::Off {
+                return Err(SqlError::new(
+                    1777,
+                    "HY000",
+                    "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION = 1 cannot be executed because \
+                     @@GLOBAL.GTID_MODE = OFF."
+                        .to_string(),
+                ));
             }
             if c.host.len() > 255 {
                 return Err(SqlError::new(1210, "HY000", "Incorrect arguments to SOURCE_HOST".to_string()));
@@ -377,9 +407,12 @@ fn show_status(s: &Session, old_names: bool) -> Result<Output> {
             "Last_IO_Error" => str_(&p.last_io.1),
             "Source_Server_Id" => Value::UInt(u64::from(p.source_server_id)),
             "Source_Info_File" => str_("mysql.slave_master_info"),
-            "SQL_Delay" | "Skip_Counter" | "Until_Log_Pos" | "Auto_Position" | "Get_Source_public_key" => {
-                Value::UInt(0)
+            "Auto_Position" => Value::UInt(u64::from(config.auto_position)),
+            "Retrieved_Gtid_Set" => str_(&p.retrieved.to_string()),
+            "Executed_Gtid_Set" => {
+                str_(&s.shared.binlog.get().map(|b| b.log.gtid_executed().to_string()).unwrap_or_default())
             }
+            "SQL_Delay" | "Skip_Counter" | "Until_Log_Pos" | "Get_Source_public_key" => Value::UInt(0),
             "SQL_Remaining_Delay" => Value::Null,
             "Replica_SQL_Running_State" => str_(p.sql_state_text),
             "Source_Retry_Count" => Value::UInt(86_400),
