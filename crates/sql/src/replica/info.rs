@@ -261,3 +261,38 @@ pub fn save_position_tx(engine: &Engine, trx: &mut Trx, p: &AppliedPos) -> Resul
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quire_engine::EngineConfig;
+
+    /// A `slave_master_info` made before `Auto_position` existed (nine
+    /// columns) gains it at the next `create_tables`; its row reads
+    /// auto-position 0 and keeps its values, and a new configuration
+    /// stores the flag.
+    #[test]
+    fn an_older_master_info_gains_auto_position_and_keeps_its_row() {
+        let vfs: std::sync::Arc<dyn quire_io::Vfs> = quire_io::MemVfs::new();
+        let engine = Engine::open(EngineConfig::new("/data").buffer_pool_size(256 * 16384), vfs).unwrap();
+        let old = TABLES[0].1.replace("Auto_position TINYINT(1) NOT NULL DEFAULT 0,", "");
+        let Some(sqlparser::ast::Statement::CreateTable(ct)) = crate::session::parse(&old).unwrap().into_iter().next()
+        else {
+            panic!("no CREATE TABLE")
+        };
+        engine.create_table(MASTER_INFO, crate::ddl::schema_of(&ct).unwrap()).unwrap();
+        let c = SourceConfig { host: "h".into(), port: 3307, connect_retry: 5, ..SourceConfig::default() };
+        let mut row = master_row(&c, &SourcePos::start());
+        row.pop();
+        let mut trx = engine.begin(quire_engine::txn::Isolation::RepeatableRead);
+        engine.table(MASTER_INFO).unwrap().insert_tx(&mut trx, row).unwrap();
+        trx.commit().unwrap();
+        create_tables(&engine).unwrap();
+        assert_eq!(engine.table(MASTER_INFO).unwrap().schema().columns.len(), 10);
+        assert_eq!(load_config(&engine).unwrap(), Some(c.clone()));
+        let on = SourceConfig { auto_position: true, ..c };
+        save_config(&engine, &on, &SourcePos::start()).unwrap();
+        assert_eq!(load_config(&engine).unwrap(), Some(on));
+        create_tables(&engine).unwrap();
+    }
+}
