@@ -52,6 +52,27 @@ fn approximate_values_store_print_and_sort_as_mariadb() {
     oracle::same_on_both("approx_store", &statements);
 }
 
+/// `(M,D)` columns round the fraction apart from the integer part, as
+/// MariaDB's `truncate_double`: 12.345 (a double just above it) stores
+/// 12.35 and 2.675 (just below) 2.67, where rounding the scaled value
+/// would give 12.34 and 2.68; exact ties go to even (0.125, 0.25).
+#[test]
+fn m_d_columns_round_the_fraction_as_mariadb() {
+    oracle::same_on_both(
+        "approx_round",
+        &[
+            "CREATE TABLE r (id INT PRIMARY KEY, a FLOAT(5,2), b DOUBLE(6,2), c FLOAT(6,1))",
+            "INSERT INTO r VALUES (1, 12.345, 12.345, 0.25), (2, '12.345', '12.345', 0.35), \
+             (3, 12.335e0, 12.335e0, 2.5), (4, 0.125, 0.125, 0.05), (5, -12.345, -12.345, -0.25), \
+             (6, 1.005, 1.005, 1.25), (7, 2.675, 2.675, 1.35), (8, 1.115, 1.115, 0.45), \
+             (9, 100.125, 100.125, 0.15), (10, -2.675, -0.125, -1.35)",
+            "SELECT * FROM r ORDER BY id",
+            "UPDATE r SET a = a + 0.005, b = b * 1.001 WHERE id < 4",
+            "SELECT * FROM r ORDER BY id",
+        ],
+    );
+}
+
 #[test]
 fn doubles_compute_and_convert_as_mariadb() {
     oracle::same_on_both(

@@ -668,9 +668,9 @@ pub fn value_to_bytes(v: Value) -> Vec<u8> {
 }
 
 /// `f` as a value of the FLOAT or DOUBLE type `ty`: rounded to `D`
-/// decimals for `(M, D)` as MySQL's `my_double_round` (scaled, rounded
-/// half to even, scaled back: 1.0005 is 1.000 in a DOUBLE(10,3)), and to
-/// a single for FLOAT; `None` when it is
+/// decimals for `(M, D)` as MySQL's `truncate_double` (the fraction
+/// scaled, rounded half to even, scaled back: 1.0005 is 1.000 in a
+/// DOUBLE(10,3)), and to a single for FLOAT; `None` when it is
 /// out of the type's range (beyond `10^(M-D)`, a single's or a double's
 /// finite range).
 pub fn approx_in_range(ty: ColumnType, f: f64, digits: Option<(u8, u8)>) -> Option<f64> {
@@ -679,8 +679,13 @@ pub fn approx_in_range(ty: ColumnType, f: f64, digits: Option<(u8, u8)>) -> Opti
     }
     let mut f = f;
     if let Some((m, d)) = digits {
+        // MySQL's and MariaDB's `truncate_double`: the fraction is
+        // rounded (half to even) apart from the integer part, so 12.345
+        // (a double just above it) stores 12.35 and 2.675 (just below)
+        // 2.67, where rounding `f * 100` would give 12.34 and 2.68.
         let p = 10f64.powi(i32::from(d));
-        let r = (f * p).round_ties_even() / p;
+        let whole = f.floor();
+        let r = whole + ((f - whole) * p).round_ties_even() / p;
         f = if r.is_finite() { r } else { f };
         if f.abs() >= 10f64.powi(i32::from(m) - i32::from(d)) {
             return None;
