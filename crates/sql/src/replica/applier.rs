@@ -40,7 +40,9 @@
 //!    position does. A crash between the two runs the statement again at
 //!    the next start (it then fails with "already exists" or "unknown",
 //!    which stops the applier: the one gap in crash safety, see
-//!    docs/ARCHITECTURE.md "Replica").
+//!    docs/ARCHITECTURE.md "Replica"), unless GTIDs are kept: the DDL's
+//!    GTID is then executed, so an auto-positioned replica is not sent
+//!    it again and a repeated one is skipped as executed.
 
 use std::collections::HashMap;
 use std::fs::File;
