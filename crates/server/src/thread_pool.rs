@@ -19,6 +19,20 @@ pub fn start(cfg: &ServerConfig) -> std::io::Result<Option<Arc<ThreadPool>>> {
     bind(&cfg.sysvars, &settings);
     let pool = ThreadPool::start(cfg.thread_pool_size(), settings)?;
     tracing::info!("thread pool: {} groups", cfg.thread_pool_size());
+    // SET GLOBAL thread_pool_size: up to the larger of 128 and the
+    // startup value, as MariaDB's `threadpool_max_size`.
+    cfg.sysvars.thread_pool_size_cap.store(cfg.thread_pool_size().max(128) as u64, Ordering::Relaxed);
+    let weak = Arc::downgrade(&pool);
+    let _ = cfg.sysvars.on_change(
+        "thread_pool_size",
+        Box::new(move |v| {
+            if let (Some(pool), Some(n)) = (weak.upgrade(), v.as_u64()) {
+                if let Err(e) = pool.set_size(n as usize) {
+                    tracing::error!("thread pool: cannot start {n} groups ({e}); {} run", pool.size());
+                }
+            }
+        }),
+    );
     Ok(Some(pool))
 }
 

@@ -192,7 +192,7 @@ fn wait_timeout_and_kill_end_parked_connections() {
 }
 
 #[test]
-fn the_pool_variables_act_at_runtime_and_the_size_is_fixed() {
+fn the_pool_variables_act_at_runtime() {
     let q = Quire::start(&[("thread_handling", "pool-of-threads"), ("thread_pool_size", "3")]);
     let mut c = q.connect(None);
     let (h, size): (String, u64) = c.query_first("SELECT @@thread_handling, @@thread_pool_size").unwrap().unwrap();
@@ -209,8 +209,6 @@ fn the_pool_variables_act_at_runtime_and_the_size_is_fixed() {
         let v: Option<String> = c.query_first(format!("SELECT @@global.{var}")).unwrap();
         assert_eq!(v.unwrap(), value.trim_matches('\''), "{var}");
     }
-    let e = c.query_drop("SET GLOBAL thread_pool_size = 4").unwrap_err();
-    assert!(e.to_string().contains("1238"), "{e}");
     let e = c.query_drop("SET GLOBAL thread_handling = 'one-thread-per-connection'").unwrap_err();
     assert!(e.to_string().contains("1238"), "{e}");
     // Every group starts with a worker.
@@ -219,6 +217,62 @@ fn the_pool_variables_act_at_runtime_and_the_size_is_fixed() {
     let plain = Quire::start(&[("thread_handling", "one-thread-per-connection")]);
     let mut p = plain.connect(None);
     assert_eq!(status(&mut p, "Threadpool_threads"), 0);
+}
+
+/// `SET GLOBAL thread_pool_size` as MariaDB's: more groups start (each
+/// with its worker), connections keep being served while they move to
+/// group `id % size` as they are parked, a smaller size sends them back,
+/// and a size beyond the larger of 128 and the startup value is cut
+/// there with warning 1292.
+#[test]
+fn thread_pool_size_changes_at_runtime_and_connections_move_with_it() {
+    let q = Quire::start(&[("thread_handling", "pool-of-threads"), ("thread_pool_size", "1")]);
+    let mut admin = q.connect(None);
+    let mut conns: Vec<mysql::Conn> = (0..8).map(|_| q.connect(None)).collect();
+    let ask_all = |conns: &mut Vec<mysql::Conn>, round: u64| {
+        for (i, c) in conns.iter_mut().enumerate() {
+            let v: Option<u64> = c.query_first(format!("SELECT {round} * 100 + {i}")).unwrap();
+            assert_eq!(v, Some(round * 100 + i as u64));
+        }
+    };
+    ask_all(&mut conns, 1);
+    admin.query_drop("SET GLOBAL thread_pool_size = 4").unwrap();
+    assert!(status(&mut admin, "Threadpool_threads") >= 4, "every new group has its worker");
+    // Twice: the first command of each moves it as it is parked.
+    ask_all(&mut conns, 2);
+    ask_all(&mut conns, 3);
+    // A row lock held in one group and waited for in another: both
+    // groups serve (a move that lost a connection would hang here).
+    admin.query_drop("CREATE DATABASE test").unwrap();
+    admin.query_drop("CREATE TABLE test.moved (id INT PRIMARY KEY, n INT)").unwrap();
+    admin.query_drop("INSERT INTO test.moved VALUES (1, 0)").unwrap();
+    conns[0].query_drop("BEGIN").unwrap();
+    conns[0].query_drop("UPDATE test.moved SET n = n + 1 WHERE id = 1").unwrap();
+    let mut waiter = conns.pop().unwrap();
+    let t = std::thread::spawn(move || {
+        waiter.query_drop("UPDATE test.moved SET n = n + 10 WHERE id = 1").unwrap();
+        waiter
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    conns[0].query_drop("COMMIT").unwrap();
+    conns.push(t.join().unwrap());
+    let n: Option<u64> = admin.query_first("SELECT n FROM test.moved").unwrap();
+    assert_eq!(n, Some(11));
+    admin.query_drop("SET GLOBAL thread_pool_size = 2").unwrap();
+    ask_all(&mut conns, 4);
+    ask_all(&mut conns, 5);
+    let fresh: Vec<mysql::Conn> = (0..4).map(|_| q.connect(None)).collect();
+    conns.extend(fresh);
+    ask_all(&mut conns, 6);
+    admin.query_drop("SET GLOBAL thread_pool_size = 500").unwrap();
+    let w: Vec<(String, u16, String)> = admin.query("SHOW WARNINGS").unwrap();
+    assert_eq!(w, [("Warning".to_string(), 1292, "Truncated incorrect thread_pool_size value: '500'".to_string())]);
+    let size: Option<u64> = admin.query_first("SELECT @@global.thread_pool_size").unwrap();
+    assert_eq!(size, Some(128));
+    ask_all(&mut conns, 7);
+    admin.query_drop("SET GLOBAL thread_pool_size = 1").unwrap();
+    ask_all(&mut conns, 8);
+    ask_all(&mut conns, 9);
 }
 
 #[test]

@@ -2240,6 +2240,14 @@ impl Session {
             if self.set_global_gtid_var(&lname, &val)? {
                 return Ok(());
             }
+            if lname == "thread_pool_size" {
+                // MariaDB: beyond the pool's group array, truncated.
+                let cap = self.shared.sysvars.thread_pool_size_cap.load(Ordering::Relaxed);
+                if val.as_u64().is_some_and(|n| n > cap) {
+                    self.warn(1292, format!("Truncated incorrect thread_pool_size value: '{}'", val.display()));
+                    val = VarValue::UInt(cap);
+                }
+            }
             return self.shared.sysvars.set_global(&lname, &val).map_err(|e| SqlError::new(e.code, e.state, e.message));
         }
         if lname == "gtid_next" {

@@ -823,7 +823,7 @@ pub static VARS: &[VarDef] = &[
     def("thread_pool_oversubscribe", G, DYN, uint(1, 65_536), "3", USED),
     def("thread_pool_prio_kickup_timer", G, DYN, uint(0, U32), "1000", USED),
     def("thread_pool_priority", G, DYN, VarKind::Enum(&["high", "low", "auto"]), "auto", USED),
-    def("thread_pool_size", G, RO, uint(1, 100_000), "1", USED),
+    def("thread_pool_size", G, DYN, uint(1, 100_000), "1", USED),
     def("thread_pool_stall_limit", G, DYN, uint(1, U32), "500", USED),
     def("thread_stack", G, RO, uint(131_072, U64), "1048576", COMPAT),
     def("time_zone", B, DYN, VarKind::TimeZone, "SYSTEM", USED),
@@ -894,6 +894,10 @@ pub struct SysVars {
     set_lock: Mutex<()>,
     /// Global-only variables whose value is computed when read.
     computed: RwLock<HashMap<&'static str, Computed>>,
+    /// The most `SET GLOBAL thread_pool_size` may ask: MariaDB's
+    /// `threadpool_max_size`, the larger of 128 and the startup value
+    /// (set by the server when it starts the pool).
+    pub thread_pool_size_cap: std::sync::atomic::AtomicU64,
 }
 
 impl Default for SysVars {
@@ -922,6 +926,7 @@ impl SysVars {
             hooks: RwLock::new(HashMap::new()),
             set_lock: Mutex::new(()),
             computed: RwLock::new(HashMap::new()),
+            thread_pool_size_cap: std::sync::atomic::AtomicU64::new(128),
         }
     }
 

@@ -17,7 +17,9 @@ use super::{Client, Common, Priority, Served};
 /// A connection with what the group knows of it.
 struct Item {
     client: Box<dyn Client>,
-    /// Its socket is in the epoll set (armed or not).
+    /// Its connection id (its group is `id % thread_pool_size`).
+    id: u32,
+    /// Its socket is in this group's epoll set (armed or not).
     registered: bool,
 }
 
@@ -136,7 +138,7 @@ impl Group {
     }
 
     /// A new connection: its login is queued.
-    pub(super) fn add(&self, client: Box<dyn Client>) {
+    pub(super) fn add(&self, id: u32, client: Box<dyn Client>) {
         let mut st = self.state.lock();
         if st.stopping {
             drop(st);
@@ -144,7 +146,7 @@ impl Group {
             return;
         }
         st.connections += 1;
-        self.push(&mut st, Item { client, registered: false });
+        self.push(&mut st, Item { client, id, registered: false });
         if st.active == 0 {
             self.relieve(&mut st);
         }
@@ -293,38 +295,80 @@ impl Group {
         let fd = item.client.fd();
         if served == Served::Wait {
             let deadline = item.client.idle_timeout().map(|t| Instant::now() + t);
-            let mut st = self.state.lock();
-            if !st.stopping {
-                let first = !item.registered;
-                item.registered = true;
-                let slot = match st.free.pop() {
-                    Some(s) => s,
-                    None => {
-                        st.slots.push(Slot::default());
-                        (st.slots.len() - 1) as u32
-                    }
-                };
-                let generation = st.slots[slot as usize].generation;
-                // Armed under the mutex: nobody can take the connection
-                // (and close its socket) before it is armed.
-                match self.epoll.arm(fd, token(slot, generation), first) {
-                    Ok(()) => {
-                        st.slots[slot as usize].parked = Some(Parked { item, deadline });
-                        return;
-                    }
-                    Err(e) => {
-                        tracing::debug!("thread pool: cannot watch a connection's socket: {e}");
-                        st.free.push(slot);
-                    }
+            // thread_pool_size changed: the connection moves to its group.
+            if let Some(to) = self.common.group_of(item.id).filter(|g| g.index != self.index) {
+                if item.registered {
+                    self.epoll.remove(fd);
+                    item.registered = false;
                 }
+                self.state.lock().connections -= 1;
+                to.adopt(item, deadline);
+                return;
+            }
+            let back = {
+                let mut st = self.state.lock();
+                self.park(&mut st, item, deadline)
+            };
+            match back {
+                None => return,
+                Some(b) => item = b,
             }
         }
+        self.close(item);
+    }
+
+    /// Closes a connection of the group.
+    fn close(&self, item: Item) {
         if item.registered {
-            self.epoll.remove(fd);
+            self.epoll.remove(item.client.fd());
         }
         drop(item);
         let mut st = self.state.lock();
         st.connections -= 1;
+    }
+
+    /// A connection moved here from another group, to be parked.
+    fn adopt(&self, item: Item, deadline: Option<Instant>) {
+        let back = {
+            let mut st = self.state.lock();
+            st.connections += 1;
+            self.park(&mut st, item, deadline)
+        };
+        if let Some(item) = back {
+            self.close(item);
+        }
+    }
+
+    /// Parks a connection in the epoll set; gives it back when it cannot
+    /// be (the group stops, the socket cannot be watched).
+    fn park(&self, st: &mut State, mut item: Item, deadline: Option<Instant>) -> Option<Item> {
+        if st.stopping {
+            return Some(item);
+        }
+        let first = !item.registered;
+        item.registered = true;
+        let slot = match st.free.pop() {
+            Some(s) => s,
+            None => {
+                st.slots.push(Slot::default());
+                (st.slots.len() - 1) as u32
+            }
+        };
+        let generation = st.slots[slot as usize].generation;
+        // Armed under the mutex: nobody can take the connection (and
+        // close its socket) before it is armed.
+        match self.epoll.arm(item.client.fd(), token(slot, generation), first) {
+            Ok(()) => {
+                st.slots[slot as usize].parked = Some(Parked { item, deadline });
+                None
+            }
+            Err(e) => {
+                tracing::debug!("thread pool: cannot watch a connection's socket: {e}");
+                st.free.push(slot);
+                item.registered = !first;
+                Some(item)
+            }
+        }
     }
 
     /// The parked connection `t` names, taken from its slot (invariant 3).

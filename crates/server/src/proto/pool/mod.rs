@@ -33,6 +33,10 @@
 //!   high queue.
 //! - A worker idle for `thread_pool_idle_timeout` seconds exits (a group
 //!   keeps one). At most `thread_pool_max_threads` workers exist in all.
+//! - `SET GLOBAL thread_pool_size` (as MariaDB's): a larger size starts
+//!   the missing groups; new connections go to group `id % size`, and a
+//!   connection whose group is no longer `id % size` moves there the
+//!   next time it is parked. Groups beyond the size keep one worker.
 //!
 //! Invariants (per group, under its mutex):
 //! 1. A connection is in exactly one place: parked (its socket armed in
@@ -156,12 +160,28 @@ struct Common {
     /// Workers alive in all groups.
     threads: AtomicUsize,
     stopping: AtomicBool,
+    /// Every group started, by index (emptied when the pool stops, which
+    /// ends the groups' references back to here).
+    groups: parking_lot::RwLock<Vec<Arc<Group>>>,
+    /// `thread_pool_size`: the groups connections go to (at most
+    /// `groups.len()`).
+    size: AtomicUsize,
+}
+
+impl Common {
+    /// The group connection `id` belongs to now.
+    fn group_of(&self, id: u32) -> Option<Arc<Group>> {
+        let groups = self.groups.read();
+        let size = self.size.load(Ordering::Acquire).clamp(1, groups.len().max(1));
+        groups.get(id as usize % size).cloned()
+    }
 }
 
 /// A running pool.
 pub struct ThreadPool {
-    groups: Vec<Arc<Group>>,
     common: Arc<Common>,
+    /// Serialises resizes.
+    resize: parking_lot::Mutex<()>,
     timer: parking_lot::Mutex<Option<JoinHandle<()>>>,
     /// Wakes the timer early when the pool stops.
     timer_wake: Arc<(parking_lot::Mutex<bool>, parking_lot::Condvar)>,
@@ -181,20 +201,20 @@ impl ThreadPool {
     /// Starts `groups` groups (at least one), each with one worker, and
     /// the timer.
     pub fn start(groups: usize, settings: Arc<Settings>) -> std::io::Result<Arc<ThreadPool>> {
-        let common = Arc::new(Common { settings, threads: AtomicUsize::new(0), stopping: AtomicBool::new(false) });
-        let groups = (0..groups.max(1))
-            .map(|i| Group::new(i, Arc::clone(&common)).map(group::into_arc))
-            .collect::<std::io::Result<Vec<_>>>()?;
-        for g in &groups {
-            g.start_first_worker()?;
-        }
+        let common = Arc::new(Common {
+            settings,
+            threads: AtomicUsize::new(0),
+            stopping: AtomicBool::new(false),
+            groups: parking_lot::RwLock::new(Vec::new()),
+            size: AtomicUsize::new(0),
+        });
         let pool = Arc::new(ThreadPool {
-            groups,
             common,
+            resize: parking_lot::Mutex::new(()),
             timer: parking_lot::Mutex::new(None),
             timer_wake: Arc::new((parking_lot::Mutex::new(false), parking_lot::Condvar::new())),
         });
-        let groups = pool.groups.clone();
+        pool.set_size(groups)?;
         let common = Arc::clone(&pool.common);
         let wake = Arc::clone(&pool.timer_wake);
         let timer = std::thread::Builder::new().name("tp-timer".into()).spawn(move || {
@@ -205,6 +225,7 @@ impl ThreadPool {
                 if *stopped {
                     break;
                 }
+                let groups = common.groups.read().clone();
                 for g in &groups {
                     g.check();
                 }
@@ -217,13 +238,43 @@ impl ThreadPool {
     /// Hands a new connection to its group (`id` modulo the groups, as
     /// MariaDB does), which serves its login first.
     pub fn add(&self, id: u32, client: Box<dyn Client>) {
-        let g = &self.groups[id as usize % self.groups.len()];
-        g.add(client);
+        match self.common.group_of(id) {
+            Some(g) => g.add(id, client),
+            None => drop(client), // stopped
+        }
+    }
+
+    /// `thread_pool_size` = `size` (at least 1): the groups missing are
+    /// started, each with one worker; connections move to their new
+    /// group as they are parked. `Err`: a group could not start (the
+    /// size is then the groups that did).
+    pub fn set_size(&self, size: usize) -> std::io::Result<()> {
+        let _one = self.resize.lock();
+        if self.common.stopping.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let size = size.max(1);
+        let have = self.common.groups.read().len();
+        for i in have..size {
+            let g = group::into_arc(Group::new(i, Arc::clone(&self.common))?);
+            g.start_first_worker()?;
+            self.common.groups.write().push(g);
+            // Each group as it starts: an error leaves the size at the
+            // groups that run.
+            self.common.size.store(i + 1, Ordering::Release);
+        }
+        self.common.size.store(size, Ordering::Release);
+        Ok(())
+    }
+
+    /// The groups connections go to now.
+    pub fn size(&self) -> usize {
+        self.common.size.load(Ordering::Acquire)
     }
 
     pub fn counts(&self) -> Counts {
         let mut c = Counts::default();
-        for g in &self.groups {
+        for g in self.common.groups.read().iter() {
             let (threads, idle) = g.counts();
             c.threads += threads;
             c.idle += idle;
@@ -246,7 +297,9 @@ impl ThreadPool {
         if let Some(t) = self.timer.lock().take() {
             let _ = t.join();
         }
-        for g in &self.groups {
+        let _one = self.resize.lock();
+        let groups = std::mem::take(&mut *self.common.groups.write());
+        for g in &groups {
             g.stop();
         }
     }
