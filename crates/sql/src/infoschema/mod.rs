@@ -31,7 +31,7 @@
 //! 4. Writes are refused with 1044 ([`write_denied`]), as MySQL refuses
 //!    them.
 
-mod columns;
+pub(crate) mod columns;
 pub mod hint;
 mod innodb_dict;
 pub mod innodb_metrics;
@@ -345,11 +345,12 @@ pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
         // quire's grants are per database (or global): no table or
         // column grant exists to list.
         View::TablePrivileges | View::ColumnPrivileges => Ok(Vec::new()),
-        // quire has no stored routines, events, tablespaces
+        // quire has no events, tablespaces
         // other than a table's own file (MariaDB's FILES is empty for
         // InnoDB too) nor histograms.
         View::Triggers => Ok(crate::trigger::show::rows(s)),
-        View::Routines | View::Events | View::Files | View::ColumnStatistics => Ok(Vec::new()),
+        View::Routines => Ok(crate::stored::show::rows(s)),
+        View::Events | View::Files | View::ColumnStatistics => Ok(Vec::new()),
         View::InnodbTrx => Ok(innodb_trx::rows(s)),
         View::InnodbBufferPoolStats => Ok(innodb_pool::buffer_pool_stats(s)),
         View::InnodbMetrics => Ok(innodb_metrics::rows(s)),
