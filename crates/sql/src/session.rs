@@ -927,6 +927,19 @@ impl Session {
         })
     }
 
+    /// Runs `f` with warnings raised as errors under a strict `sql_mode`:
+    /// what a stored routine's variables and result take is checked as a
+    /// column's value is (MariaDB's rule), whatever statement runs it.
+    pub(crate) fn strictly<T>(&self, f: impl FnOnce() -> T) -> T {
+        let saved = self.mode.get();
+        let mut mode = saved;
+        mode.abort_on_warning = mode.strict;
+        self.mode.set(mode);
+        let r = f();
+        self.mode.set(saved);
+        r
+    }
+
     /// A statement starts: its `sql_mode` flags and `time_zone` are read and the
     /// diagnostics area is cleared if it uses tables (`diag.rs`).
     pub(crate) fn begin_statement(&self, uses_tables: bool, writes: bool) {

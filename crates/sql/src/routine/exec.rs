@@ -39,6 +39,9 @@ pub trait Host {
     fn warn(&self, code: u16, message: String) -> Result<()>;
     /// `Err` once the statement is interrupted (KILL QUERY).
     fn check_interrupt(&self) -> Result<()>;
+    /// A SELECT ... INTO fetched `rows` rows (a CALL's OK counts them,
+    /// as MariaDB).
+    fn selected_into(&mut self, _rows: u64) {}
     /// A SELECT's rows sent to the client as one result set (a
     /// procedure's SELECT without INTO).
     fn result_set(&mut self, _plan: &Compiled, _params: &[Value]) -> Result<()> {
@@ -308,7 +311,16 @@ fn op(s: &Stmt, names: &Names, sc: &mut Scope) -> Result<Op> {
             errno: errno.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
         },
         Stmt::Sql(text) => Op::Exec(Sql::new(statement(text, names, sc)?)),
-        Stmt::Select(text) => Op::Select(Sql::new(statement(text, names, sc)?)),
+        Stmt::Select(text) => {
+            let mut stmt = crate::session::parse(text)?;
+            if stmt.len() != 1 {
+                return Err(SqlError::syntax(format!("near '{text}'")));
+            }
+            let mut stmt = stmt.remove(0);
+            name_items(&mut stmt, sc);
+            bind(&mut stmt, names, sc, true)?;
+            Op::Select(Sql::new(stmt))
+        }
         Stmt::Return(e) => Op::Return(scalar(e, names, sc)?),
         Stmt::Call { db, name, args } => Op::Call {
             db: db.clone(),
@@ -434,15 +446,71 @@ fn statement(text: &str, names: &Names, sc: &Scope) -> Result<ast::Statement> {
     if names.kind == Kind::Function && ast::visit_relations(&stmt, |_| std::ops::ControlFlow::Break(())).is_break() {
         return Err(SqlError::unsupported("tables in a stored function"));
     }
-    bind(&mut stmt, names, sc)?;
+    bind(&mut stmt, names, sc, false)?;
     Ok(stmt)
+}
+
+/// A result set's columns are named by the expressions as written (a
+/// local `a` names its column `a`, not the parameter it becomes).
+fn name_items(stmt: &mut ast::Statement, sc: &Scope) {
+    let ast::Statement::Query(q) = stmt else { return };
+    let ast::SetExpr::Select(sel) = q.body.as_mut() else { return };
+    for item in &mut sel.projection {
+        if let ast::SelectItem::UnnamedExpr(e) = item {
+            let mut uses_local = false;
+            let _ = ast::visit_expressions(e, |x| {
+                if let ast::Expr::Identifier(i) = x {
+                    uses_local |= local(sc, &i.value).is_some();
+                }
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+            if uses_local {
+                let alias = ast::Ident::with_quote('`', e.to_string());
+                *item = ast::SelectItem::ExprWithAlias { expr: e.clone(), alias };
+            }
+        }
+    }
+}
+
+/// A slot's parameter marker; `typed`: cast to the slot's type, so that a
+/// result set's column has the variable's type (a parameter's own type
+/// is its value's).
+fn slot_marker(slot: usize, sc: &Scope, typed: bool) -> ast::Expr {
+    use quire_engine::row::ColumnType as T;
+    let marker = ast::Expr::Value(ast::Value::Placeholder(format!("?{slot}")).with_empty_span());
+    if !typed {
+        return marker;
+    }
+    let target = match sc.slots[slot].ty {
+        T::TinyInt { unsigned }
+        | T::TinyInt1 { unsigned }
+        | T::SmallInt { unsigned }
+        | T::MediumInt { unsigned }
+        | T::Int { unsigned }
+        | T::BigInt { unsigned } => (if unsigned { "UNSIGNED" } else { "SIGNED" }).to_string(),
+        T::Decimal { precision, scale, .. } => format!("DECIMAL({precision},{scale})"),
+        T::Double { .. } | T::Float { .. } => "DOUBLE".into(),
+        T::Date => "DATE".into(),
+        T::DateTime { fsp } => format!("DATETIME({fsp})"),
+        T::Time { fsp } => format!("TIME({fsp})"),
+        _ => return marker,
+    };
+    match sqlparser::parser::Parser::new(&sqlparser::dialect::MySqlDialect {})
+        .try_with_sql(&format!("CAST(NULL AS {target})"))
+        .and_then(|mut p| p.parse_expr())
+    {
+        Ok(ast::Expr::Cast { kind, data_type, format, .. }) => {
+            ast::Expr::Cast { kind, expr: Box::new(marker), data_type, format }
+        }
+        _ => marker,
+    }
 }
 
 /// Replaces local variables and NEW.col / OLD.col with `?slot` (a local
 /// shadows a column of the same name, as in MySQL).
-fn bind(stmt: &mut ast::Statement, names: &Names, sc: &Scope) -> Result<()> {
+fn bind(stmt: &mut ast::Statement, names: &Names, sc: &Scope, typed: bool) -> Result<()> {
     use std::ops::ControlFlow;
-    let marker = |slot: usize| ast::Expr::Value(ast::Value::Placeholder(format!("?{slot}")).with_empty_span());
+    let marker = |slot: usize| slot_marker(slot, sc, typed);
     let r = ast::visit_expressions_mut(stmt, |e| {
         match e {
             ast::Expr::Identifier(i) if i.quote_style != Some('\'') && i.quote_style != Some('"') => {
@@ -658,6 +726,7 @@ impl Vm<'_, '_> {
             Op::SelectInto { sql, dests } => {
                 let plan = sql.plan(self.host)?;
                 let rows = self.host.run(&plan, &self.frame)?;
+                self.host.selected_into(rows.len() as u64);
                 if rows.len() > 1 {
                     return Err(SqlError::new(1172, "42000", "Result consisted of more than one row"));
                 }

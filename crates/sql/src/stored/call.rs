@@ -31,7 +31,7 @@ const MAX_DEPTH: usize = 64;
 struct CallState {
     /// (db, lowercased name) of the running procedures.
     stack: Vec<(String, String)>,
-    /// Rows the last statement changed: the CALL's OK reports them.
+    /// Rows the statements changed, summed: the CALL's OK reports them (as MariaDB).
     affected: u64,
 }
 
@@ -94,15 +94,18 @@ impl Host for ProcHost<'_> {
     fn run(&mut self, plan: &Compiled, params: &[Value]) -> Result<Vec<Vec<Value>>> {
         let mut sink = Collect::default();
         if let Outcome::Ok { affected, .. } = self.s.execute(plan, params, &mut sink)? {
-            self.state.affected = affected;
+            self.state.affected += affected;
         }
         Ok(sink.rows)
+    }
+
+    fn selected_into(&mut self, rows: u64) {
+        self.state.affected += rows;
     }
 
     fn result_set(&mut self, plan: &Compiled, params: &[Value]) -> Result<()> {
         self.out.begin(self.s, true);
         let o = self.s.execute(plan, params, self.out.rows())?;
-        self.state.affected = 0;
         self.out.end(self.s, Ok(o));
         Ok(())
     }
@@ -187,6 +190,8 @@ impl Host for ProcHost<'_> {
     }
 }
 
-fn convert(s: &Session, db: &str, col: &Column, value: Value) -> Result<Value> {
-    crate::trigger::fire::convert(s, db, col, value)
+/// `value` as a routine's variable of type `col` holds it (strictly,
+/// `Session::strictly`).
+pub(crate) fn convert(s: &Session, db: &str, col: &Column, value: Value) -> Result<Value> {
+    s.strictly(|| crate::trigger::fire::convert(s, db, col, value))
 }

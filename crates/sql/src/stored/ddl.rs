@@ -88,8 +88,21 @@ fn at_end(p: &mut Parser<'_>) -> Result<()> {
     Ok(())
 }
 
+/// `/*!50003 DROP PROCEDURE IF EXISTS p */`, as dumps write it: the
+/// statement inside the versioned comment.
+fn unversioned(sql: &str) -> Option<&str> {
+    let t = sql.trim().trim_end_matches(';').trim_end();
+    let rest = t.strip_prefix("/*!")?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits != 5 {
+        return None;
+    }
+    rest[digits..].strip_suffix("*/")
+}
+
 /// A routine statement, or `None` when `sql` is none.
 pub fn parse(sql: &str) -> Result<Option<RoutineStmt>> {
+    let sql = unversioned(sql).unwrap_or(sql);
     // Every COM_QUERY passes here: the first word is looked at in place.
     let head = sql.trim_start().as_bytes();
     let starts = |w: &str| head.len() >= w.len() && head[..w.len()].eq_ignore_ascii_case(w.as_bytes());
@@ -292,6 +305,23 @@ pub fn prepare(d: &RoutineDef) -> Result<Ready> {
     Ok(Ready { params, returns, program })
 }
 
+/// A built-in function is named `name` (it takes precedence over a
+/// stored function of that name).
+fn is_native(name: &str) -> bool {
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return false;
+    }
+    let Ok(mut stmts) = crate::session::parse(&format!("SELECT {name}()")) else { return false };
+    let Some(sqlparser::ast::Statement::Query(q)) = stmts.pop() else { return false };
+    let sqlparser::ast::SetExpr::Select(sel) = *q.body else { return false };
+    let e = match sel.projection.first() {
+        Some(sqlparser::ast::SelectItem::UnnamedExpr(e) | sqlparser::ast::SelectItem::ExprWithAlias { expr: e, .. }) => e,
+        _ => return false,
+    };
+    let mut scope = crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
+    !matches!(crate::expr::compile(e, &mut scope), Err(err) if err.code == 1305)
+}
+
 fn db_of(s: &Session, db: &Option<String>) -> Result<String> {
     match db {
         Some(d) => Ok(d.clone()),
@@ -371,6 +401,9 @@ fn create(s: &mut Session, c: &CreateRoutine) -> Result<Output> {
     store::write(s.engine(), &gone, &[&def])?;
     reg.put(def);
     s.shared.bump_epoch();
+    if c.kind == RoutineKind::Function && is_native(&c.name) {
+        s.note(1585, format!("This function '{}' has the same name as a native function", c.name));
+    }
     Ok(Output::ok())
 }
 
@@ -455,6 +488,10 @@ mod tests {
                 args: vec!["1".into(), "(2 + 3)".into(), "@x".into()]
             }))
         );
+        assert_eq!(
+            parse("/*!50003 DROP PROCEDURE IF EXISTS `p` */;").unwrap(),
+            Some(RoutineStmt::Drop { kind: RoutineKind::Procedure, if_exists: true, db: None, name: "p".into() })
+        );
         assert_eq!(parse("CREATE TABLE t (a INT)").unwrap(), None);
         assert_eq!(parse("CREATE DEFINER = CURRENT_USER TRIGGER t BEFORE INSERT ON t FOR EACH ROW SET @a = 1").unwrap(), None);
         assert_eq!(parse("SHOW CREATE TABLE t").unwrap(), None);
@@ -490,6 +527,7 @@ mod tests {
         assert_eq!(prepare(&def(f, "", "INT", "BEGIN INSERT INTO t VALUES (1); RETURN 1; END")).err().unwrap().code, 1235);
         assert_eq!(prepare(&def(p, "", "", "RETURN 1")).err().unwrap().code, 1313);
         assert_eq!(prepare(&def(p, "", "", "BEGIN DECLARE c CURSOR FOR SELECT 1; END")).err().unwrap().code, 1235);
+        assert!(is_native("upper") && is_native("count") && !is_native("my_func"));
         assert!(prepare(&def(f, "a INT", "INT", "BEGIN IF a > 0 THEN RETURN a; END IF; RETURN 0; END")).is_ok());
         assert!(prepare(&def(p, "IN a INT, OUT b INT", "", "BEGIN SELECT a; SET b = a * 2; CALL q(b); COMMIT; END")).is_ok());
     }

@@ -21,6 +21,7 @@ use quire_engine::row::{Column, Value};
 use sqlparser::ast;
 
 use super::{does_not_exist, wrong_arguments, Registry, RoutineKind};
+
 use crate::error::{Result, SqlError};
 use crate::expr::Expr;
 use crate::plan::MetaType;
@@ -89,10 +90,8 @@ pub fn resolve(name: &ast::ObjectName, args: Vec<Expr>) -> Result<Option<Expr>> 
             }
             return Ok(None);
         };
-        let ready = r.ready(*epoch)?;
-        if ready.params.len() != args.len() {
-            return Err(wrong_arguments(RoutineKind::Function, &db, &r.def.name, ready.params.len(), args.len()));
-        }
+        // The argument count is checked when the call runs (1318), as
+        // MariaDB does.
         let key = format!("{MARK}{db}{MARK}{}{MARK}{}", r.def.name.to_lowercase(), r.def.returns);
         Ok(Some(Expr::Func(key, args)))
     })
@@ -118,7 +117,7 @@ pub fn call(s: &Session, key: &str, args: &[Value]) -> Result<Value> {
     }
     let me = (db.to_string(), name.to_string());
     if s.function_stack.borrow().contains(&me) {
-        return Err(SqlError::new(1424, "HY000", "Recursive stored functions and triggers are not allowed."));
+        return Err(SqlError::new(1424, "HY000", "Recursive stored functions and triggers are not allowed"));
     }
     let mut host = FuncHost { s, db };
     let mut vals = Vec::with_capacity(args.len());
@@ -166,7 +165,7 @@ impl Host for FuncHost<'_> {
     }
 
     fn convert(&self, col: &Column, value: Value) -> Result<Value> {
-        crate::trigger::fire::convert(self.s, self.db, col, value)
+        super::call::convert(self.s, self.db, col, value)
     }
 
     fn set_user_var(&mut self, name: &str, value: Value) {
