@@ -139,42 +139,42 @@ fn routine_errors_have_mariadbs_codes() {
         "sp_errors",
         &[
             "CREATE PROCEDURE p(IN a INT, OUT b INT) SET b = a",
-            "CREATE PROCEDURE p() SET @x = 1",                             // 1304
-            "CREATE PROCEDURE IF NOT EXISTS p() SET @x = 1",               // note 1304
+            "CREATE PROCEDURE p() SET @x = 1",               // 1304
+            "CREATE PROCEDURE IF NOT EXISTS p() SET @x = 1", // note 1304
             "CREATE FUNCTION f(a INT) RETURNS INT RETURN a",
-            "CREATE FUNCTION f(a INT) RETURNS INT RETURN a",               // 1304
-            "CALL p(1, 2)",                                                // 1414
-            "CALL p(1)",                                                   // 1318
-            "CALL nope()",                                                 // 1305
-            "CALL nodb.nope()",                                            // 1305
-            "SELECT f(1, 2)",                                              // 1318
-            "SELECT f()",                                                  // 1318
-            "SELECT nodb.f(1)",                                            // 1305
-            "SELECT nothing_here(1)",                                      // 1305
-            "DROP PROCEDURE nope",                                         // 1305
-            "DROP FUNCTION IF EXISTS nope",                                // note
+            "CREATE FUNCTION f(a INT) RETURNS INT RETURN a", // 1304
+            "CALL p(1, 2)",                                  // 1414
+            "CALL p(1)",                                     // 1318
+            "CALL nope()",                                   // 1305
+            "CALL nodb.nope()",                              // 1305
+            "SELECT f(1, 2)",                                // 1318
+            "SELECT f()",                                    // 1318
+            "SELECT nodb.f(1)",                              // 1305
+            "SELECT nothing_here(1)",                        // 1305
+            "DROP PROCEDURE nope",                           // 1305
+            "DROP FUNCTION IF EXISTS nope",                  // note
             "CREATE FUNCTION noret(a INT) RETURNS INT BEGIN SET @x = a; END", // 1320
             "CREATE FUNCTION sel() RETURNS INT BEGIN SELECT 1; RETURN 1; END", // 1415
-            "CREATE PROCEDURE ret() BEGIN RETURN 1; END",                  // 1313
-            "CREATE PROCEDURE dup(a INT, a INT) SET @x = 1",               // 1330
+            "CREATE PROCEDURE ret() BEGIN RETURN 1; END",    // 1313
+            "CREATE PROCEDURE dup(a INT, a INT) SET @x = 1", // 1330
             "CREATE FUNCTION commits() RETURNS INT BEGIN COMMIT; RETURN 1; END", // 1422
             "CREATE FUNCTION maybe(a INT) RETURNS INT BEGIN IF a > 0 THEN RETURN a; END IF; END",
             "SELECT maybe(1)",
-            "SELECT maybe(0)",                                             // 1321
+            "SELECT maybe(0)", // 1321
             "CREATE FUNCTION rec(n INT) RETURNS INT RETURN IF(n > 0, rec(n - 1), 0)",
-            "SELECT rec(2)",                                               // 1424
+            "SELECT rec(2)", // 1424
             "CREATE PROCEDURE down(n INT) BEGIN IF n > 0 THEN CALL down(n - 1); END IF; SELECT n; END",
             "CALL down(0)",
-            "CALL down(2)",                                                // 1456
+            "CALL down(2)", // 1456
             "SET max_sp_recursion_depth = 5",
             "CALL down(2)",
             "SET max_sp_recursion_depth = 0",
             "CREATE PROCEDURE sig() SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'no'",
             "CALL sig()",
             "DROP PROCEDURE p",
-            "CALL p(1, @b)",                                               // 1305
+            "CALL p(1, @b)", // 1305
             "DROP FUNCTION f",
-            "SELECT f(1)",                                                 // 1305
+            "SELECT f(1)", // 1305
         ],
     );
 }
@@ -258,9 +258,7 @@ fn show_and_information_schema_list_routines_as_mariadb() {
     assert_eq!(qs.rsplit_once('\n').unwrap().1, ms.rsplit_once('\n').unwrap().1);
     let status = |c: &mut mysql::Conn, what: &str| -> Vec<(String, String, String, String)> {
         let rows: Vec<mysql::Row> = c.query(format!("SHOW {what} STATUS WHERE Db = 'sp_show2'")).unwrap();
-        rows.iter()
-            .map(|r| (r.get(0).unwrap(), r.get(1).unwrap(), r.get(2).unwrap(), r.get(6).unwrap()))
-            .collect()
+        rows.iter().map(|r| (r.get(0).unwrap(), r.get(1).unwrap(), r.get(2).unwrap(), r.get(6).unwrap())).collect()
     };
     assert_eq!(status(&mut qc, "PROCEDURE"), status(&mut mc, "PROCEDURE"));
     assert_eq!(status(&mut qc, "FUNCTION"), status(&mut mc, "FUNCTION"));
@@ -339,9 +337,8 @@ fn what_quire_does_not_run_is_refused_at_create_with_1235() {
         let e = c.query_drop(sql).unwrap_err();
         assert_eq!(oracle::err_code(&e), 1235, "{sql}");
     }
-    let n: Option<i64> = c
-        .query_first("SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'sp_refused'")
-        .unwrap();
+    let n: Option<i64> =
+        c.query_first("SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'sp_refused'").unwrap();
     assert_eq!(n, Some(0));
 }
 

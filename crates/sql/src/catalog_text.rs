@@ -29,7 +29,11 @@ fn varchar(name: &str, len: u32) -> Column {
 
 /// The definitions of `table` (created when missing, with names of at
 /// most `name_len` characters), by (db, name).
-pub fn open(engine: &Engine, table: &str, name_len: u32) -> Result<std::collections::BTreeMap<(String, String), String>> {
+pub fn open(
+    engine: &Engine,
+    table: &str,
+    name_len: u32,
+) -> Result<std::collections::BTreeMap<(String, String), String>> {
     if !engine.table_names().iter().any(|n| n == table) {
         engine.create_table(
             table,

@@ -1108,7 +1108,7 @@ impl Session {
         let mut r = self.resolver();
         r.db = db;
         let epoch = self.shared.epoch();
-        let _routines = crate::stored::func::CompileScope::enter(&self.shared.catalog.routines, db, epoch);
+        let _routines = crate::stored::func::CompileScope::enter(&self.shared.catalog.routines, db);
         let (plan, params) = match stmt {
             ast::Statement::Query(q) if crate::rel::needs_general(&q) || reads_view(&q, &r) => {
                 let c = crate::rel::compile(*q, &r)?;

@@ -271,7 +271,11 @@ pub fn answers(c: &mut Conn, sql: &str) -> Vec<(Vec<String>, Answer)> {
     while let Some(set) = result.iter() {
         let names: Vec<String> = set.columns().as_ref().iter().map(|c| c.name_str().into_owned()).collect();
         if names.is_empty() {
-            let a = Answer::Ok { affected: set.affected_rows(), warnings: set.warnings(), info: set.info_str().into_owned() };
+            let a = Answer::Ok {
+                affected: set.affected_rows(),
+                warnings: set.warnings(),
+                info: set.info_str().into_owned(),
+            };
             drop(set);
             out.push((names, a));
             continue;

@@ -461,15 +461,13 @@ impl<'a> Parser<'a> {
     pub(crate) fn call(&mut self) -> Result<Stmt> {
         let (db, name) = self.qualified()?;
         let mut args = Vec::new();
-        if self.eat_token(&Token::LParen) {
-            if !self.eat_token(&Token::RParen) {
-                loop {
-                    args.push(self.expr_until(&[",", ")"])?);
-                    if self.eat_token(&Token::RParen) {
-                        break;
-                    }
-                    self.expect_token(&Token::Comma)?;
+        if self.eat_token(&Token::LParen) && !self.eat_token(&Token::RParen) {
+            loop {
+                args.push(self.expr_until(&[",", ")"])?);
+                if self.eat_token(&Token::RParen) {
+                    break;
                 }
+                self.expect_token(&Token::Comma)?;
             }
         }
         Ok(Stmt::Call { db, name, args })

@@ -110,7 +110,13 @@ impl Host for ProcHost<'_> {
         Ok(())
     }
 
-    fn call(&mut self, db: Option<&str>, name: &str, args: Vec<Value>, assignable: &[bool]) -> Result<Vec<Option<Value>>> {
+    fn call(
+        &mut self,
+        db: Option<&str>,
+        name: &str,
+        args: Vec<Value>,
+        assignable: &[bool],
+    ) -> Result<Vec<Option<Value>>> {
         let kind = RoutineKind::Procedure;
         let db = match db {
             Some(d) => d.to_string(),
@@ -136,7 +142,8 @@ impl Host for ProcHost<'_> {
             }
         }
         let me = (db.clone(), name.to_lowercase());
-        let limit = self.s.sysvar_value("max_sp_recursion_depth").ok().and_then(|v| crate::expr::to_i128(&v)).unwrap_or(0);
+        let limit =
+            self.s.sysvar_value("max_sp_recursion_depth").ok().and_then(|v| crate::expr::to_i128(&v)).unwrap_or(0);
         let times = self.state.stack.iter().filter(|k| **k == me).count();
         if times as i128 > limit {
             return Err(SqlError::new(
@@ -149,7 +156,11 @@ impl Host for ProcHost<'_> {
             ));
         }
         if self.state.stack.len() >= MAX_DEPTH {
-            return Err(SqlError::new(1436, "HY000", format!("Thread stack overrun: CALLs nested deeper than {MAX_DEPTH}")));
+            return Err(SqlError::new(
+                1436,
+                "HY000",
+                format!("Thread stack overrun: CALLs nested deeper than {MAX_DEPTH}"),
+            ));
         }
         let mut vals = Vec::with_capacity(args.len());
         for (p, v) in ready.params.iter().zip(args) {

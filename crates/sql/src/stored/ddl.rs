@@ -17,8 +17,17 @@ use crate::Output;
 #[derive(Debug, PartialEq)]
 pub enum RoutineStmt {
     Create(CreateRoutine),
-    Drop { kind: RoutineKind, if_exists: bool, db: Option<String>, name: String },
-    ShowCreate { kind: RoutineKind, db: Option<String>, name: String },
+    Drop {
+        kind: RoutineKind,
+        if_exists: bool,
+        db: Option<String>,
+        name: String,
+    },
+    ShowCreate {
+        kind: RoutineKind,
+        db: Option<String>,
+        name: String,
+    },
     /// `CALL`, as the body statement it is.
     Call(Stmt),
 }
@@ -315,10 +324,13 @@ fn is_native(name: &str) -> bool {
     let Some(sqlparser::ast::Statement::Query(q)) = stmts.pop() else { return false };
     let sqlparser::ast::SetExpr::Select(sel) = *q.body else { return false };
     let e = match sel.projection.first() {
-        Some(sqlparser::ast::SelectItem::UnnamedExpr(e) | sqlparser::ast::SelectItem::ExprWithAlias { expr: e, .. }) => e,
+        Some(
+            sqlparser::ast::SelectItem::UnnamedExpr(e) | sqlparser::ast::SelectItem::ExprWithAlias { expr: e, .. },
+        ) => e,
         _ => return false,
     };
-    let mut scope = crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
+    let mut scope =
+        crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
     !matches!(crate::expr::compile(e, &mut scope), Err(err) if err.code == 1305)
 }
 
@@ -474,7 +486,12 @@ mod tests {
 
         assert_eq!(
             parse("DROP FUNCTION IF EXISTS d.f").unwrap(),
-            Some(RoutineStmt::Drop { kind: RoutineKind::Function, if_exists: true, db: Some("d".into()), name: "f".into() })
+            Some(RoutineStmt::Drop {
+                kind: RoutineKind::Function,
+                if_exists: true,
+                db: Some("d".into()),
+                name: "f".into()
+            })
         );
         assert_eq!(
             parse("CALL p").unwrap(),
@@ -493,7 +510,10 @@ mod tests {
             Some(RoutineStmt::Drop { kind: RoutineKind::Procedure, if_exists: true, db: None, name: "p".into() })
         );
         assert_eq!(parse("CREATE TABLE t (a INT)").unwrap(), None);
-        assert_eq!(parse("CREATE DEFINER = CURRENT_USER TRIGGER t BEFORE INSERT ON t FOR EACH ROW SET @a = 1").unwrap(), None);
+        assert_eq!(
+            parse("CREATE DEFINER = CURRENT_USER TRIGGER t BEFORE INSERT ON t FOR EACH ROW SET @a = 1").unwrap(),
+            None
+        );
         assert_eq!(parse("SHOW CREATE TABLE t").unwrap(), None);
         assert_eq!(parse("CREATE FUNCTION f RETURNS STRING SONAME 'x.so'").unwrap_err().code, 1235);
         assert_eq!(params("a INT, A INT", RoutineKind::Procedure).unwrap_err().code, 1330);
@@ -524,11 +544,15 @@ mod tests {
         let p = RoutineKind::Procedure;
         assert_eq!(prepare(&def(f, "a INT", "INT", "BEGIN SET @x = a; END")).err().unwrap().code, 1320);
         assert_eq!(prepare(&def(f, "", "INT", "SELECT 1")).err().unwrap().code, 1415);
-        assert_eq!(prepare(&def(f, "", "INT", "BEGIN INSERT INTO t VALUES (1); RETURN 1; END")).err().unwrap().code, 1235);
+        assert_eq!(
+            prepare(&def(f, "", "INT", "BEGIN INSERT INTO t VALUES (1); RETURN 1; END")).err().unwrap().code,
+            1235
+        );
         assert_eq!(prepare(&def(p, "", "", "RETURN 1")).err().unwrap().code, 1313);
         assert_eq!(prepare(&def(p, "", "", "BEGIN DECLARE c CURSOR FOR SELECT 1; END")).err().unwrap().code, 1235);
         assert!(is_native("upper") && is_native("count") && !is_native("my_func"));
         assert!(prepare(&def(f, "a INT", "INT", "BEGIN IF a > 0 THEN RETURN a; END IF; RETURN 0; END")).is_ok());
-        assert!(prepare(&def(p, "IN a INT, OUT b INT", "", "BEGIN SELECT a; SET b = a * 2; CALL q(b); COMMIT; END")).is_ok());
+        assert!(prepare(&def(p, "IN a INT, OUT b INT", "", "BEGIN SELECT a; SET b = a * 2; CALL q(b); COMMIT; END"))
+            .is_ok());
     }
 }

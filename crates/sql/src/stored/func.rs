@@ -37,9 +37,8 @@ thread_local! {
     static SCOPE: RefCell<Option<Scope>> = const { RefCell::new(None) };
 }
 
-/// The routines, the database and the DDL epoch a statement is compiled
-/// against.
-type Scope = (Arc<Registry>, Option<String>, u64);
+/// The routines and the database a statement is compiled against.
+type Scope = (Arc<Registry>, Option<String>);
 
 /// Sets the [`Scope`] for as long as the guard lives.
 pub struct CompileScope {
@@ -47,8 +46,8 @@ pub struct CompileScope {
 }
 
 impl CompileScope {
-    pub fn enter(reg: &Arc<Registry>, db: Option<&str>, epoch: u64) -> CompileScope {
-        let prev = SCOPE.with(|s| s.borrow_mut().replace((reg.clone(), db.map(str::to_string), epoch)));
+    pub fn enter(reg: &Arc<Registry>, db: Option<&str>) -> CompileScope {
+        let prev = SCOPE.with(|s| s.borrow_mut().replace((reg.clone(), db.map(str::to_string))));
         CompileScope { prev }
     }
 }
@@ -75,7 +74,7 @@ pub fn resolve(name: &ast::ObjectName, args: Vec<Expr>) -> Result<Option<Expr>> 
     let parts: Vec<&str> = name.0.iter().filter_map(|p| p.as_ident()).map(|i| i.value.as_str()).collect();
     SCOPE.with(|s| {
         let g = s.borrow();
-        let Some((reg, current, epoch)) = g.as_ref() else { return Ok(None) };
+        let Some((reg, current)) = g.as_ref() else { return Ok(None) };
         let (db, fname) = match parts.as_slice() {
             [db, f] => (db.to_string(), *f),
             [f] => match current {

@@ -88,7 +88,9 @@ pub fn rows(s: &Session) -> Vec<Vec<Value>> {
         .into_iter()
         .filter(|r| user.as_ref().is_some_and(|u| u.may_use(&r.def.db)))
         .collect();
-    all.sort_by(|a, b| (&a.def.db, a.def.name.to_lowercase(), a.def.kind).cmp(&(&b.def.db, b.def.name.to_lowercase(), b.def.kind)));
+    all.sort_by(|a, b| {
+        (&a.def.db, a.def.name.to_lowercase(), a.def.kind).cmp(&(&b.def.db, b.def.name.to_lowercase(), b.def.kind))
+    });
     all.iter()
         .map(|r| {
             let d = &r.def;
