@@ -224,6 +224,10 @@ fn show_and_information_schema_list_routines_as_mariadb() {
             "CREATE FUNCTION f1(x INT) RETURNS VARCHAR(12) NO SQL RETURN CONCAT('[', x, ']')",
             "CREATE FUNCTION f2() RETURNS DECIMAL(7,3) RETURN 1.5",
             ROUTINES,
+            "SELECT SPECIFIC_NAME, ORDINAL_POSITION, PARAMETER_MODE, PARAMETER_NAME, DATA_TYPE, \
+             CHARACTER_MAXIMUM_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE, ROUTINE_TYPE \
+             FROM information_schema.PARAMETERS WHERE SPECIFIC_SCHEMA = 'sp_show' \
+             ORDER BY SPECIFIC_NAME, ORDINAL_POSITION",
             "SHOW PROCEDURE STATUS LIKE 'nothing'",
             "DROP FUNCTION f2",
             ROUTINES,
@@ -373,4 +377,20 @@ fn sql_security_definer_runs_with_the_definers_databases() {
     root.query_drop("CREATE PROCEDURE sp_secret.p() SELECT 1").unwrap();
     let e = c.query_drop("CALL sp_secret.p()").unwrap_err();
     assert_eq!(oracle::err_code(&e), 1370);
+}
+
+#[test]
+fn deep_recursion_ends_with_an_error_and_the_server_lives() {
+    let q = Quire::start(&[]);
+    let mut c = q.fresh_db("sp_deep");
+    c.query_drop("CREATE PROCEDURE down(n INT) BEGIN IF n > 0 THEN CALL down(n - 1); END IF; SET @reached = n; END")
+        .unwrap();
+    c.query_drop("SET max_sp_recursion_depth = 255").unwrap();
+    c.query_drop("CALL down(50)").unwrap();
+    let reached: Option<i64> = c.query_first("SELECT @reached").unwrap().flatten();
+    assert_eq!(reached, Some(50));
+    let e = c.query_drop("CALL down(200)").unwrap_err();
+    assert_eq!(oracle::err_code(&e), 1436);
+    let one: Option<i64> = c.query_first("SELECT 1").unwrap();
+    assert_eq!(one, Some(1));
 }

@@ -79,7 +79,6 @@ pub fn show_create(s: &Session, kind: RoutineKind, db: &str, name: &str) -> Resu
 pub fn rows(s: &Session) -> Vec<Vec<Value>> {
     let user = s.shared.catalog.user(&s.user);
     let st = |x: &str| Value::Str(x.to_string());
-    let u = |n: u64| Value::UInt(n);
     let mut all: Vec<_> = s
         .shared
         .catalog
@@ -98,39 +97,13 @@ pub fn rows(s: &Session) -> Vec<Vec<Value>> {
                 RoutineKind::Function => super::ddl::column(&d.name, &d.returns).ok(),
                 RoutineKind::Procedure => None,
             };
-            let (data_type, chars, octets, precision, scale, datetime, charset, collation, dtd) = match &ret {
-                Some(c) => {
-                    use quire_engine::row::ColumnType as T;
-                    let (ch, oc) = crate::infoschema::columns::lengths(c.ty, c.collation);
-                    let (p, sc) = crate::infoschema::columns::numeric(c.ty);
-                    let dt = match c.ty {
-                        T::DateTime { fsp } | T::Timestamp { fsp } | T::Time { fsp } => u(fsp.into()),
-                        _ => Value::Null,
-                    };
-                    let textual = c.ty.is_string() || c.ty.members().is_some();
-                    (
-                        st(crate::infoschema::columns::data_type(c.ty)),
-                        ch.map_or(Value::Null, u),
-                        oc.map_or(Value::Null, u),
-                        p.map_or(Value::Null, u),
-                        sc.map_or(Value::Null, u),
-                        dt,
-                        if textual { st(c.collation.charset()) } else { Value::Null },
-                        if textual { st(c.collation.name()) } else { Value::Null },
-                        Value::Str(c.sql_type()),
-                    )
+            let [data_type, chars, octets, precision, scale, datetime, charset, collation, dtd] = match &ret {
+                Some(c) => described(c),
+                None => {
+                    let mut v: [Value; 9] = std::array::from_fn(|_| Value::Null);
+                    v[0] = st("");
+                    v
                 }
-                None => (
-                    st(""),
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                ),
             };
             vec![
                 st(&d.name),
@@ -167,6 +140,67 @@ pub fn rows(s: &Session) -> Vec<Vec<Value>> {
             ]
         })
         .collect()
+}
+
+/// A type as COLUMNS describes a column's: DATA_TYPE, the character
+/// lengths, the numeric precision and scale, the datetime precision, the
+/// character set and collation, and the full type (DTD_IDENTIFIER).
+fn described(c: &quire_engine::row::Column) -> [Value; 9] {
+    use quire_engine::row::ColumnType as T;
+    let st = |x: &str| Value::Str(x.to_string());
+    let u = |n: u64| Value::UInt(n);
+    let (ch, oc) = crate::infoschema::columns::lengths(c.ty, c.collation);
+    let (p, sc) = crate::infoschema::columns::numeric(c.ty);
+    let dt = match c.ty {
+        T::DateTime { fsp } | T::Timestamp { fsp } | T::Time { fsp } => u(fsp.into()),
+        _ => Value::Null,
+    };
+    let textual = c.ty.is_string() || c.ty.members().is_some();
+    [
+        st(crate::infoschema::columns::data_type(c.ty)),
+        ch.map_or(Value::Null, u),
+        oc.map_or(Value::Null, u),
+        p.map_or(Value::Null, u),
+        sc.map_or(Value::Null, u),
+        dt,
+        if textual { st(c.collation.charset()) } else { Value::Null },
+        if textual { st(c.collation.name()) } else { Value::Null },
+        Value::Str(c.sql_type()),
+    ]
+}
+
+/// information_schema.PARAMETERS: each routine's parameters in order; a
+/// function's result first, as position 0 with no mode and no name.
+pub fn parameter_rows(s: &Session) -> Vec<Vec<Value>> {
+    let user = s.shared.catalog.user(&s.user);
+    let st = |x: &str| Value::Str(x.to_string());
+    let mut out = Vec::new();
+    for r in s.shared.catalog.routines.all() {
+        let d = &r.def;
+        if !user.as_ref().is_some_and(|u| u.may_use(&d.db)) {
+            continue;
+        }
+        let mut push = |pos: u64, mode: Value, name: Value, c: &quire_engine::row::Column| {
+            let mut row = vec![st("def"), st(&d.db), st(&d.name), Value::UInt(pos), mode, name];
+            row.extend(described(c));
+            row.push(st(d.kind.name()));
+            out.push(row);
+        };
+        if d.kind == RoutineKind::Function {
+            if let Ok(c) = super::ddl::column(&d.name, &d.returns) {
+                push(0, Value::Null, Value::Null, &c);
+            }
+        }
+        let Ok(params) = super::ddl::params(&d.params, d.kind) else { continue };
+        for (i, p) in params.iter().enumerate() {
+            let mode = match d.kind {
+                RoutineKind::Procedure => st(p.mode.name()),
+                RoutineKind::Function => st("IN"),
+            };
+            push(i as u64 + 1, mode, st(&p.column.name), &p.column);
+        }
+    }
+    out
 }
 
 fn datetime_value(text: &str) -> Value {
