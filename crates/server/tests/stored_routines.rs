@@ -320,6 +320,11 @@ fn routines_survive_a_restart() {
     );
     let err = c.query_drop("CALL gone()").unwrap_err();
     assert_eq!(oracle::err_code(&err), 1305);
+    // The definitions' table is the catalog's: not listed, not writable.
+    let err = c.query_drop("DELETE FROM mysql.quire_routine").unwrap_err();
+    assert_eq!(oracle::err_code(&err), 3554);
+    let tables: Vec<String> = c.query("SHOW TABLES FROM mysql LIKE 'quire%'").unwrap();
+    assert!(tables.is_empty(), "{tables:?}");
 }
 
 #[test]

@@ -46,7 +46,7 @@ const VIEW_CHUNK: usize = 256;
 /// naming one is refused with 3554 ([`dictionary_denied`]), so that no
 /// DDL, DML or restored dump can change accounts or views behind the
 /// catalog's back.
-const DICTIONARY: [&str; 5] = ["quire_db", "quire_user", "quire_grant", "quire_view", "quire_trigger"];
+const DICTIONARY: [&str; 6] = ["quire_db", "quire_user", "quire_grant", "quire_view", "quire_trigger", "quire_routine"];
 
 /// Whether `db`.`table` is a data dictionary table.
 pub fn is_dictionary(db: &str, table: &str) -> bool {
