@@ -199,6 +199,14 @@ fn transactions_inside_a_procedure_follow_the_session() {
             "CALL commits(5)",
             "ROLLBACK",
             "SELECT * FROM t ORDER BY a",
+            // The body runs under the sql_mode it was created with.
+            "SET sql_mode = ''",
+            "CREATE TABLE s (v VARCHAR(3))",
+            "CREATE PROCEDURE lax() BEGIN SELECT @@sql_mode AS m; INSERT INTO s VALUES ('too long'); END",
+            "SET sql_mode = 'STRICT_TRANS_TABLES'",
+            "CALL lax()",
+            "SELECT @@sql_mode, v FROM s",
+            "INSERT INTO s VALUES ('too long')",
             // A failing statement inside ends the CALL; what ran stays.
             "CREATE PROCEDURE dup_key() BEGIN INSERT INTO t VALUES (6); INSERT INTO t VALUES (6); END",
             "CALL dup_key()",

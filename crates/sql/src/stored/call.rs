@@ -10,7 +10,8 @@
 //!    times more than once (1456), and the stack is never deeper than
 //!    [`MAX_DEPTH`] (the thread's stack is finite).
 //! 2. The session's user is the definer's while a SQL SECURITY DEFINER
-//!    procedure runs, and is given back however the procedure ends.
+//!    procedure runs, and its sql_mode the procedure's; both are given
+//!    back however the procedure ends.
 
 use std::sync::Arc;
 
@@ -172,10 +173,17 @@ impl Host for ProcHost<'_> {
             false => None,
         };
         let saved = run_as.map(|u| std::mem::replace(&mut self.s.user, u));
+        // The body runs under the sql_mode it was created with (MySQL).
+        let saved_mode = self.s.vars.get("sql_mode");
+        let mode = crate::sysvars::VarValue::Str(r.def.sql_mode.clone());
+        let moded = self.s.vars.set_by_name("sql_mode", &mode).is_ok();
         self.state.stack.push(me);
         let mut inner = ProcHost { s: &mut *self.s, out: &mut *self.out, db: Some(db), state: &mut *self.state };
         let r = ready.program.run_routine(&mut inner, vals);
         self.state.stack.pop();
+        if let (true, Some(m)) = (moded, saved_mode) {
+            let _ = self.s.vars.set_by_name("sql_mode", &m);
+        }
         if let Some(u) = saved {
             self.s.user = u;
         }
