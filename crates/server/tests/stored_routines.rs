@@ -55,6 +55,10 @@ fn procedures_take_in_out_and_inout_parameters_as_mariadb() {
             "SELECT @s",
             "CALL typed('2', @s)",
             "SELECT @s",
+            // OR REPLACE (MariaDB's) redefines it in place.
+            "CREATE OR REPLACE PROCEDURE typed(IN d INT, OUT s VARCHAR(10)) SET s = CONCAT('[', d, ']')",
+            "CALL typed(3, @s)",
+            "SELECT @s",
         ],
     );
 }

@@ -57,9 +57,8 @@ pub fn call(s: &mut Session, call: &Stmt, out: &mut dyn Answers) -> Result<Outco
 }
 
 /// 1370: the user may not run routines of `db`.
-pub(crate) fn check_execute(s: &Session, kind: RoutineKind, db: &str, name: &str) -> Result<()> {
+pub(crate) fn check_execute(s: &Session, db: &str, name: &str) -> Result<()> {
     if !s.shared.catalog.user(&s.user).is_some_and(|u| u.may_use(db)) {
-        let _ = kind;
         return Err(SqlError::new(
             1370,
             "42000",
@@ -124,7 +123,7 @@ impl Host for ProcHost<'_> {
             None => self.db.clone().ok_or_else(SqlError::no_database)?,
         };
         let r = self.s.shared.catalog.routines.get(&db, kind, name).ok_or_else(|| does_not_exist(kind, &db, name))?;
-        check_execute(self.s, kind, &db, name)?;
+        check_execute(self.s, &db, name)?;
         let ready = r.ready(self.s.shared.epoch())?;
         if args.len() != ready.params.len() {
             return Err(wrong_arguments(kind, &db, name, ready.params.len(), args.len()));

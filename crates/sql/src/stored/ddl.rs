@@ -397,16 +397,13 @@ fn create(s: &mut Session, c: &CreateRoutine) -> Result<Output> {
     let shared = s.shared.clone();
     let reg = &shared.catalog.routines;
     let old = reg.get(&db, c.kind, &c.name);
-    if let Some(old) = &old {
-        if !c.or_replace {
-            let msg = format!("{} {} already exists", c.kind.name(), c.name);
-            if c.if_not_exists {
-                s.note(1304, msg);
-                return Ok(Output::ok());
-            }
-            return Err(SqlError::new(1304, "42000", msg));
+    if old.is_some() && !c.or_replace {
+        let msg = format!("{} {} already exists", c.kind.name(), c.name);
+        if c.if_not_exists {
+            s.note(1304, msg);
+            return Ok(Output::ok());
         }
-        let _ = old;
+        return Err(SqlError::new(1304, "42000", msg));
     }
     s.commit()?; // DDL commits the open transaction
     let gone: Vec<&RoutineDef> = old.as_ref().map(|o| &o.def).into_iter().collect();

@@ -109,7 +109,7 @@ pub fn call(s: &Session, key: &str, args: &[Value]) -> Result<Value> {
     let (db, name, _) = fields(key).ok_or_else(|| SqlError::internal("a stored function's name"))?;
     let kind = RoutineKind::Function;
     let r = s.shared.catalog.routines.get(db, kind, name).ok_or_else(|| does_not_exist(kind, db, name))?;
-    super::call::check_execute(s, kind, db, name)?;
+    super::call::check_execute(s, db, name)?;
     let ready = r.ready(s.shared.epoch())?;
     if args.len() != ready.params.len() {
         return Err(wrong_arguments(kind, db, &r.def.name, ready.params.len(), args.len()));
