@@ -545,3 +545,70 @@ fn dump_with_triggers_restores_them_into_quire_and_mariadb() {
     assert_eq!(fire_restored(&mut rc), fire_restored(&mut mc));
     mc.query_drop("DROP DATABASE dump3").unwrap();
 }
+
+/// Stored routines (BEGIN ... END bodies with `;` inside, OUT parameters,
+/// characteristics, a function used by a procedure).
+const ROUTINED: &[&str] = &[
+    "CREATE DATABASE dump4",
+    "CREATE TABLE dump4.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(20))",
+    "CREATE FUNCTION dump4.tag(x INT) RETURNS VARCHAR(20) DETERMINISTIC COMMENT 'it''s a tag' RETURN CONCAT('#', x)",
+    "CREATE PROCEDURE dump4.add_tags(IN n INT, OUT total INT) MODIFIES SQL DATA\nBEGIN\n  DECLARE i INT DEFAULT 0;\n  WHILE i < n DO\n    INSERT INTO t (v) VALUES (tag(i));\n    SET i = i + 1;\n  END WHILE;\n  SELECT COUNT(*) INTO total FROM t;\nEND",
+    "CREATE PROCEDURE dump4.listing() SQL SECURITY INVOKER SELECT id, v FROM t ORDER BY id",
+];
+
+/// The routines of `dump4` as information_schema lists them.
+fn routines(c: &mut Conn) -> Vec<Vec<Option<String>>> {
+    let rows: Vec<mysql::Row> = c
+        .query(
+            "SELECT ROUTINE_NAME, ROUTINE_TYPE, DATA_TYPE, ROUTINE_DEFINITION, IS_DETERMINISTIC, SQL_DATA_ACCESS, \
+             SECURITY_TYPE, ROUTINE_COMMENT FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'dump4' \
+             ORDER BY ROUTINE_NAME",
+        )
+        .unwrap();
+    rows.iter().map(row_cells).collect()
+}
+
+/// What the restored routines do.
+fn call_restored(c: &mut Conn) -> Vec<Vec<Option<String>>> {
+    c.query_drop("CALL dump4.add_tags(3, @total)").unwrap();
+    let mut rows: Vec<mysql::Row> = c.query("SELECT @total, dump4.tag(7)").unwrap();
+    rows.extend(c.query::<mysql::Row, _>("CALL dump4.listing()").unwrap());
+    rows.iter().map(row_cells).collect()
+}
+
+#[test]
+fn dump_with_routines_restores_them_into_quire_and_mariadb() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (Some(dump), Some(client)) = (tool("mariadb-dump"), tool("mariadb")) else { return };
+    let q = Quire::start(&[]);
+    let mut c = q.connect(None);
+    for sql in ROUTINED {
+        c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let text = run_tool(&dump, &Target::Quire(&q), &["--routines", "--databases", "dump4"], None);
+    assert!(String::from_utf8_lossy(&text).contains("PROCEDURE `add_tags`(IN n INT, OUT total INT)"));
+    let expected = routines(&mut c);
+    assert_eq!(expected.len(), 3);
+
+    let restored = Quire::start(&[]);
+    run_tool(&client, &Target::Quire(&restored), &[], Some(&text));
+    let mut rc = restored.connect(None);
+    assert_eq!(routines(&mut rc), expected, "quire → dump → quire");
+
+    let m = maria();
+    let mut mc = m.connect(None);
+    mc.query_drop("DROP DATABASE IF EXISTS dump4").unwrap();
+    run_tool(&client, &Target::Maria(m), &[], Some(&text));
+    assert_eq!(routines(&mut mc), expected, "quire → dump → MariaDB");
+    assert_eq!(call_restored(&mut rc), call_restored(&mut mc));
+
+    // MariaDB's own dump of them (RETURNS varchar(20) CHARSET ...)
+    // restores into quire.
+    let text = run_tool(&dump, &Target::Maria(m), &["--routines", "--databases", "dump4"], None);
+    let again = Quire::start(&[]);
+    run_tool(&client, &Target::Quire(&again), &[], Some(&text));
+    let mut ac = again.connect(None);
+    assert_eq!(routines(&mut ac).len(), 3, "MariaDB → dump → quire");
+    assert_eq!(call_restored(&mut ac), call_restored(&mut mc));
+    mc.query_drop("DROP DATABASE dump4").unwrap();
+}

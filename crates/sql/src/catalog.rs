@@ -13,7 +13,9 @@
 //!   definition (`CREATE VIEW ... AS ...` as quire prints it) in chunks of
 //!   at most [`VIEW_CHUNK`] characters, `part` zero-padded, written in one
 //!   transaction;
-//! - `mysql/quire_trigger`: triggers, the same way (`trigger::store`).
+//! - `mysql/quire_trigger`: triggers, the same way (`trigger::store`);
+//! - `mysql/quire_routine`: stored procedures and functions, the same
+//!   way (`stored::store`).
 //!
 //! Users are matched by name; the host part of `'user'@'host'` is accepted
 //! and ignored. Privileges are all or nothing per database.
@@ -44,7 +46,7 @@ const VIEW_CHUNK: usize = 256;
 /// naming one is refused with 3554 ([`dictionary_denied`]), so that no
 /// DDL, DML or restored dump can change accounts or views behind the
 /// catalog's back.
-const DICTIONARY: [&str; 5] = ["quire_db", "quire_user", "quire_grant", "quire_view", "quire_trigger"];
+const DICTIONARY: [&str; 6] = ["quire_db", "quire_user", "quire_grant", "quire_view", "quire_trigger", "quire_routine"];
 
 /// Whether `db`.`table` is a data dictionary table.
 pub fn is_dictionary(db: &str, table: &str) -> bool {
@@ -129,6 +131,10 @@ pub struct Catalog {
     views: RwLock<BTreeMap<(String, String), String>>,
     /// Triggers (`trigger` module; stored in `mysql/quire_trigger`).
     pub triggers: crate::trigger::Registry,
+    /// Stored procedures and functions (`stored` module; stored in
+    /// `mysql/quire_routine`). Shared with the compiling thread
+    /// (`stored::func::CompileScope`).
+    pub routines: Arc<crate::stored::Registry>,
     ddl: Mutex<()>,
 }
 
@@ -250,6 +256,7 @@ impl Catalog {
             users: Default::default(),
             views: Default::default(),
             triggers: Default::default(),
+            routines: Default::default(),
             ddl: Mutex::new(()),
         };
         cat.reload()?;
@@ -263,6 +270,7 @@ impl Catalog {
             crate::trigger::store::write(&cat.engine, &orphans.iter().collect::<Vec<_>>(), &[])?;
         }
         cat.triggers.replace_all(live);
+        cat.routines.replace_all(crate::stored::store::open(&cat.engine)?);
         Ok((cat, generated))
     }
 

@@ -1179,7 +1179,9 @@ fn function(f: &ast::Function, scope: &mut Scope<'_>) -> Result<Expr> {
         .find(|(n, ..)| *n == name)
         .map(|&(n, lo, hi)| (n, lo, hi, false));
     let Some((_, min, max, grammar)) = ARITY.iter().copied().find(|(n, ..)| *n == name).or(temporal) else {
-        return Err(SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist")));
+        // Not built in: a stored function (`stored::func`)?
+        return crate::stored::func::resolve(&f.name, args)?
+            .ok_or_else(|| SqlError::new(1305, "42000", format!("FUNCTION {name} does not exist")));
     };
     if (args.len() < min || args.len() > max) && grammar {
         return Err(SqlError::syntax(format!("wrong number of arguments to {name}()")));

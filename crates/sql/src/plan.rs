@@ -126,6 +126,7 @@ pub fn constant_with(e: &Expr, col: &dyn Fn(usize) -> bool) -> bool {
         Expr::Func(name, args) => {
             !matches!(name.as_str(), "rand" | "now" | "current_timestamp" | "sysdate" | "sleep")
                 && !crate::user_lock::is_lock_func(name)
+                && !crate::stored::func::is_stored(name)
                 && args.iter().all(|a| constant_with(a, col))
         }
         // A correlated subquery's outer value is fixed for one execution.
@@ -831,6 +832,7 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
         Expr::Func(name, args) => {
             let arg = |i: usize| args.get(i).map_or(MetaType::Null, |a| infer(a, t, aggs));
             match name.as_str() {
+                n if crate::stored::func::is_stored(n) => crate::stored::func::infer(n),
                 n if crate::timeval::is_func(n) => crate::timeval::infer(n, args, &arg),
                 n if crate::json::is_func(n) => crate::json::infer(n, args),
                 "str_to_date" => crate::str_to_date::infer(args),

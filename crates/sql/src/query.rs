@@ -583,6 +583,11 @@ pub trait SessionEnv {
     fn triggers(&self, _db: &str, _table: &str) -> Option<crate::trigger::TableTriggers> {
         None
     }
+    /// Runs stored function `key` (`stored::func`); only a session has
+    /// stored functions.
+    fn stored_function(&self, _key: &str, _args: &[Value]) -> Result<Value> {
+        Err(SqlError::internal("stored functions outside a session"))
+    }
     /// Runs the triggers of one row event (`trigger::fire`); only a
     /// session has triggers.
     fn fire(&self, _trx: &mut quire_engine::table::Trx, _ev: crate::trigger::fire::RowEvent<'_>) -> Result<()> {
@@ -613,6 +618,9 @@ impl Env for Ctx<'_> {
     fn func(&self, name: &str, args: &[Value]) -> Result<Value> {
         if name == "sleep" {
             return Ok(self.session.sleep(sleep_duration(args)?));
+        }
+        if crate::stored::func::is_stored(name) {
+            return self.session.stored_function(name, args);
         }
         if crate::user_lock::is_lock_func(name) {
             if let Some((locks, me)) = self.session.user_locks() {

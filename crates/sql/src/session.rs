@@ -322,6 +322,9 @@ pub struct Session {
     pub user_vars: RefCell<HashMap<String, Value>>,
     /// Tables whose triggers are running (`trigger::fire`, 1442).
     pub(crate) trigger_stack: RefCell<Vec<(String, String)>>,
+    /// Stored functions running (db, lowercased name): 1424 for a
+    /// recursive call (`stored::func`).
+    pub(crate) function_stack: RefCell<Vec<(String, String)>>,
     /// Conditions of the last statements (`diag.rs`). In a cell because
     /// expressions raise them through the shared [`SessionEnv`].
     pub(crate) diag: RefCell<Diagnostics>,
@@ -727,6 +730,10 @@ impl SessionEnv for Env<'_> {
         crate::trigger::fire(self.s, trx, row)
     }
 
+    fn stored_function(&self, key: &str, args: &[Value]) -> Result<Value> {
+        crate::stored::func::call(self.s, key, args)
+    }
+
     fn system_rows(&self, v: crate::infoschema::View, hint: &crate::infoschema::Hint) -> Result<Vec<Vec<Value>>> {
         crate::infoschema::rows(self.s, v, hint)
     }
@@ -903,6 +910,7 @@ impl Session {
             next_stmt_id: 1,
             user_vars: RefCell::new(HashMap::new()),
             trigger_stack: RefCell::new(Vec::new()),
+            function_stack: RefCell::new(Vec::new()),
             diag: RefCell::new(Diagnostics::default()),
             mode: Cell::new(Mode::default()),
             client_found_rows: false,
@@ -917,6 +925,19 @@ impl Session {
             wrote_persistent: Cell::new(false),
             gtid_next_used: Cell::new(false),
         })
+    }
+
+    /// Runs `f` with warnings raised as errors under a strict `sql_mode`:
+    /// what a stored routine's variables and result take is checked as a
+    /// column's value is (MariaDB's rule), whatever statement runs it.
+    pub(crate) fn strictly<T>(&self, f: impl FnOnce() -> T) -> T {
+        let saved = self.mode.get();
+        let mut mode = saved;
+        mode.abort_on_warning = mode.strict;
+        self.mode.set(mode);
+        let r = f();
+        self.mode.set(saved);
+        r
     }
 
     /// A statement starts: its `sql_mode` flags and `time_zone` are read and the
@@ -1087,6 +1108,7 @@ impl Session {
         let mut r = self.resolver();
         r.db = db;
         let epoch = self.shared.epoch();
+        let _routines = crate::stored::func::CompileScope::enter(&self.shared.catalog.routines, db);
         let (plan, params) = match stmt {
             ast::Statement::Query(q) if crate::rel::needs_general(&q) || reads_view(&q, &r) => {
                 let c = crate::rel::compile(*q, &r)?;
@@ -1380,6 +1402,11 @@ impl Session {
                 out.end(self, r);
                 return;
             }
+            Ok(None) => {}
+            Err(e) => return self.answer_failure(out, e),
+        }
+        match crate::stored::ddl::parse(sql) {
+            Ok(Some(t)) => return self.run_routine_statement(sql, &t, out),
             Ok(None) => {}
             Err(e) => return self.answer_failure(out, e),
         }
@@ -1987,6 +2014,38 @@ impl Session {
             self.log_ddl(sql)?;
         }
         Ok(o)
+    }
+
+    /// CREATE / DROP / SHOW CREATE {PROCEDURE | FUNCTION} and CALL
+    /// (`stored`); the DDL is written to the binary log as a statement.
+    fn run_routine_statement(&mut self, sql: &str, t: &crate::stored::ddl::RoutineStmt, out: &mut dyn Answers) {
+        use crate::stored::ddl::RoutineStmt;
+        self.begin_statement(true, false);
+        let r = match t {
+            RoutineStmt::Call(call) => crate::stored::call::call(self, call, out),
+            RoutineStmt::ShowCreate { .. } => {
+                out.begin(self, false);
+                crate::stored::ddl::run(self, t).and_then(|o| deliver(o, out.rows()))
+            }
+            _ => (|| {
+                self.check_writable()?;
+                let o = crate::stored::ddl::run(self, t)?;
+                if self.shared.binlog.get().is_some() {
+                    self.log_ddl(sql)?;
+                }
+                Ok(o)
+            })()
+            .and_then(|o| deliver(o, out.rows())),
+        };
+        let r = self.finish(r);
+        self.row_count = match &r {
+            Ok(Outcome::Ok { affected, .. }) => *affected as i64,
+            _ => -1,
+        };
+        if !matches!(t, RoutineStmt::ShowCreate { .. }) {
+            out.begin(self, false);
+        }
+        out.end(self, r);
     }
 
     /// A variable's value as an expression reads it (`@@name`).

@@ -736,6 +736,7 @@ pub static VARS: &[VarDef] = &[
     def("max_heap_table_size", B, DYN, uint(16384, U64), "16777216", USED),
     def("max_prepared_stmt_count", G, DYN, uint(0, 4_194_304), "16382", USED),
     def("max_sort_length", B, DYN, uint(4, 8_388_608), "1024", COMPAT),
+    def("max_sp_recursion_depth", B, DYN, uint(0, 255), "0", USED),
     def("max_user_connections", B, DYN, uint(0, U32), "0", COMPAT),
     def("myisam_sort_buffer_size", B, DYN, uint(4096, U64), "8388608", COMPAT),
     def("mysqlx", G, RO, Bool, "OFF", COMPAT),

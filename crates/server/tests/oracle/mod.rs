@@ -259,6 +259,49 @@ pub fn answer(c: &mut Conn, sql: &str) -> Answer {
     }
 }
 
+/// Runs `sql` (text protocol) and records every answer it gives: each
+/// result set with its column names, then the final OK (a CALL's result
+/// sets come before its own OK; an error ends the list).
+pub fn answers(c: &mut Conn, sql: &str) -> Vec<(Vec<String>, Answer)> {
+    let mut out = Vec::new();
+    let mut result = match c.query_iter(sql) {
+        Ok(r) => r,
+        Err(e) => return vec![(vec![], Answer::Err(err_code(&e)))],
+    };
+    while let Some(set) = result.iter() {
+        let names: Vec<String> = set.columns().as_ref().iter().map(|c| c.name_str().into_owned()).collect();
+        if names.is_empty() {
+            let a = Answer::Ok {
+                affected: set.affected_rows(),
+                warnings: set.warnings(),
+                info: set.info_str().into_owned(),
+            };
+            drop(set);
+            out.push((names, a));
+            continue;
+        }
+        let mut rows = Vec::new();
+        let mut failed = None;
+        for r in set {
+            match r {
+                Ok(row) => rows.push(row_cells(&row)),
+                Err(e) => failed = Some(err_code(&e)),
+            }
+        }
+        match failed {
+            // Without its column names: whether a statement that fails
+            // while running announced its result set first is the
+            // protocol layer's choice, not the answer.
+            Some(code) => {
+                out.push((vec![], Answer::Err(code)));
+                return out;
+            }
+            None => out.push((names, Answer::Rows(rows))),
+        }
+    }
+    out
+}
+
 pub fn row_cells(row: &Row) -> Vec<Option<String>> {
     (0..row.len()).map(|i| row.as_ref(i).map(cell).unwrap_or(None)).collect()
 }

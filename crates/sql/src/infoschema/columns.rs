@@ -219,7 +219,7 @@ pub(crate) fn data_type(ty: ColumnType) -> &'static str {
 }
 
 /// CHARACTER_MAXIMUM_LENGTH and CHARACTER_OCTET_LENGTH.
-fn lengths(ty: ColumnType, coll: Collation) -> (Option<u64>, Option<u64>) {
+pub(crate) fn lengths(ty: ColumnType, coll: Collation) -> (Option<u64>, Option<u64>) {
     let per_char: u64 = if coll.charset() == "latin1" { 1 } else { 4 };
     match ty {
         ColumnType::Char { len } | ColumnType::Varchar { len } => (Some(len.into()), Some(u64::from(len) * per_char)),
@@ -239,7 +239,7 @@ fn lengths(ty: ColumnType, coll: Collation) -> (Option<u64>, Option<u64>) {
 }
 
 /// NUMERIC_PRECISION and NUMERIC_SCALE.
-fn numeric(ty: ColumnType) -> (Option<u64>, Option<u64>) {
+pub(crate) fn numeric(ty: ColumnType) -> (Option<u64>, Option<u64>) {
     match ty {
         ColumnType::TinyInt { .. } | ColumnType::TinyInt1 { .. } => (Some(3), Some(0)),
         ColumnType::SmallInt { .. } => (Some(5), Some(0)),

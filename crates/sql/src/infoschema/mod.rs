@@ -31,7 +31,7 @@
 //! 4. Writes are refused with 1044 ([`write_denied`]), as MySQL refuses
 //!    them.
 
-mod columns;
+pub(crate) mod columns;
 pub mod hint;
 mod innodb_dict;
 pub mod innodb_metrics;
@@ -83,6 +83,7 @@ pub enum View {
     CollationCharacterSetApplicability,
     Processlist,
     Routines,
+    Parameters,
     Triggers,
     Events,
     Partitions,
@@ -111,7 +112,7 @@ pub enum View {
 }
 
 /// Every table with its name, in name order (SHOW TABLES' order).
-pub const ALL: [(View, &str); 33] = [
+pub const ALL: [(View, &str); 34] = [
     (View::CharacterSets, "CHARACTER_SETS"),
     (View::CheckConstraints, "CHECK_CONSTRAINTS"),
     (View::Collations, "COLLATIONS"),
@@ -131,6 +132,7 @@ pub const ALL: [(View, &str); 33] = [
     (View::InnodbTables, "INNODB_TABLES"),
     (View::InnodbTrx, "INNODB_TRX"),
     (View::KeyColumnUsage, "KEY_COLUMN_USAGE"),
+    (View::Parameters, "PARAMETERS"),
     (View::Partitions, "PARTITIONS"),
     (View::Plugins, "PLUGINS"),
     (View::Processlist, "PROCESSLIST"),
@@ -345,11 +347,13 @@ pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
         // quire's grants are per database (or global): no table or
         // column grant exists to list.
         View::TablePrivileges | View::ColumnPrivileges => Ok(Vec::new()),
-        // quire has no stored routines, events, tablespaces
+        // quire has no events, tablespaces
         // other than a table's own file (MariaDB's FILES is empty for
         // InnoDB too) nor histograms.
         View::Triggers => Ok(crate::trigger::show::rows(s)),
-        View::Routines | View::Events | View::Files | View::ColumnStatistics => Ok(Vec::new()),
+        View::Routines => Ok(crate::stored::show::rows(s)),
+        View::Parameters => Ok(crate::stored::show::parameter_rows(s)),
+        View::Events | View::Files | View::ColumnStatistics => Ok(Vec::new()),
         View::InnodbTrx => Ok(innodb_trx::rows(s)),
         View::InnodbBufferPoolStats => Ok(innodb_pool::buffer_pool_stats(s)),
         View::InnodbMetrics => Ok(innodb_metrics::rows(s)),

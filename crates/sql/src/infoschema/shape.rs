@@ -252,6 +252,25 @@ const ROUTINES: &[Def] = &[
     ("DATABASE_COLLATION", T::Var(64), NN),
 ];
 
+const PARAMETERS: &[Def] = &[
+    ("SPECIFIC_CATALOG", T::Var(512), NN),
+    ("SPECIFIC_SCHEMA", T::Var(64), NN),
+    ("SPECIFIC_NAME", T::Var(64), NN),
+    ("ORDINAL_POSITION", T::IntU, NN),
+    ("PARAMETER_MODE", T::Var(5), N),
+    ("PARAMETER_NAME", T::Var(64), N),
+    ("DATA_TYPE", T::LongText, N),
+    ("CHARACTER_MAXIMUM_LENGTH", T::Big, N),
+    ("CHARACTER_OCTET_LENGTH", T::Big, N),
+    ("NUMERIC_PRECISION", T::IntU, N),
+    ("NUMERIC_SCALE", T::Big, N),
+    ("DATETIME_PRECISION", T::IntU, N),
+    ("CHARACTER_SET_NAME", T::Var(64), N),
+    ("COLLATION_NAME", T::Var(64), N),
+    ("DTD_IDENTIFIER", T::LongText, NN),
+    ("ROUTINE_TYPE", T::Var(9), NN),
+];
+
 const TRIGGERS: &[Def] = &[
     ("TRIGGER_CATALOG", T::Var(512), NN),
     ("TRIGGER_SCHEMA", T::Var(64), NN),
@@ -601,6 +620,7 @@ fn defs(v: View) -> &'static [Def] {
         View::CollationCharacterSetApplicability => COLLATION_CHARACTER_SET_APPLICABILITY,
         View::Processlist => PROCESSLIST,
         View::Routines => ROUTINES,
+        View::Parameters => PARAMETERS,
         View::Triggers => TRIGGERS,
         View::Events => EVENTS,
         View::Partitions => PARTITIONS,

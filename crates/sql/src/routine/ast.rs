@@ -33,6 +33,22 @@ pub enum Stmt {
     Sql(String),
     /// `SELECT ... INTO target, ... ...`: the SELECT without its INTO.
     SelectInto { select: String, targets: Vec<Target> },
+    /// A SELECT without INTO (procedures only): its rows go to the
+    /// client as a result set.
+    Select(String),
+    /// `CALL [db.]name[(arg, ...)]` (procedures only).
+    Call { db: Option<String>, name: String, args: Vec<String> },
+    /// `RETURN expr` (functions only).
+    Return(String),
+}
+
+/// What kind of stored program a body belongs to: it decides what the
+/// body may hold (result sets, RETURN, CALL, COMMIT) and the errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Trigger,
+    Procedure,
+    Function,
 }
 
 /// `DECLARE name [, name ...] type [DEFAULT expr]`.

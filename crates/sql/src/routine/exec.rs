@@ -7,8 +7,9 @@
 //! epoch through its [`Host`] and running it with the frame as parameters.
 //!
 //! Invariants:
-//! 1. A frame holds `Names::row_slots` values for the row (NEW, then OLD)
-//!    followed by one slot per declared local (`Prepared::slots`).
+//! 1. A frame holds `Names::row_slots` values for the row (NEW, then OLD;
+//!    a routine's parameters instead) followed by one slot per declared
+//!    local (`Prepared::slots`).
 //! 2. Every slot a prepared piece names exists in the frame, so a plan's
 //!    parameters are always bound.
 
@@ -18,7 +19,7 @@ use parking_lot::Mutex;
 use quire_engine::row::{Column, Value};
 use sqlparser::ast;
 
-use super::ast::{Declare, Stmt, Target};
+use super::ast::{Declare, Kind, Stmt, Target};
 use crate::error::{Result, SqlError};
 use crate::session::Compiled;
 
@@ -38,10 +39,34 @@ pub trait Host {
     fn warn(&self, code: u16, message: String) -> Result<()>;
     /// `Err` once the statement is interrupted (KILL QUERY).
     fn check_interrupt(&self) -> Result<()>;
+    /// A SELECT ... INTO fetched `rows` rows (a CALL's OK counts them,
+    /// as MariaDB).
+    fn selected_into(&mut self, _rows: u64) {}
+    /// A SELECT's rows sent to the client as one result set (a
+    /// procedure's SELECT without INTO).
+    fn result_set(&mut self, _plan: &Compiled, _params: &[Value]) -> Result<()> {
+        Err(SqlError::internal("a result set outside a procedure"))
+    }
+    /// CALL of procedure `[db.]name` with `args`; `assignable[i]`: the
+    /// i-th argument can take an OUT value. What goes back to each
+    /// argument: the OUT and INOUT parameters' values at the end.
+    fn call(
+        &mut self,
+        _db: Option<&str>,
+        _name: &str,
+        _args: Vec<Value>,
+        _assignable: &[bool],
+    ) -> Result<Vec<Option<Value>>> {
+        Err(SqlError::unsupported("CALL here"))
+    }
 }
 
-/// The row names a program may use (a trigger's NEW and OLD).
+/// The names a program may use (a trigger's NEW and OLD, a routine's
+/// parameters).
 pub struct Names {
+    pub kind: Kind,
+    /// A routine's parameters (their slots follow the row's).
+    pub params: Vec<Column>,
     /// The subject table's columns (NEW and OLD have them).
     pub columns: Vec<Column>,
     pub event: &'static str,
@@ -52,9 +77,15 @@ pub struct Names {
 }
 
 impl Names {
-    /// Slots before the locals: NEW's columns, then OLD's.
+    /// Slots before the locals: NEW's columns, then OLD's, then the
+    /// parameters.
     pub fn row_slots(&self) -> usize {
-        2 * self.columns.len()
+        2 * self.columns.len() + self.params.len()
+    }
+
+    /// A stored routine's names: its parameters only.
+    pub fn routine(kind: Kind, params: Vec<Column>) -> Names {
+        Names { kind, params, columns: vec![], event: "", has_new: false, has_old: false, new_assignable: false }
     }
 }
 
@@ -135,6 +166,15 @@ enum Op {
         sql: Sql,
         dests: Vec<Dest>,
     },
+    /// A result set to the client.
+    Select(Sql),
+    /// CALL: each argument's value, and where an OUT value goes back.
+    Call {
+        db: Option<String>,
+        name: String,
+        args: Vec<(Sql, Option<Dest>)>,
+    },
+    Return(Sql),
 }
 
 /// A program ready to run (shared by every firing; plans cached inside).
@@ -149,6 +189,8 @@ enum Flow {
     Next,
     Leave(usize),
     Iterate(usize),
+    /// A function's RETURN, with its value.
+    Return(Value),
 }
 
 struct Scope {
@@ -164,7 +206,12 @@ struct Scope {
 pub fn prepare(program: &Stmt, names: &Names) -> Result<Prepared> {
     let mut slots: Vec<Column> = names.columns.clone();
     slots.extend(names.columns.iter().cloned());
-    let mut sc = Scope { vars: Vec::new(), labels: Vec::new(), next_label: 0, slots };
+    let mut vars = Vec::new();
+    for p in &names.params {
+        vars.push((p.name.clone(), slots.len()));
+        slots.push(p.clone());
+    }
+    let mut sc = Scope { vars, labels: Vec::new(), next_label: 0, slots };
     let body = op(program, names, &mut sc)?;
     Ok(Prepared { body, slots: sc.slots })
 }
@@ -264,6 +311,22 @@ fn op(s: &Stmt, names: &Names, sc: &mut Scope) -> Result<Op> {
             errno: errno.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
         },
         Stmt::Sql(text) => Op::Exec(Sql::new(statement(text, names, sc)?)),
+        Stmt::Select(text) => {
+            let mut stmt = crate::session::parse(text)?;
+            if stmt.len() != 1 {
+                return Err(SqlError::syntax(format!("near '{text}'")));
+            }
+            let mut stmt = stmt.remove(0);
+            name_items(&mut stmt, sc);
+            bind(&mut stmt, names, sc, true)?;
+            Op::Select(Sql::new(stmt))
+        }
+        Stmt::Return(e) => Op::Return(scalar(e, names, sc)?),
+        Stmt::Call { db, name, args } => Op::Call {
+            db: db.clone(),
+            name: name.clone(),
+            args: args.iter().map(|a| Ok((scalar(a, names, sc)?, out_dest(a, sc)?))).collect::<Result<_>>()?,
+        },
         Stmt::SelectInto { select, targets } => {
             let dests = targets.iter().map(|t| dest(t, names, sc)).collect::<Result<_>>()?;
             Op::SelectInto { sql: Sql::new(statement(select, names, sc)?), dests }
@@ -312,6 +375,22 @@ fn dest(t: &Target, names: &Names, sc: &Scope) -> Result<Dest> {
             Ok(Dest::Slot(slot))
         }
     }
+}
+
+/// Where a CALL argument can take an OUT value back: a local or a user
+/// variable named alone.
+fn out_dest(text: &str, sc: &Scope) -> Result<Option<Dest>> {
+    use sqlparser::tokenizer::Token as T;
+    let toks = crate::routine::parse::tokens(text)?;
+    let sig: Vec<&T> = toks.iter().map(|t| &t.token).filter(|t| !matches!(t, T::Whitespace(_))).collect();
+    Ok(match sig.as_slice() {
+        [T::Word(w)] if w.quote_style.is_none() && w.value.starts_with('@') && !w.value.starts_with("@@") => {
+            Some(Dest::User(w.value[1..].to_ascii_lowercase()))
+        }
+        [T::AtSign, T::SingleQuotedString(u) | T::DoubleQuotedString(u)] => Some(Dest::User(u.to_ascii_lowercase())),
+        [T::Word(w)] => local(sc, &w.value).map(Dest::Slot),
+        _ => None,
+    })
 }
 
 fn local(sc: &Scope, name: &str) -> Option<usize> {
@@ -364,15 +443,74 @@ fn statement(text: &str, names: &Names, sc: &Scope) -> Result<ast::Statement> {
         return Err(SqlError::syntax(format!("near '{text}'")));
     }
     let mut stmt = stmts.remove(0);
-    bind(&mut stmt, names, sc)?;
+    if names.kind == Kind::Function && ast::visit_relations(&stmt, |_| std::ops::ControlFlow::Break(())).is_break() {
+        return Err(SqlError::unsupported("tables in a stored function"));
+    }
+    bind(&mut stmt, names, sc, false)?;
     Ok(stmt)
+}
+
+/// A result set's columns are named by the expressions as written (a
+/// local `a` names its column `a`, not the parameter it becomes).
+fn name_items(stmt: &mut ast::Statement, sc: &Scope) {
+    let ast::Statement::Query(q) = stmt else { return };
+    let ast::SetExpr::Select(sel) = q.body.as_mut() else { return };
+    for item in &mut sel.projection {
+        if let ast::SelectItem::UnnamedExpr(e) = item {
+            let mut uses_local = false;
+            let _ = ast::visit_expressions(e, |x| {
+                if let ast::Expr::Identifier(i) = x {
+                    uses_local |= local(sc, &i.value).is_some();
+                }
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+            if uses_local {
+                let alias = ast::Ident::with_quote('`', e.to_string());
+                *item = ast::SelectItem::ExprWithAlias { expr: e.clone(), alias };
+            }
+        }
+    }
+}
+
+/// A slot's parameter marker; `typed`: cast to the slot's type, so that a
+/// result set's column has the variable's type (a parameter's own type
+/// is its value's).
+fn slot_marker(slot: usize, sc: &Scope, typed: bool) -> ast::Expr {
+    use quire_engine::row::ColumnType as T;
+    let marker = ast::Expr::Value(ast::Value::Placeholder(format!("?{slot}")).with_empty_span());
+    if !typed {
+        return marker;
+    }
+    let target = match sc.slots[slot].ty {
+        T::TinyInt { unsigned }
+        | T::TinyInt1 { unsigned }
+        | T::SmallInt { unsigned }
+        | T::MediumInt { unsigned }
+        | T::Int { unsigned }
+        | T::BigInt { unsigned } => (if unsigned { "UNSIGNED" } else { "SIGNED" }).to_string(),
+        T::Decimal { precision, scale, .. } => format!("DECIMAL({precision},{scale})"),
+        T::Double { .. } | T::Float { .. } => "DOUBLE".into(),
+        T::Date => "DATE".into(),
+        T::DateTime { fsp } => format!("DATETIME({fsp})"),
+        T::Time { fsp } => format!("TIME({fsp})"),
+        _ => return marker,
+    };
+    match sqlparser::parser::Parser::new(&sqlparser::dialect::MySqlDialect {})
+        .try_with_sql(&format!("CAST(NULL AS {target})"))
+        .and_then(|mut p| p.parse_expr())
+    {
+        Ok(ast::Expr::Cast { kind, data_type, format, .. }) => {
+            ast::Expr::Cast { kind, expr: Box::new(marker), data_type, format }
+        }
+        _ => marker,
+    }
 }
 
 /// Replaces local variables and NEW.col / OLD.col with `?slot` (a local
 /// shadows a column of the same name, as in MySQL).
-fn bind(stmt: &mut ast::Statement, names: &Names, sc: &Scope) -> Result<()> {
+fn bind(stmt: &mut ast::Statement, names: &Names, sc: &Scope, typed: bool) -> Result<()> {
     use std::ops::ControlFlow;
-    let marker = |slot: usize| ast::Expr::Value(ast::Value::Placeholder(format!("?{slot}")).with_empty_span());
+    let marker = |slot: usize| slot_marker(slot, sc, typed);
     let r = ast::visit_expressions_mut(stmt, |e| {
         match e {
             ast::Expr::Identifier(i) if i.quote_style != Some('\'') && i.quote_style != Some('"') => {
@@ -414,6 +552,21 @@ fn intern(s: &str) -> &'static str {
 }
 
 impl Prepared {
+    /// Runs a routine over its arguments (converted to the parameters'
+    /// types): the parameters' values at the end, and what RETURN gave.
+    pub fn run_routine(&self, host: &mut dyn Host, args: Vec<Value>) -> Result<(Vec<Value>, Option<Value>)> {
+        let n = args.len();
+        let mut frame = args;
+        frame.resize(self.slots.len(), Value::Null);
+        let mut vm = Vm { host, slots: &self.slots, frame };
+        let returned = match vm.exec(&self.body)? {
+            Flow::Return(v) => Some(v),
+            _ => None,
+        };
+        vm.frame.truncate(n);
+        Ok((vm.frame, returned))
+    }
+
     /// Runs the program over `row` (NEW then OLD, `Names::row_slots`
     /// values); returns the row as the program left it.
     pub fn run(&self, host: &mut dyn Host, row: Vec<Value>) -> Result<Vec<Value>> {
@@ -542,6 +695,26 @@ impl Vm<'_, '_> {
                     f => return Ok(f),
                 }
             },
+            Op::Return(e) => Ok(Flow::Return(self.eval(e)?)),
+            Op::Select(sql) => {
+                let plan = sql.plan(self.host)?;
+                self.host.result_set(&plan, &self.frame)?;
+                Ok(Flow::Next)
+            }
+            Op::Call { db, name, args } => {
+                let mut vals = Vec::with_capacity(args.len());
+                for (e, _) in args {
+                    vals.push(self.eval(e)?);
+                }
+                let assignable: Vec<bool> = args.iter().map(|(_, d)| d.is_some()).collect();
+                let out = self.host.call(db.as_deref(), name, vals, &assignable)?;
+                for ((_, d), v) in args.iter().zip(out) {
+                    if let (Some(d), Some(v)) = (d, v) {
+                        self.assign(d, v)?;
+                    }
+                }
+                Ok(Flow::Next)
+            }
             Op::Leave(l) => Ok(Flow::Leave(*l)),
             Op::Iterate(l) => Ok(Flow::Iterate(*l)),
             Op::Signal { sqlstate, message, errno } => self.signal(sqlstate, message.as_ref(), errno.as_ref()),
@@ -553,6 +726,7 @@ impl Vm<'_, '_> {
             Op::SelectInto { sql, dests } => {
                 let plan = sql.plan(self.host)?;
                 let rows = self.host.run(&plan, &self.frame)?;
+                self.host.selected_into(rows.len() as u64);
                 if rows.len() > 1 {
                     return Err(SqlError::new(1172, "42000", "Result consisted of more than one row"));
                 }

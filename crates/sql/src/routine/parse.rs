@@ -11,7 +11,7 @@
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
-use super::ast::{Declare, Stmt, Target};
+use super::ast::{Declare, Kind, Stmt, Target};
 use crate::error::{Result, SqlError};
 
 /// A token and where it starts in the source (bytes); it ends where the
@@ -41,10 +41,16 @@ pub(crate) fn tokens(src: &str) -> Result<Vec<Tok>> {
         .collect())
 }
 
-/// A program body: one statement (a BEGIN ... END block or a single
+/// A trigger's body: one statement (a BEGIN ... END block or a single
 /// statement), optionally followed by `;`.
 pub fn program(src: &str) -> Result<Stmt> {
+    program_of(src, Kind::Trigger)
+}
+
+/// The body of a program of `kind` ([`program`]).
+pub fn program_of(src: &str, kind: Kind) -> Result<Stmt> {
     let mut p = Parser::new(src)?;
+    p.kind = kind;
     let s = p.statement()?;
     p.eat_token(&Token::SemiColon);
     if !p.at_end() {
@@ -58,6 +64,8 @@ pub(crate) struct Parser<'a> {
     toks: Vec<Tok>,
     /// Index into `toks` of the next significant token.
     pos: usize,
+    /// The program being read (statements allowed, errors).
+    pub(crate) kind: Kind,
 }
 
 fn is_space(t: &Token) -> bool {
@@ -67,7 +75,7 @@ fn is_space(t: &Token) -> bool {
 impl<'a> Parser<'a> {
     pub(crate) fn new(src: &'a str) -> Result<Self> {
         let toks = tokens(src)?;
-        let mut p = Parser { src, toks, pos: 0 };
+        let mut p = Parser { src, toks, pos: 0, kind: Kind::Trigger };
         p.skip_space();
         Ok(p)
     }
@@ -87,7 +95,7 @@ impl<'a> Parser<'a> {
         self.toks.get(self.pos).map_or(self.src.len(), |t| t.start)
     }
 
-    fn peek(&self) -> Option<&Token> {
+    pub(crate) fn peek(&self) -> Option<&Token> {
         self.toks.get(self.pos).map(|t| &t.token)
     }
 
@@ -138,7 +146,7 @@ impl<'a> Parser<'a> {
         false
     }
 
-    fn expect_token(&mut self, t: &Token) -> Result<()> {
+    pub(crate) fn expect_token(&mut self, t: &Token) -> Result<()> {
         if self.eat_token(t) {
             Ok(())
         } else {
@@ -256,6 +264,31 @@ impl<'a> Parser<'a> {
             if self.is_word(kw) {
                 return Ok(Stmt::Sql(self.sql_text()?));
             }
+        }
+        if self.is_word("RETURN") {
+            if self.kind != Kind::Function {
+                return Err(SqlError::new(1313, "42000", "RETURN is only allowed in a FUNCTION"));
+            }
+            self.advance();
+            return Ok(Stmt::Return(self.expr_until(&[])?));
+        }
+        if self.kind == Kind::Procedure {
+            if self.eat("CALL") {
+                return self.call();
+            }
+            // Transactions follow the session (MySQL allows them here).
+            for kw in ["COMMIT", "ROLLBACK", "START", "SAVEPOINT", "RELEASE"] {
+                if self.is_word(kw) {
+                    return Ok(Stmt::Sql(self.sql_text()?));
+                }
+            }
+        }
+        if self.kind == Kind::Function && ["COMMIT", "ROLLBACK", "START"].iter().any(|k| self.is_word(k)) {
+            return Err(SqlError::new(
+                1422,
+                "HY000",
+                "Explicit or implicit commit is not allowed in stored function or trigger.",
+            ));
         }
         if self.is_word("SELECT") || self.is_word("WITH") || self.peek() == Some(&Token::LParen) {
             return self.select_into();
@@ -424,6 +457,31 @@ impl<'a> Parser<'a> {
         Ok(Stmt::Signal { sqlstate, message, errno })
     }
 
+    /// After CALL: `[db.]name[(arg, ...)]`, each argument's text.
+    pub(crate) fn call(&mut self) -> Result<Stmt> {
+        let (db, name) = self.qualified()?;
+        let mut args = Vec::new();
+        if self.eat_token(&Token::LParen) && !self.eat_token(&Token::RParen) {
+            loop {
+                args.push(self.expr_until(&[",", ")"])?);
+                if self.eat_token(&Token::RParen) {
+                    break;
+                }
+                self.expect_token(&Token::Comma)?;
+            }
+        }
+        Ok(Stmt::Call { db, name, args })
+    }
+
+    /// `[db.]name`.
+    pub(crate) fn qualified(&mut self) -> Result<(Option<String>, String)> {
+        let first = self.ident()?;
+        if self.eat_token(&Token::Period) {
+            return Ok((Some(first), self.ident()?));
+        }
+        Ok((None, first))
+    }
+
     /// A plain SQL statement: its text to the `;` that ends it (or the end).
     fn sql_text(&mut self) -> Result<String> {
         self.expr_until(&[])
@@ -462,7 +520,12 @@ impl<'a> Parser<'a> {
         }
         let end = self.offset();
         let Some((from, to)) = cut else {
-            return Err(SqlError::new(1415, "0A000", "Not allowed to return a result set from a trigger"));
+            let what = match self.kind {
+                Kind::Procedure => return Ok(Stmt::Select(self.src[start..end].trim().to_string())),
+                Kind::Function => "function",
+                Kind::Trigger => "trigger",
+            };
+            return Err(SqlError::new(1415, "0A000", format!("Not allowed to return a result set from a {what}")));
         };
         let select = format!("{} {}", &self.src[start..from], &self.src[to..end]).trim().to_string();
         Ok(Stmt::SelectInto { select, targets })
@@ -478,6 +541,7 @@ impl<'a> Parser<'a> {
                 let stop = match t {
                     Token::SemiColon => true,
                     Token::Comma => stops.contains(&","),
+                    Token::RParen => stops.contains(&")"),
                     Token::Word(w) if w.quote_style.is_none() => stops.iter().any(|s| w.value.eq_ignore_ascii_case(s)),
                     _ => false,
                 };

@@ -105,27 +105,7 @@ pub fn parse(sql: &str) -> Result<Option<TriggerStmt>> {
     if !p.eat("CREATE") {
         return Ok(None);
     }
-    let mut definer = None;
-    if p.eat("DEFINER") {
-        if !p.eat_token(&Token::Eq) {
-            return Ok(None);
-        }
-        // The account's tokens, up to the object's keyword: CREATE
-        // DEFINER = ... VIEW / PROCEDURE is not a trigger statement.
-        let start = p.offset();
-        let object = ["TRIGGER", "VIEW", "PROCEDURE", "FUNCTION", "EVENT", "SQL", "ALGORITHM"];
-        while !p.at_end() && !object.iter().any(|k| p.is_word(k)) {
-            if p.ident().is_err()
-                && p.string().is_err()
-                && !p.eat_token(&Token::AtSign)
-                && !p.eat_token(&Token::LParen)
-                && !p.eat_token(&Token::RParen)
-            {
-                return Ok(None);
-            }
-        }
-        definer = Some(normalise_definer(&sql[start..p.offset()]));
-    }
+    let Some(definer) = definer(&mut p, sql) else { return Ok(None) };
     if !p.eat("TRIGGER") {
         return Ok(None);
     }
@@ -181,6 +161,32 @@ pub fn parse(sql: &str) -> Result<Option<TriggerStmt>> {
     })))
 }
 
+/// After CREATE: `[DEFINER = account]`, the account as `u@h` (empty for
+/// CURRENT_USER); `None` when what follows is no account.
+pub(crate) fn definer(p: &mut Parser<'_>, sql: &str) -> Option<Option<String>> {
+    if !p.eat("DEFINER") {
+        return Some(None);
+    }
+    if !p.eat_token(&Token::Eq) {
+        return None;
+    }
+    // The account's tokens, up to the object's keyword: CREATE
+    // DEFINER = ... VIEW / PROCEDURE is not a trigger statement.
+    let start = p.offset();
+    let object = ["TRIGGER", "VIEW", "PROCEDURE", "FUNCTION", "EVENT", "SQL", "ALGORITHM"];
+    while !p.at_end() && !object.iter().any(|k| p.is_word(k)) {
+        if p.ident().is_err()
+            && p.string().is_err()
+            && !p.eat_token(&Token::AtSign)
+            && !p.eat_token(&Token::LParen)
+            && !p.eat_token(&Token::RParen)
+        {
+            return None;
+        }
+    }
+    Some(Some(normalise_definer(&sql[start..p.offset()])))
+}
+
 /// `'u'@'h'`, `` `u`@`h` ``, `u@h`, `CURRENT_USER[()]` as `u@h` (quotes
 /// dropped; CURRENT_USER is resolved by the caller).
 fn normalise_definer(text: &str) -> String {
@@ -210,6 +216,8 @@ fn sysvar_text(s: &Session, name: &str) -> String {
 /// The names a trigger of `event` and `timing` on `table` may use.
 pub fn names_for(schema: &quire_engine::row::TableSchema, timing: Timing, event: Event) -> crate::routine::exec::Names {
     crate::routine::exec::Names {
+        kind: crate::routine::ast::Kind::Trigger,
+        params: vec![],
         columns: schema.visible_columns().to_vec(),
         event: event.name(),
         has_new: event != Event::Delete,

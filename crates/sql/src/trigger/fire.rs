@@ -124,6 +124,19 @@ fn prepared(s: &Session, t: &Trigger, table: &TableRef) -> Result<Arc<Prepared>>
     Ok(p)
 }
 
+/// `value` converted for a stored program's variable of type `col`
+/// (MySQL's assignment rules and the session's sql_mode; NULL stays
+/// NULL), for a program of database `db`.
+pub(crate) fn convert(s: &Session, db: &str, col: &Column, value: Value) -> Result<Value> {
+    if value.is_null() {
+        return Ok(Value::Null);
+    }
+    let env = Env { s };
+    let ctx = Ctx { params: &[], aggs: vec![], session: &env, in_keys: Default::default() };
+    let at = crate::store::Place { db, table: "", row: 1 };
+    crate::store::assign(col, value, at, &ctx)
+}
+
 struct TriggerHost<'a> {
     s: &'a Session,
     trx: &'a mut Trx,
@@ -184,13 +197,7 @@ impl Host for TriggerHost<'_> {
     }
 
     fn convert(&self, col: &Column, value: Value) -> Result<Value> {
-        if value.is_null() {
-            return Ok(Value::Null);
-        }
-        let env = Env { s: self.s };
-        let ctx = Ctx { params: &[], aggs: vec![], session: &env, in_keys: Default::default() };
-        let at = crate::store::Place { db: self.db, table: "", row: 1 };
-        crate::store::assign(col, value, at, &ctx)
+        convert(self.s, self.db, col, value)
     }
 
     fn set_user_var(&mut self, name: &str, value: Value) {

@@ -1,7 +1,6 @@
 //! Trigger definitions in the catalog: engine table `mysql/quire_trigger`
-//! (`db`, `name`, `part`, `text`), one definition per (db, name) encoded
-//! by [`encode`] and cut into chunks of at most [`CHUNK`] characters,
-//! `part` zero-padded; every change of a DDL statement (the new trigger
+//! (`catalog_text`), one definition per (db, name) encoded by
+//! [`encode`]; every change of a DDL statement (the new trigger
 //! and the renumbered orders of its neighbours, or a table's triggers
 //! dropped) is written in one engine transaction, so it is as crash-safe
 //! as any commit. The table is created when missing: catalogs of older
@@ -12,52 +11,18 @@
 //! created, body, character_set_client, collation_connection,
 //! database_collation.
 
-use quire_engine::row::{Column, ColumnType, TableSchema, Value};
 use quire_engine::Engine;
 
 use super::{Event, Timing, TriggerDef};
+use crate::catalog_text::{self, Entry};
 use crate::error::{Result, SqlError};
 
 pub const TABLE: &str = "mysql/quire_trigger";
-/// Characters of an encoded definition per row.
-const CHUNK: usize = 256;
-
-fn varchar(name: &str, len: u32) -> Column {
-    Column::new(name, ColumnType::Varchar { len }).not_null()
-}
 
 /// Creates the table on a catalog that has none.
 pub fn open(engine: &Engine) -> Result<Vec<TriggerDef>> {
-    if !engine.table_names().iter().any(|n| n == TABLE) {
-        engine.create_table(
-            TABLE,
-            TableSchema {
-                columns: vec![
-                    varchar("db", 64),
-                    varchar("name", 64),
-                    varchar("part", 8),
-                    varchar("text", CHUNK as u32),
-                ],
-                primary_key: vec![0, 1, 2],
-                indexes: vec![],
-                ..Default::default()
-            },
-        )?;
-    }
-    let t = engine.table(TABLE)?;
-    let mut c = t.scan(
-        quire_engine::table::IndexRef::Primary,
-        std::ops::Bound::Unbounded,
-        std::ops::Bound::Unbounded,
-        quire_engine::btree::Direction::Forward,
-    )?;
-    let mut texts: std::collections::BTreeMap<(String, String), String> = Default::default();
-    for r in c.collect_all()? {
-        let key = (text(&r[0]), text(&r[1]));
-        texts.entry(key).or_default().push_str(&text(&r[3]));
-    }
     let mut out = Vec::new();
-    for ((db, name), t) in texts {
+    for ((db, name), t) in catalog_text::open(engine, TABLE, 64)? {
         match decode(&t) {
             Some(d) => out.push(d),
             None => tracing::warn!("trigger {db}.{name}: unreadable definition in {TABLE}, ignored"),
@@ -66,44 +31,29 @@ pub fn open(engine: &Engine) -> Result<Vec<TriggerDef>> {
     Ok(out)
 }
 
-fn text(v: &Value) -> String {
-    match v {
-        Value::Str(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 pub fn encode(d: &TriggerDef) -> String {
-    let mut s = String::from("1|");
-    for f in [
-        d.db.as_str(),
-        &d.name,
-        &d.table,
-        d.timing.name(),
-        d.event.name(),
-        &d.order.to_string(),
-        &d.definer,
-        &d.sql_mode,
-        &d.created,
-        &d.body,
-        &d.character_set_client,
-        &d.collation_connection,
-        &d.database_collation,
-    ] {
-        s.push_str(&format!("{}:{f}", f.len()));
-    }
-    s
+    catalog_text::encode(
+        1,
+        &[
+            d.db.as_str(),
+            &d.name,
+            &d.table,
+            d.timing.name(),
+            d.event.name(),
+            &d.order.to_string(),
+            &d.definer,
+            &d.sql_mode,
+            &d.created,
+            &d.body,
+            &d.character_set_client,
+            &d.collation_connection,
+            &d.database_collation,
+        ],
+    )
 }
 
 pub fn decode(s: &str) -> Option<TriggerDef> {
-    let mut rest = s.strip_prefix("1|")?;
-    let mut f = Vec::new();
-    while !rest.is_empty() {
-        let (n, r) = rest.split_once(':')?;
-        let n: usize = n.parse().ok()?;
-        f.push(r.get(..n)?.to_string());
-        rest = &r[n..];
-    }
+    let f = catalog_text::decode(1, s)?;
     let [db, name, table, timing, event, order, definer, sql_mode, created, body, cs, coll, dbcoll] =
         <[String; 13]>::try_from(f).ok()?;
     let timing = match timing.as_str() {
@@ -137,37 +87,12 @@ pub fn decode(s: &str) -> Option<TriggerDef> {
 /// In one transaction: deletes the rows of `gone` (as stored), writes
 /// `put` (replacing what was stored under the same name).
 pub fn write(engine: &Engine, gone: &[&TriggerDef], put: &[&TriggerDef]) -> Result<()> {
-    let t = engine.table(TABLE)?;
-    let mut trx = engine.begin(quire_engine::txn::Isolation::RepeatableRead);
-    let r = (|| -> Result<()> {
-        for d in gone {
-            let n = encode(d).chars().count().div_ceil(CHUNK).max(1);
-            for i in 0..n {
-                let pk = [Value::Str(d.db.clone()), Value::Str(d.name.clone()), Value::Str(format!("{i:08}"))];
-                t.delete_tx(&mut trx, &pk)?;
-            }
-        }
-        for d in put {
-            let chars: Vec<char> = encode(d).chars().collect();
-            for (i, chunk) in chars.chunks(CHUNK).enumerate() {
-                let row = vec![
-                    Value::Str(d.db.clone()),
-                    Value::Str(d.name.clone()),
-                    Value::Str(format!("{i:08}")),
-                    Value::Str(chunk.iter().collect()),
-                ];
-                t.insert_tx(&mut trx, row)?;
-            }
-        }
-        Ok(())
-    })();
-    match r {
-        Ok(()) => Ok(trx.commit()?),
-        Err(e) => {
-            let _ = trx.rollback();
-            Err(e)
-        }
+    fn entry<'a>(d: &&'a TriggerDef) -> Entry<'a> {
+        Entry { db: &d.db, name: &d.name, text: encode(d) }
     }
+    let gone: Vec<Entry<'_>> = gone.iter().map(entry).collect();
+    let put: Vec<Entry<'_>> = put.iter().map(entry).collect();
+    catalog_text::write(engine, TABLE, &gone, &put)
 }
 
 /// A definition that would not survive a round trip is refused (never
