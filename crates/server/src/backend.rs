@@ -412,7 +412,10 @@ impl Backend for SqlBackend {
     }
 
     fn open_session(&self, user: &str, db: Option<&str>, connection_id: u32) -> Result<SqlSession, ErrPacket> {
-        let inner = quire_sql::Session::new(self.shared.clone(), user, db, connection_id).map_err(err)?;
+        let mut inner = quire_sql::Session::new(self.shared.clone(), user, db, connection_id).map_err(err)?;
+        inner.run_init_connect().map_err(err)?;
+        let on = db.map_or(String::new(), str::to_string);
+        self.shared.general_log.write(connection_id, "Connect", &format!("{user}@localhost on {on} using TCP/IP"));
         Ok(SqlSession { inner })
     }
 
@@ -436,7 +439,10 @@ impl Backend for SqlBackend {
             self.shared.processes.remove(&p);
         }
         let counter = match end {
-            ConnEnd::Quit => return,
+            ConnEnd::Quit => {
+                self.shared.general_log.write(connection_id, "Quit", "");
+                return;
+            }
             ConnEnd::LoginFailed => &self.shared.stats.aborted_connects,
             ConnEnd::Aborted => &self.shared.stats.aborted_clients,
         };

@@ -24,7 +24,8 @@
 //! | option                               | outcome                                      |
 //! |--------------------------------------|----------------------------------------------|
 //! | variable quire honours, good value   | set                                          |
-//! | variable quire ignores, good value   | set; warning "accepted but not used"         |
+//! | variable with no effect by design    | set; warning "accepted but not used: why"    |
+//! | refused non-default value (1235)     | [`ConfigError::Value`], fatal                |
 //! | unknown name                         | warning "unknown variable 'x' ignored"       |
 //! | session-only variable                | warning, ignored                             |
 //! | bad value (type, range, enum member) | [`ConfigError::Value`], fatal                |
@@ -369,9 +370,11 @@ pub fn load(defaults_file: Option<&Path>, overrides: &[(String, String)]) -> Res
         let name = key.strip_prefix("loose_").unwrap_or(key);
         match sysvars.set_startup(name, value) {
             Ok(()) => {
-                if let Some(def) = sysvars::lookup(name).filter(|d| !d.used) {
-                    if noted.insert(def.name.to_string()) {
-                        warnings.push(format!("variable '{}' is accepted but not used by quire", def.name));
+                if let Some(def) = sysvars::lookup(name) {
+                    if let sysvars::Effect::NoEffectByDesign(why) = def.effect {
+                        if noted.insert(def.name.to_string()) {
+                            warnings.push(format!("variable '{}' is accepted but not used by quire: {why}", def.name));
+                        }
                     }
                 }
             }
@@ -569,6 +572,14 @@ impl ServerConfig {
         self.usize("thread_cache_size").unwrap_or(9)
     }
 
+    /// `default_authentication_plugin`: the plugin the handshake announces.
+    pub fn auth_plugin(&self) -> crate::proto::AuthPlugin {
+        match self.get("default_authentication_plugin") {
+            Ok(VarValue::Str(s)) if s == "caching_sha2_password" => crate::proto::AuthPlugin::CachingSha2Password,
+            _ => crate::proto::AuthPlugin::NativePassword,
+        }
+    }
+
     /// `thread_handling=pool-of-threads`.
     pub fn thread_pool(&self) -> bool {
         matches!(self.get("thread_handling"), Ok(VarValue::Str(s)) if s.eq_ignore_ascii_case("pool-of-threads"))
@@ -754,13 +765,14 @@ loose-performance-schema-instrument='wait/synch/%=ON',
         assert_eq!(config.sysvars.global("transaction_isolation"), Some(VarValue::Str("REPEATABLE-READ".into())));
 
         let warned = |name: &str| {
-            config.warnings.iter().any(|w| w == &format!("variable '{name}' is accepted but not used by quire"))
+            config
+                .warnings
+                .iter()
+                .any(|w| w.starts_with(&format!("variable '{name}' is accepted but not used by quire:")))
         };
         assert_eq!(config.back_log(), 4000);
         for name in [
-            "ssl",
             "character_set_client_handshake",
-            "innodb_file_per_table",
             "innodb_spin_wait_delay",
             "innodb_use_native_aio",
             "innodb_monitor_enable",
@@ -780,6 +792,9 @@ loose-performance-schema-instrument='wait/synch/%=ON',
             "innodb_page_cleaners",
             "innodb_io_capacity",
             "secure_file_priv",
+            // Refused unless default, and given their defaults.
+            "ssl",
+            "innodb_file_per_table",
         ] {
             assert!(!warned(name), "{name} is used");
         }

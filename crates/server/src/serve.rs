@@ -24,6 +24,16 @@ pub struct Server {
     pub tcp_addr: Option<std::net::SocketAddr>,
     pub socket: Option<PathBuf>,
     listener: ListenerHandle,
+    /// `pid_file`, written at start and removed at a clean shutdown.
+    pid_file: Option<PathBuf>,
+}
+
+/// `pid_file`'s path: relative to the data directory, as MySQL's.
+fn pid_file_path(cfg: &ServerConfig) -> Option<PathBuf> {
+    match cfg.sysvars.global("pid_file") {
+        Some(VarValue::Str(p)) if !p.trim().is_empty() => Some(cfg.datadir().join(p.trim())),
+        _ => None,
+    }
 }
 
 /// Pushes dynamic engine variables into the running engine.
@@ -219,7 +229,7 @@ impl Server {
         let options = ListenerOptions {
             max_connections: cfg.max_connections(),
             thread_cache_size: cfg.thread_cache_size(),
-            ..Default::default()
+            conn: crate::proto::ConnOptions { auth_plugin: cfg.auth_plugin() },
         };
         let pool = crate::thread_pool::start(cfg)?;
         let listener = listener.spawn_with_pool(backend, options, pool.clone())?;
@@ -250,8 +260,13 @@ impl Server {
                 }
             }),
         );
+        let pid_file = pid_file_path(cfg);
+        if let Some(p) = &pid_file {
+            std::fs::write(p, format!("{}\n", std::process::id()))
+                .map_err(|e| format!("cannot write pid_file {}: {e}", p.display()))?;
+        }
         tracing::info!("quire {} ready for connections on {:?}", quire_sql::VERSION, tcp_addr);
-        Ok(Server { shared, tcp_addr, socket, listener })
+        Ok(Server { shared, tcp_addr, socket, listener, pid_file })
     }
 
     /// Stops accepting, then shuts the engine down cleanly. Open
@@ -264,6 +279,9 @@ impl Server {
             b.log.close();
         }
         self.shared.engine.shutdown()?;
+        if let Some(p) = &self.pid_file {
+            let _ = std::fs::remove_file(p);
+        }
         Ok(())
     }
 }

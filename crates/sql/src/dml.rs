@@ -304,7 +304,8 @@ pub fn run_insert(
     // default): a statement that fails part-way loses the whole interval,
     // as there. One row takes the engine's next value directly.
     let n = (p.rows.len() * tuples) as u64;
-    let mut auto = Some(crate::upsert::AutoInc::new(schema, n)).filter(|a| n > 1 && a.applies());
+    let mut auto = Some(crate::upsert::AutoInc::new(schema, n).with_insert_id(session))
+        .filter(|a| (n > 1 || a.forced()) && a.applies());
     let rows = (0..tuples).flat_map(|k| p.rows.iter().enumerate().map(move |(j, r)| (k, j, r)));
     for (i, (k, j, exprs)) in rows.enumerate() {
         // A fresh context per tuple: IN-list keys built from one tuple's

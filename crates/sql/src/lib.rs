@@ -18,6 +18,7 @@
 
 pub mod admin;
 pub mod alter;
+pub(crate) mod auto_is_null;
 pub mod binary;
 pub mod binlog;
 pub mod bit_literal;
@@ -42,16 +43,19 @@ pub mod filesort;
 pub mod finish;
 pub mod fk;
 pub mod func;
+pub mod general_log;
 pub mod group_check;
 mod having_alias;
 pub mod hints;
 pub mod infoschema;
+pub mod init_connect;
 pub mod innodb_status;
 pub mod inset;
 mod item_names;
 pub mod json;
 pub mod kill;
 pub mod load;
+pub mod locale;
 mod lock_tables;
 pub mod log_tables;
 pub mod mathfunc;

@@ -50,6 +50,8 @@ pub struct Shared {
     pub engine: Arc<Engine>,
     pub catalog: Catalog,
     pub sysvars: Arc<SysVars>,
+    /// The general query log (`general_log`).
+    pub general_log: Arc<crate::general_log::GeneralLog>,
     /// Bumped by every DDL: plans of older epochs are stale.
     pub ddl_epoch: AtomicU64,
     /// Plans of COM_QUERY texts, by (database, text).
@@ -131,10 +133,12 @@ const WHOLE_TEXT_MAX: usize = 16 << 10;
 impl Shared {
     pub fn new(engine: Arc<Engine>, catalog: Catalog, sysvars: Arc<SysVars>) -> Arc<Self> {
         let read_only = crate::read_only::ReadOnly::follow(&sysvars);
+        let general_log = crate::general_log::GeneralLog::follow(&sysvars, engine.config().datadir.clone());
         let s = Arc::new(Self {
             engine,
             catalog,
             sysvars,
+            general_log,
             ddl_epoch: AtomicU64::new(1),
             plans: parking_lot::RwLock::new(HashMap::new()),
             stats: Stats::default(),
@@ -308,6 +312,10 @@ pub struct Session {
     /// The open transaction is READ ONLY: its writes get 1792.
     trx_read_only: bool,
     pub last_insert_id: u64,
+    /// The first AUTO_INCREMENT value of the last statement that generated
+    /// one, until a SELECT under `sql_auto_is_null` takes it
+    /// (`auto_is_null`); 0: none.
+    pub(crate) auto_is_null_id: Cell<u64>,
     /// ROW_COUNT(): rows the last statement changed (-1 after a SELECT).
     pub(crate) row_count: i64,
     /// FOUND_ROWS(): rows the last SELECT returned.
@@ -768,6 +776,7 @@ impl SessionEnv for Env<'_> {
                 "warning_count" => VarValue::UInt(self.s.diag.borrow().warning_count()),
                 "error_count" => VarValue::UInt(self.s.diag.borrow().error_count()),
                 "last_insert_id" | "identity" => VarValue::UInt(self.s.last_insert_id),
+                "pseudo_thread_id" => VarValue::UInt(u64::from(self.s.pseudo_thread_id())),
                 // The statement's time while SET TIMESTAMP is 0 (DEFAULT).
                 "timestamp" => VarValue::Float(crate::timezone::statement_us() as f64 / 1e6),
                 _ => self
@@ -800,7 +809,9 @@ impl SessionEnv for Env<'_> {
             "database" | "schema" => self.s.db.clone().map_or(Value::Null, Value::Str),
             "user" | "session_user" | "system_user" => Value::Str(format!("{}@localhost", self.s.user)),
             "current_user" => Value::Str(format!("{}@%", self.s.user)),
-            "connection_id" => Value::Int(self.s.connection_id as i64),
+            // MySQL's CONNECTION_ID() is `pseudo_thread_id` (mysqlbinlog
+            // output sets it).
+            "connection_id" => Value::Int(i64::from(self.s.pseudo_thread_id())),
             "last_insert_id" => Value::UInt(self.s.last_insert_id),
             "row_count" => Value::Int(self.s.row_count),
             // Signed in MySQL: FOUND_ROWS() - 5 may be negative.
@@ -903,6 +914,7 @@ impl Session {
             next_read_only: None,
             trx_read_only: false,
             last_insert_id: 0,
+            auto_is_null_id: Cell::new(0),
             row_count: -1,
             found_rows: 0,
             calc_found: Cell::new(None),
@@ -1095,6 +1107,14 @@ impl Session {
         }
     }
 
+    /// `pseudo_thread_id`: the connection's id until SET changes it.
+    pub(crate) fn pseudo_thread_id(&self) -> u32 {
+        match self.vars.get("pseudo_thread_id").and_then(|v| v.as_u64()) {
+            Some(n) if n != 0 => u32::try_from(n).unwrap_or(u32::MAX),
+            _ => self.connection_id,
+        }
+    }
+
     /// Compiles one parsed statement.
     pub fn compile(&self, stmt: ast::Statement) -> Result<Compiled> {
         self.compile_in(stmt, self.db.as_deref())
@@ -1107,6 +1127,13 @@ impl Session {
         let capped = matches!(&stmt, ast::Statement::Query(q) if q.limit_clause.is_none() && q.fetch.is_none());
         let mut r = self.resolver();
         r.db = db;
+        let mut stmt = stmt;
+        if let ast::Statement::Query(q) = &mut stmt {
+            let id = self.auto_is_null_id.get();
+            if id != 0 && self.vars.sql_auto_is_null() && crate::auto_is_null::rewrite(q, &r, id) {
+                self.auto_is_null_id.set(0);
+            }
+        }
         let epoch = self.shared.epoch();
         let _routines = crate::stored::func::CompileScope::enter(&self.shared.catalog.routines, db);
         let (plan, params) = match stmt {
@@ -1277,6 +1304,7 @@ impl Session {
     /// each announced to `out`, its rows written to `out` as they are
     /// produced, and its end told; stops at the first error.
     pub fn query_each(&mut self, sql: &str, multi: bool, out: &mut dyn Answers) {
+        self.shared.general_log.write(self.connection_id, "Query", sql);
         self.process.begin("Query", sql);
         self.process.interrupt.reset();
         self.time_limit_hint_ms = crate::hints::max_execution_time(sql);
@@ -1315,7 +1343,10 @@ impl Session {
         // the cache is per user (and account changes clear it).
         // Long texts (bulk loads) are not kept whole: copying and hashing
         // them would cost more than a plan, and they would fill the cache.
-        let whole = sql.len() <= WHOLE_TEXT_MAX;
+        // A SELECT that `sql_auto_is_null` may rewrite is planned afresh
+        // and not cached (`auto_is_null`'s REQUIRES).
+        let bypass = self.auto_is_null_id.get() != 0 && self.vars.sql_auto_is_null();
+        let whole = sql.len() <= WHOLE_TEXT_MAX && !bypass;
         // A session with temporary tables caches in its own scope
         // (`temp_table.rs`, invariants 1 and 2): one test of an empty map.
         let mut scope = if self.temps.is_empty() {
@@ -1335,7 +1366,7 @@ impl Session {
             }
         }
         // The same statement with other literals: one plan (parameters).
-        if let Some((norm, vals)) = crate::normalize::normalize(sql) {
+        if let Some((norm, vals)) = crate::normalize::normalize(sql).filter(|_| !bypass) {
             if let Some((c, tuples)) = self.repeated_insert(&key.0, &norm, &vals) {
                 out.begin(self, false);
                 let r = self.execute_tuples(&c, &vals, tuples, out.rows());
@@ -1601,8 +1632,14 @@ impl Session {
                 Ok(v)
             }
             Err(e) => {
-                if e.code == 1213 {
-                    // The engine rolled the whole transaction back.
+                // A deadlock: the engine chose this transaction as victim.
+                // A lock wait timeout under innodb_rollback_on_timeout:
+                // the whole transaction goes too, as in InnoDB.
+                let whole = e.code == 1213
+                    || (e.code == 1205
+                        && self.shared.sysvars.global("innodb_rollback_on_timeout").and_then(|v| v.as_bool())
+                            == Some(true));
+                if whole {
                     let _ = trx.rollback();
                     self.in_txn = false;
                     self.savepoints.clear();
@@ -1862,6 +1899,13 @@ impl Session {
                 let r = self.in_trx(|trx, s| dml::run_insert(p, trx, params, tuples, &Env { s }))?;
                 if r.first_insert_id != 0 {
                     self.last_insert_id = r.first_insert_id;
+                    self.auto_is_null_id.set(r.first_insert_id);
+                    // A generated value used up SET insert_id (see `upsert::AutoInc`).
+                    if self.vars.get("insert_id").and_then(|v| v.as_u64()).is_some_and(|n| n != 0) {
+                        self.vars
+                            .set_by_name("insert_id", &VarValue::UInt(0))
+                            .map_err(|e| SqlError::new(e.code, e.state, e.message))?;
+                    }
                 }
                 let info = if p.is_plain() && p.rows.len() * tuples > 1 {
                     format!("Records: {}  Duplicates: 0  Warnings: {}", r.affected, self.statement_warnings())
@@ -2314,6 +2358,10 @@ impl Session {
         }
         let was = self.autocommit();
         self.vars.set_by_name(&lname, &val).map_err(|e| SqlError::new(e.code, e.state, e.message))?;
+        if matches!(lname.as_str(), "last_insert_id" | "identity") {
+            // SET LAST_INSERT_ID = n is what LAST_INSERT_ID() then returns.
+            self.last_insert_id = self.vars.get(&lname).and_then(|v| v.as_u64()).unwrap_or(0);
+        }
         if lname == "autocommit" && self.autocommit() && !was {
             self.commit()?; // SET autocommit=1 commits
         }

@@ -4,8 +4,10 @@
 //! What it owns:
 //! - [`VARS`], the static table of definitions ([`VarDef`]): name, scope,
 //!   whether `SET` may change it at run time, its kind and range, its
-//!   default, and whether quire honours it (`used`) or only accepts it so
-//!   that a MySQL `my.cnf` and MySQL clients keep working.
+//!   default, and its [`Effect`]: quire honours it, or it changes nothing
+//!   observable by design (accepted, with the reason), or quire refuses
+//!   any value but the default (1235; [`VarDef::check`] and
+//!   [`VarDef::parse_startup`] enforce it, for SET and startup alike).
 //! - [`SysVars`], the global values, shared as `Arc<SysVars>`, and the
 //!   hooks that push a `SET GLOBAL` into the engine.
 //! - [`SessionVars`], one connection's values, owned by its session.
@@ -90,8 +92,26 @@ pub struct VarDef {
     pub kind: VarKind,
     /// The value before any configuration, as startup text.
     pub default: &'static str,
-    /// false: accepted for compatibility; quire ignores its value.
-    pub used: bool,
+    /// What quire does with the value (every variable is classified).
+    pub effect: Effect,
+}
+
+/// What quire does with a variable's value. There is no "accepted and
+/// ignored": a value either acts, changes nothing in MySQL either, or is
+/// refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// quire honours the value.
+    Used,
+    /// Any value is accepted and changes nothing observable, in quire as
+    /// in MySQL for what quire is (a buffer of an engine quire does not
+    /// have, the path of a file quire does not write, a speed tuning).
+    /// The reason is listed in docs/SQL.md ("System variables").
+    NoEffectByDesign(&'static str),
+    /// A non-default value would change what MySQL does and quire does not
+    /// do it: `SET` and startup refuse it with 1235 (see
+    /// [`VarDef::refuse_non_default`]); the default is accepted.
+    RefuseNonDefault,
 }
 
 /// A variable's value.
@@ -257,7 +277,9 @@ impl VarDef {
     /// it in canonical form (invariant 1). Scope and `dynamic` are the
     /// caller's to check.
     pub fn check(&self, value: &VarValue) -> Result<VarValue, VarError> {
-        let v = self.convert(value, Origin::Set)?;
+        let v = self.convert(&crate::locale::canonical(self.name, value), Origin::Set)?;
+        self.refuse_non_default(&v)?;
+        crate::general_log::refuse(self.name, &v)?;
         crate::binlog::vars::refuse(self.name, &v)?;
         Ok(v)
     }
@@ -265,8 +287,45 @@ impl VarDef {
     /// Parses startup text (`my.cnf`, command line) for this variable.
     pub fn parse_startup(&self, raw: &str) -> Result<VarValue, VarError> {
         let v = self.convert(&VarValue::Str(raw.to_string()), Origin::Startup)?;
+        self.refuse_non_default(&v)?;
+        crate::general_log::refuse(self.name, &v)?;
         crate::binlog::vars::refuse(self.name, &v)?;
         Ok(v)
+    }
+
+    /// Whether quire honours the value (else it is accepted with no
+    /// effect, or accepted only at its default).
+    pub fn used(&self) -> bool {
+        self.effect == Effect::Used
+    }
+
+    /// The one place [`Effect::RefuseNonDefault`] is enforced, for `SET`
+    /// and startup alike: 1235 unless `v` (canonical) is the default.
+    /// Text compares without case (`default_storage_engine = innodb`).
+    fn refuse_non_default(&self, v: &VarValue) -> Result<(), VarError> {
+        if self.effect != Effect::RefuseNonDefault {
+            return Ok(());
+        }
+        let default = self.convert(&VarValue::Str(self.default.to_string()), Origin::Startup)?;
+        let same = match (v, &default) {
+            (VarValue::Str(a), VarValue::Str(b)) => a.eq_ignore_ascii_case(b),
+            (a, b) => a == b,
+        };
+        if same {
+            return Ok(());
+        }
+        if let Some(e) = crate::locale::unknown(self.name, v) {
+            return Err(e);
+        }
+        let shown = match v {
+            VarValue::Str(s) => format!("'{s}'"),
+            other => other.display(),
+        };
+        Err(VarError {
+            code: 1235,
+            state: "42000",
+            message: format!("This version of quire doesn't yet support 'SET {} = {shown}'", self.name),
+        })
     }
 
     /// The default as a value. The table's defaults all parse (a test
@@ -453,10 +512,11 @@ use VarKind::{Bool, Float, Str};
 
 const DYN: bool = true;
 const RO: bool = false;
-/// quire honours the value.
-const USED: bool = true;
-/// Accepted for compatibility; quire ignores the value.
-const COMPAT: bool = false;
+const USED: Effect = Effect::Used;
+const REFUSE: Effect = Effect::RefuseNonDefault;
+const fn no_effect(reason: &'static str) -> Effect {
+    Effect::NoEffectByDesign(reason)
+}
 
 const fn def(
     name: &'static str,
@@ -464,9 +524,9 @@ const fn def(
     dynamic: bool,
     kind: VarKind,
     default: &'static str,
-    used: bool,
+    effect: Effect,
 ) -> VarDef {
-    VarDef { name, scope, dynamic, kind, default, used }
+    VarDef { name, scope, dynamic, kind, default, effect }
 }
 
 const fn uint(min: u64, max: u64) -> VarKind {
@@ -513,7 +573,8 @@ const BINLOG_FORMATS: &[&str] = &["ROW", "STATEMENT", "MIXED"];
 const BINLOG_ROW_IMAGES: &[&str] = &["FULL", "MINIMAL", "NOBLOB"];
 const BINLOG_CHECKSUMS: &[&str] = &["NONE", "CRC32"];
 const BINLOG_ROW_METADATAS: &[&str] = &["MINIMAL", "FULL"];
-const AUTH_PLUGINS: &[&str] = &["mysql_native_password", "sha256_password", "caching_sha2_password"];
+/// The plugins quire verifies (sha256_password it does not have).
+const AUTH_PLUGINS: &[&str] = &["mysql_native_password", "caching_sha2_password"];
 const GTID_MODES: &[&str] = &["OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON"];
 const LOG_OUTPUTS: &[&str] = &["TABLE", "FILE", "NONE"];
 const LOG_TIMESTAMPS: &[&str] = &["UTC", "SYSTEM"];
@@ -540,10 +601,10 @@ pub static VARS: &[VarDef] = &[
     // Autosized at startup to max_connections when not given (MySQL 8.0,
     // WL#9704); the compiled-in default is max_connections' default.
     def("back_log", G, RO, uint(1, 65535), "151", USED),
-    def("basedir", G, RO, Str, "", COMPAT),
-    def("big_tables", B, DYN, Bool, "OFF", COMPAT),
+    def("basedir", G, RO, Str, "", no_effect("quire reads no files from an installation directory")),
+    def("big_tables", B, DYN, Bool, "OFF", no_effect("internal temporary tables spill to disk by size (tmp_table_size); results are the same either way")),
     def("bind_address", G, RO, Str, "127.0.0.1", USED),
-    def("binlog_cache_size", G, DYN, uint(4096, U64), "32768", COMPAT),
+    def("binlog_cache_size", G, DYN, uint(4096, U64), "32768", no_effect("a buffer size: a transaction's binary log cache grows as it needs, up to max_binlog_cache_size")),
     // The binary log (`binlog/`): values quire does not do are refused
     // with 1235 (`binlog::vars::refuse`).
     def("binlog_checksum", G, RO, VarKind::Enum(BINLOG_CHECKSUMS), "CRC32", USED),
@@ -551,167 +612,169 @@ pub static VARS: &[VarDef] = &[
     def("binlog_format", B, DYN, VarKind::Enum(BINLOG_FORMATS), "ROW", USED),
     def("binlog_row_image", B, DYN, VarKind::Enum(BINLOG_ROW_IMAGES), "FULL", USED),
     def("binlog_row_metadata", G, DYN, VarKind::Enum(BINLOG_ROW_METADATAS), "MINIMAL", USED),
-    def("bulk_insert_buffer_size", B, DYN, uint(0, U64), "8388608", COMPAT),
-    def("character_set_client", B, DYN, Str, "utf8mb4", COMPAT),
-    def("character_set_client_handshake", G, RO, Bool, "ON", COMPAT),
-    def("character_set_connection", B, DYN, Str, "utf8mb4", COMPAT),
-    def("character_set_database", B, DYN, Str, "utf8mb4", COMPAT),
-    def("character_set_filesystem", B, DYN, Str, "binary", COMPAT),
-    def("character_set_results", B, DYN, Str, "utf8mb4", COMPAT),
-    def("character_set_server", B, DYN, Str, "utf8mb4", COMPAT),
-    def("character_set_system", G, RO, Str, "utf8mb3", COMPAT),
-    def("collation_connection", B, DYN, Str, "utf8mb4_general_ci", COMPAT),
-    def("collation_database", B, DYN, Str, "utf8mb4_general_ci", COMPAT),
-    def("collation_server", B, DYN, Str, "utf8mb4_general_ci", COMPAT),
+    def("bulk_insert_buffer_size", B, DYN, uint(0, U64), "8388608", no_effect("MyISAM's bulk insert cache; quire has no MyISAM")),
+    def("character_set_client", B, DYN, Str, "utf8mb4", USED),
+    def("character_set_client_handshake", G, RO, Bool, "ON", no_effect("quire takes utf8mb4 from every handshake, which is what OFF does with utf8mb4 as the server's character set")),
+    def("character_set_connection", B, DYN, Str, "utf8mb4", USED),
+    def("character_set_database", B, DYN, Str, "utf8mb4", USED),
+    def("character_set_filesystem", B, DYN, Str, "binary", REFUSE),
+    def("character_set_results", B, DYN, Str, "utf8mb4", USED),
+    def("character_set_server", B, DYN, Str, "utf8mb4", USED),
+    def("character_set_system", G, RO, Str, "utf8mb3", no_effect("informational: identifiers are utf8 text")),
+    def("collation_connection", B, DYN, Str, "utf8mb4_general_ci", USED),
+    def("collation_database", B, DYN, Str, "utf8mb4_general_ci", USED),
+    def("collation_server", B, DYN, Str, "utf8mb4_general_ci", USED),
     def("connect_timeout", G, DYN, uint(2, 31_536_000), "10", USED),
-    def("core_file", G, RO, Bool, "OFF", COMPAT),
+    def("core_file", G, RO, Bool, "OFF", no_effect("whether a crash writes a core file: the operating system's ulimit decides for quire")),
     def("cte_max_recursion_depth", B, DYN, uint(0, U32), "1000", USED),
     def("datadir", G, RO, Str, "./quire-data", USED),
-    def("default_authentication_plugin", G, RO, VarKind::Enum(AUTH_PLUGINS), "caching_sha2_password", COMPAT),
-    def("default_password_lifetime", G, DYN, uint(0, 65535), "0", COMPAT),
-    def("default_storage_engine", B, DYN, Str, "InnoDB", COMPAT),
-    def("default_tmp_storage_engine", B, DYN, Str, "InnoDB", COMPAT),
-    def("disabled_storage_engines", G, RO, Str, "", COMPAT),
+    // The plugin the handshake announces (`serve`); quire's default is
+    // MariaDB's, mysql_native_password, which every client speaks without TLS.
+    def("default_authentication_plugin", G, RO, VarKind::Enum(AUTH_PLUGINS), "mysql_native_password", USED),
+    def("default_password_lifetime", G, DYN, uint(0, 65535), "0", REFUSE),
+    def("default_storage_engine", B, DYN, Str, "InnoDB", REFUSE),
+    def("default_tmp_storage_engine", B, DYN, Str, "InnoDB", REFUSE),
+    def("disabled_storage_engines", G, RO, Str, "", REFUSE),
     def("enforce_gtid_consistency", G, DYN, VarKind::Enum(&["OFF", "ON", "WARN"]), "OFF", USED),
     def("error_count", S, RO, uint(0, U64), "0", USED),
-    def("event_scheduler", G, DYN, VarKind::Enum(&["OFF", "ON", "DISABLED"]), "OFF", COMPAT),
-    def("expire_logs_days", G, DYN, uint(0, 99), "0", COMPAT),
-    def("explicit_defaults_for_timestamp", B, DYN, Bool, "ON", COMPAT),
+    def("event_scheduler", G, DYN, VarKind::Enum(&["OFF", "ON", "DISABLED"]), "OFF", no_effect("quire has no events (CREATE EVENT is refused), so a scheduler has nothing to run")),
+    def("expire_logs_days", G, DYN, uint(0, 99), "0", REFUSE),
+    def("explicit_defaults_for_timestamp", B, DYN, Bool, "ON", REFUSE),
     def("foreign_key_checks", B, DYN, Bool, "ON", USED),
-    def("general_log", G, DYN, Bool, "OFF", COMPAT),
-    def("general_log_file", G, DYN, Str, "quire.log", COMPAT),
-    def("group_concat_max_len", B, DYN, uint(4, U64), "1024", COMPAT),
+    def("general_log", G, DYN, Bool, "OFF", USED),
+    def("general_log_file", G, DYN, Str, "quire.log", USED),
+    def("group_concat_max_len", B, DYN, uint(4, U64), "1024", USED),
     def("gtid_executed", G, RO, Str, "", USED),
     def("gtid_mode", G, DYN, VarKind::Enum(GTID_MODES), "OFF", USED),
     def("gtid_next", S, DYN, Str, "AUTOMATIC", USED),
     def("gtid_purged", G, DYN, Str, "", USED),
     def("have_ssl", G, RO, Str, "DISABLED", USED),
     def("hostname", G, RO, Str, "localhost", USED),
-    def("identity", S, DYN, uint(0, U64), "0", COMPAT),
-    def("init_connect", G, DYN, Str, "", COMPAT),
-    def("init_file", G, RO, Str, "", COMPAT),
+    def("identity", S, DYN, uint(0, U64), "0", USED),
+    def("init_connect", G, DYN, Str, "", USED),
+    def("init_file", G, RO, Str, "", REFUSE),
     def("innodb_adaptive_flushing", G, DYN, Bool, "ON", USED),
     def("innodb_adaptive_flushing_lwm", G, DYN, uint(0, 70), "10", USED),
     def("innodb_adaptive_hash_index", G, DYN, Bool, "OFF", USED),
     def("innodb_adaptive_hash_index_parts", G, RO, uint(1, 512), "8", USED),
-    def("innodb_autoextend_increment", G, DYN, uint(1, 1000), "64", COMPAT),
-    def("innodb_autoinc_lock_mode", G, RO, uint(0, 2), "2", COMPAT),
-    def("innodb_buffer_pool_chunk_size", G, RO, uint(1_048_576, U64), "134217728", COMPAT),
-    def("innodb_buffer_pool_dump_at_shutdown", G, DYN, Bool, "OFF", COMPAT),
-    def("innodb_buffer_pool_dump_pct", G, DYN, uint(1, 100), "25", COMPAT),
-    def("innodb_buffer_pool_filename", G, DYN, Str, "ib_buffer_pool", COMPAT),
-    def("innodb_buffer_pool_in_core_file", G, DYN, Bool, "ON", COMPAT),
+    def("innodb_autoextend_increment", G, DYN, uint(1, 1000), "64", no_effect("the growth step of tablespace files: their size on disk only")),
+    def("innodb_autoinc_lock_mode", G, RO, uint(0, 2), "2", REFUSE),
+    def("innodb_buffer_pool_chunk_size", G, RO, uint(1_048_576, U64), "134217728", no_effect("the unit of online buffer pool resizing, which quire does not do (innodb_buffer_pool_size is read-only)")),
+    def("innodb_buffer_pool_dump_at_shutdown", G, DYN, Bool, "OFF", no_effect("a warm-up of the buffer pool across restarts: only speed differs")),
+    def("innodb_buffer_pool_dump_pct", G, DYN, uint(1, 100), "25", no_effect("a warm-up of the buffer pool across restarts: only speed differs")),
+    def("innodb_buffer_pool_filename", G, DYN, Str, "ib_buffer_pool", no_effect("the file of the buffer pool warm-up, which quire does not write")),
+    def("innodb_buffer_pool_in_core_file", G, DYN, Bool, "ON", no_effect("whether core files hold the buffer pool: quire writes no core files itself")),
     def("innodb_buffer_pool_instances", G, RO, uint(1, 64), "1", USED),
-    def("innodb_buffer_pool_load_at_startup", G, RO, Bool, "OFF", COMPAT),
+    def("innodb_buffer_pool_load_at_startup", G, RO, Bool, "OFF", no_effect("a warm-up of the buffer pool across restarts: only speed differs")),
     def("innodb_buffer_pool_size", G, RO, uint(5_242_880, U64), "134217728", USED),
     def("innodb_change_buffer_max_size", G, DYN, uint(0, 50), "25", USED),
     // The change buffer (engine `ibuf/`); the default by measurement
     // (docs/BENCHMARKS.md, "Change buffering").
     def("innodb_change_buffering", G, DYN, VarKind::Enum(CHANGE_BUFFERING), "all", USED),
-    def("innodb_checksum_algorithm", G, DYN, VarKind::Enum(CHECKSUMS), "crc32", COMPAT),
-    def("innodb_commit_concurrency", G, DYN, uint(0, 1000), "0", COMPAT),
+    def("innodb_checksum_algorithm", G, DYN, VarKind::Enum(CHECKSUMS), "crc32", no_effect("quire writes and verifies CRC-32C page checksums always; the other algorithms matter only for pages other servers wrote, which quire does not open")),
+    def("innodb_commit_concurrency", G, DYN, uint(0, 1000), "0", no_effect("a concurrency throttle: only speed differs")),
     def("innodb_concurrency_tickets", G, DYN, uint(1, U32), "5000", USED),
-    def("innodb_data_file_path", G, RO, Str, "ibdata1:12M:autoextend", COMPAT),
-    def("innodb_data_home_dir", G, RO, Str, "", COMPAT),
+    def("innodb_data_file_path", G, RO, Str, "ibdata1:12M:autoextend", no_effect("the system tablespace file, which quire does not have")),
+    def("innodb_data_home_dir", G, RO, Str, "", no_effect("the directory of the system tablespace, which quire does not have")),
     def("innodb_deadlock_detect", G, DYN, Bool, "ON", USED),
-    def("innodb_dedicated_server", G, RO, Bool, "OFF", COMPAT),
-    def("innodb_default_row_format", G, DYN, VarKind::Enum(ROW_FORMATS), "DYNAMIC", COMPAT),
+    def("innodb_dedicated_server", G, RO, Bool, "OFF", REFUSE),
+    def("innodb_default_row_format", G, DYN, VarKind::Enum(ROW_FORMATS), "DYNAMIC", REFUSE),
     def("innodb_doublewrite", G, RO, VarKind::Enum(DOUBLEWRITE_MODES), "ON", USED),
     def("innodb_doublewrite_batch_size", G, RO, uint(0, 256), "0", USED),
     def("innodb_doublewrite_dir", G, RO, Str, "", USED),
     def("innodb_doublewrite_files", G, RO, uint(2, 256), "2", USED),
     def("innodb_doublewrite_pages", G, RO, uint(1, 512), "64", USED),
     def("innodb_fast_shutdown", G, DYN, uint(0, 2), "1", USED),
-    def("innodb_file_format", G, DYN, VarKind::Enum(FILE_FORMATS), "Barracuda", COMPAT),
-    def("innodb_file_per_table", G, DYN, Bool, "ON", COMPAT),
-    def("innodb_fill_factor", G, DYN, uint(10, 100), "100", COMPAT),
-    def("innodb_flush_log_at_timeout", G, DYN, uint(1, 2700), "1", COMPAT),
+    def("innodb_file_format", G, DYN, VarKind::Enum(FILE_FORMATS), "Barracuda", no_effect("MySQL 5.7's; every table is Barracuda (DYNAMIC), as in MySQL 8.0")),
+    def("innodb_file_per_table", G, DYN, Bool, "ON", REFUSE),
+    def("innodb_fill_factor", G, DYN, uint(10, 100), "100", no_effect("how full sorted index builds leave pages: space on disk only")),
+    def("innodb_flush_log_at_timeout", G, DYN, uint(1, 2700), "1", no_effect("with innodb_flush_log_at_trx_commit 0 or 2 quire's log writer flushes once a second, this variable's default")),
     def("innodb_flush_log_at_trx_commit", G, DYN, uint(0, 2), "1", USED),
     def("innodb_flush_method", G, RO, VarKind::Enum(FLUSH_METHODS), "O_DIRECT", USED),
-    def("innodb_flush_neighbors", G, DYN, uint(0, 2), "0", COMPAT),
-    def("innodb_flush_sync", G, DYN, Bool, "ON", COMPAT),
-    def("innodb_flushing_avg_loops", G, DYN, uint(1, 1000), "30", COMPAT),
+    def("innodb_flush_neighbors", G, DYN, uint(0, 2), "0", no_effect("a flushing heuristic: only speed differs")),
+    def("innodb_flush_sync", G, DYN, Bool, "ON", no_effect("a flushing heuristic: only speed differs")),
+    def("innodb_flushing_avg_loops", G, DYN, uint(1, 1000), "30", no_effect("a flushing heuristic: only speed differs")),
     def("innodb_force_recovery", G, RO, uint(0, 6), "0", USED),
     def("innodb_io_capacity", G, DYN, uint(100, U64), "200", USED),
     def("innodb_io_capacity_max", G, DYN, uint(100, U64), "2000", USED),
-    def("innodb_large_prefix", G, DYN, Bool, "ON", COMPAT),
+    def("innodb_large_prefix", G, DYN, Bool, "ON", no_effect("MySQL 5.7's; long index prefixes are always allowed, as in MySQL 8.0")),
     def("innodb_lock_wait_timeout", B, DYN, uint(1, 1_073_741_824), "50", USED),
     def("innodb_log_buffer_size", G, RO, uint(262_144, U32), "16777216", USED),
-    def("innodb_log_checksums", G, DYN, Bool, "ON", COMPAT),
-    def("innodb_log_compressed_pages", G, DYN, Bool, "ON", COMPAT),
+    def("innodb_log_checksums", G, DYN, Bool, "ON", no_effect("redo records always carry checksums (MySQL 8.0.26 also ignores OFF)")),
+    def("innodb_log_compressed_pages", G, DYN, Bool, "ON", no_effect("quire has no compressed tables")),
     // InnoDB's redo capacity is innodb_log_file_size * innodb_log_files_in_group;
     // quire keeps it in one file of that size (48M * 2 = the engine's 96M).
     def("innodb_log_file_size", G, RO, uint(4_194_304, U64), "50331648", USED),
     def("innodb_log_files_in_group", G, RO, uint(2, 100), "2", USED),
-    def("innodb_log_group_home_dir", G, RO, Str, "", COMPAT),
-    def("innodb_log_write_ahead_size", G, DYN, uint(512, 65536), "8192", COMPAT),
-    def("innodb_log_writer_threads", G, DYN, Bool, "ON", COMPAT),
+    def("innodb_log_group_home_dir", G, RO, Str, "", REFUSE),
+    def("innodb_log_write_ahead_size", G, DYN, uint(512, 65536), "8192", no_effect("an I/O size: only speed differs")),
+    def("innodb_log_writer_threads", G, DYN, Bool, "ON", no_effect("a threading choice: only speed differs")),
     def("innodb_lru_scan_depth", G, DYN, uint(100, U64), "1024", USED),
     def("innodb_max_dirty_pages_pct", G, DYN, Float, "90", USED),
     def("innodb_max_dirty_pages_pct_lwm", G, DYN, Float, "10", USED),
     def("innodb_max_purge_lag", G, DYN, uint(0, U32), "4096", USED),
     def("innodb_max_purge_lag_delay", G, DYN, uint(0, 10_000_000), "1000000", USED),
-    def("innodb_max_undo_log_size", G, DYN, uint(10_485_760, U64), "1073741824", COMPAT),
-    def("innodb_monitor_disable", G, DYN, Str, "", COMPAT),
-    def("innodb_monitor_enable", G, DYN, Str, "", COMPAT),
-    def("innodb_monitor_reset", G, DYN, Str, "", COMPAT),
-    def("innodb_monitor_reset_all", G, DYN, Str, "", COMPAT),
-    def("innodb_numa_interleave", G, RO, Bool, "OFF", COMPAT),
+    def("innodb_max_undo_log_size", G, DYN, uint(10_485_760, U64), "1073741824", no_effect("the size at which undo tablespaces are truncated: space on disk only")),
+    def("innodb_monitor_disable", G, DYN, Str, "", REFUSE),
+    def("innodb_monitor_enable", G, DYN, Str, "", no_effect("INNODB_METRICS counts every metric quire keeps, always; '%' or any counter is already enabled")),
+    def("innodb_monitor_reset", G, DYN, Str, "", REFUSE),
+    def("innodb_monitor_reset_all", G, DYN, Str, "", REFUSE),
+    def("innodb_numa_interleave", G, RO, Bool, "OFF", no_effect("memory placement on NUMA machines: only speed differs")),
     def("innodb_old_blocks_pct", G, DYN, uint(5, 95), "37", USED),
     def("innodb_old_blocks_time", G, DYN, uint(0, U32), "1000", USED),
-    def("innodb_online_alter_log_max_size", G, DYN, uint(65536, U64), "134217728", COMPAT),
-    def("innodb_open_files", G, DYN, uint(10, U32), "4000", COMPAT),
+    def("innodb_online_alter_log_max_size", G, DYN, uint(65536, U64), "134217728", REFUSE),
+    def("innodb_open_files", G, DYN, uint(10, U32), "4000", no_effect("a cache of open files: quire keeps every tablespace open")),
     def("innodb_page_cleaners", G, RO, uint(1, 64), "1", USED),
     def("innodb_page_size", G, RO, uint(4096, 65536), "16384", USED),
-    def("innodb_print_all_deadlocks", G, DYN, Bool, "OFF", COMPAT),
-    def("innodb_purge_batch_size", G, DYN, uint(1, 5000), "300", COMPAT),
-    def("innodb_purge_rseg_truncate_frequency", G, DYN, uint(1, 128), "128", COMPAT),
+    def("innodb_print_all_deadlocks", G, DYN, Bool, "OFF", REFUSE),
+    def("innodb_purge_batch_size", G, DYN, uint(1, 5000), "300", no_effect("purge's batch size: only speed differs")),
+    def("innodb_purge_rseg_truncate_frequency", G, DYN, uint(1, 128), "128", no_effect("how often purge frees undo segments: space on disk only")),
     def("innodb_purge_threads", G, RO, uint(1, 32), "4", USED),
     def("innodb_random_read_ahead", G, DYN, Bool, "OFF", USED),
     def("innodb_read_ahead_threshold", G, DYN, uint(0, 64), "56", USED),
     def("innodb_read_io_threads", G, RO, uint(1, 64), "4", USED),
-    def("innodb_read_only", G, RO, Bool, "OFF", COMPAT),
+    def("innodb_read_only", G, RO, Bool, "OFF", REFUSE),
     // innodb_redo_log_capacity (8.0.30) replaces the two above when set.
     def("innodb_redo_log_capacity", G, RO, uint(8_388_608, U64), "100663296", USED),
-    def("innodb_rollback_on_timeout", G, RO, Bool, "OFF", COMPAT),
-    def("innodb_rollback_segments", G, DYN, uint(1, 128), "128", COMPAT),
-    def("innodb_sort_buffer_size", G, RO, uint(65536, 67_108_864), "1048576", COMPAT),
-    def("innodb_spin_wait_delay", G, DYN, uint(0, 1000), "6", COMPAT),
+    def("innodb_rollback_on_timeout", G, RO, Bool, "OFF", USED),
+    def("innodb_rollback_segments", G, DYN, uint(1, 128), "128", no_effect("the number of undo segments: only concurrency differs")),
+    def("innodb_sort_buffer_size", G, RO, uint(65536, 67_108_864), "1048576", no_effect("a buffer size of index builds: only speed differs")),
+    def("innodb_spin_wait_delay", G, DYN, uint(0, 1000), "6", no_effect("a spin-lock tuning: only speed differs")),
     def("innodb_stats_auto_recalc", G, DYN, Bool, "ON", USED),
-    def("innodb_stats_on_metadata", G, DYN, Bool, "OFF", COMPAT),
+    def("innodb_stats_on_metadata", G, DYN, Bool, "OFF", REFUSE),
     def("innodb_stats_persistent", G, DYN, Bool, "ON", USED),
     def("innodb_stats_persistent_sample_pages", G, DYN, uint(1, U64), "20", USED),
     def("innodb_stats_transient_sample_pages", G, DYN, uint(1, U64), "8", USED),
-    def("innodb_status_output", G, DYN, Bool, "OFF", COMPAT),
-    def("innodb_status_output_locks", G, DYN, Bool, "OFF", COMPAT),
-    def("innodb_strict_mode", B, DYN, Bool, "ON", COMPAT),
-    def("innodb_sync_array_size", G, RO, uint(1, 1024), "1", COMPAT),
-    def("innodb_sync_spin_loops", G, DYN, uint(0, U32), "30", COMPAT),
-    def("innodb_table_locks", B, DYN, Bool, "ON", COMPAT),
-    def("innodb_temp_data_file_path", G, RO, Str, "ibtmp1:12M:autoextend", COMPAT),
+    def("innodb_status_output", G, DYN, Bool, "OFF", REFUSE),
+    def("innodb_status_output_locks", G, DYN, Bool, "OFF", REFUSE),
+    def("innodb_strict_mode", B, DYN, Bool, "ON", REFUSE),
+    def("innodb_sync_array_size", G, RO, uint(1, 1024), "1", no_effect("a spin-lock tuning: only speed differs")),
+    def("innodb_sync_spin_loops", G, DYN, uint(0, U32), "30", no_effect("a spin-lock tuning: only speed differs")),
+    def("innodb_table_locks", B, DYN, Bool, "ON", REFUSE),
+    def("innodb_temp_data_file_path", G, RO, Str, "ibtmp1:12M:autoextend", no_effect("the temporary tablespace file, which quire does not have")),
     def("innodb_thread_concurrency", G, DYN, uint(0, 1000), "0", USED),
-    def("innodb_tmpdir", B, DYN, Str, "", COMPAT),
-    def("innodb_undo_directory", G, RO, Str, "", COMPAT),
-    def("innodb_undo_log_encrypt", G, DYN, Bool, "OFF", COMPAT),
-    def("innodb_undo_log_truncate", G, DYN, Bool, "ON", COMPAT),
-    def("innodb_undo_logs", G, DYN, uint(1, 128), "128", COMPAT),
-    def("innodb_undo_tablespaces", G, DYN, uint(0, 127), "2", COMPAT),
-    def("innodb_use_fdatasync", G, DYN, Bool, "OFF", COMPAT),
-    def("innodb_use_native_aio", G, RO, Bool, "ON", COMPAT),
+    def("innodb_tmpdir", B, DYN, Str, "", REFUSE),
+    def("innodb_undo_directory", G, RO, Str, "", REFUSE),
+    def("innodb_undo_log_encrypt", G, DYN, Bool, "OFF", REFUSE),
+    def("innodb_undo_log_truncate", G, DYN, Bool, "ON", no_effect("whether undo tablespaces shrink: space on disk only")),
+    def("innodb_undo_logs", G, DYN, uint(1, 128), "128", no_effect("the number of undo segments: only concurrency differs")),
+    def("innodb_undo_tablespaces", G, DYN, uint(0, 127), "2", no_effect("how undo is split into files: space on disk only")),
+    def("innodb_use_fdatasync", G, DYN, Bool, "OFF", no_effect("fdatasync or fsync: the same durability, only speed differs")),
+    def("innodb_use_native_aio", G, RO, Bool, "ON", no_effect("an I/O method: only speed differs")),
     def("innodb_write_io_threads", G, RO, uint(1, 64), "4", USED),
-    def("insert_id", S, DYN, uint(0, U64), "0", COMPAT),
+    def("insert_id", S, DYN, uint(0, U64), "0", USED),
     def("interactive_timeout", B, DYN, uint(1, 31_536_000), "28800", USED),
-    def("internal_tmp_mem_storage_engine", B, DYN, VarKind::Enum(INTERNAL_ENGINES), "TempTable", COMPAT),
+    def("internal_tmp_mem_storage_engine", B, DYN, VarKind::Enum(INTERNAL_ENGINES), "TempTable", no_effect("the engine of in-memory temporary tables: results are the same")),
     def("join_buffer_size", B, DYN, uint(128, U64), "262144", USED),
-    def("key_buffer_size", G, DYN, uint(0, U64), "8388608", COMPAT),
-    def("large_pages", G, RO, Bool, "OFF", COMPAT),
-    def("last_insert_id", S, DYN, uint(0, U64), "0", COMPAT),
-    def("lc_messages", B, DYN, Str, "en_US", COMPAT),
-    def("lc_messages_dir", G, RO, Str, "", COMPAT),
-    def("lc_time_names", B, DYN, Str, "en_US", COMPAT),
+    def("key_buffer_size", G, DYN, uint(0, U64), "8388608", no_effect("MyISAM's index cache; quire has no MyISAM")),
+    def("large_pages", G, RO, Bool, "OFF", no_effect("huge pages for the buffer pool: only speed differs")),
+    def("last_insert_id", S, DYN, uint(0, U64), "0", USED),
+    def("lc_messages", B, DYN, Str, "en_US", REFUSE),
+    def("lc_messages_dir", G, RO, Str, "", no_effect("quire's messages are built in (English, lc_messages is en_US)")),
+    def("lc_time_names", B, DYN, Str, "en_US", REFUSE),
     def("license", G, RO, Str, env!("CARGO_PKG_LICENSE"), USED),
     def("local_infile", G, DYN, Bool, "OFF", USED),
-    def("lock_wait_timeout", B, DYN, uint(1, 31_536_000), "31536000", COMPAT),
+    def("lock_wait_timeout", B, DYN, uint(1, 31_536_000), "31536000", USED),
     // `log_bin` is OFF, ON (`--log-bin`) or a base name on the command
     // line, ON/OFF once the server runs (`binlog::open`). OFF by default,
     // as MariaDB (MySQL 8.0 defaults to ON): no cost for who does not
@@ -719,66 +782,66 @@ pub static VARS: &[VarDef] = &[
     def("log_bin", G, RO, Str, "OFF", USED),
     def("log_bin_basename", G, RO, Str, "", USED),
     def("log_bin_index", G, RO, Str, "", USED),
-    def("log_error", G, RO, Str, "stderr", COMPAT),
-    def("log_error_verbosity", G, DYN, uint(1, 3), "2", COMPAT),
-    def("log_output", G, DYN, VarKind::Set(LOG_OUTPUTS), "FILE", COMPAT),
+    def("log_error", G, RO, Str, "stderr", REFUSE),
+    def("log_error_verbosity", G, DYN, uint(1, 3), "2", no_effect("quire's error log detail is chosen by RUST_LOG")),
+    def("log_output", G, DYN, VarKind::Set(LOG_OUTPUTS), "FILE", USED),
     def("log_replica_updates", G, RO, Bool, "ON", USED),
-    def("log_timestamps", G, DYN, VarKind::Enum(LOG_TIMESTAMPS), "UTC", COMPAT),
-    def("long_query_time", B, DYN, Float, "10", COMPAT),
-    def("lower_case_table_names", G, RO, uint(0, 2), "0", COMPAT),
+    def("log_timestamps", G, DYN, VarKind::Enum(LOG_TIMESTAMPS), "UTC", REFUSE),
+    def("long_query_time", B, DYN, Float, "10", no_effect("the slow query log's threshold; that log cannot be turned on (slow_query_log is refused) and quire has no Slow_queries counter")),
+    def("lower_case_table_names", G, RO, uint(0, 2), "0", REFUSE),
     def("max_allowed_packet", B, DYN, uint(1024, 1_073_741_824), "67108864", USED),
     def("max_binlog_cache_size", G, DYN, uint(4096, U64), "18446744073709547520", USED),
     def("max_binlog_size", G, DYN, uint(4096, 1_073_741_824), "1073741824", USED),
-    def("max_connect_errors", G, DYN, uint(1, U64), "100", COMPAT),
+    def("max_connect_errors", G, DYN, uint(1, U64), "100", REFUSE),
     def("max_connections", G, DYN, uint(1, 100_000), "151", USED),
     def("max_error_count", B, DYN, uint(0, 65535), "64", USED),
     def("max_execution_time", B, DYN, uint(0, U32), "0", USED),
     def("max_heap_table_size", B, DYN, uint(16384, U64), "16777216", USED),
     def("max_prepared_stmt_count", G, DYN, uint(0, 4_194_304), "16382", USED),
-    def("max_sort_length", B, DYN, uint(4, 8_388_608), "1024", COMPAT),
+    def("max_sort_length", B, DYN, uint(4, 8_388_608), "1024", REFUSE),
     def("max_sp_recursion_depth", B, DYN, uint(0, 255), "0", USED),
-    def("max_user_connections", B, DYN, uint(0, U32), "0", COMPAT),
-    def("myisam_sort_buffer_size", B, DYN, uint(4096, U64), "8388608", COMPAT),
-    def("mysqlx", G, RO, Bool, "OFF", COMPAT),
-    def("mysqlx_port", G, RO, uint(1, 65535), "33060", COMPAT),
-    def("net_buffer_length", B, DYN, uint(1024, 1_048_576), "16384", COMPAT),
-    def("net_read_timeout", B, DYN, uint(1, 31_536_000), "30", COMPAT),
-    def("net_retry_count", B, DYN, uint(1, U64), "10", COMPAT),
+    def("max_user_connections", B, DYN, uint(0, U32), "0", REFUSE),
+    def("myisam_sort_buffer_size", B, DYN, uint(4096, U64), "8388608", no_effect("MyISAM's sort buffer; quire has no MyISAM")),
+    def("mysqlx", G, RO, Bool, "OFF", REFUSE),
+    def("mysqlx_port", G, RO, uint(1, 65535), "33060", no_effect("the X Protocol's port; quire has no X Protocol listener (mysqlx ON is refused)")),
+    def("net_buffer_length", B, DYN, uint(1024, 1_048_576), "16384", no_effect("the initial size of connection buffers, which grow as needed")),
+    def("net_read_timeout", B, DYN, uint(1, 31_536_000), "30", REFUSE),
+    def("net_retry_count", B, DYN, uint(1, U64), "10", no_effect("retries of interrupted network reads: quire retries until the read times out")),
     def("net_write_timeout", B, DYN, uint(1, 31_536_000), "60", USED),
-    def("open_files_limit", G, RO, uint(0, U64), "5000", COMPAT),
+    def("open_files_limit", G, RO, uint(0, U64), "5000", no_effect("a file descriptor limit: quire keeps what the operating system gives it")),
     def("optimizer_switch", B, DYN, VarKind::OptimizerSwitch, crate::optimizer_switch::DEFAULT, USED),
     def("performance_schema", G, RO, Bool, "ON", USED),
     def("performance_schema_instrument", G, RO, Str, "", USED),
-    def("pid_file", G, RO, Str, "", COMPAT),
+    def("pid_file", G, RO, Str, "", USED),
     def("port", G, RO, uint(0, 65535), "3306", USED),
     def("protocol_version", G, RO, uint(0, 255), "10", USED),
-    def("pseudo_thread_id", S, DYN, uint(0, U32), "0", COMPAT),
-    def("query_cache_size", G, DYN, uint(0, U64), "0", COMPAT),
-    def("query_cache_type", B, DYN, VarKind::Enum(OFF_ON_DEMAND), "OFF", COMPAT),
-    def("read_buffer_size", B, DYN, uint(8192, 2_147_479_552), "131072", COMPAT),
+    def("pseudo_thread_id", S, DYN, uint(0, U32), "0", USED),
+    def("query_cache_size", G, DYN, uint(0, U64), "0", no_effect("the query cache (MySQL 8.0 removed it): results are the same with it or without it")),
+    def("query_cache_type", B, DYN, VarKind::Enum(OFF_ON_DEMAND), "OFF", no_effect("the query cache (MySQL 8.0 removed it): results are the same with it or without it")),
+    def("read_buffer_size", B, DYN, uint(8192, 2_147_479_552), "131072", no_effect("a buffer size of sequential scans: only speed differs")),
     def("read_only", G, DYN, Bool, "OFF", USED),
-    def("read_rnd_buffer_size", B, DYN, uint(1, 2_147_483_647), "262144", COMPAT),
+    def("read_rnd_buffer_size", B, DYN, uint(1, 2_147_483_647), "262144", no_effect("a buffer size of sorted reads: only speed differs")),
     def("relay_log", G, RO, Str, "", USED),
-    def("require_secure_transport", G, DYN, Bool, "OFF", COMPAT),
+    def("require_secure_transport", G, DYN, Bool, "OFF", REFUSE),
     def("secure_file_priv", G, RO, Str, "NULL", USED),
     def("server_id", G, DYN, uint(0, U32), "1", USED),
     def("server_uuid", G, RO, Str, "", USED),
-    def("session_track_gtids", B, DYN, VarKind::Enum(&["OFF", "OWN_GTID", "ALL_GTIDS"]), "OFF", COMPAT),
-    def("session_track_schema", B, DYN, Bool, "ON", COMPAT),
-    def("session_track_state_change", B, DYN, Bool, "OFF", COMPAT),
-    def("session_track_system_variables", B, DYN, Str, "time_zone,autocommit,character_set_client", COMPAT),
-    def("session_track_transaction_info", B, DYN, VarKind::Enum(&["OFF", "STATE", "CHARACTERISTICS"]), "OFF", COMPAT),
-    def("skip_external_locking", G, RO, Bool, "ON", COMPAT),
+    def("session_track_gtids", B, DYN, VarKind::Enum(&["OFF", "OWN_GTID", "ALL_GTIDS"]), "OFF", no_effect("quire does not offer CLIENT_SESSION_TRACK, so no client receives session state, as with a MySQL client that does not ask for it")),
+    def("session_track_schema", B, DYN, Bool, "ON", no_effect("quire does not offer CLIENT_SESSION_TRACK, so no client receives session state, as with a MySQL client that does not ask for it")),
+    def("session_track_state_change", B, DYN, Bool, "OFF", no_effect("quire does not offer CLIENT_SESSION_TRACK, so no client receives session state, as with a MySQL client that does not ask for it")),
+    def("session_track_system_variables", B, DYN, Str, "time_zone,autocommit,character_set_client", no_effect("quire does not offer CLIENT_SESSION_TRACK, so no client receives session state, as with a MySQL client that does not ask for it")),
+    def("session_track_transaction_info", B, DYN, VarKind::Enum(&["OFF", "STATE", "CHARACTERISTICS"]), "OFF", no_effect("quire does not offer CLIENT_SESSION_TRACK, so no client receives session state, as with a MySQL client that does not ask for it")),
+    def("skip_external_locking", G, RO, Bool, "ON", no_effect("quire never locks its files for other processes (MySQL's default)")),
     // quire never resolves client host names, so the truthful value is ON.
-    def("skip_name_resolve", G, RO, Bool, "ON", COMPAT),
-    def("skip_networking", G, RO, Bool, "OFF", COMPAT),
+    def("skip_name_resolve", G, RO, Bool, "ON", no_effect("quire never resolves client host names, so ON is the truth and OFF changes nothing")),
+    def("skip_networking", G, RO, Bool, "OFF", REFUSE),
     def("skip_replica_start", G, RO, Bool, "OFF", USED),
-    def("skip_show_database", G, RO, Bool, "OFF", COMPAT),
-    def("slow_query_log", G, DYN, Bool, "OFF", COMPAT),
-    def("slow_query_log_file", G, DYN, Str, "quire-slow.log", COMPAT),
+    def("skip_show_database", G, RO, Bool, "OFF", REFUSE),
+    def("slow_query_log", G, DYN, Bool, "OFF", REFUSE),
+    def("slow_query_log_file", G, DYN, Str, "quire-slow.log", no_effect("names the slow query log, which cannot be turned on (slow_query_log is refused)")),
     def("socket", G, RO, Str, "", USED),
     def("sort_buffer_size", B, DYN, uint(32768, U64), "262144", USED),
-    def("sql_auto_is_null", B, DYN, Bool, "OFF", COMPAT),
+    def("sql_auto_is_null", B, DYN, Bool, "OFF", USED),
     def("sql_log_bin", S, DYN, Bool, "ON", USED),
     def(
         "sql_mode",
@@ -789,24 +852,24 @@ pub static VARS: &[VarDef] = &[
         USED,
     ),
     def("sql_notes", B, DYN, Bool, "ON", USED),
-    def("sql_quote_show_create", B, DYN, Bool, "ON", COMPAT),
+    def("sql_quote_show_create", B, DYN, Bool, "ON", REFUSE),
     def("sql_require_primary_key", B, DYN, Bool, "OFF", USED),
     def("sql_safe_updates", B, DYN, Bool, "OFF", USED),
     def("sql_select_limit", B, DYN, uint(0, U64), "18446744073709551615", USED),
-    def("sql_warnings", B, DYN, Bool, "OFF", COMPAT),
-    def("ssl", G, RO, Bool, "OFF", COMPAT),
-    def("ssl_ca", G, RO, Str, "", COMPAT),
-    def("ssl_cert", G, RO, Str, "", COMPAT),
-    def("ssl_cipher", G, RO, Str, "", COMPAT),
-    def("ssl_key", G, RO, Str, "", COMPAT),
+    def("sql_warnings", B, DYN, Bool, "OFF", REFUSE),
+    def("ssl", G, RO, Bool, "OFF", REFUSE),
+    def("ssl_ca", G, RO, Str, "", REFUSE),
+    def("ssl_cert", G, RO, Str, "", REFUSE),
+    def("ssl_cipher", G, RO, Str, "", REFUSE),
+    def("ssl_key", G, RO, Str, "", REFUSE),
     def("super_read_only", G, DYN, Bool, "OFF", USED),
-    def("symbolic_links", G, RO, Bool, "OFF", COMPAT),
+    def("symbolic_links", G, RO, Bool, "OFF", no_effect("symbolic links to MyISAM files in DATA DIRECTORY; quire has no MyISAM")),
     def("sync_binlog", G, DYN, uint(0, U32), "1", USED),
-    def("sync_relay_log", G, DYN, uint(0, U32), "10000", COMPAT),
-    def("system_time_zone", G, RO, Str, "UTC", COMPAT),
-    def("table_definition_cache", G, DYN, uint(400, 524_288), "2000", COMPAT),
-    def("table_open_cache", G, DYN, uint(1, 524_288), "4000", COMPAT),
-    def("table_open_cache_instances", G, RO, uint(1, 64), "16", COMPAT),
+    def("sync_relay_log", G, DYN, uint(0, U32), "10000", no_effect("how often the relay log is synced: what a replica has applied is recovered from its binary log and the source either way")),
+    def("system_time_zone", G, RO, Str, "UTC", no_effect("informational: the host's time zone name")),
+    def("table_definition_cache", G, DYN, uint(400, 524_288), "2000", no_effect("a cache size: quire keeps every table definition in memory")),
+    def("table_open_cache", G, DYN, uint(1, 524_288), "4000", no_effect("a cache size: quire keeps every table open")),
+    def("table_open_cache_instances", G, RO, uint(1, 64), "16", no_effect("a cache's partitioning: only speed differs")),
     def("thread_cache_size", G, DYN, uint(0, 16384), "9", USED),
     // MariaDB's names; "no-threads" (a debugging mode) is not offered.
     def(
@@ -826,19 +889,19 @@ pub static VARS: &[VarDef] = &[
     def("thread_pool_priority", G, DYN, VarKind::Enum(&["high", "low", "auto"]), "auto", USED),
     def("thread_pool_size", G, DYN, uint(1, 100_000), "1", USED),
     def("thread_pool_stall_limit", G, DYN, uint(1, U32), "500", USED),
-    def("thread_stack", G, RO, uint(131_072, U64), "1048576", COMPAT),
+    def("thread_stack", G, RO, uint(131_072, U64), "1048576", no_effect("quire sizes its threads' stacks itself")),
     def("time_zone", B, DYN, VarKind::TimeZone, "SYSTEM", USED),
     def("timestamp", S, DYN, Float, "0", USED),
-    def("tls_version", G, RO, Str, TLS_VERSIONS_DEFAULT, COMPAT),
+    def("tls_version", G, RO, Str, TLS_VERSIONS_DEFAULT, no_effect("the TLS versions offered: quire offers no TLS (ssl ON is refused)")),
     def("tmp_table_size", B, DYN, uint(1024, U64), "16777216", USED),
     def("tmpdir", G, RO, Str, "/tmp", USED),
-    def("transaction_alloc_block_size", B, DYN, uint(1024, 131_072), "8192", COMPAT),
+    def("transaction_alloc_block_size", B, DYN, uint(1024, 131_072), "8192", no_effect("a memory allocation size: only speed differs")),
     def("transaction_isolation", B, DYN, VarKind::Enum(ISOLATION), "REPEATABLE-READ", USED),
-    def("transaction_prealloc_size", B, DYN, uint(1024, 131_072), "4096", COMPAT),
+    def("transaction_prealloc_size", B, DYN, uint(1024, 131_072), "4096", no_effect("a memory allocation size: only speed differs")),
     def("transaction_read_only", B, DYN, Bool, "OFF", USED),
-    def("unique_checks", B, DYN, Bool, "ON", COMPAT),
-    def("updatable_views_with_limit", B, DYN, VarKind::Enum(&["NO", "YES"]), "YES", COMPAT),
-    def("user", G, RO, Str, "", COMPAT),
+    def("unique_checks", B, DYN, Bool, "ON", no_effect("a permission to skip unique checks, not an order: MariaDB 10.11 still reports duplicates on unique secondary keys with it OFF, and quire always checks")),
+    def("updatable_views_with_limit", B, DYN, VarKind::Enum(&["NO", "YES"]), "YES", REFUSE),
+    def("user", G, RO, Str, "", REFUSE),
     def("version", G, RO, Str, VERSION, USED),
     def("version_comment", G, RO, Str, "quire", USED),
     def("version_compile_machine", G, RO, Str, std::env::consts::ARCH, USED),
@@ -1320,6 +1383,12 @@ impl SessionVars {
         self.hot.select_limit
     }
 
+    /// `sql_auto_is_null` (read only while a generated value waits for
+    /// it: see `auto_is_null`).
+    pub fn sql_auto_is_null(&self) -> bool {
+        self.values.get("sql_auto_is_null").and_then(VarValue::as_bool).unwrap_or(false)
+    }
+
     /// `sql_safe_updates`.
     pub fn safe_updates(&self) -> bool {
         self.hot.safe_updates
@@ -1418,7 +1487,7 @@ mod tests {
             dynamic: DYN,
             kind: VarKind::Int { min: -5, max: 5 },
             default: "0",
-            used: USED,
+            effect: USED,
         };
         assert_eq!(offset.parse_startup("-5"), Ok(VarValue::Int(-5)));
         assert_eq!(offset.check(&VarValue::UInt(5)), Ok(VarValue::Int(5)));
@@ -1560,6 +1629,69 @@ mod tests {
         let shown = vars.all_session(&session);
         assert!(shown.contains(&("autocommit", "OFF".to_string())));
         assert!(shown.contains(&("max_connections", "151".to_string())));
+    }
+
+    /// A value of `d`'s kind other than its default.
+    fn other_than_default(d: &VarDef) -> VarValue {
+        let default = d.default_value();
+        match d.kind {
+            VarKind::Bool => VarValue::Bool(default != VarValue::Bool(true)),
+            VarKind::UInt { min, max } => VarValue::UInt(if default == VarValue::UInt(min) { max } else { min }),
+            VarKind::Int { min, max } => VarValue::Int(if default == VarValue::Int(min) { max } else { min }),
+            VarKind::Float => VarValue::Float(default.as_f64().unwrap_or(0.0) + 1.0),
+            VarKind::Enum(names) | VarKind::Set(names) => {
+                s(names.iter().find(|n| Some(**n) != default.as_str()).copied().unwrap_or(""))
+            }
+            VarKind::Str if d.name.starts_with("lc_") => s("de_DE"),
+            VarKind::Str | VarKind::TimeZone | VarKind::OptimizerSwitch => s("/elsewhere"),
+        }
+    }
+
+    #[test]
+    fn every_variable_is_classified_and_the_docs_list_those_that_do_not_act() {
+        let docs = include_str!("../../../docs/SQL.md");
+        let section = docs.split("## System variables").nth(1).expect("docs/SQL.md has a System variables section");
+        for d in VARS {
+            match d.effect {
+                Effect::Used => {}
+                Effect::NoEffectByDesign(why) => {
+                    assert!(why.len() > 10, "{} gives no reason", d.name);
+                    assert!(section.contains(&format!("`{}`", d.name)), "docs/SQL.md does not list {}", d.name);
+                }
+                Effect::RefuseNonDefault => {
+                    assert!(section.contains(&format!("`{}`", d.name)), "docs/SQL.md does not list {}", d.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn refused_variables_accept_their_default_and_refuse_any_other_value_at_set_and_startup() {
+        let vars = SysVars::new();
+        let mut session = vars.session_defaults();
+        for d in VARS.iter().filter(|d| d.effect == Effect::RefuseNonDefault) {
+            let other = other_than_default(d);
+            assert_eq!(d.check(&d.default_value()), Ok(d.default_value()), "{}", d.name);
+            assert_eq!(d.check(&other).map_err(|e| e.code), Err(1235), "{} = {other}", d.name);
+            if d.scope != Scope::Session {
+                assert_eq!(code(vars.set_startup(d.name, &other.display())), 1235, "{} at startup", d.name);
+                assert!(vars.set_startup(d.name, d.default).is_ok(), "{} default at startup", d.name);
+            }
+            if d.dynamic && d.scope != Scope::Global {
+                assert_eq!(code(session.set(d, &other)), 1235, "SET {}", d.name);
+            }
+            if d.dynamic && d.scope != Scope::Session {
+                assert_eq!(code(vars.set_global(d.name, &other)), 1235, "SET GLOBAL {}", d.name);
+            }
+        }
+        let e = session.set_by_name("explicit_defaults_for_timestamp", &VarValue::Int(0)).unwrap_err();
+        assert_eq!(e.message, "This version of quire doesn't yet support 'SET explicit_defaults_for_timestamp = OFF'");
+        // Text compares without case; `mysqlbinlog` writes the locale as its id.
+        session.set_by_name("default_storage_engine", &s("innodb")).unwrap();
+        session.set_by_name("lc_time_names", &VarValue::Int(0)).unwrap();
+        assert_eq!(session.get("lc_time_names"), Some(s("en_US")));
+        assert_eq!(code(session.set_by_name("lc_time_names", &VarValue::Int(4))), 1235);
+        assert_eq!(code(session.set_by_name("lc_time_names", &s("xx_YY"))), 1649);
     }
 
     #[test]

@@ -266,6 +266,8 @@ pub(crate) struct AutoInc {
     /// past the interval) reserves that many values; at zero the next
     /// interval is the handler's next size.
     remaining: u64,
+    /// `SET insert_id = n`: the first value the statement generates.
+    forced: Option<u64>,
 }
 
 impl AutoInc {
@@ -273,7 +275,27 @@ impl AutoInc {
     /// known: a query).
     pub(crate) fn new(schema: &TableSchema, estimate: u64) -> Self {
         let col = schema.columns.iter().position(|c| c.auto_increment);
-        AutoInc { col, next: 0, end: 0, intervals: 0, estimate, remaining: 0 }
+        AutoInc { col, next: 0, end: 0, intervals: 0, estimate, remaining: 0, forced: None }
+    }
+
+    /// Takes the session's `insert_id` (SET insert_id = n, as `mysqlbinlog`
+    /// output replays a statement's AUTO_INCREMENT value): the first value
+    /// the statement generates is n, later rows go on from the table's
+    /// counter, which n, like an explicit value, moves past. The session
+    /// clears `insert_id` once a statement has generated a value.
+    pub(crate) fn with_insert_id(mut self, session: &dyn SessionEnv) -> Self {
+        self.forced = session
+            .sysvar("insert_id", false)
+            .ok()
+            .and_then(|v| expr::to_i128(&v))
+            .and_then(|n| u64::try_from(n).ok())
+            .filter(|n| *n > 0);
+        self
+    }
+
+    /// Whether `insert_id` will give the first generated value.
+    pub(crate) fn forced(&self) -> bool {
+        self.forced.is_some()
     }
 
     /// Whether the table has an AUTO_INCREMENT column.
@@ -286,6 +308,19 @@ impl AutoInc {
     pub(crate) fn fill(&mut self, t: &TableRef, row: &mut [Value]) -> Option<u64> {
         let c = self.col?;
         let generated = match row[c] {
+            Value::Null | Value::Int(0) | Value::UInt(0) if self.forced.is_some() => {
+                let id = self.forced.take().unwrap_or_default();
+                row[c] = if t.schema.columns[c].ty.is_unsigned() { Value::UInt(id) } else { Value::Int(id as i64) };
+                self.explicit(id);
+                if self.intervals == 0 {
+                    // The forced value stands for the first interval, as
+                    // the handler's forced interval does: the rest of
+                    // the statement's rows reserve only what they need.
+                    self.intervals = 1;
+                    self.remaining = self.estimate;
+                }
+                Some(id)
+            }
             Value::Null | Value::Int(0) | Value::UInt(0) => {
                 if self.next >= self.end {
                     let n = if self.remaining > 0 {
@@ -411,7 +446,7 @@ impl<'a> Writer<'a> {
         Ok(Writer {
             p,
             res: WriteResult::default(),
-            auto: AutoInc::new(&p.table.schema, estimate),
+            auto: AutoInc::new(&p.table.schema, estimate).with_insert_id(session),
             found_rows: session.client_found_rows(),
             fk,
         })
