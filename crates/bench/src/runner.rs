@@ -134,12 +134,12 @@ impl Target {
         let var = s.variable.as_str();
         if let Kind::Embedded(e) = &mut self.kind {
             return match quire_sql::sysvars::lookup(var) {
-                Some(d) if d.used => {
+                Some(d) if d.used() => {
                     e.restart_with(&[(var.to_string(), s.value.clone())])?;
                     self.spec = e.spec().clone();
                     Ok(None)
                 }
-                Some(_) => Ok(Some(format!("not available: quire accepts {var} but does not implement it yet"))),
+                Some(_) => Ok(Some(format!("not available: quire does not implement {var}"))),
                 None => Ok(Some(format!("not available: quire has no variable {var}"))),
             };
         }
