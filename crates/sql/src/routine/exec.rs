@@ -34,11 +34,22 @@ pub trait Host {
     /// `value` converted for a slot of type `col` (MySQL's assignment
     /// rules and sql_mode; NULL stays NULL).
     fn convert(&self, col: &Column, value: Value) -> Result<Value>;
-    fn set_user_var(&mut self, name: &str, value: Value);
-    /// Raises a warning or note (SIGNAL of class 01, no rows fetched).
-    fn warn(&self, code: u16, message: String) -> Result<()>;
+    /// The session the program runs in.
+    fn session(&self) -> &crate::session::Session;
+    fn set_user_var(&mut self, name: &str, value: Value) {
+        self.session().user_vars.borrow_mut().insert(name.to_ascii_lowercase(), value);
+    }
+    /// Raises a warning or note (SIGNAL of class 01, no rows fetched)
+    /// into the diagnostics area as it is: a SIGNAL of class 01 is no
+    /// conversion warning, which strict mode would make an error.
+    fn warn(&self, code: u16, message: String) -> Result<()> {
+        self.session().warn(code, message);
+        Ok(())
+    }
     /// `Err` once the statement is interrupted (KILL QUERY).
-    fn check_interrupt(&self) -> Result<()>;
+    fn check_interrupt(&self) -> Result<()> {
+        self.session().interrupted()
+    }
     /// A SELECT ... INTO fetched `rows` rows (a CALL's OK counts them,
     /// as MariaDB).
     fn selected_into(&mut self, _rows: u64) {}

@@ -194,17 +194,8 @@ impl Host for ProcHost<'_> {
         convert(self.s, self.db.as_deref().unwrap_or(""), col, value)
     }
 
-    fn set_user_var(&mut self, name: &str, value: Value) {
-        self.s.user_vars.borrow_mut().insert(name.to_ascii_lowercase(), value);
-    }
-
-    fn warn(&self, code: u16, message: String) -> Result<()> {
-        self.s.warn(code, message);
-        Ok(())
-    }
-
-    fn check_interrupt(&self) -> Result<()> {
-        self.s.interrupted()
+    fn session(&self) -> &Session {
+        self.s
     }
 }
 

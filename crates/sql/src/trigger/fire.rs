@@ -200,18 +200,7 @@ impl Host for TriggerHost<'_> {
         convert(self.s, self.db, col, value)
     }
 
-    fn set_user_var(&mut self, name: &str, value: Value) {
-        self.s.user_vars.borrow_mut().insert(name.to_ascii_lowercase(), value);
-    }
-
-    /// Into the diagnostics area as it is: a SIGNAL of class 01 is no
-    /// conversion warning, which strict mode would make an error.
-    fn warn(&self, code: u16, message: String) -> Result<()> {
-        self.s.warn(code, message);
-        Ok(())
-    }
-
-    fn check_interrupt(&self) -> Result<()> {
-        self.s.interrupted()
+    fn session(&self) -> &Session {
+        self.s
     }
 }
