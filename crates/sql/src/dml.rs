@@ -897,16 +897,7 @@ fn update_with_subqueries(p: &UpdatePlan, trx: &mut Trx, ctx: &Ctx<'_>) -> Resul
     let (filter, order) = (p.filter.as_ref(), p.order.as_ref());
     let changes = judged_rows(&p.table, &p.access, filter, order, p.limit, trx, ctx, |n, old, env| {
         let at = Place { db: &p.table.db, table: &p.table.name, row: n as u64 + 1 };
-        let mut row = old.to_vec();
-        for (c, e) in &p.sets {
-            let col = &schema.columns[*c];
-            row[*c] = match eval(e, &row, env)? {
-                Value::Null if !col.nullable => store::null_into_not_null(col, true, env)?,
-                Value::Null => Value::Null,
-                v => store::assign(col, v, at, env)?,
-            };
-        }
-        store::stamp_on_update(&schema.columns, &|i| p.sets.iter().any(|(c, _)| *c == i), old, &mut row);
+        let mut row = set_row(p, n, old, env)?;
         crate::create::check::complete(&p.constraints, &mut row, at, env)?;
         check_options(&p.checks, &row, env)?;
         crate::create::check::enforce_checks(&p.constraints, &row, env)?;

@@ -558,6 +558,10 @@ pub trait SessionEnv {
     fn client_found_rows(&self) -> bool {
         false
     }
+    /// The session's `insert_id` (0: none).
+    fn insert_id(&self) -> u64 {
+        0
+    }
     fn check_interrupt(&self) -> Result<()> {
         Ok(())
     }

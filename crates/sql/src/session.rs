@@ -750,6 +750,10 @@ impl SessionEnv for Env<'_> {
         self.s.client_found_rows
     }
 
+    fn insert_id(&self) -> u64 {
+        self.s.vars.insert_id()
+    }
+
     fn user_locks(&self) -> Option<(&crate::user_lock::UserLocks, u32)> {
         Some((&self.s.shared.user_locks, self.s.connection_id))
     }
@@ -1901,7 +1905,7 @@ impl Session {
                     self.last_insert_id = r.first_insert_id;
                     self.auto_is_null_id.set(r.first_insert_id);
                     // A generated value used up SET insert_id (see `upsert::AutoInc`).
-                    if self.vars.get("insert_id").and_then(|v| v.as_u64()).is_some_and(|n| n != 0) {
+                    if self.vars.insert_id() != 0 {
                         self.vars
                             .set_by_name("insert_id", &VarValue::UInt(0))
                             .map_err(|e| SqlError::new(e.code, e.state, e.message))?;

@@ -1200,6 +1200,8 @@ struct Hot {
     lock_wait_timeout_secs: u64,
     max_error_count: u64,
     sql_notes: bool,
+    /// `insert_id` (read by every INSERT that may generate a value).
+    insert_id: u64,
     max_execution_time_ms: u64,
     wait_timeout_secs: u64,
     net_write_timeout_secs: u64,
@@ -1235,6 +1237,7 @@ impl SessionVars {
             lock_wait_timeout_secs: u("innodb_lock_wait_timeout", 50),
             max_error_count: u("max_error_count", 64),
             sql_notes: b("sql_notes", true),
+            insert_id: u("insert_id", 0),
             max_execution_time_ms: u("max_execution_time", 0),
             wait_timeout_secs: u("wait_timeout", 28_800),
             net_write_timeout_secs: u("net_write_timeout", 60),
@@ -1387,6 +1390,11 @@ impl SessionVars {
     /// it: see `auto_is_null`).
     pub fn sql_auto_is_null(&self) -> bool {
         self.values.get("sql_auto_is_null").and_then(VarValue::as_bool).unwrap_or(false)
+    }
+
+    /// `insert_id` (0: none set).
+    pub fn insert_id(&self) -> u64 {
+        self.hot.insert_id
     }
 
     /// `sql_safe_updates`.

@@ -284,12 +284,7 @@ impl AutoInc {
     /// counter, which n, like an explicit value, moves past. The session
     /// clears `insert_id` once a statement has generated a value.
     pub(crate) fn with_insert_id(mut self, session: &dyn SessionEnv) -> Self {
-        self.forced = session
-            .sysvar("insert_id", false)
-            .ok()
-            .and_then(|v| expr::to_i128(&v))
-            .and_then(|n| u64::try_from(n).ok())
-            .filter(|n| *n > 0);
+        self.forced = Some(session.insert_id()).filter(|n| *n > 0);
         self
     }
 
