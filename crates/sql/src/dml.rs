@@ -281,11 +281,6 @@ pub fn run_insert(
     session: &dyn crate::query::SessionEnv,
 ) -> Result<WriteResult> {
     if !p.is_plain() {
-        if triggers_of(&p.table, session, None).is_some() {
-            return Err(SqlError::unsupported(
-                "INSERT IGNORE / REPLACE / ON DUPLICATE KEY UPDATE / INSERT ... SELECT on a table with triggers",
-            ));
-        }
         return crate::upsert::run(p, trx, params, tuples, session);
     }
     let trg = triggers_of(&p.table, session, Some(Event::Insert));
@@ -424,24 +419,39 @@ pub(crate) fn new_row(
         };
     }
     if let Some(before) = before {
-        let auto = schema.visible_columns().iter().position(|c| c.auto_increment);
-        if let Some(a) = auto.filter(|&a| row[a].is_null()) {
-            row[a] = Value::Int(0);
-        }
-        before(&mut row)?;
-        if let Some(a) = auto.filter(|&a| matches!(row[a], Value::Int(0) | Value::UInt(0))) {
-            row[a] = Value::Null; // still generated
-        }
-        for (c, col) in schema.visible_columns().iter().enumerate() {
-            if row[c].is_null() && !col.nullable && !col.auto_increment && !p.constraints.generated.contains(c) {
-                row[c] = store::null_into_not_null(col, lenient_null, env)?;
-            }
-        }
+        before_insert(p, &mut row, lenient_null, env, before)?;
     }
     crate::create::check::complete(&p.constraints, &mut row, at, env)?;
     check_options(&p.checks, &row, env)?;
     crate::create::check::enforce_checks(&p.constraints, &row, env)?;
     Ok(row)
+}
+
+/// BEFORE INSERT (`before`) on a new row whose values are converted: an
+/// AUTO_INCREMENT column still to be generated shows 0 to it, and NOT NULL
+/// is judged after it (the trigger may fill the column), as in MySQL.
+pub(crate) fn before_insert(
+    p: &InsertPlan,
+    row: &mut Vec<Value>,
+    lenient_null: bool,
+    env: &dyn Env,
+    before: BeforeRow<'_>,
+) -> Result<()> {
+    let schema = &p.table.schema;
+    let auto = schema.visible_columns().iter().position(|c| c.auto_increment);
+    if let Some(a) = auto.filter(|&a| row[a].is_null()) {
+        row[a] = Value::Int(0);
+    }
+    before(row)?;
+    if let Some(a) = auto.filter(|&a| matches!(row[a], Value::Int(0) | Value::UInt(0))) {
+        row[a] = Value::Null; // still generated
+    }
+    for (c, col) in schema.visible_columns().iter().enumerate() {
+        if row[c].is_null() && !col.nullable && !col.auto_increment && !p.constraints.generated.contains(c) {
+            row[c] = store::null_into_not_null(col, lenient_null, env)?;
+        }
+    }
+    Ok(())
 }
 
 /// The FOREIGN KEYs a statement on `t` must enforce, if any (one atomic

@@ -46,12 +46,13 @@ use quire_engine::txn::Isolation;
 use sqlparser::ast;
 
 use crate::diag::{Condition, Level};
-use crate::dml::{carried, new_row, pk_of, InsertPlan, RowEnv, WriteResult};
+use crate::dml::{carried, new_row, pk_of, BeforeRow, InsertPlan, RowEnv, WriteResult};
 use crate::error::{Result, SqlError};
 use crate::expr::{self, eval, Env, Expr, Names, Scope};
 use crate::plan::TableRef;
 use crate::query::{ident, Ctx, Resolver, SessionEnv};
 use crate::store::{self, Place};
+use crate::trigger::{Event, TableTriggers, Timing};
 
 /// What a duplicate key does.
 #[derive(Debug)]
@@ -390,7 +391,11 @@ pub fn run(
         let ctx = Ctx { params, aggs: vec![], session, in_keys: Default::default() };
         for (i, vals) in rows.into_iter().enumerate() {
             let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
-            let row = new_row(p, &p.targets, vals.into_iter().map(Ok), true, at, &ctx, None);
+            let row = {
+                let mut before = |row: &mut Vec<Value>| w.fire(trx, Timing::Before, Event::Insert, None, Some(row));
+                let before = w.trg.is_some().then_some(&mut before as BeforeRow<'_>);
+                new_row(p, &p.targets, vals.into_iter().map(Ok), true, at, &ctx, before)
+            };
             let Some(row) = crate::create::check::ignored(p.ignore, row, &ctx)? else { continue };
             w.put(trx, row, &ctx)?;
         }
@@ -402,7 +407,12 @@ pub fn run(
                 Ctx { params: &params[k * per..(k + 1) * per], aggs: vec![], session, in_keys: Default::default() };
             let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
             let targets = p.targets_of(j, exprs);
-            let row = new_row(p, targets, exprs.iter().map(|e| eval(e, &[], &ctx)), lenient_null, at, &ctx, None);
+            let values = exprs.iter().map(|e| eval(e, &[], &ctx));
+            let row = {
+                let mut before = |row: &mut Vec<Value>| w.fire(trx, Timing::Before, Event::Insert, None, Some(row));
+                let before = w.trg.is_some().then_some(&mut before as BeforeRow<'_>);
+                new_row(p, targets, values, lenient_null, at, &ctx, before)
+            };
             let Some(row) = crate::create::check::ignored(p.ignore, row, &ctx)? else { continue };
             w.put(trx, row, &ctx)?;
         }
@@ -425,6 +435,15 @@ struct Writer<'a> {
     /// needs its parents, a REPLACE's deleted row and an update's changed
     /// key carry their children along, as in `dml.rs`.
     fk: Option<(crate::fk::Checks<'a>, std::sync::Arc<crate::fk::TableFks>)>,
+    /// The target's triggers, if it has any, fired as MariaDB's
+    /// `write_record` fires them: BEFORE INSERT as each row is built,
+    /// AFTER INSERT once it is written (a REPLACE's row too, an ODKU's
+    /// updated row not); a REPLACE's deleted row fires the DELETE
+    /// triggers, and a table with DELETE triggers never takes REPLACE's
+    /// in-place update; an ODKU's row fires BEFORE and AFTER UPDATE,
+    /// changed or not.
+    trg: Option<TableTriggers>,
+    session: &'a dyn SessionEnv,
 }
 
 impl<'a> Writer<'a> {
@@ -444,7 +463,28 @@ impl<'a> Writer<'a> {
             auto: AutoInc::new(&p.table.schema, estimate).with_insert_id(session),
             found_rows: session.client_found_rows(),
             fk,
+            trg: crate::dml::triggers_of(&p.table, session, None),
+            session,
         })
+    }
+
+    /// The target's `timing` `event` triggers on one row, if it has any.
+    fn fire(
+        &self,
+        trx: &mut Trx,
+        timing: Timing,
+        event: Event,
+        old: Option<&[Value]>,
+        new: Option<&mut Vec<Value>>,
+    ) -> Result<()> {
+        match &self.trg {
+            Some(trg) => crate::dml::fire_row(self.session, trx, &self.p.table, trg, timing, event, old, new),
+            None => Ok(()),
+        }
+    }
+
+    fn deletes_fire(&self) -> bool {
+        self.trg.as_ref().is_some_and(|t| t.on(Event::Delete))
     }
 
     fn put(&mut self, trx: &mut Trx, mut row: Vec<Value>, env: &dyn Env) -> Result<()> {
@@ -456,7 +496,7 @@ impl<'a> Writer<'a> {
         // X at once (InnoDB's), so two upserts of one key wait, not deadlock.
         let dup_lock = if matches!(p.action, Action::Fail) { LockMode::S } else { LockMode::X };
         loop {
-            let written = self.fk.as_ref().map(|_| row.clone());
+            let written = (self.fk.is_some() || self.trg.is_some()).then(|| row.clone());
             let d = match t.table.insert_or_duplicate_tx(trx, row, dup_lock)? {
                 Inserted::Row(_) => {
                     if let (Some((c, fks)), Some(new)) = (&self.fk, &written) {
@@ -467,6 +507,9 @@ impl<'a> Writer<'a> {
                     }
                     self.res.affected += 1;
                     self.res.matched += 1;
+                    if let Some(mut new) = written.filter(|_| self.trg.is_some()) {
+                        self.fire(trx, Timing::After, Event::Insert, None, Some(&mut new))?;
+                    }
                     return Ok(());
                 }
                 Inserted::Duplicate(d) => d,
@@ -485,20 +528,27 @@ impl<'a> Writer<'a> {
                     // HA_ERR_RECORD_IS_THE_SAME).
                     self.res.affected += 1;
                     self.res.matched += 1;
-                    return Ok(());
+                    let mut new = d.row;
+                    return self.fire(trx, Timing::After, Event::Insert, None, Some(&mut new));
                 }
                 Action::Replace => {
                     // Delete the holder of the key, then try again with the
                     // same values (its AUTO_INCREMENT value kept). Its
                     // children follow first, as a DELETE's.
+                    self.fire(trx, Timing::Before, Event::Delete, Some(&d.existing), None)?;
                     if let Some((c, fks)) = self.fk.as_ref().filter(|(_, f)| !f.as_parent.is_empty()) {
                         crate::fk::enforce::parent_deleting(c, trx, fks, &t.schema, &d.existing, 0)?;
                     }
                     if t.table.delete_tx(trx, &pk_of(t, &d.existing))? {
                         self.res.affected += 1;
                         self.res.duplicates += 1;
+                        self.fire(trx, Timing::After, Event::Delete, Some(&d.existing), None)?;
                     }
                     row = d.row;
+                }
+                Action::Update(sets) if self.trg.is_some() => {
+                    self.auto.give_back(generated);
+                    return self.update_firing(trx, sets, &d.existing, &d.row, env);
                 }
                 Action::Update(sets) => {
                     self.auto.give_back(generated);
@@ -514,7 +564,7 @@ impl<'a> Writer<'a> {
     fn same_row_kept(&self, d: &quire_engine::table::Duplicate) -> bool {
         let t = &self.p.table;
         let n = t.columns.len();
-        let referenced = self.fk.as_ref().is_some_and(|(_, f)| !f.as_parent.is_empty());
+        let referenced = self.fk.as_ref().is_some_and(|(_, f)| !f.as_parent.is_empty()) || self.deletes_fire();
         let later_unique = |from: usize| t.schema.indexes.iter().skip(from).any(|i| i.unique);
         let last = match d.index {
             None => !later_unique(0),
@@ -594,6 +644,67 @@ impl<'a> Writer<'a> {
     }
 }
 
+impl Writer<'_> {
+    /// ON DUPLICATE KEY UPDATE of `existing` (X-locked by the duplicate
+    /// check) on a table with triggers: the new values computed first,
+    /// then BEFORE UPDATE (which may change them), the row's checks, the
+    /// write, AFTER UPDATE, as `dml::update_with_triggers` does for an
+    /// UPDATE's row.
+    fn update_firing(
+        &mut self,
+        trx: &mut Trx,
+        sets: &[(usize, Expr)],
+        existing: &[Value],
+        new: &[Value],
+        env: &dyn Env,
+    ) -> Result<()> {
+        let t = &self.p.table;
+        let n = t.columns.len();
+        let at = Place { db: &t.db, table: &t.name, row: self.res.records };
+        let mut cur: Vec<Value> = existing[..n].iter().chain(&new[..n]).cloned().collect();
+        for (c, e) in sets {
+            let col = &t.schema.columns[*c];
+            cur[*c] = match eval(e, &cur, env)? {
+                Value::Null if !col.nullable => store::null_into_not_null(col, true, env)?,
+                Value::Null => Value::Null,
+                v => store::assign(col, v, at, env)?,
+            };
+        }
+        cur.truncate(n);
+        let columns = &t.schema.columns[..n];
+        store::stamp_on_update(columns, &|i| sets.iter().any(|(c, _)| *c == i), &existing[..n], &mut cur);
+        self.fire(trx, Timing::Before, Event::Update, Some(existing), Some(&mut cur))?;
+        for (c, col) in columns.iter().enumerate() {
+            if cur[c].is_null() && !col.nullable && !self.p.constraints.generated.contains(c) {
+                cur[c] = store::null_into_not_null(col, true, env)?;
+            }
+        }
+        crate::create::check::enforce(&self.p.constraints, &mut cur, at, env)?;
+        match t.table.update_tx(trx, &pk_of(t, existing), |_| Ok(cur.clone())) {
+            Ok(RowUpdate::Changed) => {
+                crate::dml::fk_updated(&self.fk, trx, &t.schema, existing, &cur)?;
+                self.res.affected += 2;
+                self.res.matched += 1;
+                self.res.duplicates += 1;
+            }
+            Ok(RowUpdate::Unchanged | RowUpdate::NotFound) => {
+                self.res.unchanged += 1;
+                if self.found_rows {
+                    self.res.affected += 1;
+                    self.res.matched += 1;
+                    self.res.duplicates += 1;
+                }
+            }
+            Err(e @ quire_engine::Error::DuplicateKey { .. }) if self.p.ignore => {
+                let e = SqlError::from(e);
+                return env.warn(Condition::new(Level::Warning, e.code, e.message));
+            }
+            Err(e) => return Err(e.into()),
+        }
+        self.fire(trx, Timing::After, Event::Update, Some(existing), Some(&mut cur))
+    }
+}
+
 /// Rows written one at a time through an INSERT plan's duplicate handling,
 /// AUTO_INCREMENT and foreign keys, as [`run`] writes them: LOAD DATA
 /// (`load/`) builds each row from its file and hands it here.
@@ -602,6 +713,21 @@ pub struct RowWriter<'a>(Writer<'a>);
 impl<'a> RowWriter<'a> {
     pub fn new(p: &'a InsertPlan, session: &'a dyn SessionEnv) -> Result<Self> {
         Ok(Self(Writer::new(p, session, 0)?))
+    }
+
+    /// BEFORE INSERT triggers of the target on `row`, built but not yet
+    /// checked (see `dml::before_insert`), if it has any.
+    pub fn before(&self, trx: &mut Trx, row: &mut Vec<Value>, env: &dyn Env) -> Result<()> {
+        if self.0.trg.is_none() {
+            return Ok(());
+        }
+        let mut fire = |r: &mut Vec<Value>| self.0.fire(trx, Timing::Before, Event::Insert, None, Some(r));
+        crate::dml::before_insert(self.0.p, row, true, env, &mut fire)
+    }
+
+    /// Whether the target has BEFORE INSERT triggers.
+    pub fn fires_before(&self) -> bool {
+        self.0.trg.as_ref().is_some_and(|t| t.has(Timing::Before, Event::Insert))
     }
 
     /// Writes one converted, checked row (see [`Writer::put`]).

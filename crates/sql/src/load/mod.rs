@@ -131,9 +131,6 @@ impl Session {
         let format = &stmt.format;
         let counts = self.in_trx(|trx, s| {
             let env = Env { s };
-            if crate::dml::triggers_of(&p.table, &env, None).is_some() {
-                return Err(SqlError::unsupported("LOAD DATA into a table with triggers"));
-            }
             let mut w = crate::upsert::RowWriter::new(p, &env)?;
             // Rule 3, once.
             for (&c, _) in p.targets.iter().zip(kinds).filter(|(_, k)| **k == Kind::Implicit) {
@@ -176,7 +173,7 @@ impl Session {
                     });
                 }
                 let ctx = Ctx { params: &params, aggs: vec![], session: &env, in_keys: Default::default() };
-                let row = build_row(p, kinds, fields.len(), at, &ctx).and_then(|mut row| {
+                let row = build_row(p, kinds, fields.len(), w.fires_before(), at, &ctx).and_then(|mut row| {
                     for i in 0..missing {
                         let m = format!("Row {read} doesn't contain data for all columns");
                         let c = Condition::new(Level::Warning, 1261, m);
@@ -193,6 +190,7 @@ impl Session {
                             format!("Row {read} was truncated; it contained more data than there were input columns");
                         ctx.warn(Condition::new(Level::Warning, 1262, m))?;
                     }
+                    w.before(trx, &mut row, &ctx)?;
                     crate::create::check::enforce(&p.constraints, &mut row, at, &ctx)?;
                     Ok(row)
                 });
@@ -296,6 +294,7 @@ fn build_row(
     p: &crate::dml::InsertPlan,
     kinds: &[Kind],
     fields: usize,
+    deferred: bool,
     at: Place<'_>,
     env: &dyn crate::expr::Env,
 ) -> Result<Vec<Value>> {
@@ -318,7 +317,9 @@ fn build_row(
         };
         row[c] = match v {
             v if !converted => v,
-            Value::Null if col.auto_increment || col.nullable => Value::Null,
+            // A BEFORE INSERT trigger may still fill the column: NOT NULL
+            // is judged after it (`dml::before_insert`), as in MariaDB.
+            Value::Null if col.auto_increment || col.nullable || deferred => Value::Null,
             Value::Null => {
                 let m = format!(
                     "Column set to default value; NULL supplied to NOT NULL column '{}' at row {}",
