@@ -184,6 +184,184 @@ fn routine_errors_have_mariadbs_codes() {
 }
 
 #[test]
+fn cursors_fetch_rows_until_a_not_found_handler_ends_the_loop() {
+    both(
+        "sp_cursors",
+        &[
+            "CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10), g INT)",
+            "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 1), (3, 'c', 2), (4, NULL, 2), (5, 'e', 3)",
+            "CREATE PROCEDURE walk(IN grp INT, OUT acc VARCHAR(100))
+             BEGIN
+               DECLARE done INT DEFAULT 0;
+               DECLARE i INT; DECLARE v VARCHAR(10);
+               DECLARE c CURSOR FOR SELECT id, s FROM t WHERE g >= grp ORDER BY id;
+               DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = 1;
+               SET acc = '';
+               OPEN c;
+               l: LOOP
+                 FETCH c INTO i, v;
+                 IF done THEN LEAVE l; END IF;
+                 SET acc = CONCAT(acc, i, IFNULL(v, '-'), ',');
+               END LOOP;
+               CLOSE c;
+               -- Reopened, the cursor reads the rows again.
+               SET done = 0;
+               OPEN c;
+               FETCH NEXT FROM c INTO i, v;
+               CLOSE c;
+               SET acc = CONCAT(acc, 'again ', i);
+             END",
+            "CALL walk(1, @a)",
+            "SELECT @a",
+            "CALL walk(2, @a)",
+            "SELECT @a",
+            "CALL walk(9, @a)",
+            "SELECT @a",
+            "CREATE TABLE res (g INT, n INT, names VARCHAR(50))",
+            // Nested cursors, the inner one parameterised by the outer row;
+            // each block's cursor closes when the block ends.
+            "CREATE PROCEDURE groups()
+             BEGIN
+               DECLARE done INT DEFAULT 0;
+               DECLARE grp INT;
+               DECLARE out_c CURSOR FOR SELECT DISTINCT g FROM t ORDER BY g;
+               DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = 1;
+               OPEN out_c;
+               outer_loop: LOOP
+                 FETCH out_c INTO grp;
+                 IF done THEN LEAVE outer_loop; END IF;
+                 BEGIN
+                   DECLARE n INT DEFAULT 0;
+                   DECLARE nm VARCHAR(10);
+                   DECLARE nms VARCHAR(50) DEFAULT '';
+                   DECLARE in_c CURSOR FOR SELECT s FROM t WHERE g = grp ORDER BY id;
+                   OPEN in_c;
+                   inner_loop: LOOP
+                     FETCH in_c INTO nm;
+                     IF done THEN LEAVE inner_loop; END IF;
+                     SET n = n + 1, nms = CONCAT(nms, IFNULL(nm, '?'));
+                   END LOOP;
+                   SET done = 0;
+                   INSERT INTO res VALUES (grp, n, nms);
+                 END;
+               END LOOP;
+               SELECT * FROM res ORDER BY g;
+             END",
+            "CALL groups()",
+            // Cursor errors.
+            "CREATE PROCEDURE twice() BEGIN DECLARE c CURSOR FOR SELECT id FROM t; OPEN c; OPEN c; END",
+            "CALL twice()", // 1325
+            "CREATE PROCEDURE shut() BEGIN DECLARE c CURSOR FOR SELECT id FROM t; CLOSE c; END",
+            "CALL shut()", // 1326
+            "CREATE PROCEDURE unopened() BEGIN DECLARE a INT; DECLARE c CURSOR FOR SELECT id FROM t; FETCH c INTO a; END",
+            "CALL unopened()", // 1326
+            "CREATE PROCEDURE width() BEGIN DECLARE a INT; DECLARE c CURSOR FOR SELECT id, s FROM t; OPEN c; FETCH c INTO a; END",
+            "CALL width()", // 1328
+            "CREATE PROCEDURE past() BEGIN DECLARE a INT; DECLARE c CURSOR FOR SELECT id FROM t WHERE id > 100; OPEN c; FETCH c INTO a; END",
+            "CALL past()", // 1329
+            "CREATE PROCEDURE e1() BEGIN DECLARE c CURSOR FOR SELECT 1; DECLARE a INT; END", // 1337
+            "CREATE PROCEDURE e2() BEGIN DECLARE CONTINUE HANDLER FOR SQLEXCEPTION BEGIN END; DECLARE c CURSOR FOR SELECT 1; END", // 1338
+            "CREATE PROCEDURE e3() BEGIN OPEN nosuch; END", // 1324
+            "CREATE PROCEDURE e4() BEGIN DECLARE c CURSOR FOR SELECT 1; DECLARE c CURSOR FOR SELECT 2; END", // 1333
+        ],
+    );
+}
+
+#[test]
+fn handlers_continue_or_exit_by_the_most_specific_condition() {
+    both(
+        "sp_handlers",
+        &[
+            "SET sql_mode = ''",
+            "CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(3))",
+            // CONTINUE for an error code: the failed statement is skipped.
+            "CREATE PROCEDURE dup()
+             BEGIN
+               DECLARE CONTINUE HANDLER FOR 1062 SET @dup = IFNULL(@dup, 0) + 1;
+               INSERT INTO t VALUES (3, 'c');
+               INSERT INTO t VALUES (3, 'c');
+               SELECT 'after', @dup;
+             END",
+            "CALL dup()",
+            "SHOW WARNINGS",
+            // SQLWARNING catches a warning (strings cut in sql_mode '').
+            "CREATE PROCEDURE warned()
+             BEGIN
+               DECLARE CONTINUE HANDLER FOR SQLWARNING SET @w = CONCAT(IFNULL(@w, ''), 'W');
+               INSERT INTO t VALUES (1, 'abcdef');
+               INSERT INTO t VALUES (2, 'b');
+             END",
+            "CALL warned()",
+            "SELECT @w",
+            "SELECT * FROM t ORDER BY id",
+            // EXIT leaves the handler's block; the inner block's handler
+            // wins over the outer one.
+            "CREATE PROCEDURE nested()
+             BEGIN
+               DECLARE EXIT HANDLER FOR 1062 SET @n = 'outer';
+               BEGIN
+                 DECLARE EXIT HANDLER FOR SQLEXCEPTION SET @n = 'inner';
+                 INSERT INTO t VALUES (1, 'a');
+                 SET @n = 'not reached';
+               END;
+               SET @n = CONCAT(@n, '+after');
+               INSERT INTO t VALUES (1, 'a');
+               SET @n = 'not reached either';
+             END",
+            "CALL nested()",
+            "SELECT @n",
+            // An error in a handler's body is not caught by its own block.
+            "CREATE PROCEDURE again()
+             BEGIN
+               DECLARE EXIT HANDLER FOR 1062 BEGIN SET @h = 'h1'; INSERT INTO t VALUES (1, 'z'); END;
+               INSERT INTO t VALUES (1, 'a');
+             END",
+            "CALL again()", // 1062
+            "SELECT @h",
+            // Most specific first: the code beats SQLSTATE beats the class.
+            "CREATE PROCEDURE pick()
+             BEGIN
+               DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET @s = CONCAT(IFNULL(@s, ''), 'x');
+               DECLARE CONTINUE HANDLER FOR SQLSTATE '23000' SET @s = CONCAT(IFNULL(@s, ''), 's');
+               DECLARE CONTINUE HANDLER FOR 1146 SET @s = CONCAT(IFNULL(@s, ''), 'c');
+               INSERT INTO t VALUES (1, 'a');
+               SELECT * FROM no_such_table;
+               SIGNAL SQLSTATE '45000';
+             END",
+            "CALL pick()",
+            "SELECT @s",
+            // NOT FOUND takes SELECT ... INTO's empty result; named
+            // conditions, SIGNAL of one.
+            "CREATE PROCEDURE named()
+             BEGIN
+               DECLARE c INT DEFAULT 5;
+               DECLARE gone CONDITION FOR SQLSTATE '45001';
+               DECLARE dup CONDITION FOR 1062;
+               DECLARE CONTINUE HANDLER FOR NOT FOUND SET c = -1;
+               DECLARE CONTINUE HANDLER FOR dup SET @named = 'dup';
+               DECLARE EXIT HANDLER FOR gone SET @named = CONCAT(@named, ' gone ', c);
+               SELECT id INTO c FROM t WHERE id > 99;
+               INSERT INTO t VALUES (1, 'a');
+               SIGNAL gone SET MESSAGE_TEXT = 'bye';
+               SET @named = 'not reached';
+             END",
+            "CALL named()",
+            "SELECT @named",
+            // A function's handler may RETURN.
+            "CREATE FUNCTION f() RETURNS INT BEGIN DECLARE CONTINUE HANDLER FOR SQLSTATE '45000' RETURN 7; SIGNAL SQLSTATE '45000'; RETURN 1; END",
+            "SELECT f()",
+            // Declaration errors.
+            "CREATE PROCEDURE e1() BEGIN DECLARE CONTINUE HANDLER FOR nosuch BEGIN END; END", // 1319
+            "CREATE PROCEDURE e2() BEGIN DECLARE x CONDITION FOR 1062; DECLARE x CONDITION FOR 1063; END", // 1332
+            "CREATE PROCEDURE e3() BEGIN DECLARE CONTINUE HANDLER FOR 1062 BEGIN END; DECLARE CONTINUE HANDLER FOR 1062 BEGIN END; END", // 1413
+            "CREATE PROCEDURE e4() BEGIN DECLARE CONTINUE HANDLER FOR SQLSTATE '00000' BEGIN END; END", // 1407
+            "CREATE PROCEDURE e5() BEGIN l: BEGIN DECLARE EXIT HANDLER FOR SQLEXCEPTION LEAVE l; END; END", // 1308
+            "CREATE PROCEDURE e6() BEGIN DECLARE UNDO HANDLER FOR SQLEXCEPTION BEGIN END; END", // 1064
+        ],
+    );
+}
+
+#[test]
 fn transactions_inside_a_procedure_follow_the_session() {
     both(
         "sp_trx",
@@ -345,8 +523,6 @@ fn what_quire_does_not_run_is_refused_at_create_with_1235() {
     let mut c = q.fresh_db("sp_refused");
     c.query_drop("CREATE TABLE t (a INT)").unwrap();
     for sql in [
-        "CREATE PROCEDURE c() BEGIN DECLARE x CURSOR FOR SELECT a FROM t; END",
-        "CREATE PROCEDURE h() BEGIN DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET @e = 1; END",
         "CREATE PROCEDURE r() BEGIN RESIGNAL; END",
         "CREATE PROCEDURE d() BEGIN CREATE TABLE x (a INT); END",
         "CREATE PROCEDURE pr() BEGIN PREPARE s FROM 'SELECT 1'; END",

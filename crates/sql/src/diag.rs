@@ -69,6 +69,8 @@ pub fn sqlstate_of(code: u16) -> &'static str {
         1292 | 1366 => "22007",
         1365 => "22012",
         1406 => "22001",
+        1329 => "02000",
+        1261..=1263 => "01000",
         _ => "HY000",
     }
 }
@@ -120,6 +122,11 @@ pub struct Diagnostics {
     max_kept: usize,
     /// `sql_notes`.
     notes: bool,
+    /// Conditions recorded since the session began (never cleared), and
+    /// the number of each kept one: what a stored program's statement
+    /// raised is what came after the count it read before it.
+    seq: u64,
+    kept_seq: Vec<u64>,
 }
 
 /// Where the area stood, to go back to (a row change that is retried must
@@ -134,7 +141,18 @@ pub struct Mark {
 
 impl Default for Diagnostics {
     fn default() -> Self {
-        Self { kept: Vec::new(), total: 0, errors: 0, statement: 0, owner: 0, current: 0, max_kept: 64, notes: true }
+        Self {
+            kept: Vec::new(),
+            total: 0,
+            errors: 0,
+            statement: 0,
+            owner: 0,
+            current: 0,
+            max_kept: 64,
+            notes: true,
+            seq: 0,
+            kept_seq: Vec::new(),
+        }
     }
 }
 
@@ -152,6 +170,7 @@ impl Diagnostics {
 
     fn clear(&mut self) {
         self.kept.clear();
+        self.kept_seq.clear();
         self.total = 0;
         self.errors = 0;
         self.owner = self.current;
@@ -167,12 +186,38 @@ impl Diagnostics {
         }
         self.total += 1;
         self.statement += 1;
+        self.seq += 1;
         if c.level == Level::Error {
             self.errors += 1;
         }
         if self.kept.len() < self.max_kept {
             self.kept.push(c);
+            self.kept_seq.push(self.seq);
         }
+    }
+
+    /// Conditions recorded so far in the session (see `seq`).
+    pub fn seq(&self) -> u64 {
+        self.seq
+    }
+
+    /// The kept conditions recorded after [`Self::seq`] read `since`.
+    pub fn raised_since(&self, since: u64) -> Vec<&Condition> {
+        self.kept.iter().zip(&self.kept_seq).filter(|(_, n)| **n > since).map(|(c, _)| c).collect()
+    }
+
+    /// Forgets the conditions recorded after `since` (a stored program's
+    /// handler took them).
+    pub fn forget_since(&mut self, since: u64) {
+        let n = self.seq.saturating_sub(since);
+        let errors =
+            self.kept.iter().zip(&self.kept_seq).filter(|(c, s)| **s > since && c.level == Level::Error).count() as u64;
+        let keep = self.kept_seq.iter().take_while(|s| **s <= since).count();
+        self.kept.truncate(keep);
+        self.kept_seq.truncate(keep);
+        self.total = self.total.saturating_sub(n);
+        self.statement = self.statement.saturating_sub(n);
+        self.errors = self.errors.saturating_sub(errors);
     }
 
     /// Records the error that ended the running statement (rule 3).
@@ -187,6 +232,7 @@ impl Diagnostics {
     /// Forgets what was raised since `m` (taken in the same statement).
     pub fn restore(&mut self, m: Mark) {
         self.kept.truncate(m.kept);
+        self.kept_seq.truncate(m.kept);
         self.total = m.total;
         self.errors = m.errors;
         self.statement = m.statement;

@@ -9,7 +9,7 @@
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     /// `[label:] BEGIN decl; ... stmt; ... END [label]`.
-    Block { label: Option<String>, decls: Vec<Declare>, body: Vec<Stmt> },
+    Block { label: Option<String>, decls: Vec<Decl>, body: Vec<Stmt> },
     /// `SET target = expr [, target = expr ...]`.
     Set(Vec<(Target, String)>),
     /// `IF c THEN ... [ELSEIF c THEN ...] [ELSE ...] END IF`.
@@ -27,8 +27,15 @@ pub enum Stmt {
     Leave(String),
     /// `ITERATE label`.
     Iterate(String),
-    /// `SIGNAL SQLSTATE [VALUE] 'xxxxx' [SET MESSAGE_TEXT = e, MYSQL_ERRNO = e]`.
-    Signal { sqlstate: String, message: Option<String>, errno: Option<String> },
+    /// `SIGNAL {SQLSTATE [VALUE] 'xxxxx' | condition} [SET MESSAGE_TEXT =
+    /// e, MYSQL_ERRNO = e]`; `named`: `sqlstate` is a condition's name.
+    Signal { sqlstate: String, named: bool, message: Option<String>, errno: Option<String> },
+    /// `OPEN cursor`.
+    Open(String),
+    /// `FETCH [[NEXT] FROM] cursor INTO target, ...`.
+    Fetch { cursor: String, targets: Vec<Target> },
+    /// `CLOSE cursor`.
+    Close(String),
     /// INSERT / REPLACE / UPDATE / DELETE, as written.
     Sql(String),
     /// `SELECT ... INTO target, ... ...`: the SELECT without its INTO.
@@ -49,6 +56,46 @@ pub enum Kind {
     Trigger,
     Procedure,
     Function,
+}
+
+/// One DECLARE of a block, in the order MySQL requires: variables and
+/// conditions, then cursors, then handlers (1337, 1338).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decl {
+    Var(Declare),
+    /// `DECLARE name CONDITION FOR {SQLSTATE [VALUE] 'xxxxx' | code}`.
+    Condition {
+        name: String,
+        value: CondValue,
+    },
+    /// `DECLARE name CURSOR FOR select`.
+    Cursor {
+        name: String,
+        select: String,
+    },
+    /// `DECLARE {CONTINUE | EXIT} HANDLER FOR condition, ... statement`.
+    Handler {
+        exit: bool,
+        conds: Vec<CondValue>,
+        body: Box<Stmt>,
+    },
+}
+
+/// A condition a handler catches or a named condition stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CondValue {
+    /// A MySQL error code.
+    Code(u16),
+    /// `SQLSTATE 'xxxxx'`.
+    State(String),
+    /// A declared condition's name.
+    Named(String),
+    /// SQLWARNING: class 01, or any warning.
+    Warning,
+    /// NOT FOUND: class 02.
+    NotFound,
+    /// SQLEXCEPTION: an error of any other class.
+    Exception,
 }
 
 /// `DECLARE name [, name ...] type [DEFAULT expr]`.

@@ -12,6 +12,14 @@
 //!    local (`Prepared::slots`).
 //! 2. Every slot a prepared piece names exists in the frame, so a plan's
 //!    parameters are always bound.
+//! 3. Handlers: `Vm::scopes` holds the handler lists of the blocks being
+//!    run, outermost first (while a handler runs, only the scopes outside
+//!    its block). A condition is offered to them once, where it is raised
+//!    (the innermost statement that is not compound; for warnings, once
+//!    that statement is done); `Vm::propagating` then marks the error as
+//!    final, so that no enclosing statement offers it again.
+//! 4. A cursor is open from OPEN to CLOSE or to the end of its block; its
+//!    rows are read whole at OPEN (MySQL materializes them too).
 
 use std::sync::Arc;
 
@@ -19,7 +27,8 @@ use parking_lot::Mutex;
 use quire_engine::row::{Column, Value};
 use sqlparser::ast;
 
-use super::ast::{Declare, Kind, Stmt, Target};
+use super::ast::{CondValue, Decl, Declare, Kind, Stmt, Target};
+use crate::diag::Level;
 use crate::error::{Result, SqlError};
 use crate::session::Compiled;
 
@@ -49,6 +58,24 @@ pub trait Host {
     /// `Err` once the statement is interrupted (KILL QUERY).
     fn check_interrupt(&self) -> Result<()> {
         self.session().interrupted()
+    }
+    /// Conditions recorded so far ([`crate::diag::Diagnostics::seq`]).
+    fn diag_seq(&self) -> u64 {
+        self.session().diag.borrow().seq()
+    }
+    /// The warnings (code, SQLSTATE) recorded since `seq`, oldest first.
+    fn warnings_since(&self, seq: u64) -> Vec<(u16, &'static str)> {
+        let d = self.session().diag.borrow();
+        let raised = d.raised_since(seq);
+        raised
+            .iter()
+            .filter(|c| c.level == Level::Warning)
+            .map(|c| (c.code, crate::diag::sqlstate_of(c.code)))
+            .collect()
+    }
+    /// Forgets what was recorded since `seq` (a handler took it).
+    fn forget_since(&self, seq: u64) {
+        self.session().diag.borrow_mut().forget_since(seq);
     }
     /// A SELECT ... INTO fetched `rows` rows (a CALL's OK counts them,
     /// as MariaDB).
@@ -134,12 +161,54 @@ enum Dest {
     User(String),
 }
 
+/// A condition as a handler matches it (named conditions resolved).
+#[derive(Clone, Debug, PartialEq)]
+enum Cond {
+    Code(u16),
+    State(String),
+    Warning,
+    NotFound,
+    Exception,
+}
+
+impl Cond {
+    /// How well this matches a condition of `code`, `state` and `level`:
+    /// an error code best, then a SQLSTATE, then a class (MySQL's
+    /// `sp_pcontext::find_handler`); `None` when it does not.
+    fn rank(&self, code: u16, state: &str, level: Level) -> Option<u8> {
+        match self {
+            Cond::Code(c) => (*c == code).then_some(3),
+            Cond::State(s) => (s == state).then_some(2),
+            Cond::Warning => (state.starts_with("01") || level == Level::Warning).then_some(1),
+            Cond::NotFound => state.starts_with("02").then_some(1),
+            Cond::Exception => {
+                (level == Level::Error && !["00", "01", "02"].iter().any(|c| state.starts_with(c))).then_some(1)
+            }
+        }
+    }
+}
+
+struct Handler {
+    exit: bool,
+    conds: Vec<Cond>,
+    body: Op,
+}
+
 enum Op {
     Block {
         label: usize,
         inits: Vec<(Vec<usize>, Option<Sql>)>,
+        /// The block's cursors, closed when it ends.
+        cursors: Vec<usize>,
+        handlers: Vec<Handler>,
         body: Vec<Op>,
     },
+    Open(usize),
+    Fetch {
+        cursor: usize,
+        dests: Vec<Dest>,
+    },
+    Close(usize),
     Set(Vec<(Dest, Sql)>),
     If {
         arms: Vec<(Sql, Vec<Op>)>,
@@ -193,6 +262,8 @@ pub struct Prepared {
     body: Op,
     /// Types of all slots (the row's columns, then the locals).
     slots: Vec<Column>,
+    /// The queries of the cursors declared anywhere in the program, by id.
+    cursors: Vec<Sql>,
 }
 
 /// Where control goes after a statement.
@@ -211,6 +282,12 @@ struct Scope {
     labels: Vec<(String, usize, bool)>,
     next_label: usize,
     slots: Vec<Column>,
+    /// Visible conditions, innermost last: (name, value).
+    conds: Vec<(String, Cond)>,
+    /// Visible cursors, innermost last: (name, id).
+    cursors: Vec<(String, usize)>,
+    /// Every cursor's query so far, by id.
+    queries: Vec<Sql>,
 }
 
 /// Prepares `program` for `names` (errors as CREATE reports them).
@@ -222,9 +299,17 @@ pub fn prepare(program: &Stmt, names: &Names) -> Result<Prepared> {
         vars.push((p.name.clone(), slots.len()));
         slots.push(p.clone());
     }
-    let mut sc = Scope { vars, labels: Vec::new(), next_label: 0, slots };
+    let mut sc = Scope {
+        vars,
+        labels: Vec::new(),
+        next_label: 0,
+        slots,
+        conds: Vec::new(),
+        cursors: Vec::new(),
+        queries: Vec::new(),
+    };
     let body = op(program, names, &mut sc)?;
-    Ok(Prepared { body, slots: sc.slots })
+    Ok(Prepared { body, slots: sc.slots, cursors: sc.queries })
 }
 
 fn ops(list: &[Stmt], names: &Names, sc: &mut Scope) -> Result<Vec<Op>> {
@@ -254,16 +339,63 @@ fn op(s: &Stmt, names: &Names, sc: &mut Scope) -> Result<Op> {
     Ok(match s {
         Stmt::Block { label, decls, body } => {
             let id = label_of(sc, label, false);
-            let depth = sc.vars.len();
-            let mut inits = Vec::new();
+            let (depth, conds_depth, cursors_depth) = (sc.vars.len(), sc.conds.len(), sc.cursors.len());
+            let (mut inits, mut cursors, mut handlers) = (Vec::new(), Vec::new(), Vec::new());
             for d in decls {
-                inits.push(declare(d, names, sc, depth)?);
+                match d {
+                    Decl::Var(d) => inits.push(declare(d, names, sc, depth)?),
+                    Decl::Condition { name, value } => {
+                        if sc.conds[conds_depth..].iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
+                            return Err(SqlError::new(1332, "42000", format!("Duplicate condition: {name}")));
+                        }
+                        let value = cond(value, sc)?;
+                        sc.conds.push((name.clone(), value));
+                    }
+                    Decl::Cursor { name, select } => {
+                        if sc.cursors[cursors_depth..].iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
+                            return Err(SqlError::new(1333, "42000", format!("Duplicate cursor: {name}")));
+                        }
+                        let query = Sql::new(statement(select, names, sc)?);
+                        let cursor = sc.queries.len();
+                        sc.queries.push(query);
+                        cursors.push(cursor);
+                        sc.cursors.push((name.clone(), cursor));
+                    }
+                    Decl::Handler { exit, conds, body } => {
+                        let conds = conds.iter().map(|c| cond(c, sc)).collect::<Result<Vec<_>>>()?;
+                        let declared = handlers.iter().flat_map(|h: &Handler| &h.conds).chain(&conds[..0]);
+                        let mut seen: Vec<&Cond> = declared.collect();
+                        for c in &conds {
+                            if seen.contains(&c) {
+                                return Err(SqlError::new(
+                                    1413,
+                                    "42000",
+                                    "Duplicate handler declared in the same block",
+                                ));
+                            }
+                            seen.push(c);
+                        }
+                        // A handler's body reaches no label outside it (1308).
+                        let labels = std::mem::take(&mut sc.labels);
+                        let body = op(body, names, sc);
+                        sc.labels = labels;
+                        handlers.push(Handler { exit: *exit, conds, body: body? });
+                    }
+                }
             }
             let body = ops(body, names, sc)?;
             sc.vars.truncate(depth);
+            sc.conds.truncate(conds_depth);
+            sc.cursors.truncate(cursors_depth);
             sc.labels.pop();
-            Op::Block { label: id, inits, body }
+            Op::Block { label: id, inits, cursors, handlers, body }
         }
+        Stmt::Open(c) => Op::Open(cursor(sc, c)?),
+        Stmt::Close(c) => Op::Close(cursor(sc, c)?),
+        Stmt::Fetch { cursor: c, targets } => Op::Fetch {
+            cursor: cursor(sc, c)?,
+            dests: targets.iter().map(|t| dest(t, names, sc)).collect::<Result<_>>()?,
+        },
         Stmt::Set(items) => {
             Op::Set(items.iter().map(|(t, e)| Ok((dest(t, names, sc)?, scalar(e, names, sc)?))).collect::<Result<_>>()?)
         }
@@ -316,8 +448,8 @@ fn op(s: &Stmt, names: &Names, sc: &mut Scope) -> Result<Op> {
         }
         Stmt::Leave(l) => Op::Leave(find_label(sc, l, true)?),
         Stmt::Iterate(l) => Op::Iterate(find_label(sc, l, false)?),
-        Stmt::Signal { sqlstate, message, errno } => Op::Signal {
-            sqlstate: intern(sqlstate),
+        Stmt::Signal { sqlstate, named, message, errno } => Op::Signal {
+            sqlstate: intern(&signal_state(sqlstate, *named, sc)?),
             message: message.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
             errno: errno.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
         },
@@ -343,6 +475,48 @@ fn op(s: &Stmt, names: &Names, sc: &mut Scope) -> Result<Op> {
             Op::SelectInto { sql: Sql::new(statement(select, names, sc)?), dests }
         }
     })
+}
+
+/// A handler's or a named condition's value (1319 for an unknown name).
+fn cond(v: &CondValue, sc: &Scope) -> Result<Cond> {
+    Ok(match v {
+        CondValue::Code(c) => Cond::Code(*c),
+        CondValue::State(s) => Cond::State(s.clone()),
+        CondValue::Warning => Cond::Warning,
+        CondValue::NotFound => Cond::NotFound,
+        CondValue::Exception => Cond::Exception,
+        CondValue::Named(n) => named_cond(sc, n)?,
+    })
+}
+
+fn named_cond(sc: &Scope, name: &str) -> Result<Cond> {
+    sc.conds
+        .iter()
+        .rev()
+        .find(|(c, _)| c.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.clone())
+        .ok_or_else(|| SqlError::new(1319, "42000", format!("Undefined CONDITION: {name}")))
+}
+
+/// SIGNAL's SQLSTATE: as written, or a named condition's (which must be
+/// declared with one: 1645).
+fn signal_state(sqlstate: &str, named: bool, sc: &Scope) -> Result<String> {
+    if !named {
+        return Ok(sqlstate.to_string());
+    }
+    match named_cond(sc, sqlstate)? {
+        Cond::State(s) => Ok(s),
+        _ => Err(SqlError::new(1645, "HY000", "SIGNAL/RESIGNAL can only use a CONDITION defined with SQLSTATE")),
+    }
+}
+
+fn cursor(sc: &Scope, name: &str) -> Result<usize> {
+    sc.cursors
+        .iter()
+        .rev()
+        .find(|(c, _)| c.eq_ignore_ascii_case(name))
+        .map(|(_, id)| *id)
+        .ok_or_else(|| SqlError::new(1324, "42000", format!("Undefined CURSOR: {name}")))
 }
 
 /// One DECLARE of a block whose own locals start at `sc.vars[block..]`.
@@ -569,7 +743,7 @@ impl Prepared {
         let n = args.len();
         let mut frame = args;
         frame.resize(self.slots.len(), Value::Null);
-        let mut vm = Vm { host, slots: &self.slots, frame };
+        let mut vm = Vm::new(host, self, frame);
         let returned = match vm.exec(&self.body)? {
             Flow::Return(v) => Some(v),
             _ => None,
@@ -584,7 +758,7 @@ impl Prepared {
         let n = row.len();
         let mut frame = row;
         frame.resize(self.slots.len(), Value::Null);
-        let mut vm = Vm { host, slots: &self.slots, frame };
+        let mut vm = Vm::new(host, self, frame);
         vm.exec(&self.body)?;
         vm.frame.truncate(n);
         Ok(vm.frame)
@@ -595,13 +769,104 @@ struct Vm<'h, 'p> {
     host: &'h mut dyn Host,
     slots: &'p [Column],
     frame: Vec<Value>,
+    /// Invariant 3: (block label, its handlers).
+    scopes: Vec<(usize, &'p [Handler])>,
+    propagating: bool,
+    /// Invariant 4: each cursor's rows still to fetch, while it is open.
+    cursors: Vec<Option<std::vec::IntoIter<Vec<Value>>>>,
+    queries: &'p [Sql],
+}
+
+/// Errors no handler may take: the statement was killed or timed out.
+fn unhandleable(e: &SqlError) -> bool {
+    matches!(e.code, 1317 | 1927 | 3024)
 }
 
 fn truth(v: &Value) -> bool {
     crate::expr::truth(v) == Some(true)
 }
 
-impl Vm<'_, '_> {
+impl<'h, 'p> Vm<'h, 'p> {
+    fn new(host: &'h mut dyn Host, p: &'p Prepared, frame: Vec<Value>) -> Self {
+        let cursors = p.cursors.iter().map(|_| None).collect();
+        Vm { host, slots: &p.slots, frame, scopes: Vec::new(), propagating: false, cursors, queries: &p.cursors }
+    }
+
+    /// Runs one statement, offering what it raises to the handlers in
+    /// scope (invariant 3).
+    fn exec(&mut self, o: &'p Op) -> Result<Flow> {
+        self.host.check_interrupt()?;
+        if self.scopes.is_empty() {
+            return self.exec_op(o);
+        }
+        let compound = matches!(
+            o,
+            Op::Block { .. } | Op::If { .. } | Op::Case { .. } | Op::While { .. } | Op::Repeat { .. } | Op::Loop { .. }
+        );
+        let seq = self.host.diag_seq();
+        match self.exec_op(o) {
+            Ok(Flow::Next) if !compound => {
+                for (code, state) in self.host.warnings_since(seq) {
+                    if let Some(h) = self.find(code, state, Level::Warning) {
+                        self.host.forget_since(seq);
+                        return self.activate(h);
+                    }
+                }
+                Ok(Flow::Next)
+            }
+            Err(e) if self.propagating || unhandleable(&e) => Err(e),
+            Err(e) => match self.find(e.code, e.state, Level::Error) {
+                Some(h) => {
+                    // The statement recorded its error: the handler took it.
+                    self.host.forget_since(seq);
+                    self.activate(h)
+                }
+                None => {
+                    self.propagating = true;
+                    Err(e)
+                }
+            },
+            r => r,
+        }
+    }
+
+    /// The handler for a condition: the innermost scope that has one,
+    /// and in it the most specific, the first declared among equals.
+    fn find(&self, code: u16, state: &str, level: Level) -> Option<(usize, &'p Handler)> {
+        for (i, (_, hs)) in self.scopes.iter().enumerate().rev() {
+            let best = hs
+                .iter()
+                .filter_map(|h| h.conds.iter().filter_map(|c| c.rank(code, state, level)).max().map(|r| (r, h)))
+                .fold(None::<(u8, &Handler)>, |b, (r, h)| match b {
+                    Some((br, _)) if br >= r => b,
+                    _ => Some((r, h)),
+                });
+            if let Some((_, h)) = best {
+                return Some((i, h));
+            }
+        }
+        None
+    }
+
+    /// Runs handler `h` of scope `i` with only the scopes outside its
+    /// block in force; CONTINUE goes on after the statement that raised
+    /// the condition, EXIT leaves the handler's block.
+    fn activate(&mut self, (i, h): (usize, &'p Handler)) -> Result<Flow> {
+        let inner = self.scopes.split_off(i);
+        let label = inner[0].0;
+        let r = self.exec(&h.body);
+        self.scopes.extend(inner);
+        match r {
+            Err(e) => {
+                self.propagating = true;
+                Err(e)
+            }
+            Ok(Flow::Return(v)) => Ok(Flow::Return(v)),
+            Ok(_) if h.exit => Ok(Flow::Leave(label)),
+            Ok(_) => Ok(Flow::Next),
+        }
+    }
+
     fn eval(&mut self, e: &Sql) -> Result<Value> {
         e.value(self.host, &self.frame)
     }
@@ -616,7 +881,7 @@ impl Vm<'_, '_> {
         Ok(())
     }
 
-    fn list(&mut self, body: &[Op]) -> Result<Flow> {
+    fn list(&mut self, body: &'p [Op]) -> Result<Flow> {
         for o in body {
             match self.exec(o)? {
                 Flow::Next => {}
@@ -626,10 +891,9 @@ impl Vm<'_, '_> {
         Ok(Flow::Next)
     }
 
-    fn exec(&mut self, o: &Op) -> Result<Flow> {
-        self.host.check_interrupt()?;
+    fn exec_op(&mut self, o: &'p Op) -> Result<Flow> {
         match o {
-            Op::Block { label, inits, body } => {
+            Op::Block { label, inits, cursors, handlers, body } => {
                 for (slots, default) in inits {
                     let v = match default {
                         Some(e) => self.eval(e)?,
@@ -639,10 +903,51 @@ impl Vm<'_, '_> {
                         self.assign(&Dest::Slot(s), v.clone())?;
                     }
                 }
-                match self.list(body)? {
+                let scoped = !handlers.is_empty();
+                if scoped {
+                    self.scopes.push((*label, handlers));
+                }
+                let r = self.list(body);
+                if scoped {
+                    self.scopes.pop();
+                }
+                for &c in cursors {
+                    self.cursors[c] = None;
+                }
+                match r? {
                     Flow::Leave(l) if l == *label => Ok(Flow::Next),
                     f => Ok(f),
                 }
+            }
+            Op::Open(c) => {
+                if self.cursors[*c].is_some() {
+                    return Err(SqlError::new(1325, "24000", "Cursor is already open"));
+                }
+                let plan = self.queries[*c].plan(self.host)?;
+                let rows = self.host.run(&plan, &self.frame)?;
+                self.cursors[*c] = Some(rows.into_iter());
+                Ok(Flow::Next)
+            }
+            Op::Fetch { cursor, dests } => {
+                let Some(rows) = self.cursors[*cursor].as_mut() else {
+                    return Err(SqlError::new(1326, "24000", "Cursor is not open"));
+                };
+                let Some(row) = rows.next() else {
+                    return Err(SqlError::new(1329, "02000", "No data - zero rows fetched, selected, or processed"));
+                };
+                if row.len() != dests.len() {
+                    return Err(SqlError::new(1328, "HY000", "Incorrect number of FETCH variables"));
+                }
+                for (d, v) in dests.iter().zip(row) {
+                    self.assign(d, v)?;
+                }
+                Ok(Flow::Next)
+            }
+            Op::Close(c) => {
+                if self.cursors[*c].take().is_none() {
+                    return Err(SqlError::new(1326, "24000", "Cursor is not open"));
+                }
+                Ok(Flow::Next)
             }
             Op::Set(items) => {
                 for (d, e) in items {

@@ -4,14 +4,14 @@
 //! parentheses and CASE ... END) and kept as its source text, which the
 //! executor parses with the rest of quire's SQL.
 //!
-//! What stored programs may hold and quire does not run (cursors,
-//! handlers, conditions, RESIGNAL, GET DIAGNOSTICS, CALL, RETURN, other
-//! statements) is refused here with 1235, when the program is created.
+//! What stored programs may hold and quire does not run (handlers in
+//! triggers, RESIGNAL, GET DIAGNOSTICS, other statements) is refused here
+//! with 1235, when the program is created.
 
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
 
-use super::ast::{Declare, Kind, Stmt, Target};
+use super::ast::{CondValue, Decl, Declare, Kind, Stmt, Target};
 use crate::error::{Result, SqlError};
 
 /// A token and where it starts in the source (bytes); it ends where the
@@ -256,6 +256,26 @@ impl<'a> Parser<'a> {
         if self.eat("SIGNAL") {
             return self.signal();
         }
+        if self.eat("OPEN") {
+            return Ok(Stmt::Open(self.ident()?));
+        }
+        if self.eat("CLOSE") {
+            return Ok(Stmt::Close(self.ident()?));
+        }
+        if self.eat("FETCH") {
+            if self.eat("NEXT") {
+                self.expect("FROM")?;
+            } else {
+                self.eat("FROM");
+            }
+            let cursor = self.ident()?;
+            self.expect("INTO")?;
+            let mut targets = vec![self.target()?];
+            while self.eat_token(&Token::Comma) {
+                targets.push(self.target()?);
+            }
+            return Ok(Stmt::Fetch { cursor, targets });
+        }
         if self.is_word("DECLARE") {
             // Declarations come first in a block (MySQL's grammar).
             return Err(self.error());
@@ -302,9 +322,26 @@ impl<'a> Parser<'a> {
 
     /// After BEGIN: declarations, then statements, to END [label].
     fn block(&mut self, label: Option<String>) -> Result<Stmt> {
-        let mut decls = Vec::new();
+        let mut decls: Vec<Decl> = Vec::new();
         while self.eat("DECLARE") {
-            decls.push(self.declare()?);
+            let d = self.declare()?;
+            let rank = |d: &Decl| match d {
+                Decl::Var(_) | Decl::Condition { .. } => 0,
+                Decl::Cursor { .. } => 1,
+                Decl::Handler { .. } => 2,
+            };
+            match (decls.iter().map(rank).max().unwrap_or(0), rank(&d)) {
+                (1 | 2, 0) => {
+                    return Err(SqlError::new(
+                        1337,
+                        "42000",
+                        "Variable or condition declaration after cursor or handler declaration",
+                    ))
+                }
+                (2, 1) => return Err(SqlError::new(1338, "42000", "Cursor declaration after handler declaration")),
+                _ => {}
+            }
+            decls.push(d);
             self.expect_token(&Token::SemiColon)?;
         }
         let body = self.statements(&["END"])?;
@@ -313,17 +350,40 @@ impl<'a> Parser<'a> {
         Ok(Stmt::Block { label, decls, body })
     }
 
-    fn declare(&mut self) -> Result<Declare> {
-        let first = self.ident()?;
-        for kw in ["CONDITION", "CURSOR", "HANDLER"] {
-            if first.eq_ignore_ascii_case("CONTINUE")
-                || first.eq_ignore_ascii_case("EXIT")
-                || first.eq_ignore_ascii_case("UNDO")
-                || self.is_word(kw)
-            {
-                let what = if self.is_word(kw) { kw } else { "HANDLER" };
-                return Err(SqlError::unsupported(format!("DECLARE ... {what}")));
+    fn declare(&mut self) -> Result<Decl> {
+        if (self.is_word("CONTINUE") || self.is_word("EXIT")) && word_is(self.peek2(), "HANDLER") {
+            let exit = self.is_word("EXIT");
+            self.advance();
+            self.advance();
+            if self.kind == Kind::Trigger {
+                // A handled error would leave the failed statement's rows
+                // in the firing statement's transaction: not built.
+                return Err(SqlError::unsupported("DECLARE ... HANDLER in a trigger"));
             }
+            self.expect("FOR")?;
+            let mut conds = vec![self.cond_value(true)?];
+            while self.eat_token(&Token::Comma) {
+                conds.push(self.cond_value(true)?);
+            }
+            let body = Box::new(self.statement()?);
+            return Ok(Decl::Handler { exit, conds, body });
+        }
+        if self.is_word("UNDO") && word_is(self.peek2(), "HANDLER") {
+            // Reserved by the standard, run by neither MySQL nor MariaDB.
+            return Err(self.error());
+        }
+        let first = self.ident()?;
+        if self.eat("CONDITION") {
+            self.expect("FOR")?;
+            return Ok(Decl::Condition { name: first, value: self.cond_value(false)? });
+        }
+        if self.eat("CURSOR") {
+            self.expect("FOR")?;
+            if !(self.is_word("SELECT") || self.is_word("WITH") || self.peek() == Some(&Token::LParen)) {
+                return Err(self.error());
+            }
+            let select = self.sql_text()?;
+            return Ok(Decl::Cursor { name: first, select });
         }
         let mut names = vec![first];
         while self.eat_token(&Token::Comma) {
@@ -331,7 +391,48 @@ impl<'a> Parser<'a> {
         }
         let data_type = self.expr_until(&["DEFAULT"])?;
         let default = if self.eat("DEFAULT") { Some(self.expr_until(&[])?) } else { None };
-        Ok(Declare { names, data_type, default })
+        Ok(Decl::Var(Declare { names, data_type, default }))
+    }
+
+    /// A condition value: `SQLSTATE [VALUE] 'xxxxx'` or an error code;
+    /// for a handler (`handler`) also SQLWARNING, NOT FOUND, SQLEXCEPTION
+    /// and a condition's name.
+    fn cond_value(&mut self, handler: bool) -> Result<CondValue> {
+        if self.eat("SQLSTATE") {
+            self.eat("VALUE");
+            return Ok(CondValue::State(self.sqlstate()?));
+        }
+        if let Some(Token::Number(n, _)) = self.peek() {
+            let code = n.parse::<u16>().ok().filter(|c| *c > 0);
+            let Some(code) = code else {
+                return Err(SqlError::new(1064, "42000", format!("Incorrect CONDITION value: '{n}'")));
+            };
+            self.advance();
+            return Ok(CondValue::Code(code));
+        }
+        if !handler {
+            return Err(self.error());
+        }
+        if self.eat("SQLWARNING") {
+            return Ok(CondValue::Warning);
+        }
+        if self.eat("SQLEXCEPTION") {
+            return Ok(CondValue::Exception);
+        }
+        if self.eat("NOT") {
+            self.expect("FOUND")?;
+            return Ok(CondValue::NotFound);
+        }
+        Ok(CondValue::Named(self.ident()?))
+    }
+
+    /// A SQLSTATE literal: five letters or digits, not of class 00 (1407).
+    fn sqlstate(&mut self) -> Result<String> {
+        let sqlstate = self.string()?;
+        if sqlstate.len() != 5 || !sqlstate.bytes().all(|b| b.is_ascii_alphanumeric()) || sqlstate.starts_with("00") {
+            return Err(SqlError::new(1407, "42000", format!("Bad SQLSTATE: '{sqlstate}'")));
+        }
+        Ok(sqlstate)
     }
 
     /// Statements each ended by `;`, up to one of `stops` (not eaten).
@@ -429,15 +530,12 @@ impl<'a> Parser<'a> {
     }
 
     fn signal(&mut self) -> Result<Stmt> {
-        if !self.eat("SQLSTATE") {
-            // SIGNAL condition_name: conditions cannot be declared.
-            return Err(SqlError::unsupported("SIGNAL of a named condition"));
-        }
-        self.eat("VALUE");
-        let sqlstate = self.string()?;
-        if sqlstate.len() != 5 || !sqlstate.bytes().all(|b| b.is_ascii_alphanumeric()) || sqlstate.starts_with("00") {
-            return Err(SqlError::new(1407, "42000", format!("Bad SQLSTATE: '{sqlstate}'")));
-        }
+        let (sqlstate, named) = if self.eat("SQLSTATE") {
+            self.eat("VALUE");
+            (self.sqlstate()?, false)
+        } else {
+            (self.ident()?, true)
+        };
         let (mut message, mut errno) = (None, None);
         if self.eat("SET") {
             loop {
@@ -454,7 +552,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Ok(Stmt::Signal { sqlstate, message, errno })
+        Ok(Stmt::Signal { sqlstate, named, message, errno })
     }
 
     /// After CALL: `[db.]name[(arg, ...)]`, each argument's text.
@@ -594,10 +692,11 @@ mod tests {
             END lbl";
         let Stmt::Block { label, decls, body } = program(src).unwrap() else { panic!() };
         assert_eq!(label.as_deref(), Some("lbl"));
-        assert_eq!(decls[0].names, ["i", "j"]);
-        assert_eq!(decls[0].data_type, "INT");
-        assert_eq!(decls[0].default.as_deref(), Some("(1 + 2)"));
-        assert_eq!(decls[1].data_type, "VARCHAR(10)");
+        let [Decl::Var(d0), Decl::Var(d1)] = &decls[..] else { panic!() };
+        assert_eq!(d0.names, ["i", "j"]);
+        assert_eq!(d0.data_type, "INT");
+        assert_eq!(d0.default.as_deref(), Some("(1 + 2)"));
+        assert_eq!(d1.data_type, "VARCHAR(10)");
         assert_eq!(body.len(), 5);
         let Stmt::While { cond, body: wb, .. } = &body[0] else { panic!() };
         assert_eq!(cond, "i < 10");
@@ -612,7 +711,12 @@ mod tests {
         assert_eq!(arms.len(), 2);
         assert_eq!(
             otherwise.as_ref().unwrap()[0],
-            Stmt::Signal { sqlstate: "45000".into(), message: Some("'no;pe'".into()), errno: Some("1644".into()) }
+            Stmt::Signal {
+                sqlstate: "45000".into(),
+                named: false,
+                message: Some("'no;pe'".into()),
+                errno: Some("1644".into())
+            }
         );
         assert_eq!(body[3], Stmt::Sql("INSERT INTO t VALUES (NEW.a, 'x;y')".into()));
         assert_eq!(
@@ -633,7 +737,6 @@ mod tests {
     #[test]
     fn unsupported_parts_are_refused_not_ignored() {
         for src in [
-            "BEGIN DECLARE c CURSOR FOR SELECT 1; END",
             "BEGIN DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET @a = 1; END",
             "BEGIN RESIGNAL; END",
             "CALL p()",
@@ -645,5 +748,33 @@ mod tests {
         assert_eq!(program("BEGIN SET @a = 1; DECLARE x INT; END").unwrap_err().code, 1064);
         assert_eq!(program("a: LOOP LEAVE a; END LOOP b").unwrap_err().code, 1310);
         assert_eq!(program("BEGIN SET @a = 1 END").unwrap_err().code, 1064);
+    }
+
+    #[test]
+    fn cursors_conditions_and_handlers_in_their_order() {
+        let src = "BEGIN DECLARE done INT DEFAULT 0; DECLARE dup CONDITION FOR 1062;
+            DECLARE c CURSOR FOR SELECT a, b FROM t WHERE a > done;
+            DECLARE CONTINUE HANDLER FOR NOT FOUND, SQLSTATE '22001' SET done = 1;
+            DECLARE EXIT HANDLER FOR dup, SQLEXCEPTION, 1146 BEGIN END;
+            OPEN c; FETCH NEXT FROM c INTO x, @y; FETCH c INTO x; CLOSE c; SIGNAL dup; END";
+        let Stmt::Block { decls, body, .. } = program_of(src, Kind::Procedure).unwrap() else { panic!() };
+        assert_eq!(decls[1], Decl::Condition { name: "dup".into(), value: CondValue::Code(1062) });
+        assert_eq!(decls[2], Decl::Cursor { name: "c".into(), select: "SELECT a, b FROM t WHERE a > done".into() });
+        let Decl::Handler { exit: false, conds, .. } = &decls[3] else { panic!() };
+        assert_eq!(conds, &[CondValue::NotFound, CondValue::State("22001".into())]);
+        let Decl::Handler { exit: true, conds, .. } = &decls[4] else { panic!() };
+        assert_eq!(conds, &[CondValue::Named("dup".into()), CondValue::Exception, CondValue::Code(1146)]);
+        assert_eq!(body[0], Stmt::Open("c".into()));
+        assert_eq!(
+            body[1],
+            Stmt::Fetch { cursor: "c".into(), targets: vec![Target::Name("x".into()), Target::User("y".into())] }
+        );
+        assert_eq!(body[3], Stmt::Close("c".into()));
+        let order = |src: &str| program_of(src, Kind::Procedure).unwrap_err().code;
+        assert_eq!(order("BEGIN DECLARE c CURSOR FOR SELECT 1; DECLARE a INT; END"), 1337);
+        assert_eq!(order("BEGIN DECLARE EXIT HANDLER FOR 1 BEGIN END; DECLARE c CURSOR FOR SELECT 1; END"), 1338);
+        assert_eq!(order("BEGIN DECLARE EXIT HANDLER FOR SQLSTATE '00000' BEGIN END; END"), 1407);
+        assert_eq!(order("BEGIN DECLARE UNDO HANDLER FOR SQLEXCEPTION BEGIN END; END"), 1064);
+        assert_eq!(program("BEGIN DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN END; END").unwrap_err().code, 1235);
     }
 }
