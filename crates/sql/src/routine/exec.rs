@@ -499,14 +499,14 @@ fn named_cond(sc: &Scope, name: &str) -> Result<Cond> {
 }
 
 /// SIGNAL's SQLSTATE: as written, or a named condition's (which must be
-/// declared with one: 1645).
+/// declared with one: 1646).
 fn signal_state(sqlstate: &str, named: bool, sc: &Scope) -> Result<String> {
     if !named {
         return Ok(sqlstate.to_string());
     }
     match named_cond(sc, sqlstate)? {
         Cond::State(s) => Ok(s),
-        _ => Err(SqlError::new(1645, "HY000", "SIGNAL/RESIGNAL can only use a CONDITION defined with SQLSTATE")),
+        _ => Err(SqlError::new(1646, "HY000", "SIGNAL/RESIGNAL can only use a CONDITION defined with SQLSTATE")),
     }
 }
 
