@@ -296,7 +296,11 @@ impl Group {
         if served == Served::Wait {
             let deadline = item.client.idle_timeout().map(|t| Instant::now() + t);
             // thread_pool_size changed: the connection moves to its group.
-            if let Some(to) = self.common.group_of(item.id).filter(|g| g.index != self.index) {
+            let moved = match self.common.keeps(item.id, self.index) {
+                true => None,
+                false => self.common.group_of(item.id).filter(|g| g.index != self.index),
+            };
+            if let Some(to) = moved {
                 if item.registered {
                     self.epoll.remove(fd);
                     item.registered = false;

@@ -169,6 +169,13 @@ struct Common {
 }
 
 impl Common {
+    /// Whether connection `id` still belongs to group `index`: one atomic
+    /// load, the common case of every command (`size` never exceeds
+    /// `groups.len()`: groups are added before it grows).
+    fn keeps(&self, id: u32, index: usize) -> bool {
+        id as usize % self.size.load(Ordering::Acquire).max(1) == index
+    }
+
     /// The group connection `id` belongs to now.
     fn group_of(&self, id: u32) -> Option<Arc<Group>> {
         let groups = self.groups.read();
