@@ -135,6 +135,8 @@ pub struct Catalog {
     /// `mysql/quire_routine`). Shared with the compiling thread
     /// (`stored::func::CompileScope`).
     pub routines: Arc<crate::stored::Registry>,
+    /// Events (`event` module; stored in `mysql/quire_event`).
+    pub events: crate::event::Registry,
     ddl: Mutex<()>,
 }
 
@@ -257,6 +259,7 @@ impl Catalog {
             views: Default::default(),
             triggers: Default::default(),
             routines: Default::default(),
+            events: Default::default(),
             ddl: Mutex::new(()),
         };
         cat.reload()?;
@@ -271,6 +274,7 @@ impl Catalog {
         }
         cat.triggers.replace_all(live);
         cat.routines.replace_all(crate::stored::store::open(&cat.engine)?);
+        cat.events.replace_all(crate::event::store::open(&cat.engine)?);
         Ok((cat, generated))
     }
 
