@@ -1430,7 +1430,11 @@ impl Session {
         match crate::event::parse::parse(sql) {
             Ok(Some(t)) => {
                 out.begin(self, false);
-                self.begin_statement(true, false);
+                // Event DDL clears the diagnostics area only when it
+                // carries a body (whose statements name tables, as
+                // MariaDB counts them); otherwise it is left alone unless
+                // the statement raises a condition.
+                self.begin_statement(t.has_body(), false);
                 let r = self.run_event_statement(sql, &t);
                 let r = self.finish(r).and_then(|o| deliver(o, out.rows()));
                 self.row_count = match &r {

@@ -66,7 +66,13 @@ fn time(s: &mut Session, expr: &str, what: &str) -> Result<DateTime> {
     let dt = match &v {
         Value::DateTime(d) => Some(*d),
         Value::Date(d) => DateTime::parse(&format!("{d} 00:00:00")),
-        Value::Str(t) => DateTime::parse(t),
+        Value::Str(t) => {
+            let dt = DateTime::parse(t);
+            if dt.is_none() {
+                s.warn(1292, format!("Incorrect datetime value: '{t}'"));
+            }
+            dt
+        }
         _ => None,
     };
     let dt = dt.filter(|d| d.date.month > 0 && d.date.day > 0);

@@ -59,6 +59,17 @@ pub struct AlterEvent {
     pub body: Option<String>,
 }
 
+impl EventStmt {
+    /// The statement carries a body (CREATE, or ALTER ... DO).
+    pub fn has_body(&self) -> bool {
+        match self {
+            EventStmt::Create(_) => true,
+            EventStmt::Alter(a) => a.body.is_some(),
+            EventStmt::Drop { .. } | EventStmt::ShowCreate { .. } => false,
+        }
+    }
+}
+
 /// `sql` without the versioned comments' markers (`/*!NNNNN` and their
 /// `*/`), outside quotes; `None` when there are none.
 pub fn unversioned(sql: &str) -> Option<String> {
