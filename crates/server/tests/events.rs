@@ -335,3 +335,31 @@ fn a_scheduler_disabled_at_startup_cannot_be_switched_on() {
     let mut c = q.connect(None);
     assert_eq!(answer(&mut c, "SET GLOBAL event_scheduler = DISABLED"), Answer::Err(1231));
 }
+
+#[test]
+fn event_ddl_is_logged_as_statements_and_an_events_writes_as_rows() {
+    let q = Quire::start(&[("log_bin", "ON"), ("sync_binlog", "0")]);
+    let mut c = q.fresh_db("ev_log");
+    c.query_drop("CREATE TABLE t (a INT)").unwrap();
+    c.query_drop("CREATE EVENT e ON SCHEDULE EVERY 1 SECOND DO INSERT INTO t VALUES (42)").unwrap();
+    assert!(wait_for(&mut c, "SELECT COUNT(*) FROM t", 5, |n| n >= 1) >= 1);
+    c.query_drop("ALTER EVENT e DISABLE").unwrap();
+    c.query_drop("DROP EVENT e").unwrap();
+    let (base,): (String,) = c.query_first("SELECT @@log_bin_basename").unwrap().unwrap();
+    let dir = std::path::PathBuf::from(base).parent().unwrap().to_path_buf();
+    let names: Vec<(String, u64)> = c.query("SHOW BINARY LOGS").unwrap();
+    let mut text = String::new();
+    for (n, _) in names {
+        let out = std::process::Command::new("mariadb-binlog")
+            .args(["--base64-output=decode-rows", "-vv"])
+            .arg(dir.join(n))
+            .output()
+            .expect("mariadb-binlog (Debian's mariadb-client)");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        text.push_str(&String::from_utf8_lossy(&out.stdout));
+    }
+    assert!(text.contains("CREATE EVENT e ON SCHEDULE EVERY 1 SECOND DO INSERT INTO t VALUES (42)"), "{text}");
+    assert!(text.contains("ALTER EVENT e DISABLE"));
+    assert!(text.contains("DROP EVENT e"));
+    assert!(text.contains("### INSERT INTO `ev_log`.`t`"), "the event's rows are logged as rows");
+}
