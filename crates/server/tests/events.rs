@@ -188,8 +188,10 @@ fn an_every_second_event_runs_repeatedly_and_stops_when_disabled_or_when_the_sch
     c.query_drop("CREATE EVENT tick ON SCHEDULE EVERY 1 SECOND DO INSERT INTO t (at) VALUES (NOW())").unwrap();
     let n = wait_for(&mut c, "SELECT COUNT(*) FROM t", 6, |n| n >= 3);
     assert!(n >= 3, "ran {n} times");
-    let last: Option<String> =
-        c.query_first("SELECT LAST_EXECUTED FROM information_schema.EVENTS WHERE EVENT_NAME = 'tick'").unwrap().unwrap();
+    let last: Option<String> = c
+        .query_first("SELECT LAST_EXECUTED FROM information_schema.EVENTS WHERE EVENT_NAME = 'tick'")
+        .unwrap()
+        .unwrap();
     assert!(last.is_some(), "LAST_EXECUTED is recorded");
 
     // Disabled: no more rows.
@@ -237,9 +239,8 @@ fn an_at_event_runs_once_and_then_goes_or_stays_disabled_when_preserved() {
     .unwrap();
     let n = wait_for(&mut c, "SELECT COUNT(*) FROM t", 5, |n| n >= 2);
     assert_eq!(n, 2);
-    let gone = wait_for(&mut c, "SELECT COUNT(*) FROM information_schema.EVENTS WHERE EVENT_NAME = 'once'", 3, |n| {
-        n == 0
-    });
+    let gone =
+        wait_for(&mut c, "SELECT COUNT(*) FROM information_schema.EVENTS WHERE EVENT_NAME = 'once'", 3, |n| n == 0);
     assert_eq!(gone, 0, "NOT PRESERVE: dropped once run");
     let (status, last): (String, Option<String>) = c
         .query_first("SELECT STATUS, LAST_EXECUTED FROM information_schema.EVENTS WHERE EVENT_NAME = 'kept'")
@@ -305,14 +306,18 @@ fn events_and_their_state_survive_a_restart() {
     let n = wait_for(&mut c, "SELECT COUNT(*) FROM t WHERE a = 3", 5, |n| n >= 1);
     assert!(n >= 1);
     c.query_drop("SET GLOBAL event_scheduler = OFF").unwrap();
-    let last: Option<String> =
-        c.query_first("SELECT LAST_EXECUTED FROM information_schema.EVENTS WHERE EVENT_NAME = 'soon'").unwrap().unwrap();
+    let last: Option<String> = c
+        .query_first("SELECT LAST_EXECUTED FROM information_schema.EVENTS WHERE EVENT_NAME = 'soon'")
+        .unwrap()
+        .unwrap();
     drop(c);
     // LAST_EXECUTED is persisted.
     let q = q.restart();
     let mut c = q.connect(Some("ev_restart"));
-    let again: Option<String> =
-        c.query_first("SELECT LAST_EXECUTED FROM information_schema.EVENTS WHERE EVENT_NAME = 'soon'").unwrap().unwrap();
+    let again: Option<String> = c
+        .query_first("SELECT LAST_EXECUTED FROM information_schema.EVENTS WHERE EVENT_NAME = 'soon'")
+        .unwrap()
+        .unwrap();
     assert!(last.is_some());
     assert_eq!(again, last);
 }

@@ -152,7 +152,11 @@ fn in_the_past(d: &EventDef) -> bool {
 /// The body parses as a procedure's and names no event DDL (1576).
 fn check_body(body: &str) -> Result<()> {
     if super::parse::has_event_ddl(body) {
-        return Err(SqlError::new(1576, "HY000", "Recursion of EVENT DDL statements is forbidden when body is present"));
+        return Err(SqlError::new(
+            1576,
+            "HY000",
+            "Recursion of EVENT DDL statements is forbidden when body is present",
+        ));
     }
     let program = crate::routine::parse::program_of(body, Kind::Procedure)?;
     crate::routine::exec::prepare(&program, &crate::routine::exec::Names::routine(Kind::Procedure, vec![]))?;

@@ -26,8 +26,8 @@
 
 pub mod ddl;
 pub mod parse;
-pub mod scheduler;
 pub mod schedule;
+pub mod scheduler;
 pub mod show;
 pub mod store;
 

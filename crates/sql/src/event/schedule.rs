@@ -129,8 +129,11 @@ pub fn step(value: &str, unit: Unit) -> Option<Step> {
     if v.trim_start().starts_with('-') {
         return None;
     }
-    let nums: Vec<i64> =
-        v.split(|c: char| !c.is_ascii_digit()).filter(|s| !s.is_empty()).map(|s| s.parse().ok()).collect::<Option<_>>()?;
+    let nums: Vec<i64> = v
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().ok())
+        .collect::<Option<_>>()?;
     let parts = unit.parts();
     if nums.is_empty() || nums.len() > parts.len() || nums.iter().any(|n| *n > MAX_VALUE) {
         return None;
@@ -187,7 +190,11 @@ pub fn next_occurrence(starts: &DateTime, s: Step, zone: &str, from: i64, after:
     // An estimate of k from below (a month is at least 28 days), then
     // forward to the first occurrence at or after `floor`.
     let per = s.months * 28 * 86_400 + s.secs;
-    let mut k = if s.months == 0 { (floor - first) / per } else { ((floor - first) / (s.months * 31 * 86_400 + s.secs)).max(0) };
+    let mut k = if s.months == 0 {
+        (floor - first) / per
+    } else {
+        ((floor - first) / (s.months * 31 * 86_400 + s.secs)).max(0)
+    };
     loop {
         let t = utc_secs(&add(*starts, s, k)?, zone);
         if t >= floor {

@@ -75,14 +75,8 @@ fn datetime(text: &str) -> Value {
 pub fn rows(s: &Session) -> Vec<Vec<Value>> {
     let user = s.shared.catalog.user(&s.user);
     let st = |x: &str| Value::Str(x.to_string());
-    let mut all: Vec<EventDef> = s
-        .shared
-        .catalog
-        .events
-        .all()
-        .into_iter()
-        .filter(|d| user.as_ref().is_some_and(|u| u.may_use(&d.db)))
-        .collect();
+    let mut all: Vec<EventDef> =
+        s.shared.catalog.events.all().into_iter().filter(|d| user.as_ref().is_some_and(|u| u.may_use(&d.db))).collect();
     all.sort_by(|a, b| (&a.db, a.name.to_lowercase()).cmp(&(&b.db, b.name.to_lowercase())));
     all.iter()
         .map(|d| {
