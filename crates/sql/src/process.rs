@@ -234,9 +234,10 @@ impl ProcessList {
         }
     }
 
-    /// Connections open (`Threads_connected`).
+    /// Connections open (`Threads_connected`): the server's daemons (the
+    /// event scheduler) are listed but are no connection.
     pub fn len(&self) -> usize {
-        self.procs.lock().len()
+        self.procs.lock().values().filter(|p| p.activity.lock().command != "Daemon").count()
     }
 
     pub fn is_empty(&self) -> bool {
