@@ -15,7 +15,7 @@
 //! (1290, in the session's SET).
 //!
 //! Invariants:
-//! 1. The thread waits on [`Scheduler::wake`] only after checking, under
+//! 1. The thread waits on the condition variable only after checking, under
 //!    the state mutex, that `generation` has not moved since it last
 //!    read the events: a DDL or SET that [`kick`]s in between makes it
 //!    look again, so no wake-up is lost. It never polls: it sleeps until
@@ -54,11 +54,19 @@ struct State {
     generation: u64,
 }
 
+/// What the thread waits on; shared with it, so that it holds no
+/// reference to the server while it sleeps (a server dropped without
+/// shutdown is freed, and [`Scheduler`]'s drop ends the thread).
+#[derive(Default)]
+struct Core {
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
 /// The scheduler of one server.
 #[derive(Default)]
 pub struct Scheduler {
-    state: Mutex<State>,
-    wake: Condvar,
+    core: Arc<Core>,
     thread: Mutex<Option<JoinHandle<()>>>,
     /// Executions started and not yet joined, by connection id.
     workers: Mutex<Vec<(u32, JoinHandle<()>)>>,
@@ -67,14 +75,15 @@ pub struct Scheduler {
 
 /// `event_scheduler` is ON.
 pub fn is_on(shared: &Shared) -> bool {
-    shared.events.state.lock().on
+    shared.events.core.state.lock().on
 }
 
 /// The events changed: the thread looks at them again.
 pub fn kick(shared: &Shared) {
-    let mut st = shared.events.state.lock();
+    let core = &shared.events.core;
+    let mut st = core.state.lock();
     st.generation += 1;
-    shared.events.wake.notify_all();
+    core.wake.notify_all();
 }
 
 /// Starts the thread unless `event_scheduler` is DISABLED, and follows
@@ -84,19 +93,20 @@ pub fn start(shared: &Arc<Shared>) {
     if value.eq_ignore_ascii_case("DISABLED") {
         return;
     }
-    shared.events.state.lock().on = value.eq_ignore_ascii_case("ON");
+    shared.events.core.state.lock().on = value.eq_ignore_ascii_case("ON");
     let weak = Arc::downgrade(shared);
     let hook = weak.clone();
     let _ = shared.sysvars.on_change(
         "event_scheduler",
         Box::new(move |v: &VarValue| {
             if let Some(sh) = hook.upgrade() {
-                sh.events.state.lock().on = v.display().eq_ignore_ascii_case("ON");
+                sh.events.core.state.lock().on = v.display().eq_ignore_ascii_case("ON");
                 kick(&sh);
             }
         }),
     );
-    let t = std::thread::Builder::new().name("event_scheduler".into()).spawn(move || run(weak));
+    let core = shared.events.core.clone();
+    let t = std::thread::Builder::new().name("event_scheduler".into()).spawn(move || run(weak, core));
     match t {
         Ok(h) => *shared.events.thread.lock() = Some(h),
         Err(e) => tracing::error!("Event Scheduler: cannot start its thread: {e}"),
@@ -107,11 +117,7 @@ impl Scheduler {
     /// Stops the thread and the executions running (their statements
     /// are killed), and waits for them.
     pub fn stop(&self, shared: &Shared) {
-        {
-            let mut st = self.state.lock();
-            st.stopping = true;
-            self.wake.notify_all();
-        }
+        self.core.stop();
         if let Some(h) = self.thread.lock().take() {
             let _ = h.join();
         }
@@ -127,6 +133,20 @@ impl Scheduler {
     }
 }
 
+impl Core {
+    fn stop(&self) {
+        let mut st = self.state.lock();
+        st.stopping = true;
+        self.wake.notify_all();
+    }
+}
+
+impl Drop for Scheduler {
+    fn drop(&mut self) {
+        self.core.stop();
+    }
+}
+
 /// The clock, UTC seconds and microseconds.
 fn clock_us() -> i64 {
     let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -134,13 +154,11 @@ fn clock_us() -> i64 {
 }
 
 /// The thread: invariant 1's loop.
-fn run(weak: Weak<Shared>) {
+fn run(weak: Weak<Shared>, core: Arc<Core>) {
     let mut daemon: Option<Arc<crate::process::Process>> = None;
     loop {
-        let Some(shared) = weak.upgrade() else { return };
-        let sched = &shared.events;
         let (on, generation) = {
-            let st = sched.state.lock();
+            let st = core.state.lock();
             if st.stopping {
                 break;
             }
@@ -148,15 +166,16 @@ fn run(weak: Weak<Shared>) {
         };
         if !on {
             // OFF: no scheduler in the process list (as MySQL).
-            if let Some(p) = daemon.take() {
+            if let (Some(p), Some(shared)) = (daemon.take(), weak.upgrade()) {
                 shared.processes.remove(&p);
             }
-            let mut st = sched.state.lock();
+            let mut st = core.state.lock();
             while !st.on && !st.stopping {
-                sched.wake.wait(&mut st);
+                core.wake.wait(&mut st);
             }
             continue;
         }
+        let Some(shared) = weak.upgrade() else { break };
         let p = daemon
             .get_or_insert_with(|| {
                 let p = shared.processes.register(SCHEDULER_CONNECTION_ID, "localhost", None);
@@ -165,7 +184,8 @@ fn run(weak: Weak<Shared>) {
             })
             .clone();
         let next = scan(&shared);
-        let mut st = sched.state.lock();
+        drop(shared);
+        let mut st = core.state.lock();
         if st.stopping {
             break;
         }
@@ -177,11 +197,11 @@ fn run(weak: Weak<Shared>) {
             Some(Due::At(t)) => {
                 p.set_state("Waiting for next activation");
                 let wait_us = (t * 1_000_000 - clock_us()).max(0) as u64;
-                let _ = sched.wake.wait_until(&mut st, Instant::now() + Duration::from_micros(wait_us));
+                let _ = core.wake.wait_until(&mut st, Instant::now() + Duration::from_micros(wait_us));
             }
             None => {
                 p.set_state("Waiting on empty queue");
-                sched.wake.wait(&mut st);
+                core.wake.wait(&mut st);
             }
         }
     }
