@@ -368,3 +368,33 @@ fn event_ddl_is_logged_as_statements_and_an_events_writes_as_rows() {
     assert!(text.contains("DROP EVENT e"));
     assert!(text.contains("### INSERT INTO `ev_log`.`t`"), "the event's rows are logged as rows");
 }
+
+#[test]
+fn a_replica_applies_create_event_as_slaveside_disabled() {
+    let source = Quire::start(&[("log_bin", "ON"), ("sync_binlog", "0"), ("event_scheduler", "OFF")]);
+    let replica = Quire::start(&[("server_id", "2")]);
+    let port = source.server.tcp_addr.unwrap().port();
+    let mut r = replica.connect(None);
+    r.query_drop(format!(
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT={port}, SOURCE_USER='root', \
+         SOURCE_PASSWORD='{}', SOURCE_LOG_FILE='binlog.000001', SOURCE_LOG_POS=4, SOURCE_CONNECT_RETRY=1",
+        oracle::QUIRE_ROOT_PASSWORD
+    ))
+    .unwrap();
+    r.query_drop("START REPLICA").unwrap();
+    let mut s = source.connect(None);
+    s.query_drop("CREATE DATABASE ev_repl").unwrap();
+    s.query_drop("CREATE TABLE ev_repl.t (a INT)").unwrap();
+    s.query_drop("CREATE EVENT ev_repl.e ON SCHEDULE EVERY 1 SECOND DO INSERT INTO t VALUES (1)").unwrap();
+    let sql = "SELECT COUNT(*) FROM information_schema.EVENTS WHERE EVENT_SCHEMA = 'ev_repl'";
+    assert_eq!(wait_for(&mut r, sql, 10, |n| n == 1), 1, "the event reached the replica");
+    let status: String =
+        r.query_first("SELECT STATUS FROM information_schema.EVENTS WHERE EVENT_SCHEMA = 'ev_repl'").unwrap().unwrap();
+    assert_eq!(status, "SLAVESIDE_DISABLED");
+    // The replica's scheduler (ON) does not run it.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(count(&mut r, "SELECT COUNT(*) FROM ev_repl.t"), 0);
+    let status: String =
+        s.query_first("SELECT STATUS FROM information_schema.EVENTS WHERE EVENT_SCHEMA = 'ev_repl'").unwrap().unwrap();
+    assert_eq!(status, "ENABLED", "on the source it stays enabled");
+}
