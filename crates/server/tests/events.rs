@@ -320,6 +320,10 @@ fn events_and_their_state_survive_a_restart() {
         .unwrap();
     assert!(last.is_some());
     assert_eq!(again, last);
+    // The definitions' table is the catalog's: not listed, not writable.
+    assert_eq!(answer(&mut c, "DELETE FROM mysql.quire_event"), Answer::Err(3554));
+    let tables: Vec<String> = c.query("SHOW TABLES FROM mysql LIKE 'quire_event'").unwrap();
+    assert!(tables.is_empty(), "{tables:?}");
 }
 
 #[test]

@@ -15,7 +15,8 @@
 //!   transaction;
 //! - `mysql/quire_trigger`: triggers, the same way (`trigger::store`);
 //! - `mysql/quire_routine`: stored procedures and functions, the same
-//!   way (`stored::store`).
+//!   way (`stored::store`);
+//! - `mysql/quire_event`: events, the same way (`event::store`).
 //!
 //! Users are matched by name; the host part of `'user'@'host'` is accepted
 //! and ignored. Privileges are all or nothing per database.
@@ -46,7 +47,8 @@ const VIEW_CHUNK: usize = 256;
 /// naming one is refused with 3554 ([`dictionary_denied`]), so that no
 /// DDL, DML or restored dump can change accounts or views behind the
 /// catalog's back.
-const DICTIONARY: [&str; 6] = ["quire_db", "quire_user", "quire_grant", "quire_view", "quire_trigger", "quire_routine"];
+const DICTIONARY: [&str; 7] =
+    ["quire_db", "quire_user", "quire_grant", "quire_view", "quire_trigger", "quire_routine", "quire_event"];
 
 /// Whether `db`.`table` is a data dictionary table.
 pub fn is_dictionary(db: &str, table: &str) -> bool {
