@@ -225,6 +225,8 @@ impl Server {
         // when a source is configured, once the log is open (the applier
         // logs what it applies with log_replica_updates).
         quire_sql::replica::start_at_boot(&shared);
+        // The event scheduler (`quire_sql::event`), once writes are logged.
+        quire_sql::event::scheduler::start(&shared);
         let tcp_addr = listener.local_addr();
         let options = ListenerOptions {
             max_connections: cfg.max_connections(),
@@ -274,6 +276,7 @@ impl Server {
     /// a session still running when the engine closes gets an error.
     pub fn shutdown(self) -> Result<(), Box<dyn std::error::Error>> {
         self.listener.stop();
+        self.shared.events.stop(&self.shared);
         self.shared.replica.stop();
         if let Some(b) = self.shared.binlog.get() {
             b.log.close();

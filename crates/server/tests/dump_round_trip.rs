@@ -612,3 +612,60 @@ fn dump_with_routines_restores_them_into_quire_and_mariadb() {
     assert_eq!(call_restored(&mut ac), call_restored(&mut mc));
     mc.query_drop("DROP DATABASE dump4").unwrap();
 }
+
+/// Events (a BEGIN ... END body with `;` inside, a compound interval, a
+/// comment with a quote, an event in another time zone).
+const EVENTFUL: &[&str] = &[
+    "CREATE DATABASE dump5",
+    "CREATE TABLE dump5.t (a INT)",
+    "CREATE EVENT dump5.e1 ON SCHEDULE EVERY '1:30' HOUR_MINUTE STARTS '2030-01-01 00:00:00' ENDS '2031-01-01' \
+     ON COMPLETION PRESERVE DISABLE COMMENT 'it''s' DO BEGIN INSERT INTO t VALUES (1); INSERT INTO t VALUES (2); END",
+    "SET time_zone = '+03:00'",
+    "CREATE EVENT dump5.e2 ON SCHEDULE AT '2030-05-05 10:00:00' DO DELETE FROM t",
+];
+
+/// The events of `dump5` as information_schema lists them.
+fn events(c: &mut Conn) -> Vec<Vec<Option<String>>> {
+    let rows: Vec<mysql::Row> = c
+        .query(
+            "SELECT EVENT_NAME, DEFINER, TIME_ZONE, EVENT_DEFINITION, EVENT_TYPE, EXECUTE_AT, INTERVAL_VALUE, \
+             INTERVAL_FIELD, STARTS, ENDS, STATUS, ON_COMPLETION, EVENT_COMMENT \
+             FROM information_schema.EVENTS WHERE EVENT_SCHEMA = 'dump5' ORDER BY EVENT_NAME",
+        )
+        .unwrap();
+    rows.iter().map(row_cells).collect()
+}
+
+#[test]
+fn dump_with_events_restores_them_into_quire_and_mariadb() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (Some(dump), Some(client)) = (tool("mariadb-dump"), tool("mariadb")) else { return };
+    let q = Quire::start(&[("event_scheduler", "OFF")]);
+    let mut c = q.connect(None);
+    for sql in EVENTFUL {
+        c.query_drop(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+    let text = run_tool(&dump, &Target::Quire(&q), &["--events", "--databases", "dump5"], None);
+    assert!(String::from_utf8_lossy(&text).contains("EVENT `e1` ON SCHEDULE EVERY '1:30' HOUR_MINUTE"));
+    let expected = events(&mut c);
+    assert_eq!(expected.len(), 2);
+
+    let restored = Quire::start(&[("event_scheduler", "OFF")]);
+    run_tool(&client, &Target::Quire(&restored), &[], Some(&text));
+    let mut rc = restored.connect(None);
+    assert_eq!(events(&mut rc), expected, "quire → dump → quire");
+
+    let m = maria();
+    let mut mc = m.connect(None);
+    mc.query_drop("DROP DATABASE IF EXISTS dump5").unwrap();
+    run_tool(&client, &Target::Maria(m), &[], Some(&text));
+    assert_eq!(events(&mut mc), expected, "quire → dump → MariaDB");
+
+    // MariaDB's own dump of them restores into quire.
+    let text = run_tool(&dump, &Target::Maria(m), &["--events", "--databases", "dump5"], None);
+    let again = Quire::start(&[("event_scheduler", "OFF")]);
+    run_tool(&client, &Target::Quire(&again), &[], Some(&text));
+    let mut ac = again.connect(None);
+    assert_eq!(events(&mut ac), expected, "MariaDB → dump → quire");
+    mc.query_drop("DROP DATABASE dump5").unwrap();
+}

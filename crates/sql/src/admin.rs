@@ -961,6 +961,7 @@ pub fn drop(
             if dropped.is_some() {
                 crate::trigger::ddl::table_dropped(s, &db, None)?;
                 crate::stored::ddl::database_dropped(s, &db)?;
+                crate::event::ddl::database_dropped(s, &db)?;
             }
             if dropped.is_none() {
                 s.note(1008, format!("Can't drop database '{db}'; database doesn't exist"));

@@ -15,7 +15,8 @@
 //!   transaction;
 //! - `mysql/quire_trigger`: triggers, the same way (`trigger::store`);
 //! - `mysql/quire_routine`: stored procedures and functions, the same
-//!   way (`stored::store`).
+//!   way (`stored::store`);
+//! - `mysql/quire_event`: events, the same way (`event::store`).
 //!
 //! Users are matched by name; the host part of `'user'@'host'` is accepted
 //! and ignored. Privileges are all or nothing per database.
@@ -46,7 +47,8 @@ const VIEW_CHUNK: usize = 256;
 /// naming one is refused with 3554 ([`dictionary_denied`]), so that no
 /// DDL, DML or restored dump can change accounts or views behind the
 /// catalog's back.
-const DICTIONARY: [&str; 6] = ["quire_db", "quire_user", "quire_grant", "quire_view", "quire_trigger", "quire_routine"];
+const DICTIONARY: [&str; 7] =
+    ["quire_db", "quire_user", "quire_grant", "quire_view", "quire_trigger", "quire_routine", "quire_event"];
 
 /// Whether `db`.`table` is a data dictionary table.
 pub fn is_dictionary(db: &str, table: &str) -> bool {
@@ -135,6 +137,8 @@ pub struct Catalog {
     /// `mysql/quire_routine`). Shared with the compiling thread
     /// (`stored::func::CompileScope`).
     pub routines: Arc<crate::stored::Registry>,
+    /// Events (`event` module; stored in `mysql/quire_event`).
+    pub events: crate::event::Registry,
     ddl: Mutex<()>,
 }
 
@@ -257,6 +261,7 @@ impl Catalog {
             views: Default::default(),
             triggers: Default::default(),
             routines: Default::default(),
+            events: Default::default(),
             ddl: Mutex::new(()),
         };
         cat.reload()?;
@@ -271,6 +276,7 @@ impl Catalog {
         }
         cat.triggers.replace_all(live);
         cat.routines.replace_all(crate::stored::store::open(&cat.engine)?);
+        cat.events.replace_all(crate::event::store::open(&cat.engine)?);
         Ok((cat, generated))
     }
 

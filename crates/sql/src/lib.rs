@@ -37,6 +37,7 @@ pub mod diag;
 pub mod dml;
 pub mod dml_order;
 pub mod error;
+pub mod event;
 pub mod explain;
 pub mod expr;
 pub mod filesort;

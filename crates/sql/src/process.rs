@@ -81,6 +81,17 @@ impl Process {
         a.since_ms = coarse_now_ms();
     }
 
+    /// A server thread shown as MySQL shows its daemons (the event
+    /// scheduler): `user`, command "Daemon", no database.
+    pub fn daemon(&self, user: &str) {
+        let mut a = self.activity.lock();
+        a.user = Some(user.to_string());
+        a.db = None;
+        a.command = "Daemon";
+        a.state = "";
+        a.since_ms = coarse_now_ms();
+    }
+
     /// The user, once logged in.
     pub fn user(&self) -> Option<String> {
         self.activity.lock().user.clone()
@@ -223,9 +234,10 @@ impl ProcessList {
         }
     }
 
-    /// Connections open (`Threads_connected`).
+    /// Connections open (`Threads_connected`): the server's daemons (the
+    /// event scheduler) are listed but are no connection.
     pub fn len(&self) -> usize {
-        self.procs.lock().len()
+        self.procs.lock().values().filter(|p| p.activity.lock().command != "Daemon").count()
     }
 
     pub fn is_empty(&self) -> bool {

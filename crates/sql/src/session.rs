@@ -87,6 +87,8 @@ pub struct Shared {
     pub innodb_views: crate::infoschema::InnodbViews,
     /// Statement digests (`perfschema/digest.rs`).
     pub digests: crate::perfschema::digest::Digests,
+    /// The event scheduler (`event/scheduler.rs`); started by the server.
+    pub events: crate::event::scheduler::Scheduler,
 }
 
 /// A source of SHOW STATUS rows outside this crate.
@@ -155,6 +157,7 @@ impl Shared {
             monitor: Default::default(),
             innodb_views: Default::default(),
             digests: Default::default(),
+            events: Default::default(),
         });
         // Temporary tables a previous run left go before any session.
         crate::temp_table::sweep(&s.engine);
@@ -1424,6 +1427,26 @@ impl Session {
             Ok(None) => {}
             Err(e) => return self.answer_failure(out, e),
         }
+        match crate::event::parse::parse(sql) {
+            Ok(Some(t)) => {
+                out.begin(self, false);
+                // Event DDL clears the diagnostics area only when it
+                // carries a body (whose statements name tables, as
+                // MariaDB counts them); otherwise it is left alone unless
+                // the statement raises a condition.
+                self.begin_statement(t.has_body(), false);
+                let r = self.run_event_statement(sql, &t);
+                let r = self.finish(r).and_then(|o| deliver(o, out.rows()));
+                self.row_count = match &r {
+                    Ok(Outcome::Ok { affected, .. }) => *affected as i64,
+                    _ => -1,
+                };
+                out.end(self, r);
+                return;
+            }
+            Ok(None) => {}
+            Err(e) => return self.answer_failure(out, e),
+        }
         match crate::trigger::ddl::parse(sql) {
             Ok(Some(t)) => {
                 out.begin(self, false);
@@ -2064,6 +2087,33 @@ impl Session {
         Ok(o)
     }
 
+    /// CREATE / ALTER / DROP / SHOW CREATE EVENT (`event::ddl`); the DDL is
+    /// written to the binary log as a statement.
+    fn run_event_statement(&mut self, sql: &str, t: &crate::event::parse::EventStmt) -> Result<Output> {
+        use crate::event::parse::EventStmt;
+        let ddl = !matches!(t, EventStmt::ShowCreate { .. });
+        if ddl {
+            self.check_writable()?;
+        }
+        let o = crate::event::ddl::run(self, t)?;
+        if ddl && self.shared.binlog.get().is_some() {
+            self.log_ddl(sql)?;
+        }
+        Ok(o)
+    }
+
+    /// An event's execution (`event/scheduler.rs`): its body run as a
+    /// procedure's, each statement a statement of this session.
+    pub(crate) fn run_event_body(&mut self, body: &str) -> Result<()> {
+        use crate::routine::ast::Kind;
+        let program = crate::routine::parse::program_of(body, Kind::Procedure)?;
+        let names = crate::routine::exec::Names::routine(Kind::Procedure, vec![]);
+        let program = crate::routine::exec::prepare(&program, &names)?;
+        self.begin_statement(true, false);
+        let r = crate::stored::call::run_program(self, &program);
+        self.finish(r)
+    }
+
     /// CREATE / DROP / SHOW CREATE {PROCEDURE | FUNCTION} and CALL
     /// (`stored`); the DDL is written to the binary log as a statement.
     fn run_routine_statement(&mut self, sql: &str, t: &crate::stored::ddl::RoutineStmt, out: &mut dyn Answers) {
@@ -2346,6 +2396,9 @@ impl Session {
             }
             if self.set_global_gtid_var(&lname, &val)? {
                 return Ok(());
+            }
+            if lname == "event_scheduler" {
+                crate::event::scheduler::check_set(&self.shared, &val)?;
             }
             if lname == "thread_pool_size" {
                 // MariaDB: beyond the pool's group array, truncated.

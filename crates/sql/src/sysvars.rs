@@ -637,7 +637,7 @@ pub static VARS: &[VarDef] = &[
     def("disabled_storage_engines", G, RO, Str, "", REFUSE),
     def("enforce_gtid_consistency", G, DYN, VarKind::Enum(&["OFF", "ON", "WARN"]), "OFF", USED),
     def("error_count", S, RO, uint(0, U64), "0", USED),
-    def("event_scheduler", G, DYN, VarKind::Enum(&["OFF", "ON", "DISABLED"]), "OFF", no_effect("quire has no events (CREATE EVENT is refused), so a scheduler has nothing to run")),
+    def("event_scheduler", G, DYN, VarKind::Enum(&["OFF", "ON", "DISABLED"]), "ON", USED),
     def("expire_logs_days", G, DYN, uint(0, 99), "0", REFUSE),
     def("explicit_defaults_for_timestamp", B, DYN, Bool, "ON", REFUSE),
     def("foreign_key_checks", B, DYN, Bool, "ON", USED),

@@ -298,7 +298,13 @@ pub fn rewrite(s: &Session, sql: &str) -> Result<Option<String>> {
         if full {
             return Ok(None);
         }
-        let db = db_of(p.from()?)?;
+        // A database that does not exist has no events (MariaDB answers
+        // an empty list, not 1049).
+        let named = p.from()?;
+        let db = match named {
+            Some(d) if !s.shared.catalog.database_exists(&d) => d,
+            other => db_of(other)?,
+        };
         let filter = p.filter()?;
         let select = format!(
             "SELECT EVENT_SCHEMA AS `Db`, EVENT_NAME AS `Name`, DEFINER AS `Definer`, TIME_ZONE AS `Time zone`, \

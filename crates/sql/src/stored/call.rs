@@ -56,6 +56,37 @@ pub fn call(s: &mut Session, call: &Stmt, out: &mut dyn Answers) -> Result<Outco
     Ok(Outcome::Ok { affected: state.affected, last_insert_id: 0, info: String::new() })
 }
 
+/// Where an event's result sets go: nowhere (an event has no client).
+struct Discard;
+
+impl crate::sink::RowSink for Discard {
+    fn columns(&mut self, _: &[crate::plan::ColMeta]) -> Result<()> {
+        Ok(())
+    }
+    fn row(&mut self, _: Vec<Value>) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl Answers for Discard {
+    fn rows(&mut self) -> &mut dyn crate::sink::RowSink {
+        self
+    }
+    fn begin(&mut self, _: &Session, _: bool) {}
+    fn end(&mut self, _: &Session, _: Result<Outcome>) {}
+}
+
+/// Runs `program` (of no parameters) as a procedure's body over the
+/// session, its result sets discarded: an event's execution
+/// (`event/scheduler.rs`).
+pub(crate) fn run_program(s: &mut Session, program: &crate::routine::exec::Prepared) -> Result<()> {
+    let mut state = CallState::default();
+    let db = s.db.clone();
+    let mut host = ProcHost { s, out: &mut Discard, db, state: &mut state };
+    program.run_routine(&mut host, vec![])?;
+    Ok(())
+}
+
 /// 1370: the user may not run routines of `db`.
 pub(crate) fn check_execute(s: &Session, db: &str, name: &str) -> Result<()> {
     if !s.shared.catalog.user(&s.user).is_some_and(|u| u.may_use(db)) {
