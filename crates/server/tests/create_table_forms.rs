@@ -100,6 +100,31 @@ fn create_table_like_copies_the_definition_without_rows_counter_or_foreign_keys(
     }
 }
 
+/// `CONSTRAINT name UNIQUE (...)` names the index after the constraint
+/// unless the index is named (as SQLAlchemy's UniqueConstraint and
+/// Django's unique_together spell it), in CREATE TABLE and ALTER TABLE.
+#[test]
+fn unique_constraint_names_its_index() {
+    let q = Quire::start(&[]);
+    let mut qc = q.fresh_db("uqname");
+    let mut mc = MariaDb::get().fresh_db("uqname");
+    assert_same(
+        &mut qc,
+        &mut mc,
+        &[
+            "CREATE TABLE p (id INT PRIMARY KEY, sku VARCHAR(20), a INT, b INT, CONSTRAINT uq_sku UNIQUE (sku), \
+             CONSTRAINT c2 UNIQUE KEY k2 (a, b), CONSTRAINT c3 UNIQUE KEY (b, a))",
+            "ALTER TABLE p ADD CONSTRAINT p_a_sku_uniq UNIQUE (a, sku)",
+            "ALTER TABLE p ADD COLUMN c INT, ADD CONSTRAINT p_c_uniq UNIQUE (c)",
+            "SELECT index_name, column_name, seq_in_index, non_unique FROM information_schema.statistics \
+             WHERE table_schema = DATABASE() AND table_name = 'p' ORDER BY index_name, seq_in_index",
+            "INSERT INTO p VALUES (1, 'x', 1, 1, 1)",
+            "INSERT INTO p VALUES (2, 'x', 2, 2, 2)",
+        ],
+    );
+    assert_same_definition(&mut qc, &mut mc, "p");
+}
+
 #[test]
 fn table_options_and_comments_match_mariadb() {
     let q = Quire::start(&[]);

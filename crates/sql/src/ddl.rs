@@ -319,7 +319,12 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
             }
             ast::TableConstraint::Unique(u) => {
                 let (cols, prefix) = crate::create::prefix::key_parts(&u.columns, &columns)?;
-                let name = u.index_name.as_ref().map(|i| i.value.clone()).unwrap_or_else(|| names[cols[0]].clone());
+                let name = u
+                    .index_name
+                    .as_ref()
+                    .or(u.name.as_ref())
+                    .map(|i| i.value.clone())
+                    .unwrap_or_else(|| names[cols[0]].clone());
                 crate::catalog::check_identifier(&name)?;
                 indexes.push(IndexDef { name, columns: cols, unique: true, prefix });
             }
