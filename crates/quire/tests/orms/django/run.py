@@ -8,6 +8,7 @@ import datetime
 import decimal
 import os
 import sys
+import tempfile
 import traceback
 from io import StringIO
 
@@ -265,6 +266,27 @@ def crud():
     check("bulk delete", Book.objects.all().delete()[0], 1)
 
 
+def management_commands():
+    from shop.models import Tag
+
+    Tag.objects.create(name="dumped")
+    tags = sorted(Tag.objects.values_list("name", flat=True))
+    out = StringIO()
+    call_command("dumpdata", "shop.tag", stdout=out)
+    call_command("flush", interactive=False, verbosity=0)
+    check("flush empties every table", Tag.objects.count(), 0)
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+        f.write(out.getvalue())
+        f.flush()
+        call_command("loaddata", f.name, verbosity=0)
+    check("dumpdata / loaddata", sorted(Tag.objects.values_list("name", flat=True)), tags)
+    out = StringIO()
+    call_command("inspectdb", "shop_book", stdout=out)
+    for line in ["uuid = models.CharField(unique=True, max_length=32)", "price = models.DecimalField(max_digits=8, decimal_places=2)",
+                 "meta = models.JSONField()", "author = models.ForeignKey('ShopAuthor', models.DO_NOTHING)"]:
+        check(f"inspectdb: {line}", line in out.getvalue(), True)
+
+
 def reverse_migrations():
     for app in ["shop", "admin", "sessions", "auth", "contenttypes"]:
         call_command("migrate", app, "zero", verbosity=0)
@@ -276,6 +298,7 @@ try:
     with connection.execute_wrapper(remember_sql):
         migrations_and_schema()
         crud()
+        management_commands()
         reverse_migrations()
 except Exception:
     traceback.print_exc()

@@ -194,9 +194,12 @@ def alembic(v1, v2):
 
     check("autogenerate after create_all is empty", diff(v1), [])
     changes = diff(v2)
-    kinds = sorted((d[0], d[1].name if hasattr(d[1], "name") else d[2] + "." + d[3].name) for d in changes)
+    # Column changes come as lists of (op, schema, table, column, ...).
+    kinds = sorted((d[0][0], f"{d[0][2]}.{d[0][3]}: {d[0][5]} -> {d[0][6]}") if isinstance(d, list)
+                   else (d[0], d[1].name if hasattr(d[1], "name") else d[2] + "." + d[3].name) for d in changes)
     check("autogenerate finds the changes", kinds,
-          [("add_column", "customer.phone"), ("add_index", "ix_product_price"), ("add_table", "review")])
+          [("add_column", "customer.phone"), ("add_index", "ix_product_price"), ("add_table", "review"),
+           ("modify_type", "customer.name: VARCHAR(80) -> VARCHAR(100)")])
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = Config(os.path.join(tmp, "alembic.ini"))
@@ -209,7 +212,8 @@ def alembic(v1, v2):
         open(env, "w").write(src)
         script = command.revision(cfg, message="phone, price index, review", autogenerate=True)
         body = open(script.path).read()
-        for op in ["op.add_column('customer'", "op.create_index('ix_product_price'", "op.create_table('review'"]:
+        for op in ["op.add_column('customer'", "op.create_index('ix_product_price'", "op.create_table('review'",
+                   "op.alter_column('customer', 'name'"]:
             check(f"revision contains {op}", op in body, True)
         command.upgrade(cfg, "head")
         check("autogenerate after upgrade is empty", diff(v2), [])
