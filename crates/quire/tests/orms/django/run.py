@@ -34,6 +34,17 @@ settings.configure(
     # Not UTC: date lookups then convert with CONVERT_TZ(col, 'UTC', zone).
     TIME_ZONE="Europe/Paris",
     SECRET_KEY="quire-orm-test",
+    ROOT_URLCONF="shop.urls",
+    STATIC_URL="/static/",
+    ALLOWED_HOSTS=["testserver"],
+    # What the admin app asks of a project (its system checks).
+    TEMPLATES=[{"BACKEND": "django.template.backends.django.DjangoTemplates", "APP_DIRS": True,
+                "OPTIONS": {"context_processors": ["django.template.context_processors.request",
+                                                   "django.contrib.auth.context_processors.auth",
+                                                   "django.contrib.messages.context_processors.messages"]}}],
+    MIDDLEWARE=["django.contrib.sessions.middleware.SessionMiddleware",
+                "django.contrib.auth.middleware.AuthenticationMiddleware",
+                "django.contrib.messages.middleware.MessageMiddleware"],
     DEFAULT_AUTO_FIELD="django.db.models.AutoField",
     INSTALLED_APPS=[
         "django.contrib.contenttypes",
@@ -41,6 +52,7 @@ settings.configure(
         "django.contrib.sessions",
         "django.contrib.admin",
         "django.contrib.messages",
+        "django.contrib.staticfiles",
         "shop",
     ],
     DATABASES={
@@ -86,6 +98,9 @@ def tables():
 
 
 def migrations_and_schema():
+    # Django's checks of the server (MySQL's strict mode, mysql.W002) and
+    # of the models against it (field types, index and constraint support).
+    call_command("check", "shop", databases=["default"], fail_level="WARNING")
     call_command("migrate", verbosity=0)
     out = StringIO()
     # The models match the migrations: nothing left to generate.
@@ -109,6 +124,7 @@ def migrations_and_schema():
 
 def crud():
     from django.contrib.auth.models import User
+    from django.contrib.sessions.models import Session
     from django.db import IntegrityError
     from shop.models import Author, Book, Tag
 
@@ -250,6 +266,18 @@ def crud():
     check("in_bulk", sorted(Book.objects.in_bulk([sword.pk, aj.pk])), sorted([sword.pk, aj.pk]))
     check("iterator", sum(1 for _ in Book.objects.iterator(chunk_size=1)), 3)
     check("JSONField index lookup", Book.objects.filter(meta__awards__1="Nebula").count(), 1)
+    # The admin site: a session stored in django_session, its change lists
+    # (search, filters, date hierarchy, counts) and change form.
+    from django.test import Client
+
+    client = Client()
+    client.force_login(User.objects.get(username="admin"))
+    page = client.get("/admin/shop/book/", {"q": "ancillary", "published__year": "2014"})
+    check("admin change list", (page.status_code, b"Ancillary Sword" in page.content, b"Orbitsville" in page.content),
+          (200, True, False))
+    page = client.get(f"/admin/shop/author/{ann.pk}/change/")
+    check("admin change form", (page.status_code, b"Ann Leckie" in page.content), (200, True))
+    check("admin session stored", Session.objects.count(), 1)
     check("get_or_create", Tag.objects.get_or_create(name="sf")[1], False)
     obj, created = Author.objects.update_or_create(name="Dee", defaults={"biography": "new"})
     check("update_or_create", (created, Author.objects.get(name="Dee").biography), (True, "new"))
