@@ -821,7 +821,11 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                     other => return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other}"))),
                 };
                 let (cols, prefix) = crate::create::prefix::key_parts(cols, schema.visible_columns())?;
-                let name = name.unwrap_or_else(|| names[cols[0]].clone());
+                let name = name.unwrap_or_else(|| {
+                    ddl::generated_key_name(&names[cols[0]], |n| {
+                        schema.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))
+                    })
+                });
                 let def = IndexDef { name, columns: cols, unique, prefix };
                 ddl::check_key_types(&schema.columns, &[], std::slice::from_ref(&def))?;
                 s.engine().create_index(&full, def)?;

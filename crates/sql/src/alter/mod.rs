@@ -187,7 +187,9 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 }
                 if unique {
                     d.indexes.push(draft::DraftIndex {
-                        name: name.clone(),
+                        name: crate::ddl::generated_key_name(name, |n| {
+                            d.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))
+                        }),
                         columns: vec![name.clone()],
                         unique: true,
                         prefix: vec![],
@@ -266,17 +268,21 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 }
                 ast::TableConstraint::Index(ix) => {
                     let (cols, prefix) = key_parts(&ix.columns)?;
-                    let name = ix.name.as_ref().map(|n| n.value.clone()).unwrap_or_else(|| cols[0].clone());
+                    let name = ix.name.as_ref().map(|n| n.value.clone()).unwrap_or_else(|| {
+                        crate::ddl::generated_key_name(&cols[0], |n| {
+                            d.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))
+                        })
+                    });
                     d.indexes.push(draft::DraftIndex { name, columns: cols, unique: false, prefix });
                 }
                 ast::TableConstraint::Unique(u) => {
                     let (cols, prefix) = key_parts(&u.columns)?;
-                    let name = u
-                        .index_name
-                        .as_ref()
-                        .or(u.name.as_ref())
-                        .map(|n| n.value.clone())
-                        .unwrap_or_else(|| cols[0].clone());
+                    let name =
+                        u.index_name.as_ref().or(u.name.as_ref()).map(|n| n.value.clone()).unwrap_or_else(|| {
+                            crate::ddl::generated_key_name(&cols[0], |n| {
+                                d.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))
+                            })
+                        });
                     d.indexes.push(draft::DraftIndex { name, columns: cols, unique: true, prefix });
                 }
                 other => {
@@ -437,7 +443,7 @@ fn change_column(
     }
     if unique {
         d.indexes.push(draft::DraftIndex {
-            name: new.to_string(),
+            name: crate::ddl::generated_key_name(new, |n| d.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))),
             columns: vec![new.to_string()],
             unique: true,
             prefix: vec![],
