@@ -16,9 +16,12 @@
 //! - knex (`orms/knex/run.js`): its migrations (create tables with keys,
 //!   then add / rename / drop / alter columns and add an index) up to the
 //!   latest and rolled back to none, and CRUD through the query builder.
+//! - Sequelize (`orms/sequelize/run.js`): sync() of models with
+//!   associations, sync({ alter: true }) after they change, the
+//!   QueryInterface's migrations and their reverse, CRUD through models.
 //!
 //! The Python is `QUIRE_TEST_PYTHON` (`.ci/run` makes a venv with the
-//! pinned packages) or `python3`; knex and mysql2 are found in
+//! pinned packages) or `python3`; knex, Sequelize and mysql2 are found in
 //! `QUIRE_TEST_NODE_MODULES` (`.ci/run` installs them with npm). Without
 //! the packages the tests say they skipped.
 
@@ -38,10 +41,11 @@ fn python_with(modules: &str) -> Option<String> {
     ok.then_some(py)
 }
 
-/// The `node_modules` folder with knex and mysql2: `QUIRE_TEST_NODE_MODULES`.
-fn node_modules_with_knex() -> Option<String> {
+/// The `node_modules` folder (`QUIRE_TEST_NODE_MODULES`) if it holds
+/// `packages`.
+fn node_modules_with(packages: &[&str]) -> Option<String> {
     let dir = std::env::var("QUIRE_TEST_NODE_MODULES").ok()?;
-    let ok = ["knex", "mysql2"].iter().all(|m| Path::new(&dir).join(m).join("package.json").is_file());
+    let ok = packages.iter().all(|m| Path::new(&dir).join(m).join("package.json").is_file());
     ok.then_some(dir)
 }
 
@@ -88,9 +92,18 @@ fn sqlalchemy_reflection_alembic_autogenerate_and_crud() {
 
 #[test]
 fn knex_migrations_latest_rollback_and_crud() {
-    let Some(modules) = node_modules_with_knex() else {
+    let Some(modules) = node_modules_with(&["knex", "mysql2"]) else {
         eprintln!("knex and mysql2 are not installed (set QUIRE_TEST_NODE_MODULES): skipped");
         return;
     };
     run_program("node", "knex/run.js", &[("NODE_PATH", &modules)]);
+}
+
+#[test]
+fn sequelize_sync_alter_query_interface_migrations_and_crud() {
+    let Some(modules) = node_modules_with(&["sequelize", "mysql2"]) else {
+        eprintln!("sequelize and mysql2 are not installed (set QUIRE_TEST_NODE_MODULES): skipped");
+        return;
+    };
+    run_program("node", "sequelize/run.js", &[("NODE_PATH", &modules)]);
 }
