@@ -1,8 +1,8 @@
 //! The binary log against its oracle: quire runs every kind of write with
 //! `log_bin` on (every column type, NULLs, long strings, INSERT, UPDATE,
 //! DELETE, REPLACE, ON DUPLICATE KEY UPDATE, INSERT ... SELECT, LOAD
-//! DATA, multi-table UPDATE / DELETE, FOREIGN KEY cascades, savepoints,
-//! rollbacks, DDL, rotation); then `mariadb-binlog` decodes every file
+//! DATA, multi-table UPDATE / DELETE, FOREIGN KEY cascades, INSERT IGNORE
+//! of a row without its parent, savepoints, rollbacks, DDL, rotation); then `mariadb-binlog` decodes every file
 //! without an error, and `mariadb-binlog binlog.* | mariadb` replayed into
 //! the test's own MariaDB reproduces quire's tables row for row.
 
@@ -98,6 +98,8 @@ fn binlog_decodes_and_replays_into_mariadb_identically() {
     // FOREIGN KEY cascades: the child rows change with their parents.
     c.query_drop("DELETE FROM parent WHERE id = 1").unwrap();
     c.query_drop("UPDATE parent SET id = 22 WHERE id = 2").unwrap();
+    // INSERT IGNORE: the row without a parent is undone, and not logged.
+    c.query_drop("INSERT IGNORE INTO child (id, pid, v) VALUES (900, 404, 1), (901, 22, 2)").unwrap();
     // Upserts.
     c.query_drop("INSERT INTO uk (code, n) VALUES ('a', 1), ('b', 2), ('c', 3)").unwrap();
     c.query_drop("REPLACE INTO uk (id, code, n) VALUES (10, 'a', 100)").unwrap();

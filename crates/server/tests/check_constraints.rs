@@ -131,6 +131,44 @@ fn show_create_refusals_and_not_enforced_as_mysql() {
     assert_eq!(tables, vec!["l".to_string(), "n".into(), "t".into()]);
 }
 
+/// A column no constraint uses can be dropped or renamed, as on MariaDB
+/// (Django's RemoveField on a model with a CheckConstraint); one a
+/// constraint uses is refused with MySQL's 3959 (MariaDB: 1054 for a
+/// drop, and it rewrites the constraint on a rename).
+#[test]
+fn columns_outside_the_checks_drop_and_rename_as_mariadb() {
+    let q = Quire::start(&[]);
+    let mut qc = q.fresh_db("chk_alter");
+    let mut mc = MariaDb::get().fresh_db("chk_alter");
+    assert_same_checked(
+        &mut qc,
+        &mut mc,
+        &[
+            "CREATE TABLE b (id INT PRIMARY KEY, pages INT, isbn VARCHAR(13), note TEXT, CONSTRAINT pos CHECK (pages > 0))",
+            "INSERT INTO b VALUES (1, 10, 'x', 'n')",
+            "ALTER TABLE b DROP COLUMN isbn",
+            "ALTER TABLE b RENAME COLUMN note TO remark",
+            "ALTER TABLE b CHANGE remark memo VARCHAR(20)",
+            "SELECT * FROM b",
+            "INSERT INTO b VALUES (2, 0, 'm')",
+            "INSERT INTO b VALUES (2, 5, 'm')",
+            "SELECT * FROM b ORDER BY id",
+        ],
+    );
+    for sql in [
+        "ALTER TABLE b DROP COLUMN pages",
+        "ALTER TABLE b RENAME COLUMN pages TO n",
+        "ALTER TABLE b CHANGE pages n INT",
+    ] {
+        assert_eq!(
+            err(&mut qc, sql),
+            (3959, "Check constraint 'pos' uses column 'pages', hence column cannot be dropped or renamed.".into()),
+            "{sql}"
+        );
+    }
+    assert!(create_sql(&mut qc, "b").contains("  CONSTRAINT `pos` CHECK ((`pages` > 0))"));
+}
+
 #[test]
 fn checks_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();

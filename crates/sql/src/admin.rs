@@ -816,12 +816,16 @@ pub fn alter_table(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 let (name, cols, unique) = match constraint {
                     ast::TableConstraint::Index(ix) => (ix.name.as_ref().map(|n| n.value.clone()), &ix.columns, false),
                     ast::TableConstraint::Unique(u) => {
-                        (u.index_name.as_ref().map(|n| n.value.clone()), &u.columns, true)
+                        (u.index_name.as_ref().or(u.name.as_ref()).map(|n| n.value.clone()), &u.columns, true)
                     }
                     other => return Err(SqlError::unsupported(format!("ALTER TABLE ADD {other}"))),
                 };
                 let (cols, prefix) = crate::create::prefix::key_parts(cols, schema.visible_columns())?;
-                let name = name.unwrap_or_else(|| names[cols[0]].clone());
+                let name = name.unwrap_or_else(|| {
+                    ddl::generated_key_name(&names[cols[0]], |n| {
+                        schema.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))
+                    })
+                });
                 let def = IndexDef { name, columns: cols, unique, prefix };
                 ddl::check_key_types(&schema.columns, &[], std::slice::from_ref(&def))?;
                 s.engine().create_index(&full, def)?;
@@ -1094,8 +1098,50 @@ pub(crate) fn status_rows(s: &Session) -> Vec<(String, String)> {
     v
 }
 
-/// SHOW and DESCRIBE.
+/// SHOW and DESCRIBE; `SHOW ... WHERE e` keeps the rows of the full
+/// answer for which `e`, evaluated over the statement's own columns, is
+/// true (as MySQL does; knex asks `SHOW FULL FIELDS FROM t WHERE field =
+/// 'c'`).
 pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
+    use ast::Statement as S;
+    let filter = match stmt {
+        S::ShowVariables { filter, .. } | S::ShowStatus { filter, .. } => filter.as_ref(),
+        S::ShowDatabases { show_options, .. } | S::ShowColumns { show_options, .. } => {
+            show_options.filter_position.as_ref().map(|f| match f {
+                ast::ShowStatementFilterPosition::Infix(f) | ast::ShowStatementFilterPosition::Suffix(f) => f,
+            })
+        }
+        _ => None,
+    };
+    let out = show_all(s, stmt)?;
+    match (filter, out) {
+        (Some(ast::ShowStatementFilter::Where(e)), Output::Rows { columns, rows }) => {
+            let rows = where_rows(s, e, &columns, rows)?;
+            Ok(Output::Rows { columns, rows })
+        }
+        (_, out) => Ok(out),
+    }
+}
+
+/// The rows for which `e` is true, its column names being `columns`'.
+fn where_rows(s: &Session, e: &ast::Expr, columns: &[ColMeta], rows: Vec<Vec<Value>>) -> Result<Vec<Vec<Value>>> {
+    let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    let mut scope =
+        crate::expr::Scope { table: None, columns: &names, aggs: None, params: 0, place: "where clause", rel: None };
+    let cond = crate::expr::compile(e, &mut scope)?;
+    s.with_env(false, |env| {
+        let mut kept = Vec::new();
+        for r in rows {
+            if crate::expr::truth(&crate::expr::eval(&cond, &r, env)?) == Some(true) {
+                kept.push(r);
+            }
+        }
+        Ok(kept)
+    })
+}
+
+/// SHOW and DESCRIBE with every row (a LIKE applied, a WHERE not yet).
+fn show_all(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
     use ast::Statement as S;
     let cols = columns_of(stmt);
     let pairs = |v: Vec<(String, String)>| -> Vec<Vec<Value>> {
@@ -1174,9 +1220,6 @@ pub fn show(s: &mut Session, stmt: &ast::Statement) -> Result<Output> {
                 }),
                 _ => None,
             };
-            if matches!(filter, Some(ast::ShowStatementFilter::Where(_))) {
-                return Err(SqlError::unsupported("SHOW COLUMNS ... WHERE"));
-            }
             let keep = like_filter(&filter);
             let (db, t) = split_name(s, table_name)?;
             check_access(s, &db)?;

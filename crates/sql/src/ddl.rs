@@ -248,6 +248,16 @@ fn is_datetime(t: ColumnType) -> bool {
 }
 
 /// The engine schema of a CREATE TABLE.
+/// The name MySQL gives a key the statement does not name: its first
+/// column's name, with `_2`, `_3`, ... after it while a key of the table
+/// (`taken`) has that name or it is PRIMARY (`make_unique_key_name`).
+pub fn generated_key_name(base: &str, taken: impl Fn(&str) -> bool) -> String {
+    if !taken(base) && !base.eq_ignore_ascii_case("PRIMARY") {
+        return base.to_string();
+    }
+    (2..).map(|n| format!("{base}_{n}")).find(|n| !taken(n)).unwrap_or_default()
+}
+
 pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
     let mut columns = Vec::new();
     let mut primary: Vec<usize> = Vec::new();
@@ -284,6 +294,8 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
                 // Read by `create::generated::define`.
                 ast::ColumnOption::Generated { .. } => {}
                 o if crate::create::zerofill::is_mark(o) => crate::create::zerofill::apply(&mut col, &cd.data_type)?,
+                // Read by `create::charset::apply_column`.
+                o if crate::create::binary_collation::is_mark(o) => {}
                 other => {
                     let text = other.to_string().to_ascii_uppercase();
                     if text.contains("AUTO_INCREMENT") {
@@ -293,7 +305,9 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
                         col.nullable = false;
                     } else if text.starts_with("UNIQUE") {
                         indexes.push(IndexDef {
-                            name: cd.name.value.clone(),
+                            name: generated_key_name(&cd.name.value, |n| {
+                                indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))
+                            }),
                             columns: vec![pos],
                             unique: true,
                             prefix: vec![],
@@ -319,13 +333,17 @@ pub fn schema_of(ct: &ast::CreateTable) -> Result<TableSchema> {
             }
             ast::TableConstraint::Unique(u) => {
                 let (cols, prefix) = crate::create::prefix::key_parts(&u.columns, &columns)?;
-                let name = u.index_name.as_ref().map(|i| i.value.clone()).unwrap_or_else(|| names[cols[0]].clone());
+                let name = u.index_name.as_ref().or(u.name.as_ref()).map(|i| i.value.clone()).unwrap_or_else(|| {
+                    generated_key_name(&names[cols[0]], |n| indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n)))
+                });
                 crate::catalog::check_identifier(&name)?;
                 indexes.push(IndexDef { name, columns: cols, unique: true, prefix });
             }
             ast::TableConstraint::Index(ix) => {
                 let (cols, prefix) = crate::create::prefix::key_parts(&ix.columns, &columns)?;
-                let name = ix.name.as_ref().map(|i| i.value.clone()).unwrap_or_else(|| names[cols[0]].clone());
+                let name = ix.name.as_ref().map(|i| i.value.clone()).unwrap_or_else(|| {
+                    generated_key_name(&names[cols[0]], |n| indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n)))
+                });
                 crate::catalog::check_identifier(&name)?;
                 indexes.push(IndexDef { name, columns: cols, unique: false, prefix });
             }

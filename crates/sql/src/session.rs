@@ -469,6 +469,13 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
             if let Some(t) = crate::alter::extras::drop_check(&text).filter(|_| e.code == 1064) {
                 return parse_one(&t);
             }
+            // CHAR(n) BINARY: parsed without the attribute (and with the
+            // other retries), the columns marked after.
+            if let Some((t, names)) = crate::create::binary_collation::strip(&text).filter(|_| e.code == 1064) {
+                let mut stmts = parse(&t)?;
+                crate::create::binary_collation::mark(&mut stmts, &names);
+                return Ok(stmts);
+            }
             // ZEROFILL: parsed as UNSIGNED, the columns marked after.
             if let Some((t, names)) = crate::create::zerofill::strip(&text).filter(|_| e.code == 1064) {
                 let t = crate::create::numeric::as_decimal(&t).unwrap_or(t);

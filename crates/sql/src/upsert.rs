@@ -451,11 +451,12 @@ impl<'a> Writer<'a> {
     /// the first AUTO_INCREMENT interval; 0 when unknown).
     fn new(p: &'a InsertPlan, session: &'a dyn SessionEnv, estimate: u64) -> Result<Self> {
         let fk = crate::dml::fk_of(&p.table, session);
-        if p.ignore && fk.as_ref().is_some_and(|(_, f)| !f.as_child.is_empty()) {
-            // IGNORE would make a missing parent (1452) a warning and skip
-            // the row, but the check runs after the row is written: not
-            // built.
-            return Err(SqlError::unsupported("IGNORE into a table with FOREIGN KEYs"));
+        if p.ignore && !matches!(p.action, Action::Fail) && fk.as_ref().is_some_and(|(_, f)| !f.as_child.is_empty()) {
+            // An IGNORE upsert's changed key would need the same undo of
+            // one row as `put`'s new rows have: not built.
+            return Err(SqlError::unsupported(
+                "INSERT IGNORE ... ON DUPLICATE KEY UPDATE into a table with FOREIGN KEYs",
+            ));
         }
         Ok(Writer {
             p,
@@ -497,10 +498,20 @@ impl<'a> Writer<'a> {
         let dup_lock = if matches!(p.action, Action::Fail) { LockMode::S } else { LockMode::X };
         loop {
             let written = (self.fk.is_some() || self.trg.is_some()).then(|| row.clone());
+            // The parents are checked once the row is written (a row may
+            // be its own parent); IGNORE undoes a row that has none.
+            let before = trx.savepoint();
             let d = match t.table.insert_or_duplicate_tx(trx, row, dup_lock)? {
                 Inserted::Row(_) => {
                     if let (Some((c, fks)), Some(new)) = (&self.fk, &written) {
-                        crate::fk::enforce::child_written(c, trx, fks, &t.schema, None, new)?;
+                        match crate::fk::enforce::child_written(c, trx, fks, &t.schema, None, new) {
+                            Err(e) if p.ignore && e.code == crate::fk::enforce::NO_PARENT => {
+                                trx.rollback_to(before)?;
+                                self.auto.give_back(generated);
+                                return env.warn(Condition::new(Level::Warning, e.code, e.message));
+                            }
+                            r => r?,
+                        }
                     }
                     if let Some(id) = generated.filter(|_| self.res.first_insert_id == 0) {
                         self.res.first_insert_id = id;

@@ -136,18 +136,25 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
     let old = t.schema();
     let table_coll = crate::create::charset::table_collation(&t.extras());
     let mut fks = t.foreign_keys();
-    // CHECK constraints name columns by their text: a column they may
-    // use must not go or change its name under them (MySQL checks each
-    // constraint, 3959; not built yet).
-    let renames = at.operations.iter().any(|op| match op {
-        Op::DropColumn { .. } | Op::RenameColumn { .. } => true,
-        Op::ChangeColumn { old_name, new_name, .. } => !old_name.value.eq_ignore_ascii_case(&new_name.value),
-        _ => false,
-    });
-    if renames && !t.checks().is_empty() {
-        return Err(SqlError::unsupported(
-            "dropping or renaming a column of a table with CHECK constraints".to_string(),
-        ));
+    // CHECK constraints name columns by their text: a column one of them
+    // uses must not go or change its name under it (MySQL's 3959).
+    let checks = t.checks();
+    if !checks.is_empty() {
+        for op in &at.operations {
+            let gone: Vec<&str> = match op {
+                Op::DropColumn { column_names, .. } => column_names.iter().map(|n| n.value.as_str()).collect(),
+                Op::RenameColumn { old_column_name, .. } => vec![old_column_name.value.as_str()],
+                Op::ChangeColumn { old_name, new_name, .. }
+                    if !old_name.value.eq_ignore_ascii_case(&new_name.value) =>
+                {
+                    vec![old_name.value.as_str()]
+                }
+                _ => vec![],
+            };
+            for column in gone {
+                crate::create::check::refuse_column_change(&checks, column)?;
+            }
+        }
     }
     let old_extras = t.extras();
     let mut gens = generated::GenAlter::new(old_extras.generated.clone());
@@ -180,7 +187,9 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 }
                 if unique {
                     d.indexes.push(draft::DraftIndex {
-                        name: name.clone(),
+                        name: crate::ddl::generated_key_name(name, |n| {
+                            d.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))
+                        }),
                         columns: vec![name.clone()],
                         unique: true,
                         prefix: vec![],
@@ -259,12 +268,21 @@ pub fn run(s: &mut Session, at: &ast::AlterTable) -> Result<Output> {
                 }
                 ast::TableConstraint::Index(ix) => {
                     let (cols, prefix) = key_parts(&ix.columns)?;
-                    let name = ix.name.as_ref().map(|n| n.value.clone()).unwrap_or_else(|| cols[0].clone());
+                    let name = ix.name.as_ref().map(|n| n.value.clone()).unwrap_or_else(|| {
+                        crate::ddl::generated_key_name(&cols[0], |n| {
+                            d.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))
+                        })
+                    });
                     d.indexes.push(draft::DraftIndex { name, columns: cols, unique: false, prefix });
                 }
                 ast::TableConstraint::Unique(u) => {
                     let (cols, prefix) = key_parts(&u.columns)?;
-                    let name = u.index_name.as_ref().map(|n| n.value.clone()).unwrap_or_else(|| cols[0].clone());
+                    let name =
+                        u.index_name.as_ref().or(u.name.as_ref()).map(|n| n.value.clone()).unwrap_or_else(|| {
+                            crate::ddl::generated_key_name(&cols[0], |n| {
+                                d.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))
+                            })
+                        });
                     d.indexes.push(draft::DraftIndex { name, columns: cols, unique: true, prefix });
                 }
                 other => {
@@ -425,7 +443,7 @@ fn change_column(
     }
     if unique {
         d.indexes.push(draft::DraftIndex {
-            name: new.to_string(),
+            name: crate::ddl::generated_key_name(new, |n| d.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))),
             columns: vec![new.to_string()],
             unique: true,
             prefix: vec![],

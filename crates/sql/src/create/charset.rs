@@ -77,15 +77,21 @@ pub fn table_option(ct: &ast::CreateTable) -> Result<Option<Collation>> {
 /// Sets `col`'s collation from its definition's options (a string column
 /// without any takes `table`'s).
 pub fn apply_column(col: &mut Column, options: &[ast::ColumnOptionDef], table: Collation) -> Result<()> {
-    let (mut cs, mut coll) = (None, None);
+    let (mut cs, mut coll, mut binary) = (None, None, false);
     for o in options {
         match &o.option {
             ast::ColumnOption::CharacterSet(n) => cs = Some(n.to_string()),
             ast::ColumnOption::Collation(n) => coll = Some(n.to_string()),
+            o if super::binary_collation::is_mark(o) => binary = true,
             _ => {}
         }
     }
-    let chosen = resolve(cs.as_deref(), coll.as_deref())?;
+    let mut chosen = resolve(cs.as_deref(), coll.as_deref())?;
+    if binary && coll.is_none() {
+        // The BINARY attribute: the `_bin` collation of the character set.
+        let of = chosen.unwrap_or(table);
+        chosen = Some(collation(&format!("{}_bin", of.charset()))?);
+    }
     if col.ty.is_string() || col.ty.members().is_some() {
         col.collation = chosen.unwrap_or(table);
     }

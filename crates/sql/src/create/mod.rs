@@ -16,6 +16,7 @@
 //! `CREATE TEMPORARY TABLE` is refused (1235): quire has no session-private
 //! tables yet.
 
+pub mod binary_collation;
 pub mod charset;
 pub mod check;
 pub mod generated;

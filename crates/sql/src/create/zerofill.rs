@@ -109,21 +109,32 @@ pub fn mark_column(c: &mut ast::ColumnDef) {
 
 /// Marks the columns named in `names` in the parsed statements.
 pub fn mark(stmts: &mut [ast::Statement], names: &[String]) {
+    mark_with(stmts, names, &option());
+}
+
+/// Gives the columns named in `names` option `mark` first (it prints
+/// right after the type, where the text's attribute was).
+pub(crate) fn mark_with(stmts: &mut [ast::Statement], names: &[String], mark: &ast::ColumnOption) {
     let named = |n: &ast::Ident| names.iter().any(|x| x.eq_ignore_ascii_case(&n.value));
+    let first = |options: &mut Vec<ast::ColumnOptionDef>| {
+        options.insert(0, ast::ColumnOptionDef { name: None, option: mark.clone() })
+    };
     for s in stmts {
         match s {
             ast::Statement::CreateTable(ct) => {
-                ct.columns.iter_mut().filter(|c| named(&c.name)).for_each(mark_column);
+                ct.columns.iter_mut().filter(|c| named(&c.name)).for_each(|c| first(&mut c.options));
             }
             ast::Statement::AlterTable(at) => {
                 for op in &mut at.operations {
                     match op {
-                        ast::AlterTableOperation::AddColumn { column_def: c, .. } if named(&c.name) => mark_column(c),
+                        ast::AlterTableOperation::AddColumn { column_def: c, .. } if named(&c.name) => {
+                            first(&mut c.options)
+                        }
                         ast::AlterTableOperation::ModifyColumn { col_name: n, options, .. }
                         | ast::AlterTableOperation::ChangeColumn { new_name: n, options, .. }
                             if named(n) =>
                         {
-                            options.insert(0, option())
+                            options.insert(0, mark.clone())
                         }
                         _ => {}
                     }

@@ -37,9 +37,12 @@ fn message(fk: &Fk, child: &TableSchema) -> String {
     format!("(`{db}`.`{name}`, {})", constraint_sql(&fk.def, db, child, false, true))
 }
 
+/// A child row without its parent.
+pub const NO_PARENT: u16 = 1452;
+
 fn no_parent(fk: &Fk, child: &TableSchema) -> SqlError {
     SqlError::new(
-        1452,
+        NO_PARENT,
         "23000",
         format!("Cannot add or update a child row: a foreign key constraint fails {}", message(fk, child)),
     )
