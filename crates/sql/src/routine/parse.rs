@@ -4,8 +4,7 @@
 //! parentheses and CASE ... END) and kept as its source text, which the
 //! executor parses with the rest of quire's SQL.
 //!
-//! What stored programs may hold and quire does not run (handlers in
-//! triggers, RESIGNAL, GET DIAGNOSTICS, other statements) is refused here
+//! What stored programs may hold and quire does not run (RESIGNAL, GET DIAGNOSTICS, other statements) is refused here
 //! with 1235, when the program is created.
 
 use sqlparser::dialect::MySqlDialect;
@@ -355,11 +354,6 @@ impl<'a> Parser<'a> {
             let exit = self.is_word("EXIT");
             self.advance();
             self.advance();
-            if self.kind == Kind::Trigger {
-                // A handled error would leave the failed statement's rows
-                // in the firing statement's transaction: not built.
-                return Err(SqlError::unsupported("DECLARE ... HANDLER in a trigger"));
-            }
             self.expect("FOR")?;
             let mut conds = vec![self.cond_value(true)?];
             while self.eat_token(&Token::Comma) {
@@ -736,12 +730,7 @@ mod tests {
 
     #[test]
     fn unsupported_parts_are_refused_not_ignored() {
-        for src in [
-            "BEGIN DECLARE CONTINUE HANDLER FOR SQLEXCEPTION SET @a = 1; END",
-            "BEGIN RESIGNAL; END",
-            "CALL p()",
-            "BEGIN CREATE TABLE x (a INT); END",
-        ] {
+        for src in ["BEGIN RESIGNAL; END", "CALL p()", "BEGIN CREATE TABLE x (a INT); END"] {
             assert_eq!(program(src).unwrap_err().code, 1235, "{src}");
         }
         assert_eq!(program("SELECT 1").unwrap_err().code, 1415);
@@ -775,6 +764,5 @@ mod tests {
         assert_eq!(order("BEGIN DECLARE EXIT HANDLER FOR 1 BEGIN END; DECLARE c CURSOR FOR SELECT 1; END"), 1338);
         assert_eq!(order("BEGIN DECLARE EXIT HANDLER FOR SQLSTATE '00000' BEGIN END; END"), 1407);
         assert_eq!(order("BEGIN DECLARE UNDO HANDLER FOR SQLEXCEPTION BEGIN END; END"), 1064);
-        assert_eq!(program("BEGIN DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN END; END").unwrap_err().code, 1235);
     }
 }

@@ -145,24 +145,7 @@ struct TriggerHost<'a> {
 }
 
 impl TriggerHost<'_> {
-    fn check_target(&self, t: &TableRef) -> Result<()> {
-        if self.s.trigger_stack.borrow().iter().any(|(d, n)| *d == t.db && *n == t.name) {
-            return Err(in_use(&t.name));
-        }
-        Ok(())
-    }
-}
-
-impl Host for TriggerHost<'_> {
-    fn epoch(&self) -> u64 {
-        self.s.shared.epoch()
-    }
-
-    fn compile(&self, stmt: &ast::Statement) -> Result<Arc<Compiled>> {
-        Ok(Arc::new(self.s.compile_in(stmt.clone(), Some(self.db))?))
-    }
-
-    fn run(&mut self, plan: &Compiled, params: &[Value]) -> Result<Vec<Vec<Value>>> {
+    fn run_statement(&mut self, plan: &Compiled, params: &[Value]) -> Result<Vec<Vec<Value>>> {
         let s = self.s;
         let env = Env { s };
         let ctx = || Ctx { params, aggs: vec![], session: &env, in_keys: Default::default() };
@@ -194,6 +177,30 @@ impl Host for TriggerHost<'_> {
             _ => return Err(SqlError::unsupported("this statement in a trigger")),
         }
         Ok(sink.rows)
+    }
+
+    fn check_target(&self, t: &TableRef) -> Result<()> {
+        if self.s.trigger_stack.borrow().iter().any(|(d, n)| *d == t.db && *n == t.name) {
+            return Err(in_use(&t.name));
+        }
+        Ok(())
+    }
+}
+
+impl Host for TriggerHost<'_> {
+    fn epoch(&self) -> u64 {
+        self.s.shared.epoch()
+    }
+
+    fn compile(&self, stmt: &ast::Statement) -> Result<Arc<Compiled>> {
+        Ok(Arc::new(self.s.compile_in(stmt.clone(), Some(self.db))?))
+    }
+
+    /// Runs one statement of the body. One that fails is not undone by
+    /// itself (no statement rollback inside a trigger, as in MariaDB and
+    /// MySQL): a handler that takes its error goes on with what it wrote.
+    fn run(&mut self, plan: &Compiled, params: &[Value]) -> Result<Vec<Vec<Value>>> {
+        self.run_statement(plan, params)
     }
 
     fn convert(&self, col: &Column, value: Value) -> Result<Value> {
