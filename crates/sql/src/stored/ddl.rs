@@ -10,6 +10,7 @@ use super::{store, Mode, Param, Ready, RoutineDef, RoutineKind};
 use crate::error::{Result, SqlError};
 use crate::routine::ast::{Kind, Stmt};
 use crate::routine::parse::Parser;
+use crate::routine::{db_of, sysvar_text};
 use crate::session::Session;
 use crate::Output;
 
@@ -334,17 +335,6 @@ fn is_native(name: &str) -> bool {
     !matches!(crate::expr::compile(e, &mut scope), Err(err) if err.code == 1305)
 }
 
-fn db_of(s: &Session, db: &Option<String>) -> Result<String> {
-    match db {
-        Some(d) => Ok(d.clone()),
-        None => s.db.clone().ok_or_else(SqlError::no_database),
-    }
-}
-
-fn sysvar_text(s: &Session, name: &str) -> String {
-    s.sysvar_value(name).map(|v| crate::expr::as_string(&v)).unwrap_or_default()
-}
-
 /// Runs CREATE / DROP / SHOW CREATE (CALL: `call`).
 pub fn run(s: &mut Session, stmt: &RoutineStmt) -> Result<Output> {
     match stmt {
@@ -546,7 +536,9 @@ mod tests {
             1235
         );
         assert_eq!(prepare(&def(p, "", "", "RETURN 1")).err().unwrap().code, 1313);
-        assert_eq!(prepare(&def(p, "", "", "BEGIN DECLARE c CURSOR FOR SELECT 1; END")).err().unwrap().code, 1235);
+        assert!(prepare(&def(p, "", "", "BEGIN DECLARE c CURSOR FOR SELECT a FROM t; END")).is_ok());
+        let cursor = "BEGIN DECLARE c CURSOR FOR SELECT a FROM t; RETURN 1; END";
+        assert_eq!(prepare(&def(f, "", "INT", cursor)).err().unwrap().code, 1235);
         assert!(is_native("upper") && is_native("count") && !is_native("my_func"));
         assert!(prepare(&def(f, "a INT", "INT", "BEGIN IF a > 0 THEN RETURN a; END IF; RETURN 0; END")).is_ok());
         assert!(prepare(&def(p, "IN a INT, OUT b INT", "", "BEGIN SELECT a; SET b = a * 2; CALL q(b); COMMIT; END"))
