@@ -595,7 +595,6 @@ impl<'a> Writer<'a> {
         env: &dyn Env,
     ) -> Result<()> {
         let t = &self.p.table;
-        let n = t.columns.len();
         let error: RefCell<Option<SqlError>> = RefCell::new(None);
         let row_env = RowEnv { inner: env, kept: RefCell::new(Vec::new()), mute: Cell::new(false) };
         let at = Place { db: &t.db, table: &t.name, row: self.res.records };
@@ -604,19 +603,7 @@ impl<'a> Writer<'a> {
         let f = |old: &[Value]| -> quire_engine::Result<Vec<Value>> {
             let go = || -> Result<Vec<Value>> {
                 row_env.kept.borrow_mut().clear();
-                // Assignments see the row as updated so far, as UPDATE's.
-                let mut cur: Vec<Value> = old[..n].iter().chain(&new[..n]).cloned().collect();
-                for (c, e) in sets {
-                    let col = &t.schema.columns[*c];
-                    cur[*c] = match eval(e, &cur, &row_env)? {
-                        Value::Null if !col.nullable => store::null_into_not_null(col, true, &row_env)?,
-                        Value::Null => Value::Null,
-                        v => store::assign(col, v, at, &row_env)?,
-                    };
-                }
-                cur.truncate(n);
-                let columns = &t.schema.columns[..n];
-                store::stamp_on_update(columns, &|i| sets.iter().any(|(c, _)| *c == i), &old[..n], &mut cur);
+                let mut cur = self.assigned(sets, old, new, at, &row_env)?;
                 crate::create::check::enforce(&self.p.constraints, &mut cur, at, &row_env)?;
                 if self.fk.is_some() {
                     *change.borrow_mut() = Some((old.to_vec(), cur.clone()));
@@ -656,6 +643,34 @@ impl<'a> Writer<'a> {
 }
 
 impl Writer<'_> {
+    /// The row `old` with ON DUPLICATE KEY UPDATE's assignments made, each
+    /// seeing the row as updated so far (as UPDATE's) followed by the new
+    /// row `new`, and ON UPDATE timestamps stamped.
+    fn assigned(
+        &self,
+        sets: &[(usize, Expr)],
+        old: &[Value],
+        new: &[Value],
+        at: Place<'_>,
+        env: &dyn Env,
+    ) -> Result<Vec<Value>> {
+        let t = &self.p.table;
+        let n = t.columns.len();
+        let mut cur: Vec<Value> = old[..n].iter().chain(&new[..n]).cloned().collect();
+        for (c, e) in sets {
+            let col = &t.schema.columns[*c];
+            cur[*c] = match eval(e, &cur, env)? {
+                Value::Null if !col.nullable => store::null_into_not_null(col, true, env)?,
+                Value::Null => Value::Null,
+                v => store::assign(col, v, at, env)?,
+            };
+        }
+        cur.truncate(n);
+        let columns = &t.schema.columns[..n];
+        store::stamp_on_update(columns, &|i| sets.iter().any(|(c, _)| *c == i), &old[..n], &mut cur);
+        Ok(cur)
+    }
+
     /// ON DUPLICATE KEY UPDATE of `existing` (X-locked by the duplicate
     /// check) on a table with triggers: the new values computed first,
     /// then BEFORE UPDATE (which may change them), the row's checks, the
@@ -672,18 +687,8 @@ impl Writer<'_> {
         let t = &self.p.table;
         let n = t.columns.len();
         let at = Place { db: &t.db, table: &t.name, row: self.res.records };
-        let mut cur: Vec<Value> = existing[..n].iter().chain(&new[..n]).cloned().collect();
-        for (c, e) in sets {
-            let col = &t.schema.columns[*c];
-            cur[*c] = match eval(e, &cur, env)? {
-                Value::Null if !col.nullable => store::null_into_not_null(col, true, env)?,
-                Value::Null => Value::Null,
-                v => store::assign(col, v, at, env)?,
-            };
-        }
-        cur.truncate(n);
+        let mut cur = self.assigned(sets, existing, new, at, env)?;
         let columns = &t.schema.columns[..n];
-        store::stamp_on_update(columns, &|i| sets.iter().any(|(c, _)| *c == i), &existing[..n], &mut cur);
         self.fire(trx, Timing::Before, Event::Update, Some(existing), Some(&mut cur))?;
         for (c, col) in columns.iter().enumerate() {
             if cur[c].is_null() && !col.nullable && !self.p.constraints.generated.contains(c) {

@@ -12,20 +12,10 @@ use super::schedule::{self, Unit};
 use super::{already_exists, store, unknown_event, EventDef, Schedule, Status};
 use crate::error::{Result, SqlError};
 use crate::routine::ast::Kind;
+use crate::routine::{db_of, sysvar_text};
 use crate::session::Session;
 use crate::sink::Collect;
 use crate::Output;
-
-fn db_of(s: &Session, db: &Option<String>) -> Result<String> {
-    match db {
-        Some(d) => Ok(d.clone()),
-        None => s.db.clone().ok_or_else(SqlError::no_database),
-    }
-}
-
-fn sysvar_text(s: &Session, name: &str) -> String {
-    s.sysvar_value(name).map(|v| crate::expr::as_string(&v)).unwrap_or_default()
-}
 
 /// The statement's time, UTC seconds.
 pub(crate) fn now_secs() -> i64 {

@@ -1,6 +1,6 @@
 //! Stored programs' compound statements (MySQL's `BEGIN ... END`
-//! language), shared by triggers and, later, stored procedures and
-//! functions.
+//! language), shared by triggers, stored procedures and functions, and
+//! events.
 //!
 //! - `ast`: the statements.
 //! - `parse`: the procedural parser over `sqlparser`'s tokens; embedded
@@ -11,3 +11,18 @@
 pub mod ast;
 pub mod exec;
 pub mod parse;
+
+/// The database a stored program's DDL names: `db` as written, else the
+/// session's current one (1046).
+pub(crate) fn db_of(s: &crate::session::Session, db: &Option<String>) -> crate::error::Result<String> {
+    match db {
+        Some(d) => Ok(d.clone()),
+        None => s.db.clone().ok_or_else(crate::error::SqlError::no_database),
+    }
+}
+
+/// A system variable's value as text (the sql_mode, character sets and
+/// zone a stored program keeps from its creating session).
+pub(crate) fn sysvar_text(s: &crate::session::Session, name: &str) -> String {
+    s.sysvar_value(name).map(|v| crate::expr::as_string(&v)).unwrap_or_default()
+}

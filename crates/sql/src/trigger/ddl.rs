@@ -7,6 +7,7 @@ use sqlparser::tokenizer::Token;
 use super::{store, Event, Timing, TriggerDef};
 use crate::error::{Result, SqlError};
 use crate::routine::parse::Parser;
+use crate::routine::{db_of, sysvar_text};
 use crate::session::Session;
 use crate::Output;
 
@@ -200,17 +201,6 @@ fn normalise_definer(text: &str) -> String {
 /// 1360 ER_TRG_DOES_NOT_EXIST.
 fn no_trigger() -> SqlError {
     SqlError::new(1360, "HY000", "Trigger does not exist")
-}
-
-fn db_of(s: &Session, db: &Option<String>) -> Result<String> {
-    match db {
-        Some(d) => Ok(d.clone()),
-        None => s.db.clone().ok_or_else(SqlError::no_database),
-    }
-}
-
-fn sysvar_text(s: &Session, name: &str) -> String {
-    s.sysvar_value(name).map(|v| crate::expr::as_string(&v)).unwrap_or_default()
 }
 
 /// The names a trigger of `event` and `timing` on `table` may use.
