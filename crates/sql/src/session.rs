@@ -1436,37 +1436,17 @@ impl Session {
         }
         match crate::event::parse::parse(sql) {
             Ok(Some(t)) => {
-                out.begin(self, false);
                 // Event DDL clears the diagnostics area only when it
                 // carries a body (whose statements name tables, as
                 // MariaDB counts them); otherwise it is left alone unless
                 // the statement raises a condition.
-                self.begin_statement(t.has_body(), false);
-                let r = self.run_event_statement(sql, &t);
-                let r = self.finish(r).and_then(|o| deliver(o, out.rows()));
-                self.row_count = match &r {
-                    Ok(Outcome::Ok { affected, .. }) => *affected as i64,
-                    _ => -1,
-                };
-                out.end(self, r);
-                return;
+                return self.answer_program_ddl(out, t.has_body(), |s| s.run_event_statement(sql, &t));
             }
             Ok(None) => {}
             Err(e) => return self.answer_failure(out, e),
         }
         match crate::trigger::ddl::parse(sql) {
-            Ok(Some(t)) => {
-                out.begin(self, false);
-                self.begin_statement(true, false);
-                let r = self.run_trigger_statement(sql, &t);
-                let r = self.finish(r).and_then(|o| deliver(o, out.rows()));
-                self.row_count = match &r {
-                    Ok(Outcome::Ok { affected, .. }) => *affected as i64,
-                    _ => -1,
-                };
-                out.end(self, r);
-                return;
-            }
+            Ok(Some(t)) => return self.answer_program_ddl(out, true, |s| s.run_trigger_statement(sql, &t)),
             Ok(None) => {}
             Err(e) => return self.answer_failure(out, e),
         }
@@ -2123,6 +2103,25 @@ impl Session {
 
     /// CREATE / DROP / SHOW CREATE {PROCEDURE | FUNCTION} and CALL
     /// (`stored`); the DDL is written to the binary log as a statement.
+    /// Answers a stored program's DDL statement run by `run`; `clears`:
+    /// whether it clears the diagnostics area first.
+    fn answer_program_ddl(
+        &mut self,
+        out: &mut dyn Answers,
+        clears: bool,
+        run: impl FnOnce(&mut Self) -> Result<Output>,
+    ) {
+        out.begin(self, false);
+        self.begin_statement(clears, false);
+        let r = run(self);
+        let r = self.finish(r).and_then(|o| deliver(o, out.rows()));
+        self.row_count = match &r {
+            Ok(Outcome::Ok { affected, .. }) => *affected as i64,
+            _ => -1,
+        };
+        out.end(self, r);
+    }
+
     fn run_routine_statement(&mut self, sql: &str, t: &crate::stored::ddl::RoutineStmt, out: &mut dyn Answers) {
         use crate::stored::ddl::RoutineStmt;
         self.begin_statement(true, false);

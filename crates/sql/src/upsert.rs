@@ -620,18 +620,9 @@ impl<'a> Writer<'a> {
                 if let Some((old, new)) = change.borrow_mut().take() {
                     crate::dml::fk_updated(&self.fk, trx, &t.schema, &old, &new)?;
                 }
-                self.res.affected += 2;
-                self.res.matched += 1;
-                self.res.duplicates += 1;
+                self.count_update(true);
             }
-            Ok(RowUpdate::Unchanged | RowUpdate::NotFound) => {
-                self.res.unchanged += 1;
-                if self.found_rows {
-                    self.res.affected += 1;
-                    self.res.matched += 1;
-                    self.res.duplicates += 1;
-                }
-            }
+            Ok(RowUpdate::Unchanged | RowUpdate::NotFound) => self.count_update(false),
             Err(e @ quire_engine::Error::DuplicateKey { .. }) if self.p.ignore => {
                 let e = SqlError::from(e);
                 env.warn(Condition::new(Level::Warning, e.code, e.message))?;
@@ -643,6 +634,19 @@ impl<'a> Writer<'a> {
 }
 
 impl Writer<'_> {
+    /// Counts an ON DUPLICATE KEY UPDATE's row as MariaDB does: 2 affected
+    /// when it changed; when not, 1 under CLIENT_FOUND_ROWS, else none.
+    fn count_update(&mut self, changed: bool) {
+        if !changed {
+            self.res.unchanged += 1;
+        }
+        if changed || self.found_rows {
+            self.res.affected += 1 + changed as u64;
+            self.res.matched += 1;
+            self.res.duplicates += 1;
+        }
+    }
+
     /// The row `old` with ON DUPLICATE KEY UPDATE's assignments made, each
     /// seeing the row as updated so far (as UPDATE's) followed by the new
     /// row `new`, and ON UPDATE timestamps stamped.
@@ -699,18 +703,9 @@ impl Writer<'_> {
         match t.table.update_tx(trx, &pk_of(t, existing), |_| Ok(cur.clone())) {
             Ok(RowUpdate::Changed) => {
                 crate::dml::fk_updated(&self.fk, trx, &t.schema, existing, &cur)?;
-                self.res.affected += 2;
-                self.res.matched += 1;
-                self.res.duplicates += 1;
+                self.count_update(true);
             }
-            Ok(RowUpdate::Unchanged | RowUpdate::NotFound) => {
-                self.res.unchanged += 1;
-                if self.found_rows {
-                    self.res.affected += 1;
-                    self.res.matched += 1;
-                    self.res.duplicates += 1;
-                }
-            }
+            Ok(RowUpdate::Unchanged | RowUpdate::NotFound) => self.count_update(false),
             Err(e @ quire_engine::Error::DuplicateKey { .. }) if self.p.ignore => {
                 let e = SqlError::from(e);
                 return env.warn(Condition::new(Level::Warning, e.code, e.message));
