@@ -70,6 +70,9 @@ pub enum AdminStmt {
     },
     /// SHUTDOWN: a clean stop of the server.
     Shutdown,
+    /// `DO expr, ...`: the expressions evaluated, their values dropped
+    /// (held as the `SELECT` of them).
+    Do(String),
     /// CHECK TABLE (`check.rs`): (database, table) names.
     CheckTable(crate::check::TableNames),
     /// ANALYZE TABLE (`statistics/analyze.rs`): (database, table) names.
@@ -272,6 +275,10 @@ pub fn parse(sql: &str) -> Result<Option<AdminStmt>> {
     if let Some(modes) = crate::snapshot::parse(sql)? {
         return Ok(Some(AdminStmt::ConsistentSnapshot(modes)));
     }
+    if w(0, "DO") && t.len() > 1 {
+        let text = sql.trim().trim_end_matches(';');
+        return Ok(Some(AdminStmt::Do(format!("SELECT {}", text[2..].trim_start()))));
+    }
     if w(0, "SHUTDOWN") && t.len() == 1 {
         return Ok(Some(AdminStmt::Shutdown));
     }
@@ -459,6 +466,7 @@ pub fn run(s: &mut Session, a: &AdminStmt) -> Result<Output> {
         )
     };
     match a {
+        AdminStmt::Do(select) => s.run_do(select).map(|()| Output::ok()),
         AdminStmt::CheckTable(tables) => crate::check::run(s, tables),
         AdminStmt::Binlog(b) => crate::binlog::show::run(s, b),
         AdminStmt::Replica(r) => crate::replica::stmt::run(s, r),

@@ -53,6 +53,9 @@ pub struct InsertPlan {
     /// empty when none is given. The values are replaced by the computed
     /// ones; strict mode refuses them (3105), other modes warn 1906.
     pub generated_given: Vec<Vec<usize>>,
+    /// The values call stored functions: each row's are evaluated with
+    /// the transaction lent to them ([`row_values`]).
+    pub calls_functions: bool,
 }
 
 impl InsertPlan {
@@ -218,6 +221,7 @@ pub fn compile_insert(ins: &ast::Insert, r: &dyn Resolver) -> Result<InsertPlan>
         select: None,
         row_targets,
         generated_given,
+        calls_functions: false,
     })
 }
 
@@ -267,7 +271,40 @@ fn compile_insert_set(ins: &ast::Insert, table: TableRef, r: &dyn Resolver) -> R
         select: None,
         row_targets: Vec::new(),
         generated_given: Vec::new(),
+        calls_functions: false,
     })
+}
+
+/// One VALUES row's values, evaluated as they are taken, or `early`
+/// when [`lent_values`] evaluated them already.
+pub(crate) fn row_values<'v>(
+    exprs: &'v [Expr],
+    early: Option<Vec<Result<Value>>>,
+    env: &'v dyn Env,
+) -> impl Iterator<Item = Result<Value>> + 'v {
+    let mut early = early.map(Vec::into_iter);
+    exprs.iter().map(move |e| match early.as_mut() {
+        Some(vals) => vals.next().unwrap_or_else(|| Err(SqlError::internal("a row's values"))),
+        None => eval(e, &[], env),
+    })
+}
+
+/// A VALUES row calling stored functions, evaluated before the row is
+/// written with `trx` lent to them (`stored::func`): up to the first
+/// error, which ends the row.
+pub(crate) fn lent_values(exprs: &[Expr], ctx: &Ctx<'_>, trx: &mut Trx) -> Vec<Result<Value>> {
+    let ex = Exec::new(ctx.params, ctx.session, Some(trx), None);
+    let env = ex.row_env();
+    let mut out = Vec::with_capacity(exprs.len());
+    for e in exprs {
+        let v = eval(e, &[], &env);
+        let failed = v.is_err();
+        out.push(v);
+        if failed {
+            break;
+        }
+    }
+    out
 }
 
 /// Inserts the plan's VALUES rows, `tuples` times over: the k-th time with
@@ -309,7 +346,8 @@ pub fn run_insert(
         let env: &dyn Env = &ctx;
         let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
         let targets = p.targets_of(j, exprs);
-        let values = exprs.iter().map(|e| eval(e, &[], env));
+        let early = p.calls_functions.then(|| lent_values(exprs, &ctx, trx));
+        let values = row_values(exprs, early, env);
         let mut row = match &trg {
             None => new_row(p, targets, values, lenient_null, at, env, None)?,
             Some(trg) => {

@@ -665,6 +665,9 @@ pub fn compile(e: &ast::Expr, scope: &mut Scope<'_>) -> Result<Expr> {
                 None => crate::json::arrow(compile(left, scope)?, compile(right, scope)?, unquote),
             }
         }
+        E::BinaryOp { left, op: ast::BinaryOperator::Assignment, right } => {
+            crate::assign::compile(left, compile(right, scope)?)?
+        }
         E::BinaryOp { left, op, right } => {
             let op = bin_op(op)?;
             let (l, r) = crate::binary::numeric_operands(op, compile(left, scope)?, compile(right, scope)?);

@@ -18,6 +18,7 @@
 
 pub mod admin;
 pub mod alter;
+pub mod assign;
 pub(crate) mod auto_is_null;
 pub mod binary;
 pub mod binlog;

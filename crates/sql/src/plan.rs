@@ -832,6 +832,7 @@ pub fn infer(e: &Expr, t: Option<&dyn ColTypes>, aggs: &[crate::expr::Agg]) -> M
         Expr::Func(name, args) => {
             let arg = |i: usize| args.get(i).map_or(MetaType::Null, |a| infer(a, t, aggs));
             match name.as_str() {
+                n if crate::assign::var_of(n).is_some() => arg(0),
                 n if crate::stored::func::is_stored(n) => crate::stored::func::infer(n),
                 n if crate::timeval::is_func(n) => crate::timeval::infer(n, args, &arg),
                 n if crate::json::is_func(n) => crate::json::infer(n, args),

@@ -592,6 +592,14 @@ pub trait SessionEnv {
     fn stored_function(&self, _key: &str, _args: &[Value]) -> Result<Value> {
         Err(SqlError::internal("stored functions outside a session"))
     }
+    /// Sets user variable `@name` (`assign`); outside a session there
+    /// are none to set.
+    fn set_user_var(&self, _name: &str, _value: Value) {}
+    /// [`Self::stored_function`] reading and writing through `trx`, the
+    /// running statement's transaction.
+    fn stored_function_in(&self, _trx: &mut quire_engine::table::Trx, _key: &str, _args: &[Value]) -> Result<Value> {
+        Err(SqlError::internal("stored functions outside a session"))
+    }
     /// Runs the triggers of one row event (`trigger::fire`); only a
     /// session has triggers.
     fn fire(&self, _trx: &mut quire_engine::table::Trx, _ev: crate::trigger::fire::RowEvent<'_>) -> Result<()> {
@@ -622,6 +630,11 @@ impl Env for Ctx<'_> {
     fn func(&self, name: &str, args: &[Value]) -> Result<Value> {
         if name == "sleep" {
             return Ok(self.session.sleep(sleep_duration(args)?));
+        }
+        if let Some(var) = crate::assign::var_of(name) {
+            let v = args.first().cloned().unwrap_or(Value::Null);
+            self.session.set_user_var(var, v.clone());
+            return Ok(v);
         }
         if crate::stored::func::is_stored(name) {
             return self.session.stored_function(name, args);

@@ -245,6 +245,9 @@ pub struct Compiled {
     pub digest: Option<Arc<crate::perfschema::digest::DigestStats>>,
     /// A query without a LIMIT of its own: `sql_select_limit` caps it.
     pub capped: bool,
+    /// It calls stored functions: its tables are in use while they run
+    /// (`routine::run`, 1442).
+    pub calls_functions: bool,
 }
 
 impl Compiled {
@@ -314,7 +317,7 @@ pub struct Session {
     next_read_only: Option<bool>,
     /// The open transaction is READ ONLY: its writes get 1792.
     trx_read_only: bool,
-    pub last_insert_id: u64,
+    pub last_insert_id: Cell<u64>,
     /// The first AUTO_INCREMENT value of the last statement that generated
     /// one, until a SELECT under `sql_auto_is_null` takes it
     /// (`auto_is_null`); 0: none.
@@ -331,8 +334,9 @@ pub struct Session {
     /// User variables (`@name`); in a cell because triggers set them
     /// through the shared session.
     pub user_vars: RefCell<HashMap<String, Value>>,
-    /// Tables whose triggers are running (`trigger::fire`, 1442).
-    pub(crate) trigger_stack: RefCell<Vec<(String, String)>>,
+    /// Tables of the statements whose triggers or stored functions are
+    /// running (`routine::run`, 1442).
+    pub(crate) tables_in_use: RefCell<Vec<(String, String)>>,
     /// Stored functions running (db, lowercased name): 1424 for a
     /// recursive call (`stored::func`).
     pub(crate) function_stack: RefCell<Vec<(String, String)>>,
@@ -432,6 +436,36 @@ fn split_set(sql: &str) -> Option<Vec<String>> {
     (parts.len() > 1).then_some(parts)
 }
 
+/// `SET @a := 1, b := 2` with `=` for each assignment's `:=` (those
+/// outside quotes and parentheses; one inside a value is the operator);
+/// `None` when it is no SET or has none.
+fn set_colon_equals(sql: &str) -> Option<String> {
+    let rest = sql.trim_start();
+    if !rest.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("set ")) {
+        return None;
+    }
+    let (mut out, mut quote, mut depth, mut changed) = (String::with_capacity(sql.len()), None::<char>, 0, false);
+    let mut chars = rest.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match (quote, ch) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(ch),
+            (None, '(') => depth += 1,
+            (None, ')') => depth -= 1,
+            (None, ':') if depth == 0 && chars.peek() == Some(&'=') => {
+                chars.next();
+                out.push('=');
+                changed = true;
+                continue;
+            }
+            _ => {}
+        }
+        out.push(ch);
+    }
+    changed.then_some(out)
+}
+
 pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
     let text = preprocess(sql);
     // depth::parse_sql bounds how deep the AST may be (1436 beyond).
@@ -457,6 +491,10 @@ pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {
                     }
                     _ => Err(e),
                 };
+            }
+            // SET @a := 1: the assignment operator where SET takes `=`.
+            if let Some(t) = set_colon_equals(&text).filter(|_| e.code == 1064) {
+                return parse(&t);
             }
             if let Some(parts) = split_set(&text).filter(|_| e.code == 1064) {
                 let mut out = Vec::new();
@@ -749,7 +787,15 @@ impl SessionEnv for Env<'_> {
     }
 
     fn stored_function(&self, key: &str, args: &[Value]) -> Result<Value> {
-        crate::stored::func::call(self.s, key, args)
+        crate::stored::func::call(self.s, None, key, args)
+    }
+
+    fn set_user_var(&self, name: &str, value: Value) {
+        self.s.user_vars.borrow_mut().insert(name.to_string(), value);
+    }
+
+    fn stored_function_in(&self, trx: &mut Trx, key: &str, args: &[Value]) -> Result<Value> {
+        crate::stored::func::call(self.s, Some(trx), key, args)
     }
 
     fn system_rows(&self, v: crate::infoschema::View, hint: &crate::infoschema::Hint) -> Result<Vec<Vec<Value>>> {
@@ -789,7 +835,7 @@ impl SessionEnv for Env<'_> {
                 "autocommit" => VarValue::Bool(self.s.autocommit()),
                 "warning_count" => VarValue::UInt(self.s.diag.borrow().warning_count()),
                 "error_count" => VarValue::UInt(self.s.diag.borrow().error_count()),
-                "last_insert_id" | "identity" => VarValue::UInt(self.s.last_insert_id),
+                "last_insert_id" | "identity" => VarValue::UInt(self.s.last_insert_id.get()),
                 "pseudo_thread_id" => VarValue::UInt(u64::from(self.s.pseudo_thread_id())),
                 // The statement's time while SET TIMESTAMP is 0 (DEFAULT).
                 "timestamp" => VarValue::Float(crate::timezone::statement_us() as f64 / 1e6),
@@ -826,7 +872,7 @@ impl SessionEnv for Env<'_> {
             // MySQL's CONNECTION_ID() is `pseudo_thread_id` (mysqlbinlog
             // output sets it).
             "connection_id" => Value::Int(i64::from(self.s.pseudo_thread_id())),
-            "last_insert_id" => Value::UInt(self.s.last_insert_id),
+            "last_insert_id" => Value::UInt(self.s.last_insert_id.get()),
             "row_count" => Value::Int(self.s.row_count),
             // Signed in MySQL: FOUND_ROWS() - 5 may be negative.
             "found_rows" => Value::Int(self.s.found_rows as i64),
@@ -927,7 +973,7 @@ impl Session {
             next_isolation: None,
             next_read_only: None,
             trx_read_only: false,
-            last_insert_id: 0,
+            last_insert_id: Cell::new(0),
             auto_is_null_id: Cell::new(0),
             row_count: -1,
             found_rows: 0,
@@ -935,7 +981,7 @@ impl Session {
             prepared: HashMap::new(),
             next_stmt_id: 1,
             user_vars: RefCell::new(HashMap::new()),
-            trigger_stack: RefCell::new(Vec::new()),
+            tables_in_use: RefCell::new(Vec::new()),
             function_stack: RefCell::new(Vec::new()),
             diag: RefCell::new(Diagnostics::default()),
             mode: Cell::new(Mode::default()),
@@ -1092,7 +1138,7 @@ impl Session {
         self.temps.drop_all(&self.shared.engine); // as MySQL's reset
         self.vars = self.shared.sysvars.session_defaults();
         self.user_vars.get_mut().clear();
-        self.last_insert_id = 0;
+        self.last_insert_id.set(0);
         self.next_isolation = None;
         self.next_read_only = None;
         self.gtid_next_used.set(false);
@@ -1149,8 +1195,8 @@ impl Session {
             }
         }
         let epoch = self.shared.epoch();
-        let _routines = crate::stored::func::CompileScope::enter(&self.shared.catalog.routines, db);
-        let (plan, params) = match stmt {
+        let routines = crate::stored::func::CompileScope::enter(&self.shared.catalog.routines, db);
+        let (mut plan, params) = match stmt {
             ast::Statement::Query(q) if crate::rel::needs_general(&q) || reads_view(&q, &r) => {
                 let c = crate::rel::compile(*q, &r)?;
                 let n = c.params;
@@ -1158,8 +1204,16 @@ impl Session {
             }
             ast::Statement::Query(q) => {
                 let p = query::compile_select(&q, &r)?;
-                let n = p.params;
-                (Plan::Select(p), n)
+                if routines.resolved() {
+                    // Stored functions read through the statement's
+                    // transaction, which only the general engine lends them.
+                    let c = crate::rel::compile(*q, &r)?;
+                    let n = c.params;
+                    (Plan::Query(c), n)
+                } else {
+                    let n = p.params;
+                    (Plan::Select(p), n)
+                }
             }
             ast::Statement::Update(u) if crate::perfschema::setup::targets(&u, db) => {
                 (Plan::Other(Box::new(ast::Statement::Update(u))), 0)
@@ -1246,8 +1300,12 @@ impl Session {
             }
             other => (Plan::Other(Box::new(other)), 0),
         };
+        let calls_functions = routines.resolved();
+        if calls_functions {
+            crate::stored::func::lend_transaction(&mut plan);
+        }
         let tables = r.uses(&plan);
-        Ok(Compiled { plan, params, epoch, db: db.map(str::to_string), tables, digest, capped })
+        Ok(Compiled { plan, params, epoch, db: db.map(str::to_string), tables, digest, capped, calls_functions })
     }
 
     /// Compiles the SELECT a SHOW statement was rewritten to
@@ -1279,6 +1337,7 @@ impl Session {
                 tables: vec![],
                 digest,
                 capped: false,
+                calls_functions: false,
             });
         }
         let mut stmts = parse(sql)?;
@@ -1778,6 +1837,7 @@ impl Session {
         // a seat; it is given back when the statement ends.
         quire_engine::txn::admission::begin(&self.shared.engine.txn().admission);
         let measured = c.digest.as_ref().map(|_| Measure::start());
+        let in_use = c.calls_functions.then(|| crate::routine::run::TablesInUse::push(self, c));
         let limit = self.vars.select_limit();
         let mut r = if c.capped && limit != u64::MAX && timed {
             let count_all = match &c.plan {
@@ -1792,6 +1852,9 @@ impl Session {
             self.execute_inner(c, params, tuples, sink)
         };
         quire_engine::txn::admission::leave();
+        if let Some(n) = in_use {
+            crate::routine::run::TablesInUse::leave(self, n);
+        }
         if timed {
             self.process.interrupt.set_deadline(None);
         }
@@ -1912,7 +1975,7 @@ impl Session {
                 self.check_writable()?;
                 let r = self.in_trx(|trx, s| dml::run_insert(p, trx, params, tuples, &Env { s }))?;
                 if r.first_insert_id != 0 {
-                    self.last_insert_id = r.first_insert_id;
+                    self.last_insert_id.set(r.first_insert_id);
                     self.auto_is_null_id.set(r.first_insert_id);
                     // A generated value used up SET insert_id (see `upsert::AutoInc`).
                     if self.vars.insert_id() != 0 {
@@ -2423,7 +2486,7 @@ impl Session {
         self.vars.set_by_name(&lname, &val).map_err(|e| SqlError::new(e.code, e.state, e.message))?;
         if matches!(lname.as_str(), "last_insert_id" | "identity") {
             // SET LAST_INSERT_ID = n is what LAST_INSERT_ID() then returns.
-            self.last_insert_id = self.vars.get(&lname).and_then(|v| v.as_u64()).unwrap_or(0);
+            self.last_insert_id.set(self.vars.get(&lname).and_then(|v| v.as_u64()).unwrap_or(0));
         }
         if lname == "autocommit" && self.autocommit() && !was {
             self.commit()?; // SET autocommit=1 commits
@@ -2452,36 +2515,82 @@ impl Session {
         self.set_var(def.name, global, var_to_value(&value))
     }
 
-    fn run_set(&mut self, set: &ast::Set, params: &[Value]) -> Result<Output> {
-        let env = Env { s: self };
-        // `None`: the keyword DEFAULT.
-        let eval_value = |e: &ast::Expr| -> Result<Option<Value>> {
-            // Bare words (SET autocommit=ON, isolation names) are strings.
-            if let ast::Expr::Identifier(i) = e {
-                if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("DEFAULT") {
-                    return Ok(None);
-                }
-                // `@@x` and `@x` are variables (`SET character_set_client
-                // = @saved_cs_client`, as dumps restore it).
-                if !i.value.starts_with('@') {
-                    return Ok(Some(Value::Str(i.value.clone())));
-                }
+    /// A SET's value; `None`: the keyword DEFAULT.
+    fn set_value(&mut self, e: &ast::Expr, params: &[Value]) -> Result<Option<Value>> {
+        // Bare words (SET autocommit=ON, isolation names) are strings.
+        if let ast::Expr::Identifier(i) = e {
+            if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("DEFAULT") {
+                return Ok(None);
             }
+            // `@@x` and `@x` are variables (`SET character_set_client
+            // = @saved_cs_client`, as dumps restore it).
+            if !i.value.starts_with('@') {
+                return Ok(Some(Value::Str(i.value.clone())));
+            }
+        }
+        if crate::rel::bind::has_subquery(e) {
+            return self.query_value(e, params).map(Some);
+        }
+        let x = {
+            let routines = crate::stored::func::CompileScope::enter(&self.shared.catalog.routines, self.db.as_deref());
             let mut scope =
                 crate::expr::Scope { table: None, columns: &[], aggs: None, params: 0, place: "field list", rel: None };
             let x = crate::expr::compile(e, &mut scope)?;
-            crate::expr::eval(&x, &[], &Ctx { params, aggs: vec![], session: &env, in_keys: Default::default() })
-                .map(Some)
+            if routines.resolved() {
+                return self.query_value(e, params).map(Some);
+            }
+            x
         };
+        let env = Env { s: self };
+        crate::expr::eval(&x, &[], &Ctx { params, aggs: vec![], session: &env, in_keys: Default::default() }).map(Some)
+    }
+
+    /// A value that reads tables (a subquery, a stored function): `SELECT
+    /// e` run by the general engine in the session's transaction.
+    fn query_value(&mut self, e: &ast::Expr, params: &[Value]) -> Result<Value> {
+        let rows = self.query_rows(&format!("SELECT {e}"), params)?;
+        Ok(rows.into_iter().next().and_then(|r| r.into_iter().next()).unwrap_or(Value::Null))
+    }
+
+    /// `DO expr, ...` (held as `select`, the SELECT of its expressions).
+    pub(crate) fn run_do(&mut self, select: &str) -> Result<()> {
+        self.query_rows(select, &[]).map(drop)
+    }
+
+    /// The rows of the query `select` run by the general engine in the
+    /// session's transaction (which stored functions it calls use too).
+    fn query_rows(&mut self, select: &str, params: &[Value]) -> Result<Vec<Vec<Value>>> {
+        let mut stmts = parse(select)?;
+        let (Some(ast::Statement::Query(q)), true) = (stmts.pop(), stmts.is_empty()) else {
+            return Err(SqlError::syntax(format!("near '{select}'")));
+        };
+        let q = {
+            let db = self.db.clone();
+            let _routines = crate::stored::func::CompileScope::enter(&self.shared.catalog.routines, db.as_deref());
+            let mut r = self.resolver();
+            r.db = db.as_deref();
+            crate::rel::compile(*q, &r)?
+        };
+        self.in_trx(|trx, s| {
+            let env = Env { s };
+            let plain = query::plain_read_lock(trx.isolation(), s.autocommit() && !s.in_txn);
+            crate::rel::exec::Exec::new(params, &env, Some(trx), plain).run(&q.plan, &[])
+        })
+    }
+
+    fn run_set(&mut self, set: &ast::Set, params: &[Value]) -> Result<Output> {
         let mut assignments: Vec<(String, bool, Option<Value>)> = Vec::new();
         match set {
             ast::Set::SingleAssignment { scope, variable, values, .. } => {
-                let v = values.first().map(eval_value).transpose()?.unwrap_or(Some(Value::Null));
+                let v = match values.first() {
+                    Some(e) => self.set_value(e, params)?,
+                    None => Some(Value::Null),
+                };
                 assignments.push((variable.to_string(), matches!(scope, Some(ast::ContextModifier::Global)), v));
             }
             ast::Set::MultipleAssignments { assignments: list } => {
                 for a in list {
-                    let v = eval_value(&a.value)?;
+                    let v = self.set_value(&a.value, params)?;
                     assignments.push((a.name.to_string(), matches!(a.scope, Some(ast::ContextModifier::Global)), v));
                 }
             }

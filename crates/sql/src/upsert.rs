@@ -247,6 +247,7 @@ pub fn compile_insert_select(
         select: Some(Box::new(q)),
         row_targets: Vec::new(),
         generated_given: Vec::new(),
+        calls_functions: false,
     })
 }
 
@@ -407,7 +408,8 @@ pub fn run(
                 Ctx { params: &params[k * per..(k + 1) * per], aggs: vec![], session, in_keys: Default::default() };
             let at = Place { db: &p.table.db, table: &p.table.name, row: i as u64 + 1 };
             let targets = p.targets_of(j, exprs);
-            let values = exprs.iter().map(|e| eval(e, &[], &ctx));
+            let early = p.calls_functions.then(|| crate::dml::lent_values(exprs, &ctx, trx));
+            let values = crate::dml::row_values(exprs, early, &ctx);
             let row = {
                 let mut before = |row: &mut Vec<Value>| w.fire(trx, Timing::Before, Event::Insert, None, Some(row));
                 let before = w.trg.is_some().then_some(&mut before as BeforeRow<'_>);
@@ -557,7 +559,9 @@ impl<'a> Writer<'a> {
                     }
                     row = d.row;
                 }
-                Action::Update(sets) if self.trg.is_some() => {
+                // Stored functions in the assignments read through the
+                // transaction: the new row is computed before the write.
+                Action::Update(sets) if self.trg.is_some() || p.calls_functions => {
                     self.auto.give_back(generated);
                     return self.update_firing(trx, sets, &d.existing, &d.row, env);
                 }
@@ -691,7 +695,12 @@ impl Writer<'_> {
         let t = &self.p.table;
         let n = t.columns.len();
         let at = Place { db: &t.db, table: &t.name, row: self.res.records };
-        let mut cur = self.assigned(sets, existing, new, at, env)?;
+        let mut cur = if self.p.calls_functions {
+            let lent = crate::stored::func::Lent { inner: env, session: self.session, trx: RefCell::new(&mut *trx) };
+            self.assigned(sets, existing, new, at, &lent)?
+        } else {
+            self.assigned(sets, existing, new, at, env)?
+        };
         let columns = &t.schema.columns[..n];
         self.fire(trx, Timing::Before, Event::Update, Some(existing), Some(&mut cur))?;
         for (c, col) in columns.iter().enumerate() {

@@ -202,7 +202,7 @@ impl Session {
         drop(records); // a LOCAL upload is read to its end before the answer
         let (read, r) = counts?;
         if r.first_insert_id != 0 {
-            self.last_insert_id = r.first_insert_id;
+            self.last_insert_id.set(r.first_insert_id);
             self.auto_is_null_id.set(r.first_insert_id);
         }
         let deleted = if stmt.on_duplicate == OnDuplicate::Replace { r.duplicates } else { 0 };

@@ -539,6 +539,16 @@ impl<'a> Exec<'a> {
         Ok(v)
     }
 
+    /// Runs stored function `name` with this execution's transaction
+    /// lent to it (`stored::func`), when it has one.
+    fn stored_function(&self, name: &str, args: &[Value]) -> Result<Value> {
+        let mut t = self.trx.try_borrow_mut().map_err(|_| SqlError::internal("the transaction is in use"))?;
+        match t.as_deref_mut() {
+            Some(trx) => self.session.stored_function_in(trx, name, args),
+            None => self.session.stored_function(name, args),
+        }
+    }
+
     fn with_trx<T>(&self, f: impl FnOnce(&mut Trx) -> T) -> Result<T> {
         let mut t = self.trx.borrow_mut();
         let trx = t.as_deref_mut().ok_or_else(|| SqlError::internal("a table read without a transaction"))?;
@@ -1335,6 +1345,9 @@ impl Env for RowEnv<'_, '_> {
         self.ctx.sysvar(name, global)
     }
     fn func(&self, name: &str, args: &[Value]) -> Result<Value> {
+        if crate::stored::func::is_stored(name) && crate::assign::var_of(name).is_none() {
+            return self.ex.stored_function(name, args);
+        }
         self.ctx.func(name, args)
     }
     fn warn(&self, c: crate::diag::Condition) -> Result<()> {

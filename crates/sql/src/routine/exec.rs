@@ -628,9 +628,6 @@ fn statement(text: &str, names: &Names, sc: &Scope) -> Result<ast::Statement> {
         return Err(SqlError::syntax(format!("near '{text}'")));
     }
     let mut stmt = stmts.remove(0);
-    if names.kind == Kind::Function && ast::visit_relations(&stmt, |_| std::ops::ControlFlow::Break(())).is_break() {
-        return Err(SqlError::unsupported("tables in a stored function"));
-    }
     bind(&mut stmt, names, sc, false)?;
     Ok(stmt)
 }

@@ -7,10 +7,13 @@
 //!   expressions and SQL statements are kept as text.
 //! - `exec`: preparation (names to frame slots, SQL parsed and bound)
 //!   and the interpreter, which runs SQL through a [`exec::Host`].
+//! - `run`: a trigger's or stored function's statement run in the
+//!   invoking statement's transaction.
 
 pub mod ast;
 pub mod exec;
 pub mod parse;
+pub mod run;
 
 /// The database a stored program's DDL names: `db` as written, else the
 /// session's current one (1046).

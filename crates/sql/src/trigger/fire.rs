@@ -9,8 +9,8 @@
 //! ACTION_ORDER.
 //!
 //! Invariant: while a table's triggers run, it is on the session's
-//! trigger stack; a statement of a body writing a table on the stack
-//! fails with 1442 (which also bounds recursion by the number of tables).
+//! tables in use; a statement of a body writing it fails with 1442
+//! (`routine::run`, which runs the body's statements).
 
 use std::sync::Arc;
 
@@ -19,11 +19,12 @@ use quire_engine::table::Trx;
 use sqlparser::ast;
 
 use super::{Event, Timing, Trigger};
-use crate::error::{Result, SqlError};
+use crate::error::Result;
 use crate::plan::TableRef;
 use crate::query::Ctx;
 use crate::routine::exec::{Host, Prepared};
-use crate::session::{Compiled, Env, Plan, Session};
+use crate::routine::run::TablesInUse;
+use crate::session::{Compiled, Env, Session};
 
 /// The triggers of one table, looked up once per statement.
 pub struct TableTriggers {
@@ -49,17 +50,6 @@ impl TableTriggers {
     pub fn on(&self, event: Event) -> bool {
         self.list.iter().any(|t| t.def.event == event)
     }
-}
-
-/// 1442: a trigger's statement writes a table whose statement fired it.
-fn in_use(table: &str) -> SqlError {
-    SqlError::new(
-        1442,
-        "HY000",
-        format!(
-            "Can't update table '{table}' in stored function/trigger because it is already used by statement which invoked this stored function/trigger"
-        ),
-    )
 }
 
 /// One row's firing: `table`'s triggers of `timing` and `event`, `old`
@@ -91,10 +81,11 @@ pub fn fire(s: &Session, trx: &mut Trx, ev: RowEvent<'_>) -> Result<()> {
             Some(r) => frame.extend(r.iter().take(n).cloned()),
             None => frame.resize(2 * n, Value::Null),
         }
-        s.trigger_stack.borrow_mut().push((table.db.clone(), table.name.clone()));
+        let used = TablesInUse::table(s, &table.db, &table.name);
+        let _id = crate::routine::run::KeepInsertId::new(s);
         let mut host = TriggerHost { s, trx: &mut *trx, db: &t.def.db };
         let r = prepared.run(&mut host, frame);
-        s.trigger_stack.borrow_mut().pop();
+        drop(used);
         let out = r?;
         if timing == Timing::Before {
             if let Some(row) = new.as_deref_mut() {
@@ -144,49 +135,6 @@ struct TriggerHost<'a> {
     db: &'a str,
 }
 
-impl TriggerHost<'_> {
-    fn run_statement(&mut self, plan: &Compiled, params: &[Value]) -> Result<Vec<Vec<Value>>> {
-        let s = self.s;
-        let env = Env { s };
-        let ctx = || Ctx { params, aggs: vec![], session: &env, in_keys: Default::default() };
-        let plain = crate::query::plain_read_lock(self.trx.isolation(), false);
-        let mut sink = crate::sink::Collect::default();
-        match &plan.plan {
-            Plan::Select(p) => {
-                crate::query::run_select(p, Some(&mut *self.trx), plain, &mut ctx(), &mut sink)?;
-            }
-            Plan::Query(q) => {
-                let ex = crate::rel::exec::Exec::new(params, &env, Some(&mut *self.trx), plain);
-                ex.run_into(&q.plan, &mut sink)?;
-            }
-            Plan::Insert(p) => {
-                self.check_target(&p.table)?;
-                s.check_writable()?;
-                crate::dml::run_insert(p, self.trx, params, 1, &env)?;
-            }
-            Plan::Update(p) => {
-                self.check_target(&p.table)?;
-                s.check_writable()?;
-                crate::dml::run_update(p, self.trx, &ctx())?;
-            }
-            Plan::Delete(p) => {
-                self.check_target(&p.table)?;
-                s.check_writable()?;
-                crate::dml::run_delete(p, self.trx, &ctx())?;
-            }
-            _ => return Err(SqlError::unsupported("this statement in a trigger")),
-        }
-        Ok(sink.rows)
-    }
-
-    fn check_target(&self, t: &TableRef) -> Result<()> {
-        if self.s.trigger_stack.borrow().iter().any(|(d, n)| *d == t.db && *n == t.name) {
-            return Err(in_use(&t.name));
-        }
-        Ok(())
-    }
-}
-
 impl Host for TriggerHost<'_> {
     fn epoch(&self) -> u64 {
         self.s.shared.epoch()
@@ -200,7 +148,7 @@ impl Host for TriggerHost<'_> {
     /// itself (no statement rollback inside a trigger, as in MariaDB and
     /// MySQL): a handler that takes its error goes on with what it wrote.
     fn run(&mut self, plan: &Compiled, params: &[Value]) -> Result<Vec<Vec<Value>>> {
-        self.run_statement(plan, params)
+        crate::routine::run::in_trx(self.s, self.trx, plan, params, "trigger")
     }
 
     fn convert(&self, col: &Column, value: Value) -> Result<Value> {
