@@ -15,9 +15,12 @@
 //! `log_output` NONE logs nothing; TABLE is refused (1235): quire's
 //! `mysql.general_log` table stays empty (`log_tables`).
 //!
+//! The slow query log (`slow_query_log`, `slow_query_log_file`) is the
+//! same kind of file ([`TextLog`]) with its own entries (`slow_log.rs`).
+//!
 //! Thread safety: the open file sits behind a mutex; `on` is an atomic
 //! that a session tests per command without the lock. The `SET GLOBAL`
-//! hooks ([`GeneralLog::follow`]) run under `SysVars`' set lock, one at a
+//! hooks ([`TextLog::follow`]) run under `SysVars`' set lock, one at a
 //! time, and read the other two variables through a `Weak`.
 
 use std::fs::File;
@@ -30,26 +33,38 @@ use parking_lot::Mutex;
 
 use crate::sysvars::{SysVars, VarError, VarValue};
 
-/// See the module note.
-pub struct GeneralLog {
-    /// Whether events are written (general_log ON, log_output has FILE,
-    /// and the file opened).
+/// The general query log.
+pub type GeneralLog = TextLog;
+
+/// A server log file that `log_output` and two variables of its own
+/// (whether it is on, its file's name) govern: the general query log, the
+/// slow query log.
+pub struct TextLog {
+    /// Whether events are written (the log's variable ON, log_output has
+    /// FILE, and the file opened).
     on: AtomicBool,
     /// The open log and its path.
     file: Mutex<Option<(PathBuf, File)>>,
-    /// Where a relative `general_log_file` lives.
+    /// Where a relative file name lives.
     datadir: PathBuf,
+    /// The variables that turn it on and name its file.
+    vars: [&'static str; 2],
 }
 
-impl GeneralLog {
-    /// A log that follows the variables: opened now if they say so, and
-    /// again after each `SET GLOBAL` of one of them.
+impl TextLog {
+    /// The general query log, following `general_log` and
+    /// `general_log_file`.
     pub fn follow(sysvars: &Arc<SysVars>, datadir: PathBuf) -> Arc<Self> {
-        let log = Arc::new(GeneralLog { on: AtomicBool::new(false), file: Mutex::new(None), datadir });
+        Self::following(sysvars, datadir, ["general_log", "general_log_file"])
+    }
+
+    /// A log that follows `vars` (on, file) and `log_output`: opened now
+    /// if they say so, and again after each `SET GLOBAL` of one of them.
+    pub fn following(sysvars: &Arc<SysVars>, datadir: PathBuf, vars: [&'static str; 2]) -> Arc<Self> {
+        let log = Arc::new(TextLog { on: AtomicBool::new(false), file: Mutex::new(None), datadir, vars });
         log.apply(sysvars);
-        for name in ["general_log", "general_log_file", "log_output"] {
-            let (weak_log, weak_vars): (Weak<GeneralLog>, Weak<SysVars>) =
-                (Arc::downgrade(&log), Arc::downgrade(sysvars));
+        for name in [vars[0], vars[1], "log_output"] {
+            let (weak_log, weak_vars): (Weak<TextLog>, Weak<SysVars>) = (Arc::downgrade(&log), Arc::downgrade(sysvars));
             let _ = sysvars.on_change(
                 name,
                 Box::new(move |_: &VarValue| {
@@ -64,7 +79,8 @@ impl GeneralLog {
 
     /// Opens, reopens or closes the file as the variables now say.
     fn apply(&self, sysvars: &SysVars) {
-        let wanted = sysvars.global("general_log").and_then(|v| v.as_bool()) == Some(true)
+        let [switch, file_var] = self.vars;
+        let wanted = sysvars.global(switch).and_then(|v| v.as_bool()) == Some(true)
             && sysvars.global("log_output").is_some_and(|v| v.display().split(',').any(|m| m == "FILE"));
         let mut file = self.file.lock();
         if !wanted {
@@ -72,7 +88,7 @@ impl GeneralLog {
             *file = None;
             return;
         }
-        let name = sysvars.global("general_log_file").map_or_else(|| "quire.log".to_string(), |v| v.display());
+        let name = sysvars.global(file_var).map_or_else(|| "quire.log".to_string(), |v| v.display());
         let path = self.datadir.join(name.trim());
         if file.as_ref().is_some_and(|(p, _)| *p == path) {
             self.on.store(true, Ordering::Release);
@@ -96,7 +112,7 @@ impl GeneralLog {
                 self.on.store(true, Ordering::Release);
             }
             Err(e) => {
-                tracing::warn!("general_log: cannot open {}: {e}; the log stays off", path.display());
+                tracing::warn!("{switch}: cannot open {}: {e}; the log stays off", path.display());
                 *file = None;
                 self.on.store(false, Ordering::Release);
             }
@@ -113,10 +129,17 @@ impl GeneralLog {
         if !self.enabled() {
             return;
         }
-        let line = format!("{}\t{connection_id:5} {command}\t{argument}\n", utc_now());
+        self.append(&format!("{}\t{connection_id:5} {command}\t{argument}\n", utc_now()));
+    }
+
+    /// Writes `text` as it is, when the log is on.
+    pub fn append(&self, text: &str) {
+        if !self.enabled() {
+            return;
+        }
         if let Some((path, f)) = self.file.lock().as_mut() {
-            if let Err(e) = f.write_all(line.as_bytes()) {
-                tracing::warn!("general_log: writing {}: {e}", path.display());
+            if let Err(e) = f.write_all(text.as_bytes()) {
+                tracing::warn!("{}: writing {}: {e}", self.vars[0], path.display());
             }
         }
     }
@@ -135,7 +158,7 @@ pub(crate) fn refuse(name: &str, value: &VarValue) -> Result<(), VarError> {
 }
 
 /// Now as MySQL's logs print it: `2024-05-01T10:00:00.123456Z`.
-fn utc_now() -> String {
+pub(crate) fn utc_now() -> String {
     let us = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
     let (days, in_day) = (us.div_euclid(86_400_000_000), us.rem_euclid(86_400_000_000));
     let secs = in_day / 1_000_000;

@@ -82,6 +82,7 @@ pub mod select_into;
 pub mod session;
 pub mod set_transaction;
 pub mod sink;
+pub mod slow_log;
 pub mod snapshot;
 pub mod statistics;
 pub mod status;

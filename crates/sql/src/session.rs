@@ -52,6 +52,8 @@ pub struct Shared {
     pub sysvars: Arc<SysVars>,
     /// The general query log (`general_log`).
     pub general_log: Arc<crate::general_log::GeneralLog>,
+    /// The slow query log (`slow_query_log`, `slow_log.rs`).
+    pub slow_log: Arc<crate::general_log::TextLog>,
     /// Bumped by every DDL: plans of older epochs are stale.
     pub ddl_epoch: AtomicU64,
     /// Plans of COM_QUERY texts, by (database, text).
@@ -101,6 +103,8 @@ pub struct Stats {
     /// `max_prepared_stmt_count` bounds it, server-wide as in MySQL).
     pub prepared_stmt_count: AtomicU64,
     pub questions: AtomicU64,
+    /// Commands longer than `long_query_time` (`Slow_queries`).
+    pub slow_queries: AtomicU64,
     pub com_select: AtomicU64,
     pub com_insert: AtomicU64,
     pub com_update: AtomicU64,
@@ -136,11 +140,17 @@ impl Shared {
     pub fn new(engine: Arc<Engine>, catalog: Catalog, sysvars: Arc<SysVars>) -> Arc<Self> {
         let read_only = crate::read_only::ReadOnly::follow(&sysvars);
         let general_log = crate::general_log::GeneralLog::follow(&sysvars, engine.config().datadir.clone());
+        let slow_log = crate::general_log::TextLog::following(
+            &sysvars,
+            engine.config().datadir.clone(),
+            ["slow_query_log", "slow_query_log_file"],
+        );
         let s = Arc::new(Self {
             engine,
             catalog,
             sysvars,
             general_log,
+            slow_log,
             ddl_epoch: AtomicU64::new(1),
             plans: parking_lot::RwLock::new(HashMap::new()),
             stats: Stats::default(),
@@ -326,6 +336,11 @@ pub struct Session {
     pub(crate) row_count: i64,
     /// FOUND_ROWS(): rows the last SELECT returned.
     found_rows: u64,
+    /// Rows sent by the running command's result sets (the slow log's
+    /// Rows_sent).
+    command_rows_sent: u64,
+    /// The database this connection's last slow log entry was in.
+    slow_logged_db: Option<String>,
     /// What the running SELECT SQL_CALC_FOUND_ROWS counted (FOUND_ROWS()
     /// once it succeeds).
     calc_found: Cell<Option<u64>>,
@@ -977,6 +992,8 @@ impl Session {
             auto_is_null_id: Cell::new(0),
             row_count: -1,
             found_rows: 0,
+            command_rows_sent: 0,
+            slow_logged_db: None,
             calc_found: Cell::new(None),
             prepared: HashMap::new(),
             next_stmt_id: 1,
@@ -1378,11 +1395,48 @@ impl Session {
     /// produced, and its end told; stops at the first error.
     pub fn query_each(&mut self, sql: &str, multi: bool, out: &mut dyn Answers) {
         self.shared.general_log.write(self.connection_id, "Query", sql);
+        let clock = self.command_started();
         self.process.begin("Query", sql);
         self.process.interrupt.reset();
         self.time_limit_hint_ms = crate::hints::max_execution_time(sql);
         self.query_inner(sql, multi, out);
+        self.command_ended(&clock, sql);
         self.statement_done();
+    }
+
+    /// A client command starts (`slow_log.rs`).
+    fn command_started(&mut self) -> crate::slow_log::Clock {
+        self.command_rows_sent = 0;
+        crate::slow_log::Clock::start()
+    }
+
+    /// A client command ended: counted in `Slow_queries` and written to
+    /// the slow query log when it took longer than `long_query_time`.
+    fn command_ended(&mut self, clock: &crate::slow_log::Clock, text: &str) {
+        let f = clock.figures();
+        let limit = match self.vars.get("long_query_time") {
+            Some(VarValue::Float(x)) => x,
+            _ => 10.0,
+        };
+        if !crate::slow_log::is_slow(f.ns, limit) {
+            return;
+        }
+        self.shared.stats.slow_queries.fetch_add(1, Ordering::Relaxed);
+        if !self.shared.slow_log.enabled() {
+            return;
+        }
+        let use_db = self.db.as_deref().filter(|d| self.slow_logged_db.as_deref() != Some(*d));
+        let e = crate::slow_log::Entry {
+            user: &self.user,
+            connection_id: self.connection_id,
+            use_db,
+            sent: self.command_rows_sent,
+            text,
+        };
+        self.shared.slow_log.append(&crate::slow_log::entry(clock, &f, &e));
+        if use_db.is_some() {
+            self.slow_logged_db = self.db.clone();
+        }
     }
 
     /// The command ended: idle in the process list, no deadline left.
@@ -1617,10 +1671,12 @@ impl Session {
     pub fn execute_prepared(&mut self, id: u32, params: &[Value], sink: &mut dyn RowSink) -> Result<Outcome> {
         let (sql, hint) =
             self.prepared.get(&id).map_or_else(|| (Arc::from(""), None), |p| (p.sql.clone(), p.time_limit_hint_ms));
-        self.process.begin_shared("Execute", sql);
+        let clock = self.command_started();
+        self.process.begin_shared("Execute", sql.clone());
         self.process.interrupt.reset();
         self.time_limit_hint_ms = hint;
         let r = self.execute_prepared_inner(id, params, sink);
+        self.command_ended(&clock, &sql);
         self.statement_done();
         r
     }
@@ -1875,6 +1931,7 @@ impl Session {
             Ok(Outcome::Rows(n)) => {
                 self.row_count = -1;
                 self.found_rows = counted.unwrap_or(*n);
+                self.command_rows_sent += *n;
             }
             Err(_) => self.row_count = -1,
         }
@@ -2762,16 +2819,11 @@ struct Measure {
 }
 
 impl Measure {
-    fn lock_ns() -> u64 {
-        use quire_engine::wait::{thread_wait_ns, Instrument};
-        thread_wait_ns(Instrument::RowLock) + thread_wait_ns(Instrument::MetadataLock)
-    }
-
     fn start() -> Self {
         Measure {
             started: std::time::Instant::now(),
             rows_read: quire_engine::wait::rows_read(),
-            lock_ns: Self::lock_ns(),
+            lock_ns: crate::slow_log::lock_ns(),
         }
     }
 
@@ -2784,7 +2836,7 @@ impl Measure {
         let end = std::time::Instant::now();
         let e = crate::perfschema::digest::Execution {
             ns: end.duration_since(self.started).as_nanos().min(u128::from(u64::MAX)) as u64,
-            lock_ns: Self::lock_ns().saturating_sub(self.lock_ns),
+            lock_ns: crate::slow_log::lock_ns().saturating_sub(self.lock_ns),
             error: r.is_err(),
             warnings: u64::from(warnings),
             affected,
