@@ -327,6 +327,9 @@ pub struct Session {
     /// once it succeeds).
     calc_found: Cell<Option<u64>>,
     pub prepared: HashMap<u32, Prepared>,
+    /// SQL-level prepared statements: lowercased name to their id in
+    /// `prepared` (`dynamic_sql.rs`, invariant 1).
+    pub(crate) prepared_names: HashMap<String, u32>,
     next_stmt_id: u32,
     /// User variables (`@name`); in a cell because triggers set them
     /// through the shared session.
@@ -933,6 +936,7 @@ impl Session {
             found_rows: 0,
             calc_found: Cell::new(None),
             prepared: HashMap::new(),
+            prepared_names: HashMap::new(),
             next_stmt_id: 1,
             user_vars: RefCell::new(HashMap::new()),
             trigger_stack: RefCell::new(Vec::new()),
@@ -1455,6 +1459,15 @@ impl Session {
             Ok(None) => {}
             Err(e) => return self.answer_failure(out, e),
         }
+        match crate::dynamic_sql::parse(sql) {
+            Ok(Some(d)) => {
+                out.begin(self, false);
+                let r = self.run_dynamic_statement(&d, out.rows());
+                return out.end(self, r);
+            }
+            Ok(None) => {}
+            Err(e) => return self.answer_failure(out, e),
+        }
         match admin::parse(sql) {
             Ok(Some(a)) => {
                 out.begin(self, false);
@@ -1569,11 +1582,23 @@ impl Session {
     fn execute_prepared_inner(&mut self, id: u32, params: &[Value], sink: &mut dyn RowSink) -> Result<Outcome> {
         self.shared.stats.com_stmt_execute.fetch_add(1, Ordering::Relaxed);
         self.shared.stats.questions.fetch_add(1, Ordering::Relaxed);
+        self.run_prepared(id, params, sink, "mysqld_stmt_execute")
+    }
+
+    /// Executes prepared statement `id` (compiled again if what it was
+    /// compiled against changed); `what` names the command in errors.
+    pub(crate) fn run_prepared(
+        &mut self,
+        id: u32,
+        params: &[Value],
+        sink: &mut dyn RowSink,
+        what: &str,
+    ) -> Result<Outcome> {
         let Some(p) = self.prepared.get(&id) else {
             return self.fail(SqlError::new(
                 1243,
                 "HY000",
-                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
+                format!("Unknown prepared statement handler ({id}) given to {what}"),
             ));
         };
         let mut c = p.compiled.clone();
@@ -1590,7 +1615,7 @@ impl Session {
             }
         }
         if params.len() != c.params {
-            return self.fail(SqlError::wrong_arguments("mysqld_stmt_execute"));
+            return self.fail(SqlError::wrong_arguments(what));
         }
         self.execute(&c, params, sink)
     }
@@ -1605,6 +1630,7 @@ impl Session {
     fn close_all_prepared(&mut self) {
         let n = self.prepared.len() as u64;
         self.prepared.clear();
+        self.prepared_names.clear();
         self.shared.stats.prepared_stmt_count.fetch_sub(n, Ordering::AcqRel);
     }
 
