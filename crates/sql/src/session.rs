@@ -1622,6 +1622,8 @@ impl Session {
 
     pub fn close_prepared(&mut self, id: u32) {
         if self.prepared.remove(&id).is_some() {
+            // A client may close a named statement by its id (`dynamic_sql.rs`, invariant 1).
+            self.prepared_names.retain(|_, v| *v != id);
             self.shared.stats.prepared_stmt_count.fetch_sub(1, Ordering::AcqRel);
         }
     }
