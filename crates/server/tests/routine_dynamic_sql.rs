@@ -140,6 +140,21 @@ fn temporary_tables_and_ddl_in_a_procedure_as_mariadb() {
             "CALL build(3)",
             "CALL build(4)",
             "SHOW TABLES",
+            // SHOW answers a result set of the CALL; SET TRANSACTION applies.
+            "CREATE TABLE shown (a INT)",
+            "CREATE PROCEDURE show_some()
+             BEGIN
+               SHOW TABLES LIKE 'sh%';
+               SHOW VARIABLES LIKE 'max_sp_recursion_depth';
+               SET SESSION TRANSACTION ISOLATION LEVEL SERIALIZABLE;
+             END",
+            "CALL show_some()",
+            "SELECT @@tx_isolation",
+            // DDL prepared by a client.
+            "PREPARE mk FROM 'CREATE TABLE prepared_made (a INT)'",
+            "EXECUTE mk",
+            "EXECUTE mk",
+            "DROP TABLE prepared_made",
             // DDL commits the open transaction: the row stays after ROLLBACK.
             "CREATE TABLE k (a INT)",
             "CREATE PROCEDURE ddl_commits()
