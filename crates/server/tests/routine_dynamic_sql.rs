@@ -256,6 +256,15 @@ fn functions_and_triggers_refuse_dynamic_sql_and_ddl_at_create_as_mariadb() {
 }
 
 #[test]
+fn the_binary_protocol_cannot_prepare_dynamic_sql_as_mariadb() {
+    let (m, q) = (MariaDb::get(), Quire::start(&[]));
+    for sql in ["PREPARE s FROM 'SELECT 1'", "EXECUTE s", "DEALLOCATE PREPARE s"] {
+        let code = |mut c: Conn| oracle::err_code(&c.prep(sql).unwrap_err());
+        assert_eq!((code(q.connect(None)), code(m.connect(None))), (1295, 1295), "{sql}");
+    }
+}
+
+#[test]
 fn temporary_tables_in_a_function_are_refused() {
     // MariaDB creates such a function (it fails when it runs); quire's
     // functions read no tables.

@@ -92,8 +92,8 @@ pub(crate) fn read(p: &mut Parser) -> Result<Option<DynStmt>> {
     Ok(None)
 }
 
-/// 1295: what cannot itself be prepared.
-fn not_preparable() -> SqlError {
+/// 1295: what cannot itself be prepared (by either protocol).
+pub(crate) fn not_preparable() -> SqlError {
     SqlError::new(1295, "HY000", "This command is not supported in the prepared statement protocol yet")
 }
 
@@ -156,9 +156,6 @@ impl Session {
             Value::Null => return Err(SqlError::syntax("check the manual that corresponds to your MariaDB server version for the right syntax to use near 'NULL' at line 1")),
             v => crate::expr::as_string(&v),
         };
-        if parse(&text)?.is_some() {
-            return Err(not_preparable());
-        }
         // Statements the session runs outside compiled plans.
         let program_ddl = crate::stored::ddl::parse(&text)?.is_some()
             || crate::trigger::ddl::parse(&text)?.is_some()

@@ -1546,6 +1546,9 @@ impl Session {
     /// COM_STMT_PREPARE: (id, parameters, result columns).
     pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColMeta>)> {
         self.shared.stats.com_stmt_prepare.fetch_add(1, Ordering::Relaxed);
+        if crate::dynamic_sql::parse(sql)?.is_some() {
+            return Err(crate::dynamic_sql::not_preparable());
+        }
         let c = self.compile_one(sql)?;
         let max = self.shared.sysvars.global("max_prepared_stmt_count").and_then(|v| v.as_u64()).unwrap_or(16382);
         let open = &self.shared.stats.prepared_stmt_count;
