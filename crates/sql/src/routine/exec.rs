@@ -437,7 +437,10 @@ fn op(s: &Stmt, names: &Names, sc: &mut Scope) -> Result<Op> {
             using: using.iter().map(|e| scalar(e, names, sc)).collect::<Result<_>>()?,
         },
         Stmt::Deallocate(name) => Op::Deallocate(name.clone()),
-        Stmt::Text(text) => Op::Text(text.clone()),
+        Stmt::Text(text) => {
+            refuse_locals(text, sc)?;
+            Op::Text(text.clone())
+        }
         Stmt::If { arms, otherwise } => Op::If {
             arms: arms.iter().map(|(c, b)| Ok((scalar(c, names, sc)?, ops(b, names, sc)?))).collect::<Result<_>>()?,
             otherwise: otherwise.as_ref().map(|b| ops(b, names, sc)).transpose()?,
@@ -628,6 +631,23 @@ fn set_item(t: &Target, e: &str, names: &Names, sc: &Scope) -> Result<(Dest, Sql
         false => format!("SET {system} = {e}"),
     };
     Ok((Dest::System, Sql::new(statement(&sql, names, sc)?)))
+}
+
+/// A [`Stmt::Text`] is compiled from its text when it runs, without the
+/// body's locals: one that names a local (MariaDB binds it, in CREATE
+/// TABLE ... SELECT) is refused rather than read as a column.
+fn refuse_locals(text: &str, sc: &Scope) -> Result<()> {
+    let Ok(stmts) = crate::session::parse(text) else { return Ok(()) };
+    for stmt in &stmts {
+        let named = ast::visit_expressions(stmt, |e| match e {
+            ast::Expr::Identifier(i) if local(sc, &i.value).is_some() => std::ops::ControlFlow::Break(()),
+            _ => std::ops::ControlFlow::Continue(()),
+        });
+        if named.is_break() {
+            return Err(SqlError::unsupported("a local variable in a DDL or SHOW statement of a procedure"));
+        }
+    }
+    Ok(())
 }
 
 /// Where a CALL argument can take an OUT value back: a local or a user
