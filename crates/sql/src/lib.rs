@@ -37,6 +37,7 @@ pub mod depth;
 pub mod diag;
 pub mod dml;
 pub mod dml_order;
+pub mod dynamic_sql;
 pub mod error;
 pub mod event;
 pub mod explain;

@@ -345,6 +345,9 @@ pub struct Session {
     /// once it succeeds).
     calc_found: Cell<Option<u64>>,
     pub prepared: HashMap<u32, Prepared>,
+    /// SQL-level prepared statements: lowercased name to their id in
+    /// `prepared` (`dynamic_sql.rs`, invariant 1).
+    pub(crate) prepared_names: HashMap<String, u32>,
     next_stmt_id: u32,
     /// User variables (`@name`); in a cell because triggers set them
     /// through the shared session.
@@ -996,6 +999,7 @@ impl Session {
             slow_logged_db: None,
             calc_found: Cell::new(None),
             prepared: HashMap::new(),
+            prepared_names: HashMap::new(),
             next_stmt_id: 1,
             user_vars: RefCell::new(HashMap::new()),
             tables_in_use: RefCell::new(Vec::new()),
@@ -1568,6 +1572,15 @@ impl Session {
             Ok(None) => {}
             Err(e) => return self.answer_failure(out, e),
         }
+        match crate::dynamic_sql::parse(sql) {
+            Ok(Some(d)) => {
+                out.begin(self, false);
+                let r = self.run_dynamic_statement(&d, out.rows());
+                return out.end(self, r);
+            }
+            Ok(None) => {}
+            Err(e) => return self.answer_failure(out, e),
+        }
         match admin::parse(sql) {
             Ok(Some(a)) => {
                 out.begin(self, false);
@@ -1646,6 +1659,9 @@ impl Session {
     /// COM_STMT_PREPARE: (id, parameters, result columns).
     pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColMeta>)> {
         self.shared.stats.com_stmt_prepare.fetch_add(1, Ordering::Relaxed);
+        if crate::dynamic_sql::parse(sql)?.is_some() {
+            return Err(crate::dynamic_sql::not_preparable());
+        }
         let c = self.compile_one(sql)?;
         let max = self.shared.sysvars.global("max_prepared_stmt_count").and_then(|v| v.as_u64()).unwrap_or(16382);
         let open = &self.shared.stats.prepared_stmt_count;
@@ -1684,11 +1700,23 @@ impl Session {
     fn execute_prepared_inner(&mut self, id: u32, params: &[Value], sink: &mut dyn RowSink) -> Result<Outcome> {
         self.shared.stats.com_stmt_execute.fetch_add(1, Ordering::Relaxed);
         self.shared.stats.questions.fetch_add(1, Ordering::Relaxed);
+        self.run_prepared(id, params, sink, "mysqld_stmt_execute")
+    }
+
+    /// Executes prepared statement `id` (compiled again if what it was
+    /// compiled against changed); `what` names the command in errors.
+    pub(crate) fn run_prepared(
+        &mut self,
+        id: u32,
+        params: &[Value],
+        sink: &mut dyn RowSink,
+        what: &str,
+    ) -> Result<Outcome> {
         let Some(p) = self.prepared.get(&id) else {
             return self.fail(SqlError::new(
                 1243,
                 "HY000",
-                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
+                format!("Unknown prepared statement handler ({id}) given to {what}"),
             ));
         };
         let mut c = p.compiled.clone();
@@ -1705,13 +1733,15 @@ impl Session {
             }
         }
         if params.len() != c.params {
-            return self.fail(SqlError::wrong_arguments("mysqld_stmt_execute"));
+            return self.fail(SqlError::wrong_arguments(what));
         }
         self.execute(&c, params, sink)
     }
 
     pub fn close_prepared(&mut self, id: u32) {
         if self.prepared.remove(&id).is_some() {
+            // A client may close a named statement by its id (`dynamic_sql.rs`, invariant 1).
+            self.prepared_names.retain(|_, v| *v != id);
             self.shared.stats.prepared_stmt_count.fetch_sub(1, Ordering::AcqRel);
         }
     }
@@ -1720,6 +1750,7 @@ impl Session {
     fn close_all_prepared(&mut self) {
         let n = self.prepared.len() as u64;
         self.prepared.clear();
+        self.prepared_names.clear();
         self.shared.stats.prepared_stmt_count.fetch_sub(n, Ordering::AcqRel);
     }
 

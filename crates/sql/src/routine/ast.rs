@@ -47,6 +47,15 @@ pub enum Stmt {
     Call { db: Option<String>, name: String, args: Vec<String> },
     /// `RETURN expr` (functions only).
     Return(String),
+    /// `PREPARE name FROM expr` (procedures only; `dynamic_sql.rs`).
+    Prepare { name: String, from: String },
+    /// `EXECUTE name [USING expr, ...]` (procedures only).
+    Execute { name: String, using: Vec<String> },
+    /// `{DEALLOCATE | DROP} PREPARE name` (procedures only).
+    Deallocate(String),
+    /// A statement of the session (DDL, SHOW, SET TRANSACTION) run from
+    /// its text, compiled when it runs (procedures only).
+    Text(String),
 }
 
 /// What kind of stored program a body belongs to: it decides what the
@@ -118,4 +127,8 @@ pub enum Target {
     Old(String),
     /// `@name`.
     User(String),
+    /// A system variable as written (`@@x`, `@@session.x`, `GLOBAL x`,
+    /// `NAMES`, `CHARACTER SET`); a [`Target::Name`] that is no local
+    /// is one too.
+    System(String),
 }

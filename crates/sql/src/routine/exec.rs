@@ -97,6 +97,23 @@ pub trait Host {
     ) -> Result<Vec<Option<Value>>> {
         Err(SqlError::unsupported("CALL here"))
     }
+    /// A dynamic-SQL statement (procedures; `dynamic_sql.rs`): an
+    /// EXECUTE's result set goes to the client as a SELECT's.
+    fn dynamic(&mut self, _a: crate::dynamic_sql::Action) -> Result<()> {
+        Err(SqlError::unsupported("dynamic SQL here"))
+    }
+    /// A statement of the session run from its text, compiled now
+    /// ([`Stmt::Text`]: DDL, SHOW; procedures).
+    fn run_text(&mut self, _text: &str) -> Result<()> {
+        Err(SqlError::unsupported("this statement here"))
+    }
+    /// Whether the program's cached plans may be used and kept: plans
+    /// are shared by every session running the program, and a session
+    /// with temporary tables binds names to its own tables
+    /// (`temp_table.rs`, invariant 1).
+    fn shares_plans(&self) -> bool {
+        self.session().temps.is_empty()
+    }
 }
 
 /// The names a program may use (a trigger's NEW and OLD, a routine's
@@ -139,6 +156,9 @@ impl Sql {
     }
 
     fn plan(&self, host: &dyn Host) -> Result<Arc<Compiled>> {
+        if !host.shares_plans() {
+            return host.compile(&self.stmt);
+        }
         let mut g = self.plan.lock();
         if let Some(p) = g.as_ref().filter(|p| p.epoch == host.epoch()) {
             return Ok(p.clone());
@@ -159,6 +179,8 @@ impl Sql {
 enum Dest {
     Slot(usize),
     User(String),
+    /// A system variable: the item's [`Sql`] is the `SET` that sets it.
+    System,
 }
 
 /// A condition as a handler matches it (named conditions resolved).
@@ -255,6 +277,18 @@ enum Op {
         args: Vec<(Sql, Option<Dest>)>,
     },
     Return(Sql),
+    /// PREPARE: the statement's text is the expression's value.
+    Prepare {
+        name: String,
+        from: Sql,
+    },
+    Execute {
+        name: String,
+        using: Vec<Sql>,
+    },
+    Deallocate(String),
+    /// A statement compiled from its text when it runs (DDL, SHOW).
+    Text(String),
 }
 
 /// A program ready to run (shared by every firing; plans cached inside).
@@ -396,8 +430,16 @@ fn op(s: &Stmt, names: &Names, sc: &mut Scope) -> Result<Op> {
             cursor: cursor(sc, c)?,
             dests: targets.iter().map(|t| dest(t, names, sc)).collect::<Result<_>>()?,
         },
-        Stmt::Set(items) => {
-            Op::Set(items.iter().map(|(t, e)| Ok((dest(t, names, sc)?, scalar(e, names, sc)?))).collect::<Result<_>>()?)
+        Stmt::Set(items) => Op::Set(items.iter().map(|(t, e)| set_item(t, e, names, sc)).collect::<Result<_>>()?),
+        Stmt::Prepare { name, from } => Op::Prepare { name: name.clone(), from: scalar(from, names, sc)? },
+        Stmt::Execute { name, using } => Op::Execute {
+            name: name.clone(),
+            using: using.iter().map(|e| scalar(e, names, sc)).collect::<Result<_>>()?,
+        },
+        Stmt::Deallocate(name) => Op::Deallocate(name.clone()),
+        Stmt::Text(text) => {
+            refuse_locals(text, sc)?;
+            Op::Text(text.clone())
         }
         Stmt::If { arms, otherwise } => Op::If {
             arms: arms.iter().map(|(c, b)| Ok((scalar(c, names, sc)?, ops(b, names, sc)?))).collect::<Result<_>>()?,
@@ -552,6 +594,7 @@ fn dest(t: &Target, names: &Names, sc: &Scope) -> Result<Dest> {
             None => Err(SqlError::new(1193, "HY000", format!("Unknown system variable '{n}'"))),
         },
         Target::Old(_) => Err(SqlError::new(1362, "HY000", "Updating of OLD row is not allowed in trigger")),
+        Target::System(_) => Err(SqlError::unsupported("a system variable as a SELECT ... INTO or FETCH target")),
         Target::New(c) => {
             let slot = row_slot(names, true, c)?;
             if !names.new_assignable {
@@ -560,6 +603,51 @@ fn dest(t: &Target, names: &Names, sc: &Scope) -> Result<Dest> {
             Ok(Dest::Slot(slot))
         }
     }
+}
+
+/// One assignment of a SET: to a local or user variable, or (a target
+/// that is no local) to a system variable, by a `SET` statement of the
+/// session whose value has the locals bound.
+fn set_item(t: &Target, e: &str, names: &Names, sc: &Scope) -> Result<(Dest, Sql)> {
+    let system = match t {
+        Target::System(lhs) => lhs.as_str(),
+        Target::Name(n) if local(sc, n).is_none() && crate::sysvars::lookup(n).is_some() => n.as_str(),
+        _ => return Ok((dest(t, names, sc)?, scalar(e, names, sc)?)),
+    };
+    if names.kind != Kind::Procedure {
+        // The session is not the program's to change (quire's functions
+        // and triggers run over a shared session).
+        if system.to_ascii_lowercase().contains("autocommit") {
+            return Err(SqlError::new(
+                1445,
+                "HY000",
+                "Not allowed to set autocommit from a stored function or trigger",
+            ));
+        }
+        return Err(SqlError::unsupported("SET of a system variable in a stored function or trigger"));
+    }
+    let sql = match super::session_stmts::takes_no_equals(system) {
+        true => format!("SET {system} {e}"),
+        false => format!("SET {system} = {e}"),
+    };
+    Ok((Dest::System, Sql::new(statement(&sql, names, sc)?)))
+}
+
+/// A [`Stmt::Text`] is compiled from its text when it runs, without the
+/// body's locals: one that names a local (MariaDB binds it, in CREATE
+/// TABLE ... SELECT) is refused rather than read as a column.
+fn refuse_locals(text: &str, sc: &Scope) -> Result<()> {
+    let Ok(stmts) = crate::session::parse(text) else { return Ok(()) };
+    for stmt in &stmts {
+        let named = ast::visit_expressions(stmt, |e| match e {
+            ast::Expr::Identifier(i) if local(sc, &i.value).is_some() => std::ops::ControlFlow::Break(()),
+            _ => std::ops::ControlFlow::Continue(()),
+        });
+        if named.is_break() {
+            return Err(SqlError::unsupported("a local variable in a DDL or SHOW statement of a procedure"));
+        }
+    }
+    Ok(())
 }
 
 /// Where a CALL argument can take an OUT value back: a local or a user
@@ -874,6 +962,7 @@ impl<'h, 'p> Vm<'h, 'p> {
                 self.frame[*s] = self.host.convert(&self.slots[*s], v)?;
             }
             Dest::User(u) => self.host.set_user_var(u, v),
+            Dest::System => return Err(SqlError::internal("a system variable assigned a value")),
         }
         Ok(())
     }
@@ -948,9 +1037,32 @@ impl<'h, 'p> Vm<'h, 'p> {
             }
             Op::Set(items) => {
                 for (d, e) in items {
+                    if let Dest::System = d {
+                        let plan = e.plan(self.host)?;
+                        self.host.run(&plan, &self.frame)?;
+                        continue;
+                    }
                     let v = self.eval(e)?;
                     self.assign(d, v)?;
                 }
+                Ok(Flow::Next)
+            }
+            Op::Prepare { name, from } => {
+                let text = self.eval(from)?;
+                self.host.dynamic(crate::dynamic_sql::Action::Prepare { name: name.clone(), text })?;
+                Ok(Flow::Next)
+            }
+            Op::Execute { name, using } => {
+                let args = using.iter().map(|e| self.eval(e)).collect::<Result<_>>()?;
+                self.host.dynamic(crate::dynamic_sql::Action::Execute { name: name.clone(), args })?;
+                Ok(Flow::Next)
+            }
+            Op::Deallocate(name) => {
+                self.host.dynamic(crate::dynamic_sql::Action::Deallocate(name.clone()))?;
+                Ok(Flow::Next)
+            }
+            Op::Text(text) => {
+                self.host.run_text(text)?;
                 Ok(Flow::Next)
             }
             Op::If { arms, otherwise } => {

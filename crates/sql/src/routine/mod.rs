@@ -5,6 +5,9 @@
 //! - `ast`: the statements.
 //! - `parse`: the procedural parser over `sqlparser`'s tokens; embedded
 //!   expressions and SQL statements are kept as text.
+//! - `session_stmts`: the session's statements a body may hold (dynamic
+//!   SQL, DDL, SHOW, SET of system variables) and what each kind of
+//!   program may not hold.
 //! - `exec`: preparation (names to frame slots, SQL parsed and bound)
 //!   and the interpreter, which runs SQL through a [`exec::Host`].
 //! - `run`: a trigger's or stored function's statement run in the
@@ -14,6 +17,7 @@ pub mod ast;
 pub mod exec;
 pub mod parse;
 pub mod run;
+mod session_stmts;
 
 /// The database a stored program's DDL names: `db` as written, else the
 /// session's current one (1046).

@@ -2,7 +2,10 @@
 //! as a statement of the session (autocommit and the open transaction
 //! apply as to the client's statements, as in MySQL); a SELECT without
 //! INTO sends its rows to the client as one result set, announced with
-//! SERVER_MORE_RESULTS_EXISTS, and the CALL ends with its own OK.
+//! SERVER_MORE_RESULTS_EXISTS, and the CALL ends with its own OK. DDL,
+//! SHOW and dynamic SQL of the body run as the client's would, with the
+//! procedure's database current; an EXECUTE's or SHOW's rows are a
+//! result set like a SELECT's.
 //!
 //! Invariants:
 //! 1. `CallState::stack` holds the procedures running, outermost first;
@@ -111,6 +114,35 @@ pub(crate) fn definer_user(s: &Session, definer: &str) -> Result<String> {
         ));
     }
     Ok(user.to_string())
+}
+
+impl ProcHost<'_> {
+    /// Runs `f` with the session's current database the program's, as
+    /// MySQL runs a routine (its DDL and dynamic SQL resolve names
+    /// there); the caller's is given back however `f` ends.
+    fn in_db<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = std::mem::replace(&mut self.s.db, self.db.clone());
+        let r = f(self);
+        self.s.db = saved;
+        r
+    }
+
+    /// Runs a statement of the session: its result set (`rows`) goes to
+    /// the client as the body's SELECT's does, an OK's rows are counted.
+    fn answer(
+        &mut self,
+        rows: bool,
+        run: impl FnOnce(&mut Session, &mut dyn crate::sink::RowSink) -> Result<Outcome>,
+    ) -> Result<()> {
+        if rows {
+            self.out.begin(self.s, true);
+            let o = run(self.s, self.out.rows())?;
+            self.out.end(self.s, Ok(o));
+        } else if let Outcome::Ok { affected, .. } = run(self.s, &mut Collect::default())? {
+            self.state.affected += affected;
+        }
+        Ok(())
+    }
 }
 
 impl Host for ProcHost<'_> {
@@ -223,6 +255,22 @@ impl Host for ProcHost<'_> {
 
     fn convert(&self, col: &Column, value: Value) -> Result<Value> {
         convert(self.s, self.db.as_deref().unwrap_or(""), col, value)
+    }
+
+    fn dynamic(&mut self, a: crate::dynamic_sql::Action) -> Result<()> {
+        let rows = match &a {
+            crate::dynamic_sql::Action::Execute { name, .. } => self.s.named_returns_rows(name).unwrap_or(false),
+            _ => false,
+        };
+        self.in_db(|h| h.answer(rows, |s, sink| s.run_dynamic(a, sink)))
+    }
+
+    fn run_text(&mut self, text: &str) -> Result<()> {
+        self.in_db(|h| {
+            let c = h.s.compile_one(text).or_else(|e| h.s.fail(e))?;
+            let rows = !c.columns().is_empty();
+            h.answer(rows, |s, sink| s.execute(&c, &[], sink))
+        })
     }
 
     fn session(&self) -> &Session {
