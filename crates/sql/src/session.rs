@@ -1418,11 +1418,7 @@ impl Session {
     /// the slow query log when it took longer than `long_query_time`.
     fn command_ended(&mut self, clock: &crate::slow_log::Clock, text: &str) {
         let f = clock.figures();
-        let limit = match self.vars.get("long_query_time") {
-            Some(VarValue::Float(x)) => x,
-            _ => 10.0,
-        };
-        if !crate::slow_log::is_slow(f.ns, limit) {
+        if !crate::slow_log::is_slow(f.ns, self.vars.long_query_time()) {
             return;
         }
         self.shared.stats.slow_queries.fetch_add(1, Ordering::Relaxed);

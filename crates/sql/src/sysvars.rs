@@ -1217,6 +1217,8 @@ struct Hot {
     safe_updates: bool,
     /// `optimizer_switch`'s flags that choose plans.
     switch: crate::optimizer_switch::Switch,
+    /// `long_query_time` in seconds (read after every command).
+    long_query_time: f64,
 }
 
 impl SessionVars {
@@ -1255,6 +1257,7 @@ impl SessionVars {
                 .map(|t| (t * 1e6).round() as i64),
             select_limit: u("sql_select_limit", u64::MAX),
             safe_updates: b("sql_safe_updates", false),
+            long_query_time: self.values.get("long_query_time").and_then(VarValue::as_f64).unwrap_or(10.0),
             switch: self
                 .values
                 .get("optimizer_switch")
@@ -1366,6 +1369,11 @@ impl SessionVars {
     /// `max_execution_time` in milliseconds (0: no limit).
     pub fn max_execution_time_ms(&self) -> u64 {
         self.hot.max_execution_time_ms
+    }
+
+    /// `long_query_time`, seconds (the slow query log's threshold).
+    pub fn long_query_time(&self) -> f64 {
+        self.hot.long_query_time
     }
 
     /// `time_zone` as seconds east of UTC (`SYSTEM` is UTC), or
