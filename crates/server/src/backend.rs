@@ -413,6 +413,9 @@ impl Backend for SqlBackend {
 
     fn open_session(&self, user: &str, db: Option<&str>, connection_id: u32) -> Result<SqlSession, ErrPacket> {
         let mut inner = quire_sql::Session::new(self.shared.clone(), user, db, connection_id).map_err(err)?;
+        // Counted once this connection is listed: two logins at once may
+        // both be refused, never both admitted past the limit.
+        inner.check_user_connections().map_err(err)?;
         inner.run_init_connect().map_err(err)?;
         let on = db.map_or(String::new(), str::to_string);
         self.shared.general_log.write(connection_id, "Connect", &format!("{user}@localhost on {on} using TCP/IP"));

@@ -409,3 +409,46 @@ fn slow_query_log_writes_commands_longer_than_long_query_time() {
     assert!(select[2].ends_with("Rows_sent: 3  Rows_examined: 3"), "{text}");
     assert!(!select.iter().any(|l| l.starts_with("use ")), "the database did not change: {text}");
 }
+
+/// `max_user_connections` (MariaDB 10.11, by hand): a user's connection
+/// beyond the limit gets 1203 "User u already has more than
+/// 'max_user_connections' active connections" at login; other users are
+/// not counted against it; the session value is read-only (1621).
+/// MariaDB started with 0 refuses SET GLOBAL (1290); MySQL 8.0 allows
+/// it, and so does quire.
+#[test]
+fn max_user_connections_refuses_a_users_connection_beyond_the_limit() {
+    let q = Quire::start(&[]);
+    let mut root = q.connect(None);
+    root.query_drop("CREATE USER capped IDENTIFIED BY 'pw'").unwrap();
+    assert_eq!(answer(&mut root, "SET max_user_connections = 1"), Answer::Err(1621));
+    assert_eq!(answer(&mut root, "SET SESSION max_user_connections = 1"), Answer::Err(1621));
+    root.query_drop("SET GLOBAL max_user_connections = 2").unwrap();
+    let capped = || mysql::Conn::new(q.opts(None).user(Some("capped")).pass(Some("pw")));
+    let first = capped().expect("the first connection");
+    let _second = capped().expect("the second connection");
+    let Err(e) = capped() else { panic!("a third connection of the user is refused") };
+    assert_eq!(oracle::err_code(&e), 1203, "{e}");
+    assert!(
+        e.to_string().contains("User capped already has more than 'max_user_connections' active connections"),
+        "{e}"
+    );
+    // Another user is not counted against it (root: this one and `root`).
+    let mut r2 = q.connect(None);
+    let Err(e) = mysql::Conn::new(q.opts(None)) else { panic!("root is limited too, as in MariaDB") };
+    assert_eq!(oracle::err_code(&e), 1203, "{e}");
+    // A connection that ends gives its place back.
+    drop(first);
+    let mut again = None;
+    for _ in 0..50 {
+        if let Ok(c) = capped() {
+            again = Some(c);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(again.is_some(), "the place freed by a closed connection is taken");
+    let n: u64 = r2.query_first("SELECT @@max_user_connections").unwrap().unwrap();
+    assert_eq!(n, 2, "a new session takes the global value");
+    root.query_drop("SET GLOBAL max_user_connections = 0").unwrap();
+}

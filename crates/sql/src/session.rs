@@ -1408,6 +1408,24 @@ impl Session {
         self.statement_done();
     }
 
+    /// 1203 when the session's user has more connections than
+    /// `max_user_connections` (0: no limit) allows, this one included.
+    pub fn check_user_connections(&self) -> Result<()> {
+        let limit = self.shared.sysvars.global("max_user_connections").and_then(|v| v.as_u64()).unwrap_or(0);
+        if limit == 0 {
+            return Ok(());
+        }
+        let mine = self.shared.processes.all().iter().filter(|p| p.user().as_deref() == Some(&*self.user)).count();
+        if mine as u64 > limit {
+            return Err(SqlError::new(
+                1203,
+                "42000",
+                format!("User {} already has more than 'max_user_connections' active connections", self.user),
+            ));
+        }
+        Ok(())
+    }
+
     /// A client command starts (`slow_log.rs`).
     fn command_started(&mut self) -> crate::slow_log::Clock {
         self.command_rows_sent = 0;

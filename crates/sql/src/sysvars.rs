@@ -249,6 +249,16 @@ impl VarError {
         }
     }
 
+    /// 1621 `ER_VARIABLE_IS_READONLY`: `SET SESSION` of a variable whose
+    /// session value only mirrors the global one.
+    pub fn session_read_only(name: &str) -> Self {
+        Self {
+            code: 1621,
+            state: "HY000",
+            message: format!("SESSION variable '{name}' is read-only. Use SET GLOBAL to assign the value"),
+        }
+    }
+
     /// 1232 `ER_WRONG_TYPE_FOR_VAR`.
     pub fn wrong_type(name: &str) -> Self {
         Self { code: 1232, state: "42000", message: format!("Incorrect argument type to variable '{name}'") }
@@ -800,7 +810,7 @@ pub static VARS: &[VarDef] = &[
     def("max_prepared_stmt_count", G, DYN, uint(0, 4_194_304), "16382", USED),
     def("max_sort_length", B, DYN, uint(4, 8_388_608), "1024", REFUSE),
     def("max_sp_recursion_depth", B, DYN, uint(0, 255), "0", USED),
-    def("max_user_connections", B, DYN, uint(0, U32), "0", REFUSE),
+    def("max_user_connections", B, DYN, uint(0, U32), "0", USED),
     def("myisam_sort_buffer_size", B, DYN, uint(4096, U64), "8388608", no_effect("MyISAM's sort buffer; quire has no MyISAM")),
     def("mysqlx", G, RO, Bool, "OFF", REFUSE),
     def("mysqlx_port", G, RO, uint(1, 65535), "33060", no_effect("the X Protocol's port; quire has no X Protocol listener (mysqlx ON is refused)")),
@@ -932,6 +942,10 @@ fn index() -> &'static HashMap<&'static str, &'static VarDef> {
 
 /// The definition of `name` (case-insensitive, `-` equal to `_`, aliases
 /// followed).
+/// Variables of both scopes whose session value may only be read (as
+/// MariaDB's: SET SESSION is 1621).
+const SESSION_READ_ONLY: &[&str] = &["max_user_connections"];
+
 pub fn lookup(name: &str) -> Option<&'static VarDef> {
     let key = normalise_name(name);
     let key = ALIASES.iter().find(|(alias, _)| *alias == key).map_or(key.as_str(), |(_, target)| target);
@@ -1285,6 +1299,9 @@ impl SessionVars {
         }
         if def.scope == Scope::Global {
             return Err(VarError::global_only(def.name));
+        }
+        if SESSION_READ_ONLY.contains(&def.name) {
+            return Err(VarError::session_read_only(def.name));
         }
         let value = def.check(&relative(def, self.values.get(def.name), value)?)?;
         self.values.insert(def.name, value);
