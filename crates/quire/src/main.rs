@@ -73,8 +73,44 @@ fn serve(a: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut overrides = config::parse_cli_overrides(&options)?;
     let file = config::take_defaults_file(&mut overrides);
     let cfg = config::load(file.as_deref(), &overrides)?;
+    init_tracing("info", error_log(&cfg)?);
     let pw = trailing_pw.or(a.root_password).or_else(|| std::env::var("QUIRE_ROOT_PASSWORD").ok());
     quire_server::serve::run(&cfg, pw.as_deref())
+}
+
+/// The file `log_error` names (relative to the data directory, as
+/// MySQL's), opened for appending; `None` for `stderr` (the default).
+fn error_log(cfg: &quire_server::config::ServerConfig) -> Result<Option<std::fs::File>, String> {
+    let name = cfg.sysvars.global("log_error").map(|v| v.display()).unwrap_or_default();
+    let name = name.trim();
+    if name.is_empty() || name == "stderr" {
+        return Ok(None);
+    }
+    let path = cfg.datadir().join(name);
+    if let Some(dir) = path.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map(Some)
+        .map_err(|e| format!("cannot open log_error {}: {e}", path.display()))
+}
+
+/// Logs to `file` when given (plain text), else to stderr (in colour on a
+/// terminal); RUST_LOG overrides `default_filter`.
+fn init_tracing(default_filter: &str, file: Option<std::fs::File>) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default_filter.into());
+    let fmt = tracing_subscriber::fmt().with_env_filter(filter);
+    match file {
+        Some(f) => fmt.with_writer(std::sync::Mutex::new(f)).with_ansi(false).init(),
+        None => fmt
+            .with_writer(std::io::stderr)
+            // Colour only on a terminal: a log file or pipe gets plain text.
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .init(),
+    }
 }
 
 /// Removes `--root-password=PW` / `--root-password PW` (`_` or `-`) from
@@ -105,15 +141,13 @@ fn main() {
     let cli = Cli::parse();
     // The benchmark's embedded server logs only warnings: its own progress
     // lines are the output.
-    let default_filter = if matches!(cli.command, Command::Bench(_)) { "warn" } else { "info" };
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default_filter.into()),
-        )
-        .with_writer(std::io::stderr)
-        // Colour only on a terminal: a log file or pipe gets plain text.
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    // `serve` starts its log once its configuration says where
+    // (`log_error`).
+    match cli.command {
+        Command::Serve(_) => {}
+        Command::Bench(_) => init_tracing("warn", None),
+        _ => init_tracing("info", None),
+    }
     let res = match cli.command {
         Command::EngineBench(a) => engine_bench::run(a),
         Command::CommitBench(a) => commit_bench::run(a),

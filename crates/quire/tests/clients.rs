@@ -48,6 +48,8 @@ struct Server {
     port: u16,
     stdout_path: PathBuf,
     stderr_path: PathBuf,
+    /// The file `log_error` names, when the log goes there.
+    log_path: Option<PathBuf>,
 }
 
 /// How a server ended.
@@ -63,6 +65,12 @@ impl Server {
     /// and `logs/<name>.err`. A start that fails because the port was taken
     /// meanwhile is retried on another port.
     fn start(logs: &Path, name: &str, args_for: impl Fn(u16) -> Vec<String>) -> Server {
+        Server::launch(logs, name, None, args_for)
+    }
+
+    /// [`Server::start`] for a server whose log goes to `log` (`log_error`),
+    /// where "ready for connections" is then looked for.
+    fn launch(logs: &Path, name: &str, log: Option<&Path>, args_for: impl Fn(u16) -> Vec<String>) -> Server {
         let mut last_err = String::new();
         for attempt in 0..5 {
             let port = free_port();
@@ -76,7 +84,8 @@ impl Server {
                 .stderr(std::fs::File::create(&stderr_path).expect("create the stderr log"))
                 .spawn()
                 .expect("spawn quire serve");
-            let mut server = Server { child: Some(child), port, stdout_path, stderr_path };
+            let log_path = log.map(Path::to_path_buf);
+            let mut server = Server { child: Some(child), port, stdout_path, stderr_path, log_path };
             match server.wait_ready() {
                 Ok(()) => return server,
                 Err(stderr) if stderr.contains("in use") => last_err = stderr,
@@ -109,7 +118,8 @@ impl Server {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
             let stderr = strip_ansi(&std::fs::read_to_string(&self.stderr_path).unwrap_or_default());
-            if stderr.contains("ready for connections") {
+            let log = self.log_path.as_ref().map(|p| std::fs::read_to_string(p).unwrap_or_default());
+            if log.as_deref().unwrap_or(&stderr).contains("ready for connections") {
                 return Ok(());
             }
             let child = self.child.as_mut().expect("server running");
@@ -680,4 +690,35 @@ fn a_damaged_table_file_is_logged_with_file_and_page_and_the_server_serves_the_r
     assert_eq!(server.query("SELECT id, v FROM d.t ORDER BY id"), "id\tv\n1\ta\n2\tb\n");
     assert_eq!(std::fs::read(&file).expect("read t.qbd"), bytes, "reading changed nothing");
     server.stop_cleanly();
+}
+
+/// `log_error` (a my.cnf staple: Debian's names /var/log/mysql/error.log)
+/// sends the server's log to that file, appended to, and nothing to
+/// stderr; the value reads back as given and is read-only (1238).
+#[test]
+fn log_error_sends_the_servers_log_to_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (logs, datadir) = (dir.path().join("logs"), dir.path().join("data"));
+    std::fs::create_dir_all(&logs).unwrap();
+    let log = dir.path().join("log/error.log");
+    std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+    std::fs::write(&log, "kept\n").unwrap();
+    let server = Server::launch(&logs, "log_error", Some(&log), |port| {
+        let mut args = vec![
+            format!("--root-password={ROOT_PASSWORD}"),
+            format!("--datadir={}", datadir.display()),
+            format!("--port={port}"),
+            format!("--log-error={}", log.display()),
+        ];
+        args.extend(SPEED_OPTIONS.iter().map(|s| s.to_string()));
+        args
+    });
+    assert_eq!(server.query("SELECT @@log_error").trim().lines().last(), Some(log.to_str().unwrap()));
+    let out = server.mariadb(&["--batch", "-e", "SET GLOBAL log_error = 'x'"], "");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ERROR 1238"), "{out:?}");
+    let stopped = server.stop_cleanly();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.starts_with("kept\n"), "appended to: {text}");
+    assert!(text.contains("ready for connections") && !text.contains("\u{1b}["), "plain text: {text}");
+    assert!(!stopped.stderr.contains("ready for connections"), "nothing on stderr: {}", stopped.stderr);
 }

@@ -792,7 +792,7 @@ pub static VARS: &[VarDef] = &[
     def("log_bin", G, RO, Str, "OFF", USED),
     def("log_bin_basename", G, RO, Str, "", USED),
     def("log_bin_index", G, RO, Str, "", USED),
-    def("log_error", G, RO, Str, "stderr", REFUSE),
+    def("log_error", G, RO, Str, "stderr", USED),
     def("log_error_verbosity", G, DYN, uint(1, 3), "2", no_effect("quire's error log detail is chosen by RUST_LOG")),
     def("log_output", G, DYN, VarKind::Set(LOG_OUTPUTS), "FILE", USED),
     def("log_replica_updates", G, RO, Bool, "ON", USED),
