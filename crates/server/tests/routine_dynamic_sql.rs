@@ -14,23 +14,11 @@ use std::time::{Duration, Instant};
 
 use mysql::prelude::Queryable;
 use mysql::Conn;
-use oracle::{answers, assert_same_diagnostics, MariaDb, Quire};
-
-/// Runs `statements` on both servers in a fresh database `db`, asserting
-/// the same answers (all result sets) for each.
-fn both(db: &str, statements: &[&str]) {
-    let m = MariaDb::get();
-    let q = Quire::start(&[]);
-    let (mut qc, mut mc) = (q.fresh_db(db), m.fresh_db(db));
-    for sql in statements {
-        let (qa, ma) = (answers(&mut qc, sql), answers(&mut mc, sql));
-        assert_eq!(qa, ma, "quire and MariaDB differ on: {sql}");
-    }
-}
+use oracle::{assert_same_answers, assert_same_diagnostics, MariaDb, Quire};
 
 #[test]
 fn prepare_execute_and_deallocate_from_a_client_as_mariadb() {
-    both(
+    assert_same_answers(
         "dyn_client",
         &[
             "PREPARE s FROM 'SELECT ? + 1 AS y'",
@@ -67,7 +55,7 @@ fn prepare_execute_and_deallocate_from_a_client_as_mariadb() {
 
 #[test]
 fn dynamic_sql_in_a_procedure_sends_its_rows_and_outlives_the_call_as_mariadb() {
-    both(
+    assert_same_answers(
         "dyn_proc",
         &[
             "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))",
@@ -113,7 +101,7 @@ fn dynamic_sql_in_a_procedure_sends_its_rows_and_outlives_the_call_as_mariadb() 
 
 #[test]
 fn temporary_tables_and_ddl_in_a_procedure_as_mariadb() {
-    both(
+    assert_same_answers(
         "dyn_ddl",
         &[
             "CREATE PROCEDURE scratch(IN n INT)
@@ -190,7 +178,7 @@ fn temporary_tables_and_ddl_in_a_procedure_as_mariadb() {
 
 #[test]
 fn set_of_system_variables_in_a_procedure_as_mariadb() {
-    both(
+    assert_same_answers(
         "dyn_set",
         &[
             "SET sql_mode = 'STRICT_TRANS_TABLES'",

@@ -11,19 +11,7 @@
 
 mod oracle;
 
-use oracle::{answers, MariaDb, Quire};
-
-/// Runs `statements` on both servers in a fresh database `db`, asserting
-/// the same answers for each.
-fn both(db: &str, statements: &[&str]) {
-    let m = MariaDb::get();
-    let q = Quire::start(&[]);
-    let (mut qc, mut mc) = (q.fresh_db(db), m.fresh_db(db));
-    for sql in statements {
-        let (qa, ma) = (answers(&mut qc, sql), answers(&mut mc, sql));
-        assert_eq!(qa, ma, "quire and MariaDB differ on: {sql}");
-    }
-}
+use oracle::assert_same_answers;
 
 const SCHEMA: &[&str] = &[
     "CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(10))",
@@ -54,7 +42,7 @@ const SCHEMA: &[&str] = &[
 
 fn with_schema(db: &str, statements: &[&str]) {
     let all: Vec<&str> = SCHEMA.iter().chain(statements).copied().collect();
-    both(db, &all);
+    assert_same_answers(db, &all);
 }
 
 #[test]
@@ -131,7 +119,7 @@ fn functions_write_tables_the_calling_statement_does_not_use() {
 
 #[test]
 fn set_do_and_the_assignment_operator_evaluate_as_mariadb() {
-    both(
+    assert_same_answers(
         "sf_assign",
         &[
             "CREATE TABLE t (a INT PRIMARY KEY, b VARCHAR(5))",

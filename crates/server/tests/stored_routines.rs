@@ -10,23 +10,11 @@
 mod oracle;
 
 use mysql::prelude::Queryable;
-use oracle::{answers, MariaDb, Quire};
-
-/// Runs `statements` on both servers in a fresh database `db`, asserting
-/// the same answers (all result sets) for each.
-fn both(db: &str, statements: &[&str]) {
-    let m = MariaDb::get();
-    let q = Quire::start(&[]);
-    let (mut qc, mut mc) = (q.fresh_db(db), m.fresh_db(db));
-    for sql in statements {
-        let (qa, ma) = (answers(&mut qc, sql), answers(&mut mc, sql));
-        assert_eq!(qa, ma, "quire and MariaDB differ on: {sql}");
-    }
-}
+use oracle::{assert_same_answers, MariaDb, Quire};
 
 #[test]
 fn procedures_take_in_out_and_inout_parameters_as_mariadb() {
-    both(
+    assert_same_answers(
         "sp_params",
         &[
             "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))",
@@ -65,7 +53,7 @@ fn procedures_take_in_out_and_inout_parameters_as_mariadb() {
 
 #[test]
 fn a_procedures_selects_reach_the_client_as_result_sets_before_its_ok() {
-    both(
+    assert_same_answers(
         "sp_results",
         &[
             "CREATE TABLE t (a INT, b VARCHAR(10))",
@@ -98,7 +86,7 @@ fn a_procedures_selects_reach_the_client_as_result_sets_before_its_ok() {
 
 #[test]
 fn stored_functions_work_in_any_expression_as_mariadb() {
-    both(
+    assert_same_answers(
         "sf_expr",
         &[
             "CREATE TABLE t (a INT, b VARCHAR(10))",
@@ -139,7 +127,7 @@ fn stored_functions_work_in_any_expression_as_mariadb() {
 
 #[test]
 fn routine_errors_have_mariadbs_codes() {
-    both(
+    assert_same_answers(
         "sp_errors",
         &[
             "CREATE PROCEDURE p(IN a INT, OUT b INT) SET b = a",
@@ -185,7 +173,7 @@ fn routine_errors_have_mariadbs_codes() {
 
 #[test]
 fn cursors_fetch_rows_until_a_not_found_handler_ends_the_loop() {
-    both(
+    assert_same_answers(
         "sp_cursors",
         &[
             "CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10), g INT)",
@@ -269,7 +257,7 @@ fn cursors_fetch_rows_until_a_not_found_handler_ends_the_loop() {
 
 #[test]
 fn handlers_continue_or_exit_by_the_most_specific_condition() {
-    both(
+    assert_same_answers(
         "sp_handlers",
         &[
             "SET sql_mode = ''",
@@ -364,7 +352,7 @@ fn handlers_continue_or_exit_by_the_most_specific_condition() {
 
 #[test]
 fn transactions_inside_a_procedure_follow_the_session() {
-    both(
+    assert_same_answers(
         "sp_trx",
         &[
             "CREATE TABLE t (a INT PRIMARY KEY)",
@@ -407,7 +395,7 @@ const ROUTINES: &str = "SELECT ROUTINE_SCHEMA, ROUTINE_NAME, ROUTINE_TYPE, DATA_
 
 #[test]
 fn show_and_information_schema_list_routines_as_mariadb() {
-    both(
+    assert_same_answers(
         "sp_show",
         &[
             "CREATE PROCEDURE p1(IN a INT, OUT b VARCHAR(10)) COMMENT 'the first' DETERMINISTIC READS SQL DATA \
@@ -462,7 +450,7 @@ fn show_and_information_schema_list_routines_as_mariadb() {
 
 #[test]
 fn drop_database_drops_its_routines() {
-    both(
+    assert_same_answers(
         "sp_dropdb",
         &[
             "CREATE DATABASE sp_dropdb_other",

@@ -425,63 +425,62 @@ fn explain_traditional(upper: &str) -> Option<usize> {
     rest.starts_with(char::is_whitespace).then(|| rest.trim_start().len())
 }
 
-/// Splits `SET a=1, NAMES x` (which sqlparser refuses) into single SETs.
-fn split_set(sql: &str) -> Option<Vec<String>> {
+/// The text after a SET's keyword and the byte offsets in it of the
+/// characters outside quotes and parentheses; `None` when it is no SET.
+fn set_top_level(sql: &str) -> Option<(&str, Vec<usize>)> {
     let rest = sql.trim_start();
     if !rest.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("set ")) {
         return None;
     }
     let body = rest.get(4..)?;
-    let (mut parts, mut cur, mut quote) = (Vec::new(), String::new(), None::<char>);
-    let mut depth = 0;
-    for ch in body.chars() {
+    let (mut at, mut quote, mut depth) = (Vec::new(), None::<char>, 0);
+    for (i, ch) in body.char_indices() {
         match (quote, ch) {
             (Some(q), c) if c == q => quote = None,
             (Some(_), _) => {}
             (None, '\'' | '"' | '`') => quote = Some(ch),
             (None, '(') => depth += 1,
             (None, ')') => depth -= 1,
-            (None, ',') if depth == 0 => {
-                parts.push(format!("SET {}", cur.trim()));
-                cur.clear();
-                continue;
-            }
+            (None, _) if depth == 0 => at.push(i),
             _ => {}
         }
-        cur.push(ch);
     }
-    parts.push(format!("SET {}", cur.trim()));
-    (parts.len() > 1).then_some(parts)
+    Some((body, at))
+}
+
+/// Splits `SET a=1, NAMES x` (which sqlparser refuses) into single SETs.
+fn split_set(sql: &str) -> Option<Vec<String>> {
+    let (body, at) = set_top_level(sql)?;
+    let commas: Vec<usize> = at.into_iter().filter(|&i| body.as_bytes()[i] == b',').collect();
+    if commas.is_empty() {
+        return None;
+    }
+    let mut start = 0;
+    let mut parts = Vec::with_capacity(commas.len() + 1);
+    for end in commas.into_iter().chain([body.len()]) {
+        parts.push(format!("SET {}", body[start..end].trim()));
+        start = end + 1;
+    }
+    Some(parts)
 }
 
 /// `SET @a := 1, b := 2` with `=` for each assignment's `:=` (those
 /// outside quotes and parentheses; one inside a value is the operator);
 /// `None` when it is no SET or has none.
 fn set_colon_equals(sql: &str) -> Option<String> {
-    let rest = sql.trim_start();
-    if !rest.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("set ")) {
+    let (body, at) = set_top_level(sql)?;
+    let colons: Vec<usize> = at.into_iter().filter(|&i| body[i..].starts_with(":=")).collect();
+    if colons.is_empty() {
         return None;
     }
-    let (mut out, mut quote, mut depth, mut changed) = (String::with_capacity(sql.len()), None::<char>, 0, false);
-    let mut chars = rest.chars().peekable();
-    while let Some(ch) = chars.next() {
-        match (quote, ch) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"' | '`') => quote = Some(ch),
-            (None, '(') => depth += 1,
-            (None, ')') => depth -= 1,
-            (None, ':') if depth == 0 && chars.peek() == Some(&'=') => {
-                chars.next();
-                out.push('=');
-                changed = true;
-                continue;
-            }
-            _ => {}
-        }
-        out.push(ch);
+    let (mut out, mut start) = (String::from("SET "), 0);
+    for c in colons {
+        out.push_str(&body[start..c]);
+        out.push('=');
+        start = c + 2;
     }
-    changed.then_some(out)
+    out.push_str(&body[start..]);
+    Some(out)
 }
 
 pub fn parse(sql: &str) -> Result<Vec<ast::Statement>> {

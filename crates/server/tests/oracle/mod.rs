@@ -429,3 +429,16 @@ pub fn peak_rss_during<T>(f: impl FnOnce() -> T) -> (T, u64) {
     let peak = sampler.join().unwrap().max(rss_bytes());
     (out, peak.saturating_sub(before))
 }
+
+/// Runs `statements` on quire and MariaDB, each in a fresh database `db`,
+/// asserting the same answers (all result sets, OKs and errors) for each.
+#[allow(dead_code)]
+pub fn assert_same_answers(db: &str, statements: &[&str]) {
+    let m = MariaDb::get();
+    let q = Quire::start(&[]);
+    let (mut qc, mut mc) = (q.fresh_db(db), m.fresh_db(db));
+    for sql in statements {
+        let (qa, ma) = (answers(&mut qc, sql), answers(&mut mc, sql));
+        assert_eq!(qa, ma, "quire and MariaDB differ on: {sql}");
+    }
+}
