@@ -510,8 +510,8 @@ fn bodies_refuse_what_the_interpreter_lacks() {
     let mut c = q.fresh_db("trg_refused");
     c.query_drop("CREATE TABLE plain (id INT PRIMARY KEY, a INT)").unwrap();
     for sql in [
-        "CREATE TRIGGER h BEFORE INSERT ON plain FOR EACH ROW RESIGNAL",
-        "CREATE TRIGGER h BEFORE INSERT ON plain FOR EACH ROW BEGIN GET DIAGNOSTICS @n = NUMBER; END",
+        "CREATE TRIGGER h BEFORE INSERT ON plain FOR EACH ROW BEGIN LOCK TABLES plain READ; END",
+        "CREATE TRIGGER h BEFORE INSERT ON plain FOR EACH ROW BEGIN PREPARE s FROM 'SELECT 1'; END",
     ] {
         assert_eq!(answer(&mut c, sql), Answer::Err(1235), "{sql}");
     }

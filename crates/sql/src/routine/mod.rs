@@ -7,8 +7,10 @@
 //!   expressions and SQL statements are kept as text.
 //! - `exec`: preparation (names to frame slots, SQL parsed and bound)
 //!   and the interpreter, which runs SQL through a [`exec::Host`].
+//! - `client`: GET DIAGNOSTICS and RESIGNAL as a client's statements.
 
 pub mod ast;
+pub mod client;
 pub mod exec;
 pub mod parse;
 

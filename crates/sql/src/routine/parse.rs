@@ -4,8 +4,10 @@
 //! parentheses and CASE ... END) and kept as its source text, which the
 //! executor parses with the rest of quire's SQL.
 //!
-//! What stored programs may hold and quire does not run (RESIGNAL, GET DIAGNOSTICS, other statements) is refused here
-//! with 1235, when the program is created.
+//! What stored programs may hold and quire does not run (other
+//! statements) is refused here with 1235, when the program is created.
+
+mod diagnostics;
 
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
@@ -254,6 +256,12 @@ impl<'a> Parser<'a> {
         }
         if self.eat("SIGNAL") {
             return self.signal();
+        }
+        if self.eat("RESIGNAL") {
+            return self.resignal();
+        }
+        if self.is_word("GET") {
+            return self.get_diagnostics();
         }
         if self.eat("OPEN") {
             return Ok(Stmt::Open(self.ident()?));
@@ -530,6 +538,12 @@ impl<'a> Parser<'a> {
         } else {
             (self.ident()?, true)
         };
+        let (message, errno) = self.signal_items()?;
+        Ok(Stmt::Signal { sqlstate, named, message, errno })
+    }
+
+    /// SIGNAL's and RESIGNAL's `[SET MESSAGE_TEXT = e, MYSQL_ERRNO = e]`.
+    fn signal_items(&mut self) -> Result<(Option<String>, Option<String>)> {
         let (mut message, mut errno) = (None, None);
         if self.eat("SET") {
             loop {
@@ -546,7 +560,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Ok(Stmt::Signal { sqlstate, named, message, errno })
+        Ok((message, errno))
     }
 
     /// After CALL: `[db.]name[(arg, ...)]`, each argument's text.
@@ -730,7 +744,7 @@ mod tests {
 
     #[test]
     fn unsupported_parts_are_refused_not_ignored() {
-        for src in ["BEGIN RESIGNAL; END", "CALL p()", "BEGIN CREATE TABLE x (a INT); END"] {
+        for src in ["BEGIN LOCK TABLES t READ; END", "CALL p()", "BEGIN CREATE TABLE x (a INT); END"] {
             assert_eq!(program(src).unwrap_err().code, 1235, "{src}");
         }
         assert_eq!(program("SELECT 1").unwrap_err().code, 1415);
