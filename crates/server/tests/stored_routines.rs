@@ -512,7 +512,6 @@ fn what_quire_does_not_run_is_refused_at_create_with_1235() {
     let mut c = q.fresh_db("sp_refused");
     c.query_drop("CREATE TABLE t (a INT)").unwrap();
     for sql in [
-        "CREATE PROCEDURE r() BEGIN RESIGNAL; END",
         "CREATE PROCEDURE d() BEGIN DROP TRIGGER tr; END",
         "CREATE PROCEDURE pr() BEGIN DO 1; END",
         "CREATE FUNCTION loadable RETURNS STRING SONAME 'x.so'",

@@ -45,25 +45,42 @@ impl Level {
 pub struct Condition {
     pub level: Level,
     pub code: u16,
+    /// RETURNED_SQLSTATE (GET DIAGNOSTICS; handlers match it).
+    pub state: &'static str,
     pub message: String,
 }
 
 impl Condition {
+    /// A condition of the SQLSTATE MySQL gives `code` ([`sqlstate_of`]).
     pub fn new(level: Level, code: u16, message: impl Into<String>) -> Self {
-        Self { level, code, message: message.into() }
+        Self { level, code, state: sqlstate_of(code), message: message.into() }
+    }
+
+    /// A condition of its own SQLSTATE (SIGNAL, RESIGNAL).
+    pub fn with_state(level: Level, code: u16, state: &'static str, message: impl Into<String>) -> Self {
+        Self { level, code, state, message: message.into() }
+    }
+
+    /// The error a failed statement reports.
+    pub fn of_error(e: &SqlError) -> Self {
+        Self::with_state(Level::Error, e.code, e.state, e.message.clone())
     }
 
     /// The error this condition becomes when the statement may not go on
-    /// with a warning (strict mode in INSERT / UPDATE).
+    /// with a warning (strict mode in INSERT / UPDATE), or that RESIGNAL
+    /// raises.
     pub fn into_error(self) -> SqlError {
-        SqlError::new(self.code, sqlstate_of(self.code), self.message)
+        SqlError::new(self.code, self.state, self.message)
     }
 }
 
 /// The SQLSTATE MySQL gives the conditions quire raises as warnings.
 pub fn sqlstate_of(code: u16) -> &'static str {
     match code {
-        1048 => "23000",
+        1048 | 1062 => "23000",
+        1050 => "42S01",
+        1051 | 1146 => "42S02",
+        1305 => "42000",
         1264 => "22003",
         1265 => "01000",
         1292 | 1366 => "22007",
@@ -127,6 +144,9 @@ pub struct Diagnostics {
     /// raised is what came after the count it read before it.
     seq: u64,
     kept_seq: Vec<u64>,
+    /// `seq` when the running statement began: its conditions are numbered
+    /// above it.
+    statement_from: u64,
 }
 
 /// Where the area stood, to go back to (a row change that is retried must
@@ -152,6 +172,7 @@ impl Default for Diagnostics {
             notes: true,
             seq: 0,
             kept_seq: Vec::new(),
+            statement_from: 0,
         }
     }
 }
@@ -161,6 +182,7 @@ impl Diagnostics {
     pub fn begin_statement(&mut self, clears: bool, max_error_count: u64, sql_notes: bool) {
         self.current += 1;
         self.statement = 0;
+        self.statement_from = self.seq;
         self.max_kept = usize::try_from(max_error_count).unwrap_or(usize::MAX);
         self.notes = sql_notes;
         if clears {
@@ -201,28 +223,70 @@ impl Diagnostics {
         self.seq
     }
 
-    /// The kept conditions recorded after [`Self::seq`] read `since`.
-    pub fn raised_since(&self, since: u64) -> Vec<&Condition> {
-        self.kept.iter().zip(&self.kept_seq).filter(|(_, n)| **n > since).map(|(c, _)| c).collect()
-    }
-
-    /// Forgets the conditions recorded after `since` (a stored program's
-    /// handler took them).
-    pub fn forget_since(&mut self, since: u64) {
-        let n = self.seq.saturating_sub(since);
-        let errors =
-            self.kept.iter().zip(&self.kept_seq).filter(|(c, s)| **s > since && c.level == Level::Error).count() as u64;
-        let keep = self.kept_seq.iter().take_while(|s| **s <= since).count();
-        self.kept.truncate(keep);
-        self.kept_seq.truncate(keep);
-        self.total = self.total.saturating_sub(n);
-        self.statement = self.statement.saturating_sub(n);
-        self.errors = self.errors.saturating_sub(errors);
-    }
-
-    /// Records the error that ended the running statement (rule 3).
+    /// Records the error that ended the running statement (rule 3), once:
+    /// an error a stored program's statement recorded, or RESIGNAL, is
+    /// already the running statement's last condition when the CALL ends
+    /// with it.
     pub fn push_error(&mut self, e: &SqlError) {
-        self.push(Condition::new(Level::Error, e.code, e.message.clone()));
+        let c = Condition::of_error(e);
+        let mine = |n: u64| n > self.statement_from || self.owner == self.current;
+        let latest = self.kept_seq.last().is_some_and(|n| *n == self.seq && mine(*n));
+        if latest && self.kept.last() == Some(&c) {
+            return;
+        }
+        self.push(c);
+    }
+
+    /// The running statement reads the area the statements before it left
+    /// and adds its own conditions to it instead of replacing them (GET
+    /// DIAGNOSTICS, as MySQL and MariaDB).
+    pub fn adopt(&mut self) {
+        self.owner = self.current;
+    }
+
+    /// The running statement reports every condition the area holds (a
+    /// CALL: its body's statements raised them).
+    pub fn report_all(&mut self) {
+        self.statement = self.total;
+    }
+
+    /// The kept conditions, oldest first (GET DIAGNOSTICS' NUMBER counts them).
+    pub fn kept(&self) -> &[Condition] {
+        &self.kept
+    }
+
+    /// The kept conditions recorded after [`Self::seq`] read `since`, with
+    /// their numbers.
+    pub fn numbered_since(&self, since: u64) -> Vec<(u64, &Condition)> {
+        self.kept_seq.iter().copied().zip(&self.kept).filter(|(n, _)| *n > since).collect()
+    }
+
+    /// The kept condition numbered `n`, if the area still holds it.
+    pub fn numbered_mut(&mut self, n: u64) -> Option<&mut Condition> {
+        let i = self.kept_seq.iter().position(|s| *s == n)?;
+        self.kept.get_mut(i)
+    }
+
+    /// Forgets the kept conditions numbered `from + 1 ..= to` (those a
+    /// stored program's handler took, when it ends).
+    pub fn forget_range(&mut self, from: u64, to: u64) {
+        let mut i = 0;
+        while i < self.kept.len() {
+            let n = self.kept_seq[i];
+            if n > from && n <= to {
+                let c = self.kept.remove(i);
+                self.kept_seq.remove(i);
+                self.total = self.total.saturating_sub(1);
+                if n > self.statement_from {
+                    self.statement = self.statement.saturating_sub(1);
+                }
+                if c.level == Level::Error {
+                    self.errors = self.errors.saturating_sub(1);
+                }
+            } else {
+                i += 1;
+            }
+        }
     }
 
     pub fn mark(&self) -> Mark {
@@ -299,6 +363,33 @@ mod tests {
         assert_eq!((d.warning_count(), d.error_count(), d.statement_count()), (3, 1, 3));
         assert_eq!(d.list(false, 0, None).len(), 1);
         assert!(d.list(true, 0, None).is_empty());
+    }
+
+    #[test]
+    fn a_handlers_conditions_leave_the_area_and_an_error_is_recorded_once() {
+        let mut d = Diagnostics::default();
+        d.begin_statement(true, 64, true);
+        d.push(warn("a"));
+        let e = SqlError::new(1062, "23000", "dup");
+        d.push_error(&e);
+        let taken = d.seq();
+        // The CALL ends with the error its statement recorded: once.
+        d.push_error(&e);
+        assert_eq!(d.kept().len(), 2);
+        assert_eq!(d.kept()[1].state, "23000");
+        d.begin_statement(false, 64, true); // SET in the handler
+        d.adopt();
+        d.push(Condition::with_state(Level::Warning, 1642, "01234", "w"));
+        d.forget_range(0, taken);
+        assert_eq!(d.kept(), &[Condition::with_state(Level::Warning, 1642, "01234", "w")][..]);
+        assert_eq!((d.warning_count(), d.error_count(), d.statement_count()), (1, 0, 1));
+        // A later statement failing alike is recorded again.
+        d.begin_statement(false, 64, true);
+        d.push_error(&e);
+        d.begin_statement(false, 64, true);
+        d.push_error(&e);
+        assert_eq!(d.kept().len(), 1);
+        assert_eq!(d.numbered_since(0).len(), 1);
     }
 
     #[test]

@@ -1594,6 +1594,24 @@ impl Session {
             Ok(None) => {}
             Err(e) => return self.answer_failure(out, e),
         }
+        match crate::routine::client::parse(sql) {
+            // It leaves the diagnostics area as it is (it reads it).
+            Ok(Some(p)) => {
+                out.begin(self, false);
+                self.begin_statement(false, false);
+                self.diag.borrow_mut().adopt();
+                let r = crate::stored::call::run_program(self, &p).map(|()| Output::ok());
+                // ROW_COUNT() stays what it was, unless the statement fails.
+                let r = self.finish(r).and_then(|o| deliver(o, out.rows()));
+                if r.is_err() {
+                    self.row_count = -1;
+                }
+                out.end(self, r);
+                return;
+            }
+            Ok(None) => {}
+            Err(e) => return self.answer_failure(out, e),
+        }
         match admin::parse(sql) {
             Ok(Some(a)) => {
                 out.begin(self, false);
@@ -2290,7 +2308,12 @@ impl Session {
         use crate::stored::ddl::RoutineStmt;
         self.begin_statement(true, false);
         let r = match t {
-            RoutineStmt::Call(call) => crate::stored::call::call(self, call, out),
+            RoutineStmt::Call(call) => {
+                let r = crate::stored::call::call(self, call, out);
+                // Its OK counts what its statements left in the area.
+                self.diag.borrow_mut().report_all();
+                r
+            }
             RoutineStmt::ShowCreate { .. } => {
                 out.begin(self, false);
                 crate::stored::ddl::run(self, t).and_then(|o| deliver(o, out.rows()))

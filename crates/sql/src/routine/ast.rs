@@ -30,6 +30,13 @@ pub enum Stmt {
     /// `SIGNAL {SQLSTATE [VALUE] 'xxxxx' | condition} [SET MESSAGE_TEXT =
     /// e, MYSQL_ERRNO = e]`; `named`: `sqlstate` is a condition's name.
     Signal { sqlstate: String, named: bool, message: Option<String>, errno: Option<String> },
+    /// `RESIGNAL [SQLSTATE [VALUE] 'xxxxx' | condition] [SET MESSAGE_TEXT
+    /// = e, MYSQL_ERRNO = e]`: without a SQLSTATE (`None`), the condition
+    /// that activated the handler, else a new one; `(state, named)` as
+    /// SIGNAL's.
+    Resignal { sqlstate: Option<(String, bool)>, message: Option<String>, errno: Option<String> },
+    /// `GET [CURRENT | STACKED] DIAGNOSTICS ...`.
+    GetDiagnostics(GetDiagnostics),
     /// `OPEN cursor`.
     Open(String),
     /// `FETCH [[NEXT] FROM] cursor INTO target, ...`.
@@ -131,4 +138,62 @@ pub enum Target {
     /// `NAMES`, `CHARACTER SET`); a [`Target::Name`] that is no local
     /// is one too.
     System(String),
+}
+
+/// `GET [CURRENT | STACKED] DIAGNOSTICS target = item, ...` (statement
+/// items) or `... CONDITION n target = item, ...` (condition items).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GetDiagnostics {
+    /// STACKED: the area as it was when the running handler began.
+    pub stacked: bool,
+    /// The condition number as written (a literal or a variable).
+    pub condition: Option<String>,
+    pub items: Vec<(Target, DiagItem)>,
+}
+
+/// What GET DIAGNOSTICS reads: NUMBER and ROW_COUNT of the statement,
+/// the others of a condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiagItem {
+    Number,
+    RowCount,
+    MessageText,
+    MysqlErrno,
+    ReturnedSqlstate,
+    ClassOrigin,
+    SubclassOrigin,
+    ConstraintCatalog,
+    ConstraintSchema,
+    ConstraintName,
+    CatalogName,
+    SchemaName,
+    TableName,
+    ColumnName,
+    CursorName,
+}
+
+impl DiagItem {
+    /// The item called `name`, among the condition items (`condition`)
+    /// or the statement items.
+    pub fn named(name: &str, condition: bool) -> Option<DiagItem> {
+        use DiagItem::*;
+        let statement = [("NUMBER", Number), ("ROW_COUNT", RowCount)];
+        let conditions = [
+            ("MESSAGE_TEXT", MessageText),
+            ("MYSQL_ERRNO", MysqlErrno),
+            ("RETURNED_SQLSTATE", ReturnedSqlstate),
+            ("CLASS_ORIGIN", ClassOrigin),
+            ("SUBCLASS_ORIGIN", SubclassOrigin),
+            ("CONSTRAINT_CATALOG", ConstraintCatalog),
+            ("CONSTRAINT_SCHEMA", ConstraintSchema),
+            ("CONSTRAINT_NAME", ConstraintName),
+            ("CATALOG_NAME", CatalogName),
+            ("SCHEMA_NAME", SchemaName),
+            ("TABLE_NAME", TableName),
+            ("COLUMN_NAME", ColumnName),
+            ("CURSOR_NAME", CursorName),
+        ];
+        let list: &[(&str, DiagItem)] = if condition { &conditions } else { &statement };
+        list.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, i)| *i)
+    }
 }

@@ -20,6 +20,14 @@
 //!    final, so that no enclosing statement offers it again.
 //! 4. A cursor is open from OPEN to CLOSE or to the end of its block; its
 //!    rows are read whole at OPEN (MySQL materializes them too).
+//! 5. Handlers running: `Vm::active` holds one [`Active`] per handler
+//!    whose body is running, innermost last. While it runs, the condition
+//!    that activated it is in the diagnostics area (recorded there when
+//!    the statement had not: SIGNAL, the interpreter's own errors), with
+//!    all the area held then; when the body ends, however it ends, those
+//!    conditions leave the area unless it ran RESIGNAL (MySQL's
+//!    `mark_sql_conditions_for_removal`). RESIGNAL and GET STACKED
+//!    DIAGNOSTICS read the innermost; with none, they fail (1645, 1887).
 
 use std::sync::Arc;
 
@@ -27,10 +35,12 @@ use parking_lot::Mutex;
 use quire_engine::row::{Column, Value};
 use sqlparser::ast;
 
-use super::ast::{CondValue, Decl, Declare, Kind, Stmt, Target};
-use crate::diag::Level;
+use super::ast::{CondValue, Decl, Declare, DiagItem, Kind, Stmt, Target};
+use crate::diag::{Condition, Level};
 use crate::error::{Result, SqlError};
 use crate::session::Compiled;
+
+mod diagnostics;
 
 /// What a program runs against (a firing trigger: the session and the
 /// statement's transaction).
@@ -48,11 +58,11 @@ pub trait Host {
     fn set_user_var(&mut self, name: &str, value: Value) {
         self.session().user_vars.borrow_mut().insert(name.to_ascii_lowercase(), value);
     }
-    /// Raises a warning or note (SIGNAL of class 01, no rows fetched)
+    /// Raises a condition (SIGNAL of class 01, no rows fetched, RESIGNAL)
     /// into the diagnostics area as it is: a SIGNAL of class 01 is no
     /// conversion warning, which strict mode would make an error.
-    fn warn(&self, code: u16, message: String) -> Result<()> {
-        self.session().warn(code, message);
+    fn warn(&self, c: Condition) -> Result<()> {
+        self.session().diag.borrow_mut().push(c);
         Ok(())
     }
     /// `Err` once the statement is interrupted (KILL QUERY).
@@ -63,19 +73,40 @@ pub trait Host {
     fn diag_seq(&self) -> u64 {
         self.session().diag.borrow().seq()
     }
-    /// The warnings (code, SQLSTATE) recorded since `seq`, oldest first.
-    fn warnings_since(&self, seq: u64) -> Vec<(u16, &'static str)> {
+    /// The conditions recorded since `seq` and still kept, with their
+    /// numbers, oldest first.
+    fn conditions_since(&self, seq: u64) -> Vec<(u64, Condition)> {
         let d = self.session().diag.borrow();
-        let raised = d.raised_since(seq);
-        raised
-            .iter()
-            .filter(|c| c.level == Level::Warning)
-            .map(|c| (c.code, crate::diag::sqlstate_of(c.code)))
-            .collect()
+        d.numbered_since(seq).into_iter().map(|(n, c)| (n, c.clone())).collect()
     }
-    /// Forgets what was recorded since `seq` (a handler took it).
-    fn forget_since(&self, seq: u64) {
-        self.session().diag.borrow_mut().forget_since(seq);
+    /// Forgets the conditions numbered up to `seq` (a handler that took
+    /// them ended).
+    fn forget_upto(&self, seq: u64) {
+        self.session().diag.borrow_mut().forget_range(0, seq);
+    }
+    /// Replaces condition number `n` with `c`; `false` when the area no
+    /// longer holds it.
+    fn update_condition(&self, n: u64, c: &Condition) -> bool {
+        match self.session().diag.borrow_mut().numbered_mut(n) {
+            Some(old) => {
+                *old = c.clone();
+                true
+            }
+            None => false,
+        }
+    }
+    /// What the program raises itself is added to the area the last
+    /// statement left (RESIGNAL, GET DIAGNOSTICS).
+    fn adopt_diagnostics(&self) {
+        self.session().diag.borrow_mut().adopt();
+    }
+    /// The diagnostics area's kept conditions (GET DIAGNOSTICS).
+    fn diagnostics(&self) -> Vec<Condition> {
+        self.session().diag.borrow().kept().to_vec()
+    }
+    /// ROW_COUNT() now.
+    fn row_count(&self) -> i64 {
+        self.session().row_count
     }
     /// A SELECT ... INTO fetched `rows` rows (a CALL's OK counts them,
     /// as MariaDB).
@@ -262,6 +293,17 @@ enum Op {
         sqlstate: &'static str,
         message: Option<Sql>,
         errno: Option<Sql>,
+    },
+    /// RESIGNAL: `sqlstate` for a new condition.
+    Resignal {
+        sqlstate: Option<&'static str>,
+        message: Option<Sql>,
+        errno: Option<Sql>,
+    },
+    GetDiagnostics {
+        stacked: bool,
+        condition: Option<Sql>,
+        items: Vec<(Dest, DiagItem)>,
     },
     Exec(Sql),
     SelectInto {
@@ -494,6 +536,28 @@ fn op(s: &Stmt, names: &Names, sc: &mut Scope) -> Result<Op> {
             sqlstate: intern(&signal_state(sqlstate, *named, sc)?),
             message: message.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
             errno: errno.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
+        },
+        Stmt::Resignal { sqlstate, message, errno } => Op::Resignal {
+            sqlstate: sqlstate
+                .as_ref()
+                .map(|(s, named)| signal_state(s, *named, sc).map(|s| intern(&s)))
+                .transpose()?,
+            message: message.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
+            errno: errno.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
+        },
+        Stmt::GetDiagnostics(g) => Op::GetDiagnostics {
+            stacked: g.stacked,
+            condition: g.condition.as_ref().map(|e| signal_value(e, names, sc)).transpose()?,
+            items: g
+                .items
+                .iter()
+                .map(|(t, item)| match t {
+                    Target::Name(n) if local(sc, n).is_none() => {
+                        Err(SqlError::new(1327, "42000", format!("Undeclared variable: {n}")))
+                    }
+                    t => Ok((dest(t, names, sc)?, *item)),
+                })
+                .collect::<Result<_>>()?,
         },
         Stmt::Sql(text) => Op::Exec(Sql::new(statement(text, names, sc)?)),
         Stmt::Select(text) => {
@@ -860,6 +924,21 @@ struct Vm<'h, 'p> {
     /// Invariant 4: each cursor's rows still to fetch, while it is open.
     cursors: Vec<Option<std::vec::IntoIter<Vec<Value>>>>,
     queries: &'p [Sql],
+    /// Invariant 5: the handlers running, innermost last.
+    active: Vec<Active>,
+}
+
+/// A handler that is running (RESIGNAL, GET STACKED DIAGNOSTICS).
+struct Active {
+    /// The condition that activated it, and its number in the area.
+    cond: Condition,
+    number: u64,
+    /// The diagnostics area and ROW_COUNT() as they were when it began
+    /// (what GET STACKED DIAGNOSTICS reads).
+    stacked: Vec<Condition>,
+    row_count: i64,
+    /// It ran RESIGNAL: what the area held when it began stays there.
+    resignaled: bool,
 }
 
 /// Errors no handler may take: the statement was killed or timed out.
@@ -874,7 +953,16 @@ fn truth(v: &Value) -> bool {
 impl<'h, 'p> Vm<'h, 'p> {
     fn new(host: &'h mut dyn Host, p: &'p Prepared, frame: Vec<Value>) -> Self {
         let cursors = p.cursors.iter().map(|_| None).collect();
-        Vm { host, slots: &p.slots, frame, scopes: Vec::new(), propagating: false, cursors, queries: &p.cursors }
+        Vm {
+            host,
+            slots: &p.slots,
+            frame,
+            scopes: Vec::new(),
+            propagating: false,
+            cursors,
+            queries: &p.cursors,
+            active: Vec::new(),
+        }
     }
 
     /// Runs one statement, offering what it raises to the handlers in
@@ -891,10 +979,13 @@ impl<'h, 'p> Vm<'h, 'p> {
         let seq = self.host.diag_seq();
         match self.exec_op(o) {
             Ok(Flow::Next) if !compound => {
-                for (code, state) in self.host.warnings_since(seq) {
-                    if let Some(h) = self.find(code, state, Level::Warning) {
-                        self.host.forget_since(seq);
-                        return self.activate(h);
+                // Notes too, when sql_notes keeps them (not SQLWARNING's).
+                for (n, c) in self.host.conditions_since(seq) {
+                    if c.level == Level::Error {
+                        continue;
+                    }
+                    if let Some(h) = self.find(c.code, c.state, c.level) {
+                        return self.activate(h, c, n);
                     }
                 }
                 Ok(Flow::Next)
@@ -902,9 +993,9 @@ impl<'h, 'p> Vm<'h, 'p> {
             Err(e) if self.propagating || unhandleable(&e) => Err(e),
             Err(e) => match self.find(e.code, e.state, Level::Error) {
                 Some(h) => {
-                    // The statement recorded its error: the handler took it.
-                    self.host.forget_since(seq);
-                    self.activate(h)
+                    let c = Condition::of_error(&e);
+                    let n = self.recorded(&c, seq)?;
+                    self.activate(h, c, n)
                 }
                 None => {
                     self.propagating = true;
@@ -913,6 +1004,21 @@ impl<'h, 'p> Vm<'h, 'p> {
             },
             r => r,
         }
+    }
+
+    /// The number of error `c` in the diagnostics area: a statement
+    /// recorded it (raised since `seq`), or RESIGNAL did (the area's last
+    /// condition), or it is recorded now (SIGNAL, the interpreter's own
+    /// errors).
+    fn recorded(&mut self, c: &Condition, seq: u64) -> Result<u64> {
+        if let Some((n, _)) = self.host.conditions_since(seq).into_iter().rev().find(|(_, x)| x == c) {
+            return Ok(n);
+        }
+        if let Some((n, _)) = self.host.conditions_since(0).pop().filter(|(_, x)| x == c) {
+            return Ok(n);
+        }
+        self.host.warn(c.clone())?;
+        Ok(self.host.diag_seq())
     }
 
     /// The handler for a condition: the innermost scope that has one,
@@ -933,13 +1039,21 @@ impl<'h, 'p> Vm<'h, 'p> {
         None
     }
 
-    /// Runs handler `h` of scope `i` with only the scopes outside its
-    /// block in force; CONTINUE goes on after the statement that raised
-    /// the condition, EXIT leaves the handler's block.
-    fn activate(&mut self, (i, h): (usize, &'p Handler)) -> Result<Flow> {
+    /// Runs handler `h` of scope `i` for condition `cond` (numbered
+    /// `number`) with only the scopes outside its block in force; CONTINUE
+    /// goes on after the statement that raised the condition, EXIT leaves
+    /// the handler's block. What the area held when it began leaves it
+    /// then (invariant 5).
+    fn activate(&mut self, (i, h): (usize, &'p Handler), cond: Condition, number: u64) -> Result<Flow> {
         let inner = self.scopes.split_off(i);
         let label = inner[0].0;
+        let taken = self.host.diag_seq();
+        let (stacked, row_count) = (self.host.diagnostics(), self.host.row_count());
+        self.active.push(Active { cond, number, stacked, row_count, resignaled: false });
         let r = self.exec(&h.body);
+        if self.active.pop().is_some_and(|a| !a.resignaled) {
+            self.host.forget_upto(taken);
+        }
         self.scopes.extend(inner);
         match r {
             Err(e) => {
@@ -947,6 +1061,8 @@ impl<'h, 'p> Vm<'h, 'p> {
                 Err(e)
             }
             Ok(Flow::Return(v)) => Ok(Flow::Return(v)),
+            // An outer block's EXIT handler took what this body raised.
+            Ok(f @ (Flow::Leave(_) | Flow::Iterate(_))) => Ok(f),
             Ok(_) if h.exit => Ok(Flow::Leave(label)),
             Ok(_) => Ok(Flow::Next),
         }
@@ -1143,6 +1259,10 @@ impl<'h, 'p> Vm<'h, 'p> {
             Op::Leave(l) => Ok(Flow::Leave(*l)),
             Op::Iterate(l) => Ok(Flow::Iterate(*l)),
             Op::Signal { sqlstate, message, errno } => self.signal(sqlstate, message.as_ref(), errno.as_ref()),
+            Op::Resignal { sqlstate, message, errno } => self.resignal(*sqlstate, message.as_ref(), errno.as_ref()),
+            Op::GetDiagnostics { stacked, condition, items } => {
+                self.get_diagnostics(*stacked, condition.as_ref(), items)
+            }
             Op::Exec(sql) => {
                 let plan = sql.plan(self.host)?;
                 self.host.run(&plan, &self.frame)?;
@@ -1156,7 +1276,8 @@ impl<'h, 'p> Vm<'h, 'p> {
                     return Err(SqlError::new(1172, "42000", "Result consisted of more than one row"));
                 }
                 let Some(row) = rows.into_iter().next() else {
-                    self.host.warn(1329, "No data - zero rows fetched, selected, or processed".into())?;
+                    let text = "No data - zero rows fetched, selected, or processed";
+                    self.host.warn(Condition::new(Level::Warning, 1329, text))?;
                     return Ok(Flow::Next);
                 };
                 if row.len() != dests.len() {
@@ -1178,16 +1299,24 @@ impl<'h, 'p> Vm<'h, 'p> {
     /// anything else an error; MYSQL_ERRNO and MESSAGE_TEXT default as in
     /// MySQL (1642 / 1643 / 1644).
     fn signal(&mut self, sqlstate: &'static str, message: Option<&Sql>, errno: Option<&Sql>) -> Result<Flow> {
-        let (default_code, default_text) = match &sqlstate[..2] {
-            "01" => (1642u16, "Unhandled user-defined warning condition"),
-            "02" => (1643, "Unhandled user-defined not found condition"),
-            _ => (1644, "Unhandled user-defined exception condition"),
-        };
+        let (level, default_code, default_text) = signal_defaults(sqlstate);
+        let (code, text) = self.signal_items(message, errno)?;
+        let c =
+            Condition::with_state(level, code.unwrap_or(default_code), sqlstate, text.unwrap_or(default_text.into()));
+        if level == Level::Warning {
+            self.host.warn(c)?;
+            return Ok(Flow::Next);
+        }
+        Err(c.into_error())
+    }
+
+    /// SIGNAL's and RESIGNAL's MYSQL_ERRNO and MESSAGE_TEXT, when set.
+    fn signal_items(&mut self, message: Option<&Sql>, errno: Option<&Sql>) -> Result<(Option<u16>, Option<String>)> {
         let code = match errno {
             Some(e) => {
                 let v = self.eval(e)?;
                 match crate::expr::to_decimal(&v).map(|d| d.to_f64()) {
-                    Some(n) if (1.0..=65535.0).contains(&n) && n.fract() == 0.0 => n as u16,
+                    Some(n) if (1.0..=65535.0).contains(&n) && n.fract() == 0.0 => Some(n as u16),
                     _ => {
                         return Err(SqlError::new(
                             1231,
@@ -1197,7 +1326,7 @@ impl<'h, 'p> Vm<'h, 'p> {
                     }
                 }
             }
-            None => default_code,
+            None => None,
         };
         let text = match message {
             Some(e) => match self.eval(e)? {
@@ -1208,14 +1337,20 @@ impl<'h, 'p> Vm<'h, 'p> {
                         "Variable 'MESSAGE_TEXT' can't be set to the value of 'NULL'",
                     ))
                 }
-                v => crate::expr::as_string(&v),
+                v => Some(crate::expr::as_string(&v)),
             },
-            None => default_text.to_string(),
+            None => None,
         };
-        if sqlstate.starts_with("01") {
-            self.host.warn(code, text)?;
-            return Ok(Flow::Next);
-        }
-        Err(SqlError::new(code, sqlstate, text))
+        Ok((code, text))
+    }
+}
+
+/// A SIGNAL'd condition's level and its MYSQL_ERRNO and MESSAGE_TEXT
+/// when not set, by SQLSTATE class (MySQL's 1642 / 1643 / 1644).
+fn signal_defaults(sqlstate: &str) -> (Level, u16, &'static str) {
+    match &sqlstate[..2] {
+        "01" => (Level::Warning, 1642, "Unhandled user-defined warning condition"),
+        "02" => (Level::Error, 1643, "Unhandled user-defined not found condition"),
+        _ => (Level::Error, 1644, "Unhandled user-defined exception condition"),
     }
 }

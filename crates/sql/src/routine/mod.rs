@@ -12,8 +12,10 @@
 //!   and the interpreter, which runs SQL through a [`exec::Host`].
 //! - `run`: a trigger's or stored function's statement run in the
 //!   invoking statement's transaction.
+//! - `client`: GET DIAGNOSTICS and RESIGNAL as a client's statements.
 
 pub mod ast;
+pub mod client;
 pub mod exec;
 pub mod parse;
 pub mod run;

@@ -4,8 +4,10 @@
 //! parentheses and CASE ... END) and kept as its source text, which the
 //! executor parses with the rest of quire's SQL.
 //!
-//! What stored programs may hold and quire does not run (RESIGNAL, GET DIAGNOSTICS, other statements) is refused here
-//! with 1235, when the program is created.
+//! What stored programs may hold and quire does not run (other
+//! statements) is refused here with 1235, when the program is created.
+
+mod diagnostics;
 
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::tokenizer::{Token, Tokenizer};
@@ -264,6 +266,12 @@ impl<'a> Parser<'a> {
         }
         if self.eat("SIGNAL") {
             return self.signal();
+        }
+        if self.eat("RESIGNAL") {
+            return self.resignal();
+        }
+        if self.is_word("GET") {
+            return self.get_diagnostics();
         }
         if self.eat("OPEN") {
             return Ok(Stmt::Open(self.ident()?));
@@ -550,6 +558,12 @@ impl<'a> Parser<'a> {
         } else {
             (self.ident()?, true)
         };
+        let (message, errno) = self.signal_items()?;
+        Ok(Stmt::Signal { sqlstate, named, message, errno })
+    }
+
+    /// SIGNAL's and RESIGNAL's `[SET MESSAGE_TEXT = e, MYSQL_ERRNO = e]`.
+    fn signal_items(&mut self) -> Result<(Option<String>, Option<String>)> {
         let (mut message, mut errno) = (None, None);
         if self.eat("SET") {
             loop {
@@ -566,7 +580,7 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        Ok(Stmt::Signal { sqlstate, named, message, errno })
+        Ok((message, errno))
     }
 
     /// After CALL: `[db.]name[(arg, ...)]`, each argument's text.
@@ -750,9 +764,10 @@ mod tests {
 
     #[test]
     fn unsupported_parts_are_refused_not_ignored() {
-        for src in ["BEGIN RESIGNAL; END", "CALL p()", "BEGIN DO 1; END"] {
+        for src in ["CALL p()", "BEGIN DO 1; END"] {
             assert_eq!(program(src).unwrap_err().code, 1235, "{src}");
         }
+        assert_eq!(program("BEGIN LOCK TABLES t READ; END").unwrap_err().code, 1314, "MariaDB's code");
         assert_eq!(program("SELECT 1").unwrap_err().code, 1415);
         assert_eq!(program("BEGIN SET @a = 1; DECLARE x INT; END").unwrap_err().code, 1064);
         assert_eq!(program("a: LOOP LEAVE a; END LOOP b").unwrap_err().code, 1310);
