@@ -147,6 +147,10 @@ pub struct Diagnostics {
     /// `seq` when the running statement began: its conditions are numbered
     /// above it.
     statement_from: u64,
+    /// The latest condition may be the running statement's ending error
+    /// recorded already ([`Self::push_error`] records it once); not after
+    /// [`Self::push_row_error`].
+    absorbs: bool,
 }
 
 /// Where the area stood, to go back to (a row change that is retried must
@@ -173,6 +177,7 @@ impl Default for Diagnostics {
             seq: 0,
             kept_seq: Vec::new(),
             statement_from: 0,
+            absorbs: true,
         }
     }
 }
@@ -206,6 +211,7 @@ impl Diagnostics {
         if self.owner != self.current {
             self.clear();
         }
+        self.absorbs = true;
         self.total += 1;
         self.statement += 1;
         self.seq += 1;
@@ -231,10 +237,18 @@ impl Diagnostics {
         let c = Condition::of_error(e);
         let mine = |n: u64| n > self.statement_from || self.owner == self.current;
         let latest = self.kept_seq.last().is_some_and(|n| *n == self.seq && mine(*n));
-        if latest && self.kept.last() == Some(&c) {
+        if latest && self.absorbs && self.kept.last() == Some(&c) {
             return;
         }
         self.push(c);
+    }
+
+    /// Records an error a statement raised on one of its rows before it
+    /// fails with it: the area then holds it twice, as MariaDB's does
+    /// (LOAD DATA's short row, 1261).
+    pub fn push_row_error(&mut self, e: &SqlError) {
+        self.push(Condition::of_error(e));
+        self.absorbs = false;
     }
 
     /// The running statement reads the area the statements before it left

@@ -180,7 +180,7 @@ impl Session {
                         if i + 1 < missing && ctx.mode().abort_on_warning {
                             // Strict: MariaDB raises one error per missing
                             // column before the statement stops.
-                            s.diag.borrow_mut().push_error(&c.into_error());
+                            s.diag.borrow_mut().push_row_error(&c.into_error());
                             continue;
                         }
                         ctx.warn(c)?;
