@@ -12,20 +12,7 @@
 mod oracle;
 
 use mysql::prelude::Queryable;
-use oracle::{answer, answers, Answer, MariaDb, Quire};
-
-/// Runs `statements` on both servers in a fresh database `db`, asserting
-/// the same answers (all result sets, OK packets with their warning
-/// counts) for each.
-fn both(db: &str, statements: &[&str]) {
-    let m = MariaDb::get();
-    let q = Quire::start(&[]);
-    let (mut qc, mut mc) = (q.fresh_db(db), m.fresh_db(db));
-    for sql in statements {
-        let (qa, ma) = (answers(&mut qc, sql), answers(&mut mc, sql));
-        assert_eq!(qa, ma, "quire and MariaDB differ on: {sql}");
-    }
-}
+use oracle::{answer, answers, assert_same_answers, Answer, Quire};
 
 const ALL_CONDITION_ITEMS: &str = "GET DIAGNOSTICS CONDITION 1 @m = MESSAGE_TEXT, @e = MYSQL_ERRNO,
     @s = RETURNED_SQLSTATE, @co = CLASS_ORIGIN, @sco = SUBCLASS_ORIGIN, @cc = CONSTRAINT_CATALOG,
@@ -35,7 +22,7 @@ const SHOW_ALL_ITEMS: &str = "SELECT @m, @e, @s, @co, @sco, @cc, @cs, @cn, @cat,
 
 #[test]
 fn get_diagnostics_at_top_level_reads_the_previous_statements_area() {
-    both(
+    assert_same_answers(
         "gd_top",
         &[
             "CREATE TABLE t (a INT PRIMARY KEY)",
@@ -85,7 +72,7 @@ fn get_diagnostics_at_top_level_reads_the_previous_statements_area() {
 
 #[test]
 fn get_diagnostics_in_procedures_sees_each_statements_conditions() {
-    both(
+    assert_same_answers(
         "gd_proc",
         &[
             "CREATE TABLE t (a INT PRIMARY KEY)",
@@ -218,12 +205,12 @@ fn resignal_passes_the_condition_on_changed_or_under_a_new_one() {
         statements.push(call);
         statements.push("SHOW WARNINGS");
     }
-    both("gd_resignal", &statements);
+    assert_same_answers("gd_resignal", &statements);
 }
 
 #[test]
 fn handlers_take_notes_unless_sql_notes_drops_them() {
-    both(
+    assert_same_answers(
         "gd_notes",
         &[
             // Note 1265 (a decimal rounded) in any sql_mode.
@@ -285,7 +272,7 @@ fn get_stacked_diagnostics_reads_the_area_the_handler_began_with() {
 
 #[test]
 fn triggers_read_diagnostics_and_resignal_outside_a_handler_fails() {
-    both(
+    assert_same_answers(
         "gd_trigger",
         &[
             "CREATE TABLE src (a INT)",

@@ -2877,21 +2877,14 @@ pub fn text_columns(names: &[&str]) -> Vec<ColMeta> {
     names.iter().map(|n| ColMeta::expr(n, MetaType::Str { len: 255, fixed: false })).collect()
 }
 
-/// One statement's measurement for its digest: the clock, the rows this
-/// thread had read and the time it had waited for locks when it started.
-struct Measure {
-    started: std::time::Instant,
-    rows_read: u64,
-    lock_ns: u64,
-}
+/// One statement's measurement for its digest: the slow log's clock
+/// (the instant, the rows this thread had read and the time it had
+/// waited for locks when it started).
+struct Measure(crate::slow_log::Clock);
 
 impl Measure {
     fn start() -> Self {
-        Measure {
-            started: std::time::Instant::now(),
-            rows_read: quire_engine::wait::rows_read(),
-            lock_ns: crate::slow_log::lock_ns(),
-        }
+        Measure(crate::slow_log::Clock::start())
     }
 
     fn end(self, r: &Result<Outcome>, warnings: u16) -> (crate::perfschema::digest::Execution, std::time::Instant) {
@@ -2900,15 +2893,16 @@ impl Measure {
             Ok(Outcome::Rows(n)) => (0, *n),
             Err(_) => (0, 0),
         };
+        let f = self.0.figures();
         let end = std::time::Instant::now();
         let e = crate::perfschema::digest::Execution {
-            ns: end.duration_since(self.started).as_nanos().min(u128::from(u64::MAX)) as u64,
-            lock_ns: crate::slow_log::lock_ns().saturating_sub(self.lock_ns),
+            ns: f.ns,
+            lock_ns: f.lock_ns,
             error: r.is_err(),
             warnings: u64::from(warnings),
             affected,
             sent,
-            examined: quire_engine::wait::rows_read().saturating_sub(self.rows_read),
+            examined: f.examined,
         };
         (e, end)
     }

@@ -30,23 +30,24 @@ pub struct Figures {
     pub examined: u64,
 }
 
-/// A command's clock and the thread's counters when it started.
+/// A command's clock and the thread's counters when it started (read
+/// per command: an `Instant` and two thread-locals; the wall clock only
+/// when an entry is written).
 pub struct Clock {
     started: Instant,
-    wall_secs: u64,
     rows_read: u64,
     lock_ns: u64,
 }
 
 impl Clock {
     pub fn start() -> Self {
-        Clock { started: Instant::now(), wall_secs: 0, rows_read: quire_engine::wait::rows_read(), lock_ns: lock_ns() }
-            .with_wall_clock()
+        Clock { started: Instant::now(), rows_read: quire_engine::wait::rows_read(), lock_ns: lock_ns() }
     }
 
-    fn with_wall_clock(mut self) -> Self {
-        self.wall_secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        self
+    /// When the command started, in seconds since the epoch.
+    fn wall_secs(&self) -> u64 {
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        now.saturating_sub(self.started.elapsed()).as_secs()
     }
 
     /// The figures from the start to now.
@@ -98,7 +99,7 @@ pub fn entry(clock: &Clock, f: &Figures, e: &Entry<'_>) -> String {
     if let Some(db) = e.use_db {
         out.push_str(&format!("use {db};\n"));
     }
-    out.push_str(&format!("SET timestamp={};\n", clock.wall_secs));
+    out.push_str(&format!("SET timestamp={};\n", clock.wall_secs()));
     let text = e.text.trim_end();
     out.push_str(text);
     if !text.ends_with(';') {
@@ -114,7 +115,7 @@ mod tests {
 
     #[test]
     fn entries_are_laid_out_as_mysqls_file() {
-        let clock = Clock { started: Instant::now(), wall_secs: 1_714_557_600, rows_read: 0, lock_ns: 0 };
+        let clock = Clock::start();
         let f = Figures { ns: 2_000_147_000, lock_ns: 12_000, examined: 7 };
         let e = Entry { user: "root", connection_id: 12, use_db: Some("shop"), sent: 1, text: "SELECT SLEEP(2)" };
         let text = entry(&clock, &f, &e);
@@ -122,7 +123,11 @@ mod tests {
         assert!(lines[0].starts_with("# Time: 20") && lines[0].ends_with('Z'), "{text}");
         assert_eq!(lines[1], "# User@Host: root[root] @ localhost []  Id:    12");
         assert_eq!(lines[2], "# Query_time: 2.000147  Lock_time: 0.000012 Rows_sent: 1  Rows_examined: 7");
-        assert_eq!(&lines[3..], ["use shop;", "SET timestamp=1714557600;", "SELECT SLEEP(2);"]);
+        assert_eq!(lines[3], "use shop;");
+        let ts: u64 =
+            lines[4].strip_prefix("SET timestamp=").and_then(|t| t.strip_suffix(';')).unwrap().parse().unwrap();
+        assert!(ts > 1_700_000_000, "{text}");
+        assert_eq!(lines[5], "SELECT SLEEP(2);");
         assert!(is_slow(2_000_000_001, 2.0) && !is_slow(2_000_000_000, 2.0) && is_slow(1, 0.0));
     }
 }

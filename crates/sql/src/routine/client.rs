@@ -10,7 +10,8 @@ use crate::error::Result;
 
 /// `sql` as a program when it is GET DIAGNOSTICS or RESIGNAL.
 pub fn parse(sql: &str) -> Result<Option<Prepared>> {
-    let first: String = sql.trim_start().chars().take_while(|c| c.is_ascii_alphabetic()).collect();
+    let text = sql.trim_start();
+    let first = &text[..text.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(text.len())];
     if !(first.eq_ignore_ascii_case("GET") || first.eq_ignore_ascii_case("RESIGNAL")) {
         return Ok(None);
     }
