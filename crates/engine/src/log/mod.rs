@@ -27,6 +27,14 @@
 //! 3. The buffer never holds more than `buffer size` bytes past
 //!    `written_lsn`; the file never holds more than its capacity past the
 //!    checkpoint LSN (appenders wait for a checkpoint otherwise).
+//! 4. The flusher syncs for the requests it has seen once they are all
+//!    written (or once the disk is full, when what is written may be all
+//!    some of them need), and otherwise only once a second: not for log
+//!    nobody waits for. A sync started on a transaction's change records,
+//!    just before its commit record came, made the commit wait for two
+//!    syncs (a lone durable committer synced more often than it
+//!    committed). Requests made while the flusher waits for the writer
+//!    join the next sync, so a stream of new ones cannot hold it back.
 
 pub mod file;
 pub mod group;
@@ -199,7 +207,11 @@ pub struct RedoLog {
     flush_at_commit: AtomicU8,
     /// Threads waiting in `flush_up_to`: the flusher then syncs at once
     /// whatever `innodb_flush_log_at_trx_commit` says.
-    flush_waiters: AtomicU64,
+    /// The highest LSN a thread in `flush_up_to` waits for (a commit, the
+    /// WAL rule, a checkpoint): the flusher syncs once the log is written
+    /// that far, whatever `innodb_flush_log_at_trx_commit` says, and not
+    /// before (invariant 4).
+    flush_request: AtomicU64,
     /// Set when a write or sync failed with EIO: the log cannot go on.
     failed: Mutex<Option<String>>,
     has_failed: AtomicBool,
@@ -279,7 +291,7 @@ impl RedoLog {
             checkpoint_no: AtomicU64::new(checkpoint_no),
             links: (0..window_slots).map(|_| AtomicU64::new(0)).collect(),
             flush_at_commit: AtomicU8::new(cfg.flush_at_commit as u8),
-            flush_waiters: AtomicU64::new(0),
+            flush_request: AtomicU64::new(0),
             failed: Mutex::new(None),
             has_failed: AtomicBool::new(false),
             disk_full: AtomicBool::new(false),
@@ -563,13 +575,12 @@ impl RedoLog {
         if self.flushed_lsn() >= lsn {
             return Ok(());
         }
-        self.flush_waiters.fetch_add(1, Ordering::AcqRel);
+        self.flush_request.fetch_max(lsn, Ordering::SeqCst);
         self.poke_writer();
         self.flusher_event.notify_all();
         let res = crate::txn::admission::blocking(crate::wait::Instrument::LogFlush, || {
             self.wait_until(self.flushed_event_for(lsn), || self.flushed_lsn() >= lsn, full_patience)
         });
-        self.flush_waiters.fetch_sub(1, Ordering::AcqRel);
         res
     }
 
@@ -652,11 +663,17 @@ impl RedoLog {
 
     fn flusher_loop(&self) {
         let mut last_sync = Instant::now();
+        // The requests the next sync covers (invariant 4): taken afresh
+        // only once a sync has covered the last ones.
+        let mut target: Lsn = 0;
         loop {
             let written = self.written_lsn();
             let flushed = self.flushed_lsn();
-            let eager = self.flush_at_commit() == FlushAtCommit::Sync || self.someone_waits_for_flush();
-            if written > flushed && (eager || last_sync.elapsed() >= Duration::from_secs(1)) {
+            if target <= flushed {
+                target = self.flush_request.load(Ordering::SeqCst);
+            }
+            let due = target > flushed && (written >= target || self.disk_full.load(Ordering::Acquire));
+            if written > flushed && (due || last_sync.elapsed() >= Duration::from_secs(1)) {
                 if let Err(e) = self.file.sync() {
                     if self.on_io_error(&e) {
                         continue;
@@ -676,17 +693,17 @@ impl RedoLog {
             }
             let mut g = self.flusher_event.lock.lock();
             self.flusher_event.waiters.fetch_add(1, Ordering::SeqCst);
-            if self.written_lsn() == written && !self.shutdown.load(Ordering::Acquire) {
+            // Asleep until the writer moves (a request waits for it) or,
+            // with no request pending, until one comes.
+            let pending = target > flushed;
+            if self.written_lsn() == written
+                && (pending || self.flush_request.load(Ordering::SeqCst) <= flushed)
+                && !self.shutdown.load(Ordering::Acquire)
+            {
                 self.flusher_event.cond.wait_for(&mut g, IDLE_WAIT);
             }
             self.flusher_event.waiters.fetch_sub(1, Ordering::SeqCst);
         }
-    }
-
-    /// Whether some thread needs a sync now (the WAL rule, a checkpoint)
-    /// even though commits do not.
-    fn someone_waits_for_flush(&self) -> bool {
-        self.flush_waiters.load(Ordering::Acquire) > 0
     }
 
     /// Writes a checkpoint at `lsn`. REQUIRES: every page change below
