@@ -205,8 +205,6 @@ pub struct RedoLog {
     /// The link buffer: end LSN of the group starting at slot*8 (mod window).
     links: Box<[AtomicU64]>,
     flush_at_commit: AtomicU8,
-    /// Threads waiting in `flush_up_to`: the flusher then syncs at once
-    /// whatever `innodb_flush_log_at_trx_commit` says.
     /// The highest LSN a thread in `flush_up_to` waits for (a commit, the
     /// WAL rule, a checkpoint): the flusher syncs once the log is written
     /// that far, whatever `innodb_flush_log_at_trx_commit` says, and not
