@@ -269,3 +269,27 @@ fn with_flush_log_at_trx_commit_2_a_process_crash_loses_nothing() {
     let (acked, ids) = lazy_commits(quire_engine::log::FlushAtCommit::Write, CrashPolicy::KeepUnsynced);
     assert_eq!(ids, (0..acked).collect::<Vec<_>>());
 }
+
+/// A lone durable committer pays one log sync per commit: none for its
+/// change records written ahead of the commit record (which once cost a
+/// second sync), and none for a hand-off it leads itself.
+#[test]
+fn a_lone_durable_committer_syncs_the_log_once_per_commit() {
+    let fault = FaultVfs::new();
+    let e = open(&fault, 8 << 20);
+    let t = e.create_table("t", schema()).unwrap();
+    let syncs = || e.log().stats.syncs.load(std::sync::atomic::Ordering::Relaxed);
+    let (before, start) = (syncs(), std::time::Instant::now());
+    const COMMITS: u64 = 300;
+    for i in 0..COMMITS as i64 {
+        t.insert(row(i, i)).unwrap();
+    }
+    let synced = syncs() - before;
+    // Besides the commits' own: one a second at most, and a few for page
+    // writes and checkpoints.
+    let spare = start.elapsed().as_secs() + 5;
+    assert!(
+        (COMMITS..=COMMITS + spare).contains(&synced),
+        "{synced} log syncs for {COMMITS} durable commits at one thread"
+    );
+}

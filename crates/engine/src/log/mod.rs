@@ -15,6 +15,13 @@
 //!    `written_lsn`), spinning briefly and then sleeping; one sync
 //!    acknowledges every commit that arrived while the previous one ran
 //!    (group commit).
+//! 5. A durable committer that finds nobody else waiting for a sync and
+//!    no sync in flight writes and syncs the log itself (the *leader*,
+//!    InnoDB's and MariaDB's `log_write_up_to`): a lone committer then
+//!    pays one sync and no hand-offs to the writer and flusher threads and
+//!    back, which cost about as much as the sync on this machine's disks.
+//!    Otherwise it waits as above, and the flusher syncs for everyone who
+//!    came meanwhile (a group is forming; a leader would hold it off).
 //!
 //! LSNs: the byte position in the log stream. Groups start at multiples of
 //! 8, so the link buffer needs one slot per 8 bytes of its window.
@@ -27,14 +34,15 @@
 //! 3. The buffer never holds more than `buffer size` bytes past
 //!    `written_lsn`; the file never holds more than its capacity past the
 //!    checkpoint LSN (appenders wait for a checkpoint otherwise).
-//! 4. The flusher syncs for the requests it has seen once they are all
-//!    written (or once the disk is full, when what is written may be all
-//!    some of them need), and otherwise only once a second: not for log
-//!    nobody waits for. A sync started on a transaction's change records,
-//!    just before its commit record came, made the commit wait for two
-//!    syncs (a lone durable committer synced more often than it
-//!    committed). Requests made while the flusher waits for the writer
-//!    join the next sync, so a stream of new ones cannot hold it back.
+//! 4. Syncs are one at a time (`sync_lock`, the flusher's or a leader's),
+//!    writes one at a time (`write_lock`, the writer's or a leader's).
+//! 5. The flusher syncs for the requests it has seen once they are all
+//!    written, not for log nobody waits for (but once a second): a sync
+//!    started on a transaction's change records, just before its commit
+//!    record arrives, would make the commit wait for two syncs (a lone
+//!    durable committer ran at half the device's sync rate so). Requests
+//!    made while it waits for the writer join the next sync, so a stream
+//!    of new requests cannot hold one back.
 
 pub mod file;
 pub mod group;
@@ -208,8 +216,12 @@ pub struct RedoLog {
     /// The highest LSN a thread in `flush_up_to` waits for (a commit, the
     /// WAL rule, a checkpoint): the flusher syncs once the log is written
     /// that far, whatever `innodb_flush_log_at_trx_commit` says, and not
-    /// before (invariant 4).
+    /// before (invariant 5).
     flush_request: AtomicU64,
+    /// Held while the log file is written (invariant 4); the copy buffer.
+    write_lock: Mutex<Vec<u8>>,
+    /// Held while the log file is synced (invariant 4).
+    sync_lock: Mutex<()>,
     /// Set when a write or sync failed with EIO: the log cannot go on.
     failed: Mutex<Option<String>>,
     has_failed: AtomicBool,
@@ -252,6 +264,11 @@ const DISK_FULL_REPORT_EVERY: Duration = Duration::from_secs(30);
 /// How long the writer and flusher sleep when idle.
 const IDLE_WAIT: Duration = Duration::from_millis(1);
 
+/// Whether `e` is ENOSPC (the disk is full: waited out, not fatal).
+fn is_no_space(e: &Error) -> bool {
+    matches!(e, Error::Io { source, .. } if source.raw_os_error() == Some(libc::ENOSPC))
+}
+
 impl RedoLog {
     /// Creates a log whose stream starts (and is checkpointed) at `lsn`.
     pub fn create(file: quire_io::FileRef, cfg: &LogConfig, lsn: Lsn) -> Result<Arc<Self>> {
@@ -290,6 +307,8 @@ impl RedoLog {
             links: (0..window_slots).map(|_| AtomicU64::new(0)).collect(),
             flush_at_commit: AtomicU8::new(cfg.flush_at_commit as u8),
             flush_request: AtomicU64::new(0),
+            write_lock: Mutex::new(Vec::new()),
+            sync_lock: Mutex::new(()),
             failed: Mutex::new(None),
             has_failed: AtomicBool::new(false),
             disk_full: AtomicBool::new(false),
@@ -393,7 +412,7 @@ impl RedoLog {
     /// a pause, reported to committers meanwhile); anything else is fatal.
     /// Returns whether to retry.
     fn on_io_error(&self, e: &Error) -> bool {
-        if matches!(e, Error::Io { source, .. } if source.raw_os_error() == Some(libc::ENOSPC)) {
+        if is_no_space(e) {
             if !self.disk_full.swap(true, Ordering::AcqRel) {
                 tracing::error!(
                     "redo log: {e}; commits wait (they do not fail) until space is freed; retrying every 50 ms"
@@ -582,12 +601,122 @@ impl RedoLog {
         res
     }
 
+    /// Writes and syncs the log up to `lsn` in this thread when no sync is
+    /// in flight (the leader, the head comment's point 5). Returns whether
+    /// the log is now durable up to `lsn`; `false` when another sync runs
+    /// or the log before `lsn` is not all complete yet (the caller waits
+    /// for the threads then). A failed write is left to the writer thread
+    /// to retry or report; a failed sync fails the log (a sync is not
+    /// retried: the pages it lost are not known).
+    fn lead(&self, lsn: Lsn) -> Result<bool> {
+        let Some(sync) = self.sync_lock.try_lock() else {
+            return Ok(false);
+        };
+        if self.flushed_lsn() >= lsn {
+            return Ok(true);
+        }
+        if self.has_failed.load(Ordering::Acquire) || self.disk_full.load(Ordering::Acquire) {
+            return Ok(false);
+        }
+        let led = self.lead_locked(lsn);
+        drop(sync);
+        // Requests that came while this sync ran are the flusher's, which
+        // does not sync while a leader does.
+        std::sync::atomic::fence(Ordering::SeqCst);
+        if self.flush_request.load(Ordering::SeqCst) > self.flushed_lsn() {
+            self.flusher_event.notify_all();
+        }
+        led
+    }
+
+    /// `lead` with `sync_lock` held.
+    fn lead_locked(&self, lsn: Lsn) -> Result<bool> {
+        crate::txn::admission::blocking(crate::wait::Instrument::LogFlush, || {
+            // The flusher is not woken for this write: the leader syncs it.
+            if self.written_lsn() < lsn && (self.write_ready(false).is_err() || self.written_lsn() < lsn) {
+                return Ok(false);
+            }
+            match self.sync_written() {
+                Ok(()) => Ok(self.flushed_lsn() >= lsn),
+                // A full disk is the flusher's to wait out.
+                Err(e) if is_no_space(&e) => Ok(false),
+                Err(e) => {
+                    self.fail(&e);
+                    Err(e)
+                }
+            }
+        })
+    }
+
+    /// Syncs what is written. REQUIRES: `sync_lock` held (invariant 4).
+    fn sync_written(&self) -> Result<()> {
+        let written = self.written_lsn();
+        let flushed = self.flushed_lsn();
+        if written <= flushed {
+            return Ok(());
+        }
+        self.file.sync()?;
+        self.stats.syncs.fetch_add(1, Ordering::Relaxed);
+        self.flushed_lsn.store(written, Ordering::SeqCst);
+        self.notify_flushed(flushed, written);
+        Ok(())
+    }
+
+    /// Writes what is complete and not yet written (invariant 4: under
+    /// `write_lock`), waking the flusher if `wake_flusher`. Returns whether
+    /// it wrote anything.
+    fn write_ready(&self, wake_flusher: bool) -> Result<bool> {
+        let mut buf = self.write_lock.lock();
+        let written = self.written_lsn();
+        // Never overwrite log the last checkpoint still needs.
+        let ready = self.advance_ready().min(self.checkpoint_lsn() + self.file.capacity);
+        if ready <= written {
+            return Ok(false);
+        }
+        buf.clear();
+        // SAFETY: [written, ready) is complete and, by invariant 3, not yet
+        // overwritten (appenders wait for written_lsn, which only this
+        // lock's holder moves).
+        unsafe { self.ring.copy_out(written, &mut buf, (ready - written) as usize) };
+        self.file.write_at(written, &buf)?;
+        if self.disk_full.swap(false, Ordering::AcqRel) {
+            tracing::info!("redo log: writes succeed again");
+        }
+        self.stats.writes.fetch_add(1, Ordering::Relaxed);
+        self.written_lsn.store(ready, Ordering::SeqCst);
+        drop(buf);
+        if wake_flusher {
+            self.flusher_event.notify_all();
+        }
+        self.written_event.notify_all();
+        Ok(true)
+    }
+
+    /// Whether complete log waits to be written (no side effects).
+    fn anything_ready(&self) -> bool {
+        let r = self.ready_lsn.load(Ordering::Acquire);
+        r > self.written_lsn() || self.links[((r / 8) as usize) % self.links.len()].load(Ordering::Acquire) > r
+    }
+
     /// What a committing transaction waits for, by
     /// `innodb_flush_log_at_trx_commit`.
     pub fn commit(&self, lsn: Lsn) -> Result<()> {
         match self.flush_at_commit() {
             FlushAtCommit::Sync => {
                 self.stats.commit_waits.inc();
+                // A committer leads (the head comment's point 5); page
+                // writes and checkpoints, background work whose hand-off to
+                // the flusher costs nobody a wait, do not.
+                if self.flushed_lsn() >= lsn {
+                    return Ok(());
+                }
+                // Only a lone committer leads: when another already waits
+                // for a sync, a group is forming and the flusher's next
+                // sync takes this commit too; a leader would hold it off.
+                let waited_for = self.flush_request.fetch_max(lsn, Ordering::SeqCst);
+                if waited_for <= self.flushed_lsn() && self.lead(lsn)? {
+                    return Ok(());
+                }
                 self.flush_up_to(lsn)
             }
             FlushAtCommit::Write => {
@@ -603,7 +732,8 @@ impl RedoLog {
         }
     }
 
-    /// Follows the link buffer from `ready_lsn`.
+    /// Follows the link buffer from `ready_lsn`. REQUIRES: `write_lock`
+    /// held (the one thread that moves `ready_lsn`).
     fn advance_ready(&self) -> Lsn {
         let mut r = self.ready_lsn.load(Ordering::Acquire);
         let n = self.links.len();
@@ -619,44 +749,44 @@ impl RedoLog {
     }
 
     fn writer_loop(&self) {
-        let mut buf = Vec::new();
         loop {
-            let mut ready = self.advance_ready();
             let written = self.written_lsn();
-            // Never overwrite log the last checkpoint still needs.
-            ready = ready.min(self.checkpoint_lsn() + self.file.capacity);
-            if ready > written {
-                buf.clear();
-                // SAFETY: [written, ready) is complete and, by invariant 3,
-                // not yet overwritten (appenders wait for written_lsn).
-                unsafe { self.ring.copy_out(written, &mut buf, (ready - written) as usize) };
-                if let Err(e) = self.file.write_at(written, &buf) {
+            match self.write_ready(true) {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(e) => {
                     if self.on_io_error(&e) {
                         continue;
                     }
                     return;
                 }
-                if self.disk_full.swap(false, Ordering::AcqRel) {
-                    tracing::info!("redo log: writes succeed again");
-                }
-                self.stats.writes.fetch_add(1, Ordering::Relaxed);
-                self.written_lsn.store(ready, Ordering::SeqCst);
-                self.flusher_event.notify_all();
-                self.written_event.notify_all();
-                continue;
             }
             let stopping = self.shutdown.load(Ordering::Acquire);
+            let ready = self.ready_lsn();
             if stopping && (ready == self.current_lsn() || self.has_failed.load(Ordering::Acquire)) {
                 self.flusher_event.notify_all();
                 return;
             }
             let mut g = self.writer_event.lock.lock();
             self.writer_event.waiters.fetch_add(1, Ordering::SeqCst);
-            if self.advance_ready() == written {
+            if self.written_lsn() == written && !self.anything_ready() {
                 self.writer_event.cond.wait_for(&mut g, IDLE_WAIT);
             }
             self.writer_event.waiters.fetch_sub(1, Ordering::SeqCst);
         }
+    }
+
+    /// Whether the flusher should sync for requests up to `target` now
+    /// (invariant 5): they are written, or nothing more can be written
+    /// soon (the writer has caught up with what is complete, or the disk
+    /// is full), so that what is written may be all some of them need and
+    /// waiting would starve them. Never when nothing new is written (a
+    /// full disk must not make the flusher spin).
+    fn sync_due(&self, target: Lsn, flushed: Lsn) -> bool {
+        let written = self.written_lsn();
+        target > flushed
+            && written > flushed
+            && (written >= target || self.disk_full.load(Ordering::Acquire) || !self.anything_ready())
     }
 
     fn flusher_loop(&self) {
@@ -670,18 +800,29 @@ impl RedoLog {
             if target <= flushed {
                 target = self.flush_request.load(Ordering::SeqCst);
             }
-            let due = target > flushed && (written >= target || self.disk_full.load(Ordering::Acquire));
-            if written > flushed && (due || last_sync.elapsed() >= Duration::from_secs(1)) {
-                if let Err(e) = self.file.sync() {
+            let due = self.sync_due(target, flushed);
+            let periodic = last_sync.elapsed() >= Duration::from_secs(1);
+            // While a leader syncs, the flusher waits for it (it is woken
+            // after if requests are left).
+            let leading = self.sync_lock.is_locked();
+            if written > flushed && (due || periodic) && !leading {
+                let synced = {
+                    let _sync = self.sync_lock.lock();
+                    // A leader may have synced the target meanwhile: what
+                    // was written since is nobody's yet (invariant 5).
+                    if periodic || self.flushed_lsn() < target {
+                        self.sync_written()
+                    } else {
+                        continue;
+                    }
+                };
+                if let Err(e) = synced {
                     if self.on_io_error(&e) {
                         continue;
                     }
                     return;
                 }
                 last_sync = Instant::now();
-                self.stats.syncs.fetch_add(1, Ordering::Relaxed);
-                self.flushed_lsn.store(written, Ordering::SeqCst);
-                self.notify_flushed(flushed, written);
                 continue;
             }
             let stopping = self.shutdown.load(Ordering::Acquire);
@@ -691,13 +832,16 @@ impl RedoLog {
             }
             let mut g = self.flusher_event.lock.lock();
             self.flusher_event.waiters.fetch_add(1, Ordering::SeqCst);
-            // Asleep until the writer moves (a request waits for it) or,
-            // with no request pending, until one comes.
+            // Asleep until the writer moves (a request waits for it), a
+            // leader's sync ends, or, with no request pending, one comes.
+            std::sync::atomic::fence(Ordering::SeqCst);
             let pending = target > flushed;
-            if self.written_lsn() == written
-                && (pending || self.flush_request.load(Ordering::SeqCst) <= flushed)
-                && !self.shutdown.load(Ordering::Acquire)
-            {
+            let idle = if pending {
+                !self.sync_due(target, flushed) || self.sync_lock.is_locked()
+            } else {
+                self.flush_request.load(Ordering::SeqCst) <= flushed
+            };
+            if self.written_lsn() == written && idle && !self.shutdown.load(Ordering::Acquire) {
                 self.flusher_event.cond.wait_for(&mut g, IDLE_WAIT);
             }
             self.flusher_event.waiters.fetch_sub(1, Ordering::SeqCst);
