@@ -4,20 +4,18 @@
 //! version needs: `undo_apply.rs`), and free the logs.
 //!
 //! A worker sleeps on the history list's condition variable when nothing
-//! is purgeable (woken by each commit, and every 100 ms to notice views
-//! that closed).
+//! is purgeable (woken once a batch of logs has gathered, and every
+//! 100 ms for fewer and to notice views that closed).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::trx::TxnSys;
+use crate::txn::purge::PURGE_BATCH as BATCH;
 use crate::txn::record::UndoRec;
 use crate::txn::undo::{UndoLog, UndoLogInfo, STATE_COMMITTED};
 use crate::{Error, PageId, Result, SYSTEM_SPACE};
-
-/// Logs a worker takes at a time.
-const BATCH: usize = 16;
 
 pub(crate) fn purge_loop(sys: Arc<TxnSys>, worker: usize) {
     // Lock owner ids no transaction ever gets (ids fit in 48 bits).
