@@ -548,6 +548,10 @@ impl Session for SqlSession {
         Some(Duration::from_secs(self.inner.vars.wait_timeout_secs()))
     }
 
+    fn thread_pool_priority(&self) -> Option<&'static str> {
+        Some(self.inner.vars.thread_pool_priority())
+    }
+
     fn write_timeout(&self) -> Option<Duration> {
         Some(Duration::from_secs(self.inner.vars.net_write_timeout_secs()))
     }

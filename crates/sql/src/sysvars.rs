@@ -585,6 +585,8 @@ const BINLOG_CHECKSUMS: &[&str] = &["NONE", "CRC32"];
 const BINLOG_ROW_METADATAS: &[&str] = &["MINIMAL", "FULL"];
 /// The plugins quire verifies (sha256_password it does not have).
 const AUTH_PLUGINS: &[&str] = &["mysql_native_password", "caching_sha2_password"];
+/// `thread_pool_priority`'s values (a session's is read per command).
+pub const THREAD_POOL_PRIORITIES: &[&str] = &["high", "low", "auto"];
 const GTID_MODES: &[&str] = &["OFF", "OFF_PERMISSIVE", "ON_PERMISSIVE", "ON"];
 const LOG_OUTPUTS: &[&str] = &["TABLE", "FILE", "NONE"];
 const LOG_TIMESTAMPS: &[&str] = &["UTC", "SYSTEM"];
@@ -896,7 +898,7 @@ pub static VARS: &[VarDef] = &[
     def("thread_pool_max_threads", G, DYN, uint(1, 65_536), "65536", USED),
     def("thread_pool_oversubscribe", G, DYN, uint(1, 65_536), "3", USED),
     def("thread_pool_prio_kickup_timer", G, DYN, uint(0, U32), "1000", USED),
-    def("thread_pool_priority", G, DYN, VarKind::Enum(&["high", "low", "auto"]), "auto", USED),
+    def("thread_pool_priority", B, DYN, VarKind::Enum(THREAD_POOL_PRIORITIES), "auto", USED),
     def("thread_pool_size", G, DYN, uint(1, 100_000), "1", USED),
     def("thread_pool_stall_limit", G, DYN, uint(1, U32), "500", USED),
     def("thread_stack", G, RO, uint(131_072, U64), "1048576", no_effect("quire sizes its threads' stacks itself")),
@@ -1233,6 +1235,9 @@ struct Hot {
     switch: crate::optimizer_switch::Switch,
     /// `long_query_time` in seconds (read after every command).
     long_query_time: f64,
+    /// `thread_pool_priority`, one of [`THREAD_POOL_PRIORITIES`] (read
+    /// each time the connection is queued).
+    thread_pool_priority: &'static str,
 }
 
 impl SessionVars {
@@ -1272,6 +1277,12 @@ impl SessionVars {
             select_limit: u("sql_select_limit", u64::MAX),
             safe_updates: b("sql_safe_updates", false),
             long_query_time: self.values.get("long_query_time").and_then(VarValue::as_f64).unwrap_or(10.0),
+            thread_pool_priority: self
+                .values
+                .get("thread_pool_priority")
+                .and_then(VarValue::as_str)
+                .and_then(|v| THREAD_POOL_PRIORITIES.iter().copied().find(|p| p.eq_ignore_ascii_case(v)))
+                .unwrap_or("auto"),
             switch: self
                 .values
                 .get("optimizer_switch")
@@ -1425,6 +1436,11 @@ impl SessionVars {
     /// `sql_safe_updates`.
     pub fn safe_updates(&self) -> bool {
         self.hot.safe_updates
+    }
+
+    /// `thread_pool_priority`: `high`, `low` or `auto`.
+    pub fn thread_pool_priority(&self) -> &'static str {
+        self.hot.thread_pool_priority
     }
 
     /// `wait_timeout` in seconds.

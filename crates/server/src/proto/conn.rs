@@ -391,6 +391,11 @@ impl<S: Read + Write, T: Session> Conn<S, T> {
         self.session.status_flags() & super::STATUS_IN_TRANS != 0
     }
 
+    /// Its session's `thread_pool_priority`, if it says one.
+    pub(super) fn pool_priority(&self) -> Option<super::pool::Priority> {
+        self.session.thread_pool_priority().and_then(super::pool::Priority::parse)
+    }
+
     /// How long the connection may wait for its next command.
     pub(super) fn idle_timeout(&self) -> Option<Duration> {
         self.session.idle_timeout()

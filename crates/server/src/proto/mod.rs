@@ -321,6 +321,11 @@ pub trait Session: Send {
     fn idle_timeout(&self) -> Option<std::time::Duration> {
         None
     }
+    /// The session's `thread_pool_priority` (`high`, `low` or `auto`);
+    /// `None`: the global's.
+    fn thread_pool_priority(&self) -> Option<&'static str> {
+        None
+    }
     /// How long a write of an answer may block on a client that does not
     /// read (`net_write_timeout`); `None`: for ever. A write that times
     /// out ends the connection.

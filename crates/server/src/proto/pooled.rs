@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use super::conn::{login, Conn, ConnEnv, ConnOptions, Flow};
 use super::packet::PacketError;
-use super::pool::{Client, Served};
+use super::pool::{Client, Priority, Served};
 use super::socket::SocketControl;
 use super::{Backend, ConnEnd};
 
@@ -171,6 +171,13 @@ impl<B: Backend, S: Read + Write + Send + 'static> Client for Pooled<B, S> {
         match &self.phase {
             Phase::Ready(conn) => conn.in_transaction(),
             _ => false,
+        }
+    }
+
+    fn priority(&self) -> Option<Priority> {
+        match &self.phase {
+            Phase::Ready(conn) => conn.pool_priority(),
+            _ => None,
         }
     }
 

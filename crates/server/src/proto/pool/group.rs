@@ -153,7 +153,7 @@ impl Group {
     }
 
     fn push(&self, st: &mut State, item: Item) {
-        let high = match self.common.settings.priority() {
+        let high = match item.client.priority().unwrap_or_else(|| self.common.settings.priority()) {
             Priority::High => true,
             Priority::Low => false,
             Priority::Auto => item.client.in_transaction(),

@@ -27,8 +27,9 @@
 //!   one more worker beyond the oversubscription limit. The timer also
 //!   closes connections idle beyond their `wait_timeout`.
 //! - Connections inside a transaction are served first
-//!   (`thread_pool_priority=auto`, the default; `high`: all first, so one
-//!   queue; `low`: none first); a connection that waited in the low queue
+//!   (`thread_pool_priority=auto`, the default; `high`: always first;
+//!   `low`: never; each session's own value, as in MariaDB, the global's
+//!   before login); a connection that waited in the low queue
 //!   longer than `thread_pool_prio_kickup_timer` ms is taken before the
 //!   high queue.
 //! - A worker idle for `thread_pool_idle_timeout` seconds exits (a group
@@ -72,6 +73,9 @@ pub trait Client: Send + 'static {
     /// It is inside a transaction (served first under
     /// `thread_pool_priority=auto`).
     fn in_transaction(&self) -> bool;
+    /// Its session's `thread_pool_priority` (a session variable, as in
+    /// MariaDB); `None` before login, when the global's applies.
+    fn priority(&self) -> Option<Priority>;
     /// How long it may stay idle (`wait_timeout`).
     fn idle_timeout(&self) -> Option<Duration>;
     /// It stayed idle beyond [`Client::idle_timeout`]: the next
