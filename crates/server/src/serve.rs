@@ -234,6 +234,9 @@ impl Server {
             conn: crate::proto::ConnOptions { auth_plugin: cfg.auth_plugin() },
         };
         let pool = crate::thread_pool::start(cfg)?;
+        if let Some(p) = pool.clone() {
+            let _ = shared.thread_pool_rows.set(Box::new(move |t| crate::thread_pool::rows(&p, t)));
+        }
         let listener = listener.spawn_with_pool(backend, options, pool.clone())?;
         let cache = listener.thread_cache();
         let _ = cfg.sysvars.on_change(

@@ -5,6 +5,8 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use quire_engine::row::Value;
+use quire_sql::infoschema::PoolTable;
 use quire_sql::sysvars::{SysVars, VarValue};
 
 use crate::config::ServerConfig;
@@ -86,4 +88,63 @@ pub fn status(pool: Option<&ThreadPool>) -> Vec<(String, String)> {
         ("Threadpool_idle_threads".to_string(), c.idle.to_string()),
         ("Threadpool_threads".to_string(), c.threads.to_string()),
     ]
+}
+
+/// information_schema's THREAD_POOL_* rows, in MariaDB's columns
+/// (`quire_sql::infoschema::shape`).
+pub fn rows(pool: &ThreadPool, table: PoolTable) -> Vec<Vec<Value>> {
+    let n = |v: usize| Value::Int(v as i64);
+    let count = |v: u64| Value::Int(v as i64);
+    match table {
+        PoolTable::Groups => pool
+            .groups_info()
+            .into_iter()
+            .map(|g| {
+                vec![
+                    n(g.id),
+                    n(g.connections),
+                    n(g.threads),
+                    n(g.active),
+                    n(g.standby),
+                    n(g.queue_length),
+                    Value::Int(g.has_listener.into()),
+                    Value::Int(g.is_stalled.into()),
+                ]
+            })
+            .collect(),
+        PoolTable::Queues => pool
+            .queues_info()
+            .into_iter()
+            .map(|q| {
+                vec![
+                    n(q.group),
+                    n(q.position),
+                    Value::Int(q.priority.into()),
+                    Value::UInt(q.connection_id.into()),
+                    count(q.waited.as_micros() as u64),
+                ]
+            })
+            .collect(),
+        PoolTable::Stats => pool
+            .groups_info()
+            .into_iter()
+            .map(|g| {
+                let s = g.stats;
+                vec![
+                    n(g.id),
+                    count(s.thread_creations),
+                    count(s.thread_creations_due_to_stall),
+                    count(s.wakes),
+                    count(s.wakes_due_to_stall),
+                    count(s.throttles),
+                    count(s.stalls),
+                    count(s.polls_by_listener),
+                    count(s.polls_by_worker),
+                    count(s.dequeues_by_listener),
+                    count(s.dequeues_by_worker),
+                ]
+            })
+            .collect(),
+        PoolTable::Waits => pool.waits().into_iter().map(|(r, c)| vec![Value::Str(r.to_string()), count(c)]).collect(),
+    }
 }

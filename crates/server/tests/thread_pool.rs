@@ -71,6 +71,10 @@ fn a_worker_blocked_on_a_row_lock_does_not_stall_its_group() {
     let v: Option<i64> = a.query_first("SELECT v FROM t WHERE id = 1").unwrap();
     assert_eq!(v, Some(31));
     assert!(status(&mut probe, "Threadpool_threads") >= 4, "a worker per blocked statement, plus one");
+    // Each of them told the group it waited for a row lock.
+    let waits: Option<u64> =
+        probe.query_first("SELECT COUNT FROM information_schema.THREAD_POOL_WAITS WHERE REASON = 'ROW_LOCK'").unwrap();
+    assert!(waits.unwrap() >= 3, "{waits:?} row-lock waits counted");
 }
 
 #[test]
@@ -338,4 +342,121 @@ fn a_sessions_own_thread_pool_priority_orders_the_queue() {
     );
     let order: Vec<String> = setup.query("SELECT who FROM served ORDER BY n").unwrap();
     assert_eq!(order, ["high", "low"]);
+}
+
+/// information_schema's THREAD_POOL_GROUPS, _QUEUES, _STATS and _WAITS
+/// (MariaDB's): a connection waiting behind two busy workers is listed in
+/// its group's queue with its id until the timer calls the group stalled,
+/// and the groups' state and counters add up with what was served.
+#[test]
+fn the_thread_pool_tables_show_the_groups_their_queues_counters_and_waits() {
+    let q = Quire::start(&[
+        ("thread_handling", "pool-of-threads"),
+        ("thread_pool_size", "2"),
+        ("thread_pool_oversubscribe", "1"),
+        ("thread_pool_stall_limit", "500"),
+    ]);
+    let id = |c: &mut mysql::Conn| -> u64 { c.query_first("SELECT CONNECTION_ID()").unwrap().unwrap() };
+    let mut probe = q.connect(None);
+    let busy_group = (id(&mut probe) + 1) % 2;
+    // Connections of the other group: two to keep its workers busy, one
+    // to wait.
+    let mut others = Vec::new();
+    while others.len() < 3 {
+        let mut c = q.connect(None);
+        if id(&mut c) % 2 == busy_group {
+            others.push(c);
+        }
+    }
+    let mut waiter = others.pop().unwrap();
+    let waiter_id = id(&mut waiter);
+    let groups: Vec<(u64, u64, u64)> = probe
+        .query("SELECT GROUP_ID, CONNECTIONS, THREADS FROM information_schema.THREAD_POOL_GROUPS ORDER BY GROUP_ID")
+        .unwrap();
+    assert_eq!(groups.iter().map(|g| g.0).collect::<Vec<_>>(), [0, 1]);
+    assert!(groups[busy_group as usize].1 >= 3, "three connections (at least) in the busy group: {groups:?}");
+    assert!(groups.iter().all(|g| g.2 >= 1), "every group has a worker: {groups:?}");
+    let long: Vec<_> = others
+        .into_iter()
+        .map(|mut c| {
+            c.query_drop("SET SESSION cte_max_recursion_depth = 100000000").unwrap();
+            std::thread::spawn(move || {
+                let _: Option<i64> = c
+                    .query_first(
+                        "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 3000000) \
+                         SELECT COUNT(*) FROM c",
+                    )
+                    .unwrap();
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    // Both workers run: nobody listens until the timer starts a worker,
+    // which queues the command; at its next look the queue has not moved
+    // and the group is stalled, which lets the command run.
+    let waiting = std::thread::spawn(move || waiter.query_drop("DO 1").unwrap());
+    let mut queued: Vec<(u64, u64, u64, u64, u64, u64)> = Vec::new();
+    for _ in 0..300 {
+        queued = probe
+            .query(
+                "SELECT q.GROUP_ID, POSITION, PRIORITY, CONNECTION_ID, ACTIVE_THREADS, QUEUE_LENGTH \
+                 FROM information_schema.THREAD_POOL_QUEUES q JOIN information_schema.THREAD_POOL_GROUPS g \
+                 ON g.GROUP_ID = q.GROUP_ID",
+            )
+            .unwrap();
+        if !queued.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(
+        queued,
+        [(busy_group, 0, 1, waiter_id, 2, 1)],
+        "the waiting connection, low priority, first in line behind two active workers"
+    );
+    for h in long {
+        h.join().unwrap();
+    }
+    waiting.join().unwrap();
+    // Every command of the busy group was taken from its queue once: the
+    // three logins, their CONNECTION_ID()s, two SETs, two CTEs and the DO.
+    let (created, stalls, dequeued, worker_polls): (u64, u64, u64, u64) = probe
+        .query_first(format!(
+            "SELECT THREAD_CREATIONS, STALLS, DEQUEUES_BY_LISTENER + DEQUEUES_BY_WORKER, POLLS_BY_WORKER \
+             FROM information_schema.THREAD_POOL_STATS WHERE GROUP_ID = {busy_group}"
+        ))
+        .unwrap()
+        .unwrap();
+    assert!(created >= 3, "{created} workers started");
+    assert!(stalls >= 1, "{stalls} stalls");
+    assert!(dequeued >= 11, "{dequeued} dequeues");
+    assert_eq!(worker_polls, 0, "quire's workers never poll but as the listener");
+    let reasons: Vec<(String, u64)> =
+        probe.query("SELECT REASON, COUNT FROM information_schema.THREAD_POOL_WAITS").unwrap();
+    let names: Vec<&str> = reasons.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "UNKNOWN",
+            "SLEEP",
+            "DISKIO",
+            "ROW_LOCK",
+            "GLOBAL_LOCK",
+            "META_DATA_LOCK",
+            "TABLE_LOCK",
+            "USER_LOCK",
+            "BINLOG",
+            "GROUP_COMMIT",
+            "SYNC",
+            "NET"
+        ]
+    );
+    assert!(reasons[11].1 >= 4, "logins wait for their clients: {reasons:?}");
+    // Without the pool the tables are there and empty, as in MariaDB.
+    let plain = Quire::start(&[("thread_handling", "one-thread-per-connection")]);
+    let mut p = plain.connect(None);
+    for t in ["GROUPS", "QUEUES", "STATS", "WAITS"] {
+        let n: Option<u64> = p.query_first(format!("SELECT COUNT(*) FROM information_schema.THREAD_POOL_{t}")).unwrap();
+        assert_eq!(n, Some(0), "{t}");
+    }
 }

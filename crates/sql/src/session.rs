@@ -68,6 +68,9 @@ pub struct Shared {
     /// Status counters kept by the server around the SQL layer (the
     /// listener's `Threads_created`, `Threads_cached`), set once at start.
     pub server_status: std::sync::OnceLock<ServerStatus>,
+    /// The thread pool's rows of information_schema's THREAD_POOL_*
+    /// tables, set by a server that runs the pool (none without it).
+    pub thread_pool_rows: std::sync::OnceLock<ThreadPoolRows>,
     /// Which table references which (FOREIGN KEYs).
     pub foreign_keys: crate::fk::Registry,
     /// GET_LOCK's named locks (`user_lock.rs`).
@@ -95,6 +98,10 @@ pub struct Shared {
 
 /// A source of SHOW STATUS rows outside this crate.
 pub type ServerStatus = Box<dyn Fn() -> Vec<(String, String)> + Send + Sync>;
+
+/// A source of the THREAD_POOL_* tables' rows outside this crate (in
+/// `infoschema::shape`'s column order).
+pub type ThreadPoolRows = Box<dyn Fn(crate::infoschema::PoolTable) -> Vec<Vec<quire_engine::row::Value>> + Send + Sync>;
 
 /// Counters for SHOW STATUS.
 #[derive(Default)]
@@ -157,6 +164,7 @@ impl Shared {
             processes: ProcessList::default(),
             shutdown: Default::default(),
             server_status: std::sync::OnceLock::new(),
+            thread_pool_rows: std::sync::OnceLock::new(),
             foreign_keys: Default::default(),
             user_locks: Default::default(),
             table_locks: Default::default(),

@@ -651,7 +651,7 @@ impl BufferPool {
         let bytes = unsafe { frame.bytes_mut(self.page_size()) };
         let res = file.and_then(|file| {
             let read = || instance_stats::pending(&inst.stats.pending_reads, 1, || file.read_page(id.page_no, bytes));
-            crate::txn::admission::lend(read)?;
+            crate::txn::admission::lend(crate::wait::Instrument::DataFile, read)?;
             crate::page::verify(bytes, id)
                 .and_then(|()| Self::check_structure(bytes, id))
                 .map_err(|e| e.in_file(&file.path))

@@ -92,7 +92,9 @@ thread_local! {
 /// lock, a page read, the log, a full pool, purge lag, a seat, a user or
 /// table lock, `SLEEP()`, a slow client. Nested waits are reported once.
 pub trait WaitObserver: Send + Sync {
-    fn wait_begin(&self);
+    /// A wait on `on` begins (the outermost one: nested waits are the
+    /// same wait).
+    fn wait_begin(&self, on: Instrument);
     fn wait_end(&self);
 }
 
@@ -105,7 +107,7 @@ pub fn observe_waits(o: Option<Arc<dyn WaitObserver>>) {
 struct Observed(bool);
 
 impl Observed {
-    fn begin() -> Self {
+    fn begin(on: Instrument) -> Self {
         let depth = DEPTH.get();
         DEPTH.set(depth + 1);
         if depth > 0 {
@@ -113,7 +115,7 @@ impl Observed {
         }
         let told = OBSERVER.with(|o| match &*o.borrow() {
             Some(o) => {
-                o.wait_begin();
+                o.wait_begin(on);
                 true
             }
             None => false,
@@ -195,7 +197,7 @@ impl Gate {
         };
         let started = std::time::Instant::now();
         let queued = wait::Wait::start(Instrument::ThreadConcurrencyQueue);
-        let _observed = Observed::begin();
+        let _observed = Observed::begin(Instrument::ThreadConcurrencyQueue);
         while !w.granted.load(Ordering::Acquire) {
             std::thread::park();
         }
@@ -275,13 +277,13 @@ pub fn leave() {
 pub fn blocking<R>(i: Instrument, f: impl FnOnce() -> R) -> R {
     // Timed from outside: handing the seat on and a thread pool's relief
     // (which may start a worker) are part of the wait.
-    wait::time(i, || lend(f))
+    wait::time(i, || lend(i, f))
 }
 
 /// [`blocking`] for a wait that records itself (file I/O, whose bytes
 /// and kind its instrument also counts).
-pub fn lend<R>(f: impl FnOnce() -> R) -> R {
-    let _observed = Observed::begin();
+pub fn lend<R>(on: Instrument, f: impl FnOnce() -> R) -> R {
+    let _observed = Observed::begin(on);
     if !INSIDE.get() {
         return f();
     }
@@ -437,7 +439,7 @@ mod tests {
     }
 
     impl WaitObserver for Ears {
-        fn wait_begin(&self) {
+        fn wait_begin(&self, _on: Instrument) {
             self.begun.fetch_add(1, Ordering::SeqCst);
         }
         fn wait_end(&self) {
@@ -452,7 +454,7 @@ mod tests {
         let during = blocking(Instrument::Sleep, || {
             // A wait inside a wait (a page read while the statement waits
             // for the client, say) is the same wait.
-            lend(|| ());
+            lend(Instrument::DataFile, || ());
             (ears.begun.load(Ordering::SeqCst), ears.ended.load(Ordering::SeqCst))
         });
         assert_eq!(during, (1, 0), "begun, not yet ended, while waiting");
@@ -461,7 +463,7 @@ mod tests {
         assert_eq!(other.join().unwrap(), 5);
         assert_eq!(ears.begun.load(Ordering::SeqCst), 1, "another thread's wait is not heard");
         observe_waits(None);
-        lend(|| ());
+        lend(Instrument::DataFile, || ());
         assert_eq!(ears.begun.load(Ordering::SeqCst), 1, "removed");
     }
 }

@@ -362,7 +362,9 @@ impl<S: Read + Write, T: Session> Conn<S, T> {
         if cmd == replication::BINLOG_DUMP || cmd == replication::BINLOG_DUMP_GTID {
             // The connection ends with the dump, as MySQL's does. A dump
             // waits for events for hours: the thread says it blocks.
-            quire_engine::txn::admission::lend(|| self.binlog_dump(cmd, body))?;
+            quire_engine::txn::admission::lend(quire_engine::wait::Instrument::BinlogFile, || {
+                self.binlog_dump(cmd, body)
+            })?;
             let _ = self.io.flush();
             return Ok(Flow::Quit);
         }

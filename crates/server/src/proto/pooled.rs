@@ -116,9 +116,10 @@ impl<B: Backend, S: Read + Write + Send + 'static> Pooled<B, S> {
                 };
                 // The login mostly waits for the client: a wait, for the
                 // pool (its group may serve others meanwhile).
-                let logged_in = quire_engine::txn::admission::lend(|| {
-                    login(&*self.backend, stream, self.id, &self.host, &self.options, &env)
-                });
+                let logged_in =
+                    quire_engine::txn::admission::lend(quire_engine::wait::Instrument::ClientSocket, || {
+                        login(&*self.backend, stream, self.id, &self.host, &self.options, &env)
+                    });
                 match logged_in {
                     Ok(conn) => {
                         let conn = Box::new(conn);

@@ -102,6 +102,8 @@ pub enum View {
     InnodbIndexes,
     InnodbColumns,
     Plugins,
+    /// MariaDB's thread pool tables (empty without the pool).
+    ThreadPool(PoolTable),
     /// SHOW OPEN TABLES' rows: hidden, as MySQL's and MariaDB's
     /// OPEN_TABLES (not in [`ALL`], so not listed and 1109 to a SELECT);
     /// only the SELECT a SHOW OPEN TABLES is rewritten to reads it
@@ -111,8 +113,21 @@ pub enum View {
     Perf(crate::perfschema::Table),
 }
 
+/// One of MariaDB's THREAD_POOL_* tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PoolTable {
+    /// A group's state now.
+    Groups,
+    /// The connections waiting in the groups' queues.
+    Queues,
+    /// A group's counters.
+    Stats,
+    /// Workers' blocking waits by reason.
+    Waits,
+}
+
 /// Every table with its name, in name order (SHOW TABLES' order).
-pub const ALL: [(View, &str); 34] = [
+pub const ALL: [(View, &str); 38] = [
     (View::CharacterSets, "CHARACTER_SETS"),
     (View::CheckConstraints, "CHECK_CONSTRAINTS"),
     (View::Collations, "COLLATIONS"),
@@ -144,6 +159,10 @@ pub const ALL: [(View, &str); 34] = [
     (View::Tables, "TABLES"),
     (View::TableConstraints, "TABLE_CONSTRAINTS"),
     (View::TablePrivileges, "TABLE_PRIVILEGES"),
+    (View::ThreadPool(PoolTable::Groups), "THREAD_POOL_GROUPS"),
+    (View::ThreadPool(PoolTable::Queues), "THREAD_POOL_QUEUES"),
+    (View::ThreadPool(PoolTable::Stats), "THREAD_POOL_STATS"),
+    (View::ThreadPool(PoolTable::Waits), "THREAD_POOL_WAITS"),
     (View::Triggers, "TRIGGERS"),
     (View::UserPrivileges, "USER_PRIVILEGES"),
     (View::Views, "VIEWS"),
@@ -364,6 +383,7 @@ pub fn rows(s: &Session, v: View, hint: &Hint) -> Result<Vec<Vec<Value>>> {
         View::InnodbIndexes => Ok(innodb_dict::indexes(s)),
         View::InnodbColumns => Ok(innodb_dict::columns(s)),
         View::Plugins => Ok(plugins::rows()),
+        View::ThreadPool(t) => Ok(s.shared.thread_pool_rows.get().map(|f| f(t)).unwrap_or_default()),
         View::OpenTables => Ok(open_tables::rows(s, hint)),
         View::Perf(t) => crate::perfschema::rows(s, t),
     }?;

@@ -16,7 +16,7 @@
 
 use quire_engine::row::{Column, ColumnType};
 
-use super::View;
+use super::{PoolTable, View};
 
 /// A column's type, in the few forms information_schema uses.
 #[derive(Clone, Copy)]
@@ -32,6 +32,8 @@ pub(crate) enum T {
     LongText,
     Json,
     Double,
+    /// `tinyint(1)`.
+    Tiny,
 }
 
 /// (name, type, nullable)
@@ -588,6 +590,42 @@ const PLUGINS: &[Def] = &[
     ("LOAD_OPTION", T::Var(64), NN),
 ];
 
+// MariaDB 10.11's thread pool tables (sql/threadpool_info.cc).
+const THREAD_POOL_GROUPS: &[Def] = &[
+    ("GROUP_ID", T::Int, NN),
+    ("CONNECTIONS", T::Int, NN),
+    ("THREADS", T::Int, NN),
+    ("ACTIVE_THREADS", T::Int, NN),
+    ("STANDBY_THREADS", T::Int, NN),
+    ("QUEUE_LENGTH", T::Int, NN),
+    ("HAS_LISTENER", T::Tiny, NN),
+    ("IS_STALLED", T::Tiny, NN),
+];
+
+const THREAD_POOL_QUEUES: &[Def] = &[
+    ("GROUP_ID", T::Int, NN),
+    ("POSITION", T::Int, NN),
+    ("PRIORITY", T::Int, NN),
+    ("CONNECTION_ID", T::BigU, true),
+    ("QUEUEING_TIME_MICROSECONDS", T::Big, NN),
+];
+
+const THREAD_POOL_STATS: &[Def] = &[
+    ("GROUP_ID", T::Int, NN),
+    ("THREAD_CREATIONS", T::Big, NN),
+    ("THREAD_CREATIONS_DUE_TO_STALL", T::Big, NN),
+    ("WAKES", T::Big, NN),
+    ("WAKES_DUE_TO_STALL", T::Big, NN),
+    ("THROTTLES", T::Big, NN),
+    ("STALLS", T::Big, NN),
+    ("POLLS_BY_LISTENER", T::Big, NN),
+    ("POLLS_BY_WORKER", T::Big, NN),
+    ("DEQUEUES_BY_LISTENER", T::Big, NN),
+    ("DEQUEUES_BY_WORKER", T::Big, NN),
+];
+
+const THREAD_POOL_WAITS: &[Def] = &[("REASON", T::Var(16), NN), ("COUNT", T::Big, NN)];
+
 // OPEN_TABLES: SHOW OPEN TABLES' columns (a hidden table, as in MySQL and
 // MariaDB: only the SHOW reads it).
 const OPEN_TABLES: &[Def] =
@@ -639,6 +677,10 @@ fn defs(v: View) -> &'static [Def] {
         View::InnodbIndexes => INNODB_INDEXES,
         View::InnodbColumns => INNODB_COLUMNS,
         View::Plugins => PLUGINS,
+        View::ThreadPool(PoolTable::Groups) => THREAD_POOL_GROUPS,
+        View::ThreadPool(PoolTable::Queues) => THREAD_POOL_QUEUES,
+        View::ThreadPool(PoolTable::Stats) => THREAD_POOL_STATS,
+        View::ThreadPool(PoolTable::Waits) => THREAD_POOL_WAITS,
         View::OpenTables => OPEN_TABLES,
         View::Perf(t) => crate::perfschema::defs(t),
     }
@@ -661,6 +703,7 @@ pub fn columns(v: View) -> Vec<Column> {
                 T::LongText => ColumnType::Text,
                 T::Json => ColumnType::Json,
                 T::Double => ColumnType::Double { digits: None, unsigned: false },
+                T::Tiny => ColumnType::TinyInt1 { unsigned: false },
             };
             let c = Column::new(name, ty);
             if nullable {

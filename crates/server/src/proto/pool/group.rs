@@ -12,7 +12,7 @@ use quire_engine::txn::admission::{self, WaitObserver};
 use quire_engine::wait::{Instrument, Mutex};
 
 use super::epoll::{Epoll, WAKE_TOKEN};
-use super::{Client, Common, Priority, Served};
+use super::{Client, Common, GroupInfo, GroupStats, Priority, QueuedInfo, Served};
 
 /// A connection with what the group knows of it.
 struct Item {
@@ -71,6 +71,8 @@ struct State {
     seen_polled: u64,
     /// The queue did not move for a stall limit: one more worker may run.
     stalled: bool,
+    /// THREAD_POOL_STATS' counters.
+    stats: GroupStats,
     last_created: Option<Instant>,
     stopping: bool,
 }
@@ -137,6 +139,38 @@ impl Group {
         (st.threads, st.idle + st.waiting + usize::from(st.listener))
     }
 
+    /// The group's row of THREAD_POOL_GROUPS and THREAD_POOL_STATS.
+    pub(super) fn info(&self) -> GroupInfo {
+        let st = self.state.lock();
+        GroupInfo {
+            id: self.index,
+            connections: st.connections,
+            threads: st.threads,
+            active: st.active,
+            standby: st.idle,
+            queue_length: st.queued(),
+            has_listener: st.listener,
+            is_stalled: st.stalled,
+            stats: st.stats,
+        }
+    }
+
+    /// The group's rows of THREAD_POOL_QUEUES, added to `out`.
+    pub(super) fn queued_info(&self, out: &mut Vec<QueuedInfo>) {
+        let st = self.state.lock();
+        let now = Instant::now();
+        let queues = st.high.iter().map(|q| (0, q)).chain(st.low.iter().map(|q| (1, q)));
+        for (position, (priority, q)) in queues.enumerate() {
+            out.push(QueuedInfo {
+                group: self.index,
+                position,
+                priority,
+                connection_id: q.item.id,
+                waited: now.saturating_duration_since(q.at),
+            });
+        }
+    }
+
     /// A new connection: its login is queued.
     pub(super) fn add(&self, id: u32, client: Box<dyn Client>) {
         let mut st = self.state.lock();
@@ -148,7 +182,7 @@ impl Group {
         st.connections += 1;
         self.push(&mut st, Item { client, id, registered: false });
         if st.active == 0 {
-            self.relieve(&mut st);
+            self.relieve(&mut st, false);
         }
     }
 
@@ -180,15 +214,17 @@ impl Group {
 
     /// The group has no active worker and has work or nobody listening:
     /// wake a sleeping worker, else the listener (it serves the queue
-    /// itself), else start a worker.
-    fn relieve(&self, st: &mut State) {
+    /// itself), else start a worker. `by_timer`: the timer's look asks.
+    fn relieve(&self, st: &mut State, by_timer: bool) {
         if st.idle > st.woken {
             st.woken += 1;
             self.wake.notify_one();
+            st.stats.wakes += 1;
+            st.stats.wakes_due_to_stall += u64::from(by_timer);
         } else if st.listener && st.queued() > 0 {
             self.epoll.wake();
-        } else if st.queued() > 0 || !st.listener {
-            self.spawn_worker(st);
+        } else if (st.queued() > 0 || !st.listener) && self.spawn_worker(st) {
+            st.stats.thread_creations_due_to_stall += u64::from(by_timer);
         }
     }
 
@@ -211,6 +247,7 @@ impl Group {
         let now = Instant::now();
         if let Some(last) = st.last_created {
             if st.active > 0 && now.duration_since(last) < creation_delay(st.threads) {
+                st.stats.throttles += 1;
                 return false;
             }
         }
@@ -221,6 +258,7 @@ impl Group {
                 st.threads += 1;
                 self.common.threads.fetch_add(1, Ordering::AcqRel);
                 st.last_created = Some(now);
+                st.stats.thread_creations += 1;
                 true
             }
             Err(e) => {
@@ -234,6 +272,8 @@ impl Group {
     fn work(self: Arc<Self>) {
         admission::observe_waits(Some(Arc::clone(&self) as Arc<dyn WaitObserver>));
         let mut tokens = Vec::with_capacity(64);
+        // This worker's last step was a round as the listener.
+        let mut listened = false;
         let mut st = self.state.lock();
         loop {
             if st.stopping {
@@ -244,6 +284,10 @@ impl Group {
                     st.active += 1;
                     st.dequeued += 1;
                     st.stalled = false;
+                    match std::mem::take(&mut listened) {
+                        true => st.stats.dequeues_by_listener += 1,
+                        false => st.stats.dequeues_by_worker += 1,
+                    }
                     drop(st);
                     self.run(item);
                     st = self.state.lock();
@@ -262,6 +306,8 @@ impl Group {
                 st = self.state.lock();
                 st.listener = false;
                 st.polled += 1;
+                st.stats.polls_by_listener += 1;
+                listened = true;
                 for &t in &tokens {
                     if t == WAKE_TOKEN {
                         self.epoll.drain();
@@ -271,6 +317,7 @@ impl Group {
                 }
                 continue;
             }
+            listened = false;
             st.idle += 1;
             let idle_for = Duration::from_secs(self.common.settings.idle_timeout_s.load(Ordering::Relaxed).max(1));
             let timed_out = self.wake.wait_for(&mut st, idle_for).timed_out();
@@ -405,11 +452,12 @@ impl Group {
         );
         if st.queued() > 0 && st.dequeued == st.seen_dequeued {
             st.stalled = true;
-            self.relieve(&mut st);
+            st.stats.stalls += 1;
+            self.relieve(&mut st, true);
         } else if !st.listener && st.polled == st.seen_polled {
             // Nobody listened since the last look (the workers run long
             // statements): wake or start one to listen.
-            self.relieve(&mut st);
+            self.relieve(&mut st, true);
         }
         st.seen_dequeued = st.dequeued;
         st.seen_polled = st.polled;
@@ -430,7 +478,7 @@ impl Group {
             self.push(&mut st, item);
         }
         if st.queued() > 0 && st.active == 0 {
-            self.relieve(&mut st);
+            self.relieve(&mut st, true);
         }
     }
 
@@ -458,12 +506,13 @@ impl Group {
 
 /// A worker's blocking wait (MariaDB's `wait_begin` / `wait_end`).
 impl WaitObserver for Group {
-    fn wait_begin(&self) {
+    fn wait_begin(&self, on: Instrument) {
+        self.common.waits[super::wait_reason(on)].fetch_add(1, Ordering::Relaxed);
         let mut st = self.state.lock();
         st.active = st.active.saturating_sub(1);
         st.waiting += 1;
         if st.active == 0 && !st.stopping && (st.queued() > 0 || !st.listener) {
-            self.relieve(&mut st);
+            self.relieve(&mut st, false);
         }
     }
 

@@ -61,6 +61,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use group::Group;
+use quire_engine::wait::Instrument;
 
 /// A connection as the pool sees it.
 pub trait Client: Send + 'static {
@@ -108,6 +109,98 @@ impl Priority {
             _ => None,
         }
     }
+}
+
+/// A group's counters since it started (information_schema's
+/// THREAD_POOL_STATS, MariaDB's names).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GroupStats {
+    /// Workers started.
+    pub thread_creations: u64,
+    /// Of those, started by the timer (a stall, or nobody listening).
+    pub thread_creations_due_to_stall: u64,
+    /// Sleeping workers woken.
+    pub wakes: u64,
+    /// Of those, woken by the timer.
+    pub wakes_due_to_stall: u64,
+    /// Worker starts put off because the group started one too recently.
+    pub throttles: u64,
+    /// Times the timer found the group stalled.
+    pub stalls: u64,
+    /// Rounds of the listener's `epoll_wait`.
+    pub polls_by_listener: u64,
+    /// Polls by a worker that is not the listener: quire's workers never
+    /// poll (MariaDB's look without waiting before they sleep), so 0.
+    pub polls_by_worker: u64,
+    /// Connections taken from the queue by a worker that had just
+    /// listened.
+    pub dequeues_by_listener: u64,
+    /// Connections taken from the queue by any other worker.
+    pub dequeues_by_worker: u64,
+}
+
+/// A group's state now (information_schema's THREAD_POOL_GROUPS) and its
+/// counters.
+#[derive(Clone, Debug, Default)]
+pub struct GroupInfo {
+    pub id: usize,
+    pub connections: usize,
+    pub threads: usize,
+    /// Workers serving a connection and not blocked.
+    pub active: usize,
+    /// Workers asleep waiting for work.
+    pub standby: usize,
+    pub queue_length: usize,
+    pub has_listener: bool,
+    pub is_stalled: bool,
+    pub stats: GroupStats,
+}
+
+/// A connection waiting in a group's queue (THREAD_POOL_QUEUES).
+#[derive(Clone, Debug)]
+pub struct QueuedInfo {
+    pub group: usize,
+    /// Its place in the group's queues, the high queue's first (from 0).
+    pub position: usize,
+    /// 0: the high-priority queue, 1: the low one.
+    pub priority: u8,
+    pub connection_id: u32,
+    pub waited: Duration,
+}
+
+/// Why a worker blocked: MariaDB's `thd_wait_type` names, in its order
+/// (THREAD_POOL_WAITS).
+pub const WAIT_REASONS: [&str; 12] = [
+    "UNKNOWN",
+    "SLEEP",
+    "DISKIO",
+    "ROW_LOCK",
+    "GLOBAL_LOCK",
+    "META_DATA_LOCK",
+    "TABLE_LOCK",
+    "USER_LOCK",
+    "BINLOG",
+    "GROUP_COMMIT",
+    "SYNC",
+    "NET",
+];
+
+/// The index in [`WAIT_REASONS`] of a wait on `i`.
+fn wait_reason(i: Instrument) -> usize {
+    use Instrument as I;
+    let name = match i {
+        I::Sleep | I::PurgeLag => "SLEEP",
+        I::DataFile | I::LogFile | I::DblwrFile | I::DblwrSlot | I::FreeFrame | I::LogFlush | I::LogWrite => "DISKIO",
+        I::RowLock => "ROW_LOCK",
+        I::MetadataLock => "META_DATA_LOCK",
+        I::UserLock => "USER_LOCK",
+        I::BinlogFile => "BINLOG",
+        I::GroupCommit => "GROUP_COMMIT",
+        I::ThreadConcurrency | I::ThreadConcurrencyQueue => "SYNC",
+        I::ClientSocket => "NET",
+        _ => "UNKNOWN",
+    };
+    WAIT_REASONS.iter().position(|r| *r == name).unwrap_or(0)
 }
 
 /// The pool's variables that may change while it runs.
@@ -170,6 +263,8 @@ struct Common {
     /// `thread_pool_size`: the groups connections go to (at most
     /// `groups.len()`).
     size: AtomicUsize,
+    /// Workers' blocking waits by reason ([`WAIT_REASONS`]).
+    waits: [AtomicU64; WAIT_REASONS.len()],
 }
 
 impl Common {
@@ -218,6 +313,7 @@ impl ThreadPool {
             stopping: AtomicBool::new(false),
             groups: parking_lot::RwLock::new(Vec::new()),
             size: AtomicUsize::new(0),
+            waits: Default::default(),
         });
         let pool = Arc::new(ThreadPool {
             common,
@@ -281,6 +377,26 @@ impl ThreadPool {
     /// The groups connections go to now.
     pub fn size(&self) -> usize {
         self.common.size.load(Ordering::Acquire)
+    }
+
+    /// Every group's state and counters, by group.
+    pub fn groups_info(&self) -> Vec<GroupInfo> {
+        self.common.groups.read().iter().map(|g| g.info()).collect()
+    }
+
+    /// The connections waiting in the groups' queues, by group and place.
+    pub fn queues_info(&self) -> Vec<QueuedInfo> {
+        let mut out = Vec::new();
+        for g in self.common.groups.read().iter() {
+            g.queued_info(&mut out);
+        }
+        out
+    }
+
+    /// Workers' blocking waits since start, by reason, in
+    /// [`WAIT_REASONS`] order.
+    pub fn waits(&self) -> Vec<(&'static str, u64)> {
+        WAIT_REASONS.iter().zip(&self.common.waits).map(|(r, n)| (*r, n.load(Ordering::Relaxed))).collect()
     }
 
     pub fn counts(&self) -> Counts {
