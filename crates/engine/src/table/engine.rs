@@ -536,7 +536,7 @@ impl Engine {
             .iter()
             .map(|&(root, id)| Ok(Secondary { tree: open(root, id)?, users: Default::default() }))
             .collect::<Result<Vec<_>>>()?;
-        let auto_inc = match Self::recover_auto_inc(&def, &clustered) {
+        let auto_inc = match Self::recover_auto_inc(&def, &clustered, None) {
             Ok(v) => v,
             Err(e) if salvage => {
                 tracing::warn!("table '{}': AUTO_INCREMENT not recovered: {e}", def.name);
@@ -668,8 +668,20 @@ impl Engine {
         self.txn.history.resume();
     }
 
-    /// The next AUTO_INCREMENT value: one past the largest value stored.
-    fn recover_auto_inc(def: &TableDef, clustered: &BTree) -> Result<u64> {
+    /// The next AUTO_INCREMENT value: one past the largest value stored,
+    /// in a delete-marked row too unless `committed` says its delete is
+    /// committed (a row purge has not yet removed must not hold the
+    /// counter up: InnoDB's `row_search_max_autoinc` skips delete-marked
+    /// rows). At open every row counts: one deleted by a transaction that
+    /// recovery is about to roll back comes back. `committed`: the next
+    /// transaction id and the active ones, taken in that order before the
+    /// scan (a delete by a transaction still active, or begun since, may
+    /// be rolled back: it counts).
+    fn recover_auto_inc(
+        def: &TableDef,
+        clustered: &BTree,
+        committed: Option<(crate::txn::TrxId, &std::collections::HashSet<crate::txn::TrxId>)>,
+    ) -> Result<u64> {
         let schema = &def.schema;
         let Some(ai) = schema.columns.iter().position(|c| c.auto_increment) else { return Ok(1) };
         let as_u64 = |v: &Value| match v {
@@ -682,7 +694,14 @@ impl Engine {
         let dir = if schema.primary_key.first() == Some(&ai) { Direction::Backward } else { Direction::Forward };
         let mut c = clustered.range(Bound::Unbounded, Bound::Unbounded, dir);
         while let Some((_, v)) = c.next()? {
-            let row = crate::txn::record::RecHeader::split(v).and_then(|(_, r)| codec::decode_row(schema, r));
+            let split = crate::txn::record::RecHeader::split(v);
+            let gone = |h: &crate::txn::record::RecHeader| {
+                committed.is_some_and(|(next, active)| h.deleted && h.trx < next && !active.contains(&h.trx))
+            };
+            if split.as_ref().is_some_and(|(h, _)| gone(h)) {
+                continue;
+            }
+            let row = split.and_then(|(_, r)| codec::decode_row(schema, r));
             let row = row.ok_or_else(|| {
                 Error::corruption(clustered.root(), "undecodable row while recovering AUTO_INCREMENT")
             })?;
@@ -974,7 +993,9 @@ impl Engine {
         self.update_def(table, |t, def| {
             def.extras = extras;
             if reset_auto_inc {
-                let next = Self::recover_auto_inc(def, t.clustered())?;
+                let next_trx = self.txn.trx_sys.next_id();
+                let active = self.txn.trx_sys.active_list().into_iter().map(|(id, _)| id).collect();
+                let next = Self::recover_auto_inc(def, t.clustered(), Some((next_trx, &active)))?;
                 t.auto_inc.store(next, Ordering::Release);
             }
             Ok(())
