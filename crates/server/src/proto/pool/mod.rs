@@ -101,13 +101,13 @@ pub enum Priority {
 }
 
 impl Priority {
+    /// Any case; allocates nothing (a pooled connection's priority is
+    /// read each time it is queued).
     pub fn parse(s: &str) -> Option<Priority> {
-        match s.to_ascii_lowercase().as_str() {
-            "high" => Some(Priority::High),
-            "low" => Some(Priority::Low),
-            "auto" => Some(Priority::Auto),
-            _ => None,
-        }
+        [("high", Priority::High), ("low", Priority::Low), ("auto", Priority::Auto)]
+            .into_iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(s))
+            .map(|(_, p)| p)
     }
 }
 
