@@ -35,6 +35,15 @@ pub fn start(cfg: &ServerConfig) -> std::io::Result<Option<Arc<ThreadPool>>> {
             }
         }),
     );
+    let weak = Arc::downgrade(&pool);
+    let _ = cfg.sysvars.on_change(
+        "thread_pool_stall_limit",
+        Box::new(move |_| {
+            if let Some(pool) = weak.upgrade() {
+                pool.retime();
+            }
+        }),
+    );
     Ok(Some(pool))
 }
 

@@ -5,8 +5,12 @@
 //! not keep the others waiting past the stall limit; idle connections
 //! cost no thread; commands pipelined in one write are all answered;
 //! `wait_timeout` and KILL end parked connections; the variables act at
-//! runtime and the status counts the workers; a session's own
-//! `thread_pool_priority` orders the queue.
+//! runtime and the status counts the workers (a new stall limit at
+//! once); a session's own `thread_pool_priority` orders the queue.
+//!
+//! Nothing here leans on how long a statement runs: the long ones spin
+//! until KILL QUERY stops them, and each step waits for what it needs to
+//! see (the process list, the pool's tables, the kernel's socket queues).
 
 mod oracle;
 
@@ -297,51 +301,179 @@ fn every_group_gets_its_worker_even_above_thread_pool_max_threads() {
 
 /// `thread_pool_priority` is a session variable, as in MariaDB: with
 /// the group's two active workers busy, a session that set `high` is
-/// served before one that set `low`, though it asked later (under the
-/// global `auto` both would wait in one queue, first come first served).
+/// queued before one that set `low` though it asked later, and served
+/// first (under the global `auto` both would wait in one queue, first
+/// come first served).
 #[test]
 fn a_sessions_own_thread_pool_priority_orders_the_queue() {
-    let q = one_group(&[("thread_pool_stall_limit", "60000"), ("thread_pool_prio_kickup_timer", "600000")]);
+    let q = Quire::start(&[
+        ("thread_handling", "pool-of-threads"),
+        ("thread_pool_size", "2"),
+        ("thread_pool_oversubscribe", "1"),
+        ("thread_pool_stall_limit", "50"),
+        ("thread_pool_prio_kickup_timer", "600000"),
+    ]);
     let mut setup = q.fresh_db("tp_prio");
     setup.query_drop("CREATE TABLE served (n INT AUTO_INCREMENT PRIMARY KEY, who VARCHAR(8))").unwrap();
-    let mut low = q.connect(Some("tp_prio"));
+    let (mut probe, busy_group, mut conns) = probe_and_other_group(&q, Some("tp_prio"), 4);
+    let (mut high, mut low) = (conns.pop().unwrap(), conns.pop().unwrap());
+    let (high_id, low_id) = (connection_id(&mut high), connection_id(&mut low));
     low.query_drop("SET SESSION thread_pool_priority = 'low'").unwrap();
-    let mut high = q.connect(Some("tp_prio"));
     high.query_drop("SET thread_pool_priority = 'high'").unwrap();
     let (s, g): (String, String) =
         high.query_first("SELECT @@session.thread_pool_priority, @@global.thread_pool_priority").unwrap().unwrap();
     assert_eq!((s.as_str(), g.as_str()), ("high", "auto"));
     // Two statements of pure CPU take both active workers (1 +
-    // thread_pool_oversubscribe); the stall limit keeps a third away.
-    let long: Vec<_> = (0..2)
-        .map(|_| {
-            let mut c = q.connect(None);
-            c.query_drop("SET SESSION cte_max_recursion_depth = 100000000").unwrap();
-            std::thread::spawn(move || {
-                let _: Option<i64> = c
-                    .query_first(
-                        "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 4000000) \
-                         SELECT COUNT(*) FROM c",
-                    )
-                    .unwrap();
-                std::time::Instant::now()
-            })
-        })
-        .collect();
-    std::thread::sleep(Duration::from_millis(500));
+    // thread_pool_oversubscribe): the second once the timer has started a
+    // worker to listen. Then a long stall limit keeps a third away (the
+    // timer takes it at once).
+    let long: Vec<_> = conns.into_iter().map(spin_until_killed).collect();
+    wait_running(&mut probe, &long);
+    probe.query_drop("SET GLOBAL thread_pool_stall_limit = 60000").unwrap();
+    let port = q.server.tcp_addr.unwrap().port();
     let low = std::thread::spawn(move || low.query_drop("INSERT INTO served (who) VALUES ('low')").unwrap());
-    std::thread::sleep(Duration::from_millis(300));
-    let asked = std::time::Instant::now();
+    wait_until("low's request", || unread_requests(port) == 1);
     let high = std::thread::spawn(move || high.query_drop("INSERT INTO served (who) VALUES ('high')").unwrap());
-    let ended: Vec<_> = long.into_iter().map(|h| h.join().unwrap()).collect();
-    low.join().unwrap();
+    // Both wait: queued by a listener (a worker the group started while
+    // the long statements ran), or, with nobody listening, unread in
+    // their sockets until a worker is free to listen and queue them.
+    wait_until("both requests to wait", || {
+        let (queued, listener): (u64, u64) = probe
+            .query_first(format!(
+                "SELECT QUEUE_LENGTH, HAS_LISTENER FROM information_schema.THREAD_POOL_GROUPS \
+                 WHERE GROUP_ID = {busy_group}"
+            ))
+            .unwrap()
+            .unwrap();
+        unread_requests(port) == 2 && (queued == 2 || (queued == 0 && listener == 0))
+    });
+    let queue: Vec<(u64, u64, u64)> = probe
+        .query(format!(
+            "SELECT POSITION, PRIORITY, CONNECTION_ID FROM information_schema.THREAD_POOL_QUEUES \
+             WHERE GROUP_ID = {busy_group} ORDER BY POSITION"
+        ))
+        .unwrap();
+    if !queue.is_empty() {
+        // PRIORITY 0 is high, 1 low, as MariaDB shows them.
+        assert_eq!(queue, [(0, 0, high_id), (1, 1, low_id)]);
+    }
+    // One worker freed serves the queue in its order, one after the other.
+    let mut long = long.into_iter();
+    let (first, second) = (long.next().unwrap(), long.next().unwrap());
+    probe.query_drop(format!("KILL QUERY {}", first.0)).unwrap();
+    first.1.join().unwrap();
     high.join().unwrap();
-    assert!(
-        ended.iter().all(|e| *e > asked),
-        "inconclusive: a long statement ended before the high-priority session asked"
-    );
+    low.join().unwrap();
+    probe.query_drop(format!("KILL QUERY {}", second.0)).unwrap();
+    second.1.join().unwrap();
     let order: Vec<String> = setup.query("SELECT who FROM served ORDER BY n").unwrap();
     assert_eq!(order, ["high", "low"]);
+}
+
+/// `SET GLOBAL thread_pool_stall_limit` restarts the timer's wait, as in
+/// MariaDB: a statement unread behind a long one (nobody listens while the
+/// group's worker runs it) is served soon after the limit is shortened,
+/// not when the old ten-minute limit would have run out.
+#[test]
+fn a_shorter_stall_limit_acts_at_once() {
+    let q = Quire::start(&[
+        ("thread_handling", "pool-of-threads"),
+        ("thread_pool_size", "2"),
+        ("thread_pool_stall_limit", "600000"),
+    ]);
+    let (mut probe, _, mut conns) = probe_and_other_group(&q, None, 2);
+    let mut short = conns.pop().unwrap();
+    let long = vec![spin_until_killed(conns.pop().unwrap())];
+    wait_running(&mut probe, &long);
+    let (tx, rx) = mpsc::channel();
+    let asker = std::thread::spawn(move || {
+        let v: Option<i64> = short.query_first("SELECT 7").unwrap();
+        tx.send(v).unwrap();
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(rx.try_recv().is_err(), "nobody listens while the worker runs the long statement");
+    probe.query_drop("SET GLOBAL thread_pool_stall_limit = 50").unwrap();
+    let answered = rx.recv_timeout(Duration::from_secs(30));
+    for (id, h) in long {
+        probe.query_drop(format!("KILL QUERY {id}")).unwrap();
+        h.join().unwrap();
+    }
+    assert_eq!(answered, Ok(Some(7)), "served once the timer looked with the new limit");
+    asker.join().unwrap();
+}
+
+fn connection_id(c: &mut mysql::Conn) -> u64 {
+    c.query_first("SELECT CONNECTION_ID()").unwrap().unwrap()
+}
+
+/// In a pool of two groups (connection `id` is served by group `id % 2`):
+/// a probe, the group the probe is not in, and `n` connections of that
+/// group.
+fn probe_and_other_group(q: &Quire, db: Option<&str>, n: usize) -> (mysql::Conn, u64, Vec<mysql::Conn>) {
+    let mut probe = q.connect(None);
+    let group = (connection_id(&mut probe) + 1) % 2;
+    let mut conns = Vec::new();
+    while conns.len() < n {
+        let mut c = q.connect(db);
+        if connection_id(&mut c) % 2 == group {
+            conns.push(c);
+        }
+    }
+    (probe, group, conns)
+}
+
+/// Runs a statement of pure CPU (never a wait the pool is told of) on `c`
+/// until KILL QUERY stops it with 1317; its connection id and thread.
+fn spin_until_killed(mut c: mysql::Conn) -> (u64, std::thread::JoinHandle<()>) {
+    let id = connection_id(&mut c);
+    c.query_drop("SET SESSION cte_max_recursion_depth = 4294967295").unwrap();
+    let h = std::thread::spawn(move || {
+        let e = c
+            .query_drop(
+                "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 4000000000) \
+                 SELECT COUNT(*) FROM c",
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("1317"), "{e}");
+    });
+    (id, h)
+}
+
+/// Waits (at most 60 s) until `f` holds.
+fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !f() {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Waits until the process list shows each of `long` running its statement.
+fn wait_running(probe: &mut mysql::Conn, long: &[(u64, std::thread::JoinHandle<()>)]) {
+    wait_until("the long statements to run", || {
+        let running: Vec<u64> =
+            probe.query("SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE 'WITH RECURSIVE%'").unwrap();
+        long.iter().all(|(id, _)| running.contains(id))
+    });
+}
+
+/// Requests the server has not read yet: its established sockets (on
+/// `port`) with bytes waiting, from the kernel's socket tables (the
+/// server runs in this process, so in this network namespace).
+fn unread_requests(port: u16) -> usize {
+    let mut n = 0;
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else { continue };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let local_port = f[1].rsplit(':').next().and_then(|p| u16::from_str_radix(p, 16).ok());
+            let rx = f[4].split(':').nth(1).and_then(|q| usize::from_str_radix(q, 16).ok());
+            if local_port == Some(port) && f[3] == "01" && rx.is_some_and(|rx| rx > 0) {
+                n += 1;
+            }
+        }
+    }
+    n
 }
 
 /// information_schema's THREAD_POOL_GROUPS, _QUEUES, _STATS and _WAITS
@@ -356,41 +488,19 @@ fn the_thread_pool_tables_show_the_groups_their_queues_counters_and_waits() {
         ("thread_pool_oversubscribe", "1"),
         ("thread_pool_stall_limit", "500"),
     ]);
-    let id = |c: &mut mysql::Conn| -> u64 { c.query_first("SELECT CONNECTION_ID()").unwrap().unwrap() };
-    let mut probe = q.connect(None);
-    let busy_group = (id(&mut probe) + 1) % 2;
     // Connections of the other group: two to keep its workers busy, one
     // to wait.
-    let mut others = Vec::new();
-    while others.len() < 3 {
-        let mut c = q.connect(None);
-        if id(&mut c) % 2 == busy_group {
-            others.push(c);
-        }
-    }
+    let (mut probe, busy_group, mut others) = probe_and_other_group(&q, None, 3);
     let mut waiter = others.pop().unwrap();
-    let waiter_id = id(&mut waiter);
+    let waiter_id = connection_id(&mut waiter);
     let groups: Vec<(u64, u64, u64)> = probe
         .query("SELECT GROUP_ID, CONNECTIONS, THREADS FROM information_schema.THREAD_POOL_GROUPS ORDER BY GROUP_ID")
         .unwrap();
     assert_eq!(groups.iter().map(|g| g.0).collect::<Vec<_>>(), [0, 1]);
     assert!(groups[busy_group as usize].1 >= 3, "three connections (at least) in the busy group: {groups:?}");
     assert!(groups.iter().all(|g| g.2 >= 1), "every group has a worker: {groups:?}");
-    let long: Vec<_> = others
-        .into_iter()
-        .map(|mut c| {
-            c.query_drop("SET SESSION cte_max_recursion_depth = 100000000").unwrap();
-            std::thread::spawn(move || {
-                let _: Option<i64> = c
-                    .query_first(
-                        "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 3000000) \
-                         SELECT COUNT(*) FROM c",
-                    )
-                    .unwrap();
-            })
-        })
-        .collect();
-    std::thread::sleep(Duration::from_millis(300));
+    let long: Vec<_> = others.into_iter().map(spin_until_killed).collect();
+    wait_running(&mut probe, &long);
     // Both workers run: nobody listens until the timer starts a worker,
     // which queues the command; at its next look the queue has not moved
     // and the group is stalled, which lets the command run.
@@ -414,10 +524,11 @@ fn the_thread_pool_tables_show_the_groups_their_queues_counters_and_waits() {
         [(busy_group, 0, 1, waiter_id, 2, 1)],
         "the waiting connection, low priority, first in line behind two active workers"
     );
-    for h in long {
+    waiting.join().unwrap();
+    for (id, h) in long {
+        probe.query_drop(format!("KILL QUERY {id}")).unwrap();
         h.join().unwrap();
     }
-    waiting.join().unwrap();
     // Every command of the busy group was taken from its queue once: the
     // three logins, their CONNECTION_ID()s, two SETs, two CTEs and the DO.
     let (created, stalls, dequeued, worker_polls): (u64, u64, u64, u64) = probe

@@ -25,7 +25,8 @@
 //!   ms: a group whose queue did not move since the last look is
 //!   *stalled* (a long statement that does not block); it may then run
 //!   one more worker beyond the oversubscription limit. The timer also
-//!   closes connections idle beyond their `wait_timeout`.
+//!   closes connections idle beyond their `wait_timeout`. A new stall
+//!   limit restarts its wait.
 //! - Connections inside a transaction are served first
 //!   (`thread_pool_priority=auto`, the default; `high`: always first;
 //!   `low`: never; each session's own value, as in MariaDB, the global's
@@ -328,9 +329,14 @@ impl ThreadPool {
             let (lock, cv) = &*wake;
             let mut stopped = lock.lock();
             while !*stopped {
-                let _ = cv.wait_for(&mut stopped, common.settings.stall_limit());
+                // Woken before its time, the timer only takes the new
+                // limit ([`ThreadPool::retime`]).
+                let timed_out = cv.wait_for(&mut stopped, common.settings.stall_limit()).timed_out();
                 if *stopped {
                     break;
+                }
+                if !timed_out {
+                    continue;
                 }
                 let groups = common.groups.read().clone();
                 for g in &groups {
@@ -349,6 +355,15 @@ impl ThreadPool {
             Some(g) => g.add(id, client),
             None => drop(client), // stopped
         }
+    }
+
+    /// `thread_pool_stall_limit` changed: the timer starts its wait again
+    /// with the new limit (as MariaDB signals its timer), so a shorter one
+    /// acts at once and a longer one is not cut short by an old look.
+    pub fn retime(&self) {
+        let (lock, cv) = &*self.timer_wake;
+        let _held = lock.lock();
+        cv.notify_all();
     }
 
     /// `thread_pool_size` = `size` (at least 1): the groups missing are
