@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # A quire replica's lag behind a quire source under sysbench oltp_write_only
 # (issue 17 item 5): the source with log_bin, sync_binlog=1 and durable
-# commits; the replica applying with one applier thread. Prints
+# commits; the replica applying with WORKERS parallel workers
+# (replica_parallel_workers; 0: one applier thread). Prints
 # Seconds_Behind_Source and the unapplied bytes once a second, then how
 # long the replica takes to catch up after the load ends.
 #
-#   QUIRE=target/release/quire TIME=60 THREADS=8 scripts/replica-lag.sh
+#   QUIRE=target/release/quire TIME=60 THREADS=8 WORKERS=4 scripts/replica-lag.sh
 #
+# DELAY sets the source's binlog_group_commit_sync_delay (µs, default 0).
 # Ports SPORT / RPORT (3941 / 3942), data under BASE (/tmp/replica-lag).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,13 +23,15 @@ SPORT=${SPORT:-3941}
 RPORT=${RPORT:-3942}
 BASE=${BASE:-/tmp/replica-lag}
 POOL=${POOL:-512M}
+WORKERS=${WORKERS:-4}
+DELAY=${DELAY:-0}
 
 rm -rf "$BASE"
 mkdir -p "$BASE"
 quire_cnf "$BASE/source.cnf" "$BASE/source" "$SPORT" "$POOL"
-printf 'log_bin=ON\nsync_binlog=1\nserver_id=1\n' >>"$BASE/source.cnf"
+printf 'log_bin=ON\nsync_binlog=1\nserver_id=1\nbinlog_group_commit_sync_delay=%s\n' "$DELAY" >>"$BASE/source.cnf"
 quire_cnf "$BASE/replica.cnf" "$BASE/replica" "$RPORT" "$POOL"
-printf 'server_id=2\n' >>"$BASE/replica.cnf"
+printf 'server_id=2\nreplica_parallel_workers=%s\n' "$WORKERS" >>"$BASE/replica.cnf"
 
 "$QUIRE" serve --defaults-file="$BASE/source.cnf" --root-password=root >"$BASE/source.err" 2>&1 &
 SPID=$!
@@ -54,7 +58,7 @@ caught_up() {
   [[ "$(status Relay_Source_Log_File)" == "$f" && "$(status Exec_Source_Log_Pos)" == "$p" ]]
 }
 until caught_up; do sleep 1; done
-echo "prepared and replicated; running oltp_write_only for ${TIME}s with $THREADS threads"
+echo "prepared and replicated; running oltp_write_only for ${TIME}s with $THREADS threads; replica workers: $WORKERS"
 
 "${SB[@]}" --threads="$THREADS" --time="$TIME" --report-interval=10 run >"$BASE/run.log" &
 SB_PID=$!

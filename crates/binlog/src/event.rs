@@ -303,6 +303,17 @@ pub fn gtid_of(body: &[u8]) -> Option<Gtid> {
     (gno > 0).then_some(Gtid { uuid: Uuid(sid), gno: gno as u64 })
 }
 
+/// The logical clock of a GTID or ANONYMOUS_GTID event's body (`None`
+/// when the body has none: logical timestamp type not 2, or too short).
+pub fn clock_of(body: &[u8]) -> Option<LogicalClock> {
+    if body.get(25) != Some(&2) {
+        return None;
+    }
+    let last_committed = i64::from_le_bytes(body.get(26..34)?.try_into().ok()?);
+    let sequence_number = i64::from_le_bytes(body.get(34..42)?.try_into().ok()?);
+    Some(LogicalClock { last_committed, sequence_number })
+}
+
 /// MySQL's packed (length-encoded) integer.
 pub fn put_packed(out: &mut Vec<u8>, v: u64) {
     if v < 251 {
@@ -366,5 +377,16 @@ mod tests {
             assert_eq!(e.len() as u64, anonymous_gtid_len(Checksum::Crc32, trx_len));
             assert_eq!(gtid_of(&e.bytes[HEADER_LEN..]), Some(g));
         }
+    }
+
+    #[test]
+    fn the_logical_clock_is_read_back_from_a_gtid_event() {
+        let clock = LogicalClock { last_committed: 41, sequence_number: 43 };
+        for gtid in [None, Some(Gtid { uuid: Uuid([3; 16]), gno: 9 })] {
+            let mut e = Events::default();
+            e.transaction_gtid(&F, gtid, clock, 1, 200);
+            assert_eq!(clock_of(&e.bytes[HEADER_LEN..]), Some(clock));
+        }
+        assert_eq!(clock_of(&[0; 20]), None, "too short");
     }
 }

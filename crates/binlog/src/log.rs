@@ -243,6 +243,14 @@ pub struct BinLog {
     /// Set by [`BinLog::close`]: dump threads end.
     closed: std::sync::atomic::AtomicBool,
     pub sync_binlog: AtomicU64,
+    /// `binlog_group_commit_sync_delay` (µs) and
+    /// `binlog_group_commit_sync_no_delay_count`: a leader waits that long
+    /// (or until that many transactions are pending) before it writes its
+    /// group, so that more commits join it.
+    pub sync_delay_us: AtomicU64,
+    pub sync_no_delay_count: AtomicU64,
+    /// Wakes a delaying leader when a transaction is appended.
+    gathered: Condvar,
     pub max_size: AtomicU64,
     pub expire_secs: AtomicU64,
     pub server_id: AtomicU32,
@@ -319,6 +327,9 @@ impl BinLog {
         };
         Ok(BinLog {
             sync_binlog: AtomicU64::new(opts.sync_binlog),
+            sync_delay_us: AtomicU64::new(0),
+            sync_no_delay_count: AtomicU64::new(0),
+            gathered: Condvar::new(),
             max_size: AtomicU64::new(opts.max_size),
             expire_secs: AtomicU64::new(opts.expire_secs),
             server_id: AtomicU32::new(opts.server_id),
@@ -393,6 +404,9 @@ impl BinLog {
             st.executed.add(g);
         }
         let (ticket, pos, turn) = self.append(&mut st, body, gtid);
+        if st.leader && self.sync_no_delay_count.load(Ordering::Relaxed) > 0 {
+            self.gathered.notify_one();
+        }
         let written = self.write_and_wait(st, ticket);
         let _turn = self.order.wait(turn);
         written?;
@@ -431,6 +445,7 @@ impl BinLog {
                 continue;
             }
             st.leader = true;
+            self.gather(&mut st);
             let segs = std::mem::take(&mut st.pending);
             let upto = st.appended_ticket;
             let end = (st.cur.name.clone(), st.end);
@@ -469,6 +484,30 @@ impl BinLog {
                 }
             }
             self.done.notify_all();
+        }
+    }
+
+    /// The leader's `binlog_group_commit_sync_delay`, as MySQL applies it:
+    /// before every group when `sync_binlog` is 0 or 1, before the group
+    /// that syncs when it is N > 1. Ends early once
+    /// `binlog_group_commit_sync_no_delay_count` transactions are pending.
+    /// The transactions appended meanwhile join the group and share its
+    /// `last_committed`, so a replica may apply them in parallel.
+    fn gather(&self, st: &mut parking_lot::MutexGuard<'_, State>) {
+        let delay = self.sync_delay_us.load(Ordering::Relaxed);
+        if delay == 0 {
+            return;
+        }
+        let n = self.sync_binlog.load(Ordering::Relaxed);
+        if n > 1 && st.groups_unsynced + 1 < n {
+            return;
+        }
+        let enough = self.sync_no_delay_count.load(Ordering::Relaxed);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_micros(delay);
+        while enough == 0 || st.appended_ticket - st.written_ticket < enough {
+            if self.gathered.wait_until(st, deadline).timed_out() {
+                break;
+            }
         }
     }
 

@@ -275,7 +275,9 @@ fn a_quire_replica_and_its_own_replica_follow_a_source_through_kills_of_both() {
         c.query_drop("CREATE TABLE own_db.x (id INT PRIMARY KEY)").unwrap();
     }
     follow(&replica, source.port, "repl", "replpw");
-    let replica2 = start(&r2d, &dir.path().join("r2.err"), &["--server_id=3"]);
+    // The chained replica applies with one thread (the serial applier),
+    // the first with four workers (the default).
+    let replica2 = start(&r2d, &dir.path().join("r2.err"), &["--server_id=3", "--replica_parallel_workers=0"]);
     follow(&replica2, replica.port, "root", PW);
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -469,6 +471,88 @@ fn a_replica_reaches_the_sources_new_file_when_the_last_transaction_rotated_the_
     wait_caught_up_within(source.port, &replica, within);
     let n: u64 = replica.connect(None).query_first("SELECT COUNT(*) FROM rq.t").unwrap().unwrap();
     assert_eq!(n, 2);
+}
+
+/// The parallel applier (`replica_parallel_workers`, MySQL's
+/// LOGICAL_CLOCK scheduling with `replica_preserve_commit_order`): two
+/// source transactions that committed in one binary log group
+/// (`binlog_group_commit_sync_delay` gathers them) are applied at once
+/// by two workers; while a replica client's row lock holds the first,
+/// the second, applied, waits for it and is not visible (commit order),
+/// and gives its row locks back meanwhile (a later transaction yields to
+/// an earlier one waiting for a row lock, so none waits for ever); once
+/// the client commits, both are applied and the replica is the source.
+#[test]
+fn a_parallel_replica_applies_a_group_at_once_and_commits_in_the_sources_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = start(
+        &dir.path().join("s"),
+        &dir.path().join("s.err"),
+        &["--log_bin=ON", "--server_id=1", "--binlog_group_commit_sync_delay=1000000"],
+    );
+    let replica =
+        start(&dir.path().join("r"), &dir.path().join("r.err"), &["--server_id=2", "--slave_parallel_workers=4"]);
+    let mut s = source.connect(None);
+    s.query_drop("CREATE DATABASE rq").unwrap();
+    s.query_drop("CREATE TABLE rq.t (id INT PRIMARY KEY, v INT)").unwrap();
+    s.query_drop("INSERT INTO rq.t VALUES (1, 0), (2, 0)").unwrap();
+    follow(&replica, source.port, "root", PW);
+    wait_caught_up(source.port, &replica);
+    let mut r = replica.connect(None);
+    let workers: (u64, u8, String) = r
+        .query_first("SELECT @@replica_parallel_workers, @@replica_preserve_commit_order, @@replica_parallel_type")
+        .unwrap()
+        .unwrap();
+    assert_eq!(workers, (4, 1, "LOGICAL_CLOCK".to_string()));
+    let e = r.query_drop("SET GLOBAL replica_preserve_commit_order = OFF").unwrap_err();
+    assert_eq!(code(e), 1235, "only the source's commit order is kept");
+    let running: u64 = r
+        .query_first(
+            "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE = 'Waiting for an event from Coordinator'",
+        )
+        .unwrap()
+        .unwrap();
+    assert_eq!(running, 4, "four workers wait for transactions");
+    let mut holder = replica.connect(None);
+    holder.query_drop("BEGIN").unwrap();
+    let _: Vec<(i64, i64)> = holder.query("SELECT id, v FROM rq.t WHERE id = 1 FOR UPDATE").unwrap();
+    // Two source transactions on different rows, committed within the
+    // delay: one group.
+    let mut a = source.connect(None);
+    let mut b = source.connect(None);
+    a.query_drop("BEGIN").unwrap();
+    a.query_drop("UPDATE rq.t SET v = 1 WHERE id = 1").unwrap();
+    b.query_drop("BEGIN").unwrap();
+    b.query_drop("UPDATE rq.t SET v = 2 WHERE id = 2").unwrap();
+    let ta = std::thread::spawn(move || a.query_drop("COMMIT").unwrap());
+    std::thread::sleep(Duration::from_millis(100));
+    b.query_drop("COMMIT").unwrap();
+    ta.join().unwrap();
+    // The second waits for the first, which waits for the client's lock.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let states: Vec<String> =
+            r.query("SELECT STATE FROM information_schema.PROCESSLIST WHERE STATE <> '' ORDER BY ID").unwrap();
+        if states.iter().any(|st| st == "Waiting for preceding transaction to commit") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no worker waits for its turn: {states:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let rows: Vec<(i64, i64)> = r.query("SELECT id, v FROM rq.t ORDER BY id").unwrap();
+    assert_eq!(rows, [(1, 0), (2, 0)], "the second is not committed before the first");
+    // Its row lock was given back while it waited: a client takes it.
+    let mut other = replica.connect(None);
+    other.query_drop("SET SESSION innodb_lock_wait_timeout = 30").unwrap();
+    other.query_drop("BEGIN").unwrap();
+    let _: Vec<(i64, i64)> = other.query("SELECT id, v FROM rq.t WHERE id = 2 FOR UPDATE").unwrap();
+    other.query_drop("COMMIT").unwrap();
+    holder.query_drop("COMMIT").unwrap();
+    wait_caught_up(source.port, &replica);
+    let rows: Vec<(i64, i64)> = r.query("SELECT id, v FROM rq.t ORDER BY id").unwrap();
+    assert_eq!(rows, [(1, 1), (2, 2)]);
+    let st = replica_status(&replica);
+    assert_eq!(st["Last_SQL_Errno"], "0", "{st:?}");
 }
 
 /// `@@gtid_executed` of the server at `port`.

@@ -400,6 +400,9 @@ pub struct Session {
     /// `gtid_next` = `uuid:N` was used by a COMMIT or ROLLBACK
     /// (`binlog/gtid.rs`: MySQL's UNDEFINED state).
     pub(crate) gtid_next_used: Cell<bool>,
+    /// Run once the commit under way is done in memory, before it is
+    /// waited for to be durable ([`Session::commit_then`]).
+    after_commit: Cell<Option<Box<dyn FnOnce() + Send>>>,
 }
 
 /// Replaces what sqlparser does not accept with what it does.
@@ -1024,6 +1027,7 @@ impl Session {
             compiling_show: Cell::new(false),
             wrote_persistent: Cell::new(false),
             gtid_next_used: Cell::new(false),
+            after_commit: Cell::new(None),
         })
     }
 
@@ -1143,6 +1147,31 @@ impl Session {
         }
         self.wrote_persistent.set(false);
         Ok(())
+    }
+
+    /// COMMIT with `after` run once the transaction is committed in memory
+    /// (visible, its locks released, its commit record ordered in the redo
+    /// log and the binary log) and before it is waited for to be durable:
+    /// the parallel applier's commit order, which lets the next
+    /// transaction commit while this one's sync is under way. `after`
+    /// also runs when there was nothing to commit; not when the commit
+    /// failed.
+    pub(crate) fn commit_then(&mut self, after: Box<dyn FnOnce() + Send>) -> Result<()> {
+        self.after_commit.set(Some(after));
+        let r = self.commit();
+        if let Some(after) = self.after_commit.take() {
+            if r.is_ok() {
+                after();
+            }
+        }
+        r
+    }
+
+    /// The hook of [`Session::commit_then`], once the commit is in memory.
+    pub(crate) fn committed_in_memory(&self) {
+        if let Some(after) = self.after_commit.take() {
+            after();
+        }
     }
 
     /// Rolls back the open transaction, if any.

@@ -582,6 +582,7 @@ const CHECKSUMS: &[&str] = &["crc32", "strict_crc32", "innodb", "strict_innodb",
 const BINLOG_FORMATS: &[&str] = &["ROW", "STATEMENT", "MIXED"];
 const BINLOG_ROW_IMAGES: &[&str] = &["FULL", "MINIMAL", "NOBLOB"];
 const BINLOG_CHECKSUMS: &[&str] = &["NONE", "CRC32"];
+const PARALLEL_TYPES: &[&str] = &["DATABASE", "LOGICAL_CLOCK"];
 const BINLOG_ROW_METADATAS: &[&str] = &["MINIMAL", "FULL"];
 /// The plugins quire verifies (sha256_password it does not have).
 const AUTH_PLUGINS: &[&str] = &["mysql_native_password", "caching_sha2_password"];
@@ -622,6 +623,8 @@ pub static VARS: &[VarDef] = &[
     def("binlog_checksum", G, RO, VarKind::Enum(BINLOG_CHECKSUMS), "CRC32", USED),
     def("binlog_expire_logs_seconds", G, DYN, uint(0, U32), "2592000", USED),
     def("binlog_format", B, DYN, VarKind::Enum(BINLOG_FORMATS), "ROW", USED),
+    def("binlog_group_commit_sync_delay", G, DYN, uint(0, 1_000_000), "0", USED),
+    def("binlog_group_commit_sync_no_delay_count", G, DYN, uint(0, 100_000), "0", USED),
     def("binlog_row_image", B, DYN, VarKind::Enum(BINLOG_ROW_IMAGES), "FULL", USED),
     def("binlog_row_metadata", G, DYN, VarKind::Enum(BINLOG_ROW_METADATAS), "MINIMAL", USED),
     def("bulk_insert_buffer_size", B, DYN, uint(0, U64), "8388608", no_effect("MyISAM's bulk insert cache; quire has no MyISAM")),
@@ -834,6 +837,14 @@ pub static VARS: &[VarDef] = &[
     def("read_only", G, DYN, Bool, "OFF", USED),
     def("read_rnd_buffer_size", B, DYN, uint(1, 2_147_483_647), "262144", no_effect("a buffer size of sorted reads: only speed differs")),
     def("relay_log", G, RO, Str, "", USED),
+    // The parallel applier (`replica/parallel.rs`), read at START
+    // REPLICA; MySQL 8.0.27's defaults. Commits keep the source's order
+    // (the applied position is a prefix of the relay log) and
+    // transactions are scheduled by the source's logical clock: the
+    // other choices are refused.
+    def("replica_parallel_type", G, DYN, VarKind::Enum(PARALLEL_TYPES), "LOGICAL_CLOCK", REFUSE),
+    def("replica_parallel_workers", G, DYN, uint(0, 1024), "4", USED),
+    def("replica_preserve_commit_order", G, DYN, Bool, "ON", REFUSE),
     def("require_secure_transport", G, DYN, Bool, "OFF", REFUSE),
     def("secure_file_priv", G, RO, Str, "NULL", USED),
     def("server_id", G, DYN, uint(0, U32), "1", USED),
@@ -928,6 +939,9 @@ const ALIASES: &[(&str, &str)] = &[
     ("default_time_zone", "time_zone"),
     ("log_slave_updates", "log_replica_updates"),
     ("skip_slave_start", "skip_replica_start"),
+    ("slave_parallel_type", "replica_parallel_type"),
+    ("slave_parallel_workers", "replica_parallel_workers"),
+    ("slave_preserve_commit_order", "replica_preserve_commit_order"),
     ("tx_isolation", "transaction_isolation"),
     ("tx_read_only", "transaction_read_only"),
 ];

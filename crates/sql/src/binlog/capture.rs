@@ -178,10 +178,10 @@ impl Session {
     /// the transaction is rolled back and the error returned (the client
     /// gets no OK).
     pub(crate) fn commit_trx(&self, trx: &mut Trx) -> Result<()> {
-        let Some(b) = self.shared.binlog.get() else { return Ok(trx.commit()?) };
-        let Some(rows) = trx.take_row_log() else { return Ok(trx.commit()?) };
+        let Some(b) = self.shared.binlog.get() else { return self.commit_engine(trx) };
+        let Some(rows) = trx.take_row_log() else { return self.commit_engine(trx) };
         if rows.is_empty() {
-            return Ok(trx.commit()?);
+            return self.commit_engine(trx);
         }
         let next = match self.gtid_next() {
             Ok(n) => n,
@@ -193,7 +193,7 @@ impl Session {
         let meta = if b.full_metadata.load(Ordering::Relaxed) { RowMetadata::Full } else { RowMetadata::Minimal };
         let ev = match encode_trx(&self.shared.engine, &rows, &b.log.frame(), meta, self.connection_id, trx.id()) {
             Ok(Some(ev)) => ev,
-            Ok(None) => return Ok(trx.commit()?),
+            Ok(None) => return self.commit_engine(trx),
             Err(e) => {
                 let _ = trx.rollback();
                 return Err(e);
@@ -214,6 +214,7 @@ impl Session {
         match committed {
             Ok(r) => {
                 let (lsn, at) = r?;
+                self.committed_in_memory();
                 self.gtid_logged(next);
                 trx.wait_durable(lsn)?;
                 // Durable in the log and the engine: replicas may have it.
@@ -225,6 +226,14 @@ impl Session {
                 Err(logging_impossible(&e.0))
             }
         }
+    }
+
+    /// The engine's commit alone, in its two halves
+    /// ([`Session::commit_then`]'s hook between them).
+    fn commit_engine(&self, trx: &mut Trx) -> Result<()> {
+        let lsn = trx.commit_in_memory(None)?;
+        self.committed_in_memory();
+        Ok(trx.wait_durable(lsn)?)
     }
 
     /// 1197 when the transaction's kept row changes passed

@@ -151,6 +151,8 @@ pub fn open(sv: &Arc<SysVars>, datadir: &Path, engine: &Engine) -> Result<Option
         full_metadata: AtomicBool::new(global_str(sv, "binlog_row_metadata") == "FULL"),
         max_cache_bytes: global_u64(sv, "max_binlog_cache_size", u64::MAX).into(),
     });
+    b.log.sync_delay_us.store(global_u64(sv, "binlog_group_commit_sync_delay", 0), Ordering::Relaxed);
+    b.log.sync_no_delay_count.store(global_u64(sv, "binlog_group_commit_sync_no_delay_count", 0), Ordering::Relaxed);
     hook(sv, &b);
     gtid::hook(sv, &b);
     Ok(Some(b))
@@ -165,6 +167,8 @@ fn hook(sv: &SysVars, b: &Arc<Binlog>) {
         "server_id",
         "binlog_row_metadata",
         "max_binlog_cache_size",
+        "binlog_group_commit_sync_delay",
+        "binlog_group_commit_sync_no_delay_count",
     ] {
         let b = b.clone();
         let _ = sv.on_change(
@@ -177,6 +181,8 @@ fn hook(sv: &SysVars, b: &Arc<Binlog>) {
                     "binlog_expire_logs_seconds" => b.log.expire_secs.store(n, Ordering::Relaxed),
                     "server_id" => b.log.server_id.store(n as u32, Ordering::Relaxed),
                     "max_binlog_cache_size" => b.max_cache_bytes.store(n, Ordering::Relaxed),
+                    "binlog_group_commit_sync_delay" => b.log.sync_delay_us.store(n, Ordering::Relaxed),
+                    "binlog_group_commit_sync_no_delay_count" => b.log.sync_no_delay_count.store(n, Ordering::Relaxed),
                     _ => b.full_metadata.store(matches!(v, VarValue::Str(s) if s == "FULL"), Ordering::Relaxed),
                 }
             }),

@@ -57,6 +57,7 @@ use quire_binlog::Checksum;
 use quire_engine::row::{ColumnType, Value};
 
 use super::info::{self, AppliedPos};
+use super::parallel::{self, Dispatcher, Job, Order, Turn};
 use super::Channel;
 use crate::catalog::SYSTEM_USER;
 use crate::error::{Result, SqlError};
@@ -109,73 +110,83 @@ struct Prepared {
     key_cols: Vec<usize>,
 }
 
-/// The applier's reading position and what it carries between events.
-struct Applier<'a> {
-    ch: &'a Channel,
-    s: Session,
+/// The applier's reading position and what it carries between events;
+/// with `replica_parallel_workers`, the coordinator's and each worker's
+/// (`parallel.rs`: a worker reads nothing, it is given whole
+/// transactions).
+pub(super) struct Applier<'a> {
+    pub(super) ch: &'a Channel,
+    pub(super) s: Session,
     /// Relay file number and offset of the next event.
-    file: u32,
+    pub(super) file: u32,
     pos: u64,
     reader: Option<(u32, File)>,
-    checksum: Checksum,
+    pub(super) checksum: Checksum,
     /// The source file the events come from.
-    source_file: String,
+    pub(super) source_file: String,
     maps: HashMap<u64, TableMap>,
     prepared: HashMap<(String, String, Op), Prepared>,
-    in_trx: bool,
+    pub(super) in_trx: bool,
     /// Transactions keep their GTIDs (module doc).
     keep_gtids: bool,
+    /// A worker's commit order, and its job's place and sequence number
+    /// in it.
+    order: Option<Arc<Order>>,
+    job: u64,
+    job_seq: i64,
+    /// The coordinator's DDL count the worker's statements were prepared
+    /// under.
+    generation: u64,
 }
 
 fn quote(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
 }
 
-/// The thread.
-pub fn run(shared: &Arc<Shared>, ch: &Channel) {
-    let mut s = match Session::new(shared.clone(), SYSTEM_USER, None, APPLIER_CONNECTION_ID) {
-        Ok(s) => s,
+/// The connection id of parallel worker `i` (shown by SHOW PROCESSLIST).
+fn worker_connection_id(i: usize) -> u32 {
+    u32::MAX - 3 - i as u32
+}
+
+/// The thread: the applier, or with `replica_parallel_workers` (read at
+/// START REPLICA) the coordinator of that many workers.
+pub fn run(shared: &Arc<Shared>, ch: &Arc<Channel>) {
+    let workers = shared.sysvars.global("replica_parallel_workers").and_then(|v| v.as_u64()).unwrap_or(0) as usize;
+    let mut a = match Applier::new(shared, ch, APPLIER_CONNECTION_ID) {
+        Ok(a) => a,
         Err(e) => {
             fail(ch, e.code.into(), e.message);
             return;
         }
     };
-    s.replica_applier = true;
-    s.client_found_rows = true;
-    let log_updates = shared.sysvars.global("log_replica_updates").and_then(|v| v.as_bool()).unwrap_or(true);
-    let setup = [
-        "SET time_zone='+00:00'",
-        "SET sql_mode='NO_AUTO_VALUE_ON_ZERO'",
-        "SET foreign_key_checks=0",
-        "SET autocommit=1",
-        if log_updates { "SET sql_log_bin=1" } else { "SET sql_log_bin=0" },
-    ];
-    for q in setup {
-        if let Some((Err(e), _)) = s.query(q, false).into_iter().next() {
-            fail(ch, e.code.into(), e.message);
-            return;
-        }
-    }
-    s.process.set_state("Replica has read all relay log; waiting for more updates");
-    let (file, pos, source_file) = {
-        let p = ch.progress.lock();
-        (p.relay_end.0, 4, p.applied.source.file.clone())
+    a.s.process.set_state("Replica has read all relay log; waiting for more updates");
+    let r = if workers == 0 {
+        a.run(None)
+    } else {
+        let order = Arc::new(Order::new(Arc::clone(ch)));
+        std::thread::scope(|scope| {
+            for i in 0..workers {
+                let mine = Arc::clone(&order);
+                let spawned =
+                    std::thread::Builder::new().name(format!("replica-worker-{i}")).spawn_scoped(scope, move || {
+                        match Applier::new(shared, ch, worker_connection_id(i)) {
+                            Ok(mut w) => {
+                                w.order = Some(Arc::clone(&mine));
+                                parallel::work(w, &mine);
+                            }
+                            Err(e) => mine.fail(0, e),
+                        }
+                    });
+                if let Err(e) = spawned {
+                    order.fail(0, SqlError::internal(format!("cannot start a replica worker thread: {e}")));
+                }
+            }
+            let mut d = Dispatcher::new(Arc::clone(&order), workers);
+            let r = a.run(Some(&mut d));
+            d.stop();
+            r
+        })
     };
-    let keep_gtids = log_updates && shared.binlog.get().is_some();
-    let mut a = Applier {
-        ch,
-        s,
-        keep_gtids,
-        file,
-        pos,
-        reader: None,
-        checksum: Checksum::Crc32,
-        source_file,
-        maps: HashMap::new(),
-        prepared: HashMap::new(),
-        in_trx: false,
-    };
-    let r = a.run();
     let _ = a.s.rollback();
     if let Err(e) = r {
         fail(ch, e.code.into(), e.message);
@@ -193,9 +204,56 @@ fn fail(ch: &Channel, code: u32, msg: String) {
     p.sql_running = false;
 }
 
-impl Applier<'_> {
-    fn run(&mut self) -> Result<()> {
+impl<'a> Applier<'a> {
+    /// An applier session (the module doc's settings), reading from the
+    /// applied position.
+    fn new(shared: &Arc<Shared>, ch: &'a Channel, connection_id: u32) -> Result<Applier<'a>> {
+        let mut s = Session::new(shared.clone(), SYSTEM_USER, None, connection_id)?;
+        s.replica_applier = true;
+        s.client_found_rows = true;
+        let log_updates = shared.sysvars.global("log_replica_updates").and_then(|v| v.as_bool()).unwrap_or(true);
+        let setup = [
+            "SET time_zone='+00:00'",
+            "SET sql_mode='NO_AUTO_VALUE_ON_ZERO'",
+            "SET foreign_key_checks=0",
+            "SET autocommit=1",
+            if log_updates { "SET sql_log_bin=1" } else { "SET sql_log_bin=0" },
+        ];
+        for q in setup {
+            if let Some((Err(e), _)) = s.query(q, false).into_iter().next() {
+                return Err(e);
+            }
+        }
+        let (file, pos, source_file) = {
+            let p = ch.progress.lock();
+            (p.relay_end.0, 4, p.applied.source.file.clone())
+        };
+        Ok(Applier {
+            ch,
+            s,
+            keep_gtids: log_updates && shared.binlog.get().is_some(),
+            file,
+            pos,
+            reader: None,
+            checksum: Checksum::Crc32,
+            source_file,
+            maps: HashMap::new(),
+            prepared: HashMap::new(),
+            in_trx: false,
+            order: None,
+            job: 0,
+            job_seq: 0,
+            generation: 0,
+        })
+    }
+
+    /// Reads the relay log and applies it (`par`: hands transactions to
+    /// the parallel workers instead) until STOP or an error.
+    fn run(&mut self, mut par: Option<&mut Dispatcher>) -> Result<()> {
         loop {
+            if let Some(d) = par.as_deref() {
+                d.check()?;
+            }
             if self.ch.stopping() {
                 return Ok(());
             }
@@ -216,9 +274,10 @@ impl Applier<'_> {
                     self.ch.progress.lock().applier_file = self.file;
                     continue;
                 }
+                let idle = !self.in_trx && par.as_deref().is_none_or(Dispatcher::idle);
                 let mut p = self.ch.progress.lock();
                 if p.relay_end == (end_file, end_pos) && !self.ch.stopping() {
-                    if !self.in_trx {
+                    if idle {
                         p.applying_ts = None;
                     }
                     self.ch.changed.wait_for(&mut p, IDLE_WAIT);
@@ -226,10 +285,62 @@ impl Applier<'_> {
                 continue;
             }
             let ev = self.read_event(limit)?;
-            let len = ev.len() as u64;
-            self.apply(&ev, self.pos + len)?;
-            self.pos += len;
+            let end = self.pos + ev.len() as u64;
+            match par.as_deref_mut() {
+                None => self.apply(&ev, end)?,
+                Some(d) => d.route(self, ev, end)?,
+            }
+            self.pos = end;
         }
+    }
+
+    /// A worker applies job `job` (`parallel.rs`): every event but the
+    /// last, then, at its turn, the last (XID or COMMIT), which commits.
+    pub(super) fn run_job(&mut self, job: &Job, order: &Order) -> Result<()> {
+        self.file = job.relay_file;
+        self.source_file.clone_from(&job.source_file);
+        self.checksum = job.checksum;
+        self.job = job.n;
+        self.job_seq = job.sequence();
+        if self.generation != job.generation {
+            self.close_prepared();
+            self.generation = job.generation;
+        }
+        let Some(((last, last_end), body)) = job.events.split_last() else { return Ok(()) };
+        let mut may_yield = true;
+        loop {
+            for (ev, end) in body {
+                self.apply(ev, *end)?;
+            }
+            self.s.process.set_state("Waiting for preceding transaction to commit");
+            let turn = order.turn(job.n, may_yield);
+            self.s.process.set_state("Applying batch of row changes");
+            match turn {
+                Turn::Mine => break,
+                Turn::Stop => return self.abandon(),
+                Turn::Yield => {
+                    // parallel.rs invariant 3: again, once it is our turn.
+                    self.abandon()?;
+                    self.s.process.set_state("Waiting for preceding transaction to commit");
+                    let turn = order.turn(job.n, false);
+                    self.s.process.set_state("Applying batch of row changes");
+                    if !matches!(turn, Turn::Mine) {
+                        return Ok(());
+                    }
+                    may_yield = false;
+                }
+            }
+        }
+        self.apply(last, *last_end)
+    }
+
+    /// Rolls back what a worker applied of its job.
+    pub(super) fn abandon(&mut self) -> Result<()> {
+        self.s.rollback()?;
+        self.reset_gtid_next()?;
+        self.in_trx = false;
+        self.maps.clear();
+        Ok(())
     }
 
     fn open(&mut self) -> Result<&File> {
@@ -262,13 +373,13 @@ impl Applier<'_> {
         Ok(ev)
     }
 
-    fn body<'e>(&self, ev: &'e [u8]) -> &'e [u8] {
+    pub(super) fn body<'e>(&self, ev: &'e [u8]) -> &'e [u8] {
         let crc = if self.checksum == Checksum::Crc32 || ev[4] == kind::FORMAT_DESCRIPTION { 4 } else { 0 };
         &ev[HEADER_LEN..ev.len().saturating_sub(crc).max(HEADER_LEN)]
     }
 
     /// Applies one event; `end` is the relay offset just past it.
-    fn apply(&mut self, ev: &[u8], end: u64) -> Result<()> {
+    pub(super) fn apply(&mut self, ev: &[u8], end: u64) -> Result<()> {
         let h = decode::header(ev).map_err(|e| relay_error(e.0))?;
         let body = self.body(ev);
         let bad = |e: decode::DecodeError| relay_error(format!("a malformed event in the relay log: {e}"));
@@ -294,14 +405,18 @@ impl Applier<'_> {
                 }
             }
             kind::ANONYMOUS_GTID | kind::GTID => {
-                self.ch.progress.lock().applying_ts = Some(h.timestamp);
+                if self.order.is_none() {
+                    self.ch.progress.lock().applying_ts = Some(h.timestamp);
+                }
                 if self.keep_gtids {
                     self.set_gtid_next(h.type_code, body, h.next_pos)?;
                 }
             }
             kind::QUERY => {
                 let q = decode::query(body).map_err(bad)?;
-                self.ch.progress.lock().applying_ts = Some(h.timestamp);
+                if self.order.is_none() {
+                    self.ch.progress.lock().applying_ts = Some(h.timestamp);
+                }
                 if q.sql.eq_ignore_ascii_case("BEGIN") {
                     self.run_sql("BEGIN")?;
                     self.in_trx = true;
@@ -397,18 +512,27 @@ impl Applier<'_> {
         Ok(())
     }
 
-    /// XID: the position in the transaction (invariant 1), then COMMIT.
+    /// XID: the position in the transaction (invariant 1), then COMMIT
+    /// (a worker's passes the turn once in memory: `parallel.rs`).
     fn commit(&mut self, relay_end: u64, next_pos: u32) -> Result<()> {
         let p = self.position(relay_end, next_pos);
         let engine = self.s.shared.engine.clone();
         self.s.in_trx(|trx, _| info::save_position_tx(&engine, trx, &p))?;
-        self.s.commit()?;
+        match self.order.clone() {
+            Some(order) => {
+                let (n, seq) = (self.job, self.job_seq);
+                self.s.commit_then(Box::new(move || order.committed(n, seq, p)))?;
+            }
+            None => {
+                self.s.commit()?;
+                let mut g = self.ch.progress.lock();
+                g.applied = p;
+                g.applying_ts = None;
+            }
+        }
         self.reset_gtid_next()?;
         self.in_trx = false;
         self.maps.clear();
-        let mut g = self.ch.progress.lock();
-        g.applied = p;
-        g.applying_ts = None;
         Ok(())
     }
 
@@ -592,6 +716,6 @@ impl Applier<'_> {
 }
 
 /// ER_REPLICA_RELAY_LOG_READ_FAILURE.
-fn relay_error(msg: String) -> SqlError {
+pub(super) fn relay_error(msg: String) -> SqlError {
     SqlError::new(1594, "HY000", format!("Relay log read failure: {msg}"))
 }

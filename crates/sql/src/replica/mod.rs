@@ -36,6 +36,7 @@
 pub mod applier;
 pub mod client;
 pub mod info;
+mod parallel;
 pub mod receiver;
 pub mod stmt;
 
