@@ -23,6 +23,8 @@ SPORT=${SPORT:-3941}
 RPORT=${RPORT:-3942}
 BASE=${BASE:-/tmp/replica-lag}
 POOL=${POOL:-512M}
+# The replica's buffer pool (smaller than the data: an I/O-bound replica).
+RPOOL=${RPOOL:-$POOL}
 WORKERS=${WORKERS:-4}
 DELAY=${DELAY:-0}
 
@@ -30,7 +32,7 @@ rm -rf "$BASE"
 mkdir -p "$BASE"
 quire_cnf "$BASE/source.cnf" "$BASE/source" "$SPORT" "$POOL"
 printf 'log_bin=ON\nsync_binlog=1\nserver_id=1\nbinlog_group_commit_sync_delay=%s\n' "$DELAY" >>"$BASE/source.cnf"
-quire_cnf "$BASE/replica.cnf" "$BASE/replica" "$RPORT" "$POOL"
+quire_cnf "$BASE/replica.cnf" "$BASE/replica" "$RPORT" "$RPOOL"
 printf 'server_id=2\nreplica_parallel_workers=%s\n' "$WORKERS" >>"$BASE/replica.cnf"
 
 "$QUIRE" serve --defaults-file="$BASE/source.cnf" --root-password=root >"$BASE/source.err" 2>&1 &
