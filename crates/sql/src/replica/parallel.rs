@@ -120,6 +120,8 @@ struct State {
     /// The earliest job that failed, and its error.
     failed: Option<(u64, SqlError)>,
     stop: bool,
+    /// Jobs that rolled back to let an earlier one go (invariant 3).
+    yields: u64,
 }
 
 /// The commit order and the queue, shared by the coordinator and the
@@ -233,6 +235,7 @@ impl Order {
                 return Turn::Mine;
             }
             if may_yield && st.lock_waits.range(..n).next().is_some() {
+                st.yields += 1;
                 return Turn::Yield;
             }
             self.cv.wait_for(&mut st, POLL);
@@ -288,6 +291,11 @@ impl Order {
             self.cv.wait_for(&mut st, POLL);
         }
         st.stop = true;
+        tracing::info!(
+            "replica: the parallel applier stops after {} transactions ({} rolled back once to let an earlier one go)",
+            st.committed,
+            st.yields
+        );
         drop(st);
         self.cv.notify_all();
     }
