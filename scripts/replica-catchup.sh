@@ -11,6 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/server.sh
+. scripts/lib/replica.sh
 
 QUIRE=${QUIRE:-target/release/quire}
 SRC=${SRC:?the source datadir}
@@ -22,29 +23,16 @@ BASE=${BASE:-/tmp/replica-catchup}
 
 rm -rf "$BASE"
 mkdir -p "$BASE"
-quire_cnf "$BASE/source.cnf" "$SRC" "$SPORT" 512M
-printf 'log_bin=ON\nsync_binlog=1\nserver_id=1\n' >>"$BASE/source.cnf"
-quire_cnf "$BASE/replica.cnf" "$BASE/replica" "$RPORT" "$RPOOL"
-printf 'server_id=2\nreplica_parallel_workers=%s\n' "$WORKERS" >>"$BASE/replica.cnf"
-"$QUIRE" serve --defaults-file="$BASE/source.cnf" --root-password=root >"$BASE/source.err" 2>&1 &
-SPID=$!
-"$QUIRE" serve --defaults-file="$BASE/replica.cnf" --root-password=root >"$BASE/replica.err" 2>&1 &
-RPID=$!
-trap 'kill $SPID $RPID 2>/dev/null || true' EXIT
-wait_sql "$SPORT" root
-wait_sql "$RPORT" root
+start_replica_pair "$SRC" 512M "$RPOOL" "$WORKERS"
 
 read -r f p < <(mariadb -h127.0.0.1 -P"$SPORT" -uroot -proot -N -e 'SHOW MASTER STATUS' | awk '{print $1, $2}')
-status() {
-  mariadb -h127.0.0.1 -P"$RPORT" -uroot -proot -e 'SHOW REPLICA STATUS\G' | awk -F': ' -v k="$1" '$1 ~ "^ *"k"$" {print $2}'
-}
 t0=$(date +%s.%N)
 mariadb -h127.0.0.1 -P"$RPORT" -uroot -proot -e "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1',
   SOURCE_PORT=$SPORT, SOURCE_USER='root', SOURCE_PASSWORD='root', SOURCE_LOG_FILE='binlog.000001',
   SOURCE_LOG_POS=4; START REPLICA"
-until [[ "$(status Relay_Source_Log_File)" == "$f" && "$(status Exec_Source_Log_Pos)" -ge "$p" ]]; do
+until [[ "$(replica_status Relay_Source_Log_File)" == "$f" && "$(replica_status Exec_Source_Log_Pos)" -ge "$p" ]]; do
   sleep 0.5
-  [[ "$(status Last_SQL_Errno)" == 0 ]] || { status Last_SQL_Error; exit 1; }
+  [[ "$(replica_status Last_SQL_Errno)" == 0 ]] || { replica_status Last_SQL_Error; exit 1; }
 done
 t1=$(date +%s.%N)
 cpu=$(awk '{print ($14 + $15) / 100}' "/proc/$RPID/stat")

@@ -13,6 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/server.sh
+. scripts/lib/replica.sh
 
 QUIRE=${QUIRE:-target/release/quire}
 TIME=${TIME:-60}
@@ -30,21 +31,9 @@ DELAY=${DELAY:-0}
 
 rm -rf "$BASE"
 mkdir -p "$BASE"
-quire_cnf "$BASE/source.cnf" "$BASE/source" "$SPORT" "$POOL"
-printf 'log_bin=ON\nsync_binlog=1\nserver_id=1\nbinlog_group_commit_sync_delay=%s\n' "$DELAY" >>"$BASE/source.cnf"
-quire_cnf "$BASE/replica.cnf" "$BASE/replica" "$RPORT" "$RPOOL"
-printf 'server_id=2\nreplica_parallel_workers=%s\n' "$WORKERS" >>"$BASE/replica.cnf"
-
-"$QUIRE" serve --defaults-file="$BASE/source.cnf" --root-password=root >"$BASE/source.err" 2>&1 &
-SPID=$!
-"$QUIRE" serve --defaults-file="$BASE/replica.cnf" --root-password=root >"$BASE/replica.err" 2>&1 &
-RPID=$!
-trap 'kill $SPID $RPID 2>/dev/null || true' EXIT
-wait_sql "$SPORT" root
-wait_sql "$RPORT" root
+start_replica_pair "$BASE/source" "$POOL" "$RPOOL" "$WORKERS" "$DELAY"
 
 rsql() { mariadb -h127.0.0.1 -P"$RPORT" -uroot -proot "$@"; }
-status() { rsql -e 'SHOW REPLICA STATUS\G' | awk -F': ' -v k="$1" '$1 ~ "^ *"k"$" {print $2}'; }
 
 rsql -e "CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=$SPORT, SOURCE_USER='root',
          SOURCE_PASSWORD='root', SOURCE_LOG_FILE='binlog.000001', SOURCE_LOG_POS=4, SOURCE_CONNECT_RETRY=1;
@@ -57,7 +46,7 @@ SB=(sysbench oltp_write_only --db-driver=mysql --mysql-host=127.0.0.1 --mysql-po
 caught_up() {
   local f p
   read -r f p < <(mariadb -h127.0.0.1 -P"$SPORT" -uroot -proot -N -e 'SHOW MASTER STATUS' | awk '{print $1, $2}')
-  [[ "$(status Relay_Source_Log_File)" == "$f" && "$(status Exec_Source_Log_Pos)" == "$p" ]]
+  [[ "$(replica_status Relay_Source_Log_File)" == "$f" && "$(replica_status Exec_Source_Log_Pos)" == "$p" ]]
 }
 until caught_up; do sleep 1; done
 echo "prepared and replicated; running oltp_write_only for ${TIME}s with $THREADS threads; replica workers: $WORKERS"
@@ -69,10 +58,10 @@ t=0
 while kill -0 "$SB_PID" 2>/dev/null; do
   sleep 1
   t=$((t + 1))
-  read_pos=$(status Read_Source_Log_Pos)
-  exec_pos=$(status Exec_Source_Log_Pos)
-  same=$([[ "$(status Source_Log_File)" == "$(status Relay_Source_Log_File)" ]] && echo 1 || echo 0)
-  behind=$(status Seconds_Behind_Source)
+  read_pos=$(replica_status Read_Source_Log_Pos)
+  exec_pos=$(replica_status Exec_Source_Log_Pos)
+  same=$([[ "$(replica_status Source_Log_File)" == "$(replica_status Relay_Source_Log_File)" ]] && echo 1 || echo 0)
+  behind=$(replica_status Seconds_Behind_Source)
   if [[ $same == 1 ]]; then echo "$t $behind $((read_pos - exec_pos))"; else echo "$t $behind (rotated)"; fi
 done
 grep -E 'transactions:|queries:' "$BASE/run.log"
