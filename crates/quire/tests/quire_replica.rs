@@ -14,6 +14,9 @@
 //!   SHOW REPLICA STATUS reports positions and Seconds_Behind_Source;
 //! - a duplicate key stops the applier with Last_SQL_Errno 1062 and the
 //!   position before the failed transaction; START REPLICA retries it.
+//! - a client's row lock on the replica makes the applier time out and
+//!   apply the transaction again (`replica_transaction_retries`), serial
+//!   and parallel; out of retries it stops with 1205.
 
 mod child;
 mod replication;
@@ -553,6 +556,92 @@ fn a_parallel_replica_applies_a_group_at_once_and_commits_in_the_sources_order()
     assert_eq!(rows, [(1, 1), (2, 2)]);
     let st = replica_status(&replica);
     assert_eq!(st["Last_SQL_Errno"], "0", "{st:?}");
+}
+
+/// `Slave_retried_transactions` of the server at `port`.
+fn retried(port: u16) -> u64 {
+    let mut c = connect_port(port, "root", PW, None).unwrap();
+    let row: Option<(String, u64)> = c.query_first("SHOW GLOBAL STATUS LIKE 'Slave_retried_transactions'").unwrap();
+    row.expect("the status variable exists").1
+}
+
+/// A client of the replica holds a row that the source's transaction
+/// changes: the applier's lock wait times out (1205), it rolls the
+/// transaction back and applies it again, until the client lets go
+/// (`replica_transaction_retries`, each retry counted in
+/// `Slave_retried_transactions`); out of retries, the applier stops with
+/// 1205 and the position before the transaction, and START REPLICA
+/// applies it. With the serial applier and with parallel workers.
+#[test]
+fn a_transaction_that_times_out_on_a_replicas_row_lock_is_applied_again() {
+    for workers in ["0", "2"] {
+        let dir = tempfile::tempdir().unwrap();
+        let source = start(&dir.path().join("s"), &dir.path().join("s.err"), &["--log_bin=ON", "--server_id=1"]);
+        let w = format!("--replica_parallel_workers={workers}");
+        let replica = start(
+            &dir.path().join("r"),
+            &dir.path().join("r.err"),
+            &["--server_id=2", "--innodb_lock_wait_timeout=1", &w],
+        );
+        let mut s = source.connect(None);
+        s.query_drop("CREATE DATABASE rt").unwrap();
+        s.query_drop("CREATE TABLE rt.t (id INT PRIMARY KEY, v VARCHAR(10))").unwrap();
+        s.query_drop("INSERT INTO rt.t VALUES (1, 'a')").unwrap();
+        follow(&replica, source.port, "root", PW);
+        wait_caught_up(source.port, &replica);
+        let mut r = replica.connect(None);
+        let retries: (u64, u64) =
+            r.query_first("SELECT @@replica_transaction_retries, @@slave_transaction_retries").unwrap().unwrap();
+        assert_eq!(retries, (10, 10), "MySQL's default, under both names");
+        assert_eq!(retried(replica.port), 0);
+
+        // Held for a while: the applier times out and tries again.
+        let mut holder = replica.connect(None);
+        holder.query_drop("BEGIN").unwrap();
+        let _: Vec<(i64, String)> = holder.query("SELECT id, v FROM rt.t WHERE id = 1 FOR UPDATE").unwrap();
+        s.query_drop("UPDATE rt.t SET v = 'b' WHERE id = 1").unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while retried(replica.port) == 0 {
+            let st = replica_status(&replica);
+            assert_eq!(st["Replica_SQL_Running"], "Yes", "workers={workers}: {st:?}");
+            assert!(Instant::now() < deadline, "workers={workers}: no retry: {st:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let v: String = r.query_first("SELECT v FROM rt.t WHERE id = 1").unwrap().unwrap();
+        assert_eq!(v, "a", "workers={workers}: not applied while the client holds the row");
+        holder.query_drop("COMMIT").unwrap();
+        wait_caught_up(source.port, &replica);
+        let v: String = r.query_first("SELECT v FROM rt.t WHERE id = 1").unwrap().unwrap();
+        assert_eq!(v, "b", "workers={workers}");
+        let st = replica_status(&replica);
+        assert_eq!(st["Last_SQL_Errno"], "0", "workers={workers}: {st:?}");
+
+        // One retry allowed: the second timeout stops the applier.
+        r.query_drop("SET GLOBAL slave_transaction_retries = 1").unwrap();
+        let before_retries = retried(replica.port);
+        holder.query_drop("BEGIN").unwrap();
+        let _: Vec<(i64, String)> = holder.query("SELECT id, v FROM rt.t WHERE id = 1 FOR UPDATE").unwrap();
+        let before = master_status(source.port);
+        s.query_drop("UPDATE rt.t SET v = 'c' WHERE id = 1").unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let st = loop {
+            let st = replica_status(&replica);
+            if st["Replica_SQL_Running"] == "No" {
+                break st;
+            }
+            assert!(Instant::now() < deadline, "workers={workers}: the applier did not stop: {st:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert_eq!(st["Last_SQL_Errno"], "1205", "workers={workers}: {st:?}");
+        assert!(st["Last_SQL_Error"].contains("retried transaction 1 time(s) in vain"), "workers={workers}: {st:?}");
+        assert_eq!(st["Exec_Source_Log_Pos"], before.1.to_string(), "workers={workers}: before the transaction");
+        assert_eq!(retried(replica.port), before_retries + 1, "workers={workers}");
+        holder.query_drop("COMMIT").unwrap();
+        r.query_drop("START REPLICA").unwrap();
+        wait_caught_up(source.port, &replica);
+        let v: String = r.query_first("SELECT v FROM rt.t WHERE id = 1").unwrap().unwrap();
+        assert_eq!(v, "c", "workers={workers}");
+    }
 }
 
 /// `@@gtid_executed` of the server at `port`.

@@ -1091,6 +1091,7 @@ pub(crate) fn status_rows(s: &Session) -> Vec<(String, String)> {
         ("Qcache_hits".into(), "0".into()),
         ("Questions".into(), st.questions.load(Relaxed).to_string()),
         ("Slow_queries".into(), st.slow_queries.load(Relaxed).to_string()),
+        ("Slave_retried_transactions".into(), st.replica_retried_transactions.load(Relaxed).to_string()),
         ("Quire_plan_cache_hits".into(), st.plan_cache_hits.load(Relaxed).to_string()),
         ("Sort_merge_passes".into(), st.sort_merge_passes.load(Relaxed).to_string()),
         ("Sort_rows".into(), st.sort_rows.load(Relaxed).to_string()),

@@ -122,6 +122,10 @@ pub struct Stats {
     pub com_stmt_prepare: AtomicU64,
     pub com_stmt_execute: AtomicU64,
     pub plan_cache_hits: AtomicU64,
+    /// Transactions the replica applier rolled back and applied again
+    /// after a lock wait timeout or a deadlock (MariaDB's
+    /// `Slave_retried_transactions`).
+    pub replica_retried_transactions: AtomicU64,
     /// Rows sorted by ORDER BY, and merge passes of sorts that spilled.
     pub sort_rows: AtomicU64,
     pub sort_merge_passes: AtomicU64,

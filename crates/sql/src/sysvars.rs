@@ -845,6 +845,10 @@ pub static VARS: &[VarDef] = &[
     def("replica_parallel_type", G, DYN, VarKind::Enum(PARALLEL_TYPES), "LOGICAL_CLOCK", REFUSE),
     def("replica_parallel_workers", G, DYN, uint(0, 1024), "4", USED),
     def("replica_preserve_commit_order", G, DYN, Bool, "ON", REFUSE),
+    // How often the applier retries a transaction that failed on a lock
+    // wait timeout or a deadlock (`replica/applier.rs`), read at each
+    // failure.
+    def("replica_transaction_retries", G, DYN, uint(0, U64), "10", USED),
     def("require_secure_transport", G, DYN, Bool, "OFF", REFUSE),
     def("secure_file_priv", G, RO, Str, "NULL", USED),
     def("server_id", G, DYN, uint(0, U32), "1", USED),
@@ -942,6 +946,7 @@ const ALIASES: &[(&str, &str)] = &[
     ("slave_parallel_type", "replica_parallel_type"),
     ("slave_parallel_workers", "replica_parallel_workers"),
     ("slave_preserve_commit_order", "replica_preserve_commit_order"),
+    ("slave_transaction_retries", "replica_transaction_retries"),
     ("tx_isolation", "transaction_isolation"),
     ("tx_read_only", "transaction_read_only"),
 ];

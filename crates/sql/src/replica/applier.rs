@@ -43,6 +43,15 @@
 //!    docs/ARCHITECTURE.md "Replica"), unless GTIDs are kept: the DDL's
 //!    GTID is then executed, so an auto-positioned replica is not sent
 //!    it again and a repeated one is skipped as executed.
+//! 4. A transaction that fails on a lock wait timeout (1205) or a
+//!    deadlock (1213) — a client of the replica holds a row it needs — is
+//!    rolled back and applied again from its first event (its GTID
+//!    event, or BEGIN), after a pause of as many seconds as it was tried
+//!    (at most 5), up to `replica_transaction_retries` times, as MySQL's
+//!    applier does; then invariant 2. A worker applies its job's events
+//!    again; the serial applier (or the coordinator, for a transaction it
+//!    applies itself) reads the relay log again from the transaction's
+//!    start, which the receiver keeps (`applier_file`).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -127,6 +136,10 @@ pub(super) struct Applier<'a> {
     maps: HashMap<u64, TableMap>,
     prepared: HashMap<(String, String, Op), Prepared>,
     pub(super) in_trx: bool,
+    /// Where the transaction being applied starts in the relay log
+    /// (invariant 4), and how often it was retried.
+    group_start: Option<GroupStart>,
+    retries: u64,
     /// Transactions keep their GTIDs (module doc).
     keep_gtids: bool,
     /// A worker's commit order, and its job's place and sequence number
@@ -138,6 +151,19 @@ pub(super) struct Applier<'a> {
     /// under.
     generation: u64,
 }
+
+/// The first event of a transaction: where the applier reads again to
+/// retry it (invariant 4).
+#[derive(Clone)]
+struct GroupStart {
+    file: u32,
+    pos: u64,
+    source_file: String,
+    checksum: Checksum,
+}
+
+/// The longest pause before a retry (MySQL's `MAX_SLAVE_RETRY_PAUSE`).
+const MAX_RETRY_PAUSE_SECS: u64 = 5;
 
 fn quote(name: &str) -> String {
     format!("`{}`", name.replace('`', "``"))
@@ -240,6 +266,8 @@ impl<'a> Applier<'a> {
             maps: HashMap::new(),
             prepared: HashMap::new(),
             in_trx: false,
+            group_start: None,
+            retries: 0,
             order: None,
             job: 0,
             job_seq: 0,
@@ -271,7 +299,10 @@ impl<'a> Applier<'a> {
                     self.file += 1;
                     self.pos = 4;
                     self.reader = None;
-                    self.ch.progress.lock().applier_file = self.file;
+                    // A transaction still open may be read again from
+                    // its start (invariant 4): its file stays.
+                    let keep = self.group_start.as_ref().map_or(self.file, |g| g.file.min(self.file));
+                    self.ch.progress.lock().applier_file = keep;
                     continue;
                 }
                 let idle = !self.in_trx && par.as_deref().is_none_or(Dispatcher::idle);
@@ -286,11 +317,14 @@ impl<'a> Applier<'a> {
             }
             let ev = self.read_event(limit)?;
             let end = self.pos + ev.len() as u64;
-            match par.as_deref_mut() {
-                None => self.apply(&ev, end)?,
-                Some(d) => d.route(self, ev, end)?,
+            let applied = match par.as_deref_mut() {
+                None => self.apply(&ev, end),
+                Some(d) => d.route(self, ev, end),
+            };
+            match applied {
+                Ok(()) => self.pos = end,
+                Err(e) => self.read_again(e)?,
             }
-            self.pos = end;
         }
     }
 
@@ -302,6 +336,7 @@ impl<'a> Applier<'a> {
         self.checksum = job.checksum;
         self.job = job.n;
         self.job_seq = job.sequence();
+        self.retries = 0;
         if self.generation != job.generation {
             self.close_prepared();
             self.generation = job.generation;
@@ -309,8 +344,10 @@ impl<'a> Applier<'a> {
         let Some(((last, last_end), body)) = job.events.split_last() else { return Ok(()) };
         let mut may_yield = true;
         loop {
-            for (ev, end) in body {
-                self.apply(ev, *end)?;
+            if let Err(e) = body.iter().try_for_each(|(ev, end)| self.apply(ev, *end)) {
+                // Invariant 4: the job's events again.
+                self.pause_to_retry(e)?;
+                continue;
             }
             self.s.process.set_state("Waiting for preceding transaction to commit");
             let turn = order.turn(job.n, may_yield);
@@ -339,8 +376,70 @@ impl<'a> Applier<'a> {
         self.s.rollback()?;
         self.reset_gtid_next()?;
         self.in_trx = false;
+        self.group_start = None;
         self.maps.clear();
         Ok(())
+    }
+
+    /// After `e` in a transaction the applier read itself (invariant 4):
+    /// rolls it back and reads it again from its first event, or returns
+    /// `e`.
+    fn read_again(&mut self, e: SqlError) -> Result<()> {
+        let Some(g) = self.group_start.clone().filter(|_| self.in_trx) else { return Err(e) };
+        self.pause_to_retry(e)?;
+        self.file = g.file;
+        self.pos = g.pos;
+        self.source_file = g.source_file;
+        self.checksum = g.checksum;
+        Ok(())
+    }
+
+    /// `e` back unless it is a lock wait timeout or a deadlock and
+    /// `replica_transaction_retries` allows another try; then the
+    /// transaction is rolled back and the thread pauses (invariant 4).
+    fn pause_to_retry(&mut self, e: SqlError) -> Result<()> {
+        if !matches!(e.code, 1205 | 1213) {
+            return Err(e);
+        }
+        let max = self.s.shared.sysvars.global("replica_transaction_retries").and_then(|v| v.as_u64()).unwrap_or(10);
+        if self.retries >= max {
+            if self.retries == 0 {
+                return Err(e);
+            }
+            return Err(SqlError::new(
+                e.code,
+                e.state,
+                format!(
+                    "Replica SQL thread retried transaction {} time(s) in vain, giving up. Consider raising the value \
+                     of the replica_transaction_retries variable. Last error: {}",
+                    self.retries, e.message
+                ),
+            ));
+        }
+        self.abandon()?;
+        self.retries += 1;
+        self.s.shared.stats.replica_retried_transactions.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tracing::info!("replica applier: retrying a transaction (try {} of {max}): {}", self.retries, e.message);
+        let deadline = std::time::Instant::now() + Duration::from_secs(self.retries.min(MAX_RETRY_PAUSE_SECS));
+        while !self.ch.stopping() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            self.ch.sleep(left);
+        }
+        Ok(())
+    }
+
+    /// Where the transaction that event `ev` (ending at `end`) opens
+    /// starts (invariant 4).
+    fn note_group_start(&mut self, ev: &[u8], end: u64) {
+        self.group_start = Some(GroupStart {
+            file: self.file,
+            pos: end - ev.len() as u64,
+            source_file: self.source_file.clone(),
+            checksum: self.checksum,
+        });
     }
 
     fn open(&mut self) -> Result<&File> {
@@ -393,10 +492,7 @@ impl<'a> Applier<'a> {
                     if h.flags & FLAG_ARTIFICIAL != 0 && self.in_trx {
                         // A new connection resends the transaction whole
                         // (receiver invariant 2).
-                        self.s.rollback()?;
-                        self.reset_gtid_next()?;
-                        self.in_trx = false;
-                        self.maps.clear();
+                        self.abandon()?;
                     }
                     self.source_file = name;
                     if !self.in_trx {
@@ -405,6 +501,7 @@ impl<'a> Applier<'a> {
                 }
             }
             kind::ANONYMOUS_GTID | kind::GTID => {
+                self.note_group_start(ev, end);
                 if self.order.is_none() {
                     self.ch.progress.lock().applying_ts = Some(h.timestamp);
                 }
@@ -418,6 +515,9 @@ impl<'a> Applier<'a> {
                     self.ch.progress.lock().applying_ts = Some(h.timestamp);
                 }
                 if q.sql.eq_ignore_ascii_case("BEGIN") {
+                    if self.group_start.is_none() {
+                        self.note_group_start(ev, end);
+                    }
                     self.run_sql("BEGIN")?;
                     self.in_trx = true;
                 } else if q.sql.eq_ignore_ascii_case("COMMIT") {
@@ -532,6 +632,8 @@ impl<'a> Applier<'a> {
         }
         self.reset_gtid_next()?;
         self.in_trx = false;
+        self.group_start = None;
+        self.retries = 0;
         self.maps.clear();
         Ok(())
     }
@@ -543,6 +645,8 @@ impl<'a> Applier<'a> {
             self.s.commit()?;
             self.in_trx = false;
         }
+        // Not transactional: never read again (invariant 4).
+        self.group_start = None;
         let db = (!q.db.is_empty() && self.s.shared.catalog.database_exists(&q.db)).then(|| q.db.clone());
         self.s.db = db;
         let r = self.run_sql(&q.sql);
