@@ -17,6 +17,10 @@
 #                      here if needed) runs every point too: the ceiling of
 #                      the machine (sysbench, its client library, loopback)
 #        QUIRE=target/release/quire
+#        QUIRE_CNF=    more lines for quire's my.cnf (printf %b: "a=1\nb=2"),
+#                      after the matched settings (a later line wins)
+#        SERVERS=      the servers to run, by port (default: all of the
+#                      above; e.g. SERVERS=3308 for quire alone)
 # The servers run one after the other, each alone on the machine. Every
 # run reports once a second (--report-interval=1); the table shows
 # TPS (QPS for point_select), the ratio quire / MariaDB, and per server the
@@ -41,6 +45,8 @@ command -v sysbench >/dev/null || { apt-get update -qq && apt-get install -y -qq
 ports="3307 3308"
 [ -n "$MEM_BP" ] && ports="$ports 3309"
 [ -n "$NULLSRV" ] && ports="3399 $ports"
+ports=${SERVERS:-$ports}
+QUIRE_CNF=${QUIRE_CNF:-}
 if [ -n "$NULLSRV" ] && [ ! -x "$out/nullsrv-build/target/release/nullsrv" ]; then
   rm -rf "$out/nullsrv-build"; mkdir -p "$out/nullsrv-build"
   cp -r "$anchors/nullsrv/Cargo.toml" "$anchors/nullsrv/Cargo.lock" "$anchors/nullsrv/src" "$out/nullsrv-build/"
@@ -58,6 +64,7 @@ trap cleanup EXIT
 start_quire() {
   quire_cnf "$out/$1.cnf" "$out/$1/data" "$2" "$3"
   mariadb_matched_flushing "$out/$1.cnf"
+  if [ -n "$QUIRE_CNF" ]; then printf '%b\n' "$QUIRE_CNF" >>"$out/$1.cnf"; fi
   rm -rf "${out:?}/$1"
   "$QUIRE" serve --root-password=root --defaults-file="$out/$1.cnf" >"$out/$1.log" 2>&1 &
   qpid=$!
@@ -110,6 +117,13 @@ device_syncs() {
   rm -f "$f"
   echo $(( 300 * 1000000000 / (t1 - t0) ))
 }
+# The server's page reads and writes and its CPU time (clock ticks), taken
+# before and after each point: per transaction in the second table.
+counters() {
+  mariadb -h127.0.0.1 -P"$1" -usbtest -psbtest -N -e "SHOW GLOBAL STATUS WHERE Variable_name IN
+    ('Innodb_buffer_pool_reads', 'Innodb_buffer_pool_pages_flushed')" 2>/dev/null | sort || true
+  awk '{ print "cpu_ticks", $14 + $15 }' "/proc/$2/stat" 2>/dev/null || true
+}
 declare -A syncs
 for port in $ports; do
   syncs[$port]=$(device_syncs)
@@ -131,7 +145,10 @@ for port in $ports; do
           [ "${r:-0}" -gt "$peak" ] && peak=$r && echo $(( peak / 1024 )) >"$out/$(basename "$t" .lua).$n.$port.rss"
           sleep 1; done ) &
       rss_sampler=$!
-      sb "$port" --threads="$n" --time="$TIME" --report-interval=1 "$t" run >"$out/$(basename "$t" .lua).$n.$port" 2>&1 || true
+      point="$out/$(basename "$t" .lua).$n.$port"
+      [ "$port" != 3399 ] && counters "$port" "$spid" >"$point.before"
+      sb "$port" --threads="$n" --time="$TIME" --report-interval=1 "$t" run >"$point" 2>&1 || true
+      [ "$port" != 3399 ] && counters "$port" "$spid" >"$point.after"
       kill "$rss_sampler" 2>/dev/null || true; wait "$rss_sampler" 2>/dev/null || true
     done
   done
@@ -163,6 +180,9 @@ for t in $TESTS; do
       read -r r[$port] z[$port] lo[$port] p95[$port] < <(sysbench_summary "$out/$tn.$n.$port" "$tn")
       rss[$port]=$(cat "$out/$tn.$n.$port.rss" 2>/dev/null || echo -)
     done
+    for port in 3307 3308 3309 3399; do
+      r[$port]=${r[$port]:--} z[$port]=${z[$port]:--} lo[$port]=${lo[$port]:--} p95[$port]=${p95[$port]:--} rss[$port]=${rss[$port]:--}
+    done
     ratio=$(awk -v a="${r[3308]}" -v b="${r[3307]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
     row="| $t | $n | ${r[3307]} | ${r[3308]} | $ratio | ${z[3307]} / ${z[3308]} | ${lo[3307]} / ${lo[3308]} | ${p95[3307]} / ${p95[3308]} | ${rss[3307]} / ${rss[3308]} |"
     if [ -n "$MEM_BP" ]; then
@@ -174,5 +194,28 @@ for t in $TESTS; do
       row="$row ${r[3399]} | $nr |"
     fi
     echo "$row"
+  done
+done
+echo
+echo "Per transaction (per query for point_select): pages read, pages flushed, server CPU µs"
+echo
+echo "| test | threads | server | pages read | pages flushed | CPU µs |"
+echo "|---|---:|---|---:|---:|---:|"
+hz=$(getconf CLK_TCK)
+for t in $TESTS; do
+  for n in $THREADS; do
+    for port in $ports; do
+      [ "$port" = 3399 ] && continue
+      point="$out/$(basename "$t" .lua).$n.$port"
+      [ -f "$point.before" ] && [ -f "$point.after" ] || continue
+      ev=$(awk '/transactions:/ { print $2 }' "$point")
+      case $t in *point_select*) ev=$(awk '/queries:/ { print $2 }' "$point") ;; esac
+      join <(sort "$point.before") <(sort "$point.after") | awk -v ev="${ev:-0}" -v hz="$hz" \
+        -v t="$(basename "$t" .lua)" -v n="$n" -v name="${names[$port]}" '
+        { d[$1] = $3 - $2 }
+        END { if (ev > 0) printf "| %s | %s | %s | %.2f | %.2f | %.0f |\n", t, n, name,
+          d["Innodb_buffer_pool_reads"] / ev, d["Innodb_buffer_pool_pages_flushed"] / ev,
+          d["cpu_ticks"] * 1000000 / hz / ev }'
+    done
   done
 done

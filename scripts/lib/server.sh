@@ -27,6 +27,7 @@ mariadb_matched_flushing() {
   cat >>"$1" <<CNF
 innodb_io_capacity=10000
 innodb_io_capacity_max=20000
+innodb_max_dirty_pages_pct_lwm=0
 innodb_flush_neighbors=0
 innodb_adaptive_hash_index=0
 performance_schema=OFF

@@ -94,7 +94,7 @@ fn hooks(cfg: &ServerConfig, engine: &Arc<Engine>) {
                         t.io_capacity_max.store(v.as_u64().unwrap_or(2000).max(1), Ordering::Relaxed)
                     }
                     "innodb_max_dirty_pages_pct" => t.set_max_dirty_pages_pct(v.as_f64().unwrap_or(90.0)),
-                    "innodb_max_dirty_pages_pct_lwm" => t.set_max_dirty_pages_pct_lwm(v.as_f64().unwrap_or(10.0)),
+                    "innodb_max_dirty_pages_pct_lwm" => t.set_max_dirty_pages_pct_lwm(v.as_f64().unwrap_or(0.0)),
                     "innodb_adaptive_flushing" => {
                         t.adaptive_flushing.store(v.as_bool().unwrap_or(true), Ordering::Relaxed)
                     }

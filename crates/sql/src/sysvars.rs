@@ -726,7 +726,10 @@ pub static VARS: &[VarDef] = &[
     def("innodb_log_writer_threads", G, DYN, Bool, "ON", no_effect("a threading choice: only speed differs")),
     def("innodb_lru_scan_depth", G, DYN, uint(100, U64), "1024", USED),
     def("innodb_max_dirty_pages_pct", G, DYN, Float, "90", USED),
-    def("innodb_max_dirty_pages_pct_lwm", G, DYN, Float, "10", USED),
+    // MariaDB's default (MySQL 8.0's is 10): no pre-flushing below
+    // innodb_max_dirty_pages_pct. Pre-flushing writes the hot pages over
+    // and over (docs/BENCHMARKS.md, "Pre-flushing").
+    def("innodb_max_dirty_pages_pct_lwm", G, DYN, Float, "0", USED),
     def("innodb_max_purge_lag", G, DYN, uint(0, U32), "4096", USED),
     def("innodb_max_purge_lag_delay", G, DYN, uint(0, 10_000_000), "1000000", USED),
     def("innodb_max_undo_log_size", G, DYN, uint(10_485_760, U64), "1073741824", no_effect("the size at which undo tablespaces are truncated: space on disk only")),

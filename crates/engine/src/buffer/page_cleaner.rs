@@ -8,7 +8,9 @@
 //! a round (the MySQL 5.7 coordinator's flaw, seed 000). A round, once a
 //! second (or at once when woken):
 //! 1. `pct_dirty`: 0 below `innodb_max_dirty_pages_pct_lwm`, else
-//!    dirty% * 100 / (`innodb_max_dirty_pages_pct` + 1);
+//!    dirty% * 100 / (`innodb_max_dirty_pages_pct` + 1); with the low-water
+//!    mark 0 (the default, as MariaDB's), 0 below
+//!    `innodb_max_dirty_pages_pct` and 100 above it;
 //! 2. `pct_lsn`: 0 below `innodb_adaptive_flushing_lwm` % of the redo
 //!    capacity (or if `innodb_adaptive_flushing` is off), else
 //!    (io_capacity_max / io_capacity) * age% * sqrt(age%) / 7.5;
@@ -56,7 +58,7 @@ impl Default for FlushTuningConfig {
             io_capacity: 200,
             io_capacity_max: 2000,
             max_dirty_pages_pct: 90.0,
-            max_dirty_pages_pct_lwm: 10.0,
+            max_dirty_pages_pct_lwm: 0.0,
             adaptive_flushing: true,
             adaptive_flushing_lwm: 10,
         }
@@ -307,6 +309,10 @@ mod tests {
         let t = FlushTuning::default();
         t.set(&FlushTuningConfig::default());
         assert_eq!(t.pages_to_flush(50.0, 0.0, 0.0, true), 200, "idle: io_capacity");
+        assert_eq!(t.pages_to_flush(50.0, 5.0, 0.0, false), 0, "the default low-water mark 0: no pre-flushing");
+        assert_eq!(t.pages_to_flush(95.0, 5.0, 0.0, false), 100, "above innodb_max_dirty_pages_pct");
+        // MySQL 8.0's default low-water mark.
+        t.set(&FlushTuningConfig { max_dirty_pages_pct_lwm: 10.0, ..FlushTuningConfig::default() });
         assert_eq!(t.pages_to_flush(5.0, 5.0, 0.0, false), 0, "below both low-water marks");
         let dirty = t.pages_to_flush(50.0, 0.0, 0.0, false);
         assert!(dirty > 0 && dirty < 200, "{dirty}");
