@@ -106,6 +106,19 @@ fn wait_caught_up_within(source_port: u16, replica: &Server, within: Duration) {
     }
 }
 
+/// Waits until the applier stops (an error); SHOW REPLICA STATUS then.
+fn wait_applier_stopped(replica: &Server) -> HashMap<String, String> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let st = replica_status(replica);
+        if st["Replica_SQL_Running"] == "No" {
+            return st;
+        }
+        assert!(Instant::now() < deadline, "the applier did not stop: {st:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Waits until the replica's applied position passes `target` (same file
 /// or a later one).
 fn wait_applied_past(replica: &Server, target: &(String, u64)) {
@@ -409,15 +422,7 @@ fn a_duplicate_key_stops_the_applier_and_start_replica_retries_the_transaction()
     r.query_drop("INSERT INTO rq.t VALUES (2, 'replica')").unwrap();
     let before = master_status(source.port);
     s.query_drop("INSERT INTO rq.t VALUES (2, 'source')").unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let st = loop {
-        let st = replica_status(&replica);
-        if st["Replica_SQL_Running"] == "No" {
-            break st;
-        }
-        assert!(Instant::now() < deadline, "the applier did not stop: {st:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let st = wait_applier_stopped(&replica);
     assert_eq!(st["Last_SQL_Errno"], "1062", "{st:?}");
     assert!(st["Last_SQL_Error"].contains("Write_rows") && st["Last_SQL_Error"].contains("rq.t"), "{st:?}");
     assert_eq!(st["Replica_IO_Running"], "Yes", "the receiver goes on: {st:?}");
@@ -623,15 +628,7 @@ fn a_transaction_that_times_out_on_a_replicas_row_lock_is_applied_again() {
         let _: Vec<(i64, String)> = holder.query("SELECT id, v FROM rt.t WHERE id = 1 FOR UPDATE").unwrap();
         let before = master_status(source.port);
         s.query_drop("UPDATE rt.t SET v = 'c' WHERE id = 1").unwrap();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let st = loop {
-            let st = replica_status(&replica);
-            if st["Replica_SQL_Running"] == "No" {
-                break st;
-            }
-            assert!(Instant::now() < deadline, "workers={workers}: the applier did not stop: {st:?}");
-            std::thread::sleep(Duration::from_millis(50));
-        };
+        let st = wait_applier_stopped(&replica);
         assert_eq!(st["Last_SQL_Errno"], "1205", "workers={workers}: {st:?}");
         assert!(st["Last_SQL_Error"].contains("retried transaction 1 time(s) in vain"), "workers={workers}: {st:?}");
         assert_eq!(st["Exec_Source_Log_Pos"], before.1.to_string(), "workers={workers}: before the transaction");
