@@ -136,6 +136,22 @@ fn wait_applied_past(replica: &Server, target: &(String, u64)) {
     }
 }
 
+/// A source with `log_bin` and a replica following it (options after
+/// the server ids), caught up once `setup` ran on the source.
+fn source_and_replica(dir: &Path, source_opts: &[&str], replica_opts: &[&str], setup: &[&str]) -> (Server, Server) {
+    let source_opts: Vec<&str> = ["--log_bin=ON", "--server_id=1"].iter().chain(source_opts).copied().collect();
+    let replica_opts: Vec<&str> = ["--server_id=2"].iter().chain(replica_opts).copied().collect();
+    let source = start(&dir.join("s"), &dir.join("s.err"), &source_opts);
+    let replica = start(&dir.join("r"), &dir.join("r.err"), &replica_opts);
+    let mut s = source.connect(None);
+    for q in setup {
+        s.query_drop(*q).unwrap();
+    }
+    follow(&replica, source.port, "root", PW);
+    wait_caught_up(source.port, &replica);
+    (source, replica)
+}
+
 fn follow(replica: &Server, source_port: u16, user: &str, pw: &str) {
     let mut c = replica.connect(None);
     c.query_drop(format!(
@@ -409,14 +425,17 @@ fn a_quire_replica_and_its_own_replica_follow_a_source_through_kills_of_both() {
 #[test]
 fn a_duplicate_key_stops_the_applier_and_start_replica_retries_the_transaction() {
     let dir = tempfile::tempdir().unwrap();
-    let source = start(&dir.path().join("s"), &dir.path().join("s.err"), &["--log_bin=ON", "--server_id=1"]);
-    let replica = start(&dir.path().join("r"), &dir.path().join("r.err"), &["--server_id=2"]);
+    let (source, replica) = source_and_replica(
+        dir.path(),
+        &[],
+        &[],
+        &[
+            "CREATE DATABASE rq",
+            "CREATE TABLE rq.t (id INT PRIMARY KEY, v VARCHAR(10))",
+            "INSERT INTO rq.t VALUES (1, 'a')",
+        ],
+    );
     let mut s = source.connect(None);
-    s.query_drop("CREATE DATABASE rq").unwrap();
-    s.query_drop("CREATE TABLE rq.t (id INT PRIMARY KEY, v VARCHAR(10))").unwrap();
-    s.query_drop("INSERT INTO rq.t VALUES (1, 'a')").unwrap();
-    follow(&replica, source.port, "root", PW);
-    wait_caught_up(source.port, &replica);
     let mut r = replica.connect(None);
     // Not read_only: a write on the replica that the source then repeats.
     r.query_drop("INSERT INTO rq.t VALUES (2, 'replica')").unwrap();
@@ -450,13 +469,13 @@ fn a_duplicate_key_stops_the_applier_and_start_replica_retries_the_transaction()
 #[test]
 fn a_replica_reaches_the_sources_new_file_when_the_last_transaction_rotated_the_log() {
     let dir = tempfile::tempdir().unwrap();
-    let source = start(&dir.path().join("s"), &dir.path().join("s.err"), &["--log_bin=ON", "--server_id=1"]);
-    let replica = start(&dir.path().join("r"), &dir.path().join("r.err"), &["--server_id=2"]);
+    let (source, replica) = source_and_replica(
+        dir.path(),
+        &[],
+        &[],
+        &["CREATE DATABASE rq", "CREATE TABLE rq.t (id INT PRIMARY KEY, b LONGBLOB)"],
+    );
     let mut s = source.connect(None);
-    s.query_drop("CREATE DATABASE rq").unwrap();
-    s.query_drop("CREATE TABLE rq.t (id INT PRIMARY KEY, b LONGBLOB)").unwrap();
-    follow(&replica, source.port, "root", PW);
-    wait_caught_up(source.port, &replica);
     // Quiet for longer than the receiver's sync interval (the
     // transaction is synced as it arrives, what follows it is not), then
     // one transaction past max_binlog_size: the source sends it, its
@@ -493,19 +512,16 @@ fn a_replica_reaches_the_sources_new_file_when_the_last_transaction_rotated_the_
 #[test]
 fn a_parallel_replica_applies_a_group_at_once_and_commits_in_the_sources_order() {
     let dir = tempfile::tempdir().unwrap();
-    let source = start(
-        &dir.path().join("s"),
-        &dir.path().join("s.err"),
-        &["--log_bin=ON", "--server_id=1", "--binlog_group_commit_sync_delay=1000000"],
+    let (source, replica) = source_and_replica(
+        dir.path(),
+        &["--binlog_group_commit_sync_delay=1000000"],
+        &["--slave_parallel_workers=4"],
+        &[
+            "CREATE DATABASE rq",
+            "CREATE TABLE rq.t (id INT PRIMARY KEY, v INT)",
+            "INSERT INTO rq.t VALUES (1, 0), (2, 0)",
+        ],
     );
-    let replica =
-        start(&dir.path().join("r"), &dir.path().join("r.err"), &["--server_id=2", "--slave_parallel_workers=4"]);
-    let mut s = source.connect(None);
-    s.query_drop("CREATE DATABASE rq").unwrap();
-    s.query_drop("CREATE TABLE rq.t (id INT PRIMARY KEY, v INT)").unwrap();
-    s.query_drop("INSERT INTO rq.t VALUES (1, 0), (2, 0)").unwrap();
-    follow(&replica, source.port, "root", PW);
-    wait_caught_up(source.port, &replica);
     let mut r = replica.connect(None);
     let workers: (u64, u8, String) = r
         .query_first("SELECT @@replica_parallel_workers, @@replica_preserve_commit_order, @@replica_parallel_type")
@@ -581,19 +597,18 @@ fn retried(port: u16) -> u64 {
 fn a_transaction_that_times_out_on_a_replicas_row_lock_is_applied_again() {
     for workers in ["0", "2"] {
         let dir = tempfile::tempdir().unwrap();
-        let source = start(&dir.path().join("s"), &dir.path().join("s.err"), &["--log_bin=ON", "--server_id=1"]);
         let w = format!("--replica_parallel_workers={workers}");
-        let replica = start(
-            &dir.path().join("r"),
-            &dir.path().join("r.err"),
-            &["--server_id=2", "--innodb_lock_wait_timeout=1", &w],
+        let (source, replica) = source_and_replica(
+            dir.path(),
+            &[],
+            &["--innodb_lock_wait_timeout=1", &w],
+            &[
+                "CREATE DATABASE rt",
+                "CREATE TABLE rt.t (id INT PRIMARY KEY, v VARCHAR(10))",
+                "INSERT INTO rt.t VALUES (1, 'a')",
+            ],
         );
         let mut s = source.connect(None);
-        s.query_drop("CREATE DATABASE rt").unwrap();
-        s.query_drop("CREATE TABLE rt.t (id INT PRIMARY KEY, v VARCHAR(10))").unwrap();
-        s.query_drop("INSERT INTO rt.t VALUES (1, 'a')").unwrap();
-        follow(&replica, source.port, "root", PW);
-        wait_caught_up(source.port, &replica);
         let mut r = replica.connect(None);
         let retries: (u64, u64) =
             r.query_first("SELECT @@replica_transaction_retries, @@slave_transaction_retries").unwrap().unwrap();
