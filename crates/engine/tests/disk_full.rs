@@ -115,21 +115,42 @@ fn reads_keep_working_while_every_page_write_fails() {
     common::payload_table_on_faults(&fault, 64, 3000);
     let e = open(&fault);
     let t = e.table("t").unwrap();
-    // A few dirty pages near the LRU tail that cannot be written.
+    // Purge would dirty undo pages while the reads run, and with every
+    // write failing each dirty page keeps its frame: paused, the dirty
+    // pages are the ones made here (with purge running the pool filled
+    // with dirty pages and the reads failed, as they should once no frame
+    // is clean).
+    e.pause_purge();
     for i in (0..3000).step_by(80) {
         assert!(t.update(&[Value::Int(i)], vec![Value::Int(i), Value::Str(format!("u{i}"))]).unwrap());
     }
+    // Written out, then a few dirty pages that cannot be written: without
+    // pre-flushing most of the pool was still dirty here.
+    e.checkpoint(u64::MAX).unwrap();
+    // One transaction: one undo log (each autocommit update would take
+    // an undo segment of its own while purge is paused).
+    let mut trx = e.begin(Isolation::RepeatableRead);
+    for i in (40..3000).step_by(400) {
+        let new_row = vec![Value::Int(i), Value::Str(format!("u{i}"))];
+        let res = t.update_tx(&mut trx, &[Value::Int(i)], |_| Ok(new_row.clone())).unwrap();
+        assert!(matches!(res, quire_engine::table::RowUpdate::Changed));
+    }
+    trx.commit().unwrap();
     e.log().flush_up_to(e.log().current_lsn()).unwrap();
+    let dirty = e.pool().dirty_pages();
+    assert!(dirty < 32, "{dirty} of 64 pages dirty: not a few");
     fault.fail_nth(OpKind::Write, 1, FaultKind::NoSpace, true);
     // Every read needs a frame; only clean frames can give one.
     for round in 0..2 {
         for i in 0..3000 {
             let got = t.get(&[Value::Int(i)]).unwrap_or_else(|err| panic!("row {i}, round {round}: {err}"));
-            let want = if i % 80 == 0 { vec![Value::Int(i), Value::Str(format!("u{i}"))] } else { row(i) };
+            let updated = i % 80 == 0 || (i >= 40 && (i - 40) % 400 == 0);
+            let want = if updated { vec![Value::Int(i), Value::Str(format!("u{i}"))] } else { row(i) };
             assert_eq!(got.unwrap(), want);
         }
     }
     fault.clear_faults();
+    e.resume_purge();
     e.shutdown().unwrap();
 }
 
