@@ -18,6 +18,7 @@ pub mod buffer;
 pub mod config;
 pub mod dblwr;
 mod error;
+pub mod fsyncs;
 pub mod ibuf;
 mod ids;
 pub mod log;

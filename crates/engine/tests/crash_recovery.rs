@@ -293,3 +293,22 @@ fn a_lone_durable_committer_syncs_the_log_once_per_commit() {
         "{synced} log syncs for {COMMITS} durable commits at one thread"
     );
 }
+
+/// `Innodb_data_fsyncs` counts every sync of the engine's files (redo
+/// log, doublewrite, data files), as InnoDB's does: the engine's count is
+/// exactly the syncs the file system saw, from creation to shutdown.
+#[test]
+fn every_sync_of_the_engines_files_is_counted() {
+    let fault = FaultVfs::new();
+    let e = open(&fault, 8 << 20);
+    let t = e.create_table("t", schema()).unwrap();
+    for i in 0..200 {
+        t.insert(row(i, i)).unwrap();
+    }
+    e.checkpoint(u64::MAX).unwrap();
+    assert_eq!(e.fsyncs().pending, 0);
+    e.shutdown().unwrap();
+    let counted = e.fsyncs().done;
+    assert!(counted > 200, "{counted} syncs for 200 durable commits and a checkpoint");
+    assert_eq!(counted, fault.sync_count(), "syncs counted by the engine and seen by the file system");
+}

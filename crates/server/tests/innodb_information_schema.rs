@@ -159,6 +159,27 @@ fn innodb_metrics_counters_move_when_rows_are_written() {
     assert_eq!((ty.as_str(), max), ("status_counter", metric(&mut c, "dml_inserts")));
 }
 
+/// Durable commits sync the redo log, and `Innodb_data_fsyncs` counts those
+/// syncs with the data files' and the doublewrite's (InnoDB's sum: MariaDB
+/// 10.11 moves it by one per autocommit INSERT), as does `os_data_fsyncs`.
+#[test]
+fn durable_commits_move_innodb_data_fsyncs() {
+    let q = Quire::start(&[("innodb_flush_log_at_trx_commit", "1")]);
+    let mut c = q.fresh_db("fsyncs");
+    c.query_drop("CREATE TABLE t (id INT PRIMARY KEY)").unwrap();
+    let (data, log) = (status(&mut c, "Innodb_data_fsyncs"), status(&mut c, "Innodb_os_log_fsyncs"));
+    for i in 0..5 {
+        c.query_drop(format!("INSERT INTO t VALUES ({i})")).unwrap();
+    }
+    let (data2, log2) = (status(&mut c, "Innodb_data_fsyncs"), status(&mut c, "Innodb_os_log_fsyncs"));
+    assert!(log2 - log >= 5, "5 durable commits, one connection: {} log syncs", log2 - log);
+    assert!(data2 - data >= log2 - log, "data fsyncs {data} -> {data2}, log {log} -> {log2}");
+    let metric = metric(&mut c, "os_data_fsyncs");
+    assert!(metric >= data2, "os_data_fsyncs {metric} behind Innodb_data_fsyncs {data2}");
+    // Present, a number (0 unless a sync is under way right now).
+    status(&mut c, "Innodb_data_pending_fsyncs");
+}
+
 #[test]
 fn innodb_buffer_pool_stats_has_a_row_per_instance_with_its_pages() {
     let q = Quire::start(&[("innodb_buffer_pool_instances", "2")]);

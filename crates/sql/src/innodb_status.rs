@@ -23,7 +23,7 @@ pub struct Snapshot {
     reads: u64,
     writes: u64,
     log_writes: u64,
-    log_syncs: u64,
+    fsyncs: u64,
     row_lock_waits: u64,
     hash_searches: u64,
     non_hash_searches: u64,
@@ -41,7 +41,7 @@ pub fn report(s: &Session) -> String {
         reads: pool.stats.reads.get(),
         writes: pool.stats.writes.get(),
         log_writes: log.stats.writes.load(Relaxed),
-        log_syncs: log.stats.syncs.load(Relaxed),
+        fsyncs: e.fsyncs().done,
         row_lock_waits: txn.locks.stats.waits.get(),
         hash_searches: pool.adaptive_hash.searches.get(),
         non_hash_searches: pool.adaptive_hash.searches_btree.get(),
@@ -52,7 +52,7 @@ pub fn report(s: &Session) -> String {
         reads: 0,
         writes: 0,
         log_writes: 0,
-        log_syncs: 0,
+        fsyncs: 0,
         row_lock_waits: 0,
         hash_searches: 0,
         non_hash_searches: 0,
@@ -130,20 +130,26 @@ pub fn report(s: &Session) -> String {
     }
 
     section(&mut o, "FILE I/O");
-    let _ = writeln!(o, "Pending flushes (fsync) log: {}", u64::from(log.flushed_lsn() < log.written_lsn()));
+    let syncs = e.fsyncs();
+    let _ = writeln!(
+        o,
+        "Pending flushes (fsync) log: {}; buffer pool: {}",
+        syncs.log_pending,
+        syncs.pending - syncs.log_pending
+    );
     let _ = writeln!(
         o,
         "{} OS file reads, {} OS file writes, {} OS fsyncs",
         now.reads,
         now.writes + now.log_writes,
-        now.log_syncs
+        now.fsyncs
     );
     let _ = writeln!(
         o,
         "{:.2} reads/s, {:.2} writes/s, {:.2} fsyncs/s",
         rate(now.reads, before.reads),
         rate(now.writes + now.log_writes, before.writes + before.log_writes),
-        rate(now.log_syncs, before.log_syncs)
+        rate(now.fsyncs, before.fsyncs)
     );
 
     section(&mut o, "INSERT BUFFER AND ADAPTIVE HASH INDEX");

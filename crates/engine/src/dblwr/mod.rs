@@ -106,6 +106,8 @@ pub struct DoublewriteStats {
     pub batches: Counter,
     /// Pages written through the buffer (`Innodb_dblwr_pages_written`).
     pub pages: Counter,
+    /// Syncs of the doublewrite files (one per batch).
+    pub fsyncs: crate::fsyncs::Fsyncs,
 }
 
 pub struct Doublewrite {
@@ -252,7 +254,13 @@ impl Doublewrite {
             file.write_all_at(&image, off)
         })
         .map_err(io)?;
-        crate::wait::file_io(crate::wait::Instrument::DblwrFile, crate::wait::FileOp::Misc, 0, || file.sync_data())
+        self.stats
+            .fsyncs
+            .run(|| {
+                crate::wait::file_io(crate::wait::Instrument::DblwrFile, crate::wait::FileOp::Misc, 0, || {
+                    file.sync_data()
+                })
+            })
             .map_err(io)?;
         self.stats.batches.inc();
         self.stats.pages.add(pages.len() as u64);

@@ -34,6 +34,8 @@ pub const MIN_FILE_SIZE: u64 = DATA_START + (1 << 20);
 pub struct LogFile {
     pub file: FileRef,
     pub capacity: u64,
+    /// Every sync of the file: the log's and the checkpoints'.
+    pub fsyncs: crate::fsyncs::Fsyncs,
 }
 
 fn bad(file: &FileRef, reason: impl Into<String>) -> Error {
@@ -61,7 +63,7 @@ impl LogFile {
         let crc = crc32c::crc32c(&hdr[..32]);
         hdr[32..36].copy_from_slice(&crc.to_le_bytes());
         file.write_all_at(&hdr, 0).map_err(io)?;
-        let lf = LogFile { file, capacity: size - DATA_START };
+        let lf = LogFile { file, capacity: size - DATA_START, fsyncs: Default::default() };
         lf.write_checkpoint(0, lsn)?;
         lf.write_checkpoint(1, lsn)?;
         Ok(lf)
@@ -94,7 +96,7 @@ impl LogFile {
         if let Err(e) = file.allocate(0, size) {
             tracing::warn!("could not reserve the blocks of the redo log {} ({e})", file.path().display());
         }
-        let lf = LogFile { file, capacity: size - DATA_START };
+        let lf = LogFile { file, capacity: size - DATA_START, fsyncs: Default::default() };
         let mut best: Option<(u64, Lsn)> = None;
         for i in 0..2u64 {
             if let Some(cp) = lf.read_checkpoint(i) {
@@ -129,8 +131,7 @@ impl LogFile {
             self.file.write_all_at(&b, BLOCK * (1 + no % 2))
         })
         .map_err(io)?;
-        crate::wait::file_io(crate::wait::Instrument::LogFile, crate::wait::FileOp::Misc, 0, || self.file.sync_data())
-            .map_err(io)
+        self.sync_counted().map_err(io)
     }
 
     /// File offset of the byte with LSN `lsn`.
@@ -172,7 +173,14 @@ impl LogFile {
     }
 
     pub fn sync(&self) -> Result<()> {
-        crate::wait::file_io(crate::wait::Instrument::LogFile, crate::wait::FileOp::Misc, 0, || self.file.sync_data())
-            .map_err(|e| Error::io("syncing the redo log", e))
+        self.sync_counted().map_err(|e| Error::io("syncing the redo log", e))
+    }
+
+    fn sync_counted(&self) -> std::io::Result<()> {
+        self.fsyncs.run(|| {
+            crate::wait::file_io(crate::wait::Instrument::LogFile, crate::wait::FileOp::Misc, 0, || {
+                self.file.sync_data()
+            })
+        })
     }
 }

@@ -10,6 +10,7 @@ use parking_lot::RwLock;
 use quire_io::{FileRef, OpenOptions, Vfs};
 
 use super::write_io::WriteIo;
+use crate::fsyncs::Fsyncs;
 use crate::{Error, PageNo, Result, SpaceId};
 
 /// One open tablespace file.
@@ -18,6 +19,7 @@ pub struct SpaceFile {
     pub path: PathBuf,
     file: FileRef,
     page_size: usize,
+    fsyncs: Arc<Fsyncs>,
 }
 
 impl SpaceFile {
@@ -73,7 +75,12 @@ impl SpaceFile {
     }
 
     pub fn sync(&self) -> Result<()> {
-        crate::wait::file_io(crate::wait::Instrument::DataFile, crate::wait::FileOp::Misc, 0, || self.file.sync_data())
+        self.fsyncs
+            .run(|| {
+                crate::wait::file_io(crate::wait::Instrument::DataFile, crate::wait::FileOp::Misc, 0, || {
+                    self.file.sync_data()
+                })
+            })
             .map_err(|e| Error::io(format!("sync of {}", self.path.display()), e))
     }
 
@@ -121,6 +128,8 @@ pub struct SpaceFiles {
     map: crate::wait::RwLock<HashMap<SpaceId, Arc<SpaceFile>>>,
     /// The write I/O threads, once started.
     write_io: RwLock<Option<Arc<WriteIo>>>,
+    /// Syncs of every data file.
+    pub fsyncs: Arc<Fsyncs>,
 }
 
 impl SpaceFiles {
@@ -131,6 +140,7 @@ impl SpaceFiles {
             direct,
             map: crate::wait::RwLock::new(crate::wait::Instrument::FilSpaces, HashMap::new()),
             write_io: RwLock::new(None),
+            fsyncs: Arc::default(),
         }
     }
 
@@ -176,7 +186,13 @@ impl SpaceFiles {
                 self.vfs.sync_dir(dir).map_err(|e| Error::io(format!("sync of {}", dir.display()), e))?;
             }
         }
-        let sf = Arc::new(SpaceFile { id, path: path.to_path_buf(), file, page_size: self.page_size });
+        let sf = Arc::new(SpaceFile {
+            id,
+            path: path.to_path_buf(),
+            file,
+            page_size: self.page_size,
+            fsyncs: self.fsyncs.clone(),
+        });
         self.map.write().insert(id, sf.clone());
         Ok(sf)
     }
@@ -209,7 +225,13 @@ impl SpaceFiles {
         for dir in [sf.path.parent(), to.parent()].into_iter().flatten() {
             let _ = self.vfs.sync_dir(dir);
         }
-        let moved = SpaceFile { id, path: to.to_path_buf(), file: sf.file.clone(), page_size: sf.page_size };
+        let moved = SpaceFile {
+            id,
+            path: to.to_path_buf(),
+            file: sf.file.clone(),
+            page_size: sf.page_size,
+            fsyncs: sf.fsyncs.clone(),
+        };
         map.insert(id, Arc::new(moved));
         Ok(())
     }

@@ -721,6 +721,20 @@ impl Engine {
         &self.pool
     }
 
+    /// Syncs of every file of the engine: data files, doublewrite files,
+    /// redo log.
+    pub fn fsyncs(&self) -> crate::fsyncs::FsyncTotals {
+        let log = &self.log.file().fsyncs;
+        let data = &self.pool.files().fsyncs;
+        let (dblwr_done, dblwr_pending) =
+            self.pool.dblwr().map_or((0, 0), |d| (d.stats.fsyncs.done(), d.stats.fsyncs.pending()));
+        crate::fsyncs::FsyncTotals {
+            done: log.done() + data.done() + dblwr_done,
+            pending: log.pending() + data.pending() + dblwr_pending,
+            log_pending: log.pending(),
+        }
+    }
+
     pub fn vfs(&self) -> &Arc<dyn Vfs> {
         &self.vfs
     }
