@@ -10,8 +10,10 @@
 //! created enters at the head of the list, as in InnoDB. A page read from
 //! disk enters at the head of the old part; it moves to the head
 //! of the list ("is made young") only when accessed again at least
-//! `innodb_old_blocks_time` ms after its first access. One large scan
-//! therefore cycles through the old part and cannot evict the hot set.
+//! `innodb_old_blocks_time` ms after its first access — or half the time
+//! the old part takes to turn over, when that is shorter
+//! (`old_turnover.rs`). One large scan therefore cycles through the old
+//! part and cannot evict the hot set.
 //! Pages already young are not moved on access (InnoDB's behaviour), so a
 //! hit on a young page takes no lock.
 //!

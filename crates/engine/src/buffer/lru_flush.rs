@@ -155,6 +155,7 @@ impl BufferPool {
         };
         lists.lru.remove(f, &inst.frames);
         self.note_eviction(frame, id);
+        inst.turnover.on_eviction(self.now_ms(), lists.lru.old_len());
         inst.table.remove(id, page_table::hash(id), f, &inst.frames);
         frame.page_id.store(NO_PAGE, Ordering::Release);
         self.stats.evictions.inc();

@@ -36,6 +36,7 @@ pub mod guard;
 pub mod instance_stats;
 pub mod lru;
 pub mod lru_flush;
+mod old_turnover;
 pub mod page_cleaner;
 pub mod page_table;
 pub mod pending;
@@ -90,6 +91,8 @@ struct Instance {
     flush_list: crate::wait::Mutex<FlushList>,
     /// Set at the first eviction; until then hits never reorder the LRU.
     has_evicted: AtomicBool,
+    /// How fast the old part turns over (`old_turnover.rs`).
+    turnover: old_turnover::Turnover,
     /// The LRU flusher's event: free frames are wanted (with `lists`).
     lru_wake: parking_lot::Condvar,
     /// Frames were put on the free list (with `lists`).
@@ -296,6 +299,7 @@ impl BufferPool {
                     ),
                     flush_list: crate::wait::Mutex::new(crate::wait::Instrument::FlushList, FlushList::default()),
                     has_evicted: AtomicBool::new(false),
+                    turnover: Default::default(),
                     lru_wake: Default::default(),
                     free_ready: Default::default(),
                     flush_error: Mutex::new(None),
@@ -614,7 +618,7 @@ impl BufferPool {
             frame.first_access_ms.store(now, Ordering::Relaxed);
             return;
         }
-        if now.wrapping_sub(first) < self.old_blocks_time_ms.load(Ordering::Relaxed) {
+        if now.wrapping_sub(first) < inst.turnover.wait_ms(now, self.old_blocks_time_ms.load(Ordering::Relaxed)) {
             inst.stats.not_made_young.inc();
             return;
         }
@@ -923,6 +927,7 @@ impl BufferPool {
                     self.remove_from_flush_list(inst, f, frame);
                 }
                 self.note_eviction(frame, id);
+                inst.turnover.on_eviction(self.now_ms(), lists.lru.old_len());
                 inst.table.remove(id, page_table::hash(id), f, &inst.frames);
                 frame.page_id.store(NO_PAGE, Ordering::Release);
                 self.stats.evictions.inc();
