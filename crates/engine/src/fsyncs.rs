@@ -24,6 +24,12 @@ impl Fsyncs {
         r
     }
 
+    /// Syncs `file`'s data: timed as a wait on `instrument` and counted
+    /// here. Every sync of an engine file goes through this.
+    pub fn sync_data(&self, instrument: crate::wait::Instrument, file: &quire_io::FileRef) -> std::io::Result<()> {
+        self.run(|| crate::wait::file_io(instrument, crate::wait::FileOp::Misc, 0, || file.sync_data()))
+    }
+
     /// Syncs made.
     pub fn done(&self) -> u64 {
         self.done.load(Relaxed)

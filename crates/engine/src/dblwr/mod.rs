@@ -254,14 +254,7 @@ impl Doublewrite {
             file.write_all_at(&image, off)
         })
         .map_err(io)?;
-        self.stats
-            .fsyncs
-            .run(|| {
-                crate::wait::file_io(crate::wait::Instrument::DblwrFile, crate::wait::FileOp::Misc, 0, || {
-                    file.sync_data()
-                })
-            })
-            .map_err(io)?;
+        self.stats.fsyncs.sync_data(crate::wait::Instrument::DblwrFile, file).map_err(io)?;
         self.stats.batches.inc();
         self.stats.pages.add(pages.len() as u64);
         write_in_place(pages, spaces)?;

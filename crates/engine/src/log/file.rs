@@ -131,7 +131,7 @@ impl LogFile {
             self.file.write_all_at(&b, BLOCK * (1 + no % 2))
         })
         .map_err(io)?;
-        self.sync_counted().map_err(io)
+        self.fsyncs.sync_data(crate::wait::Instrument::LogFile, &self.file).map_err(io)
     }
 
     /// File offset of the byte with LSN `lsn`.
@@ -173,14 +173,8 @@ impl LogFile {
     }
 
     pub fn sync(&self) -> Result<()> {
-        self.sync_counted().map_err(|e| Error::io("syncing the redo log", e))
-    }
-
-    fn sync_counted(&self) -> std::io::Result<()> {
-        self.fsyncs.run(|| {
-            crate::wait::file_io(crate::wait::Instrument::LogFile, crate::wait::FileOp::Misc, 0, || {
-                self.file.sync_data()
-            })
-        })
+        self.fsyncs
+            .sync_data(crate::wait::Instrument::LogFile, &self.file)
+            .map_err(|e| Error::io("syncing the redo log", e))
     }
 }

@@ -76,11 +76,7 @@ impl SpaceFile {
 
     pub fn sync(&self) -> Result<()> {
         self.fsyncs
-            .run(|| {
-                crate::wait::file_io(crate::wait::Instrument::DataFile, crate::wait::FileOp::Misc, 0, || {
-                    self.file.sync_data()
-                })
-            })
+            .sync_data(crate::wait::Instrument::DataFile, &self.file)
             .map_err(|e| Error::io(format!("sync of {}", self.path.display()), e))
     }
 
