@@ -7,10 +7,10 @@
 //! | FORMAT_DESCRIPTION    | the checksum algorithm of the events after it               |
 //! | ROTATE                | the source file name (artificial: a new connection; an open transaction is rolled back, it is sent again whole) |
 //! | ANONYMOUS_GTID / GTID | the transaction's source commit time (Seconds_Behind_Source); `gtid_next` for it (below) |
-//! | QUERY `BEGIN`         | BEGIN                                                       |
+//! | QUERY `BEGIN`         | a transaction begins (the session call, no SQL text parsed) |
 //! | QUERY (DDL)           | the statement, in the event's database, then the position   |
 //! | TABLE_MAP             | kept by table id until the transaction ends                 |
-//! | WRITE/UPDATE/DELETE_ROWS v2 | one prepared INSERT / UPDATE / DELETE per row, by primary key (every column when the table has none) |
+//! | WRITE/UPDATE/DELETE_ROWS v2 | one prepared INSERT / UPDATE / DELETE per row, by primary key (every column when the table has none): `row_apply.rs` |
 //! | XID                   | the position written in the transaction, then COMMIT       |
 //!
 //! The session is exempt from read_only, runs with `time_zone='+00:00'`
@@ -55,23 +55,23 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use quire_binlog::decode::{self, RowChange, TableMap, FLAG_ARTIFICIAL};
+use quire_binlog::decode::{self, TableMap, FLAG_ARTIFICIAL};
 use quire_binlog::event::{kind, HEADER_LEN};
 use quire_binlog::relay;
 use quire_binlog::Checksum;
-use quire_engine::row::{ColumnType, Value};
 
 use super::info::{self, AppliedPos};
 use super::parallel::{self, Dispatcher, Job, Order, Turn};
+use super::relay_reader::RelayReader;
+use super::row_apply::{Op, Tables};
 use super::Channel;
 use crate::catalog::SYSTEM_USER;
 use crate::error::{Result, SqlError};
 use crate::session::{Session, Shared};
-use crate::sink::{Outcome, RowSink};
+use crate::sink::Outcome;
 
 /// The applier's connection id (shown by SHOW PROCESSLIST).
 pub const APPLIER_CONNECTION_ID: u32 = u32::MAX - 1;
@@ -80,45 +80,6 @@ pub const APPLIER_CONNECTION_ID: u32 = u32::MAX - 1;
 const IDLE_WAIT: Duration = Duration::from_millis(500);
 
 /// A row change's kind, as MySQL names its events in errors.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-enum Op {
-    Write,
-    Update,
-    Delete,
-}
-
-impl Op {
-    fn event_name(self) -> &'static str {
-        match self {
-            Op::Write => "Write_rows",
-            Op::Update => "Update_rows",
-            Op::Delete => "Delete_rows",
-        }
-    }
-}
-
-/// Discards result rows.
-struct Discard;
-
-impl RowSink for Discard {
-    fn columns(&mut self, _: &[crate::plan::ColMeta]) -> Result<()> {
-        Ok(())
-    }
-
-    fn row(&mut self, _: Vec<Value>) -> Result<()> {
-        Ok(())
-    }
-}
-
-/// A table's prepared statements.
-struct Prepared {
-    id: u32,
-    /// Which columns of the image bind the SET / VALUES part, and which
-    /// the WHERE part.
-    set_cols: Vec<usize>,
-    key_cols: Vec<usize>,
-}
-
 /// The applier's reading position and what it carries between events;
 /// with `replica_parallel_workers`, the coordinator's and each worker's
 /// (`parallel.rs`: a worker reads nothing, it is given whole
@@ -129,12 +90,12 @@ pub(super) struct Applier<'a> {
     /// Relay file number and offset of the next event.
     pub(super) file: u32,
     pos: u64,
-    reader: Option<(u32, File)>,
+    reader: Option<RelayReader>,
     pub(super) checksum: Checksum,
     /// The source file the events come from.
     pub(super) source_file: String,
-    maps: HashMap<u64, TableMap>,
-    prepared: HashMap<(String, String, Op), Prepared>,
+    maps: HashMap<u64, Arc<TableMap>>,
+    tables: Tables,
     pub(super) in_trx: bool,
     /// Where the transaction being applied starts in the relay log
     /// (invariant 4), and how often it was retried.
@@ -164,10 +125,6 @@ struct GroupStart {
 
 /// The longest pause before a retry (MySQL's `MAX_SLAVE_RETRY_PAUSE`).
 const MAX_RETRY_PAUSE_SECS: u64 = 5;
-
-fn quote(name: &str) -> String {
-    format!("`{}`", name.replace('`', "``"))
-}
 
 /// The connection id of parallel worker `i` (shown by SHOW PROCESSLIST).
 fn worker_connection_id(i: usize) -> u32 {
@@ -264,7 +221,7 @@ impl<'a> Applier<'a> {
             checksum: Checksum::Crc32,
             source_file,
             maps: HashMap::new(),
-            prepared: HashMap::new(),
+            tables: Tables::default(),
             in_trx: false,
             group_start: None,
             retries: 0,
@@ -442,34 +399,25 @@ impl<'a> Applier<'a> {
         });
     }
 
-    fn open(&mut self) -> Result<&File> {
-        if self.reader.as_ref().is_none_or(|(n, _)| *n != self.file) {
+    fn open(&mut self) -> Result<&mut RelayReader> {
+        if self.reader.as_ref().is_none_or(|r| r.file_no != self.file) {
             let path = relay::path_of(&self.ch.relay_dir, &self.ch.relay_base, self.file);
             let f = File::open(&path)
                 .map_err(|e| relay_error(format!("cannot open relay log '{}': {e}", path.display())))?;
-            self.reader = Some((self.file, f));
+            self.reader = Some(RelayReader::new(self.file, f));
         }
-        Ok(&self.reader.as_ref().expect("opened above").1)
+        Ok(self.reader.as_mut().expect("opened above"))
     }
 
     fn file_len(&mut self) -> Result<u64> {
-        let f = self.open()?;
-        f.metadata().map(|m| m.len()).map_err(|e| relay_error(e.to_string()))
+        let r = self.open()?;
+        r.file.metadata().map(|m| m.len()).map_err(|e| relay_error(e.to_string()))
     }
 
-    /// The event at `pos` (whole, within `limit`).
+    /// The event at the reading position (whole, within `limit`).
     fn read_event(&mut self, limit: u64) -> Result<Vec<u8>> {
         let pos = self.pos;
-        let f = self.open()?;
-        let mut h = [0u8; HEADER_LEN];
-        f.read_exact_at(&mut h, pos).map_err(|e| relay_error(format!("reading the relay log: {e}")))?;
-        let len = u64::from(u32::from_le_bytes([h[9], h[10], h[11], h[12]]));
-        if len < HEADER_LEN as u64 || pos + len > limit {
-            return Err(relay_error(format!("a bad event of {len} bytes at {pos} in the relay log")));
-        }
-        let mut ev = vec![0u8; len as usize];
-        f.read_exact_at(&mut ev, pos).map_err(|e| relay_error(format!("reading the relay log: {e}")))?;
-        Ok(ev)
+        self.open()?.event(pos, limit)
     }
 
     pub(super) fn body<'e>(&self, ev: &'e [u8]) -> &'e [u8] {
@@ -518,7 +466,7 @@ impl<'a> Applier<'a> {
                     if self.group_start.is_none() {
                         self.note_group_start(ev, end);
                     }
-                    self.run_sql("BEGIN")?;
+                    self.s.start_transaction(&[], false)?;
                     self.in_trx = true;
                 } else if q.sql.eq_ignore_ascii_case("COMMIT") {
                     self.commit(end, h.next_pos)?;
@@ -528,7 +476,7 @@ impl<'a> Applier<'a> {
             }
             kind::TABLE_MAP => {
                 let m = decode::table_map(body).map_err(bad)?;
-                self.maps.insert(m.table_id, m);
+                self.maps.insert(m.table_id, Arc::new(m));
             }
             kind::WRITE_ROWS | kind::UPDATE_ROWS | kind::DELETE_ROWS => {
                 self.rows(h.type_code, body, h.next_pos)?;
@@ -672,9 +620,7 @@ impl<'a> Applier<'a> {
     }
 
     fn close_prepared(&mut self) {
-        for (_, p) in self.prepared.drain() {
-            self.s.close_prepared(p.id);
-        }
+        self.tables.clear(&mut self.s);
     }
 
     /// One ROWS event.
@@ -690,7 +636,6 @@ impl<'a> Applier<'a> {
             kind::UPDATE_ROWS => Op::Update,
             _ => Op::Delete,
         };
-        let source_file = self.source_file.clone();
         let ctx = |e: SqlError| {
             SqlError::new(
                 e.code,
@@ -702,118 +647,22 @@ impl<'a> Applier<'a> {
                     map.table,
                     e.message,
                     e.code,
-                    source_file,
+                    self.source_file,
                     next_pos
                 ),
             )
         };
-        let Ok(table) = self.s.shared.engine.table(&format!("{}/{}", map.db, map.table)) else {
-            return Err(ctx(SqlError::new(1146, "42S02", format!("Table '{}.{}' doesn't exist", map.db, map.table))));
-        };
-        let schema = table.schema();
-        let generated: Vec<String> = table.extras().generated.into_iter().map(|g| g.column).collect();
-        let columns = schema.visible_columns().to_vec();
-        let ev = decode::rows(type_code, body, &map, &columns)
-            .map_err(|e| ctx(SqlError::new(1677, "HY000", format!("Column conversion failed: {e}"))))?;
         if !self.in_trx {
             // Rows outside BEGIN (not written by quire or MySQL 8.0):
             // their own transaction, committed at XID.
-            self.run_sql("BEGIN").map_err(ctx)?;
+            self.s.start_transaction(&[], false).map_err(ctx)?;
             self.in_trx = true;
         }
+        let info = self.tables.get(&mut self.s, &map).map_err(ctx)?;
+        let ev = decode::rows(type_code, body, &map, &info.columns)
+            .map_err(|e| ctx(SqlError::new(1677, "HY000", format!("Column conversion failed: {e}"))))?;
         for change in &ev.rows {
-            self.apply_row(&map, &schema, &generated, op, change).map_err(ctx)?;
-        }
-        Ok(())
-    }
-
-    /// The statement for `op` on the map's table. Generated columns are
-    /// not set (the SQL layer computes them from the others, as the
-    /// source did).
-    fn prepare(
-        &mut self,
-        map: &TableMap,
-        schema: &quire_engine::row::TableSchema,
-        generated: &[String],
-        op: Op,
-    ) -> Result<u32> {
-        let key = (map.db.clone(), map.table.clone(), op);
-        if let Some(p) = self.prepared.get(&key) {
-            return Ok(p.id);
-        }
-        let cols = schema.visible_columns();
-        let n = map.types.len().min(cols.len());
-        let name = format!("{}.{}", quote(&map.db), quote(&map.table));
-        let by_pk = !schema.has_row_id() && !schema.primary_key.is_empty();
-        let key_cols: Vec<usize> = if by_pk {
-            schema.primary_key.clone()
-        } else {
-            // Without a primary key every column finds the row, but JSON
-            // (compared as documents, not text).
-            (0..n).filter(|&i| !matches!(cols[i].ty, ColumnType::Json)).collect()
-        };
-        let cmp = if by_pk { "=" } else { "<=>" };
-        let where_ =
-            key_cols.iter().map(|&i| format!("{} {cmp} ?", quote(&cols[i].name))).collect::<Vec<_>>().join(" AND ");
-        let limit = if by_pk { "" } else { " LIMIT 1" };
-        let set_cols: Vec<usize> =
-            (0..n).filter(|&i| !generated.iter().any(|g| g.eq_ignore_ascii_case(&cols[i].name))).collect();
-        let sql = match op {
-            Op::Write => format!(
-                "INSERT INTO {name} ({}) VALUES ({})",
-                set_cols.iter().map(|&i| quote(&cols[i].name)).collect::<Vec<_>>().join(", "),
-                vec!["?"; set_cols.len()].join(", ")
-            ),
-            Op::Update => format!(
-                "UPDATE {name} SET {} WHERE {where_}{limit}",
-                set_cols.iter().map(|&i| format!("{} = ?", quote(&cols[i].name))).collect::<Vec<_>>().join(", ")
-            ),
-            Op::Delete => format!("DELETE FROM {name} WHERE {where_}{limit}"),
-        };
-        let (id, _, _) = self.s.prepare(&sql)?;
-        let set_cols = if op == Op::Delete { Vec::new() } else { set_cols };
-        let key_cols = if op == Op::Write { Vec::new() } else { key_cols };
-        self.prepared.insert(key, Prepared { id, set_cols, key_cols });
-        Ok(id)
-    }
-
-    fn apply_row(
-        &mut self,
-        map: &TableMap,
-        schema: &quire_engine::row::TableSchema,
-        generated: &[String],
-        op: Op,
-        change: &RowChange,
-    ) -> Result<()> {
-        let id = self.prepare(map, schema, generated, op)?;
-        let p = &self.prepared[&(map.db.clone(), map.table.clone(), op)];
-        let param = |img: &Option<Vec<Option<Value>>>, i: usize| -> Result<Value> {
-            let v = img.as_ref().and_then(|r| r.get(i).cloned().flatten()).ok_or_else(|| {
-                SqlError::new(
-                    1032,
-                    "HY000",
-                    "a row image without a column the applier needs (binlog_row_image=FULL is required)".to_string(),
-                )
-            })?;
-            Ok(match v {
-                // ENUM / SET by their text: the replica's members may be
-                // numbered alike, and text is what the column coerces.
-                Value::Choice(c) => Value::Str(c.text()),
-                other => other,
-            })
-        };
-        let mut params = Vec::with_capacity(p.set_cols.len() + p.key_cols.len());
-        for &i in &p.set_cols {
-            params.push(param(&change.after, i)?);
-        }
-        for &i in &p.key_cols {
-            params.push(param(&change.before, i)?);
-        }
-        let out = self.s.execute_prepared(id, &params, &mut Discard)?;
-        if op != Op::Write {
-            if let Outcome::Ok { affected: 0, .. } = out {
-                return Err(SqlError::new(1032, "HY000", format!("Can't find record in '{}'", map.table)));
-            }
+            info.apply_row(&mut self.s, &map, op, change).map_err(ctx)?;
         }
         Ok(())
     }

@@ -38,6 +38,8 @@ pub mod client;
 pub mod info;
 mod parallel;
 pub mod receiver;
+mod relay_reader;
+mod row_apply;
 pub mod stmt;
 
 use std::net::TcpStream;
