@@ -19,7 +19,8 @@
 //! transaction's `commit` returns once its bytes are written (and synced
 //! if this group syncs), so the engine commits only what the log holds;
 //! `commit_ordered` then runs the engine's commit in log order
-//! (`order.rs`), so that the position the engine records with it names a
+//! (`order.rs`: one runner commits the queued transactions one after the
+//! other, not a turn passed from thread to thread), so that the position the engine records with it names a
 //! prefix of the log, to which `open_after` cuts the log after a crash
 //! (`reconcile.rs`).
 //!
@@ -367,18 +368,18 @@ impl BinLog {
     /// order (`order.rs`): after every transaction logged before it ran
     /// its own, before any logged after it. `engine` is not run when the
     /// log failed; the transaction is then not acknowledged.
-    pub fn commit_ordered<R>(&self, body: Events, engine: impl FnOnce(&Position) -> R) -> LResult<R> {
+    pub fn commit_ordered<R: Send>(&self, body: Events, engine: impl FnOnce(&Position) -> R + Send) -> LResult<R> {
         self.commit_ordered_as(body, GtidNext::Automatic, engine)
     }
 
     /// As [`BinLog::commit_ordered`], the transaction identified as
     /// `next` says. A `Given` GTID already executed (another session
     /// committed it meanwhile) is refused: nothing is logged.
-    pub fn commit_ordered_as<R>(
+    pub fn commit_ordered_as<R: Send>(
         &self,
         body: Events,
         next: GtidNext,
-        engine: impl FnOnce(&Position) -> R,
+        engine: impl FnOnce(&Position) -> R + Send,
     ) -> LResult<R> {
         let mut st = self.state.lock();
         if let Some(e) = &st.failed {
@@ -407,13 +408,25 @@ impl BinLog {
         if st.leader && self.sync_no_delay_count.load(Ordering::Relaxed) > 0 {
             self.gathered.notify_one();
         }
-        let written = self.write_and_wait(st, ticket);
-        let _turn = self.order.wait(turn);
-        written?;
-        if self.engine_failed.load(Ordering::Acquire) {
-            return Err(LogError("an engine commit of a logged transaction failed; logging stopped".into()));
-        }
-        Ok(engine(&pos))
+        let mut written = Some(self.write_and_wait(st, ticket));
+        let (mut engine, mut out) = (Some(engine), None);
+        // In log order (`order.rs`), on this thread or the runner's.
+        self.order.run_in_turn(turn, &mut || {
+            out = Some(match written.take().expect("a commit runs once") {
+                Err(e) => Err(e),
+                Ok(()) if self.engine_failed.load(Ordering::Acquire) => {
+                    Err(LogError("an engine commit of a logged transaction failed; logging stopped".into()))
+                }
+                Ok(()) => Ok((engine.take().expect("a commit runs once"))(&pos)),
+            });
+        });
+        out.expect("run_in_turn returns after the commit ran")
+    }
+
+    /// What runs after a chain of ordered commits, before their
+    /// committers go on (`order.rs`): the engine's redo flush. Set once.
+    pub fn after_ordered_commits(&self, f: Box<dyn Fn() + Send + Sync>) {
+        self.order.set_after_chain(f);
     }
 
     /// Stops the log after the engine failed to commit a transaction the

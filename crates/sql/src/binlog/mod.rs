@@ -140,6 +140,16 @@ pub fn open(sv: &Arc<SysVars>, datadir: &Path, engine: &Engine) -> Result<Option
         );
     }
     let log = BinLog::open_after(opts, recorded).map_err(|e| e.0)?;
+    // The runner of a chain of ordered commits ran them on its thread:
+    // one redo flush up to its last makes them all durable
+    // (`quire_binlog::order`), as `innodb_flush_log_at_trx_commit` asks.
+    let redo = Arc::clone(engine.log());
+    log.after_ordered_commits(Box::new(move || {
+        let lsn = quire_engine::mtr::last_commit_lsn();
+        if lsn != 0 {
+            let _ = redo.commit(lsn);
+        }
+    }));
     let start = log.status();
     engine.set_binlog_position(Some((start.file_number(), start.end))).map_err(|e| e.to_string())?;
     let _ = log.expire();
