@@ -8,7 +8,7 @@
 //! |----------|----------|---------------------------------------------|
 //! | (none)   | OFF / ON | [`start`], from the startup value           |
 //! | OFF      | ON       | SET GLOBAL event_scheduler = ON (a hook)    |
-//! | ON       | OFF      | SET GLOBAL event_scheduler = OFF            |
+//! | ON       | OFF      | SET GLOBAL event_scheduler = OFF (returns once the thread left the process list) |
 //! | any      | stopped  | [`Scheduler::stop`] (server shutdown)       |
 //!
 //! With `DISABLED` at startup no thread starts and SET GLOBAL is refused
@@ -52,6 +52,8 @@ struct State {
     stopping: bool,
     /// Bumped by every [`kick`] (invariant 1).
     generation: u64,
+    /// The thread is in the process list (while ON).
+    listed: bool,
 }
 
 /// What the thread waits on; shared with it, so that it holds no
@@ -100,8 +102,12 @@ pub fn start(shared: &Arc<Shared>) {
         "event_scheduler",
         Box::new(move |v: &VarValue| {
             if let Some(sh) = hook.upgrade() {
-                sh.events.core.state.lock().on = v.display().eq_ignore_ascii_case("ON");
+                let on = v.display().eq_ignore_ascii_case("ON");
+                sh.events.core.state.lock().on = on;
                 kick(&sh);
+                if !on {
+                    sh.events.core.wait_unlisted();
+                }
             }
         }),
     );
@@ -134,6 +140,21 @@ impl Scheduler {
 }
 
 impl Core {
+    /// SET GLOBAL event_scheduler = OFF returns once the thread left the
+    /// process list, as MySQL's waits for its scheduler to stop (a client
+    /// that lists the processes right after sees no scheduler). Bounded:
+    /// a SET never hangs on a stuck thread.
+    fn wait_unlisted(&self) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut st = self.state.lock();
+        while st.listed && !st.on && !st.stopping {
+            if self.wake.wait_until(&mut st, deadline).timed_out() {
+                tracing::warn!("Event Scheduler: still running 5 s after event_scheduler was set OFF");
+                return;
+            }
+        }
+    }
+
     fn stop(&self) {
         let mut st = self.state.lock();
         st.stopping = true;
@@ -170,12 +191,21 @@ fn run(weak: Weak<Shared>, core: Arc<Core>) {
                 shared.processes.remove(&p);
             }
             let mut st = core.state.lock();
+            if st.listed {
+                st.listed = false;
+                core.wake.notify_all();
+            }
             while !st.on && !st.stopping {
                 core.wake.wait(&mut st);
             }
             continue;
         }
         let Some(shared) = weak.upgrade() else { break };
+        if daemon.is_none() {
+            // Before it is listed: a SET OFF from now on waits for the
+            // removal above.
+            core.state.lock().listed = true;
+        }
         let p = daemon
             .get_or_insert_with(|| {
                 let p = shared.processes.register(SCHEDULER_CONNECTION_ID, "localhost", None);
