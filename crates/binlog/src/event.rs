@@ -83,6 +83,11 @@ pub struct Frame {
 }
 
 impl Events {
+    /// Room for `bytes` bytes and `events` events without growing.
+    pub fn with_capacity(bytes: usize, events: usize) -> Events {
+        Events { bytes: Vec::with_capacity(bytes), starts: Vec::with_capacity(events) }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.starts.is_empty()
     }

@@ -541,7 +541,7 @@ impl BinLog {
             }
             gtid_len = l;
         }
-        let mut ev = Events::default();
+        let mut ev = Events::with_capacity(gtid_len as usize + body.len(), body.starts.len() + 1);
         ev.transaction_gtid(&f, gtid, clock, now_us(), gtid_len + body.len() as u64);
         ev.append(&body);
         body.clear();

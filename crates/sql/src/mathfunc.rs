@@ -56,14 +56,7 @@ fn double(name: &str, f: f64) -> Result<Value> {
 
 /// CRC-32 (IEEE 802.3, as zlib's and MySQL's).
 fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
-        }
-    }
-    !crc
+    crc32fast::hash(bytes)
 }
 
 /// CONV(n, from, to): n read in base |from| (a negative base reads it

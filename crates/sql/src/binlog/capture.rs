@@ -105,7 +105,11 @@ pub fn encode_trx(
 ) -> Result<Option<Events>> {
     let changes = log.changes();
     let mut tables: Vec<Resolved> = Vec::new();
-    let mut ev = Events::default();
+    // Row images plus room for the events' headers, BEGIN and XID: one
+    // allocation for the common transaction.
+    let images: usize =
+        changes.iter().map(|c| c.before.as_ref().map_or(0, Vec::len) + c.after.as_ref().map_or(0, Vec::len)).sum();
+    let mut ev = Events::with_capacity(images + images / 4 + 512, 8);
     let mut logged = false;
     tz::with_utc(|| -> Result<()> {
         let mut i = 0;
