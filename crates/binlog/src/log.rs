@@ -209,9 +209,14 @@ struct State {
     /// Tickets: one per appended transaction (invariant 1).
     appended_ticket: u64,
     written_ticket: u64,
+    /// The last commit-order turn whose transaction is written: turns up
+    /// to it commit in the engine even if a later group's write failed.
+    written_turn: u64,
     /// The end of the current file as written (SHOW MASTER STATUS).
     written_end: (String, u64),
     leader: bool,
+    /// A committer waits to lead the next group (`lead_or_follow`).
+    next_leader: bool,
     groups_unsynced: u64,
     /// The logical clock of the current file.
     sequence: i64,
@@ -315,8 +320,10 @@ impl BinLog {
             pending: Vec::new(),
             appended_ticket: 0,
             written_ticket: 0,
+            written_turn: 0,
             written_end: (name, end),
             leader: false,
+            next_leader: false,
             groups_unsynced: 0,
             sequence: 0,
             last_committed: 0,
@@ -408,19 +415,33 @@ impl BinLog {
         if st.leader && self.sync_no_delay_count.load(Ordering::Relaxed) > 0 {
             self.gathered.notify_one();
         }
-        let mut written = Some(self.write_and_wait(st, ticket));
-        let (mut engine, mut out) = (Some(engine), None);
-        // In log order (`order.rs`), on this thread or the runner's.
-        self.order.run_in_turn(turn, &mut || {
-            out = Some(match written.take().expect("a commit runs once") {
-                Err(e) => Err(e),
-                Ok(()) if self.engine_failed.load(Ordering::Acquire) => {
+        // The engine's commit, queued for its turn before the group is
+        // written: the group's writer allows it (`order.rs`), and this
+        // thread sleeps once, until it ran.
+        let mut engine = Some(engine);
+        let mut out = None;
+        let mut commit = || {
+            let failed = {
+                let st = self.state.lock();
+                if turn <= st.written_turn {
+                    None
+                } else {
+                    Some(st.failed.clone().unwrap_or_else(|| "binary log write failed".into()))
+                }
+            };
+            out = Some(match failed {
+                Some(e) => Err(LogError(e)),
+                None if self.engine_failed.load(Ordering::Acquire) => {
                     Err(LogError("an engine commit of a logged transaction failed; logging stopped".into()))
                 }
-                Ok(()) => Ok((engine.take().expect("a commit runs once"))(&pos)),
+                None => Ok((engine.take().expect("a commit runs once"))(&pos)),
             });
-        });
-        out.expect("run_in_turn returns after the commit ran")
+        };
+        let waiting = self.order.queue(turn, &mut commit);
+        self.lead_or_follow(st, ticket);
+        waiting.wait();
+        drop(commit);
+        out.expect("the commit ran before wait returned")
     }
 
     /// What runs after a chain of ordered commits, before their
@@ -443,24 +464,32 @@ impl BinLog {
         }
     }
 
-    /// Carries `ticket`'s group to the file: as leader (writing every
-    /// pending transaction), or waiting for the leader that does.
-    fn write_and_wait<'a>(&'a self, mut st: parking_lot::MutexGuard<'a, State>, ticket: u64) -> LResult<()> {
+    /// Sees `ticket`'s group to the file: writes it as leader, or waits
+    /// to lead the next group when a write is under way and nobody waits
+    /// to lead yet, or leaves it to that one (whose group will hold this
+    /// transaction: it takes every pending one). Whoever writes allows the
+    /// turns written (`order.rs`).
+    fn lead_or_follow<'a>(&'a self, mut st: parking_lot::MutexGuard<'a, State>, ticket: u64) {
         loop {
             if st.written_ticket >= ticket {
-                return match &st.failed {
-                    Some(e) => Err(LogError(e.clone())),
-                    None => Ok(()),
-                };
+                return;
             }
             if st.leader {
-                self.done.wait(&mut st);
+                if st.next_leader {
+                    return;
+                }
+                st.next_leader = true;
+                while st.leader {
+                    self.done.wait(&mut st);
+                }
+                st.next_leader = false;
                 continue;
             }
             st.leader = true;
             self.gather(&mut st);
             let segs = std::mem::take(&mut st.pending);
             let upto = st.appended_ticket;
+            let upto_turn = st.turns;
             let end = (st.cur.name.clone(), st.end);
             let seq = st.sequence;
             let sync = {
@@ -481,6 +510,9 @@ impl BinLog {
             self.groups.fetch_add(1, Ordering::Relaxed);
             match r {
                 Ok(()) => {
+                    if st.failed.is_none() {
+                        st.written_turn = upto_turn;
+                    }
                     if st.written_end.0 != end.0 {
                         // A rotation: dumps waiting at the old file's end
                         // may send its ROTATE now (`dump.rs` invariant 2).
@@ -497,6 +529,10 @@ impl BinLog {
                 }
             }
             self.done.notify_all();
+            drop(st);
+            // Not under the log's mutex: the commits read it.
+            self.order.allow(upto_turn);
+            return;
         }
     }
 
@@ -635,6 +671,7 @@ impl BinLog {
                 st.leader = true;
                 let segs = std::mem::take(&mut st.pending);
                 let upto = st.appended_ticket;
+                let upto_turn = st.turns;
                 let end = (st.cur.name.clone(), st.end);
                 drop(st);
                 let r = self.write_group(segs, true);
@@ -644,11 +681,19 @@ impl BinLog {
                 if let Err(e) = r {
                     st.failed = Some(e.0.clone());
                     self.done.notify_all();
+                    drop(st);
+                    self.order.allow(upto_turn);
                     return Err(e);
                 }
                 st.written_end = end;
+                if st.failed.is_none() {
+                    st.written_turn = upto_turn;
+                }
                 self.follow.wake();
                 self.done.notify_all();
+                drop(st);
+                self.order.allow(upto_turn);
+                st = self.state.lock();
             } else {
                 self.done.wait(&mut st);
             }

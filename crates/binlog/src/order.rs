@@ -58,10 +58,13 @@ pub(crate) struct Order {
 struct OrderState {
     /// The turn that may run now (turns start at 1).
     next: u64,
+    /// Turns up to this one may run: their bytes are in the log
+    /// ([`Order::allow`]).
+    allowed: u64,
     /// A runner is running commits (invariant 1).
     running: bool,
     /// Commits queued for their turn.
-    queued: BTreeMap<u64, Queued>,
+    queued: BTreeMap<u64, Entry>,
 }
 
 impl Default for Order {
@@ -73,13 +76,15 @@ impl Default for Order {
 /// A committer's commit, erased to `'static` (invariant 3).
 struct Job(*mut (dyn FnMut() + 'static));
 
-// SAFETY: the closure behind the pointer is `Send` (`run_in_turn`'s
-// bound) and is called by one thread at a time: the runner, while its
-// committer waits (invariant 3).
+// SAFETY: the closure behind the pointer is `Send` (`queue`'s bound) and
+// is called by one thread at a time: the runner, while its committer
+// waits (invariant 3).
 unsafe impl Send for Job {}
 
-struct Queued {
-    job: Job,
+struct Entry {
+    /// `None`: its committer gave up waiting (it is unwinding); the turn
+    /// passes without it.
+    job: Option<Job>,
     slot: Arc<Slot>,
 }
 
@@ -90,12 +95,21 @@ struct Slot {
     thread: Thread,
 }
 
+/// A commit queued for its turn ([`Order::queue`]). [`Waiting::wait`]
+/// waits until it ran; dropped without that (a panic on the way), it
+/// takes the commit out if it has not started, else waits for it
+/// (invariant 3). Never leak it.
+pub(crate) struct Waiting<'o, 'c> {
+    order: &'o Order,
+    turn: u64,
+    slot: Arc<Slot>,
+    waited: bool,
+    _commit: std::marker::PhantomData<&'c mut ()>,
+}
+
 impl Order {
     pub(crate) fn new() -> Order {
-        Order {
-            state: Mutex::new(OrderState { next: 1, running: false, queued: BTreeMap::new() }),
-            after_chain: OnceLock::new(),
-        }
+        Order { state: Mutex::new(OrderState { next: 1, ..OrderState::default() }), after_chain: OnceLock::new() }
     }
 
     /// Sets what a runner does once after the commits of its chain and
@@ -106,51 +120,69 @@ impl Order {
         let _ = self.after_chain.set(f);
     }
 
-    /// Runs `commit` in turn `turn`: after every earlier turn's commit,
-    /// before any later one's; on this thread or on the runner's.
-    pub(crate) fn run_in_turn(&self, turn: u64, commit: &mut (dyn FnMut() + Send + '_)) {
+    /// Queues `commit` for turn `turn`; it runs (on this thread or a
+    /// runner's) once every earlier turn ran and [`Order::allow`] reached
+    /// it.
+    pub(crate) fn queue<'o, 'c>(&'o self, turn: u64, commit: &'c mut (dyn FnMut() + Send + 'c)) -> Waiting<'o, 'c> {
         let slot =
             Arc::new(Slot { done: AtomicBool::new(false), panic: Mutex::new(None), thread: std::thread::current() });
-        let ptr: *mut (dyn FnMut() + Send + '_) = commit;
+        let ptr: *mut (dyn FnMut() + Send + 'c) = commit;
         // SAFETY: only the lifetime is erased; invariant 3 keeps the
         // closure alive while the pointer is used.
         let job =
-            Job(unsafe { std::mem::transmute::<*mut (dyn FnMut() + Send + '_), *mut (dyn FnMut() + 'static)>(ptr) });
+            Job(unsafe { std::mem::transmute::<*mut (dyn FnMut() + Send + 'c), *mut (dyn FnMut() + 'static)>(ptr) });
+        self.state.lock().queued.insert(turn, Entry { job: Some(job), slot: Arc::clone(&slot) });
+        Waiting { order: self, turn, slot, waited: false, _commit: std::marker::PhantomData }
+    }
+
+    /// Turns up to `upto` may run (their transactions are written); runs
+    /// them here if nobody is running.
+    pub(crate) fn allow(&self, upto: u64) {
         let mut st = self.state.lock();
-        st.queued.insert(turn, Queued { job, slot: Arc::clone(&slot) });
-        if !st.running && st.next == turn {
+        st.allowed = st.allowed.max(upto);
+        self.maybe_run(st);
+    }
+
+    /// Becomes the runner if the next turn may run and nobody runs
+    /// (invariant 2).
+    fn maybe_run<'a>(&'a self, mut st: parking_lot::MutexGuard<'a, OrderState>) {
+        if !st.running && st.next <= st.allowed && st.queued.contains_key(&st.next) {
             st.running = true;
             self.run_chain(st);
-        } else {
-            drop(st);
-        }
-        while !slot.done.load(Ordering::Acquire) {
-            std::thread::park();
-        }
-        let panicked = slot.panic.lock().take();
-        if let Some(p) = panicked {
-            resume_unwind(p);
         }
     }
 
-    /// The runner: queued commits in turn order until turn `next` is not
-    /// queued (invariant 2); then `after_chain`, then the committers are
-    /// woken.
+    /// Runs `commit` in turn `turn` with every turn allowed up to it: the
+    /// queue and the wait in one (a caller whose turn's bytes are
+    /// already in the log).
+    #[cfg(test)]
+    pub(crate) fn run_in_turn(&self, turn: u64, commit: &mut (dyn FnMut() + Send + '_)) {
+        let w = self.queue(turn, commit);
+        self.allow(turn);
+        w.wait();
+    }
+
+    /// The runner: queued commits in turn order while the next turn is
+    /// queued and allowed (invariant 2); then `after_chain`, then the
+    /// committers are woken.
     fn run_chain<'a>(&'a self, mut st: parking_lot::MutexGuard<'a, OrderState>) {
         let mut ran = Vec::new();
         loop {
             let turn = st.next;
-            let Some(q) = st.queued.remove(&turn) else {
+            let e = if turn <= st.allowed { st.queued.remove(&turn) } else { None };
+            let Some(e) = e else {
                 st.running = false;
                 break;
             };
             drop(st);
-            // SAFETY: invariant 3; the committer waits until `done`.
-            let r = catch_unwind(AssertUnwindSafe(|| unsafe { (*q.job.0)() }));
-            if let Err(p) = r {
-                *q.slot.panic.lock() = Some(p);
+            if let Some(job) = e.job {
+                // SAFETY: invariant 3; the committer waits until `done`.
+                let r = catch_unwind(AssertUnwindSafe(|| unsafe { (*job.0)() }));
+                if let Err(p) = r {
+                    *e.slot.panic.lock() = Some(p);
+                }
             }
-            ran.push(q.slot);
+            ran.push(e.slot);
             st = self.state.lock();
             st.next = turn + 1;
         }
@@ -162,6 +194,43 @@ impl Order {
             slot.done.store(true, Ordering::Release);
             slot.thread.unpark();
         }
+    }
+}
+
+impl Waiting<'_, '_> {
+    /// Waits until the commit ran (running it and the turns after it
+    /// here if its turn has come and nobody runs); raises its panic.
+    pub(crate) fn wait(mut self) {
+        self.waited = true;
+        self.order.maybe_run(self.order.state.lock());
+        self.park_until_done();
+        let panicked = self.slot.panic.lock().take();
+        if let Some(p) = panicked {
+            resume_unwind(p);
+        }
+    }
+
+    fn park_until_done(&self) {
+        while !self.slot.done.load(Ordering::Acquire) {
+            std::thread::park();
+        }
+    }
+}
+
+impl Drop for Waiting<'_, '_> {
+    fn drop(&mut self) {
+        if self.waited {
+            return;
+        }
+        // Invariant 3 on the way out of a panic: a commit not started is
+        // taken out (its turn passes without it); one started is waited for.
+        let mut st = self.order.state.lock();
+        if let Some(e) = st.queued.get_mut(&self.turn) {
+            e.job = None;
+            return;
+        }
+        drop(st);
+        self.park_until_done();
     }
 }
 
@@ -233,5 +302,30 @@ mod tests {
             a2.fetch_add(1, Ordering::SeqCst);
         });
         assert_eq!(after.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_queued_commit_waits_for_allow_and_a_dropped_one_passes_its_turn() {
+        let order = Arc::new(Order::new());
+        let ran = Arc::new(Mutex::new(Vec::new()));
+        // Turn 1 queued, then given up (its committer unwinding): its
+        // turn passes without it.
+        {
+            let r = ran.clone();
+            let mut c = move || r.lock().unwrap().push(1u64);
+            let w = order.queue(1, &mut c);
+            drop(w);
+        }
+        let (o2, r2) = (order.clone(), ran.clone());
+        let t = std::thread::spawn(move || {
+            let mut c = || r2.lock().unwrap().push(2u64);
+            let w = o2.queue(2, &mut c);
+            w.wait();
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(ran.lock().unwrap().is_empty(), "nothing runs before its turn is allowed");
+        order.allow(2);
+        t.join().unwrap();
+        assert_eq!(*ran.lock().unwrap(), vec![2]);
     }
 }
