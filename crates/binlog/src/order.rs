@@ -6,22 +6,24 @@
 //! after it is.
 //!
 //! Each transaction appended to the log gets a turn number under the
-//! log's mutex (append order = file order). After its group is written
-//! (and synced), a committer hands its engine commit (the in-memory part
-//! and the mini-transaction that records the position; not the redo
-//! flush, which each committer then waits for outside the order, so redo
-//! group commit still carries many) to [`Order::run_in_turn`]. Whoever
-//! finds the next turn's commit queued and nobody running becomes the
-//! *runner* and runs queued commits one after the other in turn order,
-//! waking each one's committer when its commit is done (MySQL's commit
+//! log's mutex (append order = file order). Its committer queues its
+//! engine commit (the in-memory part and the mini-transaction that
+//! records the position) for that turn *before* the group holding it is
+//! written ([`Order::queue`]); whoever writes a group then allows the
+//! turns it wrote ([`Order::allow`], `log.rs`). Whoever finds the next
+//! turn queued and allowed and nobody running becomes the *runner* and
+//! runs queued commits one after the other in turn order (MySQL's commit
 //! stage, whose leader commits every member of its group), then makes
-//! them durable in the engine at once (`set_after_chain`: one redo flush,
-//! each committer woken once). A chain of
-//! turns used to pass from thread to thread, one wake-up and context
-//! switch per transaction on the serial path: at 64 threads on 2 cores
-//! that alone held logged commits to a third of unlogged ones. A
-//! committer whose log write failed still queues a commit (which then
-//! only reports the failure), so the turns after it run.
+//! them durable in the engine at once (`set_after_chain`: one redo
+//! flush), then wakes their committers: a follower sleeps once, from its
+//! append until it is durable, as MySQL's do. Until session 33 a
+//! follower slept twice (for its group's write, then in the order), and
+//! until session 32 the turn passed from committer to committer, one
+//! wake-up and context switch per transaction on the serial path: at 64
+//! threads on 2 cores that alone held logged commits to a third of
+//! unlogged ones. A committer whose log write failed still has its
+//! commit run (which then only reports the failure), so the turns after
+//! it run.
 //!
 //! Invariants:
 //! 1. `next` only grows, by one per commit run, and only the runner moves
@@ -31,8 +33,8 @@
 //!    and whoever queues turn `next` afterwards finds `running` false and
 //!    runs it, so no queued commit waits for ever.
 //! 3. A queued commit is a pointer into its committer's stack frame; the
-//!    committer does not leave [`Order::run_in_turn`] before its slot's
-//!    `done` is set, and the runner touches the commit no more after it
+//!    committer does not leave [`Waiting::wait`] (nor drop its
+//!    [`Waiting`]) before its slot's `done` is set, and the runner touches the commit no more after it
 //!    ran (the slot itself is shared, `Arc`): `done` is set after the
 //!    chain's `after_chain`.
 //! 4. A panic in a commit is caught by the runner and raised again in
@@ -65,12 +67,6 @@ struct OrderState {
     running: bool,
     /// Commits queued for their turn.
     queued: BTreeMap<u64, Entry>,
-}
-
-impl Default for Order {
-    fn default() -> Order {
-        Order::new()
-    }
 }
 
 /// A committer's commit, erased to `'static` (invariant 3).
