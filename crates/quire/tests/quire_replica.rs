@@ -17,6 +17,9 @@
 //! - a client's row lock on the replica makes the applier time out and
 //!   apply the transaction again (`replica_transaction_retries`), serial
 //!   and parallel; out of retries it stops with 1205.
+//! - SOURCE_DELAY holds each transaction back until that many seconds
+//!   after its commit on the source, shows the wait, survives a restart
+//!   of the replica, and STOP REPLICA interrupts it.
 
 mod child;
 mod replication;
@@ -742,4 +745,78 @@ fn an_auto_positioned_replica_keeps_the_sources_gtids_and_fetches_only_what_it_l
     assert_eq!(contents(replica.port, "rq"), contents(source.port, "rq"));
     let n: u64 = replica.connect(None).query_first("SELECT COUNT(*) FROM rq.t WHERE v = 'third'").unwrap().unwrap();
     assert!(n > 10, "the kill came mid-stream: {n} rows");
+}
+
+/// SOURCE_DELAY (MASTER_DELAY): a transaction received at once is applied
+/// only SOURCE_DELAY seconds after its commit on the source (the event
+/// timestamps have one-second resolution, so not before delay - 1);
+/// meanwhile SHOW REPLICA STATUS shows SQL_Delay, SQL_Remaining_Delay
+/// and MySQL's waiting state. The delay is kept across a restart of the
+/// replica (in `slave_relay_log_info.Sql_delay`), STOP REPLICA ends a
+/// wait at once, and a value past 2^31 - 1 is refused with 1729.
+#[test]
+fn a_delayed_replica_applies_each_transaction_source_delay_seconds_after_the_source_committed_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (source, replica) =
+        source_and_replica(dir.path(), &[], &[], &["CREATE DATABASE rq", "CREATE TABLE rq.t (id INT PRIMARY KEY)"]);
+    let mut r = replica.connect(None);
+    r.query_drop("STOP REPLICA").unwrap();
+    let e = r.query_drop("CHANGE MASTER TO MASTER_DELAY = 2147483648").unwrap_err();
+    assert_eq!(code(e), 1729);
+    r.query_drop("CHANGE REPLICATION SOURCE TO SOURCE_DELAY = 5").unwrap();
+    assert_eq!(replica_status(&replica)["SQL_Delay"], "5");
+    r.query_drop("START REPLICA").unwrap();
+    let count = |r: &mut Conn| -> u64 { r.query_first("SELECT COUNT(*) FROM rq.t").unwrap().unwrap() };
+
+    let mut s = source.connect(None);
+    let t0 = Instant::now();
+    s.query_drop("INSERT INTO rq.t VALUES (1)").unwrap();
+    let target = master_status(source.port);
+    // Received at once, held back.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let waiting = loop {
+        let st = replica_status(&replica);
+        if st["SQL_Remaining_Delay"] != "NULL" {
+            break st;
+        }
+        assert!(st["Last_SQL_Errno"] == "0" && Instant::now() < deadline, "no delay shown: {st:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let shown_at = t0.elapsed();
+    assert_eq!(waiting["Replica_SQL_Running_State"], "Waiting until SOURCE_DELAY seconds after source executed event");
+    assert_eq!(waiting["Read_Source_Log_Pos"], target.1.to_string(), "{waiting:?}");
+    assert!(waiting["SQL_Remaining_Delay"].parse::<u64>().unwrap() <= 5, "{waiting:?}");
+    if shown_at < Duration::from_secs(3) {
+        assert_eq!(count(&mut r), 0, "applied while the delay runs");
+    }
+    wait_caught_up(source.port, &replica);
+    assert!(t0.elapsed() >= Duration::from_secs(4), "applied after {:?}, SOURCE_DELAY = 5", t0.elapsed());
+    assert_eq!(count(&mut r), 1);
+    assert_eq!(replica_status(&replica)["SQL_Remaining_Delay"], "NULL");
+
+    // Kept across a restart; STOP REPLICA ends a wait at once.
+    drop(r);
+    let rport = replica.port;
+    replica.kill();
+    let replica = start_on(&dir.path().join("r"), &dir.path().join("r2.err"), &["--server_id=2"], rport);
+    assert_eq!(replica_status(&replica)["SQL_Delay"], "5");
+    let mut r = replica.connect(None);
+    r.query_drop("STOP REPLICA").unwrap();
+    r.query_drop("CHANGE REPLICATION SOURCE TO SOURCE_DELAY = 3600").unwrap();
+    r.query_drop("START REPLICA").unwrap();
+    s.query_drop("INSERT INTO rq.t VALUES (2)").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while replica_status(&replica)["SQL_Remaining_Delay"] == "NULL" {
+        assert!(Instant::now() < deadline, "no delay shown");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let stop = Instant::now();
+    r.query_drop("STOP REPLICA").unwrap();
+    assert!(stop.elapsed() < Duration::from_secs(60), "STOP REPLICA waited for the delay");
+    assert_eq!(count(&mut r), 1);
+    // Without the delay the transaction held back is applied.
+    r.query_drop("CHANGE REPLICATION SOURCE TO SOURCE_DELAY = 0").unwrap();
+    r.query_drop("START REPLICA").unwrap();
+    wait_caught_up(source.port, &replica);
+    assert_eq!(count(&mut r), 2);
 }

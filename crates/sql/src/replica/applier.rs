@@ -274,6 +274,9 @@ impl<'a> Applier<'a> {
             }
             let ev = self.read_event(limit)?;
             let end = self.pos + ev.len() as u64;
+            if !self.wait_for_delay(&ev) {
+                return Ok(()); // STOP REPLICA while waiting
+            }
             let applied = match par.as_deref_mut() {
                 None => self.apply(&ev, end),
                 Some(d) => d.route(self, ev, end),
@@ -283,6 +286,44 @@ impl<'a> Applier<'a> {
                 Err(e) => self.read_again(e)?,
             }
         }
+    }
+
+    /// SOURCE_DELAY (MySQL's `sql_delay_event`): a transaction from the
+    /// source (its GTID event) waits until `SOURCE_DELAY` seconds after its
+    /// commit on the source (the event's timestamp, on the source's clock
+    /// as the receiver measured it) before it is applied or handed to a
+    /// worker; later events of the transaction are not delayed.
+    /// `false`: STOP REPLICA came meanwhile (the event is read again at
+    /// the next start).
+    fn wait_for_delay(&self, ev: &[u8]) -> bool {
+        let delay = i64::from(self.ch.config.sql_delay);
+        if delay == 0 || ev.len() < HEADER_LEN || !matches!(ev[4], kind::GTID | kind::ANONYMOUS_GTID) {
+            return true;
+        }
+        let Ok(h) = decode::header(ev) else { return true };
+        if h.server_id == self.ch.server_id {
+            return true;
+        }
+        let until = {
+            let mut p = self.ch.progress.lock();
+            let until = i64::from(h.timestamp) + p.clock_diff_secs + delay;
+            if super::now_secs() >= until {
+                return true;
+            }
+            p.delay_until = Some(until);
+            p.sql_state_text = "Waiting until SOURCE_DELAY seconds after source executed event";
+            // Seconds_Behind_Source counts from this transaction meanwhile.
+            p.applying_ts.get_or_insert(h.timestamp);
+            until
+        };
+        while !self.ch.stopping() && super::now_secs() < until {
+            let left = (until - super::now_secs()).clamp(0, 1) as u64;
+            self.ch.sleep(Duration::from_millis(left * 1000 + 10));
+        }
+        let mut p = self.ch.progress.lock();
+        p.delay_until = None;
+        p.sql_state_text = "Replica has read all relay log; waiting for more updates";
+        !self.ch.stopping()
     }
 
     /// A worker applies job `job` (`parallel.rs`): every event but the
@@ -565,7 +606,8 @@ impl<'a> Applier<'a> {
     fn commit(&mut self, relay_end: u64, next_pos: u32) -> Result<()> {
         let p = self.position(relay_end, next_pos);
         let engine = self.s.shared.engine.clone();
-        self.s.in_trx(|trx, _| info::save_position_tx(&engine, trx, &p))?;
+        let delay = self.ch.config.sql_delay;
+        self.s.in_trx(|trx, _| info::save_position_tx(&engine, trx, &p, delay))?;
         match self.order.clone() {
             Some(order) => {
                 let (n, seq) = (self.job, self.job_seq);
@@ -611,7 +653,8 @@ impl<'a> Applier<'a> {
         self.close_prepared();
         let p = self.position(relay_end, next_pos);
         let engine = self.s.shared.engine.clone();
-        self.s.in_trx(|trx, _| info::save_position_tx(&engine, trx, &p))?;
+        let delay = self.ch.config.sql_delay;
+        self.s.in_trx(|trx, _| info::save_position_tx(&engine, trx, &p, delay))?;
         self.s.commit()?;
         let mut g = self.ch.progress.lock();
         g.applied = p;

@@ -109,6 +109,9 @@ pub struct SourceConfig {
     /// SOURCE_AUTO_POSITION: the dump starts from the GTIDs this replica
     /// lacks, not from a file and position.
     pub auto_position: bool,
+    /// SOURCE_DELAY, seconds (kept in `slave_relay_log_info.Sql_delay`,
+    /// as MySQL keeps it).
+    pub sql_delay: u32,
 }
 
 /// A position in the source's binary log (empty file: its first file).
@@ -155,6 +158,7 @@ fn channel() -> [Value; 1] {
 /// The stored configuration, if CHANGE REPLICATION SOURCE ran.
 pub fn load_config(engine: &Engine) -> Result<Option<SourceConfig>> {
     let t = engine.table(MASTER_INFO)?;
+    let sql_delay = engine.table(RELAY_LOG_INFO)?.get(&channel())?.map_or(0, |r| num(&r[5]) as u32);
     Ok(t.get(&channel())?.map(|r| SourceConfig {
         host: text(&r[3]),
         user: text(&r[4]),
@@ -162,6 +166,7 @@ pub fn load_config(engine: &Engine) -> Result<Option<SourceConfig>> {
         port: num(&r[6]) as u16,
         connect_retry: num(&r[7]) as u32,
         auto_position: r.get(9).is_some_and(|v| num(v) != 0),
+        sql_delay,
     }))
 }
 
@@ -190,14 +195,14 @@ fn master_row(c: &SourceConfig, start: &SourcePos) -> Vec<Value> {
     ]
 }
 
-fn relay_row(p: &AppliedPos) -> Vec<Value> {
+fn relay_row(p: &AppliedPos, sql_delay: u32) -> Vec<Value> {
     vec![
         Value::UInt(7),
         Value::Str(p.relay_file.clone()),
         Value::UInt(p.relay_pos),
         Value::Str(p.source.file.clone()),
         Value::UInt(p.source.pos),
-        Value::Int(0),
+        Value::Int(i64::from(sql_delay)),
         Value::UInt(0),
         Value::UInt(1),
         Value::Str(String::new()),
@@ -218,7 +223,7 @@ pub fn save_config(engine: &Engine, c: &SourceConfig, start: &SourcePos) -> Resu
     let mut trx = engine.begin(quire_engine::txn::Isolation::RepeatableRead);
     let r = replace_tx(engine, &mut trx, MASTER_INFO, master_row(c, start)).and_then(|()| {
         let p = AppliedPos { relay_file: String::new(), relay_pos: 0, source: start.clone() };
-        replace_tx(engine, &mut trx, RELAY_LOG_INFO, relay_row(&p))
+        replace_tx(engine, &mut trx, RELAY_LOG_INFO, relay_row(&p, c.sql_delay))
     });
     finish(trx, r)
 }
@@ -234,7 +239,7 @@ pub fn reset(engine: &Engine, all: bool) -> Result<()> {
         } else if let Some(c) = load_config(engine)? {
             replace_tx(engine, &mut trx, MASTER_INFO, master_row(&c, &SourcePos::start()))?;
             let p = AppliedPos { relay_file: String::new(), relay_pos: 0, source: SourcePos::start() };
-            replace_tx(engine, &mut trx, RELAY_LOG_INFO, relay_row(&p))?;
+            replace_tx(engine, &mut trx, RELAY_LOG_INFO, relay_row(&p, c.sql_delay))?;
         }
         Ok(())
     })();
@@ -252,10 +257,10 @@ fn finish(mut trx: Trx, r: Result<()>) -> Result<()> {
 }
 
 /// Writes the applier's position in `trx`, the transaction that holds the
-/// rows it applied (invariant 1).
-pub fn save_position_tx(engine: &Engine, trx: &mut Trx, p: &AppliedPos) -> Result<()> {
+/// rows it applied (invariant 1), with the channel's SOURCE_DELAY.
+pub fn save_position_tx(engine: &Engine, trx: &mut Trx, p: &AppliedPos, sql_delay: u32) -> Result<()> {
     let t = engine.table(RELAY_LOG_INFO)?;
-    let row = relay_row(p);
+    let row = relay_row(p, sql_delay);
     if t.update_tx(trx, &channel(), |_| Ok(row.clone()))? == quire_engine::table::RowUpdate::NotFound {
         t.insert_tx(trx, row)?;
     }

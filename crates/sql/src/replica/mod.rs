@@ -81,6 +81,9 @@ pub struct Progress {
     /// The source's commit time (its clock, seconds) of the transaction
     /// being applied; `None` when the applier waits.
     pub applying_ts: Option<u32>,
+    /// While the applier waits for SOURCE_DELAY: when it may go on
+    /// (this server's clock, seconds).
+    pub delay_until: Option<i64>,
     /// The replica's clock minus the source's, seconds (at connect).
     pub clock_diff_secs: i64,
     pub source_server_id: u32,
@@ -103,6 +106,7 @@ impl Default for Progress {
             applied: AppliedPos::default(),
             applier_file: 0,
             applying_ts: None,
+            delay_until: None,
             clock_diff_secs: 0,
             source_server_id: 0,
             last_io: (0, String::new(), String::new()),

@@ -10,7 +10,7 @@
 //!
 //! CHANGE options: SOURCE_HOST, SOURCE_PORT, SOURCE_USER, SOURCE_PASSWORD,
 //! SOURCE_LOG_FILE, SOURCE_LOG_POS, SOURCE_CONNECT_RETRY,
-//! SOURCE_AUTO_POSITION (and their MASTER_ spellings). Any other option
+//! SOURCE_AUTO_POSITION, SOURCE_DELAY (and their MASTER_ spellings). Any other option
 //! is refused with 1235, never ignored. SOURCE_AUTO_POSITION = 1 needs
 //! `gtid_mode` other than OFF (1777) and excludes a file and position
 //! (1776), as in MySQL. As in MySQL, options not given keep their values, and a new
@@ -26,6 +26,9 @@ use crate::error::{Result, SqlError};
 use crate::plan::{ColMeta, MetaType};
 use crate::session::Session;
 use crate::Output;
+
+/// SOURCE_DELAY's largest value (MySQL's `MAX_SOURCE_DELAY`).
+const MAX_DELAY: u32 = i32::MAX as u32;
 
 /// A replica statement.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +56,9 @@ pub enum ChangeOpt {
     LogPos,
     ConnectRetry,
     AutoPosition,
+    /// SOURCE_DELAY: seconds each transaction waits after its commit on
+    /// the source before it is applied here.
+    Delay,
 }
 
 fn is(t: &[String], i: usize, w: &str) -> bool {
@@ -89,6 +95,7 @@ pub fn parse(t: &[String]) -> Result<Option<ReplicaStmt>> {
                 Some("LOG_POS") => ChangeOpt::LogPos,
                 Some("CONNECT_RETRY") => ChangeOpt::ConnectRetry,
                 Some("AUTO_POSITION") => ChangeOpt::AutoPosition,
+                Some("DELAY") => ChangeOpt::Delay,
                 Some(_) => return Err(SqlError::unsupported(format!("CHANGE REPLICATION SOURCE option {name}"))),
                 None => return Err(syntax(t)),
             };
@@ -98,8 +105,14 @@ pub fn parse(t: &[String]) -> Result<Option<ReplicaStmt>> {
             let v = t.get(i + 2).ok_or_else(|| syntax(t))?;
             let quoted = v.starts_with('\u{1}');
             let v = v.trim_start_matches('\u{1}').to_string();
-            let numeric =
-                matches!(opt, ChangeOpt::Port | ChangeOpt::LogPos | ChangeOpt::ConnectRetry | ChangeOpt::AutoPosition);
+            let numeric = matches!(
+                opt,
+                ChangeOpt::Port
+                    | ChangeOpt::LogPos
+                    | ChangeOpt::ConnectRetry
+                    | ChangeOpt::AutoPosition
+                    | ChangeOpt::Delay
+            );
             if numeric == quoted || (numeric && v.parse::<u64>().is_err()) {
                 return Err(syntax(t));
             }
@@ -195,6 +208,16 @@ pub fn run(s: &mut Session, stmt: &ReplicaStmt) -> Result<Output> {
                             "1" => true,
                             _ => return Err(bad_value("SOURCE_AUTO_POSITION", v)),
                         }
+                    }
+                    ChangeOpt::Delay => {
+                        // 1729 ER_SOURCE_DELAY_VALUE_OUT_OF_RANGE past 2^31 - 1.
+                        c.sql_delay = v.parse::<u32>().ok().filter(|d| *d <= MAX_DELAY).ok_or_else(|| {
+                            SqlError::new(
+                                1729,
+                                "HY000",
+                                format!("The requested value {v} for the source delay exceeds the maximum {MAX_DELAY}"),
+                            )
+                        })?
                     }
                     ChangeOpt::LogFile => file = Some(v.clone()),
                     ChangeOpt::LogPos => pos = Some(v.parse::<u64>().map_err(|_| bad_value("SOURCE_LOG_POS", v))?),
@@ -412,8 +435,13 @@ fn show_status(s: &Session, old_names: bool) -> Result<Output> {
             "Executed_Gtid_Set" => {
                 str_(&s.shared.binlog.get().map(|b| b.log.gtid_executed().to_string()).unwrap_or_default())
             }
-            "SQL_Delay" | "Skip_Counter" | "Until_Log_Pos" | "Get_Source_public_key" => Value::UInt(0),
-            "SQL_Remaining_Delay" => Value::Null,
+            "SQL_Delay" => Value::UInt(u64::from(config.sql_delay)),
+            // Seconds left while the applier waits for SOURCE_DELAY.
+            "SQL_Remaining_Delay" => match p.delay_until {
+                Some(until) if p.sql_running => Value::UInt((until - super::now_secs()).max(0) as u64),
+                _ => Value::Null,
+            },
+            "Skip_Counter" | "Until_Log_Pos" | "Get_Source_public_key" => Value::UInt(0),
             "Replica_SQL_Running_State" => str_(p.sql_state_text),
             "Source_Retry_Count" => Value::UInt(86_400),
             "Last_IO_Error_Timestamp" => str_(&p.last_io.2),
