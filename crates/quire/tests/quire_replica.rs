@@ -748,12 +748,13 @@ fn an_auto_positioned_replica_keeps_the_sources_gtids_and_fetches_only_what_it_l
 }
 
 /// SOURCE_DELAY (MASTER_DELAY): a transaction received at once is applied
-/// only SOURCE_DELAY seconds after its commit on the source (the event
-/// timestamps have one-second resolution, so not before delay - 1);
+/// only SOURCE_DELAY seconds after its commit on the source (its GTID
+/// event's commit timestamp, rounded up to a second as MySQL's);
 /// meanwhile SHOW REPLICA STATUS shows SQL_Delay, SQL_Remaining_Delay
 /// and MySQL's waiting state. The delay is kept across a restart of the
 /// replica (in `slave_relay_log_info.Sql_delay`), STOP REPLICA ends a
-/// wait at once, and a value past 2^31 - 1 is refused with 1729.
+/// wait at once, RESET REPLICA sets it back to 0, and a value past
+/// 2^31 - 1 is refused with 1729.
 #[test]
 fn a_delayed_replica_applies_each_transaction_source_delay_seconds_after_the_source_committed_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -785,12 +786,13 @@ fn a_delayed_replica_applies_each_transaction_source_delay_seconds_after_the_sou
     let shown_at = t0.elapsed();
     assert_eq!(waiting["Replica_SQL_Running_State"], "Waiting until SOURCE_DELAY seconds after source executed event");
     assert_eq!(waiting["Read_Source_Log_Pos"], target.1.to_string(), "{waiting:?}");
-    assert!(waiting["SQL_Remaining_Delay"].parse::<u64>().unwrap() <= 5, "{waiting:?}");
-    if shown_at < Duration::from_secs(3) {
+    // The commit time rounded up to a second, as MySQL's.
+    assert!(waiting["SQL_Remaining_Delay"].parse::<u64>().unwrap() <= 6, "{waiting:?}");
+    if shown_at < Duration::from_secs(4) {
         assert_eq!(count(&mut r), 0, "applied while the delay runs");
     }
     wait_caught_up(source.port, &replica);
-    assert!(t0.elapsed() >= Duration::from_secs(4), "applied after {:?}, SOURCE_DELAY = 5", t0.elapsed());
+    assert!(t0.elapsed() >= Duration::from_millis(4900), "applied after {:?}, SOURCE_DELAY = 5", t0.elapsed());
     assert_eq!(count(&mut r), 1);
     assert_eq!(replica_status(&replica)["SQL_Remaining_Delay"], "NULL");
 
@@ -819,4 +821,10 @@ fn a_delayed_replica_applies_each_transaction_source_delay_seconds_after_the_sou
     r.query_drop("START REPLICA").unwrap();
     wait_caught_up(source.port, &replica);
     assert_eq!(count(&mut r), 2);
+    // RESET REPLICA sets it back to 0, as MySQL's.
+    r.query_drop("STOP REPLICA").unwrap();
+    r.query_drop("CHANGE REPLICATION SOURCE TO SOURCE_DELAY = 7").unwrap();
+    assert_eq!(replica_status(&replica)["SQL_Delay"], "7");
+    r.query_drop("RESET REPLICA").unwrap();
+    assert_eq!(replica_status(&replica)["SQL_Delay"], "0");
 }

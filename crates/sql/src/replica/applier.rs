@@ -290,11 +290,12 @@ impl<'a> Applier<'a> {
 
     /// SOURCE_DELAY (MySQL's `sql_delay_event`): a transaction from the
     /// source (its GTID event) waits until `SOURCE_DELAY` seconds after its
-    /// commit on the source (the event's timestamp, on the source's clock
-    /// as the receiver measured it) before it is applied or handed to a
-    /// worker; later events of the transaction are not delayed.
-    /// `false`: STOP REPLICA came meanwhile (the event is read again at
-    /// the next start).
+    /// commit on the source (the event's immediate commit timestamp, else
+    /// its header's corrected by the clock difference the receiver
+    /// measured, as MySQL 5.7's) before it is applied or handed to a
+    /// worker; later
+    /// events of the transaction are not delayed. `false`: STOP REPLICA
+    /// came meanwhile (the event is read again at the next start).
     fn wait_for_delay(&self, ev: &[u8]) -> bool {
         let delay = i64::from(self.ch.config.sql_delay);
         if delay == 0 || ev.len() < HEADER_LEN || !matches!(ev[4], kind::GTID | kind::ANONYMOUS_GTID) {
@@ -304,21 +305,33 @@ impl<'a> Applier<'a> {
         if h.server_id == self.ch.server_id {
             return true;
         }
-        let until = {
+        let now_us =
+            || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64);
+        let until_us = {
             let mut p = self.ch.progress.lock();
-            let until = i64::from(h.timestamp) + p.clock_diff_secs + delay;
-            if super::now_secs() >= until {
+            // MySQL 8.0's: the immediate commit timestamp rounded up to a
+            // second, as it is; the header's (whole seconds) corrected by
+            // the clock difference, as MySQL 5.7's.
+            let committed_us = match quire_binlog::event::immediate_commit_us(self.body(ev)) {
+                Some(us) if us > 0 => (us as i64 + 999_999) / 1_000_000 * 1_000_000,
+                _ => (i64::from(h.timestamp) + p.clock_diff_secs) * 1_000_000,
+            };
+            let until_us = committed_us + delay * 1_000_000;
+            if now_us() >= until_us {
                 return true;
             }
-            p.delay_until = Some(until);
+            p.delay_until = Some((until_us + 999_999) / 1_000_000);
             p.sql_state_text = "Waiting until SOURCE_DELAY seconds after source executed event";
             // Seconds_Behind_Source counts from this transaction meanwhile.
             p.applying_ts.get_or_insert(h.timestamp);
-            until
+            until_us
         };
-        while !self.ch.stopping() && super::now_secs() < until {
-            let left = (until - super::now_secs()).clamp(0, 1) as u64;
-            self.ch.sleep(Duration::from_millis(left * 1000 + 10));
+        while !self.ch.stopping() {
+            let left = until_us - now_us();
+            if left <= 0 {
+                break;
+            }
+            self.ch.sleep(Duration::from_micros(left.min(1_000_000) as u64));
         }
         let mut p = self.ch.progress.lock();
         p.delay_until = None;

@@ -239,7 +239,8 @@ pub fn reset(engine: &Engine, all: bool) -> Result<()> {
         } else if let Some(c) = load_config(engine)? {
             replace_tx(engine, &mut trx, MASTER_INFO, master_row(&c, &SourcePos::start()))?;
             let p = AppliedPos { relay_file: String::new(), relay_pos: 0, source: SourcePos::start() };
-            replace_tx(engine, &mut trx, RELAY_LOG_INFO, relay_row(&p, c.sql_delay))?;
+            // RESET REPLICA sets SOURCE_DELAY back to 0, as MySQL's.
+            replace_tx(engine, &mut trx, RELAY_LOG_INFO, relay_row(&p, 0))?;
         }
         Ok(())
     })();
