@@ -440,7 +440,6 @@ impl BinLog {
         let waiting = self.order.queue(turn, &mut commit);
         self.lead_or_follow(st, ticket);
         waiting.wait();
-        drop(commit);
         out.expect("the commit ran before wait returned")
     }
 
@@ -899,6 +898,12 @@ impl BinLog {
     /// The durable end, packed (`follow::unpack`).
     pub fn durable_packed(&self) -> u64 {
         self.follow.end()
+    }
+
+    /// Wakes every dump waiting for the log (one told to stop, say, whose
+    /// replica connected again, need not wait for its next heartbeat).
+    pub fn wake_dumps(&self) {
+        self.follow.wake();
     }
 
     /// The count of wake-ups (rotations written, the close) so far: read

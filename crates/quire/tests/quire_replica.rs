@@ -17,6 +17,8 @@
 //! - a client's row lock on the replica makes the applier time out and
 //!   apply the transaction again (`replica_transaction_retries`), serial
 //!   and parallel; out of retries it stops with 1205.
+//! - SOURCE_HEARTBEAT_PERIOD keeps an idle connection alive past
+//!   `replica_net_timeout`; without heartbeats the receiver reconnects.
 //! - SOURCE_DELAY holds each transaction back until that many seconds
 //!   after its commit on the source, shows the wait, survives a restart
 //!   of the replica, and STOP REPLICA interrupts it.
@@ -827,4 +829,79 @@ fn a_delayed_replica_applies_each_transaction_source_delay_seconds_after_the_sou
     assert_eq!(replica_status(&replica)["SQL_Delay"], "7");
     r.query_drop("RESET REPLICA").unwrap();
     assert_eq!(replica_status(&replica)["SQL_Delay"], "0");
+}
+
+/// The source's dump threads (their process list ids).
+fn dump_threads(port: u16) -> Vec<u64> {
+    connect_port(port, "root", PW, None)
+        .unwrap()
+        .query("SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND LIKE 'Binlog Dump%'")
+        .unwrap()
+}
+
+/// `replica_net_timeout` and SOURCE_HEARTBEAT_PERIOD: with heartbeats
+/// every 0.5 s an idle source's connection outlives a 2 s net timeout
+/// (the same dump thread serves it throughout); with none (0) the
+/// receiver, hearing nothing for 2 s, reconnects (a new dump thread).
+/// Out of range is 1703; a period above the timeout is accepted with
+/// warning 1704; the period is kept in `slave_master_info.Heartbeat`.
+#[test]
+fn heartbeats_keep_an_idle_source_connected_past_replica_net_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let (source, replica) = source_and_replica(dir.path(), &[], &[], &["CREATE DATABASE rq"]);
+    let mut r = replica.connect(None);
+    r.query_drop("SET GLOBAL slave_net_timeout = 2").unwrap();
+    r.query_drop("STOP REPLICA").unwrap();
+    let e = r.query_drop("CHANGE REPLICATION SOURCE TO SOURCE_HEARTBEAT_PERIOD = 4294968").unwrap_err();
+    assert_eq!(code(e), 1703);
+    r.query_drop("CHANGE MASTER TO MASTER_HEARTBEAT_PERIOD = 3").unwrap();
+    let w: Vec<(String, u16, String)> = r.query("SHOW WARNINGS").unwrap();
+    assert_eq!(w.iter().map(|w| w.1).collect::<Vec<_>>(), vec![1704], "{w:?}");
+    r.query_drop("CHANGE REPLICATION SOURCE TO SOURCE_HEARTBEAT_PERIOD = 0.5").unwrap();
+    let hb: Option<f64> = r.query_first("SELECT Heartbeat FROM mysql.slave_master_info").unwrap().unwrap();
+    assert_eq!(hb, Some(0.5));
+    r.query_drop("START REPLICA").unwrap();
+    wait_caught_up(source.port, &replica);
+    // The dump of the first START leaves at once (a newer dump of the
+    // same server id stops it).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let first = loop {
+        let d = dump_threads(source.port);
+        if d.len() == 1 {
+            break d;
+        }
+        assert!(Instant::now() < deadline, "the replica's older dump stayed: {d:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    // Idle for more than twice the net timeout: still the same connection.
+    std::thread::sleep(Duration::from_secs(5));
+    assert_eq!(dump_threads(source.port), first, "the receiver reconnected although heartbeats came");
+    assert_eq!(replica_status(&replica)["Replica_IO_Running"], "Yes");
+
+    // No heartbeats: silence past the timeout, and the receiver reconnects.
+    r.query_drop("STOP REPLICA").unwrap();
+    r.query_drop("CHANGE REPLICATION SOURCE TO SOURCE_HEARTBEAT_PERIOD = 0").unwrap();
+    r.query_drop("START REPLICA").unwrap();
+    wait_caught_up(source.port, &replica);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let second = loop {
+        let d = dump_threads(source.port);
+        if d.len() == 1 && d != first {
+            break d;
+        }
+        assert!(Instant::now() < deadline, "no dump thread: {d:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let d = dump_threads(source.port);
+        if d.iter().any(|id| !second.contains(id)) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no reconnect after 60 s of silence with a 2 s timeout");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Still replicating after it.
+    source.connect(None).query_drop("CREATE TABLE rq.t (a INT PRIMARY KEY)").unwrap();
+    wait_caught_up(source.port, &replica);
 }

@@ -845,6 +845,10 @@ pub static VARS: &[VarDef] = &[
     // (the applied position is a prefix of the relay log) and
     // transactions are scheduled by the source's logical clock: the
     // other choices are refused.
+    // Seconds without a byte from the source (events or heartbeats)
+    // before the receiver reconnects (`replica/receiver.rs`); read at
+    // START REPLICA. The default heartbeat period is half of it.
+    def("replica_net_timeout", G, DYN, uint(1, 31_536_000), "60", USED),
     def("replica_parallel_type", G, DYN, VarKind::Enum(PARALLEL_TYPES), "LOGICAL_CLOCK", REFUSE),
     def("replica_parallel_workers", G, DYN, uint(0, 1024), "4", USED),
     def("replica_preserve_commit_order", G, DYN, Bool, "ON", REFUSE),
@@ -946,6 +950,7 @@ const ALIASES: &[(&str, &str)] = &[
     ("default_time_zone", "time_zone"),
     ("log_slave_updates", "log_replica_updates"),
     ("skip_slave_start", "skip_replica_start"),
+    ("slave_net_timeout", "replica_net_timeout"),
     ("slave_parallel_type", "replica_parallel_type"),
     ("slave_parallel_workers", "replica_parallel_workers"),
     ("slave_preserve_commit_order", "replica_preserve_commit_order"),

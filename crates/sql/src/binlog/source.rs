@@ -212,6 +212,11 @@ impl Session {
             gtids,
         };
         let stop = self.shared.replicas.start_dump(cmd.server_id, self.connection_id);
+        // An older dump of this replica, told to stop, leaves now rather
+        // than at its next heartbeat (none, with a period of 0).
+        if let Some(b) = self.shared.binlog.get() {
+            b.log.wake_dumps();
+        }
         self.process.begin("Binlog Dump", "");
         self.process.set_state("Source has sent all binlog to replica; waiting for more updates");
         tracing::info!(

@@ -6,7 +6,7 @@
 //! ```text
 //! slave_master_info     Number_of_lines, Master_log_name, Master_log_pos, Host,
 //!                       User_name, User_password, Port, Connect_retry, Channel_name,
-//!                       Auto_position
+//!                       Auto_position, Heartbeat
 //!                       PRIMARY KEY (Channel_name)
 //! slave_relay_log_info  Number_of_lines, Relay_log_name, Relay_log_pos, Master_log_name,
 //!                       Master_log_pos, Sql_delay, Number_of_workers, Id, Channel_name
@@ -25,8 +25,9 @@
 //!    skips them): they describe this server, not the data it serves.
 //!
 //! Only the default channel (`Channel_name = ''`) exists. A
-//! `slave_master_info` made before `Auto_position` existed gains it at
-//! start by an instant ADD COLUMN (its rows read 0).
+//! `slave_master_info` made before `Auto_position` or `Heartbeat` existed
+//! gains them at start by an instant ADD COLUMN (its rows read 0 and
+//! NULL: the default period).
 
 use quire_engine::row::Value;
 use quire_engine::table::Trx;
@@ -57,6 +58,7 @@ const TABLES: &[(&str, &str)] = &[
             Connect_retry INT UNSIGNED NOT NULL,
             Channel_name VARCHAR(64) NOT NULL,
             Auto_position TINYINT(1) NOT NULL DEFAULT 0,
+            Heartbeat DOUBLE,
             PRIMARY KEY (Channel_name))",
     ),
     (
@@ -98,7 +100,7 @@ pub fn create_tables(engine: &Engine) -> Result<()> {
 }
 
 /// The connection CHANGE REPLICATION SOURCE configured.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SourceConfig {
     pub host: String,
     pub port: u16,
@@ -112,6 +114,9 @@ pub struct SourceConfig {
     /// SOURCE_DELAY, seconds (kept in `slave_relay_log_info.Sql_delay`,
     /// as MySQL keeps it).
     pub sql_delay: u32,
+    /// SOURCE_HEARTBEAT_PERIOD, seconds (0: none); `None`: half of
+    /// `replica_net_timeout` at START, as MySQL's default.
+    pub heartbeat: Option<f64>,
 }
 
 /// A position in the source's binary log (empty file: its first file).
@@ -167,6 +172,10 @@ pub fn load_config(engine: &Engine) -> Result<Option<SourceConfig>> {
         connect_retry: num(&r[7]) as u32,
         auto_position: r.get(9).is_some_and(|v| num(v) != 0),
         sql_delay,
+        heartbeat: match r.get(10) {
+            Some(Value::Double(d)) => Some(*d),
+            _ => None,
+        },
     }))
 }
 
@@ -192,6 +201,7 @@ fn master_row(c: &SourceConfig, start: &SourcePos) -> Vec<Value> {
         Value::UInt(u64::from(c.connect_retry)),
         Value::Str(String::new()),
         Value::Int(i64::from(c.auto_position)),
+        c.heartbeat.map_or(Value::Null, Value::Double),
     ]
 }
 
@@ -273,15 +283,16 @@ mod tests {
     use super::*;
     use quire_engine::EngineConfig;
 
-    /// A `slave_master_info` made before `Auto_position` existed (nine
-    /// columns) gains it at the next `create_tables`; its row reads
-    /// auto-position 0 and keeps its values, and a new configuration
-    /// stores the flag.
+    /// A `slave_master_info` made before `Auto_position` and `Heartbeat`
+    /// existed (nine columns) gains them at the next `create_tables`; its
+    /// row reads auto-position 0 and the default heartbeat and keeps its
+    /// values, and a new configuration stores both.
     #[test]
-    fn an_older_master_info_gains_auto_position_and_keeps_its_row() {
+    fn an_older_master_info_gains_auto_position_and_heartbeat_and_keeps_its_row() {
         let vfs: std::sync::Arc<dyn quire_io::Vfs> = quire_io::MemVfs::new();
         let engine = Engine::open(EngineConfig::new("/data").buffer_pool_size(256 * 16384), vfs).unwrap();
-        let old = TABLES[0].1.replace("Auto_position TINYINT(1) NOT NULL DEFAULT 0,", "");
+        let old =
+            TABLES[0].1.replace("Auto_position TINYINT(1) NOT NULL DEFAULT 0,", "").replace("Heartbeat DOUBLE,", "");
         let Some(sqlparser::ast::Statement::CreateTable(ct)) = crate::session::parse(&old).unwrap().into_iter().next()
         else {
             panic!("no CREATE TABLE")
@@ -289,14 +300,14 @@ mod tests {
         engine.create_table(MASTER_INFO, crate::ddl::schema_of(&ct).unwrap()).unwrap();
         let c = SourceConfig { host: "h".into(), port: 3307, connect_retry: 5, ..SourceConfig::default() };
         let mut row = master_row(&c, &SourcePos::start());
-        row.pop();
+        row.truncate(9);
         let mut trx = engine.begin(quire_engine::txn::Isolation::RepeatableRead);
         engine.table(MASTER_INFO).unwrap().insert_tx(&mut trx, row).unwrap();
         trx.commit().unwrap();
         create_tables(&engine).unwrap();
-        assert_eq!(engine.table(MASTER_INFO).unwrap().schema().columns.len(), 10);
+        assert_eq!(engine.table(MASTER_INFO).unwrap().schema().columns.len(), 11);
         assert_eq!(load_config(&engine).unwrap(), Some(c.clone()));
-        let on = SourceConfig { auto_position: true, ..c };
+        let on = SourceConfig { auto_position: true, heartbeat: Some(0.25), ..c };
         save_config(&engine, &on, &SourcePos::start()).unwrap();
         assert_eq!(load_config(&engine).unwrap(), Some(on));
         create_tables(&engine).unwrap();

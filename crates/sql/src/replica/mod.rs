@@ -123,6 +123,9 @@ pub struct Channel {
     pub relay_dir: std::path::PathBuf,
     pub relay_base: String,
     pub server_id: u32,
+    /// `replica_net_timeout` at START: no byte from the source for this
+    /// long and the receiver reconnects.
+    pub net_timeout: Duration,
     pub stop: AtomicBool,
     pub progress: Mutex<Progress>,
     /// Signalled when the relay end moves or a stop is asked.
@@ -276,6 +279,8 @@ impl Replication {
         let applied = info::load_position(&shared.engine)?.unwrap_or_default();
         let (relay_dir, relay_base) = relay_location(shared);
         let server_id = shared.sysvars.global("server_id").and_then(|v| v.as_u64()).unwrap_or(1) as u32;
+        let net_timeout =
+            Duration::from_secs(shared.sysvars.global("replica_net_timeout").and_then(|v| v.as_u64()).unwrap_or(60));
         let mut progress = Progress { read: applied.source.clone(), applied: applied.clone(), ..Progress::default() };
         if progress.read.file.is_empty() && progress.read.pos == 0 {
             progress.read = SourcePos::start();
@@ -291,6 +296,7 @@ impl Replication {
             relay_dir,
             relay_base,
             server_id,
+            net_timeout,
             stop: AtomicBool::new(false),
             progress: Mutex::new(progress),
             changed: Condvar::new(),

@@ -42,10 +42,6 @@ use super::{now_secs, Channel, IoState};
 
 /// HEARTBEAT_LOG_EVENT.
 const HEARTBEAT: u8 = 27;
-/// Heartbeat period asked of the source.
-const HEARTBEAT_PERIOD: Duration = Duration::from_secs(5);
-/// No byte for this long (several heartbeats): the source is gone.
-const READ_TIMEOUT: Duration = Duration::from_secs(30);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// A relay file is closed for the next at a transaction boundary past
 /// this size (MySQL's `max_relay_log_size` falls back to
@@ -193,7 +189,8 @@ fn connection(ch: &Channel, w: &mut RelayWriter, boundary: &mut SourcePos) -> En
     if let Err(e) = dump {
         return lost(e);
     }
-    let _ = client.set_read_timeout(Some(READ_TIMEOUT));
+    // No byte for `replica_net_timeout`: the source is gone.
+    let _ = client.set_read_timeout(Some(ch.net_timeout));
     {
         let mut p = ch.progress.lock();
         p.io = IoState::Running;
@@ -331,7 +328,10 @@ fn handshake(ch: &Channel, client: &mut Client) -> Result<Checksum, End> {
         ));
     }
     ch.progress.lock().source_server_id = sid;
-    let ns = HEARTBEAT_PERIOD.as_nanos();
+    // SOURCE_HEARTBEAT_PERIOD, by default half of replica_net_timeout
+    // (MySQL's); 0 asks for none.
+    let period = ch.config.heartbeat.unwrap_or(ch.net_timeout.as_secs_f64() / 2.0);
+    let ns = (period * 1e9) as u64;
     client.query(&format!("SET @master_heartbeat_period= {ns}")).map_err(lost)?;
     client.query("SET @master_binlog_checksum= @@global.binlog_checksum").map_err(lost)?;
     let alg = client.query("SELECT @master_binlog_checksum").map_err(lost)?;

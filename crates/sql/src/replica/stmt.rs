@@ -10,7 +10,8 @@
 //!
 //! CHANGE options: SOURCE_HOST, SOURCE_PORT, SOURCE_USER, SOURCE_PASSWORD,
 //! SOURCE_LOG_FILE, SOURCE_LOG_POS, SOURCE_CONNECT_RETRY,
-//! SOURCE_AUTO_POSITION, SOURCE_DELAY (and their MASTER_ spellings). Any other option
+//! SOURCE_AUTO_POSITION, SOURCE_DELAY, SOURCE_HEARTBEAT_PERIOD (and their
+//! MASTER_ spellings). Any other option
 //! is refused with 1235, never ignored. SOURCE_AUTO_POSITION = 1 needs
 //! `gtid_mode` other than OFF (1777) and excludes a file and position
 //! (1776), as in MySQL. As in MySQL, options not given keep their values, and a new
@@ -26,6 +27,9 @@ use crate::error::{Result, SqlError};
 use crate::plan::{ColMeta, MetaType};
 use crate::session::Session;
 use crate::Output;
+
+/// SOURCE_HEARTBEAT_PERIOD's largest value (MySQL's `SLAVE_MAX_HEARTBEAT_PERIOD`).
+const MAX_HEARTBEAT: f64 = 4_294_967.0;
 
 /// SOURCE_DELAY's largest value (MySQL's `MAX_SOURCE_DELAY`).
 const MAX_DELAY: u32 = i32::MAX as u32;
@@ -59,6 +63,9 @@ pub enum ChangeOpt {
     /// SOURCE_DELAY: seconds each transaction waits after its commit on
     /// the source before it is applied here.
     Delay,
+    /// SOURCE_HEARTBEAT_PERIOD: seconds (decimal) between the source's
+    /// heartbeats while it has nothing to send; 0: none.
+    HeartbeatPeriod,
 }
 
 fn is(t: &[String], i: usize, w: &str) -> bool {
@@ -96,6 +103,7 @@ pub fn parse(t: &[String]) -> Result<Option<ReplicaStmt>> {
                 Some("CONNECT_RETRY") => ChangeOpt::ConnectRetry,
                 Some("AUTO_POSITION") => ChangeOpt::AutoPosition,
                 Some("DELAY") => ChangeOpt::Delay,
+                Some("HEARTBEAT_PERIOD") => ChangeOpt::HeartbeatPeriod,
                 Some(_) => return Err(SqlError::unsupported(format!("CHANGE REPLICATION SOURCE option {name}"))),
                 None => return Err(syntax(t)),
             };
@@ -104,7 +112,26 @@ pub fn parse(t: &[String]) -> Result<Option<ReplicaStmt>> {
             }
             let v = t.get(i + 2).ok_or_else(|| syntax(t))?;
             let quoted = v.starts_with('\u{1}');
-            let v = v.trim_start_matches('\u{1}').to_string();
+            let mut v = v.trim_start_matches('\u{1}').to_string();
+            let decimal = opt == ChangeOpt::HeartbeatPeriod;
+            // The tokens of a decimal: `0` `.` `5`, or `.` `5`.
+            let mut extra = 0;
+            if decimal && !quoted {
+                let digits = |k: usize| t.get(k).filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
+                if v == "." {
+                    if let Some(d) = digits(i + 3) {
+                        v = format!("0.{d}");
+                        extra = 1;
+                    }
+                } else if t.get(i + 3).is_some_and(|d| d == ".") {
+                    v.push('.');
+                    extra = 1;
+                    if let Some(d) = digits(i + 4) {
+                        v.push_str(d);
+                        extra = 2;
+                    }
+                }
+            }
             let numeric = matches!(
                 opt,
                 ChangeOpt::Port
@@ -113,11 +140,12 @@ pub fn parse(t: &[String]) -> Result<Option<ReplicaStmt>> {
                     | ChangeOpt::AutoPosition
                     | ChangeOpt::Delay
             );
-            if numeric == quoted || (numeric && v.parse::<u64>().is_err()) {
+            let number_ok = if decimal { v.parse::<f64>().is_ok_and(f64::is_finite) } else { v.parse::<u64>().is_ok() };
+            if (numeric || decimal) == quoted || ((numeric || decimal) && !number_ok) {
                 return Err(syntax(t));
             }
             opts.push((opt, v));
-            i += 3;
+            i += 3 + extra;
             match t.get(i).map(String::as_str) {
                 None => break,
                 Some(",") => i += 1,
@@ -218,6 +246,31 @@ pub fn run(s: &mut Session, stmt: &ReplicaStmt) -> Result<Output> {
                                 format!("The requested value {v} for the source delay exceeds the maximum {MAX_DELAY}"),
                             )
                         })?
+                    }
+                    ChangeOpt::HeartbeatPeriod => {
+                        let p = v.parse::<f64>().map_err(|_| bad_value("SOURCE_HEARTBEAT_PERIOD", v))?;
+                        if !(0.0..=MAX_HEARTBEAT).contains(&p) {
+                            // ER_REPLICA_HEARTBEAT_VALUE_OUT_OF_RANGE.
+                            return Err(SqlError::new(
+                                1703,
+                                "HY000",
+                                "The requested value for the heartbeat period is either negative or exceeds the \
+                                 maximum allowed (4294967 seconds)."
+                                    .to_string(),
+                            ));
+                        }
+                        let timeout = shared.sysvars.global("replica_net_timeout").and_then(|v| v.as_u64()).unwrap_or(60);
+                        if p > timeout as f64 {
+                            // ER_REPLICA_HEARTBEAT_VALUE_OUT_OF_RANGE_MAX.
+                            s.warn(
+                                1704,
+                                "The requested value for the heartbeat period exceeds the value of \
+                                 `replica_net_timeout' seconds. A sensible value for the period should be less than the \
+                                 timeout."
+                                    .to_string(),
+                            );
+                        }
+                        c.heartbeat = Some(p);
                     }
                     ChangeOpt::LogFile => file = Some(v.clone()),
                     ChangeOpt::LogPos => pos = Some(v.parse::<u64>().map_err(|_| bad_value("SOURCE_LOG_POS", v))?),
