@@ -469,8 +469,10 @@ impl BinLog {
     /// transaction: it takes every pending one). Whoever writes allows the
     /// turns written (`order.rs`).
     fn lead_or_follow<'a>(&'a self, mut st: parking_lot::MutexGuard<'a, State>, ticket: u64) {
+        // What this thread must see written before it may leave.
+        let mut need = ticket;
         loop {
-            if st.written_ticket >= ticket {
+            if st.written_ticket >= need {
                 return;
             }
             if st.leader {
@@ -482,6 +484,12 @@ impl BinLog {
                     self.done.wait(&mut st);
                 }
                 st.next_leader = false;
+                // Committers that came while this one waited left their
+                // transactions to it, and the group just written may not
+                // hold them (its leader took the pending ones before they
+                // came, after `gather`'s wait): everything appended so far
+                // must be written before this thread leaves.
+                need = st.appended_ticket;
                 continue;
             }
             st.leader = true;

@@ -56,3 +56,45 @@ fn commits_gathered_by_the_delay_share_a_group_and_the_count_ends_the_wait() {
     // the last depends on all of them.
     assert_eq!(c.iter().map(|c| c.last_committed).collect::<Vec<_>>(), [0, 1, 1, 1, 4]);
 }
+
+/// With the delay, a committer that comes while the group is being
+/// written leaves its transaction to the one waiting to lead the next
+/// group; that one's own transaction may already be in the group being
+/// written (it came during the leader's delay), and it must still write
+/// what came after it. Here: A's large transaction leads and waits out
+/// the delay, B joins A's group and waits to lead the next, C comes
+/// while A's group is being written (the file grows) and no commit comes
+/// after C: C must still be written and return.
+#[test]
+fn a_commit_arriving_while_a_delayed_group_is_written_is_written_without_a_later_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = Arc::new(BinLog::open(common::opts(dir.path(), Checksum::Crc32)).unwrap());
+    common::trx(&log, "INSERT INTO t VALUES (0)");
+    let file = dir.path().join(log.file_names().last().unwrap());
+    let before = std::fs::metadata(&file).unwrap().len();
+    log.sync_delay_us.store(400_000, Ordering::Relaxed);
+    let big = format!("INSERT INTO t VALUES ('{}')", "x".repeat(48 << 20));
+    let a = {
+        let log = log.clone();
+        std::thread::spawn(move || common::trx(&log, &big))
+    };
+    std::thread::sleep(Duration::from_millis(150));
+    let b = {
+        let log = log.clone();
+        std::thread::spawn(move || common::trx(&log, "INSERT INTO t VALUES (1)"))
+    };
+    // A's group is being written once the file grows.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::metadata(&file).unwrap().len() < before + (1 << 20) {
+        assert!(Instant::now() < deadline, "A's group was never written");
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let log = log.clone();
+        std::thread::spawn(move || tx.send(common::trx(&log, "INSERT INTO t VALUES (2)")).unwrap());
+    }
+    let c = rx.recv_timeout(Duration::from_secs(30)).expect("C's commit was never written");
+    let (a, b) = (a.join().unwrap(), b.join().unwrap());
+    assert!(a.end < c.end && b.end < c.end, "{a:?} {b:?} {c:?}");
+}
