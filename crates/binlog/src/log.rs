@@ -209,9 +209,6 @@ struct State {
     /// Tickets: one per appended transaction (invariant 1).
     appended_ticket: u64,
     written_ticket: u64,
-    /// The last commit-order turn whose transaction is written: turns up
-    /// to it commit in the engine even if a later group's write failed.
-    written_turn: u64,
     /// The end of the current file as written (SHOW MASTER STATUS).
     written_end: (String, u64),
     leader: bool,
@@ -241,6 +238,11 @@ pub struct BinLog {
     order: Order,
     /// Set by [`BinLog::stop_after_engine_failure`].
     engine_failed: std::sync::atomic::AtomicBool,
+    /// The last commit-order turn whose transaction is written: turns up
+    /// to it commit in the engine even if a later group's write failed.
+    /// Moved under `state` by a group's writer before it allows the turns
+    /// (`order.rs`); read by the ordered commits without the mutex.
+    written_turn: AtomicU64,
     /// The durable end replicas may read to (`follow.rs`).
     follow: Follow,
     /// What the index file lists (invariant 4). Locked after `state`
@@ -320,7 +322,6 @@ impl BinLog {
             pending: Vec::new(),
             appended_ticket: 0,
             written_ticket: 0,
-            written_turn: 0,
             written_end: (name, end),
             leader: false,
             next_leader: false,
@@ -335,6 +336,7 @@ impl BinLog {
         };
         Ok(BinLog {
             sync_binlog: AtomicU64::new(opts.sync_binlog),
+            written_turn: AtomicU64::new(0),
             sync_delay_us: AtomicU64::new(0),
             sync_no_delay_count: AtomicU64::new(0),
             gathered: Condvar::new(),
@@ -421,13 +423,10 @@ impl BinLog {
         let mut engine = Some(engine);
         let mut out = None;
         let mut commit = || {
-            let failed = {
-                let st = self.state.lock();
-                if turn <= st.written_turn {
-                    None
-                } else {
-                    Some(st.failed.clone().unwrap_or_else(|| "binary log write failed".into()))
-                }
+            let failed = if turn <= self.written_turn.load(Ordering::Acquire) {
+                None
+            } else {
+                Some(self.state.lock().failed.clone().unwrap_or_else(|| "binary log write failed".into()))
             };
             out = Some(match failed {
                 Some(e) => Err(LogError(e)),
@@ -518,7 +517,7 @@ impl BinLog {
             match r {
                 Ok(()) => {
                     if st.failed.is_none() {
-                        st.written_turn = upto_turn;
+                        self.written_turn.store(upto_turn, Ordering::Release);
                     }
                     if st.written_end.0 != end.0 {
                         // A rotation: dumps waiting at the old file's end
@@ -694,7 +693,7 @@ impl BinLog {
                 }
                 st.written_end = end;
                 if st.failed.is_none() {
-                    st.written_turn = upto_turn;
+                    self.written_turn.store(upto_turn, Ordering::Release);
                 }
                 self.follow.wake();
                 self.done.notify_all();

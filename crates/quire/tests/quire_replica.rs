@@ -843,8 +843,9 @@ fn dump_threads(port: u16) -> Vec<u64> {
 /// every 0.5 s an idle source's connection outlives a 2 s net timeout
 /// (the same dump thread serves it throughout); with none (0) the
 /// receiver, hearing nothing for 2 s, reconnects (a new dump thread).
-/// Out of range is 1703; a period above the timeout is accepted with
-/// warning 1704; the period is kept in `slave_master_info.Heartbeat`.
+/// Out of range is 1624, under a millisecond is 0 with warning 1703, a
+/// period above the timeout is accepted with warning 1704 (as MariaDB
+/// 10.11 answers each); the period is kept in `slave_master_info.Heartbeat`.
 #[test]
 fn heartbeats_keep_an_idle_source_connected_past_replica_net_timeout() {
     let dir = tempfile::tempdir().unwrap();
@@ -853,7 +854,13 @@ fn heartbeats_keep_an_idle_source_connected_past_replica_net_timeout() {
     r.query_drop("SET GLOBAL slave_net_timeout = 2").unwrap();
     r.query_drop("STOP REPLICA").unwrap();
     let e = r.query_drop("CHANGE REPLICATION SOURCE TO SOURCE_HEARTBEAT_PERIOD = 4294968").unwrap_err();
-    assert_eq!(code(e), 1703);
+    assert_eq!(code(e), 1624);
+    // Under a millisecond: none, with warning 1703 (MariaDB's and MySQL's).
+    r.query_drop("CHANGE MASTER TO MASTER_HEARTBEAT_PERIOD = 0.0001").unwrap();
+    let w: Vec<(String, u16, String)> = r.query("SHOW WARNINGS").unwrap();
+    assert_eq!(w.iter().map(|w| w.1).collect::<Vec<_>>(), vec![1703], "{w:?}");
+    let hb: Option<f64> = r.query_first("SELECT Heartbeat FROM mysql.slave_master_info").unwrap().unwrap();
+    assert_eq!(hb, Some(0.0));
     r.query_drop("CHANGE MASTER TO MASTER_HEARTBEAT_PERIOD = 3").unwrap();
     let w: Vec<(String, u16, String)> = r.query("SHOW WARNINGS").unwrap();
     assert_eq!(w.iter().map(|w| w.1).collect::<Vec<_>>(), vec![1704], "{w:?}");

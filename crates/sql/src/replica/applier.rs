@@ -293,9 +293,9 @@ impl<'a> Applier<'a> {
     /// commit on the source (the event's immediate commit timestamp, else
     /// its header's corrected by the clock difference the receiver
     /// measured, as MySQL 5.7's) before it is applied or handed to a
-    /// worker; later
-    /// events of the transaction are not delayed. `false`: STOP REPLICA
-    /// came meanwhile (the event is read again at the next start).
+    /// worker; later events of the transaction are not delayed. `false`:
+    /// STOP REPLICA came meanwhile (the event is read again at the next
+    /// start).
     fn wait_for_delay(&self, ev: &[u8]) -> bool {
         let delay = i64::from(self.ch.config.sql_delay);
         if delay == 0 || ev.len() < HEADER_LEN || !matches!(ev[4], kind::GTID | kind::ANONYMOUS_GTID) {

@@ -248,16 +248,26 @@ pub fn run(s: &mut Session, stmt: &ReplicaStmt) -> Result<Output> {
                         })?
                     }
                     ChangeOpt::HeartbeatPeriod => {
-                        let p = v.parse::<f64>().map_err(|_| bad_value("SOURCE_HEARTBEAT_PERIOD", v))?;
+                        let mut p = v.parse::<f64>().map_err(|_| bad_value("SOURCE_HEARTBEAT_PERIOD", v))?;
                         if !(0.0..=MAX_HEARTBEAT).contains(&p) {
                             // ER_REPLICA_HEARTBEAT_VALUE_OUT_OF_RANGE.
                             return Err(SqlError::new(
-                                1703,
+                                1624,
                                 "HY000",
                                 "The requested value for the heartbeat period is either negative or exceeds the \
                                  maximum allowed (4294967 seconds)."
                                     .to_string(),
                             ));
+                        }
+                        if p > 0.0 && p < 0.001 {
+                            // ER_REPLICA_HEARTBEAT_VALUE_OUT_OF_RANGE_MIN.
+                            s.warn(
+                                1703,
+                                "The requested value for the heartbeat period is less than 1 millisecond. The value \
+                                 is reset to 0, meaning that heartbeating will effectively be disabled."
+                                    .to_string(),
+                            );
+                            p = 0.0;
                         }
                         let timeout = shared.sysvars.global("replica_net_timeout").and_then(|v| v.as_u64()).unwrap_or(60);
                         if p > timeout as f64 {
